@@ -1,0 +1,110 @@
+//! The boundary shared by every runtime: the component exports, the wasm-bindgen exports and the native
+//! host all call these functions, so their outputs are byte-identical by construction.
+
+use crate::context::CallContext;
+use crate::envelope::{self, BatchPolicy, ValidateOptions};
+use crate::error::{ErrorObject, InputError};
+use crate::{lookup, redact, render, sanitize};
+use serde_json::Value;
+
+fn to_text(value: &Value) -> String {
+    // Serializing a Value built from valid strings and numbers cannot fail.
+    serde_json::to_string(value).unwrap_or_else(|_| r#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":null}"#.to_string())
+}
+
+fn fail(e: InputError) -> ErrorObject {
+    e.to_error_object()
+}
+
+/// `map`: `{kind, id?, correlation_id?, timestamp?, ...fields}` (or an array: first gate error wins) → response.
+pub fn map_error(input: &str, dialect: &str, ctx: &CallContext) -> Result<String, ErrorObject> {
+    let env = crate::environment();
+    render::map_json(input, dialect, ctx, &env).map(|v| to_text(&v)).map_err(fail)
+}
+
+/// `map` from an already-parsed value (the typed component export uses this).
+pub fn map_error_value(input: &Value, dialect: &str, ctx: &CallContext) -> Result<String, ErrorObject> {
+    let env = crate::environment();
+    render::map_value(input, dialect, ctx, &env).map(|v| to_text(&v)).map_err(fail)
+}
+
+/// Options as the runtimes pass them; `batch` is "reject" or "allow".
+pub struct ValidateArgs<'a> {
+    pub max_bytes: Option<u64>,
+    pub batch: &'a str,
+    pub content_type: Option<&'a str>,
+    pub content_length: Option<u64>,
+    pub dialect: &'a str,
+}
+
+/// `validate`: raw request bytes → the verdict or the error response (always one JSON document).
+pub fn validate(raw: &[u8], args: &ValidateArgs<'_>, ctx: &CallContext) -> Result<String, ErrorObject> {
+    let batch = BatchPolicy::parse(args.batch).ok_or_else(|| ErrorObject {
+        code: -32602,
+        message: "Invalid params".into(),
+        data: Some(serde_json::json!({"type": "invalid-params", "reason": "unknown-batch-policy",
+            "details": "batch policy must be \"reject\" or \"allow\""})),
+    })?;
+    if !crate::taxonomy::is_dialect(args.dialect) {
+        return Err(fail(InputError::UnknownDialect(args.dialect.to_string())));
+    }
+    let defaults = ValidateOptions::default();
+    let options = ValidateOptions {
+        max_bytes: args.max_bytes.unwrap_or(defaults.max_bytes),
+        batch,
+        content_type: args.content_type.map(str::to_string),
+        content_length: args.content_length,
+        dialect: args.dialect.to_string(),
+    };
+    let env = crate::environment();
+    Ok(to_text(&envelope::validate(raw, &options, ctx, &env)))
+}
+
+/// `sanitize`: an upstream error response (raw bytes) → the response safe to pass on.
+pub fn sanitize(raw: &[u8], dialect: &str, ctx: &CallContext) -> Result<String, ErrorObject> {
+    let env = crate::environment();
+    sanitize::sanitize(raw, dialect, ctx, &env).map(|v| to_text(&v)).map_err(fail)
+}
+
+/// `redact`: text → redacted text and findings.
+pub fn redact(text: &str) -> redact::Redacted {
+    redact::redact(text, &crate::environment())
+}
+
+/// `redact` as one JSON document `{text, findings:[{rule, category, start, end}]}`.
+pub fn redact_json(text: &str) -> String {
+    serde_json::to_string(&redact(text)).unwrap_or_default()
+}
+
+/// `explain CODE`: every kind that a dialect renders with this code.
+pub fn explain(dialect: &str, code: i64) -> Result<String, ErrorObject> {
+    lookup::explain(dialect, code).map(|v| to_text(&v)).map_err(fail)
+}
+
+/// Reverse lookup; `data_json` is the error's `data` (optional), used to tell shared codes apart.
+pub fn lookup_kind(dialect: &str, code: i64, message: Option<&str>, data_json: Option<&str>) -> Result<Option<String>, ErrorObject> {
+    let data = match data_json {
+        Some(text) => Some(serde_json::from_str::<Value>(text).map_err(|e| fail(InputError::NotJson(e.to_string())))?),
+        None => None,
+    };
+    lookup::lookup_kind(dialect, code, message, data.as_ref()).map(|k| k.map(str::to_string)).map_err(fail)
+}
+
+/// `codes`: the code table, `format` "markdown" or "json"; `dialect` None for all of them.
+pub fn codes(dialect: Option<&str>, format: &str) -> Result<String, ErrorObject> {
+    match format {
+        "markdown" => lookup::codes_markdown(dialect).map_err(fail),
+        "json" => lookup::codes_json(dialect).map(|v| to_text(&v)).map_err(fail),
+        other => Err(ErrorObject {
+            code: -32602,
+            message: "Invalid params".into(),
+            data: Some(serde_json::json!({"type": "invalid-params", "reason": "unknown-format",
+                "details": format!("format must be \"markdown\" or \"json\", not \"{}\"", crate::scrub::scrub(other, &[]))})),
+        }),
+    }
+}
+
+/// The failure as the JSON text every binding raises or returns.
+pub fn failure_json(e: &ErrorObject) -> String {
+    to_text(&e.to_value())
+}

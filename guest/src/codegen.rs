@@ -1,0 +1,217 @@
+//! Files generated from the taxonomy (`cargo xtask gen` writes them; tests fail when one is stale):
+//! the WIT kinds interface, docs/codes.md, and the Python and TypeScript constants.
+
+use crate::taxonomy::{taxonomy, FieldType, Kind, DIALECTS};
+use std::fmt::Write;
+
+/// (path relative to the repository root, generator)
+pub fn generated_files() -> Vec<(&'static str, String)> {
+    vec![
+        ("wit/kinds.wit", wit_kinds()),
+        ("docs/codes.md", crate::lookup::codes_markdown(None).expect("all dialects are known")),
+        ("bindings/python/src/jsonrpc_errors/_taxonomy.py", python_constants()),
+        ("bindings/js/src/taxonomy.ts", typescript_types()),
+    ]
+}
+
+const HEADER: &str = "Generated from taxonomy/taxonomy.toml by `cargo xtask gen`; do not edit.";
+
+pub(crate) fn kebab_to_upper_camel(name: &str) -> String {
+    name.split(['-', '_'])
+        .map(|part| {
+            let mut c = part.chars();
+            match c.next() {
+                Some(first) => first.to_uppercase().chain(c).collect(),
+                None => String::new(),
+            }
+        })
+        .collect()
+}
+
+fn wit_ident(name: &str) -> String {
+    const KEYWORDS: [&str; 8] = ["type", "result", "option", "list", "record", "enum", "string", "stream"];
+    let kebab = name.replace('_', "-");
+    if KEYWORDS.contains(&kebab.as_str()) {
+        format!("%{kebab}")
+    } else {
+        kebab
+    }
+}
+
+fn wit_type(ty: FieldType) -> &'static str {
+    ty.name()
+}
+
+fn wit_doc(out: &mut String, indent: &str, text: &str) {
+    let _ = writeln!(out, "{indent}/// {}", text.replace('\n', " "));
+}
+
+fn categories() -> Vec<&'static str> {
+    taxonomy().meta.categories.keys().map(String::as_str).collect()
+}
+
+pub fn wit_kinds() -> String {
+    let t = taxonomy();
+    let mut w = String::new();
+    let _ = writeln!(w, "// {HEADER}\npackage jsonrpc-errors:core@{};\n", t.meta.version);
+    let _ = writeln!(w, "/// The taxonomy as types: every error kind with its fields.\ninterface kinds {{");
+    let _ = writeln!(w, "    /// The dialects a kind can be rendered in.");
+    let _ = writeln!(w, "    enum dialect {{ {} }}\n", DIALECTS.join(", "));
+    let _ = writeln!(w, "    /// Who is at fault, broadly (metric label `category`).");
+    let _ = writeln!(w, "    enum category {{ {} }}\n", categories().join(", "));
+    let _ = writeln!(w, "    /// ThoughtGate's four gates, in decision order.");
+    let _ = writeln!(w, "    enum gate {{ {} }}\n", t.meta.gate_order.join(", "));
+    let _ = writeln!(w, "    /// The level a kind is logged at.");
+    let _ = writeln!(w, "    enum log-level {{ error, warn, info, debug }}\n");
+    for k in t.kinds.iter().filter(|k| !k.fields.is_empty()) {
+        wit_doc(&mut w, "    ", &format!("Fields of `{}`.", k.name));
+        let _ = writeln!(w, "    record {}-fields {{", k.name);
+        for f in &k.fields {
+            let ty = if f.required { wit_type(f.ty).to_string() } else { format!("option<{}>", wit_type(f.ty)) };
+            let _ = writeln!(w, "        {}: {},", wit_ident(&f.name), ty);
+        }
+        let _ = writeln!(w, "    }}\n");
+    }
+    let _ = writeln!(w, "    /// Every error kind. The case name is the kind's name in every dialect's `data.type`.");
+    let _ = writeln!(w, "    variant error-kind {{");
+    for k in &t.kinds {
+        wit_doc(&mut w, "        ", &k.summary);
+        if k.fields.is_empty() {
+            let _ = writeln!(w, "        {},", k.name);
+        } else {
+            let _ = writeln!(w, "        {}({}-fields),", k.name, k.name);
+        }
+    }
+    let _ = writeln!(w, "    }}\n}}");
+    w
+}
+
+fn py_literal(s: &str) -> String {
+    serde_json::to_string(s).expect("strings serialize")
+}
+
+pub fn python_constants() -> String {
+    let t = taxonomy();
+    let mut p = String::new();
+    let _ = writeln!(p, "# {HEADER}\n\"\"\"Taxonomy constants for type checkers and logging/metrics integrations.\n\nMapping itself always happens inside the component; these are names and facts, not logic.\n\"\"\"\n");
+    let _ = writeln!(p, "from __future__ import annotations\n\nimport enum\nfrom typing import Final, Mapping, NamedTuple, Optional\n");
+    let _ = writeln!(p, "TAXONOMY_VERSION: Final = {}\n", py_literal(&t.meta.version));
+    let _ = writeln!(p, "\nclass ErrorKind(str, enum.Enum):\n    \"\"\"Every error kind (the value is the kind's name).\"\"\"\n");
+    for k in &t.kinds {
+        let _ = writeln!(p, "    {} = {}", k.name.replace('-', "_").to_uppercase(), py_literal(&k.name));
+    }
+    let _ = writeln!(p, "\n\nclass Dialect(str, enum.Enum):\n    \"\"\"Every dialect a kind can be rendered in.\"\"\"\n");
+    for d in DIALECTS {
+        let _ = writeln!(p, "    {} = {}", d.replace('-', "_").to_uppercase(), py_literal(d));
+    }
+    let _ = writeln!(p, "\n\nclass KindInfo(NamedTuple):\n    category: str\n    gate: Optional[str]\n    retryable: bool\n    http_status: int\n    log_level: str\n    fields: tuple[str, ...]\n    required: tuple[str, ...]\n");
+    let _ = writeln!(p, "\nKINDS: Final[Mapping[str, KindInfo]] = {{");
+    for k in &t.kinds {
+        let _ = writeln!(
+            p,
+            "    {}: KindInfo({}, {}, {}, {}, {}, ({}), ({})),",
+            py_literal(&k.name),
+            py_literal(&k.category),
+            k.gate.as_deref().map(py_literal).unwrap_or_else(|| "None".into()),
+            if k.retryable { "True" } else { "False" },
+            k.http_status,
+            py_literal(&k.log_level),
+            tuple(k.fields.iter().map(|f| f.name.as_str())),
+            tuple(k.fields.iter().filter(|f| f.required).map(|f| f.name.as_str())),
+        );
+    }
+    let _ = writeln!(p, "}}");
+    p
+}
+
+fn tuple<'a>(items: impl Iterator<Item = &'a str>) -> String {
+    let items: Vec<String> = items.map(py_literal).collect();
+    match items.len() {
+        0 => String::new(),
+        1 => format!("{},", items[0]),
+        _ => items.join(", "),
+    }
+}
+
+fn ts_type(ty: FieldType) -> &'static str {
+    match ty {
+        FieldType::String => "string",
+        FieldType::U64 | FieldType::S32 => "number",
+        FieldType::Bool => "boolean",
+        FieldType::StringList => "string[]",
+    }
+}
+
+fn ts_fields(k: &Kind) -> String {
+    if k.fields.is_empty() {
+        return "Record<never, never>".into();
+    }
+    let parts: Vec<String> = k
+        .fields
+        .iter()
+        .map(|f| format!("{}{}: {}", f.name, if f.required { "" } else { "?" }, ts_type(f.ty)))
+        .collect();
+    format!("{{ {} }}", parts.join("; "))
+}
+
+pub fn typescript_types() -> String {
+    let t = taxonomy();
+    let mut s = String::new();
+    let _ = writeln!(s, "// {HEADER}\n");
+    let _ = writeln!(s, "export const TAXONOMY_VERSION = {} as const;\n", py_literal(&t.meta.version));
+    let _ = writeln!(s, "export const ERROR_KINDS = [");
+    for k in &t.kinds {
+        let _ = writeln!(s, "  {},", py_literal(&k.name));
+    }
+    let _ = writeln!(s, "] as const;\n\n/** Every error kind. */\nexport type ErrorKind = (typeof ERROR_KINDS)[number];\n");
+    let _ = writeln!(s, "export const DIALECTS = [{}] as const;\n", DIALECTS.map(py_literal).join(", "));
+    let _ = writeln!(s, "/** Every dialect a kind can be rendered in. */\nexport type Dialect = (typeof DIALECTS)[number];\n");
+    let _ = writeln!(s, "export type Category = {};\n", categories().iter().map(|c| py_literal(c)).collect::<Vec<_>>().join(" | "));
+    let _ = writeln!(s, "export type Gate = {};\n", t.meta.gate_order.iter().map(|g| py_literal(g)).collect::<Vec<_>>().join(" | "));
+    let _ = writeln!(s, "/** The input fields of each kind. */\nexport interface KindFields {{");
+    for k in &t.kinds {
+        let _ = writeln!(s, "  {}: {};", py_literal(&k.name), ts_fields(k));
+    }
+    let _ = writeln!(s, "}}\n");
+    let _ = writeln!(s, "export interface KindInfo {{\n  category: Category;\n  gate: Gate | null;\n  retryable: boolean;\n  httpStatus: number;\n  logLevel: 'error' | 'warn' | 'info' | 'debug';\n}}\n");
+    let _ = writeln!(s, "export const KINDS: {{ readonly [K in ErrorKind]: KindInfo }} = {{");
+    for k in &t.kinds {
+        let _ = writeln!(
+            s,
+            "  {}: {{ category: {}, gate: {}, retryable: {}, httpStatus: {}, logLevel: {} }},",
+            py_literal(&k.name),
+            py_literal(&k.category),
+            k.gate.as_deref().map(py_literal).unwrap_or_else(|| "null".into()),
+            k.retryable,
+            k.http_status,
+            py_literal(&k.log_level)
+        );
+    }
+    let _ = writeln!(s, "}};");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// Fails when a generated file no longer matches the taxonomy: run `cargo xtask gen`.
+    #[test]
+    fn generated_files_are_fresh() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut stale = Vec::new();
+        for (path, content) in generated_files() {
+            match std::fs::read_to_string(root.join(path)) {
+                Ok(on_disk) if on_disk == content => {}
+                _ => stale.push(path),
+            }
+        }
+        assert!(stale.is_empty(), "stale generated files (run `cargo xtask gen`): {stale:?}");
+    }
+
+    #[test]
+    fn upper_camel_matches_wit_bindgen_naming() {
+        assert_eq!(kebab_to_upper_camel("tool-not-exposed"), "ToolNotExposed");
+    }
+}

@@ -1,0 +1,186 @@
+//! The thin wit-bindgen export layer: converts WIT values to the shared [`crate::api`] calls and back.
+
+wit_bindgen::generate!({
+    path: "../wit",
+    world: "jsonrpc-errors",
+    additional_derives: [serde::Serialize, serde::Deserialize],
+});
+
+use crate::api;
+use crate::context::CallContext;
+use crate::error::ErrorObject;
+use exports::jsonrpc_errors::core::api::Guest;
+use exports::jsonrpc_errors::core::kinds::{Dialect, ErrorKind};
+use exports::jsonrpc_errors::core::types::{
+    BatchPolicy, CallContext as WitContext, CodesFormat, ErrorObject as WitErrorObject, Finding, KindInfo, Outcome,
+    Redaction, RequestMeta, ValidateOptions,
+};
+use serde_json::{Map, Value};
+
+struct Component;
+
+fn ctx(c: WitContext) -> CallContext {
+    CallContext { unix_millis: c.unix_millis, entropy: c.entropy }
+}
+
+fn outcome(r: Result<String, ErrorObject>) -> Outcome {
+    match r {
+        Ok(text) => Outcome::Ok(text),
+        Err(e) => Outcome::Failed(WitErrorObject {
+            code: e.code,
+            message: e.message,
+            data_json: e.data.map(|d| d.to_string()),
+        }),
+    }
+}
+
+/// WIT enum/variant case names are UpperCamel in Rust; the taxonomy's names are kebab-case.
+fn kebab(upper_camel: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in upper_camel.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('-');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn enum_name<T: serde::Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(Value::String(s)) => kebab(&s),
+        _ => String::new(),
+    }
+}
+
+fn enum_from<T: serde::de::DeserializeOwned>(kebab_name: &str) -> Option<T> {
+    serde_json::from_value(Value::String(crate::codegen::kebab_to_upper_camel(kebab_name))).ok()
+}
+
+/// `ErrorKind::ToolNotExposed(ToolNotExposedFields { tool, source })` → `{"kind": "tool-not-exposed", "tool": …}`.
+fn kind_to_input(kind: &ErrorKind, meta: RequestMeta) -> Result<Value, ErrorObject> {
+    let mut obj = Map::new();
+    match serde_json::to_value(kind) {
+        Ok(Value::String(case)) => {
+            obj.insert("kind".into(), Value::String(kebab(&case)));
+        }
+        Ok(Value::Object(wrapper)) => {
+            for (case, fields) in wrapper {
+                obj.insert("kind".into(), Value::String(kebab(&case)));
+                if let Value::Object(fields) = fields {
+                    obj.extend(fields);
+                }
+            }
+        }
+        _ => return Err(ErrorObject::internal()),
+    }
+    if let Some(id) = meta.id_json {
+        let id: Value = serde_json::from_str(&id)
+            .map_err(|e| crate::error::InputError::NotJson(e.to_string()).to_error_object())?;
+        obj.insert("id".into(), id);
+    }
+    if let Some(c) = meta.correlation_id {
+        obj.insert("correlation_id".into(), Value::String(c));
+    }
+    if let Some(t) = meta.timestamp {
+        obj.insert("timestamp".into(), Value::String(t));
+    }
+    Ok(Value::Object(obj))
+}
+
+impl Guest for Component {
+    fn set_environment(env: Vec<(String, String)>) -> u32 {
+        crate::set_environment(&env) as u32
+    }
+
+    fn map_error(kind: ErrorKind, meta: RequestMeta, dialect: Dialect, c: WitContext) -> Outcome {
+        outcome(kind_to_input(&kind, meta).and_then(|input| api::map_error_value(&input, &enum_name(&dialect), &ctx(c))))
+    }
+
+    fn map_error_json(input: String, dialect: String, unix_millis: u64, entropy: u64) -> Outcome {
+        outcome(api::map_error(&input, &dialect, &CallContext { unix_millis, entropy }))
+    }
+
+    fn validate(raw: Vec<u8>, options: ValidateOptions, c: WitContext) -> Outcome {
+        let batch = match options.batch {
+            BatchPolicy::Reject => "reject",
+            BatchPolicy::Allow => "allow",
+        };
+        let dialect = enum_name(&options.dialect);
+        let args = api::ValidateArgs {
+            max_bytes: options.max_bytes,
+            batch,
+            content_type: options.content_type.as_deref(),
+            content_length: options.content_length,
+            dialect: &dialect,
+        };
+        outcome(api::validate(&raw, &args, &ctx(c)))
+    }
+
+    fn sanitize(raw: Vec<u8>, dialect: Dialect, c: WitContext) -> Outcome {
+        outcome(api::sanitize(&raw, &enum_name(&dialect), &ctx(c)))
+    }
+
+    fn redact(text: String) -> Redaction {
+        let r = api::redact(&text);
+        Redaction {
+            text: r.text,
+            findings: r
+                .findings
+                .into_iter()
+                .map(|f| Finding { rule: f.rule, category: f.category, start: f.start as u32, end: f.end as u32 })
+                .collect(),
+        }
+    }
+
+    fn redact_json(text: String) -> String {
+        api::redact_json(&text)
+    }
+
+    fn explain(dialect: Dialect, code: i64) -> Outcome {
+        outcome(api::explain(&enum_name(&dialect), code))
+    }
+
+    fn lookup_kind(dialect: Dialect, code: i64, message: Option<String>, data_json: Option<String>) -> Option<String> {
+        api::lookup_kind(&enum_name(&dialect), code, message.as_deref(), data_json.as_deref()).ok().flatten()
+    }
+
+    fn kinds() -> Vec<KindInfo> {
+        crate::taxonomy::taxonomy()
+            .kinds
+            .iter()
+            .filter_map(|k| {
+                Some(KindInfo {
+                    name: k.name.clone(),
+                    summary: k.summary.clone(),
+                    category: enum_from(&k.category)?,
+                    gate: match &k.gate {
+                        Some(g) => Some(enum_from(g)?),
+                        None => None,
+                    },
+                    retryable: k.retryable,
+                    retry_hint: k.retry_hint.clone(),
+                    http_status: k.http_status,
+                    log_level: enum_from(&k.log_level)?,
+                    canonical_code: k.dialect("canonical")?.code?,
+                    message: k.message.clone(),
+                })
+            })
+            .collect()
+    }
+
+    fn codes(dialect: Option<Dialect>, format: CodesFormat) -> String {
+        let format = match format {
+            CodesFormat::Markdown => "markdown",
+            CodesFormat::Json => "json",
+        };
+        let dialect = dialect.map(|d| enum_name(&d));
+        api::codes(dialect.as_deref(), format).unwrap_or_else(|e| api::failure_json(&e))
+    }
+}
+
+export!(Component);

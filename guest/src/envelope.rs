@@ -1,0 +1,205 @@
+//! Envelope validation (duet-rpc ADR-012 and the JSON-RPC 2.0 specification): raw bytes in, either the
+//! request's id and method or the error response out.
+
+use crate::context::CallContext;
+use crate::render::{render, ErrorInput};
+use crate::taxonomy::taxonomy;
+use serde_json::{json, Map, Value};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BatchPolicy {
+    /// duet-rpc: a batch array is -32600 batch-not-supported.
+    #[default]
+    Reject,
+    /// The JSON-RPC spec's batch semantics: one result per member, in order.
+    Allow,
+}
+
+impl BatchPolicy {
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "reject" => Some(BatchPolicy::Reject),
+            "allow" => Some(BatchPolicy::Allow),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ValidateOptions {
+    pub max_bytes: u64,
+    pub batch: BatchPolicy,
+    /// The transport's Content-Type header, when there is one.
+    pub content_type: Option<String>,
+    /// The transport's declared length (Content-Length framing). Lets a caller refuse an oversize body
+    /// without reading it, and catches framing mismatches.
+    pub content_length: Option<u64>,
+    pub dialect: String,
+}
+
+impl Default for ValidateOptions {
+    fn default() -> Self {
+        ValidateOptions {
+            max_bytes: taxonomy().meta.default_max_bytes,
+            batch: BatchPolicy::Reject,
+            content_type: None,
+            content_length: None,
+            dialect: "canonical".to_string(),
+        }
+    }
+}
+
+/// Why a request is not valid: the kind with its fields, and the id to echo.
+struct Rejection {
+    kind: &'static str,
+    fields: Map<String, Value>,
+    id: Value,
+}
+
+fn invalid_request(reason: &str, details: Option<String>, id: Value) -> Rejection {
+    let mut fields = Map::new();
+    fields.insert("reason".into(), json!(reason));
+    if let Some(d) = details {
+        fields.insert("details".into(), json!(d));
+    }
+    Rejection { kind: "invalid-request", fields, id }
+}
+
+fn parse_error(details: String) -> Rejection {
+    let mut fields = Map::new();
+    fields.insert("details".into(), json!(details));
+    Rejection { kind: "parse-error", fields, id: Value::Null }
+}
+
+const ACCEPTED_MEDIA_TYPES: [&str; 3] = ["application/json", "application/json-rpc", "application/jsonrequest"];
+
+fn check_content_type(header: &str) -> Option<Rejection> {
+    let mut parts = header.split(';');
+    let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+    if !ACCEPTED_MEDIA_TYPES.contains(&media.as_str()) {
+        return Some(invalid_request(
+            "unsupported-content-type",
+            Some("expected application/json".to_string()),
+            Value::Null,
+        ));
+    }
+    for param in parts {
+        let Some((name, value)) = param.split_once('=') else { continue };
+        if name.trim().eq_ignore_ascii_case("charset") {
+            let charset = value.trim().trim_matches('"').to_ascii_lowercase();
+            if charset != "utf-8" && charset != "utf8" {
+                return Some(invalid_request("bad-charset", Some("expected charset=utf-8".to_string()), Value::Null));
+            }
+        }
+    }
+    None
+}
+
+fn readable_id(obj: &Map<String, Value>) -> Value {
+    match obj.get("id") {
+        Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
+        _ => Value::Null,
+    }
+}
+
+/// Checks one request object. Ok: `{"valid": true, "id"?, "method"}`.
+fn check_request(value: &Value) -> Result<Value, Rejection> {
+    let Some(obj) = value.as_object() else {
+        return Err(invalid_request("not-an-object", Some("a request must be a JSON object".into()), Value::Null));
+    };
+    let id = readable_id(obj);
+    if let Some(raw_id) = obj.get("id") {
+        if !matches!(raw_id, Value::String(_) | Value::Number(_) | Value::Null) {
+            return Err(invalid_request(
+                "invalid-id-type",
+                Some("id must be a string, a number or null".into()),
+                Value::Null,
+            ));
+        }
+    }
+    if obj.get("jsonrpc") != Some(&json!("2.0")) {
+        return Err(invalid_request("invalid-jsonrpc-version", Some("jsonrpc must be exactly \"2.0\"".into()), id));
+    }
+    let method = match obj.get("method") {
+        None => return Err(invalid_request("missing-method", Some("method is required".into()), id)),
+        Some(Value::String(m)) => m.clone(),
+        Some(_) => return Err(invalid_request("invalid-method-type", Some("method must be a string".into()), id)),
+    };
+    if let Some(params) = obj.get("params") {
+        if !params.is_object() && !params.is_array() {
+            return Err(invalid_request(
+                "invalid-params-type",
+                Some("params must be an array or an object".into()),
+                id,
+            ));
+        }
+    }
+    let mut ok = Map::new();
+    ok.insert("valid".into(), json!(true));
+    if let Some(raw_id) = obj.get("id") {
+        ok.insert("id".into(), raw_id.clone());
+    }
+    ok.insert("method".into(), json!(method));
+    Ok(Value::Object(ok))
+}
+
+fn respond(rejection: Rejection, options: &ValidateOptions, ctx: &CallContext, env: &[(String, String)]) -> Value {
+    let kind = taxonomy().kind(rejection.kind).expect("validation kinds are in the taxonomy");
+    let input = ErrorInput { kind, fields: rejection.fields, id: rejection.id, correlation_id: None, timestamp: None };
+    // Both kinds are defined in every dialect and their fields are well-formed, so rendering cannot fail;
+    // should it ever, the caller still gets a plain, leak-free -32603.
+    render(&input, &options.dialect, ctx, env).unwrap_or_else(|_| {
+        crate::error::error_response(&crate::error::ErrorObject::internal(), input.id.clone())
+    })
+}
+
+/// The outcome of reading the bytes: one request, or the members of an allowed batch.
+enum Verdict {
+    Single(Result<Value, Rejection>),
+    Batch(Vec<Result<Value, Rejection>>),
+}
+
+/// Validates raw request bytes. Always returns one JSON document: the verdict, the error response, or (for an
+/// allowed batch) an array with one entry per member, in order.
+pub fn validate(raw: &[u8], options: &ValidateOptions, ctx: &CallContext, env: &[(String, String)]) -> Value {
+    let settle = |r: Result<Value, Rejection>| r.unwrap_or_else(|rej| respond(rej, options, ctx, env));
+    match read(raw, options) {
+        Verdict::Single(r) => settle(r),
+        Verdict::Batch(members) => Value::Array(members.into_iter().map(settle).collect()),
+    }
+}
+
+fn read(raw: &[u8], options: &ValidateOptions) -> Verdict {
+    let reject = |r| Verdict::Single(Err(r));
+    // Size first: an oversize body is never parsed, and its id is never read.
+    let declared = options.content_length.unwrap_or(0).max(raw.len() as u64);
+    if declared > options.max_bytes {
+        let details = format!("request exceeds {} bytes", options.max_bytes);
+        return reject(invalid_request("oversize", Some(details), Value::Null));
+    }
+    if let Some(r) = options.content_type.as_deref().and_then(check_content_type) {
+        return reject(r);
+    }
+    if let Some(len) = options.content_length.filter(|len| *len != raw.len() as u64) {
+        return reject(parse_error(format!("Content-Length {len} does not match the {} bytes received", raw.len())));
+    }
+    let text = match std::str::from_utf8(raw) {
+        Ok(t) => t,
+        Err(e) => return reject(parse_error(format!("invalid UTF-8 at byte {}", e.valid_up_to()))),
+    };
+    // serde_json refuses nesting deeper than 128 levels with an error, so hostile depth cannot exhaust the stack.
+    let value: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => return reject(parse_error(e.to_string())),
+    };
+    match value {
+        Value::Array(_) if options.batch == BatchPolicy::Reject => {
+            reject(invalid_request("batch-not-supported", Some("batch requests are not supported".into()), Value::Null))
+        }
+        Value::Array(items) if items.is_empty() => {
+            reject(invalid_request("empty-batch", Some("a batch must not be empty".into()), Value::Null))
+        }
+        Value::Array(items) => Verdict::Batch(items.iter().map(check_request).collect()),
+        other => Verdict::Single(check_request(&other)),
+    }
+}

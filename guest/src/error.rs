@@ -1,0 +1,97 @@
+//! Failures of the library's own entry points (bad input), reported as JSON-RPC error objects in every runtime.
+
+use serde_json::{json, Value};
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum InputError {
+    #[error("input is not valid JSON: {0}")]
+    NotJson(String),
+    #[error("input must be a JSON object with a \"kind\" (or a non-empty array of them)")]
+    NotObject,
+    #[error("input has no \"kind\" string")]
+    MissingKind,
+    #[error("unknown kind '{0}'")]
+    UnknownKind(String),
+    #[error("unknown dialect '{0}' (expected one of: canonical, duet, vapora, thoughtgate, error-model, watchgate, mcp, a2a)")]
+    UnknownDialect(String),
+    #[error("kind '{kind}' is not defined in dialect '{dialect}'")]
+    NotInDialect { kind: String, dialect: String },
+    #[error("kind '{kind}' requires field '{field}'")]
+    MissingField { kind: String, field: String },
+    #[error("kind '{kind}': field '{field}' must be {expected}")]
+    FieldType { kind: String, field: String, expected: &'static str },
+    #[error("kind '{kind}' has no field '{field}'")]
+    UnknownField { kind: String, field: String },
+    #[error("\"id\" must be a string, a number or null")]
+    InvalidId,
+    #[error("\"{0}\" must be a string")]
+    NotAString(&'static str),
+    #[error("invalid-request reason '{0}' is not a known reason")]
+    UnknownReason(String),
+    #[error("code {code} is not defined in dialect '{dialect}'")]
+    UnknownCode { dialect: String, code: i64 },
+}
+
+impl InputError {
+    /// A stable machine-readable reason, for `data.reason`.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            InputError::NotJson(_) => "not-json",
+            InputError::NotObject => "not-an-object",
+            InputError::MissingKind => "missing-kind",
+            InputError::UnknownKind(_) => "unknown-kind",
+            InputError::UnknownDialect(_) => "unknown-dialect",
+            InputError::NotInDialect { .. } => "kind-not-in-dialect",
+            InputError::MissingField { .. } => "missing-field",
+            InputError::FieldType { .. } => "field-type",
+            InputError::UnknownField { .. } => "unknown-field",
+            InputError::InvalidId => "invalid-id-type",
+            InputError::NotAString(_) => "field-type",
+            InputError::UnknownReason(_) => "unknown-reason",
+            InputError::UnknownCode { .. } => "unknown-code",
+        }
+    }
+
+    /// The JSON-RPC error object describing this failure (-32602: the caller's input was wrong).
+    pub fn to_error_object(&self) -> ErrorObject {
+        let details = crate::scrub::truncate(
+            &crate::redact::redact(&self.to_string(), &crate::environment()).text,
+            crate::taxonomy::taxonomy().meta.truncate_bytes,
+        );
+        ErrorObject {
+            code: -32602,
+            message: "Invalid params".to_string(),
+            data: Some(json!({ "type": "invalid-params", "reason": self.reason(), "details": details })),
+        }
+    }
+}
+
+/// A JSON-RPC 2.0 error object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ErrorObject {
+    pub code: i32,
+    pub message: String,
+    pub data: Option<Value>,
+}
+
+impl ErrorObject {
+    pub fn to_value(&self) -> Value {
+        let mut obj = serde_json::Map::new();
+        obj.insert("code".into(), json!(self.code));
+        obj.insert("message".into(), json!(self.message));
+        if let Some(d) = &self.data {
+            obj.insert("data".into(), d.clone());
+        }
+        Value::Object(obj)
+    }
+
+    /// The plain -32603 used when building an error itself fails: it carries nothing that could leak.
+    pub fn internal() -> Self {
+        ErrorObject { code: -32603, message: "Internal error".to_string(), data: None }
+    }
+}
+
+/// A full JSON-RPC error response.
+pub fn error_response(error: &ErrorObject, id: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "error": error.to_value(), "id": id })
+}

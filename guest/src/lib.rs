@@ -1,0 +1,38 @@
+//! jsonrpc-errors: one canonical JSON-RPC 2.0 error layer.
+//!
+//! All logic lives in these plain Rust modules, so the native build (host tests, xtask, the wasm-bindgen
+//! npm build) and the WebAssembly component run the very same code. [`api`] is the boundary every runtime
+//! calls: JSON text or bytes in, JSON text out, failures as JSON-RPC error objects.
+
+pub mod api;
+pub mod codegen;
+pub mod context;
+pub mod envelope;
+pub mod error;
+pub mod lookup;
+pub mod redact;
+pub mod render;
+pub mod sanitize;
+pub mod scrub;
+pub mod taxonomy;
+
+#[cfg(feature = "component")]
+mod component;
+
+use std::sync::{Arc, RwLock};
+
+static ENVIRONMENT: RwLock<Vec<(String, String)>> = RwLock::new(Vec::new());
+
+/// Stores the secret-looking variables among `env` (by name, see `redaction/rules.toml`); their values are
+/// scrubbed from everything this library returns. Returns how many were kept.
+pub fn set_environment(env: &[(String, String)]) -> usize {
+    let secret = redact::secret_env_values(env);
+    let kept = secret.len();
+    *ENVIRONMENT.write().unwrap_or_else(|e| e.into_inner()) = secret;
+    kept
+}
+
+/// The secret environment values currently configured.
+pub fn environment() -> Arc<[(String, String)]> {
+    ENVIRONMENT.read().unwrap_or_else(|e| e.into_inner()).clone().into()
+}

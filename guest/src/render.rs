@@ -1,0 +1,444 @@
+//! Mapping: a kind with its fields → the JSON-RPC response a dialect expects.
+
+use crate::context::CallContext;
+use crate::error::InputError;
+use crate::scrub;
+use crate::taxonomy::{is_dialect, taxonomy, FieldType, Kind, Style};
+use serde_json::{json, Map, Value};
+
+/// Keys of the map input that are not the kind's own fields.
+const ENVELOPE_KEYS: [&str; 4] = ["kind", "id", "correlation_id", "timestamp"];
+
+/// One validated map input.
+#[derive(Debug)]
+pub struct ErrorInput<'a> {
+    pub kind: &'a Kind,
+    pub fields: Map<String, Value>,
+    pub id: Value,
+    pub correlation_id: Option<String>,
+    pub timestamp: Option<String>,
+}
+
+fn check_id(id: &Value) -> Result<(), InputError> {
+    match id {
+        Value::String(_) | Value::Number(_) | Value::Null => Ok(()),
+        _ => Err(InputError::InvalidId),
+    }
+}
+
+fn optional_string(obj: &Map<String, Value>, key: &'static str) -> Result<Option<String>, InputError> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(InputError::NotAString(key)),
+    }
+}
+
+fn check_field_type(kind: &Kind, name: &str, ty: FieldType, value: &Value) -> Result<(), InputError> {
+    let ok = match ty {
+        FieldType::String => value.is_string(),
+        FieldType::U64 => value.as_u64().is_some(),
+        FieldType::S32 => value.as_i64().is_some_and(|n| i32::try_from(n).is_ok()),
+        FieldType::Bool => value.is_boolean(),
+        FieldType::StringList => value.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(InputError::FieldType {
+            kind: kind.name.clone(),
+            field: name.to_string(),
+            expected: match ty {
+                FieldType::String => "a string",
+                FieldType::U64 => "a non-negative integer",
+                FieldType::S32 => "a 32-bit integer",
+                FieldType::Bool => "a boolean",
+                FieldType::StringList => "an array of strings",
+            },
+        })
+    }
+}
+
+/// Validates one `{kind, id?, correlation_id?, timestamp?, ...fields}` object against the taxonomy.
+pub fn parse_input(value: &Value) -> Result<ErrorInput<'static>, InputError> {
+    let obj = value.as_object().ok_or(InputError::NotObject)?;
+    let name = obj.get("kind").and_then(Value::as_str).ok_or(InputError::MissingKind)?;
+    let kind = taxonomy().kind(name).ok_or_else(|| InputError::UnknownKind(name.to_string()))?;
+    let id = obj.get("id").cloned().unwrap_or(Value::Null);
+    check_id(&id)?;
+    let mut fields = Map::new();
+    for (key, value) in obj {
+        if ENVELOPE_KEYS.contains(&key.as_str()) {
+            continue;
+        }
+        let field = kind
+            .field(key)
+            .ok_or_else(|| InputError::UnknownField { kind: kind.name.clone(), field: key.clone() })?;
+        if value.is_null() && !field.required {
+            continue;
+        }
+        check_field_type(kind, key, field.ty, value)?;
+        fields.insert(key.clone(), value.clone());
+    }
+    for field in kind.fields.iter().filter(|f| f.required) {
+        if !fields.contains_key(&field.name) {
+            return Err(InputError::MissingField { kind: kind.name.clone(), field: field.name.clone() });
+        }
+    }
+    if kind.name == "invalid-request" {
+        if let Some(reason) = fields.get("reason").and_then(Value::as_str) {
+            if !taxonomy().meta.invalid_request_reasons.iter().any(|r| r == reason) {
+                return Err(InputError::UnknownReason(reason.to_string()));
+            }
+        }
+    }
+    Ok(ErrorInput {
+        kind,
+        fields,
+        id,
+        correlation_id: optional_string(obj, "correlation_id")?,
+        timestamp: optional_string(obj, "timestamp")?,
+    })
+}
+
+/// Several errors for one request (e.g. several gates failed): the first gate in gate order wins;
+/// with no gate error among them, the first error wins.
+pub fn choose_first_gate<'a>(inputs: Vec<ErrorInput<'a>>) -> Option<ErrorInput<'a>> {
+    let t = taxonomy();
+    let best_gate = inputs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| e.kind.gate.as_deref().map(|g| (t.gate_rank(g), i)))
+        .min()
+        .map(|(_, i)| i)
+        .unwrap_or(0);
+    inputs.into_iter().nth(best_gate)
+}
+
+fn display(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items.iter().map(display).collect::<Vec<_>>().join(", "),
+        other => other.to_string(),
+    }
+}
+
+/// Fills `{field}` / `{field|filter}` placeholders. `None` when a referenced field is absent.
+pub fn fill(template: &str, fields: &Map<String, Value>) -> Option<String> {
+    let mut out = String::with_capacity(template.len() + 16);
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let close = open + rest[open..].find('}')?;
+        let spec = &rest[open + 1..close];
+        let (name, filter) = match spec.split_once('|') {
+            Some((n, f)) => (n, Some(f)),
+            None => (spec, None),
+        };
+        let value = display(fields.get(name)?);
+        match filter {
+            Some("strip_auth") => out.push_str(&scrub::strip_auth(&value)),
+            _ => out.push_str(&value),
+        }
+        rest = &rest[close + 1..];
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+/// A field value scrubbed for the client: strings redacted and truncated, lists item by item.
+fn scrub_value(value: &Value, env: &[(String, String)]) -> Value {
+    match value {
+        Value::String(s) => Value::String(scrub::scrub(s, env)),
+        Value::Array(items) => Value::Array(items.iter().map(|v| scrub_value(v, env)).collect()),
+        other => other.clone(),
+    }
+}
+
+fn camel_case(snake: &str) -> String {
+    let mut out = String::new();
+    let mut upper = false;
+    for c in snake.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Renders a validated input in a dialect. Every string that reaches the output has been scrubbed.
+pub fn render(
+    input: &ErrorInput<'_>,
+    dialect: &str,
+    ctx: &CallContext,
+    env: &[(String, String)],
+) -> Result<Value, InputError> {
+    if !is_dialect(dialect) {
+        return Err(InputError::UnknownDialect(dialect.to_string()));
+    }
+    let kind = input.kind;
+    let entry = kind.dialect(dialect).ok_or_else(|| InputError::NotInDialect {
+        kind: kind.name.clone(),
+        dialect: dialect.to_string(),
+    })?;
+    let fields = &input.fields;
+    let message = fill(kind.message_in(dialect), fields).unwrap_or_else(|| kind.message.clone());
+    let message = scrub::scrub(&message, env);
+    let details = kind.details_in(dialect).and_then(|t| fill(t, fields)).map(|d| scrub::scrub(&d, env));
+    let retryable = fields.get("retryable").and_then(Value::as_bool).unwrap_or(kind.retryable);
+    let public: Vec<(&str, Value)> = kind
+        .public
+        .iter()
+        .filter_map(|p| fields.get(p).map(|v| (p.as_str(), scrub_value(v, env))))
+        .collect();
+    let correlation_id = || input.correlation_id.clone().unwrap_or_else(|| ctx.correlation_id());
+
+    let body = match entry.style {
+        Style::ToolResult => {
+            let text = match &details {
+                Some(d) => format!("{message}: {d}"),
+                None => message.clone(),
+            };
+            ("result", json!({ "content": [{ "type": "text", "text": text }], "isError": true }))
+        }
+        Style::Domain => {
+            let mut detail_obj = Map::new();
+            let mut context = Map::new();
+            for (name, value) in &public {
+                match *name {
+                    "field" | "original_error" | "reason" => {
+                        detail_obj.insert(camel_case(name), value.clone());
+                    }
+                    _ => {
+                        context.insert(camel_case(name), value.clone());
+                    }
+                }
+            }
+            detail_obj.insert("suggestion".into(), json!(kind.retry_hint));
+            if !context.is_empty() {
+                detail_obj.insert("context".into(), Value::Object(context));
+            }
+            let code = entry.code.expect("domain entries carry a code (taxonomy test)");
+            (
+                "result",
+                json!({ "error": { "code": code, "message": message, "retryable": retryable, "details": detail_obj } }),
+            )
+        }
+        Style::Error => {
+            let code = entry.code.expect("error entries carry a code (taxonomy test)");
+            let data = error_data(dialect, kind, &public, details, retryable, input, ctx, &correlation_id);
+            let mut error = Map::new();
+            error.insert("code".into(), json!(code));
+            error.insert("message".into(), json!(message));
+            if let Some(d) = data {
+                error.insert("data".into(), d);
+            }
+            ("error", Value::Object(error))
+        }
+    };
+    let mut response = Map::new();
+    response.insert("jsonrpc".into(), json!("2.0"));
+    response.insert(body.0.into(), body.1);
+    response.insert("id".into(), input.id.clone());
+    Ok(Value::Object(response))
+}
+
+/// `error.data` as each dialect shapes it.
+#[allow(clippy::too_many_arguments)]
+fn error_data(
+    dialect: &str,
+    kind: &Kind,
+    public: &[(&str, Value)],
+    details: Option<String>,
+    retryable: bool,
+    input: &ErrorInput<'_>,
+    ctx: &CallContext,
+    correlation_id: &dyn Fn() -> String,
+) -> Option<Value> {
+    let mut data = Map::new();
+    match dialect {
+        "canonical" => {
+            data.insert("type".into(), json!(kind.name));
+            data.insert("category".into(), json!(kind.category));
+            data.insert("retryable".into(), json!(retryable));
+            data.insert("correlation_id".into(), json!(correlation_id()));
+            if let Some(g) = &kind.gate {
+                data.insert("gate".into(), json!(g));
+            }
+            for (name, value) in public {
+                data.insert((*name).into(), value.clone());
+            }
+            if let Some(d) = details {
+                data.insert("details".into(), json!(d));
+            }
+        }
+        "thoughtgate" => {
+            // ErrorData population rules (REQ-CORE-004 6.3): gate for gate errors, tool when tied to a tool call,
+            // details only where the table allows them; policy ids, reasons and sources never appear.
+            data.insert("correlation_id".into(), json!(correlation_id()));
+            if let Some(g) = &kind.gate {
+                data.insert("gate".into(), json!(g));
+            }
+            if let Some((_, tool)) = public.iter().find(|(n, _)| *n == "tool") {
+                data.insert("tool".into(), tool.clone());
+            }
+            if let Some(d) = details {
+                data.insert("details".into(), json!(d));
+            }
+        }
+        "watchgate" => {
+            if let Some(d) = details {
+                data.insert("details".into(), json!(d));
+            }
+            data.insert("request_id".into(), json!(correlation_id()));
+            let ts = input.timestamp.clone().unwrap_or_else(|| ctx.timestamp());
+            data.insert("timestamp".into(), json!(ts));
+        }
+        "duet" => {
+            for (name, value) in public {
+                data.insert((*name).into(), value.clone());
+            }
+        }
+        "error-model" => {
+            // Protocol validation failures carry the offending field (Error Model, "Mapping to JSON-RPC").
+            if let Some((_, field)) = public.iter().find(|(n, _)| *n == "param" || *n == "field") {
+                data.insert("field".into(), field.clone());
+            }
+        }
+        // vapora, mcp and a2a send no data.
+        _ => {}
+    }
+    (!data.is_empty()).then_some(Value::Object(data))
+}
+
+/// The `map` entry point: JSON text in (one input object or an array of them), JSON-RPC response out.
+pub fn map_json(input: &str, dialect: &str, ctx: &CallContext, env: &[(String, String)]) -> Result<Value, InputError> {
+    if !is_dialect(dialect) {
+        return Err(InputError::UnknownDialect(dialect.to_string()));
+    }
+    let value: Value = serde_json::from_str(input).map_err(|e| InputError::NotJson(e.to_string()))?;
+    map_value(&value, dialect, ctx, env)
+}
+
+pub fn map_value(value: &Value, dialect: &str, ctx: &CallContext, env: &[(String, String)]) -> Result<Value, InputError> {
+    let chosen = match value {
+        Value::Array(items) if !items.is_empty() => {
+            let parsed = items.iter().map(parse_input).collect::<Result<Vec<_>, _>>()?;
+            choose_first_gate(parsed).ok_or(InputError::NotObject)?
+        }
+        Value::Object(_) => parse_input(value)?,
+        _ => return Err(InputError::NotObject),
+    };
+    render(&chosen, dialect, ctx, env)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(input: Value, dialect: &str) -> Value {
+        map_value(&input, dialect, &CallContext { unix_millis: 1_700_000_000_000, entropy: 7 }, &[]).unwrap()
+    }
+
+    #[test]
+    fn thoughtgate_messages_and_data_follow_the_document() {
+        let r = map(json!({"kind": "tool-not-exposed", "tool": "admin_delete", "source": "upstream", "id": 1, "correlation_id": "abc-123"}), "thoughtgate");
+        assert_eq!(
+            r,
+            json!({"jsonrpc": "2.0", "error": {"code": -32015, "message": "Tool 'admin_delete' is not available",
+                "data": {"correlation_id": "abc-123", "gate": "visibility", "tool": "admin_delete"}}, "id": 1})
+        );
+        let r = map(json!({"kind": "policy-denied", "tool": "transfer_funds", "policy_id": "financial", "reason": "forbid rule 7"}), "thoughtgate");
+        let text = r.to_string();
+        assert!(!text.contains("financial") && !text.contains("forbid rule"), "{text}");
+        assert_eq!(r["error"]["code"], json!(-32003));
+    }
+
+    #[test]
+    fn every_kind_renders_in_every_dialect_that_defines_it() {
+        for kind in &taxonomy().kinds {
+            for dialect in kind.dialects.keys() {
+                let mut input = Map::new();
+                input.insert("kind".into(), json!(kind.name));
+                for f in kind.fields.iter().filter(|f| f.required) {
+                    let v = match f.ty {
+                        FieldType::String => json!("x"),
+                        FieldType::U64 => json!(5),
+                        FieldType::S32 => json!(-1),
+                        FieldType::Bool => json!(true),
+                        FieldType::StringList => json!(["a"]),
+                    };
+                    input.insert(f.name.clone(), v);
+                }
+                let r = map(Value::Object(input), dialect);
+                assert_eq!(r["jsonrpc"], "2.0", "{} {dialect}", kind.name);
+            }
+        }
+    }
+
+    #[test]
+    fn message_templates_only_use_required_fields() {
+        for kind in &taxonomy().kinds {
+            for dialect in kind.dialects.keys() {
+                let required: Map<String, Value> = kind
+                    .fields
+                    .iter()
+                    .filter(|f| f.required)
+                    .map(|f| (f.name.clone(), json!("v")))
+                    .collect();
+                assert!(fill(kind.message_in(dialect), &required).is_some(), "{} {dialect}", kind.name);
+            }
+        }
+    }
+
+    #[test]
+    fn first_gate_error_wins() {
+        let r = map(
+            json!([
+                {"kind": "upstream-timeout", "timeout_secs": 3},
+                {"kind": "approval-rejected", "tool": "t"},
+                {"kind": "governance-rule-denied", "tool": "t"}
+            ]),
+            "canonical",
+        );
+        assert_eq!(r["error"]["data"]["type"], "governance-rule-denied");
+    }
+
+    #[test]
+    fn bad_inputs_are_clear_errors() {
+        let ctx = CallContext::default();
+        let cases = [
+            (json!({"kind": "nope"}), "unknown-kind"),
+            (json!({"tool": "x"}), "missing-kind"),
+            (json!({"kind": "tool-not-exposed"}), "missing-field"),
+            (json!({"kind": "approval-timeout", "tool": "t", "timeout_secs": "5"}), "field-type"),
+            (json!({"kind": "timeout", "extra": 1}), "unknown-field"),
+            (json!({"kind": "timeout", "id": {"a": 1}}), "invalid-id-type"),
+            (json!(42), "not-an-object"),
+        ];
+        for (input, reason) in cases {
+            let err = map_value(&input, "canonical", &ctx, &[]).unwrap_err();
+            assert_eq!(err.reason(), reason, "{input}");
+        }
+        assert_eq!(map_json("{", "canonical", &ctx, &[]).unwrap_err().reason(), "not-json");
+        assert_eq!(map_json("{}", "klingon", &ctx, &[]).unwrap_err().reason(), "unknown-dialect");
+        let err = map_value(&json!({"kind": "tool-not-exposed", "tool": "t"}), "duet", &ctx, &[]).unwrap_err();
+        assert_eq!(err.reason(), "kind-not-in-dialect");
+    }
+
+    #[test]
+    fn secrets_in_fields_never_reach_the_client() {
+        let r = map(
+            json!({"kind": "upstream-connection-failed", "url": "https://u:pw@api.internal/v1?token=abcDEF123456", "reason": "x"}),
+            "thoughtgate",
+        );
+        assert_eq!(r["error"]["data"]["details"], "https://api.internal/v1");
+        let r = map(json!({"kind": "configuration-error", "details": "bad password=hunter2 in /home/alice/cfg"}), "canonical");
+        assert_eq!(r["error"]["data"]["details"], "bad password=[REDACTED:secret-assignment] in /home/[REDACTED:home-user]/cfg");
+    }
+}

@@ -1,0 +1,67 @@
+//! The outbound scrubber: everything that leaves toward a client passes through [`scrub`].
+
+use crate::redact;
+use crate::taxonomy::taxonomy;
+
+/// Cuts `text` to at most `limit` bytes (marker included) at a UTF-8 boundary, appending the marker when cut.
+pub fn truncate(text: &str, limit: usize) -> String {
+    if text.len() <= limit {
+        return text.to_string();
+    }
+    let marker = &taxonomy().meta.truncation_marker;
+    let mut end = limit.saturating_sub(marker.len());
+    while end > 0 && !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}{}", &text[..end], marker)
+}
+
+/// Invalid UTF-8 becomes U+FFFD.
+pub fn repair_utf8(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Redacts (catalogue + the caller's secret environment values) and truncates to the taxonomy's limit.
+pub fn scrub(text: &str, env: &[(String, String)]) -> String {
+    truncate(&redact::redact(text, env).text, taxonomy().meta.truncate_bytes)
+}
+
+/// Drops userinfo, query and fragment from a URL so no credential or token parameter survives.
+pub fn strip_auth(url: &str) -> String {
+    let (scheme, rest) = match url.find("://") {
+        Some(i) => (&url[..i + 3], &url[i + 3..]),
+        None => ("", url),
+    };
+    let rest = rest.split(['?', '#']).next().unwrap_or("");
+    let (authority, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, ""),
+    };
+    let host = authority.rsplit('@').next().unwrap_or(authority);
+    format!("{scheme}{host}{path}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncation_respects_utf8_and_limit() {
+        let text = "é".repeat(2000);
+        let cut = truncate(&text, 1024);
+        assert!(cut.len() <= 1024);
+        assert!(cut.ends_with(&taxonomy().meta.truncation_marker));
+        assert_eq!(truncate("short", 1024), "short");
+    }
+
+    #[test]
+    fn strip_auth_removes_credentials() {
+        assert_eq!(strip_auth("https://u:p@host:8080/a/b?token=x#f"), "https://host:8080/a/b");
+        assert_eq!(strip_auth("host/path"), "host/path");
+    }
+
+    #[test]
+    fn repair_replaces_invalid_bytes() {
+        assert_eq!(repair_utf8(b"a\xffb"), "a\u{fffd}b");
+    }
+}

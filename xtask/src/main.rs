@@ -1,0 +1,112 @@
+//! The project's build tool: `cargo xtask <command>`.
+//!
+//! - `gen`        write the files generated from the taxonomy (`--check`: fail if any is stale)
+//! - `component`  build the guest for wasm32-unknown-unknown and make it a component
+//!                (target/component/jsonrpc-errors.wasm), then precompile it for this machine (.cwasm)
+//! - `build`      `component`, then the release CLI (target/release/jsonrpc-errors)
+
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+// The engine configuration is shared with the host so the precompiled artifact always matches it.
+#[path = "../../host/src/engine.rs"]
+mod engine;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").canonicalize().expect("workspace root exists")
+}
+
+fn cargo() -> Command {
+    let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    c.current_dir(root());
+    c
+}
+
+fn run(mut cmd: Command) -> Result<()> {
+    let status = cmd.status().with_context(|| format!("running {cmd:?}"))?;
+    if !status.success() {
+        bail!("{cmd:?} failed with {status}");
+    }
+    Ok(())
+}
+
+fn gen(check: bool) -> Result<()> {
+    let mut stale = Vec::new();
+    for (rel, content) in jsonrpc_errors_guest::codegen::generated_files() {
+        let path = root().join(rel);
+        let current = std::fs::read_to_string(&path).unwrap_or_default();
+        if current == content {
+            continue;
+        }
+        if check {
+            stale.push(rel);
+        } else {
+            std::fs::create_dir_all(path.parent().expect("generated files live in folders"))?;
+            std::fs::write(&path, content)?;
+            println!("wrote {rel}");
+        }
+    }
+    if !stale.is_empty() {
+        bail!("stale generated files (run `cargo xtask gen`): {stale:?}");
+    }
+    Ok(())
+}
+
+pub fn component_dir() -> PathBuf {
+    root().join("target").join("component")
+}
+
+fn component() -> Result<()> {
+    let mut build = cargo();
+    build.args([
+        "build",
+        "-p",
+        "jsonrpc-errors-guest",
+        "--lib",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--profile",
+        "guest",
+        "--features",
+        "component",
+    ]);
+    run(build)?;
+    let core = root().join("target/wasm32-unknown-unknown/guest/jsonrpc_errors_guest.wasm");
+    let module = std::fs::read(&core).with_context(|| format!("reading {}", core.display()))?;
+    let component = wit_component::ComponentEncoder::default()
+        .module(&module)
+        .context("the core module carries its component-type section")?
+        .validate(true)
+        .encode()
+        .context("encoding the component")?;
+    let dir = component_dir();
+    std::fs::create_dir_all(&dir)?;
+    let out = dir.join("jsonrpc-errors.wasm");
+    std::fs::write(&out, &component)?;
+    println!("wrote {} ({} bytes)", out.display(), component.len());
+
+    let engine = engine::engine().map_err(|e| anyhow::anyhow!("creating the engine: {e:?}"))?;
+    let precompiled = engine
+        .precompile_component(&component)
+        .map_err(|e| anyhow::anyhow!("precompiling the component: {e:?}"))?;
+    let cwasm = dir.join("jsonrpc-errors.cwasm");
+    std::fs::write(&cwasm, &precompiled)?;
+    println!("wrote {} ({} bytes)", cwasm.display(), precompiled.len());
+    Ok(())
+}
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("gen") => gen(args.iter().any(|a| a == "--check")),
+        Some("component") => component(),
+        Some("build") => {
+            component()?;
+            let mut b = cargo();
+            b.args(["build", "--release", "-p", "jsonrpc-errors-host"]);
+            run(b)
+        }
+        _ => bail!("usage: cargo xtask gen [--check] | component | build"),
+    }
+}
