@@ -1,1 +1,333 @@
+//! The jsonrpc-errors component embedded in wasmtime.
+//!
+//! The component is embedded precompiled (serialized by `cargo xtask component` with the same engine
+//! configuration, deserialized at start); if the artifact does not match this engine, the host compiles the
+//! embedded component instead. Instances are created from one `InstancePre` and pooled, so a [`Runtime`] can
+//! be shared by many threads; a call that traps returns a plain -32603 and its instance is discarded, so the
+//! next call gets a fresh one.
 
+pub mod engine;
+
+use std::collections::hash_map::RandomState;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+use wasmtime::component::{Component, Linker};
+use wasmtime::{Engine, Store};
+
+wasmtime::component::bindgen!({
+    path: "../wit",
+    world: "jsonrpc-errors",
+});
+
+use exports::jsonrpc_errors::core::kinds::Dialect;
+use exports::jsonrpc_errors::core::types::{
+    BatchPolicy, CallContext, CodesFormat, Outcome, ValidateOptions as WitValidateOptions,
+};
+
+pub use exports::jsonrpc_errors::core::types::{Finding, KindInfo, Redaction};
+
+const COMPONENT: &[u8] = include_bytes!(env!("JSONRPC_ERRORS_COMPONENT"));
+const PRECOMPILED: &[u8] = include_bytes!(env!("JSONRPC_ERRORS_PRECOMPILED"));
+
+/// Inputs larger than this are refused before they enter wasm (the guest's memory is bounded by what we copy in).
+pub const MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;
+
+/// A JSON-RPC error object: how every failure is reported.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message} ({code}){}", data.as_deref().map(|d| format!(": {d}")).unwrap_or_default())]
+pub struct Failure {
+    pub code: i32,
+    pub message: String,
+    /// `data` as JSON text.
+    pub data: Option<String>,
+}
+
+impl Failure {
+    /// The plain -32603 for faults inside the engine (a trap): nothing from the fault reaches the caller.
+    pub fn internal() -> Self {
+        Failure { code: -32603, message: "Internal error".into(), data: None }
+    }
+
+    fn too_large(len: usize) -> Self {
+        Failure {
+            code: -32600,
+            message: "Invalid Request".into(),
+            data: Some(format!(
+                r#"{{"type":"invalid-request","reason":"oversize","details":"input of {len} bytes exceeds the host limit of {MAX_INPUT_BYTES} bytes"}}"#
+            )),
+        }
+    }
+
+    /// The failure as a JSON-RPC error object (JSON text).
+    pub fn to_json(&self) -> String {
+        let mut obj = serde_json::Map::new();
+        obj.insert("code".into(), self.code.into());
+        obj.insert("message".into(), self.message.clone().into());
+        if let Some(d) = &self.data {
+            let data = serde_json::from_str(d).unwrap_or(serde_json::Value::String(d.clone()));
+            obj.insert("data".into(), data);
+        }
+        serde_json::Value::Object(obj).to_string()
+    }
+}
+
+fn outcome(o: Outcome) -> Result<String, Failure> {
+    match o {
+        Outcome::Ok(text) => Ok(text),
+        Outcome::Failed(e) => Err(Failure { code: e.code, message: e.message, data: e.data_json }),
+    }
+}
+
+fn unknown_dialect(name: &str) -> Failure {
+    Failure {
+        code: -32602,
+        message: "Invalid params".into(),
+        data: Some(
+            serde_json::json!({"type": "invalid-params", "reason": "unknown-dialect",
+                "details": format!("unknown dialect '{name}' (expected one of: {})", DIALECT_NAMES.join(", "))})
+            .to_string(),
+        ),
+    }
+}
+
+const DIALECT_NAMES: [&str; 8] = ["canonical", "duet", "vapora", "thoughtgate", "error-model", "watchgate", "mcp", "a2a"];
+
+/// Parses a dialect name into the WIT enum (names only; what a dialect means lives in the guest).
+pub fn dialect(name: &str) -> Result<Dialect, Failure> {
+    Ok(match name {
+        "canonical" => Dialect::Canonical,
+        "duet" => Dialect::Duet,
+        "vapora" => Dialect::Vapora,
+        "thoughtgate" => Dialect::Thoughtgate,
+        "error-model" => Dialect::ErrorModel,
+        "watchgate" => Dialect::Watchgate,
+        "mcp" => Dialect::Mcp,
+        "a2a" => Dialect::A2a,
+        other => return Err(unknown_dialect(other)),
+    })
+}
+
+/// The caller's clock and a random number: the guest imports nothing, so it is handed these.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Context {
+    pub unix_millis: u64,
+    pub entropy: u64,
+}
+
+impl Context {
+    pub fn now() -> Self {
+        let unix_millis = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
+        let mut h = RandomState::new().build_hasher();
+        h.write_u64(unix_millis);
+        Context { unix_millis, entropy: h.finish() }
+    }
+
+    fn wit(self) -> CallContext {
+        CallContext { unix_millis: self.unix_millis, entropy: self.entropy }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ValidateOptions {
+    pub max_bytes: Option<u64>,
+    pub allow_batch: bool,
+    pub content_type: Option<String>,
+    pub content_length: Option<u64>,
+    pub dialect: String,
+}
+
+impl Default for ValidateOptions {
+    fn default() -> Self {
+        ValidateOptions { max_bytes: None, allow_batch: false, content_type: None, content_length: None, dialect: "canonical".into() }
+    }
+}
+
+struct Instance {
+    store: Store<()>,
+    api: JsonrpcErrors,
+}
+
+pub struct Runtime {
+    engine: Engine,
+    pre: JsonrpcErrorsPre<()>,
+    idle: Mutex<Vec<Instance>>,
+    environment: Vec<(String, String)>,
+    precompiled: bool,
+}
+
+fn wasm_error(e: wasmtime::Error) -> anyhow::Error {
+    anyhow::anyhow!("{e:?}")
+}
+
+/// The default `validate` limit (10 MiB, the taxonomy's `default_max_bytes`), used to decide host-side
+/// whether the body must be withheld from wasm.
+const DEFAULT_MAX_BYTES: u64 = 10 * 1024 * 1024;
+
+impl Runtime {
+    /// The embedded component; `environment` is offered to the guest, which keeps the secret-looking
+    /// variables (by name) and scrubs their values from every output.
+    pub fn new(environment: Vec<(String, String)>) -> anyhow::Result<Self> {
+        let engine = engine::engine().map_err(wasm_error)?;
+        // SAFETY: the artifact was produced by `Engine::precompile_component` in this build (xtask); wasmtime
+        // checks its version and configuration and refuses a mismatch, in which case we compile instead.
+        let precompiled = (!PRECOMPILED.is_empty())
+            .then(|| unsafe { Component::deserialize(&engine, PRECOMPILED) }.ok())
+            .flatten();
+        let is_precompiled = precompiled.is_some();
+        let component = match precompiled {
+            Some(c) => c,
+            None => Component::new(&engine, COMPONENT).map_err(wasm_error)?,
+        };
+        Self::from_component(engine, component, environment, is_precompiled)
+    }
+
+    /// Compiles the given component bytes (for tests and tools that load another build).
+    pub fn from_bytes(bytes: &[u8], environment: Vec<(String, String)>) -> anyhow::Result<Self> {
+        let engine = engine::engine().map_err(wasm_error)?;
+        let component = Component::new(&engine, bytes).map_err(wasm_error)?;
+        Self::from_component(engine, component, environment, false)
+    }
+
+    fn from_component(
+        engine: Engine,
+        component: Component,
+        environment: Vec<(String, String)>,
+        precompiled: bool,
+    ) -> anyhow::Result<Self> {
+        let linker: Linker<()> = Linker::new(&engine);
+        let instance_pre = linker.instantiate_pre(&component).map_err(wasm_error)?;
+        let pre = JsonrpcErrorsPre::new(instance_pre).map_err(wasm_error)?;
+        Ok(Runtime { engine, pre, idle: Mutex::new(Vec::new()), environment, precompiled })
+    }
+
+    /// Whether the precompiled artifact was used (false: the component was compiled at start).
+    pub fn is_precompiled(&self) -> bool {
+        self.precompiled
+    }
+
+    fn instantiate(&self) -> wasmtime::Result<Instance> {
+        let mut store = Store::new(&self.engine, ());
+        let api = self.pre.instantiate(&mut store)?;
+        if !self.environment.is_empty() {
+            api.jsonrpc_errors_core_api().call_set_environment(&mut store, &self.environment)?;
+        }
+        Ok(Instance { store, api })
+    }
+
+    /// Runs `f` on a pooled instance. A trap discards the instance and answers -32603.
+    fn with_instance<T>(&self, f: impl FnOnce(&mut Instance) -> wasmtime::Result<T>) -> Result<T, Failure> {
+        let pooled = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let mut instance = match pooled {
+            Some(i) => i,
+            None => self.instantiate().map_err(|_| Failure::internal())?,
+        };
+        match f(&mut instance) {
+            Ok(v) => {
+                self.idle.lock().unwrap_or_else(|e| e.into_inner()).push(instance);
+                Ok(v)
+            }
+            Err(_) => Err(Failure::internal()),
+        }
+    }
+
+    fn check_size(len: usize) -> Result<(), Failure> {
+        if len > MAX_INPUT_BYTES {
+            Err(Failure::too_large(len))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// `map`: JSON text `{kind, id?, correlation_id?, timestamp?, ...fields}` → the JSON-RPC response.
+    pub fn map_error(&self, input: &str, dialect_name: &str, ctx: Context) -> Result<String, Failure> {
+        Self::check_size(input.len())?;
+        let o = self.with_instance(|i| {
+            i.api.jsonrpc_errors_core_api().call_map_error_json(&mut i.store, input, dialect_name, ctx.unix_millis, ctx.entropy)
+        })?;
+        outcome(o)
+    }
+
+    /// `validate`: raw request bytes → the verdict or the error response.
+    pub fn validate(&self, raw: &[u8], options: &ValidateOptions, ctx: Context) -> Result<String, Failure> {
+        let max = options.max_bytes.unwrap_or(DEFAULT_MAX_BYTES);
+        // An oversize body never enters wasm: the guest is told its length and answers without reading it.
+        let (body, content_length) = if raw.len() as u64 > max || raw.len() > MAX_INPUT_BYTES {
+            (&raw[..0], Some(raw.len() as u64))
+        } else {
+            (raw, options.content_length)
+        };
+        let wit = WitValidateOptions {
+            max_bytes: options.max_bytes,
+            batch: if options.allow_batch { BatchPolicy::Allow } else { BatchPolicy::Reject },
+            content_type: options.content_type.clone(),
+            content_length,
+            dialect: dialect(&options.dialect)?,
+        };
+        let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_validate(&mut i.store, body, &wit, ctx.wit()))?;
+        outcome(o)
+    }
+
+    /// `sanitize`: an upstream error response (raw bytes) → the response safe to pass on.
+    pub fn sanitize(&self, raw: &[u8], dialect_name: &str, ctx: Context) -> Result<String, Failure> {
+        Self::check_size(raw.len())?;
+        let d = dialect(dialect_name)?;
+        let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_sanitize(&mut i.store, raw, d, ctx.wit()))?;
+        outcome(o)
+    }
+
+    pub fn redact(&self, text: &str) -> Result<Redaction, Failure> {
+        Self::check_size(text.len())?;
+        self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_redact(&mut i.store, text))
+    }
+
+    /// `redact` as one JSON document `{"text", "findings"}`.
+    pub fn redact_json(&self, text: &str) -> Result<String, Failure> {
+        Self::check_size(text.len())?;
+        self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_redact_json(&mut i.store, text))
+    }
+
+    pub fn explain(&self, code: i64, dialect_name: &str) -> Result<String, Failure> {
+        let d = dialect(dialect_name)?;
+        let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_explain(&mut i.store, d, code))?;
+        outcome(o)
+    }
+
+    pub fn lookup_kind(
+        &self,
+        dialect_name: &str,
+        code: i64,
+        message: Option<&str>,
+        data_json: Option<&str>,
+    ) -> Result<Option<String>, Failure> {
+        let d = dialect(dialect_name)?;
+        self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_lookup_kind(&mut i.store, d, code, message, data_json))
+    }
+
+    pub fn kinds(&self) -> Result<Vec<KindInfo>, Failure> {
+        self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_kinds(&mut i.store))
+    }
+
+    /// The code table (one dialect or all) as `markdown` or `json`.
+    pub fn codes(&self, dialect_name: Option<&str>, format: &str) -> Result<String, Failure> {
+        let d = dialect_name.map(dialect).transpose()?;
+        let f = match format {
+            "markdown" => CodesFormat::Markdown,
+            "json" => CodesFormat::Json,
+            other => {
+                return Err(Failure {
+                    code: -32602,
+                    message: "Invalid params".into(),
+                    data: Some(format!(r#"{{"type":"invalid-params","reason":"unknown-format","details":"format must be markdown or json, not {}"}}"#, serde_json::Value::String(other.into()))),
+                })
+            }
+        };
+        self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_codes(&mut i.store, d, f))
+    }
+
+    /// For tests: runs a raw call against a pooled instance (e.g. to provoke a trap).
+    #[doc(hidden)]
+    pub fn idle_instances(&self) -> usize {
+        self.idle.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+}

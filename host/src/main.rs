@@ -1,1 +1,169 @@
-fn main(){}
+//! `jsonrpc-errors`: the component's functions on the command line. JSON on stdout (one document); bad input
+//! gets a message on stderr and exit 1 (with the JSON-RPC error object on stdout); usage errors exit 2.
+
+use clap::{Parser, Subcommand};
+use jsonrpc_errors_host::{Context, Failure, Runtime, ValidateOptions};
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "jsonrpc-errors", version, about = "One canonical JSON-RPC 2.0 error layer: map, validate, sanitize, redact.")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// stdin: one JSON object {kind, id?, correlation_id?, ...fields} (or an array: first gate error wins);
+    /// stdout: the JSON-RPC 2.0 response for the dialect.
+    Map {
+        #[arg(long, default_value = "canonical")]
+        dialect: String,
+    },
+    /// stdin: raw request bytes; stdout: {"valid": true, "id", "method"} or the error response.
+    Validate {
+        /// Size limit in bytes (default 10 MiB).
+        #[arg(long)]
+        max_bytes: Option<u64>,
+        #[arg(long, default_value = "reject", value_parser = ["reject", "allow"])]
+        batch: String,
+        /// The transport's Content-Type header value.
+        #[arg(long)]
+        content_type: Option<String>,
+        /// The transport's Content-Length header value.
+        #[arg(long)]
+        content_length: Option<u64>,
+        #[arg(long, default_value = "canonical")]
+        dialect: String,
+    },
+    /// stdin: text; stdout: the redacted text.
+    Redact {
+        /// Print {text, findings: [{rule, category, start, end}]} instead (byte offsets into the input).
+        #[arg(long)]
+        json: bool,
+        /// Do not scrub the values of this process's secret-looking environment variables.
+        #[arg(long)]
+        no_env: bool,
+    },
+    /// stdin: an upstream JSON-RPC error response (raw bytes); stdout: the sanitized response.
+    Sanitize {
+        #[arg(long, default_value = "canonical")]
+        dialect: String,
+    },
+    /// Every kind a dialect renders with CODE.
+    Explain {
+        #[arg(allow_hyphen_values = true)]
+        code: i64,
+        #[arg(long, default_value = "canonical")]
+        dialect: String,
+    },
+    /// The kind a dialect's CODE stands for (message and data tell shared codes apart).
+    Lookup {
+        #[arg(allow_hyphen_values = true)]
+        code: i64,
+        #[arg(long, default_value = "canonical")]
+        dialect: String,
+        #[arg(long)]
+        message: Option<String>,
+        /// The error's data member, as JSON.
+        #[arg(long)]
+        data: Option<String>,
+    },
+    /// The code table of one dialect (default: all).
+    Codes {
+        #[arg(long)]
+        dialect: Option<String>,
+        #[arg(long, default_value = "markdown", value_parser = ["markdown", "json"])]
+        format: String,
+    },
+}
+
+fn read_stdin() -> Result<Vec<u8>, String> {
+    let mut buf = Vec::new();
+    std::io::stdin().read_to_end(&mut buf).map_err(|e| format!("cannot read stdin: {e}"))?;
+    Ok(buf)
+}
+
+fn stdin_text() -> Result<String, String> {
+    String::from_utf8(read_stdin()?).map_err(|e| format!("stdin is not UTF-8 (byte {})", e.utf8_error().valid_up_to()))
+}
+
+enum Problem {
+    /// Bad input: the JSON-RPC error object goes to stdout, the message to stderr.
+    Invalid(Failure),
+    /// The CLI itself could not work (stdin, component load).
+    Fatal(String),
+}
+
+impl From<Failure> for Problem {
+    fn from(f: Failure) -> Self {
+        Problem::Invalid(f)
+    }
+}
+
+impl From<String> for Problem {
+    fn from(s: String) -> Self {
+        Problem::Fatal(s)
+    }
+}
+
+fn secret_candidates() -> Vec<(String, String)> {
+    // The guest decides which names look secret; the CLI offers it its whole environment.
+    std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect()
+}
+
+fn run(cli: Cli) -> Result<String, Problem> {
+    let env = match &cli.command {
+        Command::Redact { no_env: true, .. } => Vec::new(),
+        _ => secret_candidates(),
+    };
+    let rt = Runtime::new(env).map_err(|e| format!("cannot load the component: {e}"))?;
+    let ctx = Context::now();
+    let out = match cli.command {
+        Command::Map { dialect } => rt.map_error(&stdin_text()?, &dialect, ctx)?,
+        Command::Validate { max_bytes, batch, content_type, content_length, dialect } => {
+            let options = ValidateOptions { max_bytes, allow_batch: batch == "allow", content_type, content_length, dialect };
+            rt.validate(&read_stdin()?, &options, ctx)?
+        }
+        Command::Redact { json: true, .. } => rt.redact_json(&stdin_text()?)?,
+        Command::Redact { json: false, .. } => {
+            // Raw text in, raw text out: no trailing newline is added to what was not there.
+            let r = rt.redact(&stdin_text()?)?;
+            return Ok(r.text);
+        }
+        Command::Sanitize { dialect } => rt.sanitize(&read_stdin()?, &dialect, ctx)?,
+        Command::Explain { code, dialect } => rt.explain(code, &dialect)?,
+        Command::Lookup { code, dialect, message, data } => {
+            let kind = rt.lookup_kind(&dialect, code, message.as_deref(), data.as_deref())?;
+            serde_json::json!({ "dialect": dialect, "code": code, "kind": kind }).to_string()
+        }
+        Command::Codes { dialect, format } => {
+            let text = rt.codes(dialect.as_deref(), &format)?;
+            return Ok(text);
+        }
+    };
+    Ok(out + "\n")
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let mut stdout = std::io::stdout().lock();
+    match run(cli) {
+        Ok(text) => {
+            let _ = stdout.write_all(text.as_bytes());
+            ExitCode::SUCCESS
+        }
+        Err(Problem::Invalid(f)) => {
+            let _ = writeln!(stdout, "{}", f.to_json());
+            eprintln!("jsonrpc-errors: {f}");
+            ExitCode::from(1)
+        }
+        Err(Problem::Fatal(msg)) => {
+            eprintln!("jsonrpc-errors: {msg}");
+            ExitCode::from(1)
+        }
+    }
+}
