@@ -16,6 +16,7 @@ pub fn generated_files() -> Vec<(&'static str, String)> {
 
 const HEADER: &str = "Generated from taxonomy/taxonomy.toml by `cargo xtask gen`; do not edit.";
 
+#[cfg_attr(not(feature = "component"), allow(dead_code))]
 pub(crate) fn kebab_to_upper_camel(name: &str) -> String {
     name.split(['-', '_'])
         .map(|part| {

@@ -13,7 +13,7 @@ use std::hash::{BuildHasher, Hasher};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 use wasmtime::component::{Component, Linker};
-use wasmtime::{Engine, Store};
+use wasmtime::{Engine, Store, StoreLimits, StoreLimitsBuilder};
 
 wasmtime::component::bindgen!({
     path: "../wit",
@@ -27,7 +27,8 @@ use exports::jsonrpc_errors::core::types::{
 
 pub use exports::jsonrpc_errors::core::types::{Finding, KindInfo, Redaction};
 
-const COMPONENT: &[u8] = include_bytes!(env!("JSONRPC_ERRORS_COMPONENT"));
+/// The component itself (what `target/component/jsonrpc-errors.wasm` held at build time).
+pub const COMPONENT: &[u8] = include_bytes!(env!("JSONRPC_ERRORS_COMPONENT"));
 const PRECOMPILED: &[u8] = include_bytes!(env!("JSONRPC_ERRORS_PRECOMPILED"));
 
 /// Inputs larger than this are refused before they enter wasm (the guest's memory is bounded by what we copy in).
@@ -144,14 +145,19 @@ impl Default for ValidateOptions {
 }
 
 struct Instance {
-    store: Store<()>,
+    store: Store<StoreLimits>,
     api: JsonrpcErrors,
 }
 
+/// Linear memory one instance may grow to: a guest that needs more traps (and is replaced) instead of
+/// taking the host down.
+pub const DEFAULT_MEMORY_LIMIT: usize = 1024 * 1024 * 1024;
+
 pub struct Runtime {
     engine: Engine,
-    pre: JsonrpcErrorsPre<()>,
+    pre: JsonrpcErrorsPre<StoreLimits>,
     idle: Mutex<Vec<Instance>>,
+    memory_limit: usize,
     environment: Vec<(String, String)>,
     precompiled: bool,
 }
@@ -195,10 +201,23 @@ impl Runtime {
         environment: Vec<(String, String)>,
         precompiled: bool,
     ) -> anyhow::Result<Self> {
-        let linker: Linker<()> = Linker::new(&engine);
+        let linker: Linker<StoreLimits> = Linker::new(&engine);
         let instance_pre = linker.instantiate_pre(&component).map_err(wasm_error)?;
         let pre = JsonrpcErrorsPre::new(instance_pre).map_err(wasm_error)?;
-        Ok(Runtime { engine, pre, idle: Mutex::new(Vec::new()), environment, precompiled })
+        Ok(Runtime {
+            engine,
+            pre,
+            idle: Mutex::new(Vec::new()),
+            memory_limit: DEFAULT_MEMORY_LIMIT,
+            environment,
+            precompiled,
+        })
+    }
+
+    /// Caps each instance's linear memory (default [`DEFAULT_MEMORY_LIMIT`]).
+    pub fn with_memory_limit(mut self, bytes: usize) -> Self {
+        self.memory_limit = bytes;
+        self
     }
 
     /// Whether the precompiled artifact was used (false: the component was compiled at start).
@@ -206,8 +225,21 @@ impl Runtime {
         self.precompiled
     }
 
+    /// The names of everything the component imports (empty: it needs no WASI and no host functions).
+    pub fn component_imports(&self) -> Vec<String> {
+        self.pre
+            .instance_pre()
+            .component()
+            .component_type()
+            .imports(&self.engine)
+            .map(|(name, _)| name.to_string())
+            .collect()
+    }
+
     fn instantiate(&self) -> wasmtime::Result<Instance> {
-        let mut store = Store::new(&self.engine, ());
+        let limits = StoreLimitsBuilder::new().memory_size(self.memory_limit).build();
+        let mut store = Store::new(&self.engine, limits);
+        store.limiter(|limits| limits);
         let api = self.pre.instantiate(&mut store)?;
         if !self.environment.is_empty() {
             api.jsonrpc_errors_core_api().call_set_environment(&mut store, &self.environment)?;
@@ -325,8 +357,7 @@ impl Runtime {
         self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_codes(&mut i.store, d, f))
     }
 
-    /// For tests: runs a raw call against a pooled instance (e.g. to provoke a trap).
-    #[doc(hidden)]
+    /// How many instances wait in the pool (a trapped instance is never returned to it).
     pub fn idle_instances(&self) -> usize {
         self.idle.lock().unwrap_or_else(|e| e.into_inner()).len()
     }

@@ -1,0 +1,155 @@
+//! The host's own promises: no imports, precompiled start, trap recovery, threads, size caps, the CLI.
+
+use jsonrpc_errors_host::{Context, Runtime, ValidateOptions, MAX_INPUT_BYTES};
+use std::process::{Command, Stdio};
+use std::io::Write;
+use std::sync::Arc;
+
+#[test]
+fn the_component_imports_nothing() {
+    let rt = Runtime::new(vec![]).unwrap();
+    assert_eq!(rt.component_imports(), Vec::<String>::new());
+}
+
+#[test]
+fn the_embedded_component_is_precompiled() {
+    assert!(Runtime::new(vec![]).unwrap().is_precompiled(), "the .cwasm built by `cargo xtask component` did not load");
+}
+
+#[test]
+fn the_compile_fallback_produces_the_same_answers() {
+    let compiled = Runtime::from_bytes(jsonrpc_errors_host::COMPONENT, vec![]).unwrap();
+    let pre = Runtime::new(vec![]).unwrap();
+    let input = r#"{"kind":"rate-limited","retry_after_secs":3,"correlation_id":"c"}"#;
+    assert_eq!(compiled.map_error(input, "canonical", Context::default()), pre.map_error(input, "canonical", Context::default()));
+}
+
+#[test]
+fn a_trap_answers_internal_error_and_the_next_call_gets_a_fresh_instance() {
+    // 16 MiB of linear memory cannot hold the copies a 12 MiB redaction needs: the guest's allocation fails,
+    // which aborts (traps) inside wasm.
+    let rt = Runtime::new(vec![]).unwrap().with_memory_limit(16 * 1024 * 1024);
+    let warm = rt.redact("warm up").unwrap();
+    assert_eq!(warm.text, "warm up");
+    assert_eq!(rt.idle_instances(), 1);
+    let big = "password=hunter2 ".repeat(12 * 1024 * 1024 / 17);
+    let err = rt.redact(&big).unwrap_err();
+    assert_eq!((err.code, err.message.as_str(), err.data.as_deref()), (-32603, "Internal error", None));
+    assert_eq!(rt.idle_instances(), 0, "the trapped instance was discarded");
+    assert_eq!(rt.redact("token=ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d").unwrap().text, "token=[REDACTED:github-token]");
+}
+
+#[test]
+fn one_runtime_serves_many_threads_with_identical_results() {
+    let rt = Arc::new(Runtime::new(vec![]).unwrap());
+    let input = r#"{"kind":"upstream-error","message":"at /home/alice/x","correlation_id":"c","id":1}"#;
+    let expected = rt.map_error(input, "thoughtgate", Context::default()).unwrap();
+    let handles: Vec<_> = (0..8)
+        .map(|_| {
+            let rt = Arc::clone(&rt);
+            std::thread::spawn(move || (0..500).map(|_| rt.map_error(input, "thoughtgate", Context::default()).unwrap()).collect::<Vec<_>>())
+        })
+        .collect();
+    for h in handles {
+        assert!(h.join().unwrap().iter().all(|r| *r == expected));
+    }
+    assert!(rt.idle_instances() <= 8);
+}
+
+#[test]
+fn oversize_input_never_enters_wasm() {
+    let rt = Runtime::new(vec![]).unwrap();
+    let body = vec![b' '; 2048];
+    let options = ValidateOptions { max_bytes: Some(1024), ..Default::default() };
+    let out = rt.validate(&body, &options, Context::default()).unwrap();
+    assert!(out.contains(r#""reason":"oversize""#), "{out}");
+    let huge = "a".repeat(MAX_INPUT_BYTES + 1);
+    let err = rt.redact(&huge).unwrap_err();
+    assert_eq!(err.code, -32600);
+}
+
+#[test]
+fn the_host_default_size_limit_is_the_taxonomy_default() {
+    let rt = Runtime::new(vec![]).unwrap();
+    let limit = jsonrpc_errors_guest::taxonomy::taxonomy().meta.default_max_bytes as usize;
+    let at = vec![b' '; limit];
+    let over = vec![b' '; limit + 1];
+    assert!(!rt.validate(&at, &ValidateOptions::default(), Context::default()).unwrap().contains("oversize"));
+    assert!(rt.validate(&over, &ValidateOptions::default(), Context::default()).unwrap().contains("oversize"));
+}
+
+fn cli(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_jsonrpc-errors"))
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+#[test]
+fn cli_map_renders_the_dialect() {
+    let (code, out, _) = cli(&["map", "--dialect", "thoughtgate"], r#"{"kind":"tool-not-exposed","tool":"admin_delete","id":1,"correlation_id":"abc-123"}"#, &[]);
+    assert_eq!(code, 0);
+    assert_eq!(out, "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32015,\"message\":\"Tool 'admin_delete' is not available\",\"data\":{\"correlation_id\":\"abc-123\",\"gate\":\"visibility\",\"tool\":\"admin_delete\"}},\"id\":1}\n");
+}
+
+#[test]
+fn cli_bad_input_is_a_message_and_a_nonzero_exit() {
+    let (code, out, err) = cli(&["map"], "{not json", &[]);
+    assert_eq!(code, 1);
+    assert!(err.contains("not valid JSON"), "{err}");
+    assert!(out.contains("\"code\":-32602"), "{out}");
+    let (code, _, err) = cli(&["map", "--dialect", "klingon"], r#"{"kind":"timeout"}"#, &[]);
+    assert_eq!(code, 1);
+    assert!(err.contains("unknown dialect"), "{err}");
+}
+
+#[test]
+fn cli_usage_errors_exit_2() {
+    let (code, _, err) = cli(&["frobnicate"], "", &[]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, _) = cli(&["validate", "--batch", "sometimes"], "", &[]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn cli_redact_scrubs_its_own_secret_environment_unless_told_not_to() {
+    let env = [("DEPLOY_TOKEN", "dpl-7c1e9b2a44f0")];
+    let (_, out, _) = cli(&["redact"], "sent dpl-7c1e9b2a44f0 upstream", &env);
+    assert_eq!(out, "sent [REDACTED:env-value] upstream");
+    let (_, out, _) = cli(&["redact", "--no-env"], "sent dpl-7c1e9b2a44f0 upstream", &env);
+    assert_eq!(out, "sent dpl-7c1e9b2a44f0 upstream");
+    let (_, out, _) = cli(&["redact", "--json"], "mail bob@corp.example", &[]);
+    assert_eq!(out, "{\"text\":\"mail [REDACTED:email]\",\"findings\":[{\"rule\":\"email\",\"category\":\"pii\",\"start\":5,\"end\":21}]}\n");
+}
+
+#[test]
+fn cli_validate_and_sanitize() {
+    let (code, out, _) = cli(&["validate"], r#"{"jsonrpc":"2.0","method":"ping","id":"a"}"#, &[]);
+    assert_eq!((code, out.as_str()), (0, "{\"valid\":true,\"id\":\"a\",\"method\":\"ping\"}\n"));
+    let (_, out, _) = cli(&["validate", "--max-bytes", "8"], r#"{"jsonrpc":"2.0","method":"ping","id":"a"}"#, &[]);
+    assert!(out.contains("\"reason\":\"oversize\"") && out.contains("\"id\":null"), "{out}");
+    let (_, out, _) = cli(&["validate", "--content-type", "text/html"], "{}", &[]);
+    assert!(out.contains("unsupported-content-type"), "{out}");
+    let (_, out, _) = cli(&["sanitize", "--dialect", "thoughtgate"], r#"{"jsonrpc":"2.0","error":{"code":-32050,"message":"failed for ann@corp.example"},"id":4}"#, &[]);
+    assert!(out.contains("-32002") && out.contains("[REDACTED:email]") && !out.contains("ann@"), "{out}");
+}
+
+#[test]
+fn cli_explain_lookup_and_codes() {
+    let (code, out, _) = cli(&["explain", "-32001", "--dialect", "a2a"], "", &[]);
+    assert_eq!(code, 0);
+    assert!(out.contains("\"kind\":\"task-not-found\""), "{out}");
+    let (_, out, _) = cli(&["lookup", "-32000", "--dialect", "vapora", "--message", "Unknown skill: x"], "", &[]);
+    assert!(out.contains("\"kind\":\"unknown-skill\""), "{out}");
+    let (_, out, _) = cli(&["codes", "--dialect", "watchgate"], "", &[]);
+    assert!(out.contains("| -32000 | `security-violation` |"), "{out}");
+    let (code, _, _) = cli(&["explain", "-32015", "--dialect", "duet"], "", &[]);
+    assert_eq!(code, 1);
+}

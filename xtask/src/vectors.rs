@@ -1,0 +1,369 @@
+//! `cargo xtask vectors`: writes tests/vectors/*.json.
+//!
+//! The cases (inputs) are defined here; the expected outputs are recorded from the native guest and then
+//! reviewed like any golden file: `git diff tests/vectors` after a behaviour change shows exactly what moved.
+//! Every runtime's test suite then checks itself against these files.
+
+use anyhow::Result;
+use jsonrpc_errors_guest::api;
+use jsonrpc_errors_guest::context::CallContext;
+use jsonrpc_errors_guest::taxonomy::{taxonomy, FieldType, Kind};
+use serde_json::{json, Map, Value};
+
+const CTX: CallContext = CallContext { unix_millis: 1_767_225_600_000, entropy: 42 };
+
+fn ctx_json() -> Value {
+    json!({"unix_millis": CTX.unix_millis, "entropy": CTX.entropy})
+}
+
+/// Fills `case` with `expect` or `expect_failure` by running it on the native guest.
+fn record(mut case: Map<String, Value>) -> Value {
+    let env: Vec<(String, String)> = case
+        .get("env")
+        .and_then(Value::as_array)
+        .map(|pairs| {
+            pairs
+                .iter()
+                .map(|p| (p[0].as_str().unwrap().to_string(), p[1].as_str().unwrap().to_string()))
+                .collect()
+        })
+        .unwrap_or_default();
+    jsonrpc_errors_guest::set_environment(&env);
+    let ctx = case
+        .get("ctx")
+        .map(|c| CallContext { unix_millis: c["unix_millis"].as_u64().unwrap(), entropy: c["entropy"].as_u64().unwrap() })
+        .unwrap_or_default();
+    let s = |k: &str| case.get(k).and_then(Value::as_str).map(str::to_string);
+    let raw = || -> Vec<u8> {
+        match (case.get("raw").and_then(Value::as_str), case.get("raw_hex").and_then(Value::as_str)) {
+            (Some(t), _) => t.as_bytes().to_vec(),
+            (_, Some(h)) => (0..h.len()).step_by(2).map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap()).collect(),
+            _ => Vec::new(),
+        }
+    };
+    let dialect = s("dialect").unwrap_or_else(|| "canonical".into());
+    let op = s("op").unwrap();
+    let result: Result<String, jsonrpc_errors_guest::error::ErrorObject> = match op.as_str() {
+        "map" => {
+            let input = s("input_text").unwrap_or_else(|| case["input"].to_string());
+            api::map_error(&input, &dialect, &ctx)
+        }
+        "validate" => {
+            let o = case.get("options").cloned().unwrap_or(json!({}));
+            let dialect = o.get("dialect").and_then(Value::as_str).unwrap_or("canonical").to_string();
+            let batch = o.get("batch").and_then(Value::as_str).unwrap_or("reject").to_string();
+            let args = api::ValidateArgs {
+                max_bytes: o.get("max_bytes").and_then(Value::as_u64),
+                batch: &batch,
+                content_type: o.get("content_type").and_then(Value::as_str),
+                content_length: o.get("content_length").and_then(Value::as_u64),
+                dialect: &dialect,
+            };
+            api::validate(&raw(), &args, &ctx)
+        }
+        "sanitize" => api::sanitize(&raw(), &dialect, &ctx),
+        "redact" => Ok(api::redact_json(&s("text").unwrap())),
+        "explain" => api::explain(&dialect, case["code"].as_i64().unwrap()),
+        "lookup" => {
+            let data = case.get("data").map(|d| d.to_string());
+            api::lookup_kind(&dialect, case["code"].as_i64().unwrap(), s("message").as_deref(), data.as_deref())
+                .map(|k| serde_json::to_string(&k).unwrap())
+        }
+        "codes" => api::codes(s("dialect").as_deref(), &s("format").unwrap()),
+        other => panic!("unknown op {other}"),
+    };
+    jsonrpc_errors_guest::set_environment(&[]);
+    match result {
+        Ok(text) => {
+            let expect = if op == "codes" && s("format").as_deref() == Some("markdown") {
+                Value::String(text.clone())
+            } else {
+                serde_json::from_str(&text).expect("outputs are JSON")
+            };
+            case.insert("expect".into(), expect);
+            case.insert("expect_text".into(), Value::String(text));
+        }
+        Err(e) => {
+            case.insert("expect_failure".into(), e.to_value());
+        }
+    }
+    Value::Object(case)
+}
+
+fn case(name: &str, op: &str, fields: Value) -> Value {
+    let mut m = Map::new();
+    m.insert("name".into(), json!(name));
+    m.insert("op".into(), json!(op));
+    if let Value::Object(f) = fields {
+        m.extend(f);
+    }
+    record(m)
+}
+
+/// A realistic value for a field, so vectors read like real errors.
+fn sample(kind: &Kind, field: &str, ty: FieldType) -> Value {
+    match (field, ty) {
+        (_, FieldType::U64) => json!(30),
+        (_, FieldType::S32) => json!(-32099),
+        (_, FieldType::Bool) => json!(true),
+        (_, FieldType::StringList) => json!(["asc", "desc"]),
+        ("tool", _) => json!("deploy_prod"),
+        ("source", _) => json!("upstream"),
+        ("rule", _) => json!("*_prod"),
+        ("policy_id", _) => json!("financial-limits"),
+        ("reason", _) if kind.name == "invalid-request" => json!("invalid-id-type"),
+        ("reason", _) => json!("connection refused by 10.0.0.7"),
+        ("rejected_by", _) => json!("alice"),
+        ("workflow", _) => json!("prod-deploys"),
+        ("url", _) => json!("https://svc:hunter2@mcp.internal:8443/rpc?token=abc123XYZ789"),
+        ("message", _) => json!("db error at /home/deploy/app/db.py: password=s3cr3tPass"),
+        ("task_id", _) => json!("task-7f3a"),
+        ("inspector", _) => json!("pii-scanner"),
+        ("current", _) => json!("completed"),
+        ("target", _) => json!("working"),
+        ("details", _) => json!("field 'limit' out of range"),
+        ("method", _) => json!("tools/lsit"),
+        ("param", _) => json!("limit"),
+        ("expected", _) => json!("integer <= 100"),
+        ("received", _) => json!("500"),
+        ("skill", _) => json!("summarize"),
+        ("field", _) => json!("order.customer.email"),
+        ("original_error", _) => json!("ORDER_NOT_FOUND"),
+        ("current_state", _) => json!("completed"),
+        ("operation", _) => json!("tasks/resubscribe"),
+        ("content_type", _) => json!("image/tiff"),
+        ("extension", _) => json!("https://a2a.example/ext/secure-passport/v1"),
+        ("version", _) => json!("0.2"),
+        _ => json!(format!("{field}-value")),
+    }
+}
+
+fn input_for(kind: &Kind, required_only: bool) -> Value {
+    let mut m = Map::new();
+    m.insert("kind".into(), json!(kind.name));
+    m.insert("id".into(), json!(7));
+    m.insert("correlation_id".into(), json!("corr-0001"));
+    m.insert("timestamp".into(), json!("2026-01-01T00:00:00Z"));
+    for f in kind.fields.iter().filter(|f| f.required || !required_only) {
+        m.insert(f.name.clone(), sample(kind, &f.name, f.ty));
+    }
+    Value::Object(m)
+}
+
+fn map_matrix() -> Value {
+    let mut cases = Vec::new();
+    for kind in &taxonomy().kinds {
+        for dialect in kind.dialects.keys() {
+            cases.push(case(
+                &format!("{}/{dialect}", kind.name),
+                "map",
+                json!({"dialect": dialect, "input": input_for(kind, false)}),
+            ));
+        }
+        cases.push(case(
+            &format!("{}/canonical/required-only", kind.name),
+            "map",
+            json!({"dialect": "canonical", "input": input_for(kind, true)}),
+        ));
+    }
+    json!({"description": "Every kind in every dialect that defines it (all fields), and every kind with only its required fields.", "cases": cases})
+}
+
+fn map_edges() -> Value {
+    let long = "x".repeat(1500);
+    let cases = vec![
+        case("first-gate-wins", "map", json!({"dialect": "thoughtgate", "input": [
+            {"kind": "approval-rejected", "tool": "t", "rejected_by": "bob", "correlation_id": "c1"},
+            {"kind": "policy-denied", "tool": "t", "policy_id": "p", "correlation_id": "c2"},
+            {"kind": "tool-not-exposed", "tool": "t", "correlation_id": "c3"}]})),
+        case("no-gate-error-first-wins", "map", json!({"dialect": "canonical", "input": [
+            {"kind": "upstream-timeout", "timeout_secs": 5, "correlation_id": "c1"},
+            {"kind": "rate-limited", "correlation_id": "c2"}]})),
+        case("generated-correlation-id-and-timestamp", "map", json!({"dialect": "watchgate", "ctx": ctx_json(),
+            "input": {"kind": "security-violation", "details": "blocked", "id": "req_123"}})),
+        case("id-string-echoed", "map", json!({"input": {"kind": "timeout", "id": "abc-1", "correlation_id": "c"}})),
+        case("id-null-when-absent", "map", json!({"input": {"kind": "timeout", "correlation_id": "c"}})),
+        case("id-exact-big-number", "map", json!({"input_text": "{\"kind\":\"timeout\",\"id\":12345678901234567890123,\"correlation_id\":\"c\"}"})),
+        case("id-exact-fraction", "map", json!({"input_text": "{\"kind\":\"timeout\",\"id\":1.50,\"correlation_id\":\"c\"}"})),
+        case("long-details-truncated-at-1kb", "map", json!({"input": {"kind": "configuration-error", "details": format!("é{long}"), "correlation_id": "c"}})),
+        case("secret-in-details-scrubbed", "map", json!({"dialect": "thoughtgate", "input": {"kind": "configuration-error", "correlation_id": "c",
+            "details": "cannot read /home/carol/.config/app.toml: api_key = \"Zk29sLx0Pq8Wm3Vb\""}})),
+        case("env-value-scrubbed", "map", json!({"env": [["DEPLOY_TOKEN", "tok-9f8e7d6c5b4a"]], "input": {"kind": "upstream-error", "correlation_id": "c",
+            "message": "auth with tok-9f8e7d6c5b4a rejected"}})),
+        case("policy-internals-never-exposed", "map", json!({"dialect": "thoughtgate", "input": {"kind": "policy-denied", "tool": "transfer_funds",
+            "policy_id": "financial", "reason": "amount > 10000", "correlation_id": "ghi-789"}})),
+        case("adapter-retryable-override", "map", json!({"dialect": "error-model", "input": {"kind": "adapter-error", "original_error": "ORDER_LOCKED", "retryable": true, "id": 1}})),
+        case("fail/not-json", "map", json!({"input_text": "{\"kind\":"})),
+        case("fail/not-an-object", "map", json!({"input": 42})),
+        case("fail/empty-array", "map", json!({"input": []})),
+        case("fail/missing-kind", "map", json!({"input": {"tool": "x"}})),
+        case("fail/unknown-kind", "map", json!({"input": {"kind": "tool-exploded"}})),
+        case("fail/unknown-dialect", "map", json!({"dialect": "klingon", "input": {"kind": "timeout"}})),
+        case("fail/kind-not-in-dialect", "map", json!({"dialect": "duet", "input": {"kind": "tool-not-exposed", "tool": "x"}})),
+        case("fail/missing-required-field", "map", json!({"input": {"kind": "approval-timeout", "tool": "x"}})),
+        case("fail/wrong-field-type", "map", json!({"input": {"kind": "approval-timeout", "tool": "x", "timeout_secs": "30"}})),
+        case("fail/negative-u64", "map", json!({"input": {"kind": "approval-timeout", "tool": "x", "timeout_secs": -1}})),
+        case("fail/unknown-field", "map", json!({"input": {"kind": "timeout", "tool": "x"}})),
+        case("fail/invalid-id-type", "map", json!({"input": {"kind": "timeout", "id": [1]}})),
+        case("fail/unknown-invalid-request-reason", "map", json!({"input": {"kind": "invalid-request", "reason": "because"}})),
+        case("fail/secret-in-kind-name-not-echoed", "map", json!({"input": {"kind": "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}})),
+    ];
+    json!({"description": "map: gate precedence, id echo, correlation ids, truncation, scrubbing, and bad input.", "cases": cases})
+}
+
+fn validate_cases() -> Value {
+    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    let deep_req = format!("{{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"id\":1,\"params\":{deep}}}");
+    let allow = json!({"batch": "allow"});
+    let c = |name: &str, raw: &str, options: Value| case(name, "validate", json!({"raw": raw, "options": options, "ctx": ctx_json()}));
+    let cases = vec![
+        c("spec/positional-params", r#"{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}"#, json!({})),
+        c("spec/named-params", r#"{"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}"#, json!({})),
+        c("spec/notification", r#"{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}"#, json!({})),
+        c("spec/invalid-json", r#"{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]"#, json!({})),
+        c("spec/invalid-request-object", r#"{"jsonrpc": "2.0", "method": 1, "params": "bar"}"#, json!({})),
+        c("spec/batch-invalid-json", r#"[{"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},{"jsonrpc": "2.0", "method""#, allow.clone()),
+        c("spec/empty-array", "[]", allow.clone()),
+        c("spec/invalid-batch-one", "[1]", allow.clone()),
+        c("spec/invalid-batch-three", "[1,2,3]", allow.clone()),
+        c("spec/mixed-batch", r#"[
+        {"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},
+        {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]},
+        {"jsonrpc": "2.0", "method": "subtract", "params": [42,23], "id": "2"},
+        {"foo": "boo"},
+        {"jsonrpc": "2.0", "method": "foo.get", "params": {"name": "myself"}, "id": "5"},
+        {"jsonrpc": "2.0", "method": "get_data", "id": "9"}
+    ]"#, allow.clone()),
+        c("batch-rejected-by-default", r#"[{"jsonrpc":"2.0","method":"a","id":1}]"#, json!({})),
+        c("empty-batch-rejected-by-default", "[]", json!({})),
+        c("oversize", r#"{"jsonrpc":"2.0","method":"a","id":"secret-id"}"#, json!({"max_bytes": 16})),
+        c("oversize-declared-content-length", "", json!({"max_bytes": 1024, "content_length": 999999})),
+        c("content-length-mismatch", r#"{"jsonrpc":"2.0","method":"a","id":1}"#, json!({"content_length": 5})),
+        c("content-type-json-ok", r#"{"jsonrpc":"2.0","method":"a","id":1}"#, json!({"content_type": "application/json; charset=UTF-8"})),
+        c("content-type-unsupported", r#"{"jsonrpc":"2.0","method":"a","id":1}"#, json!({"content_type": "text/plain"})),
+        c("content-type-bad-charset", r#"{"jsonrpc":"2.0","method":"a","id":1}"#, json!({"content_type": "application/json; charset=iso-8859-1"})),
+        c("trailing-garbage", r#"{"jsonrpc":"2.0","method":"a","id":1} x"#, json!({})),
+        c("deep-nesting-does-not-crash", &deep_req, json!({})),
+        c("id-object", r#"{"jsonrpc":"2.0","method":"a","id":{"x":1}}"#, json!({})),
+        c("id-array", r#"{"jsonrpc":"2.0","method":"a","id":[1]}"#, json!({})),
+        c("id-boolean", r#"{"jsonrpc":"2.0","method":"a","id":true}"#, json!({})),
+        c("id-null-is-valid", r#"{"jsonrpc":"2.0","method":"a","id":null}"#, json!({})),
+        c("id-exact-fraction", r#"{"jsonrpc":"2.0","method":"a","id":1.0}"#, json!({})),
+        c("id-exact-big-number", r#"{"jsonrpc":"2.0","method":"a","id":123456789012345678901234567890}"#, json!({})),
+        c("id-echoed-on-wrong-version", r#"{"jsonrpc":"1.0","method":"a","id":"r-1"}"#, json!({})),
+        c("missing-jsonrpc", r#"{"method":"a","id":2}"#, json!({})),
+        c("missing-method", r#"{"jsonrpc":"2.0","id":3}"#, json!({})),
+        c("params-not-structured", r#"{"jsonrpc":"2.0","method":"a","params":5,"id":4}"#, json!({})),
+        c("not-an-object", r#""hello""#, json!({})),
+        c("null-body", "null", json!({})),
+        c("empty-body", "", json!({})),
+        c("duet-dialect-data-shape", r#"{"jsonrpc":"2.0","method":"a","id":{"x":1}}"#, json!({"dialect": "duet"})),
+        c("thoughtgate-dialect", r#"{"jsonrpc":"2.0","method":1,"id":9}"#, json!({"dialect": "thoughtgate"})),
+        case("invalid-utf8", "validate", json!({"raw_hex": "7b226a736f6e727063223a22322e30222c226d6574686f64223a22ff227d", "ctx": ctx_json()})),
+        case("fail/unknown-batch-policy", "validate", json!({"raw": "{}", "options": {"batch": "sometimes"}})),
+        case("fail/unknown-dialect", "validate", json!({"raw": "{}", "options": {"dialect": "klingon"}})),
+    ];
+    json!({"description": "validate: the JSON-RPC 2.0 specification's own examples, duet-rpc ADR-012 envelope rules, size, content type, charset and batch policy.", "cases": cases})
+}
+
+fn sanitize_cases() -> Value {
+    let long = format!("{{\"jsonrpc\":\"2.0\",\"error\":{{\"code\":-32603,\"message\":\"{}\"}},\"id\":1}}", "é".repeat(900));
+    let c = |name: &str, raw: &str, dialect: &str| case(name, "sanitize", json!({"raw": raw, "dialect": dialect, "ctx": ctx_json()}));
+    let cases = vec![
+        c("standard-code-kept-message-scrubbed", r#"{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params: token=ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d","data":{"param":"x","trace":"at foo (/srv/a.js:1:2)","owner":"ann@corp.example"}},"id":5}"#, "canonical"),
+        c("custom-code-becomes-upstream-error", r#"{"jsonrpc":"2.0","error":{"code":-32050,"message":"DB down: postgres://app:pw@db/x"},"id":"a"}"#, "canonical"),
+        c("custom-code-thoughtgate", r#"{"jsonrpc":"2.0","error":{"code":-32001,"message":"timeout talking to /home/svc/sock"},"id":2}"#, "thoughtgate"),
+        c("custom-code-kept-where-dialect-has-no-upstream-error", r#"{"jsonrpc":"2.0","error":{"code":-32001,"message":"Upstream connection failed","data":{"details":"x","stack":"Traceback..."}},"id":2}"#, "watchgate"),
+        c("stack-trace-in-message", "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32603,\"message\":\"boom\\n    at handler (/srv/app/index.js:10:5)\\n    at run (/srv/app/main.js:3:1)\\n\"},\"id\":3}", "canonical"),
+        c("long-message-truncated", &long, "canonical"),
+        c("success-passes-through", r#"{"jsonrpc":"2.0","result":{"ok":true},"id":1}"#, "canonical"),
+        c("not-json-is-plain-internal-error", "<html>502 Bad Gateway</html>", "canonical"),
+        c("no-error-member", r#"{"jsonrpc":"2.0","id":1}"#, "canonical"),
+        c("code-not-integer", r#"{"jsonrpc":"2.0","error":{"code":"bad","message":"x"},"id":1}"#, "canonical"),
+        c("invalid-id-becomes-null", r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":{"x":1}}"#, "duet"),
+        case("invalid-utf8-repaired", "sanitize", json!({"raw_hex": "7b226a736f6e727063223a22322e30222c226572726f72223a7b22636f6465223a2d33323630332c226d657373616765223a2262616420ff206279746573227d2c226964223a317d", "dialect": "canonical", "ctx": ctx_json()})),
+        case("fail/unknown-dialect", "sanitize", json!({"raw": "{}", "dialect": "klingon"})),
+    ];
+    json!({"description": "sanitize: upstream error responses scrubbed before a proxy passes them on.", "cases": cases})
+}
+
+fn redact_cases() -> Value {
+    let mut cases = Vec::new();
+    for rule in &jsonrpc_errors_guest::redact::catalogue().rules {
+        for (i, ex) in rule.examples.iter().enumerate() {
+            cases.push(case(&format!("{}/positive-{}", rule.id, i + 1), "redact", json!({"text": ex})));
+        }
+        for (i, ex) in rule.negative_examples.iter().enumerate() {
+            cases.push(case(&format!("{}/negative-{}", rule.id, i + 1), "redact", json!({"text": ex})));
+        }
+    }
+    for (name, text) in [
+        ("benign/uuid", "request 123e4567-e89b-12d3-a456-426614174000 failed"),
+        ("benign/sha256", "digest sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 mismatch"),
+        ("benign/git-sha", "HEAD is now at 1b1281e4c0ffee"),
+        ("benign/version", "requires jsonrpc-errors >= 1.2.3-beta.4+build.5"),
+        ("benign/identifiers-with-key-and-token", "the key_count, tokenizer and token_budget settings; keyboard layout; monkey patch"),
+        ("benign/env-references", "set $GITHUB_TOKEN, ${AWS_SECRET_ACCESS_KEY} or %API_KEY%"),
+        ("benign/template", "password: {{ vault.db_password }}"),
+        ("benign/vendor-example-keys", "AKIAIOSFODNN7EXAMPLE / wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+        ("benign/empty", ""),
+        ("benign/unicode", "Fehler: Datei „bericht.pdf“ nicht gefunden — 文件未找到"),
+        ("mixed/several-secrets-one-line", "user alice@corp.example sent Authorization: Bearer abcDEF123456ghiJKL from /Users/alice/work with AKIAR6QMW4WXFOGO6MVN"),
+    ] {
+        cases.push(case(name, "redact", json!({"text": text})));
+    }
+    cases.push(case("env/secret-looking-name", "redact", json!({"text": "connect with hunter2-hunter2 failed", "env": [["DB_PASSWORD", "hunter2-hunter2"]]})));
+    cases.push(case("env/ordinary-name-ignored", "redact", json!({"text": "HOME is /srv/data/app", "env": [["APP_HOME", "/srv/data/app"]]})));
+    cases.push(case("env/short-value-ignored", "redact", json!({"text": "value abc here", "env": [["API_KEY", "abc"]]})));
+    json!({"description": "redact: every catalogue rule's examples (positive and negative), benign look-alikes, and caller-supplied environment values.", "cases": cases})
+}
+
+fn lookup_cases() -> Value {
+    let l = |name: &str, dialect: &str, code: i64, extra: Value| {
+        let mut f = json!({"dialect": dialect, "code": code});
+        if let (Value::Object(a), Value::Object(b)) = (&mut f, extra) {
+            a.extend(b);
+        }
+        case(name, "lookup", f)
+    };
+    let cases = vec![
+        l("thoughtgate/-32001", "thoughtgate", -32001, json!({})),
+        l("watchgate/-32001", "watchgate", -32001, json!({})),
+        l("a2a/-32001", "a2a", -32001, json!({})),
+        l("duet/-32001-undefined", "duet", -32001, json!({})),
+        l("canonical/-32019-by-type", "canonical", -32019, json!({"data": {"type": "unknown-skill"}})),
+        l("canonical/-32019-home-kind", "canonical", -32019, json!({})),
+        l("canonical/-32602-by-type", "canonical", -32602, json!({"data": {"type": "missing-required-field"}})),
+        l("vapora/-32000-unknown-skill", "vapora", -32000, json!({"message": "Unknown skill: summarize"})),
+        l("vapora/-32000-task-not-found", "vapora", -32000, json!({"message": "Task not found: t-9"})),
+        l("vapora/-32000-state", "vapora", -32000, json!({"message": "Invalid state transition: completed -> working"})),
+        l("error-model/2002", "error-model", 2002, json!({})),
+        l("mcp/-32602-unknown-tool", "mcp", -32602, json!({"message": "Unknown tool: admin_delete"})),
+        case("lookup/data-null-ignored", "lookup", json!({"dialect": "canonical", "code": -32602, "data": null})),
+        case("explain/watchgate-32003", "explain", json!({"dialect": "watchgate", "code": -32003})),
+        case("explain/canonical-32013-family", "explain", json!({"dialect": "canonical", "code": -32013})),
+        case("fail/explain-unknown-code", "explain", json!({"dialect": "duet", "code": -32015})),
+        case("codes/a2a-json", "codes", json!({"dialect": "a2a", "format": "json"})),
+        case("codes/duet-markdown", "codes", json!({"dialect": "duet", "format": "markdown"})),
+    ];
+    json!({"description": "lookup, explain and codes: reverse lookup across colliding codes, and the code tables.", "cases": cases})
+}
+
+pub fn write() -> Result<()> {
+    let dir = crate::root().join("tests").join("vectors");
+    std::fs::create_dir_all(&dir)?;
+    for (file, content) in [
+        ("map-matrix.json", map_matrix()),
+        ("map-edge-cases.json", map_edges()),
+        ("validate.json", validate_cases()),
+        ("sanitize.json", sanitize_cases()),
+        ("redact.json", redact_cases()),
+        ("lookup.json", lookup_cases()),
+    ] {
+        let mut text = serde_json::to_string_pretty(&content)?;
+        text.push('\n');
+        std::fs::write(dir.join(file), text)?;
+        println!("wrote tests/vectors/{file} ({} cases)", content["cases"].as_array().map_or(0, Vec::len));
+    }
+    Ok(())
+}
