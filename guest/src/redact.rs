@@ -318,17 +318,22 @@ fn apply(text: &str, mut candidates: Vec<Candidate>) -> Redacted {
     let mut out = String::with_capacity(text.len());
     let mut findings: Vec<Finding> = Vec::new();
     let mut cursor = 0;
+    let mut cursor_priority = usize::MAX;
     for c in candidates {
         if c.start < cursor {
-            // Overlaps a span already redacted: extend it if this one reaches further, so no tail leaks.
-            if c.end > cursor {
+            // Overlaps a span already redacted. A rule listed earlier (more specific) that reaches further
+            // extends the span, so no tail of its secret leaks; a later, looser rule (an assignment value
+            // running into a URL's host, an e-mail-shaped userinfo) is dropped, so the host and path survive.
+            if c.end > cursor && c.priority < cursor_priority {
                 if let Some(last) = findings.last_mut() {
                     last.end = c.end;
                 }
                 cursor = c.end;
+                cursor_priority = c.priority;
             }
             continue;
         }
+        cursor_priority = c.priority;
         out.push_str(&text[cursor..c.start]);
         out.push_str("[REDACTED:");
         out.push_str(&c.rule);
@@ -396,6 +401,14 @@ mod tests {
         ] {
             assert_eq!(redact(text, &[]).text, text);
         }
+    }
+
+    #[test]
+    fn looser_overlapping_rules_do_not_swallow_hosts() {
+        let r = redact("clone https://x-access-token:ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d@github.com/acme/infra.git", &[]);
+        assert_eq!(r.text, "clone https://[REDACTED:url-credentials]@github.com/acme/infra.git");
+        let r = redact("db postgres://app:s3cr3t-Pa55@db.internal:5432/app", &[]);
+        assert_eq!(r.text, "db postgres://[REDACTED:url-credentials]@db.internal:5432/app");
     }
 
     #[test]

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Sets everything up, then runs every test in every runtime: native Rust, the wasmtime host and CLI, Python
+# (wasmtime-py), Node (wasm-bindgen and jco) and headless Chromium. Exits non-zero if any suite fails.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+./scripts/setup.sh || { echo "setup failed" >&2; exit 1; }
+
+failed=()
+suite() {
+  local name=$1; shift
+  echo
+  echo "==> $name"
+  if ! "$@"; then failed+=("$name"); fi
+}
+
+suite "generated files are fresh (cargo xtask gen --check)" cargo xtask gen --check
+suite "Rust: guest library, vectors natively and through the component, host and CLI" \
+  cargo test --release -p jsonrpc-errors-guest -p jsonrpc-errors-host
+[ -x bindings/python/run-tests.sh ] && suite "Python package (wasmtime-py)" bindings/python/run-tests.sh
+[ -x bindings/js/run-tests.sh ] && suite "npm package (Node, jco, headless Chromium)" bindings/js/run-tests.sh
+
+echo
+if [ ${#failed[@]} -eq 0 ]; then
+  echo "all suites passed"
+else
+  printf 'FAILED suite: %s\n' "${failed[@]}"
+  exit 1
+fi
