@@ -260,7 +260,6 @@ fn validate_cases() -> Value {
         c("duet-dialect-data-shape", r#"{"jsonrpc":"2.0","method":"a","id":{"x":1}}"#, json!({"dialect": "duet"})),
         c("thoughtgate-dialect", r#"{"jsonrpc":"2.0","method":1,"id":9}"#, json!({"dialect": "thoughtgate"})),
         case("invalid-utf8", "validate", json!({"raw_hex": "7b226a736f6e727063223a22322e30222c226d6574686f64223a22ff227d", "ctx": ctx_json()})),
-        case("fail/unknown-batch-policy", "validate", json!({"raw": "{}", "options": {"batch": "sometimes"}})),
         case("fail/unknown-dialect", "validate", json!({"raw": "{}", "options": {"dialect": "klingon"}})),
     ];
     json!({"description": "validate: the JSON-RPC 2.0 specification's own examples, duet-rpc ADR-012 envelope rules, size, content type, charset and batch policy.", "cases": cases})

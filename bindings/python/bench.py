@@ -1,0 +1,160 @@
+"""Benchmarks (not a test): cold start, per-call cost of map_error, and redaction throughput.
+
+Run:  .venv/bin/python bench.py          (from bindings/python, after ./setup.sh)
+Prints every figure and ratio measured in this one run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import time
+import tomllib
+import uuid
+from pathlib import Path
+
+os.environ.setdefault("JSONRPC_ERRORS_NO_ENV", "1")
+
+ROOT = Path(__file__).resolve().parents[2]
+CTX = (1767225600000, 42)
+ERROR = {"kind": "method-not-found", "method": "tools/list", "id": 7}
+
+
+def best_of(fn, n, repeat=5):
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn(n)
+        times.append((time.perf_counter() - t) / n)
+    return min(times)
+
+
+def cold_start():
+    code = (
+        "import time; t=time.perf_counter(); import jsonrpc_errors as j; "
+        "j.map_error({'kind':'timeout','id':1}); "
+        "print(time.perf_counter()-t, j._runtime.get().origin)"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)  # warm the cache
+    samples = []
+    for _ in range(7):
+        out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout.split()
+        assert out[1] == "cache", out
+        samples.append(float(out[0]))
+    return statistics.median(samples), min(samples)
+
+
+# A pure-Python function producing the same response dict for this kind (table lookup, uuid, dict build):
+_TABLE = {"method-not-found": (-32601, "Method not found", "client", False, "method")}
+
+
+def py_map_error(error, entropy):
+    code, message, category, retryable, field = _TABLE[error["kind"]]
+    data = {
+        "type": error["kind"],
+        "category": category,
+        "retryable": retryable,
+        "correlation_id": str(uuid.UUID(int=entropy, version=4)),
+        "details": error[field],
+    }
+    return {"jsonrpc": "2.0", "error": {"code": code, "message": message, "data": data}, "id": error.get("id")}
+
+
+def make_log(size=1 << 20):
+    rules = tomllib.loads((ROOT / "redaction" / "rules.toml").read_text())["rule"]
+    examples = [e for r in rules for e in r.get("examples", [])]
+    rnd = random.Random(1)
+    filler = [
+        "INFO request served in 12ms path=/api/v1/items status=200",
+        "DEBUG cache hit key=items:42 ttl=300",
+        "WARN retrying upstream call attempt=2 backoff=200ms",
+        "INFO user signed in session=ok region=eu-west-1",
+    ]
+    lines, n = [], 0
+    while n < size:
+        line = rnd.choice(examples) if rnd.random() < 0.05 else rnd.choice(filler)
+        lines.append(line)
+        n += len(line) + 1
+    return "\n".join(lines), rules
+
+
+def main():
+    import wasmtime
+
+    import jsonrpc_errors as jre
+    from jsonrpc_errors import _runtime
+
+    jre.set_environment({})
+    print(f"python {sys.version.split()[0]}, wasmtime {wasmtime.__name__} {_runtime_version()}")
+
+    med, mn = cold_start()
+    print(f"cold start (import + first map_error, warm cache): median {med*1000:.1f} ms, min {mn*1000:.1f} ms  (goal <= 150 ms)")
+
+    # --- per call
+    def naive_setup():
+        rt = _runtime.get()
+        w = rt._acquire()
+        f = w.instance.get_func(w.store, rt.export_indices["map-error-json"])
+        return w, f
+
+    w, f = naive_setup()
+    text = json.dumps(ERROR)
+    naive = best_of(lambda n: [f(w.store, text, "canonical", *CTX) for _ in range(n)], 2000)
+    _runtime.get()._release(w)
+    ours = best_of(lambda n: [jre.map_error(ERROR, context=CTX) for _ in range(n)], 20000)
+    ours_json = best_of(lambda n: [jre.map_error_json(text, context=CTX) for _ in range(n)], 20000)
+    ours_default_ctx = best_of(lambda n: [jre.map_error(ERROR) for _ in range(n)], 20000)
+    pure = best_of(lambda n: [py_map_error(ERROR, 42) for _ in range(n)], 50000)
+    assert py_map_error(ERROR, 42)["error"]["code"] == jre.map_error(ERROR, context=CTX)["error"]["code"]
+    print(f"naive wasmtime-py Func call (map-error-json): {naive*1e6:.1f} us")
+    print(f"map_error (dict in/out):           {ours*1e6:.1f} us   ({naive/ours:.1f}x faster than naive)")
+    print(f"map_error (generated context):     {ours_default_ctx*1e6:.1f} us")
+    print(f"map_error_json (text in/out):      {ours_json*1e6:.1f} us")
+    print(f"pure-Python dict builder:          {pure*1e6:.2f} us")
+    print(f"ratio map_error / pure Python:     {ours/pure:.1f}x   (goal <= 6x)")
+
+    # --- redaction
+    log, rules = make_log()
+    compiled, skipped = [], []
+    for r in rules:
+        try:
+            compiled.append(re.compile(r["pattern"]))
+        except re.error as e:
+            skipped.append((r["id"], str(e)))
+
+    def py_redact(s):
+        for rx in compiled:
+            s = rx.sub("[REDACTED]", s)
+        return s
+
+    t = time.perf_counter()
+    py_redact(log)
+    py_t = time.perf_counter() - t
+    jre.redact(log)  # warm
+    ours_r = min(_timed(lambda: jre.redact(log)) for _ in range(5))
+    print(f"redact 1 MB log ({len(log.encode())} bytes): component {ours_r*1000:.1f} ms, "
+          f"Python re ({len(compiled)} of {len(rules)} patterns, one after another) {py_t*1000:.1f} ms")
+    print(f"ratio Python re / component:       {py_t/ours_r:.1f}x   (goal >= 20x)")
+    if skipped:
+        print(f"  ({len(skipped)} patterns not compilable by Python re skipped: {', '.join(i for i, _ in skipped)})")
+
+
+def _timed(fn):
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def _runtime_version():
+    from jsonrpc_errors._cache import wasmtime_version
+
+    return wasmtime_version()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Sets up bindings/python/.venv and runs the Python test suite (exit status: pytest's).
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+"$HERE/setup.sh"
+cd "$HERE"
+exec "$HERE/.venv/bin/python" -m pytest -q "$@"

@@ -1,0 +1,425 @@
+"""jsonrpc-errors: the canonical JSON-RPC 2.0 error layer (a WebAssembly component) for Python.
+
+Every function runs the packaged component on wasmtime; this package only converts arguments and results.
+The engine, compiled component and instance pool are created lazily on first use and shared by all threads.
+
+Environment scrubbing: on first use the component is handed this process's environment (``os.environ``);
+it keeps only the secret-looking variables (by name) and redacts their values from all output. Opt out with
+``JSONRPC_ERRORS_NO_ENV=1`` or by calling ``set_environment({})`` (or your own mapping) before or after.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+
+from . import _runtime
+from ._errors import ArgumentTypeError, ComponentFault, InvalidInput, JsonRpcErrorsError, JsonRpcErrorsValueError
+from ._taxonomy import KINDS, TAXONOMY_VERSION, Dialect, ErrorKind, KindInfo
+
+__all__ = [
+    "ArgumentTypeError",
+    "ComponentFault",
+    "Dialect",
+    "ErrorKind",
+    "Finding",
+    "InvalidInput",
+    "JsonRpcError",
+    "JsonRpcErrorsError",
+    "JsonRpcErrorsValueError",
+    "KINDS",
+    "KindInfo",
+    "Redaction",
+    "TAXONOMY_VERSION",
+    "codes",
+    "explain",
+    "explain_json",
+    "kinds",
+    "lookup_kind",
+    "map_error",
+    "map_error_json",
+    "redact",
+    "redact_details",
+    "redact_json",
+    "redact_many",
+    "sanitize",
+    "sanitize_json",
+    "set_environment",
+    "validate",
+    "validate_json",
+]
+
+Context = tuple[int, int]
+_U64 = (1 << 64) - 1
+_DIALECTS = {d.value: d.value.encode() for d in Dialect}
+# validate-options.max-bytes default, as documented in wit/world.wit: only used to keep an oversize body
+# out of wasm (the component is told its length instead and answers without reading it).
+_WIT_DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+_MISSING: Any = object()
+_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_loads = json.loads
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One redacted span (byte offsets into the UTF-8 input); the secret itself is never returned."""
+
+    rule: str
+    category: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Redaction:
+    text: str
+    findings: tuple[Finding, ...]
+
+
+# ---------------------------------------------------------------------------------------- argument checks
+
+
+def _context(context: Optional[Context]) -> Context:
+    if context is None:
+        return time.time_ns() // 1_000_000, secrets.randbits(64)
+    try:
+        millis, entropy = context
+    except (TypeError, ValueError):
+        raise ArgumentTypeError("context must be a (unix_millis, entropy) tuple of two ints") from None
+    _u64(millis, "context unix_millis")
+    _u64(entropy, "context entropy")
+    return millis, entropy
+
+
+def _u64(x: Any, what: str) -> int:
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise ArgumentTypeError(f"{what} must be an int, not {type(x).__name__}")
+    if not 0 <= x <= _U64:
+        raise JsonRpcErrorsValueError(f"{what} must be between 0 and 2**64-1, got {x}")
+    return x
+
+
+def _s64(x: Any, what: str) -> int:
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise ArgumentTypeError(f"{what} must be an int, not {type(x).__name__}")
+    if not -(1 << 63) <= x < (1 << 63):
+        raise JsonRpcErrorsValueError(f"{what} must fit in a signed 64-bit integer, got {x}")
+    return x
+
+
+def _text(x: Any, what: str) -> bytes:
+    if not isinstance(x, str):
+        raise ArgumentTypeError(f"{what} must be str, not {type(x).__name__}")
+    try:
+        return x.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise JsonRpcErrorsValueError(f"{what} is not encodable as UTF-8 (lone surrogate at {e.start})") from None
+
+
+def _raw(x: Any, what: str = "raw") -> bytes:
+    if isinstance(x, (bytes, bytearray, memoryview)):
+        return bytes(x)
+    if isinstance(x, str):
+        return _text(x, what)
+    raise ArgumentTypeError(f"{what} must be bytes (or str), not {type(x).__name__}")
+
+
+def _dialect_name(d: Any) -> str:
+    if isinstance(d, Dialect):
+        return d.value
+    if not isinstance(d, str):
+        raise ArgumentTypeError(f"dialect must be str or Dialect, not {type(d).__name__}")
+    return d
+
+
+def _dialect(d: Any) -> bytes:
+    name = _dialect_name(d)
+    enc = _DIALECTS.get(name)
+    if enc is not None:
+        return enc
+    # Not a member of the WIT enum: let the component describe the problem (map-error-json takes the name as
+    # text and refuses an unknown dialect first), so the error object is the component's, not ours.
+    ok, value = _runtime.get().call("map-error-json", b"{}", _text(name, "dialect"), 0, 0)
+    if not ok:
+        raise InvalidInput(value["code"], value["message"], value["data_json"])
+    raise JsonRpcErrorsValueError(f"unknown dialect {name!r}")  # pragma: no cover - component accepted it
+
+
+def _json_text(value: Any, what: str) -> str:
+    try:
+        return _compact(value)
+    except (TypeError, ValueError) as e:
+        raise ArgumentTypeError(f"{what} is not JSON-serializable: {e}") from None
+
+
+# ---------------------------------------------------------------------------------------- the API
+
+
+def map_error_json(input_text: str, dialect: Union[str, Dialect] = "canonical", *, context: Optional[Context] = None) -> str:
+    """`{kind, id?, correlation_id?, timestamp?, ...fields}` (or an array of such) as JSON text → the response text."""
+    millis, entropy = _context(context)
+    return _runtime.get().outcome(
+        "map-error-json", _text(input_text, "input"), _text(_dialect_name(dialect), "dialect"), millis, entropy
+    )
+
+
+def map_error(
+    error: Union[Mapping[str, Any], Sequence[Mapping[str, Any]]],
+    dialect: Union[str, Dialect] = "canonical",
+    *,
+    context: Optional[Context] = None,
+) -> dict[str, Any]:
+    """The JSON-RPC 2.0 response (a dict) for an error object like the CLI's `map` input.
+
+    `error` is `{"kind": ..., "id"?: ..., "correlation_id"?: ..., "timestamp"?: ..., **fields}` or a list of
+    such objects (several errors for one request: the component picks the winner).
+    """
+    if not isinstance(error, (Mapping, list, tuple)):
+        raise ArgumentTypeError(f"error must be a mapping (or a list of mappings), not {type(error).__name__}")
+    if isinstance(error, Mapping):
+        error = dict(error)
+    result: dict[str, Any] = _loads(map_error_json(_json_text(error, "error"), dialect, context=context))
+    return result
+
+
+def redact_json(text: str) -> str:
+    """`{"text": redacted, "findings": [...]}` as JSON text."""
+    return _runtime.get().call("redact-json", _text(text, "text"))
+
+
+def redact(text: str) -> str:
+    """`text` with secrets, credentials, PII, home paths, stack traces and configured env values replaced."""
+    return _loads(redact_json(text))["text"]
+
+
+def redact_details(text: str) -> Redaction:
+    doc = _loads(redact_json(text))
+    return Redaction(doc["text"], tuple(Finding(f["rule"], f["category"], f["start"], f["end"]) for f in doc["findings"]))
+
+
+def redact_many(texts: Iterable[str]) -> list[str]:
+    """`redact` for many texts on one instance (saves the per-call pool round trip)."""
+    encoded = [_text(t, "text") for t in texts]
+
+    def run(w: Any) -> list[str]:
+        f = w.fast["redact-json"]
+        return [_loads(f(t))["text"] for t in encoded]
+
+    return _runtime.get().run(run)
+
+
+def validate_json(
+    raw: Union[bytes, bytearray, memoryview, str],
+    *,
+    max_bytes: Optional[int] = None,
+    batch: str = "reject",
+    content_type: Optional[str] = None,
+    content_length: Optional[int] = None,
+    dialect: Union[str, Dialect] = "canonical",
+    context: Optional[Context] = None,
+) -> Any:
+    """`validate` returning the component's JSON text."""
+    body = _raw(raw)
+    if max_bytes is not None:
+        _u64(max_bytes, "max_bytes")
+    if content_length is not None:
+        _u64(content_length, "content_length")
+    if batch not in ("reject", "allow"):
+        raise JsonRpcErrorsValueError(f"batch must be 'reject' or 'allow', not {batch!r}")
+    ctype = None if content_type is None else _text(content_type, "content_type")
+    d = _dialect(dialect)
+    limit = _WIT_DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    if len(body) > limit:
+        body, content_length = b"", len(body)  # refused unread, exactly as the Rust host does
+    opts = (max_bytes, batch.encode(), ctype, content_length, d)
+    return _runtime.get().outcome("validate", body, opts, _context(context))
+
+
+def validate(
+    raw: Union[bytes, bytearray, memoryview, str],
+    *,
+    max_bytes: Optional[int] = None,
+    batch: str = "reject",
+    content_type: Optional[str] = None,
+    content_length: Optional[int] = None,
+    dialect: Union[str, Dialect] = "canonical",
+    context: Optional[Context] = None,
+) -> Any:
+    """Validates raw request bytes: `{"valid": true, "id"?, "method"}`, the error response, or (batch="allow")
+    a list with one entry per member."""
+    return _loads(
+        validate_json(
+            raw,
+            max_bytes=max_bytes,
+            batch=batch,
+            content_type=content_type,
+            content_length=content_length,
+            dialect=dialect,
+            context=context,
+        )
+    )
+
+
+def sanitize_json(
+    raw: Union[bytes, bytearray, memoryview, str],
+    dialect: Union[str, Dialect] = "canonical",
+    *,
+    context: Optional[Context] = None,
+) -> str:
+    """`sanitize` returning the component's JSON text."""
+    body = _raw(raw)
+    d = _dialect(dialect)
+    return _runtime.get().outcome("sanitize", body, d, _context(context))
+
+
+def sanitize(
+    raw: Union[bytes, bytearray, memoryview, str],
+    dialect: Union[str, Dialect] = "canonical",
+    *,
+    context: Optional[Context] = None,
+) -> Any:
+    """An upstream error response (raw bytes; invalid UTF-8 is repaired) made safe to pass on, for a dialect."""
+    return _loads(sanitize_json(raw, dialect, context=context))
+
+
+def explain_json(code: int, dialect: Union[str, Dialect] = "canonical") -> str:
+    """`explain` returning the component's JSON text."""
+    c = _s64(code, "code")
+    return _runtime.get().outcome("explain", _dialect(dialect), c)
+
+
+def explain(code: int, dialect: Union[str, Dialect] = "canonical") -> Any:
+    """Every kind `dialect` renders with `code`, with its facts."""
+    return _loads(explain_json(code, dialect))
+
+
+def lookup_kind(
+    code: int,
+    dialect: Union[str, Dialect] = "canonical",
+    message: Optional[str] = None,
+    data: Any = _MISSING,
+) -> Union[ErrorKind, str, None]:
+    """The kind a dialect's `code` stands for (`message` and `data` tell shared codes apart), or None."""
+    c = _s64(code, "code")
+    msg = None if message is None else _text(message, "message")
+    data_json = None if data is _MISSING else _text(_json_text(data, "data"), "data")
+    kind = _runtime.get().call("lookup-kind", _dialect(dialect), c, msg, data_json)
+    if kind is None:
+        return None
+    try:
+        return ErrorKind(kind)
+    except ValueError:  # a kind newer than this package's generated taxonomy
+        return kind
+
+
+def codes(dialect: Union[str, Dialect, None] = None, format: str = "markdown") -> str:
+    """The code table of one dialect (or all) as Markdown or JSON text."""
+    d = None if dialect is None else _dialect(dialect)
+    if format not in ("markdown", "json"):
+        raise JsonRpcErrorsValueError(f"format must be 'markdown' or 'json', not {format!r}")
+    return _runtime.get().call("codes", d, format.encode())
+
+
+def kinds() -> list[dict[str, Any]]:
+    """The taxonomy table as the component reports it."""
+
+    def run(w: Any) -> list[dict[str, Any]]:
+        return [{k.replace("-", "_"): v for k, v in vars(r).items()} for r in w.generic["kinds"](w.store)]
+
+    return _runtime.get().run(run)
+
+
+def set_environment(env: Union[Mapping[str, str], Iterable[tuple[str, str]]]) -> int:
+    """Hands the component candidate environment variables; it keeps the secret-looking ones (by name) and
+    scrubs their values from all output. Replaces any earlier environment (also the default `os.environ`).
+    Returns how many were kept."""
+    items = env.items() if isinstance(env, Mapping) else env
+    pairs: list[tuple[str, str]] = []
+    for item in items:
+        try:
+            k, v = item
+        except (TypeError, ValueError):
+            raise ArgumentTypeError("environment entries must be (name, value) pairs") from None
+        _text(k, "environment name")
+        _text(v, "environment value")
+        pairs.append((k, v))
+    return _runtime.set_environment(pairs)
+
+
+# ---------------------------------------------------------------------------------------- typed errors
+
+
+class JsonRpcError(Exception):
+    """A JSON-RPC error a server can raise and a client can parse back.
+
+    Server: ``raise JsonRpcError.from_kind(ErrorKind.METHOD_NOT_FOUND, method="x")`` then answer with
+    ``err.to_response(request_id)``. Client: ``JsonRpcError.from_response(response_dict)``; `.kind` is filled
+    by the component's reverse lookup.
+    """
+
+    def __init__(
+        self,
+        code: int,
+        message: str,
+        data: Any = None,
+        *,
+        kind: Union[ErrorKind, str, None] = None,
+        dialect: Union[str, Dialect] = "canonical",
+    ) -> None:
+        super().__init__(f"{message} ({code})")
+        self.code = code
+        self.message = message
+        self.data = data
+        self.kind = kind
+        self.dialect = _dialect_name(dialect)
+
+    @classmethod
+    def from_kind(
+        cls,
+        kind: Union[ErrorKind, str],
+        dialect: Union[str, Dialect] = "canonical",
+        *,
+        context: Optional[Context] = None,
+        **fields: Any,
+    ) -> "JsonRpcError":
+        """Renders `kind` (with its fields) through the component and wraps the resulting error object."""
+        name = kind.value if isinstance(kind, ErrorKind) else kind
+        response = map_error({"kind": name, **fields}, dialect, context=context)
+        err = response["error"]
+        k: Union[ErrorKind, str] = kind if isinstance(kind, ErrorKind) else _as_kind(name)
+        return cls(err["code"], err["message"], err.get("data"), kind=k, dialect=dialect)
+
+    @classmethod
+    def from_response(cls, response: Mapping[str, Any], dialect: Union[str, Dialect] = "canonical") -> "JsonRpcError":
+        """Parses a JSON-RPC response (or a bare error object) back into an exception with `.kind`."""
+        if not isinstance(response, Mapping):
+            raise ArgumentTypeError(f"response must be a mapping, not {type(response).__name__}")
+        err = response.get("error", response)
+        if not isinstance(err, Mapping) or not isinstance(err.get("code"), int) or isinstance(err.get("code"), bool):
+            raise JsonRpcErrorsValueError("response has no JSON-RPC error object with an integer code")
+        message = err.get("message")
+        if not isinstance(message, str):
+            raise JsonRpcErrorsValueError("the error object's message must be a string")
+        code = err["code"]
+        data = err.get("data", _MISSING)
+        kind = lookup_kind(code, dialect, message, data)
+        return cls(code, message, None if data is _MISSING else data, kind=kind, dialect=dialect)
+
+    def to_error(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            out["data"] = self.data
+        return out
+
+    def to_response(self, id: Any = None) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "error": self.to_error(), "id": id}
+
+
+def _as_kind(name: str) -> Union[ErrorKind, str]:
+    try:
+        return ErrorKind(name)
+    except ValueError:
+        return name

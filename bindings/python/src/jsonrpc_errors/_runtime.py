@@ -1,0 +1,216 @@
+"""The component on wasmtime: one engine and compiled component per process, a pool of instances.
+
+Concurrency model: a wasmtime Store (and the instance living in it) must never be entered by two threads at
+once. Each call takes a worker (store + instance + prebuilt function callers) from an idle list guarded by a
+lock, runs on it without holding the lock, and puts it back. Threads that find the list empty create another
+worker, so N concurrent threads end up with at most N workers and no call ever waits for another call.
+A worker whose call trapped is dropped (never returned to the list); the next call gets a fresh one.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from importlib import resources
+from typing import Any, Callable, Optional
+
+import wasmtime
+from wasmtime import Engine, Store, WasmtimeError
+from wasmtime.component import Component, Linker
+
+from . import _abi
+from ._cache import load_component
+from ._errors import ComponentFault, InvalidInput
+
+API = "jsonrpc-errors:core/api@0.1.0"
+COMPONENT_RESOURCE = "jsonrpc-errors.wasm"
+NO_ENV_VAR = "JSONRPC_ERRORS_NO_ENV"
+
+_s = _abi.lower_string
+_u64 = _abi.lower_u64
+_enum = _abi.lower_enum
+_opt_s = _abi.option(_abi.lower_string)
+_opt_u64 = _abi.option(_abi.lower_u64)
+_ctx = _abi.record([("unix-millis", _u64), ("entropy", _u64)])
+_vopts = _abi.record(
+    [
+        ("max-bytes", _opt_u64),
+        ("batch", _enum),
+        ("content-type", _opt_s),
+        ("content-length", _opt_u64),
+        ("dialect", _enum),
+    ]
+)
+
+# name -> (parameter lowerings, result lifting)
+_SIGNATURES: dict[str, tuple[list[_abi.Lower], Callable[[Any], Any]]] = {
+    "map-error-json": ([_s, _s, _u64, _u64], _abi.lift_outcome),
+    "redact-json": ([_s], _abi.lift_string),
+    "validate": ([_abi.lower_bytes, _vopts, _ctx], _abi.lift_outcome),
+    "sanitize": ([_abi.lower_bytes, _enum, _ctx], _abi.lift_outcome),
+    "explain": ([_enum, _abi.lower_s64], _abi.lift_outcome),
+    "lookup-kind": ([_enum, _abi.lower_s64, _opt_s, _opt_s], _abi.lift_option_string),
+    "codes": ([_abi.option(_abi.lower_enum), _enum], _abi.lift_string),
+}
+# Rarely called, richer types: wasmtime-py's generic conversion is good enough.
+_GENERIC = ("set-environment", "kinds", "redact", "map-error")
+
+TRAPS = (WasmtimeError, wasmtime.Trap)
+
+
+def component_bytes() -> bytes:
+    return resources.files(__package__).joinpath(COMPONENT_RESOURCE).read_bytes()
+
+
+class _Worker:
+    __slots__ = ("store", "instance", "fast", "generic", "env_generation", "env_kept")
+
+    def __init__(self, rt: "Runtime") -> None:
+        self.store = Store(rt.engine)
+        self.instance = rt.linker.instantiate(self.store, rt.component)
+        self.fast: dict[str, _abi.FastFunc] = {}
+        self.generic: dict[str, Any] = {}
+        for name, idx in rt.export_indices.items():
+            func = self.instance.get_func(self.store, idx)
+            if func is None:  # pragma: no cover - the WIT contract guarantees these
+                raise RuntimeError(f"component lacks export {name}")
+            if name in _SIGNATURES:
+                lowers, lift = _SIGNATURES[name]
+                self.fast[name] = _abi.FastFunc(self.store, func, lowers, lift)
+            else:
+                self.generic[name] = func
+        self.env_generation = -1
+        self.env_kept = 0
+
+
+class Runtime:
+    def __init__(self) -> None:
+        t0 = time.perf_counter()
+        self.engine = Engine()
+        self.component, self.origin = load_component(self.engine, component_bytes())
+        self.linker = Linker(self.engine)
+        api = self.component.get_export_index(API)
+        if api is None:
+            raise RuntimeError(f"the packaged component does not export {API}")
+        self.export_indices = {}
+        for name in list(_SIGNATURES) + list(_GENERIC):
+            idx = self.component.get_export_index(name, api)
+            if idx is None:
+                raise RuntimeError(f"the packaged component does not export {API}#{name}")
+            self.export_indices[name] = idx
+        self._lock = threading.Lock()
+        self._idle: list[_Worker] = []
+        # (generation, pairs), replaced as one object so a reader never sees a mismatched pair.
+        self._env_state: tuple[int, list[tuple[str, str]]] = (0, [])
+        self._internal_error: Optional[tuple[int, str]] = None
+        self.load_seconds = time.perf_counter() - t0
+
+    # ------------------------------------------------------------------ environment
+
+    def set_environment(self, pairs: list[tuple[str, str]]) -> int:
+        with self._lock:
+            self._env_state = (self._env_state[0] + 1, list(pairs))
+        # Applied on one worker now (to learn how many were kept); the others catch up on their next call.
+        return int(self.run(lambda w: w.env_kept))
+
+    def _sync_env(self, w: _Worker) -> None:
+        gen, pairs = self._env_state
+        if w.env_generation != gen:
+            w.env_kept = int(w.generic["set-environment"](w.store, list(pairs)))
+            w.env_generation = gen
+
+    # ------------------------------------------------------------------ calls
+
+    def _acquire(self) -> _Worker:
+        with self._lock:
+            if self._idle:
+                return self._idle.pop()
+        return _Worker(self)
+
+    def _release(self, w: _Worker) -> None:
+        with self._lock:
+            self._idle.append(w)
+
+    def run(self, fn: Callable[[_Worker], Any]) -> Any:
+        """Runs `fn` on a worker no other thread is using. A trap discards the worker."""
+        w = self._acquire()
+        try:
+            self._sync_env(w)
+            result = fn(w)
+        except TRAPS as e:
+            raise self._fault() from e
+        except BaseException:
+            # A Python-side error before or after the call: the instance itself is intact.
+            self._release(w)
+            raise
+        self._release(w)
+        return result
+
+    def call(self, name: str, *args: Any) -> Any:
+        return self.run(lambda w: w.fast[name](*args))
+
+    def outcome(self, name: str, *args: Any) -> str:
+        ok, value = self.call(name, *args)
+        if ok:
+            return value
+        raise InvalidInput(value["code"], value["message"], value["data_json"])
+
+    def discard_idle(self) -> None:
+        with self._lock:
+            self._idle.clear()
+
+    def idle_count(self) -> int:
+        with self._lock:
+            return len(self._idle)
+
+    def _fault(self) -> ComponentFault:
+        # The plain internal error, as the taxonomy states it (asked of the component, on a fresh instance).
+        if self._internal_error is None:
+            try:
+                w = _Worker(self)
+                for k in w.generic["kinds"](w.store):
+                    if k.name == "internal-error":
+                        self._internal_error = (int(k.__dict__["canonical-code"]), str(k.message))
+                        break
+                self._release(w)
+            except TRAPS:
+                pass
+        code, message = self._internal_error if self._internal_error else (-32603, "Internal error")
+        return ComponentFault(code, message)
+
+
+_runtime: Optional[Runtime] = None
+_runtime_lock = threading.Lock()
+_explicit_env: Optional[list[tuple[str, str]]] = None
+
+
+def get() -> Runtime:
+    rt = _runtime
+    if rt is not None:
+        return rt
+    return _create()
+
+
+def _create() -> Runtime:
+    global _runtime
+    with _runtime_lock:
+        if _runtime is None:
+            rt = Runtime()
+            if _explicit_env is not None:
+                rt.set_environment(_explicit_env)
+            elif os.environ.get(NO_ENV_VAR, "") in ("", "0"):
+                rt.set_environment(list(os.environ.items()))
+            _runtime = rt
+        return _runtime
+
+
+def set_environment(pairs: list[tuple[str, str]]) -> int:
+    global _explicit_env
+    with _runtime_lock:
+        _explicit_env = pairs
+        rt = _runtime
+    if rt is None:
+        rt = _create()  # applies _explicit_env
+        return int(rt.run(lambda w: w.env_kept))
+    return rt.set_environment(pairs)

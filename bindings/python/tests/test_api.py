@@ -1,0 +1,156 @@
+"""Bad input, typed errors, traps, environment."""
+
+import json
+
+import pytest
+import wasmtime
+
+import jsonrpc_errors as jre
+from jsonrpc_errors import _runtime
+
+CTX = (1767225600000, 42)
+
+
+@pytest.fixture(autouse=True)
+def _empty_env():
+    jre.set_environment({})
+    yield
+    jre.set_environment({})
+
+
+def test_map_error_roundtrip():
+    out = jre.map_error({"kind": "method-not-found", "method": "x", "id": 3}, context=CTX)
+    assert out["jsonrpc"] == "2.0" and out["id"] == 3 and out["error"]["code"] == -32601
+    assert json.dumps(out, separators=(",", ":"), ensure_ascii=False) == jre.map_error_json(
+        '{"kind":"method-not-found","method":"x","id":3}', context=CTX
+    )
+
+
+def test_context_determinism_and_default():
+    a = jre.map_error({"kind": "timeout"}, context=CTX)
+    b = jre.map_error({"kind": "timeout"}, context=CTX)
+    assert a == b
+    c = jre.map_error({"kind": "timeout"})
+    d = jre.map_error({"kind": "timeout"})
+    assert c["error"]["data"].get("correlation_id") != d["error"]["data"].get("correlation_id")
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: jre.redact(b"bytes"),
+        lambda: jre.redact(None),
+        lambda: jre.map_error("not a mapping"),
+        lambda: jre.map_error({"kind": object()}),
+        lambda: jre.validate(123),
+        lambda: jre.explain("-32601"),
+        lambda: jre.explain(True),
+        lambda: jre.lookup_kind(-32601, dialect=5),
+        lambda: jre.map_error({"kind": "timeout"}, context=("now", 1)),
+        lambda: jre.map_error({"kind": "timeout"}, context=7),
+        lambda: jre.set_environment([("A",)]),
+        lambda: jre.JsonRpcError.from_response([1]),
+    ],
+)
+def test_type_errors(call):
+    with pytest.raises(jre.ArgumentTypeError) as info:
+        call()
+    assert isinstance(info.value, TypeError) and isinstance(info.value, jre.JsonRpcErrorsError)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: jre.redact("lone \ud800 surrogate"),
+        lambda: jre.explain(1 << 70),
+        lambda: jre.validate(b"{}", max_bytes=-1),
+        lambda: jre.validate(b"{}", batch="sometimes"),
+        lambda: jre.codes(format="html"),
+        lambda: jre.map_error({"kind": "timeout"}, context=(-1, 0)),
+        lambda: jre.JsonRpcError.from_response({"error": {"code": "x", "message": "m"}}),
+    ],
+)
+def test_value_errors(call):
+    with pytest.raises(jre.JsonRpcErrorsValueError) as info:
+        call()
+    assert isinstance(info.value, ValueError)
+
+
+def test_invalid_input_carries_the_components_error_object():
+    with pytest.raises(jre.InvalidInput) as info:
+        jre.map_error({"kind": "no-such-kind"})
+    e = info.value
+    assert isinstance(e, ValueError) and isinstance(e, jre.JsonRpcErrorsError)
+    assert e.code == -32602 and e.error["code"] == -32602
+    assert e.data["reason"] == "unknown-kind"
+    with pytest.raises(jre.InvalidInput) as info:
+        jre.sanitize(b"{}", "klingon")
+    assert info.value.data["reason"] == "unknown-dialect"
+    with pytest.raises(jre.InvalidInput):
+        jre.map_error_json("{not json")
+
+
+def test_redact_details_and_many():
+    text = "key ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d in /home/alice/x"
+    r = jre.redact_details(text)
+    assert r.text == jre.redact(text)
+    assert [f.rule for f in r.findings][0] == "github-token"
+    assert isinstance(r.findings[0], jre.Finding)
+    assert jre.redact_many([text, "plain"]) == [r.text, "plain"]
+
+
+def test_environment_values_are_scrubbed():
+    kept = jre.set_environment({"MY_API_TOKEN": "s3cr3t-value-123456", "HOME_DIR": "nothing-secret-here"})
+    assert kept == 1
+    assert "s3cr3t-value-123456" not in jre.redact("value is s3cr3t-value-123456 ok")
+    jre.set_environment({})
+    assert "s3cr3t-value-123456" in jre.redact("value is s3cr3t-value-123456 ok")
+
+
+def test_json_rpc_error_parse_back():
+    err = jre.JsonRpcError.from_kind(jre.ErrorKind.TASK_NOT_FOUND, "vapora", task_id="t-1", context=CTX)
+    assert err.kind is jre.ErrorKind.TASK_NOT_FOUND
+    back = jre.JsonRpcError.from_response(err.to_response(9), "vapora")
+    assert (back.code, back.message, back.data, back.kind) == (err.code, err.message, err.data, err.kind)
+    assert back.to_response(9)["id"] == 9
+    with pytest.raises(jre.JsonRpcError):
+        raise back
+    unknown = jre.JsonRpcError.from_response({"code": 12345, "message": "custom"})
+    assert unknown.kind is None
+
+
+def test_lookup_kind_returns_error_kind():
+    assert jre.lookup_kind(-32601) is jre.ErrorKind.METHOD_NOT_FOUND
+    assert jre.lookup_kind(1) is None
+
+
+def test_kinds_match_generated_taxonomy():
+    names = [k["name"] for k in jre.kinds()]
+    assert names == list(jre.KINDS)
+    assert {k["name"]: k["log_level"] for k in jre.kinds()} == {n: i.log_level for n, i in jre.KINDS.items()}
+
+
+def test_trap_becomes_internal_error_and_instance_is_replaced(monkeypatch):
+    rt = _runtime.get()
+    jre.redact("warm")
+    rt.discard_idle()
+    jre.redact("one worker")
+    assert rt.idle_count() == 1
+    victim = rt._idle[0]
+
+    def trap(*_args):
+        raise wasmtime.WasmtimeError("wasm trap: unreachable")
+
+    monkeypatch.setitem(victim.fast, "redact-json", trap)
+    with pytest.raises(jre.ComponentFault) as info:
+        jre.redact("boom")
+    assert info.value.code == -32603 and info.value.error == {"code": -32603, "message": "Internal error"}
+    assert "trap" not in str(info.value)
+    assert victim not in rt._idle
+    assert jre.redact("plain text") == "plain text"  # a fresh instance answers
+
+
+def test_validate_oversize_is_refused_unread():
+    big = b"[" + b"1," * 600_000 + b"1]"
+    out = jre.validate(big, max_bytes=1000, context=CTX)
+    assert out["error"]["code"] < 0

@@ -1,0 +1,87 @@
+"""Every case of every file in tests/vectors, through the package, compared exactly."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+import jsonrpc_errors as jre
+
+VECTORS = Path(os.environ.get("JSONRPC_ERRORS_VECTORS", Path(__file__).resolve().parents[3] / "tests" / "vectors"))
+
+
+def _cases():
+    files = sorted(VECTORS.glob("*.json"))
+    assert files, f"no vector files in {VECTORS}"
+    for f in files:
+        doc = json.loads(f.read_text(encoding="utf-8"))
+        for case in doc["cases"]:
+            yield pytest.param(case, id=f"{f.stem}::{case['name']}")
+
+
+def _compact(value):
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _raw(case):
+    if "raw_hex" in case:
+        return bytes.fromhex(case["raw_hex"])
+    return case["raw"].encode("utf-8")
+
+
+def _run(case):
+    op = case["op"]
+    ctx = case.get("ctx", {})
+    context = (ctx.get("unix_millis", 0), ctx.get("entropy", 0))
+    if op == "map":
+        text = case["input_text"] if "input_text" in case else _compact(case["input"])
+        return jre.map_error_json(text, case.get("dialect", "canonical"), context=context)
+    if op == "validate":
+        o = case.get("options", {})
+        return jre.validate_json(
+            _raw(case),
+            max_bytes=o.get("max_bytes"),
+            batch=o.get("batch", "reject"),
+            content_type=o.get("content_type"),
+            content_length=o.get("content_length"),
+            dialect=o.get("dialect", "canonical"),
+            context=context,
+        )
+    if op == "sanitize":
+        return jre.sanitize_json(_raw(case), case.get("dialect", "canonical"), context=context)
+    if op == "redact":
+        return jre.redact_json(case["text"])
+    if op == "explain":
+        return jre.explain_json(case["code"], case["dialect"])
+    if op == "lookup":
+        kw = {}
+        if "data" in case:
+            kw["data"] = case["data"]
+        kind = jre.lookup_kind(case["code"], case["dialect"], case.get("message"), **kw)
+        return _compact(None if kind is None else str(getattr(kind, "value", kind)))
+    if op == "codes":
+        return jre.codes(case.get("dialect"), case["format"])
+    raise AssertionError(f"unknown op {op!r}")
+
+
+@pytest.mark.parametrize("case", list(_cases()))
+def test_vector(case):
+    jre.set_environment(case.get("env", []))
+    try:
+        if "expect_failure" in case:
+            with pytest.raises(jre.InvalidInput) as info:
+                _run(case)
+            want = case["expect_failure"]
+            got = info.value.error
+            assert got["code"] == want["code"]
+            assert got["message"] == want["message"]
+            assert got.get("data") == want.get("data")
+        else:
+            out = _run(case)
+            want = case["expect_text"] if "expect_text" in case else _compact(case["expect"])
+            if case["op"] == "codes" and case["format"] == "markdown" and "expect_text" not in case:
+                want = case["expect"]
+            assert out == want
+    finally:
+        jre.set_environment([])
