@@ -76,6 +76,33 @@ pub fn redact_json(text: &str) -> String {
     serde_json::to_string(&redact(text)).unwrap_or_default()
 }
 
+fn policy_failure(e: redact::PolicyError) -> ErrorObject {
+    ErrorObject {
+        code: -32602,
+        message: "Invalid params".into(),
+        data: Some(serde_json::json!({"type": "invalid-params", "reason": "invalid-redaction-options",
+            "details": crate::scrub::truncate(&e.to_string(), crate::taxonomy::taxonomy().meta.truncate_bytes)})),
+    }
+}
+
+/// `redact` under caller options (JSON: `method`, `hash_key`, `disable`, `extra_rules`, `allowlist`):
+/// `{text, findings}`.
+pub fn redact_with(text: &str, options_json: &str) -> Result<String, ErrorObject> {
+    let policy = redact::Policy::from_json(options_json).map_err(policy_failure)?;
+    let r = redact::redact_with(text, &crate::environment(), &policy);
+    Ok(serde_json::to_string(&r).unwrap_or_default())
+}
+
+/// JSON-aware redaction of a JSON document: `{value, findings:[{rule, category, path, start, end}]}`; values
+/// under sensitive keys go whole, every other string is scanned. Options as for [`redact_with`], plus
+/// `sensitive_keys`.
+pub fn redact_json_value(json_text: &str, options_json: &str) -> Result<String, ErrorObject> {
+    let policy = redact::Policy::from_json(options_json).map_err(policy_failure)?;
+    let mut value: Value = serde_json::from_str(json_text).map_err(|e| fail(InputError::NotJson(e.to_string())))?;
+    let findings = redact::redact_value(&mut value, &crate::environment(), &policy);
+    Ok(to_text(&serde_json::json!({ "value": value, "findings": findings })))
+}
+
 /// `explain CODE`: every kind that a dialect renders with this code.
 pub fn explain(dialect: &str, code: i64) -> Result<String, ErrorObject> {
     lookup::explain(dialect, code).map(|v| to_text(&v)).map_err(fail)

@@ -141,6 +141,14 @@ impl Guest for Component {
         api::redact_json(&text)
     }
 
+    fn redact_with(text: String, options_json: String) -> Outcome {
+        outcome(api::redact_with(&text, &options_json))
+    }
+
+    fn redact_json_value(json: String, options_json: String) -> Outcome {
+        outcome(api::redact_json_value(&json, &options_json))
+    }
+
     fn explain(dialect: Dialect, code: i64) -> Outcome {
         outcome(api::explain(&enum_name(&dialect), code))
     }

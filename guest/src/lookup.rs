@@ -3,7 +3,7 @@
 use crate::error::InputError;
 use crate::taxonomy::{is_dialect, taxonomy, Kind, Style, DIALECTS};
 use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
+use indexmap::IndexMap;
 use std::fmt::Write;
 
 /// Does `message` fit `template` (literal parts equal, `{field}` parts anything)?
@@ -209,7 +209,7 @@ pub fn codes_markdown(dialect: Option<&str>) -> Result<String, InputError> {
             "The same number means different things in different dialects (and, in `canonical`, families of kinds \
              share a number and are told apart by `data.type`). Each row is a code used by more than one kind.\n"
         );
-        let mut by_code: BTreeMap<i32, BTreeMap<&str, Vec<&str>>> = BTreeMap::new();
+        let mut by_code: IndexMap<i32, IndexMap<&str, Vec<&str>>> = IndexMap::new();
         for k in &t.kinds {
             for (d, e) in &k.dialects {
                 if let Some(c) = e.code {
@@ -219,6 +219,7 @@ pub fn codes_markdown(dialect: Option<&str>) -> Result<String, InputError> {
         }
         let _ = writeln!(md, "| code | {} |", DIALECTS.join(" | "));
         let _ = writeln!(md, "|---|{}", "---|".repeat(DIALECTS.len()));
+        by_code.sort_unstable_keys();
         for (code, per) in by_code.iter().rev() {
             let mut kinds: Vec<&str> = per.values().flatten().copied().collect();
             kinds.sort();

@@ -16,19 +16,36 @@ fn is_standard(code: i64) -> bool {
     matches!(code, -32700 | -32600 | -32601 | -32602 | -32603)
 }
 
-/// Redacts every string and drops diagnostic keys, at any depth.
-fn scrub_data(value: &Value, env: &[(String, String)]) -> Value {
+/// Drops diagnostic keys at any depth.
+fn without_diagnostics(value: &Value) -> Value {
     match value {
-        Value::String(s) => Value::String(scrub::scrub(s, env)),
-        Value::Array(items) => Value::Array(items.iter().map(|v| scrub_data(v, env)).collect()),
+        Value::Array(items) => Value::Array(items.iter().map(without_diagnostics).collect()),
         Value::Object(obj) => Value::Object(
             obj.iter()
                 .filter(|(k, _)| !DIAGNOSTIC_KEYS.contains(&k.to_ascii_lowercase().as_str()))
-                .map(|(k, v)| (k.clone(), scrub_data(v, env)))
+                .map(|(k, v)| (k.clone(), without_diagnostics(v)))
                 .collect::<Map<_, _>>(),
         ),
         other => other.clone(),
     }
+}
+
+fn truncate_strings(value: &mut Value) {
+    match value {
+        Value::String(s) => *s = scrub::truncate(s, crate::taxonomy::taxonomy().meta.truncate_bytes),
+        Value::Array(items) => items.iter_mut().for_each(truncate_strings),
+        Value::Object(obj) => obj.values_mut().for_each(truncate_strings),
+        _ => {}
+    }
+}
+
+/// Upstream `data`: diagnostics dropped, values under sensitive keys redacted whole, every other string
+/// scanned, every string truncated.
+fn scrub_data(value: &Value, env: &[(String, String)]) -> Value {
+    let mut v = without_diagnostics(value);
+    crate::redact::redact_value(&mut v, env, &crate::redact::Policy::default());
+    truncate_strings(&mut v);
+    v
 }
 
 /// Sanitizes raw upstream bytes (invalid UTF-8 is repaired first).

@@ -3,7 +3,8 @@
 //! Nothing in this crate states a code, a message or a category of its own: it reads them from here.
 
 use serde::Deserialize;
-use std::collections::BTreeMap;
+// IndexMap, not BTreeMap: keeps the table's own order, and the wasm carries one map implementation (serde_json's).
+use indexmap::IndexMap;
 use std::sync::OnceLock;
 
 const TAXONOMY_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/taxonomy.json"));
@@ -35,8 +36,8 @@ pub struct Meta {
     pub default_max_bytes: u64,
     pub gate_order: Vec<String>,
     pub invalid_request_reasons: Vec<String>,
-    pub categories: BTreeMap<String, String>,
-    pub dialects: BTreeMap<String, String>,
+    pub categories: IndexMap<String, String>,
+    pub dialects: IndexMap<String, String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -57,7 +58,7 @@ pub struct Kind {
     pub details: Option<String>,
     #[serde(default)]
     pub public: Vec<String>,
-    pub dialects: BTreeMap<String, DialectEntry>,
+    pub dialects: IndexMap<String, DialectEntry>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

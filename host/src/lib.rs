@@ -319,6 +319,20 @@ impl Runtime {
         self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_redact_json(&mut i.store, text))
     }
 
+    /// Redaction under options JSON (`method`, `hash_key`, `disable`, `extra_rules`, `allowlist`).
+    pub fn redact_with(&self, text: &str, options_json: &str) -> Result<String, Failure> {
+        Self::check_size(text.len())?;
+        let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_redact_with(&mut i.store, text, options_json))?;
+        outcome(o)
+    }
+
+    /// JSON-aware redaction of a JSON document: `{"value", "findings"}`.
+    pub fn redact_json_value(&self, json: &str, options_json: &str) -> Result<String, Failure> {
+        Self::check_size(json.len())?;
+        let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_redact_json_value(&mut i.store, json, options_json))?;
+        outcome(o)
+    }
+
     pub fn explain(&self, code: i64, dialect_name: &str) -> Result<String, Failure> {
         let d = dialect(dialect_name)?;
         let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_explain(&mut i.store, d, code))?;

@@ -45,6 +45,26 @@ enum Command {
         /// Do not scrub the values of this process's secret-looking environment variables.
         #[arg(long)]
         no_env: bool,
+        /// How a secret is replaced: a typed placeholder, `*` per character, a keyed hash, or nothing.
+        #[arg(long, default_value = "replace", value_parser = ["replace", "mask", "hash", "remove"])]
+        method: String,
+        /// For --method hash: the environment variable holding the HMAC key (at least 16 bytes).
+        #[arg(long, value_name = "VAR")]
+        hash_key_env: Option<String>,
+        /// Switch off a rule id or a whole category (token, credential, pii, path, stacktrace, environment);
+        /// repeatable.
+        #[arg(long, value_name = "RULE_OR_CATEGORY")]
+        disable: Vec<String>,
+        /// A value never to redact; repeatable.
+        #[arg(long, value_name = "VALUE")]
+        allow: Vec<String>,
+        /// A JSON file with extra rules: [{"id", "category", "pattern", "keywords"?, "secret_groups"?}].
+        #[arg(long, value_name = "FILE")]
+        rules: Option<std::path::PathBuf>,
+        /// stdin is a JSON document: values under sensitive keys go whole, every string is scanned;
+        /// prints {"value", "findings": [{rule, category, path, start, end}]}.
+        #[arg(long)]
+        json_doc: bool,
     },
     /// stdin: an upstream JSON-RPC error response (raw bytes); stdout: the sanitized response.
     Sanitize {
@@ -115,6 +135,31 @@ fn secret_candidates() -> Vec<(String, String)> {
         .collect()
 }
 
+/// Assembles the options JSON the component validates (the CLI checks nothing itself but file access).
+fn redaction_options(
+    method: &str,
+    hash_key_env: Option<&str>,
+    disable: Vec<String>,
+    allow: Vec<String>,
+    rules: Option<&std::path::Path>,
+) -> Result<String, Problem> {
+    let mut options = serde_json::Map::new();
+    options.insert("method".into(), method.into());
+    if let Some(var) = hash_key_env {
+        let key = std::env::var(var).map_err(|_| format!("--hash-key-env: environment variable {var} is not set"))?;
+        options.insert("hash_key".into(), key.into());
+    }
+    options.insert("disable".into(), disable.into());
+    options.insert("allowlist".into(), allow.into());
+    if let Some(path) = rules {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("--rules {}: {e}", path.display()))?;
+        let value: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| format!("--rules {}: not JSON: {e}", path.display()))?;
+        options.insert("extra_rules".into(), value);
+    }
+    Ok(serde_json::Value::Object(options).to_string())
+}
+
 fn run(cli: Cli) -> Result<String, Problem> {
     let env = match &cli.command {
         Command::Redact { no_env: true, .. } => Vec::new(),
@@ -128,11 +173,21 @@ fn run(cli: Cli) -> Result<String, Problem> {
             let options = ValidateOptions { max_bytes, allow_batch: batch == "allow", content_type, content_length, dialect };
             rt.validate(&read_stdin()?, &options, ctx)?
         }
-        Command::Redact { json: true, .. } => rt.redact_json(&stdin_text()?)?,
-        Command::Redact { json: false, .. } => {
-            // Raw text in, raw text out: no trailing newline is added to what was not there.
-            let r = rt.redact(&stdin_text()?)?;
-            return Ok(r.text);
+        Command::Redact { json, method, hash_key_env, disable, allow, rules, json_doc, .. } => {
+            let options = redaction_options(&method, hash_key_env.as_deref(), disable, allow, rules.as_deref())?;
+            let input = stdin_text()?;
+            if json_doc {
+                rt.redact_json_value(&input, &options)?
+            } else {
+                let out = rt.redact_with(&input, &options)?;
+                if json {
+                    out
+                } else {
+                    // Raw text in, raw text out: no trailing newline is added to what was not there.
+                    let doc: serde_json::Value = serde_json::from_str(&out).map_err(|e| format!("unexpected output: {e}"))?;
+                    return Ok(doc["text"].as_str().unwrap_or_default().to_string());
+                }
+            }
         }
         Command::Sanitize { dialect } => rt.sanitize(&read_stdin()?, &dialect, ctx)?,
         Command::Explain { code, dialect } => rt.explain(code, &dialect)?,

@@ -153,3 +153,32 @@ fn cli_explain_lookup_and_codes() {
     let (code, _, _) = cli(&["explain", "-32015", "--dialect", "duet"], "", &[]);
     assert_eq!(code, 1);
 }
+
+#[test]
+fn cli_redact_methods_options_and_json_documents() {
+    let token = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
+    let (_, out, _) = cli(&["redact", "--method", "mask"], &format!("t={token}"), &[]);
+    assert_eq!(out, format!("t={}", "*".repeat(token.len())));
+    let (code, _, err) = cli(&["redact", "--method", "hash"], token, &[]);
+    assert_eq!(code, 1, "hash without a key is refused");
+    assert!(err.contains("hash_key"), "{err}");
+    let (_, out, _) = cli(&["redact", "--method", "hash", "--hash-key-env", "K"], token, &[("K", "0123456789abcdef0123")]);
+    assert!(out.starts_with("[REDACTED:github-token:") && !out.contains(token), "{out}");
+    let (_, out, _) = cli(&["redact", "--disable", "pii"], "mail bob@corp.example", &[]);
+    assert_eq!(out, "mail bob@corp.example");
+    let (_, out, _) = cli(&["redact", "--json-doc"], r#"{"password":"hunter2","note":"mail bob@corp.example"}"#, &[]);
+    assert_eq!(
+        out,
+        "{\"value\":{\"password\":\"[REDACTED:sensitive-key]\",\"note\":\"mail [REDACTED:email]\"},\"findings\":[{\"rule\":\"sensitive-key\",\"category\":\"credential\",\"path\":\"/password\",\"start\":0,\"end\":7},{\"rule\":\"email\",\"category\":\"pii\",\"path\":\"/note\",\"start\":5,\"end\":21}]}\n"
+    );
+    let dir = std::env::temp_dir().join(format!("jre-rules-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rules = dir.join("rules.json");
+    std::fs::write(&rules, r#"[{"id":"acme-key","category":"token","keywords":["acme_"],"pattern":"acme_[a-z0-9]{16}"}]"#).unwrap();
+    let (_, out, _) = cli(&["redact", "--rules", rules.to_str().unwrap()], "k=acme_0123456789abcdef", &[]);
+    assert_eq!(out, "k=[REDACTED:acme-key]");
+    std::fs::write(&rules, r#"[{"id":"bad","category":"token","pattern":"("}]"#).unwrap();
+    let (code, _, err) = cli(&["redact", "--rules", rules.to_str().unwrap()], "x", &[]);
+    assert_eq!(code, 1);
+    assert!(err.contains("does not compile"), "{err}");
+}

@@ -3,6 +3,7 @@
 //! - `gen`        write the files generated from the taxonomy (`--check`: fail if any is stale)
 //! - `component`  build the guest for wasm32-unknown-unknown and make it a component
 //!                (target/component/jsonrpc-errors.wasm), then precompile it for this machine (.cwasm)
+//! - `vectors`    record tests/vectors/*.json from the native guest (review the diff)
 //! - `build`      `component`, then the release CLI (target/release/jsonrpc-errors)
 
 use anyhow::{bail, Context, Result};
@@ -12,8 +13,10 @@ use std::process::Command;
 // The engine configuration is shared with the host so the precompiled artifact always matches it.
 #[path = "../../host/src/engine.rs"]
 mod engine;
+mod js;
+mod vectors;
 
-fn root() -> PathBuf {
+pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").canonicalize().expect("workspace root exists")
 }
 
@@ -101,12 +104,14 @@ fn main() -> Result<()> {
     match args.first().map(String::as_str) {
         Some("gen") => gen(args.iter().any(|a| a == "--check")),
         Some("component") => component(),
+        Some("js") => js::build(),
+        Some("vectors") => vectors::write(),
         Some("build") => {
             component()?;
             let mut b = cargo();
             b.args(["build", "--release", "-p", "jsonrpc-errors-host"]);
             run(b)
         }
-        _ => bail!("usage: cargo xtask gen [--check] | component | build"),
+        _ => bail!("usage: cargo xtask gen [--check] | component | build | js"),
     }
 }

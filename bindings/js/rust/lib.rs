@@ -1,0 +1,99 @@
+//! Thin `#[wasm_bindgen]` exports over [`jsonrpc_errors_guest::api`]: no logic of their own.
+//!
+//! Every function returns JSON text; a failure is thrown as a JS string holding the JSON-RPC error object
+//! (`failure_json`), which the npm wrapper turns into an `InvalidInputError`. The call context (clock and
+//! entropy) is passed as two f64s per call: u64 would cost a BigInt conversion at each crossing, and the
+//! entropy is split into two u32 halves by the wrapper.
+
+use jsonrpc_errors_guest::api;
+use jsonrpc_errors_guest::context::CallContext;
+use jsonrpc_errors_guest::error::ErrorObject;
+use wasm_bindgen::prelude::*;
+
+fn ctx(unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> CallContext {
+    CallContext { unix_millis: unix_millis as u64, entropy: ((entropy_hi as u64) << 32) | entropy_lo as u64 }
+}
+
+fn outcome(r: Result<String, ErrorObject>) -> Result<String, JsValue> {
+    r.map_err(|e| JsValue::from_str(&api::failure_json(&e)))
+}
+
+/// `env` is a flat list `[name0, value0, name1, value1, …]`.
+#[wasm_bindgen(js_name = setEnvironment)]
+pub fn set_environment(env: Vec<String>) -> u32 {
+    let mut pairs = Vec::with_capacity(env.len() / 2);
+    let mut it = env.into_iter();
+    while let (Some(k), Some(v)) = (it.next(), it.next()) {
+        pairs.push((k, v));
+    }
+    jsonrpc_errors_guest::set_environment(&pairs) as u32
+}
+
+#[wasm_bindgen(js_name = mapError)]
+pub fn map_error(input: &str, dialect: &str, unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> Result<String, JsValue> {
+    outcome(api::map_error(input, dialect, &ctx(unix_millis, entropy_hi, entropy_lo)))
+}
+
+#[allow(clippy::too_many_arguments)]
+#[wasm_bindgen]
+pub fn validate(
+    raw: &[u8],
+    max_bytes: Option<f64>,
+    batch: &str,
+    content_type: Option<String>,
+    content_length: Option<f64>,
+    dialect: &str,
+    unix_millis: f64,
+    entropy_hi: u32,
+    entropy_lo: u32,
+) -> Result<String, JsValue> {
+    let args = api::ValidateArgs {
+        max_bytes: max_bytes.map(|n| n as u64),
+        batch,
+        content_type: content_type.as_deref(),
+        content_length: content_length.map(|n| n as u64),
+        dialect,
+    };
+    outcome(api::validate(raw, &args, &ctx(unix_millis, entropy_hi, entropy_lo)))
+}
+
+#[wasm_bindgen]
+pub fn sanitize(raw: &[u8], dialect: &str, unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> Result<String, JsValue> {
+    outcome(api::sanitize(raw, dialect, &ctx(unix_millis, entropy_hi, entropy_lo)))
+}
+
+/// `{"text", "findings"}` as JSON text.
+#[wasm_bindgen(js_name = redactJson)]
+pub fn redact_json(text: &str) -> String {
+    api::redact_json(text)
+}
+
+/// The redacted text only (no findings document to build or parse).
+#[wasm_bindgen]
+pub fn redact(text: &str) -> String {
+    api::redact(text).text
+}
+
+#[wasm_bindgen]
+pub fn explain(dialect: &str, code: f64) -> Result<String, JsValue> {
+    outcome(api::explain(dialect, code as i64))
+}
+
+/// The kind name, or `undefined` when the code stands for none.
+#[wasm_bindgen(js_name = lookupKind)]
+pub fn lookup_kind(dialect: &str, code: f64, message: Option<String>, data_json: Option<String>) -> Result<Option<String>, JsValue> {
+    api::lookup_kind(dialect, code as i64, message.as_deref(), data_json.as_deref())
+        .map_err(|e| JsValue::from_str(&api::failure_json(&e)))
+}
+
+#[wasm_bindgen]
+pub fn codes(dialect: Option<String>, format: &str) -> Result<String, JsValue> {
+    outcome(api::codes(dialect.as_deref(), format))
+}
+
+/// Traps on purpose (a panic is `unreachable` under `panic = "abort"`): lets the test suite check that a trap
+/// becomes a -32603 and that the module is re-instantiated. Not part of the package's public API.
+#[wasm_bindgen(js_name = __trapForTests)]
+pub fn trap_for_tests() {
+    panic!("trap requested by the test suite");
+}

@@ -1,0 +1,22 @@
+// Everything the package exports, whichever entry point (Node or browser) loaded the WebAssembly module.
+
+export {
+  codes,
+  explain,
+  explainJson,
+  JsonRpcError,
+  lookupKind,
+  mapError,
+  mapErrorJson,
+  redact,
+  redactDetails,
+  redactJson,
+  sanitize,
+  sanitizeJson,
+  setEnvironment,
+  validate,
+  validateJson,
+} from "./api.js";
+export { ArgumentTypeError, InvalidInputError, JsonRpcErrorsError, WasmFaultError } from "./errors.js";
+export type * from "./types.js";
+export * from "./taxonomy.js";

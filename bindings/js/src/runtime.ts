@@ -1,0 +1,140 @@
+// The one wasm-bindgen instance behind the API: converts thrown failures into typed errors, and a trap into
+// the plain -32603 (re-instantiating the module, since a trapped wasm-bindgen instance is unusable).
+// Internal: not part of the package's public API.
+
+import { ArgumentTypeError, InvalidInputError, JsonRpcErrorsError, WasmFaultError } from "./errors.js";
+import type { CallContext, ErrorObject } from "./types.js";
+
+/** The wasm-bindgen exports (bindings/js/rust/lib.rs), as the entry points hand them over. */
+export interface Glue {
+  setEnvironment(env: string[]): number;
+  mapError(input: string, dialect: string, unixMillis: number, entropyHi: number, entropyLo: number): string;
+  validate(
+    raw: Uint8Array,
+    maxBytes: number | undefined,
+    batch: string,
+    contentType: string | undefined,
+    contentLength: number | undefined,
+    dialect: string,
+    unixMillis: number,
+    entropyHi: number,
+    entropyLo: number,
+  ): string;
+  sanitize(raw: Uint8Array, dialect: string, unixMillis: number, entropyHi: number, entropyLo: number): string;
+  redactJson(text: string): string;
+  redact(text: string): string;
+  explain(dialect: string, code: number): string;
+  lookupKind(dialect: string, code: number, message?: string, dataJson?: string): string | undefined;
+  codes(dialect: string | undefined, format: string): string;
+  __trapForTests(): void;
+  __wbg_reset_state(): void;
+}
+
+export interface Platform {
+  glue: Glue;
+  /** Fills the array with cryptographically random values. */
+  randomFill(array: Uint32Array): void;
+}
+
+let platform: Platform | undefined;
+/** The environment last handed to the module, flattened: re-applied after a re-instantiation. */
+let environment: string[] | undefined;
+let faults = 0;
+
+export const INTERNAL_ERROR: ErrorObject = Object.freeze({ code: -32603, message: "Internal error" }) as ErrorObject;
+
+export function install(p: Platform): void {
+  platform = p;
+}
+
+function current(): Platform {
+  if (platform === undefined) {
+    throw new JsonRpcErrorsError("jsonrpc-errors: the WebAssembly module is not initialised");
+  }
+  return platform;
+}
+
+function isTrap(e: unknown): boolean {
+  return typeof WebAssembly !== "undefined" && e instanceof WebAssembly.RuntimeError;
+}
+
+/** Runs one call on the instance; failures become typed errors. */
+export function call<T>(f: (glue: Glue) => T): T {
+  const p = current();
+  try {
+    return f(p.glue);
+  } catch (e) {
+    if (typeof e === "string") {
+      // The guest threw its JSON-RPC error object (as JSON text): the caller's input was refused.
+      let error: ErrorObject;
+      try {
+        error = JSON.parse(e) as ErrorObject;
+      } catch {
+        throw new WasmFaultError(INTERNAL_ERROR, { cause: e });
+      }
+      throw new InvalidInputError(error);
+    }
+    if (isTrap(e)) {
+      faults++;
+      reinstantiate(p);
+      throw new WasmFaultError({ ...INTERNAL_ERROR }, { cause: e });
+    }
+    throw e;
+  }
+}
+
+function reinstantiate(p: Platform): void {
+  p.glue.__wbg_reset_state();
+  if (environment !== undefined) {
+    p.glue.setEnvironment(environment);
+  }
+}
+
+export function setEnvironmentFlat(flat: string[]): number {
+  const kept = call((g) => g.setEnvironment(flat));
+  environment = flat.length === 0 ? undefined : flat;
+  return kept;
+}
+
+/** How many traps the instance recovered from (for tests). */
+export function faultCount(): number {
+  return faults;
+}
+
+/** Traps the module on purpose (for tests): throws the WasmFaultError a real trap gives. */
+export function trapForTests(): void {
+  call((g) => g.__trapForTests());
+}
+
+// ------------------------------------------------------------------------------------------ call context
+
+const pool = new Uint32Array(256);
+let poolNext = pool.length;
+const TWO_32 = 2 ** 32;
+
+/** `[unixMillis, entropyHi, entropyLo]` for one call. */
+export function contextArgs(context: CallContext | undefined): [number, number, number] {
+  if (context === undefined) {
+    if (poolNext + 2 > pool.length) {
+      current().randomFill(pool);
+      poolNext = 0;
+    }
+    const hi = pool[poolNext++]!;
+    const lo = pool[poolNext++]!;
+    return [Date.now(), hi, lo];
+  }
+  const { unixMillis, entropy } = context;
+  if (typeof unixMillis !== "number" || !Number.isSafeInteger(unixMillis) || unixMillis < 0) {
+    throw new ArgumentTypeError("context.unixMillis must be a non-negative safe integer");
+  }
+  if (typeof entropy === "bigint") {
+    if (entropy < 0n || entropy >= 1n << 64n) {
+      throw new ArgumentTypeError("context.entropy must be a u64");
+    }
+    return [unixMillis, Number(entropy >> 32n), Number(entropy & 0xffffffffn)];
+  }
+  if (typeof entropy !== "number" || !Number.isSafeInteger(entropy) || entropy < 0) {
+    throw new ArgumentTypeError("context.entropy must be a bigint or a non-negative safe integer");
+  }
+  return [unixMillis, Math.floor(entropy / TWO_32), entropy % TWO_32];
+}

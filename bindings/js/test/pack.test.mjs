@@ -1,0 +1,59 @@
+// The npm tarball: only what users need, and it installs into an empty project where
+// `import { mapError } from 'jsonrpc-errors'` works in Node.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { installIntoTempProject, packedFiles } from "./pack-helpers.mjs";
+
+const cleanup = [];
+after(() => cleanup.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+test("npm pack --dry-run: the tarball holds only what users need", () => {
+  const info = packedFiles();
+  const files = info.files.map((f) => f.path).sort();
+  const allowed = (p) =>
+    p === "package.json" ||
+    p === "README.md" ||
+    p === "LICENSE" ||
+    /^dist\/[a-z]+\.(js|d\.ts)$/.test(p) ||
+    p === "dist/wasm/jsonrpc_errors.js" ||
+    p === "dist/wasm/jsonrpc_errors_bg.wasm";
+  const unexpected = files.filter((p) => !allowed(p));
+  assert.deepEqual(unexpected, [], `unexpected files in the tarball: ${unexpected.join(", ")}`);
+  for (const needed of ["package.json", "dist/node.js", "dist/node.d.ts", "dist/browser.js", "dist/taxonomy.js", "dist/wasm/jsonrpc_errors.js", "dist/wasm/jsonrpc_errors_bg.wasm"]) {
+    assert.ok(files.includes(needed), `${needed} is missing from the tarball`);
+  }
+  assert.ok(!files.some((p) => p.startsWith("src/") || p.startsWith("test/") || p.startsWith("rust/") || p.endsWith(".rs")));
+  console.log(`# tarball: ${files.length} files, ${info.size} bytes packed, ${info.unpackedSize} unpacked`);
+});
+
+test("the public .d.ts has no `any`", async () => {
+  const { readFileSync, readdirSync } = await import("node:fs");
+  const { PKG_DIR } = await import("./helpers.mjs");
+  for (const f of readdirSync(join(PKG_DIR, "dist")).filter((f) => f.endsWith(".d.ts") && f !== "runtime.d.ts")) {
+    const text = readFileSync(join(PKG_DIR, "dist", f), "utf8");
+    assert.ok(!/\bany\b/.test(text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "")), `${f} mentions any`);
+  }
+});
+
+test("installed from the tarball into an empty project, `import { mapError } from 'jsonrpc-errors'` works in Node", () => {
+  const main = `
+import { mapError, redact, InvalidInputError } from "jsonrpc-errors";
+import { KINDS } from "jsonrpc-errors/taxonomy";
+const r = mapError({ kind: "method-not-found", method: "tools/call", id: 1 }, "canonical", { context: { unixMillis: 0, entropy: 1n } });
+let refused = null;
+try { mapError({ kind: "nope" }); } catch (e) { refused = e instanceof InvalidInputError ? e.error.data.reason : String(e); }
+console.log(JSON.stringify({ code: r.error.code, id: r.id, redacted: redact("password=hunter2hunter2"), refused, status: KINDS["method-not-found"].httpStatus }));
+`;
+  const { dir, project, tarball } = installIntoTempProject({ "main.js": main });
+  cleanup.push(dir);
+  assert.ok(statSync(tarball).size > 0);
+  const out = execFileSync(process.execPath, [join(project, "main.js")], { cwd: project, encoding: "utf8" });
+  const got = JSON.parse(out.trim());
+  assert.deepEqual(got, { code: -32601, id: 1, redacted: "password=[REDACTED:secret-assignment]", refused: "unknown-kind", status: 404 });
+  // the CommonJS-free package is ESM only: require() of it is not expected, but a dynamic import from CJS works
+  const cjs = execFileSync(process.execPath, ["-e", "import('jsonrpc-errors').then(m => console.log(m.lookupKind(-32601)))"], { cwd: project, encoding: "utf8" });
+  assert.equal(cjs.trim(), "method-not-found");
+});

@@ -1,0 +1,117 @@
+// Runs conformance vectors (tests/vectors/*.json, format in tests/vectors/README.md) through an adapter.
+// Plain ESM with no Node APIs: the browser test loads this very file in the page.
+//
+// An adapter has: map(inputText, dialect, ctx), validate(bytes, options, ctx), sanitize(bytes, dialect, ctx),
+// redact(text), explain(code, dialect), lookup(code, dialect, message, dataJson), codes(dialect, format),
+// setEnv(pairs), and failureOf(thrown) → the JSON-RPC error object of a refused input, or null. Every op
+// returns the library's output text (lookup: the kind name or null). `ctx` is {unixMillis, entropy: bigint}.
+
+export function hexToBytes(hex) {
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
+function rawOf(c) {
+  return "raw_hex" in c ? hexToBytes(c.raw_hex) : new TextEncoder().encode(c.raw);
+}
+
+function ctxOf(c) {
+  const ctx = c.ctx || {};
+  // Entropy may exceed 2^53 in a vector: the runners read it as text-exact where they can (see parseVectors).
+  return { unixMillis: Number(ctx.unix_millis ?? 0), entropy: BigInt(ctx.entropy ?? 0) };
+}
+
+/** JSON.parse that keeps the ctx integers exact (as strings → BigInt later) by quoting long digit runs. */
+export function parseVectors(text) {
+  const quoted = text.replace(/("(?:unix_millis|entropy)"\s*:\s*)(\d{16,})/g, '$1"$2"');
+  return JSON.parse(quoted);
+}
+
+/** The output text a case expects (`expect_text`; older files: the compact form of `expect`). */
+export function expectedText(c) {
+  if ("expect_text" in c) return c.expect_text;
+  if (c.op === "codes" && c.format === "markdown") return c.expect;
+  return JSON.stringify(c.expect);
+}
+
+function run(adapter, c) {
+  const dialect = c.dialect ?? "canonical";
+  switch (c.op) {
+    case "map":
+      return adapter.map("input_text" in c ? c.input_text : JSON.stringify(c.input), dialect, ctxOf(c));
+    case "validate":
+      return adapter.validate(rawOf(c), c.options ?? {}, ctxOf(c));
+    case "sanitize":
+      return adapter.sanitize(rawOf(c), dialect, ctxOf(c));
+    case "redact":
+      return adapter.redact(c.text);
+    case "explain":
+      return adapter.explain(c.code, c.dialect);
+    case "lookup": {
+      const kind = adapter.lookup(c.code, c.dialect, c.message ?? null, "data" in c ? JSON.stringify(c.data) : null);
+      return JSON.stringify(kind ?? null);
+    }
+    case "codes":
+      return adapter.codes(c.dialect ?? null, c.format);
+    default:
+      throw new Error(`unknown op ${c.op}`);
+  }
+}
+
+function sameValue(a, b) {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && sameValue(a[k], b[k]));
+}
+
+/** Runs one case: `{pass: true}` or `{pass: false, message}`. */
+export function runCase(adapter, c) {
+  if (c.env) adapter.setEnv(c.env);
+  try {
+    let got;
+    try {
+      got = run(adapter, c);
+    } catch (e) {
+      const failure = adapter.failureOf(e);
+      if (failure === null) throw e;
+      if (!("expect_failure" in c)) {
+        return { pass: false, message: `unexpected failure ${JSON.stringify(failure)}` };
+      }
+      const want = c.expect_failure;
+      const gotValue = { code: failure.code, message: failure.message };
+      if (failure.data !== undefined) gotValue.data = failure.data;
+      return sameValue(gotValue, want)
+        ? { pass: true }
+        : { pass: false, message: `failure ${JSON.stringify(gotValue)} != expected ${JSON.stringify(want)}` };
+    }
+    if ("expect_failure" in c) {
+      return { pass: false, message: `expected failure ${JSON.stringify(c.expect_failure)}, got ${got}` };
+    }
+    const want = expectedText(c);
+    return got === want ? { pass: true } : { pass: false, message: `output\n  got:  ${got}\n  want: ${want}` };
+  } finally {
+    if (c.env) adapter.setEnv([]);
+  }
+}
+
+/** Runs every case of every file: `[{file, name, pass, message?}]`. `files` is `[{file, doc}]`. */
+export function runAll(adapter, files) {
+  const results = [];
+  for (const { file, doc } of files) {
+    for (const c of doc.cases) {
+      let r;
+      try {
+        r = runCase(adapter, c);
+      } catch (e) {
+        r = { pass: false, message: `threw ${e && e.stack ? e.stack : e}` };
+      }
+      results.push({ file, name: c.name, ...r });
+    }
+  }
+  return results;
+}

@@ -1,0 +1,546 @@
+//! The redactor: the rule catalogue (`redaction/rules.toml`), caller-supplied rules and environment values.
+//!
+//! Design (the scan is linear in the input, whatever it holds):
+//! 1. One ASCII-case-insensitive Aho-Corasick pass over the input finds every rule keyword. Text with no
+//!    keyword (most of any log) is never seen by a regex at all.
+//! 2. Each keyword hit opens a candidate window for its rule: the line it sits on (a rule with `span` also
+//!    takes the following `span` bytes, for PEM blocks and stack traces). A rule's windows are merged, so each
+//!    input byte is scanned at most once per rule.
+//! 3. The rule's regex runs only inside its windows. Windows start and end at line boundaries, so `^`, `$`
+//!    and `\b` behave as on the whole text, and no match is cut short.
+//!
+//! Worst case: text where every line holds a keyword of every rule is scanned once per rule — still linear,
+//! `O(rules × input)`; regex-lite's matching is itself linear in the window (no backtracking blow-up).
+//!
+//! The regex engine is `regex-lite` (no SIMD literal search, which wasm lacks anyway, and a fraction of the
+//! code size); the prefilter and the windows are what make the scan fast, in wasm and natively alike, and
+//! every runtime runs the very same engine. Regexes compile lazily, on the first input that triggers their
+//! rule, so a fresh instance starts fast.
+//!
+//! Layout (after Sentry's relay-pii): rule types in [`rules`], checks in [`validators`], caller options in
+//! [`policy`], JSON walking in [`json`]; the rules themselves are data.
+
+pub mod json;
+pub mod policy;
+pub mod rules;
+pub mod validators;
+
+pub use json::{redact_value, JsonFinding};
+pub use policy::{Method, Policy, PolicyError};
+pub use rules::{examples, Catalogue, Examples, Rule, Trigger, Validator};
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
+use regex_lite::Regex;
+use serde::Serialize;
+use std::sync::OnceLock;
+
+/// The rule id used for caller-supplied environment values.
+pub const ENV_RULE: &str = "env-value";
+pub const ENV_CATEGORY: &str = "environment";
+
+/// One redacted span. Offsets are byte offsets into the input; the secret itself is never kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub rule: String,
+    pub category: String,
+    pub start: usize,
+    pub end: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Redacted {
+    pub text: String,
+    pub findings: Vec<Finding>,
+}
+
+/// Rules with their keyword prefilter and (lazily) compiled regexes.
+pub struct RuleSet {
+    rules: Vec<Rule>,
+    regexes: Vec<OnceLock<Regex>>,
+    prefilter: Option<AhoCorasick>,
+    /// keyword pattern index → rule index
+    keyword_rule: Vec<usize>,
+    /// rules with no keyword: their window is the whole input
+    unconditional: Vec<usize>,
+    /// rules whose windows come from a structural scan (see [`Trigger`])
+    structural: Vec<usize>,
+}
+
+/// The line around `at`: from just after the previous newline to just after the next one at or past `reach`.
+fn line_window(bytes: &[u8], at: usize, reach: usize) -> (usize, usize) {
+    let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+    let reach = reach.min(bytes.len());
+    let end = memchr::memchr(b'\n', &bytes[reach..]).map_or(bytes.len(), |i| reach + i + 1);
+    (start, end)
+}
+
+fn push_window(list: &mut Vec<(usize, usize)>, (start, end): (usize, usize)) {
+    match list.last_mut() {
+        Some(last) if start <= last.1 => last.1 = last.1.max(end),
+        _ => list.push((start, end)),
+    }
+}
+
+/// After a keyword: an optional closing quote, spaces, then `=` or `:`.
+fn assignment_follows(bytes: &[u8], mut at: usize) -> bool {
+    if matches!(bytes.get(at), Some(b'"' | b'\'')) {
+        at += 1;
+    }
+    while matches!(bytes.get(at), Some(b' ' | b'\t')) {
+        at += 1;
+    }
+    matches!(bytes.get(at), Some(b'=' | b':'))
+}
+
+/// Start offsets of runs of >= 13 digits, single spaces or dashes allowed between digits.
+fn digit_runs(bytes: &[u8]) -> Vec<usize> {
+    let mut found = Vec::new();
+    let (mut i, n) = (0, bytes.len());
+    while i < n {
+        if !bytes[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut digits = 0;
+        while i < n {
+            if bytes[i].is_ascii_digit() {
+                digits += 1;
+                i += 1;
+            } else if matches!(bytes[i], b' ' | b'-') && i + 1 < n && bytes[i + 1].is_ascii_digit() && i > start && bytes[i - 1].is_ascii_digit() {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        if digits >= 13 {
+            found.push(start);
+        }
+    }
+    found
+}
+
+/// Start offsets of IBAN-shaped runs: two capitals, two digits, then >= 11 capitals, digits or spaces.
+fn iban_shapes(bytes: &[u8]) -> Vec<usize> {
+    let mut found = Vec::new();
+    let n = bytes.len();
+    let mut i = 0;
+    while i + 4 <= n {
+        if bytes[i].is_ascii_uppercase()
+            && bytes[i + 1].is_ascii_uppercase()
+            && bytes[i + 2].is_ascii_digit()
+            && bytes[i + 3].is_ascii_digit()
+            && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric())
+        {
+            let tail = bytes[i + 4..].iter().take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || **b == b' ').count();
+            if tail >= 11 {
+                found.push(i);
+                i += 4 + tail;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    found
+}
+
+impl RuleSet {
+    fn new(rules: Vec<Rule>) -> Self {
+        let mut keywords = Vec::new();
+        let mut keyword_rule = Vec::new();
+        let mut unconditional = Vec::new();
+        let mut structural = Vec::new();
+        for (i, rule) in rules.iter().enumerate() {
+            if rule.trigger != Trigger::Keywords {
+                structural.push(i);
+                continue;
+            }
+            if rule.keywords.is_empty() {
+                unconditional.push(i);
+            }
+            for k in &rule.keywords {
+                keywords.push(k.clone());
+                keyword_rule.push(i);
+            }
+        }
+        let prefilter = (!keywords.is_empty()).then(|| {
+            AhoCorasickBuilder::new()
+                .ascii_case_insensitive(true)
+                // Always the DFA: the fastest search, and the other automata's code stays out of the wasm.
+                .kind(Some(AhoCorasickKind::DFA))
+                .match_kind(MatchKind::Standard)
+                .build(&keywords)
+                .expect("keywords are plain literals")
+        });
+        let regexes = rules.iter().map(|_| OnceLock::new()).collect();
+        RuleSet { rules, regexes, prefilter, keyword_rule, unconditional, structural }
+    }
+
+    /// Caller rules arrive compiled (so a bad pattern was already reported).
+    pub(crate) fn with_regexes(rules: Vec<Rule>, compiled: Vec<Regex>) -> Self {
+        let set = RuleSet::new(rules);
+        for (slot, regex) in set.regexes.iter().zip(compiled) {
+            let _ = slot.set(regex);
+        }
+        set
+    }
+
+    fn regex(&self, i: usize) -> &Regex {
+        // Built-in patterns are compiled by the catalogue test on every build before anything ships.
+        self.regexes[i].get_or_init(|| Regex::new(&self.rules[i].pattern).expect("rule pattern compiles"))
+    }
+
+    /// Per rule, the merged candidate windows (byte ranges on line boundaries) that its keywords open.
+    fn windows(&self, text: &str) -> Vec<Vec<(usize, usize)>> {
+        let bytes = text.as_bytes();
+        let mut windows: Vec<Vec<(usize, usize)>> = vec![Vec::new(); self.rules.len()];
+        for &i in &self.unconditional {
+            windows[i].push((0, text.len()));
+        }
+        for &i in &self.structural {
+            let starts = match self.rules[i].trigger {
+                Trigger::DigitRun => digit_runs(bytes),
+                Trigger::IbanShape => iban_shapes(bytes),
+                Trigger::Keywords => Vec::new(),
+            };
+            for at in starts {
+                if windows[i].last().is_some_and(|&(_, end)| at < end) {
+                    continue;
+                }
+                push_window(&mut windows[i], line_window(bytes, at, at + self.rules[i].span));
+            }
+        }
+        let Some(prefilter) = &self.prefilter else { return windows };
+        for m in prefilter.find_overlapping_iter(text) {
+            let rule = self.keyword_rule[m.pattern().as_usize()];
+            let list = &mut windows[rule];
+            if list.last().is_some_and(|&(_, end)| m.start() < end) {
+                continue; // this hit lies in a window already opened for the rule
+            }
+            if self.rules[rule].assignment_after_keyword && !assignment_follows(bytes, m.end()) {
+                continue;
+            }
+            push_window(list, line_window(bytes, m.start(), m.end() + self.rules[rule].span));
+        }
+        windows
+    }
+
+    /// Adds every validated match of every enabled rule to `candidates`; `priority_base` orders rule sets.
+    fn scan(&self, text: &str, policy: &Policy, priority_base: usize, candidates: &mut Vec<Candidate>) {
+        let e = engine();
+        for (i, windows) in self.windows(text).into_iter().enumerate() {
+            let rule = &self.rules[i];
+            if windows.is_empty() || !policy.enabled(&rule.id, &rule.category) {
+                continue;
+            }
+            for (offset, end) in windows {
+                for caps in self.regex(i).captures_iter(&text[offset..end]) {
+                    let secret = if rule.secret_groups.is_empty() {
+                        caps.get(0)
+                    } else {
+                        rule.secret_groups.iter().find_map(|g| caps.get(*g))
+                    };
+                    let Some(secret) = secret else { continue };
+                    let value = secret.as_str();
+                    if value.is_empty() || e.allowlisted(value) || policy.allowlist.iter().any(|a| a == value) {
+                        continue;
+                    }
+                    if let Some(v) = rule.validator {
+                        if !validators::passes(v, caps.get(1).map(|m| m.as_str()), value) {
+                            continue;
+                        }
+                    }
+                    candidates.push(Candidate {
+                        start: offset + secret.start(),
+                        end: offset + secret.end(),
+                        priority: priority_base + i,
+                        rule: rule.id.clone(),
+                        category: rule.category.clone(),
+                    });
+                }
+            }
+        }
+    }
+}
+
+struct Engine {
+    catalogue: Catalogue,
+    builtin: RuleSet,
+    env_name: Regex,
+}
+
+fn engine() -> &'static Engine {
+    static ENGINE: OnceLock<Engine> = OnceLock::new();
+    ENGINE.get_or_init(|| {
+        let mut catalogue = rules::load();
+        let builtin = RuleSet::new(std::mem::take(&mut catalogue.rules));
+        let env_name = Regex::new(&catalogue.environment.name_pattern).expect("environment.name_pattern compiles");
+        Engine { catalogue, builtin, env_name }
+    })
+}
+
+impl Engine {
+    fn allowlisted(&self, secret: &str) -> bool {
+        let allow = &self.catalogue.allowlist;
+        allow.values.iter().any(|v| v == secret)
+            || (!secret.contains(char::is_whitespace) && allow.markers.iter().any(|m| secret.contains(m.as_str())))
+    }
+}
+
+struct Candidate {
+    start: usize,
+    end: usize,
+    priority: usize,
+    rule: String,
+    category: String,
+}
+
+/// Which of these environment variables look secret (by name) and are long enough to redact safely.
+pub fn secret_env_values(env: &[(String, String)]) -> Vec<(String, String)> {
+    let e = engine();
+    env.iter()
+        .filter(|(name, value)| e.env_name.is_match(name) && value.len() >= e.catalogue.environment.min_value_len)
+        .cloned()
+        .collect()
+}
+
+/// Redacts `text` with the default policy: every catalogue rule, plus the secret-looking values in `env`.
+pub fn redact(text: &str, env: &[(String, String)]) -> Redacted {
+    redact_with(text, env, &Policy::default())
+}
+
+/// Redacts `text` under a caller's policy (method, disabled rules/categories, extra rules, allowlist).
+pub fn redact_with(text: &str, env: &[(String, String)], policy: &Policy) -> Redacted {
+    let e = engine();
+    let mut candidates = Vec::new();
+    e.builtin.scan(text, policy, 0, &mut candidates);
+    if let Some(extra) = &policy.extra {
+        // Caller rules rank after the built-ins: a built-in's more specific name wins a tie.
+        extra.scan(text, policy, e.builtin.rules.len(), &mut candidates);
+    }
+    let secrets = secret_env_values(env);
+    if !secrets.is_empty() && policy.enabled(ENV_RULE, ENV_CATEGORY) {
+        let values: Vec<&str> = secrets.iter().map(|(_, v)| v.as_str()).collect();
+        // Leftmost-longest: a value that contains another secret value is redacted whole.
+        let built = AhoCorasickBuilder::new()
+            .match_kind(MatchKind::LeftmostLongest)
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(&values);
+        if let Ok(ac) = built {
+            for m in ac.find_iter(text) {
+                candidates.push(Candidate {
+                    start: m.start(),
+                    end: m.end(),
+                    priority: usize::MAX,
+                    rule: ENV_RULE.to_string(),
+                    category: ENV_CATEGORY.to_string(),
+                });
+            }
+        }
+    }
+    apply(text, candidates, policy)
+}
+
+/// Resolves overlaps (earliest start, then catalogue order, then longest) and writes the replacements.
+fn apply(text: &str, mut candidates: Vec<Candidate>, policy: &Policy) -> Redacted {
+    candidates.sort_by(|a, b| a.start.cmp(&b.start).then(a.priority.cmp(&b.priority)).then(b.end.cmp(&a.end)));
+    // First settle the spans, then write: a span may still grow after it was accepted.
+    let mut spans: Vec<Finding> = Vec::new();
+    let mut cursor = 0;
+    let mut cursor_priority = usize::MAX;
+    for c in candidates {
+        if c.start < cursor {
+            // Overlaps a span already accepted. A rule listed earlier (more specific) that reaches further
+            // extends the span, so no tail of its secret leaks; a later, looser rule (an assignment value
+            // running into a URL's host, an e-mail-shaped userinfo) is dropped, so the host and path survive.
+            if c.end > cursor && c.priority < cursor_priority {
+                if let Some(last) = spans.last_mut() {
+                    last.end = c.end;
+                }
+                cursor = c.end;
+                cursor_priority = c.priority;
+            }
+            continue;
+        }
+        // Adjacent spans of one rule (consecutive stack frames found line by line) become one redaction.
+        if let Some(last) = spans.last_mut().filter(|l| l.rule == c.rule && l.end == c.start) {
+            last.end = c.end;
+        } else {
+            spans.push(Finding { rule: c.rule, category: c.category, start: c.start, end: c.end });
+        }
+        cursor = c.end;
+        cursor_priority = c.priority;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for f in &spans {
+        out.push_str(&text[at..f.start]);
+        out.push_str(&policy.replacement(&f.rule, &text[f.start..f.end]));
+        at = f.end;
+    }
+    out.push_str(&text[at..]);
+    Redacted { text: out, findings: spans }
+}
+
+/// The catalogue's rules, for docs, tests and benchmarks.
+pub fn catalogue_rules() -> &'static [Rule] {
+    &engine().builtin.rules
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_compiles_and_its_examples_hold() {
+        let all = examples();
+        let mut failures = Vec::new();
+        let rules = catalogue_rules();
+        for rule in rules {
+            let ex = all.get(&rule.id).unwrap_or_else(|| panic!("{} has no examples", rule.id));
+            assert!(ex.examples.len() >= 2, "{} needs two examples", rule.id);
+            assert!(ex.negative_examples.len() >= 2, "{} needs two negative examples", rule.id);
+            assert!(!rule.description.is_empty(), "{} needs a description", rule.id);
+            Regex::new(&rule.pattern).unwrap_or_else(|e| panic!("{}: {e}", rule.id));
+            for text in &ex.examples {
+                let r = redact(text, &[]);
+                if !r.findings.iter().any(|f| f.rule == rule.id) {
+                    failures.push(format!("{}: missed {text:?} -> {:?}", rule.id, r.text));
+                }
+            }
+            for text in &ex.negative_examples {
+                let r = redact(text, &[]);
+                if r.text != *text {
+                    failures.push(format!("{}: changed {text:?} -> {:?}", rule.id, r.text));
+                }
+            }
+        }
+        let mut ids: Vec<_> = rules.iter().map(|r| r.id.as_str()).collect();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), rules.len(), "rule ids are unique");
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn env_values_are_redacted_only_for_secret_looking_names() {
+        let env = vec![
+            ("GITHUB_TOKEN".to_string(), "s3cr3t-value-123".to_string()),
+            ("HOME".to_string(), "/home/alice".to_string()),
+            ("API_KEY".to_string(), "short".to_string()),
+        ];
+        let r = redact("got s3cr3t-value-123 at short", &env);
+        assert_eq!(r.text, "got [REDACTED:env-value] at short");
+        assert_eq!(r.findings[0].start, 4);
+    }
+
+    #[test]
+    fn ordinary_text_is_untouched() {
+        for text in [
+            "request 123e4567-e89b-12d3-a456-426614174000 failed",
+            "sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+            "version 1.2.3-beta.4+build.5",
+            "the key_count and token_budget were exceeded",
+            "set $GITHUB_TOKEN and ${AWS_SECRET_ACCESS_KEY}",
+        ] {
+            assert_eq!(redact(text, &[]).text, text);
+        }
+    }
+
+    #[test]
+    fn looser_overlapping_rules_do_not_swallow_hosts() {
+        let r = redact("clone https://x-access-token:ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d@github.com/acme/infra.git", &[]);
+        assert_eq!(r.text, "clone https://[REDACTED:url-credentials]@github.com/acme/infra.git");
+        let r = redact("db postgres://app:s3cr3t-Pa55@db.internal:5432/app", &[]);
+        assert_eq!(r.text, "db postgres://[REDACTED:url-credentials]@db.internal:5432/app");
+    }
+
+    #[test]
+    fn overlapping_matches_do_not_leak_a_tail() {
+        let r = redact("token=ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d", &[]);
+        assert_eq!(r.text, "token=[REDACTED:github-token]");
+    }
+
+    const TOKEN: &str = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
+
+    #[test]
+    fn methods_replace_mask_hash_remove() {
+        let text = format!("a {TOKEN} b");
+        let mask = Policy::from_json(r#"{"method":"mask"}"#).unwrap();
+        assert_eq!(redact_with(&text, &[], &mask).text, format!("a {} b", "*".repeat(TOKEN.len())));
+        let remove = Policy::from_json(r#"{"method":"remove"}"#).unwrap();
+        assert_eq!(redact_with(&text, &[], &remove).text, "a  b");
+        let hash = Policy::from_json(r#"{"method":"hash","hash_key":"0123456789abcdef"}"#).unwrap();
+        let once = redact_with(&text, &[], &hash).text;
+        let twice = redact_with(&format!("x {TOKEN}"), &[], &hash).text;
+        assert!(once.starts_with("a [REDACTED:github-token:") && once.ends_with("] b"), "{once}");
+        assert_eq!(&once[2..once.len() - 2], &twice[2..], "equal secrets correlate");
+        let other_key = Policy::from_json(r#"{"method":"hash","hash_key":"fedcba9876543210"}"#).unwrap();
+        assert_ne!(redact_with(&text, &[], &other_key).text, once, "the digest depends on the key");
+        assert!(!once.contains(TOKEN));
+    }
+
+    #[test]
+    fn categories_and_rules_can_be_switched_off() {
+        let text = "mail bob@corp.example with ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
+        let no_pii = Policy::from_json(r#"{"disable":["pii"]}"#).unwrap();
+        let r = redact_with(text, &[], &no_pii);
+        assert!(r.text.contains("bob@corp.example") && !r.text.contains("ghp_"), "{}", r.text);
+        let no_github = Policy::from_json(r#"{"disable":["github-token"]}"#).unwrap();
+        assert!(redact_with(text, &[], &no_github).text.contains("ghp_"));
+    }
+
+    #[test]
+    fn caller_rules_and_allowlist() {
+        let policy = Policy::from_json(
+            r#"{"extra_rules":[{"id":"acme-key","category":"token","keywords":["acme_"],"pattern":"\\bacme_[a-z0-9]{16}\\b"}],
+                "allowlist":["bob@corp.example"]}"#,
+        )
+        .unwrap();
+        let r = redact_with("use acme_0123456789abcdef for bob@corp.example", &[], &policy);
+        assert_eq!(r.text, "use [REDACTED:acme-key] for bob@corp.example");
+    }
+
+    #[test]
+    fn bad_options_are_clear_errors() {
+        let cases = [
+            (r#"{"method":"shred"}"#, "not valid"),
+            (r#"{"method":"hash"}"#, "hash_key"),
+            (r#"{"extra_rules":[{"id":"x","category":"token","pattern":"("}]}"#, "does not compile"),
+            (r#"{"extra_rules":[{"id":"Bad Id","category":"token","pattern":"a"}]}"#, "kebab-case"),
+            (r#"{"extra_rules":[{"id":"x","category":"token","pattern":"a","secret_groups":[3]}]}"#, "secret group 3"),
+            (r#"{"colour":"blue"}"#, "unknown field"),
+            (r#"{"extra_rules":[{"id":"big","category":"token","pattern":"(?:a{1000}){1000}"}]}"#, "does not compile"),
+        ];
+        for (options, expected) in cases {
+            let err = Policy::from_json(options).err().unwrap_or_else(|| panic!("{options} was accepted")).to_string();
+            assert!(err.contains(expected), "{options}: {err}");
+        }
+        let long = format!(r#"{{"extra_rules":[{{"id":"x","category":"token","pattern":"{}"}}]}}"#, "a".repeat(5000));
+        assert!(matches!(Policy::from_json(&long), Err(PolicyError::PatternTooLong { .. })));
+    }
+
+    #[test]
+    fn json_values_under_sensitive_keys_go_whole_and_strings_are_scanned() {
+        let mut doc: serde_json::Value = serde_json::from_str(
+            r#"{"user":"ann","password":"hunter2","pin":1234,"headers":{"Authorization":"Bearer abc","X-Trace":"t1"},
+                "db_password":"pw","max_tokens":4096,"log":["sent ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"],
+                "credentials":{"user":"u","key":"k"}}"#,
+        )
+        .unwrap();
+        let findings = redact_value(&mut doc, &[], &Policy::default());
+        assert_eq!(doc["password"], "[REDACTED:sensitive-key]");
+        assert_eq!(doc["pin"], 1234, "pin is not in the default sensitive list");
+        assert_eq!(doc["headers"]["Authorization"], "[REDACTED:sensitive-key]");
+        assert_eq!(doc["headers"]["X-Trace"], "t1");
+        assert_eq!(doc["db_password"], "[REDACTED:sensitive-key]");
+        assert_eq!(doc["max_tokens"], 4096);
+        assert_eq!(doc["log"][0], "sent [REDACTED:github-token]");
+        assert_eq!(doc["credentials"]["user"], "[REDACTED:sensitive-key]");
+        let paths: Vec<&str> = findings.iter().map(|f| f.path.as_str()).collect();
+        assert!(paths.contains(&"/log/0") && paths.contains(&"/headers/Authorization"), "{paths:?}");
+        let text = serde_json::to_string(&findings).unwrap();
+        assert!(!text.contains("hunter2") && !text.contains("ghp_"), "findings never carry the secret");
+    }
+}
+

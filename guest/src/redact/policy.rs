@@ -1,0 +1,145 @@
+//! What a caller may change about redaction: the method, which rules and categories run, extra rules and an
+//! allowlist. Options arrive as JSON and are validated here; a bad option is a clear error, never a panic.
+
+use super::rules::Rule;
+use super::RuleSet;
+use hmac::{Hmac, Mac};
+use serde::Deserialize;
+use sha2::Sha256;
+
+/// Caller-supplied rules are bounded so no input can make the guest compile something huge.
+pub const MAX_EXTRA_RULES: usize = 64;
+pub const MAX_PATTERN_LEN: usize = 2048;
+const REGEX_SIZE_LIMIT: usize = 256 * 1024;
+const REGEX_NEST_LIMIT: u32 = 64;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    /// `[REDACTED:rule]` (default).
+    #[default]
+    Replace,
+    /// Every character becomes `*`: the length survives, the content does not.
+    Mask,
+    /// `[REDACTED:rule:<12 hex>]`, an HMAC-SHA256 of the secret under the caller's key: equal secrets
+    /// correlate across messages without being revealed.
+    Hash,
+    /// Nothing is left.
+    Remove,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum PolicyError {
+    #[error("redaction options are not valid: {0}")]
+    Invalid(String),
+    #[error("method \"hash\" needs a \"hash_key\" of at least 16 bytes")]
+    MissingHashKey,
+    #[error("at most {MAX_EXTRA_RULES} extra rules are allowed")]
+    TooManyRules,
+    #[error("extra rule '{0}': the id must be kebab-case ASCII ([a-z0-9-], 1 to 64 characters)")]
+    BadRuleId(String),
+    #[error("extra rule '{id}': pattern longer than {MAX_PATTERN_LEN} characters")]
+    PatternTooLong { id: String },
+    #[error("extra rule '{id}': pattern does not compile: {message}")]
+    BadPattern { id: String, message: String },
+    #[error("extra rule '{id}': secret group {group} does not exist in the pattern")]
+    BadGroup { id: String, group: usize },
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Options {
+    #[serde(default)]
+    method: Method,
+    #[serde(default)]
+    hash_key: Option<String>,
+    /// Rule ids or categories to switch off.
+    #[serde(default)]
+    disable: Vec<String>,
+    #[serde(default)]
+    extra_rules: Vec<Rule>,
+    /// Exact values never redacted.
+    #[serde(default)]
+    allowlist: Vec<String>,
+    /// More JSON keys whose values are secrets whole (`redact-json-value`).
+    #[serde(default)]
+    sensitive_keys: Vec<String>,
+}
+
+#[derive(Default)]
+pub struct Policy {
+    pub method: Method,
+    hash_key: Vec<u8>,
+    pub disabled: Vec<String>,
+    pub extra: Option<RuleSet>,
+    pub allowlist: Vec<String>,
+    pub sensitive_keys: Vec<String>,
+}
+
+fn valid_id(id: &str) -> bool {
+    (1..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+impl Policy {
+    /// Parses and validates options JSON (`{}` or empty text = the defaults).
+    pub fn from_json(text: &str) -> Result<Policy, PolicyError> {
+        let options: Options = if text.trim().is_empty() {
+            Options::default()
+        } else {
+            serde_json::from_str(text).map_err(|e| PolicyError::Invalid(e.to_string()))?
+        };
+        if options.method == Method::Hash && options.hash_key.as_ref().is_none_or(|k| k.len() < 16) {
+            return Err(PolicyError::MissingHashKey);
+        }
+        if options.extra_rules.len() > MAX_EXTRA_RULES {
+            return Err(PolicyError::TooManyRules);
+        }
+        let mut regexes = Vec::with_capacity(options.extra_rules.len());
+        for rule in &options.extra_rules {
+            if !valid_id(&rule.id) || !valid_id(&rule.category) {
+                return Err(PolicyError::BadRuleId(rule.id.chars().take(64).collect()));
+            }
+            if rule.pattern.len() > MAX_PATTERN_LEN {
+                return Err(PolicyError::PatternTooLong { id: rule.id.clone() });
+            }
+            let regex = regex_lite::RegexBuilder::new(&rule.pattern)
+                .size_limit(REGEX_SIZE_LIMIT)
+                .nest_limit(REGEX_NEST_LIMIT)
+                .build()
+                .map_err(|e| PolicyError::BadPattern { id: rule.id.clone(), message: e.to_string() })?;
+            if let Some(g) = rule.secret_groups.iter().find(|g| **g >= regex.captures_len()) {
+                return Err(PolicyError::BadGroup { id: rule.id.clone(), group: *g });
+            }
+            regexes.push(regex);
+        }
+        let extra = (!options.extra_rules.is_empty()).then(|| RuleSet::with_regexes(options.extra_rules, regexes));
+        Ok(Policy {
+            method: options.method,
+            hash_key: options.hash_key.map(String::into_bytes).unwrap_or_default(),
+            disabled: options.disable,
+            extra,
+            allowlist: options.allowlist,
+            sensitive_keys: options.sensitive_keys,
+        })
+    }
+
+    pub fn enabled(&self, rule: &str, category: &str) -> bool {
+        !self.disabled.iter().any(|d| d == rule || d == category)
+    }
+
+    /// What replaces `secret`, found by `rule`.
+    pub fn replacement(&self, rule: &str, secret: &str) -> String {
+        match self.method {
+            Method::Replace => format!("[REDACTED:{rule}]"),
+            Method::Mask => "*".repeat(secret.chars().count()),
+            Method::Remove => String::new(),
+            Method::Hash => {
+                let mut mac = Hmac::<Sha256>::new_from_slice(&self.hash_key).expect("HMAC takes keys of any length");
+                mac.update(secret.as_bytes());
+                let digest = mac.finalize().into_bytes();
+                let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
+                format!("[REDACTED:{rule}:{hex}]")
+            }
+        }
+    }
+}

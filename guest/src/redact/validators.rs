@@ -1,0 +1,162 @@
+//! Checks a regex candidate must also pass before it is redacted (checksums, entropy, placeholders).
+
+use super::rules::Validator;
+use base64::Engine as _;
+
+/// Does the candidate `secret` (with the assignment's name, for assignment rules) pass `validator`?
+pub fn passes(validator: Validator, name: Option<&str>, secret: &str) -> bool {
+    match validator {
+        Validator::Assignment => assignment_value_is_secret(name, secret),
+        Validator::BasicAuth => basic_auth_is_credential(secret),
+        Validator::Luhn => luhn(secret),
+        Validator::Iban => iban(secret),
+        Validator::PrivateIpv4 => private_ipv4(secret),
+        Validator::Entropy => !is_placeholder(secret) && secret.chars().count() >= 20 && shannon_entropy(secret) >= 3.5,
+    }
+}
+
+/// Placeholder values that mean "no secret here": templates, variable references, masks, literals.
+pub fn is_placeholder(value: &str) -> bool {
+    let v = value.trim();
+    if v.is_empty() {
+        return true;
+    }
+    let lower = v.to_ascii_lowercase();
+    const WORDS: [&str; 12] = [
+        "null", "none", "nil", "true", "false", "undefined", "redacted", "hidden", "changeme", "placeholder",
+        "required", "optional",
+    ];
+    if WORDS.contains(&lower.as_str()) {
+        return true;
+    }
+    let first = v.chars().next().unwrap_or(' ');
+    if v.chars().all(|c| c == first) {
+        return true; // "****", "xxxx"
+    }
+    v.starts_with('$')
+        || v.starts_with('%') && v.ends_with('%')
+        || v.starts_with('<') && v.ends_with('>')
+        || v.starts_with("{{")
+        || v.starts_with("[REDACTED")
+        || lower.starts_with("process.env")
+        || lower.starts_with("os.environ")
+        || lower.starts_with("os.getenv")
+        || lower.starts_with("env.")
+        || lower.starts_with("secrets.")
+}
+
+fn char_classes(v: &str) -> usize {
+    let lower = v.bytes().any(|b| b.is_ascii_lowercase());
+    let upper = v.bytes().any(|b| b.is_ascii_uppercase());
+    let digit = v.bytes().any(|b| b.is_ascii_digit());
+    let other = v.bytes().any(|b| !b.is_ascii_alphanumeric());
+    [lower, upper, digit, other].iter().filter(|x| **x).count()
+}
+
+fn assignment_value_is_secret(name: Option<&str>, value: &str) -> bool {
+    // "Bearer ${API_TOKEN}": the credential is the last word, after any auth scheme.
+    let value = value.rsplit(char::is_whitespace).next().unwrap_or(value);
+    if is_placeholder(value) {
+        return false;
+    }
+    let name = name.unwrap_or("").to_ascii_lowercase();
+    let password_like = ["password", "passwd", "passphrase", "pwd"].iter().any(|p| name.ends_with(p));
+    if password_like {
+        return true;
+    }
+    // Tokens, keys and secrets are machine-made: long and drawn from several character classes.
+    // A plain word or number ("token: expired", "key=42") is not one.
+    value.len() >= 8 && char_classes(value) >= 2
+}
+
+fn basic_auth_is_credential(value: &str) -> bool {
+    let padded = value.trim_end_matches('=');
+    base64::engine::general_purpose::STANDARD_NO_PAD
+        .decode(padded)
+        .is_ok_and(|bytes| bytes.contains(&b':'))
+}
+
+fn luhn(candidate: &str) -> bool {
+    let digits: Vec<u32> = candidate.chars().filter_map(|c| c.to_digit(10)).collect();
+    if !(13..=19).contains(&digits.len()) || digits.iter().all(|d| *d == digits[0]) {
+        return false;
+    }
+    let sum: u32 = digits
+        .iter()
+        .rev()
+        .enumerate()
+        .map(|(i, d)| if i % 2 == 1 { if d * 2 > 9 { d * 2 - 9 } else { d * 2 } } else { *d })
+        .sum();
+    sum % 10 == 0
+}
+
+/// IBAN lengths by country (ISO 13616 registry, the common ones).
+const IBAN_LENGTHS: [(&str, usize); 36] = [
+    ("AD", 24), ("AT", 20), ("BE", 16), ("BG", 22), ("CH", 21), ("CY", 28), ("CZ", 24), ("DE", 22), ("DK", 18),
+    ("EE", 20), ("ES", 24), ("FI", 18), ("FR", 27), ("GB", 22), ("GR", 27), ("HR", 21), ("HU", 28), ("IE", 22),
+    ("IS", 26), ("IT", 27), ("LI", 21), ("LT", 20), ("LU", 20), ("LV", 21), ("MC", 27), ("MT", 31), ("NL", 18),
+    ("NO", 15), ("PL", 28), ("PT", 25), ("RO", 24), ("SE", 24), ("SI", 19), ("SK", 24), ("SM", 27), ("TR", 26),
+];
+
+fn iban(candidate: &str) -> bool {
+    let compact: String = candidate.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_uppercase();
+    let Some(expected) = IBAN_LENGTHS.iter().find(|(cc, _)| compact.starts_with(cc)).map(|(_, n)| *n) else {
+        return false;
+    };
+    if compact.len() != expected || !compact.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return false;
+    }
+    let rearranged = compact[4..].bytes().chain(compact[..4].bytes());
+    let mut remainder: u32 = 0;
+    for b in rearranged {
+        let value = if b.is_ascii_digit() { u32::from(b - b'0') } else { u32::from(b - b'A') + 10 };
+        remainder = if value >= 10 { (remainder * 100 + value) % 97 } else { (remainder * 10 + value) % 97 };
+    }
+    remainder == 1
+}
+
+fn private_ipv4(candidate: &str) -> bool {
+    let octets: Vec<u32> = candidate.split('.').filter_map(|p| p.parse().ok()).collect();
+    if octets.len() != 4 || octets.iter().any(|o| *o > 255) {
+        return false;
+    }
+    matches!(
+        (octets[0], octets[1]),
+        (10, _) | (172, 16..=31) | (192, 168) | (169, 254) | (100, 64..=127)
+    )
+}
+
+fn shannon_entropy(s: &str) -> f64 {
+    let mut counts = [0u32; 256];
+    let mut n = 0u32;
+    for b in s.bytes() {
+        counts[b as usize] += 1;
+        n += 1;
+    }
+    let n = f64::from(n);
+    counts
+        .iter()
+        .filter(|c| **c > 0)
+        .map(|c| {
+            let p = f64::from(*c) / n;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checksums() {
+        assert!(luhn("4111 1111 1111 1111"));
+        assert!(!luhn("4111 1111 1111 1112"));
+        assert!(iban("GB82 WEST 1234 5698 7654 32"));
+        assert!(!iban("GB82 WEST 1234 5698 7654 33"));
+        assert!(private_ipv4("10.1.2.3") && private_ipv4("172.20.0.1") && private_ipv4("169.254.0.9"));
+        assert!(!private_ipv4("127.0.0.1") && !private_ipv4("8.8.8.8") && !private_ipv4("10.300.1.1"));
+        assert!(basic_auth_is_credential("YWxhZGRpbjpvcGVuc2VzYW1l"));
+        assert!(!basic_auth_is_credential("authentication"));
+    }
+}

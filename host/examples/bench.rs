@@ -1,0 +1,130 @@
+//! `cargo run --release -p jsonrpc-errors-host --example bench` — every figure the issues ask for, measured in
+//! one run (the machines are shared and noisy: compare the ratios, not the absolute numbers):
+//! - per-call cost of `map` through the component vs the native guest code;
+//! - process start to first answer: `jsonrpc-errors map` vs `jsonrpc-errors --version`;
+//! - component size (raw and gzip);
+//! - redaction throughput, native vs wasmtime, on 1 MB and 10 MB mixed logs (written to target/bench/ for the
+//!   Node and Python benchmarks);
+//! - the redaction recall/precision report over the generated corpus.
+
+#[path = "common/corpus.rs"]
+mod corpus;
+
+use jsonrpc_errors_guest::{api, context::CallContext};
+use jsonrpc_errors_host::{Context, Runtime};
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn per_call(mut f: impl FnMut(), iterations: u32) -> Duration {
+    for _ in 0..iterations / 10 {
+        f();
+    }
+    let start = Instant::now();
+    for _ in 0..iterations {
+        f();
+    }
+    start.elapsed() / iterations
+}
+
+fn median_process_time(args: &[&str], stdin: &str, runs: usize) -> Duration {
+    let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/jsonrpc-errors");
+    let mut times: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            let mut child = Command::new(&bin).args(args).stdin(Stdio::piped()).stdout(Stdio::null()).spawn().expect("target/release/jsonrpc-errors (cargo xtask build)");
+            child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+            child.wait().unwrap();
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[runs / 2]
+}
+
+fn mb_per_s(bytes: usize, d: Duration) -> f64 {
+    bytes as f64 / 1e6 / d.as_secs_f64()
+}
+
+fn best_of(runs: usize, mut f: impl FnMut()) -> Duration {
+    (0..runs)
+        .map(|_| {
+            let s = Instant::now();
+            f();
+            s.elapsed()
+        })
+        .min()
+        .unwrap()
+}
+
+fn main() {
+    let rt = Runtime::new(vec![]).expect("component loads");
+    let input = r#"{"kind":"tool-not-exposed","tool":"admin_delete","source":"upstream","id":7,"correlation_id":"abc-123"}"#;
+    let ctx = CallContext { unix_millis: 1, entropy: 2 };
+    assert_eq!(api::map_error(input, "thoughtgate", &ctx).unwrap(), rt.map_error(input, "thoughtgate", Context { unix_millis: 1, entropy: 2 }).unwrap());
+
+    println!("== map: per call (thoughtgate tool-not-exposed) ==");
+    let native = per_call(|| drop(api::map_error(input, "thoughtgate", &ctx)), 50_000);
+    let wasm = per_call(|| drop(rt.map_error(input, "thoughtgate", Context { unix_millis: 1, entropy: 2 })), 50_000);
+    println!("native guest code      {:>8.2} µs", native.as_secs_f64() * 1e6);
+    println!("through the component  {:>8.2} µs", wasm.as_secs_f64() * 1e6);
+    println!("ratio component/native {:>8.2}x   (goal <= 2x)", wasm.as_secs_f64() / native.as_secs_f64());
+
+    println!("\n== CLI: process start to first answer (median of 30) ==");
+    let version = median_process_time(&["--version"], "", 30);
+    let map = median_process_time(&["map"], input, 30);
+    println!("jsonrpc-errors --version {:>7.2} ms", version.as_secs_f64() * 1e3);
+    println!("jsonrpc-errors map       {:>7.2} ms  (+{:.2} ms: deserialize + instantiate + answer; compiled at start: {})",
+        map.as_secs_f64() * 1e3, (map.saturating_sub(version)).as_secs_f64() * 1e3, !rt.is_precompiled());
+
+    println!("\n== component size ==");
+    let wasm_bytes = jsonrpc_errors_host::COMPONENT;
+    let mut gz = Command::new("gzip").arg("-9").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    gz.stdin.take().unwrap().write_all(wasm_bytes).unwrap();
+    let gz_len = gz.wait_with_output().unwrap().stdout.len();
+    println!("target/component/jsonrpc-errors.wasm {} bytes ({:.0} KB), gzip -9 {} bytes ({:.0} KB)   (goal <= 400 KB)",
+        wasm_bytes.len(), wasm_bytes.len() as f64 / 1024.0, gz_len, gz_len as f64 / 1024.0);
+
+    println!("\n== redaction throughput: the full catalogue ({} rules) on a mixed log ==", jsonrpc_errors_guest::redact::catalogue_rules().len());
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (label, size) in [("1mb", 1_000_000usize), ("10mb", 10_000_000)] {
+        let log = corpus::mixed_log(size);
+        std::fs::write(dir.join(format!("mixed-{label}.log")), &log).unwrap();
+        let n_out = api::redact_json(&log);
+        let w_out = rt.redact_json(&log).unwrap();
+        assert_eq!(n_out, w_out, "native and component agree on the {label} log");
+        let runs = if size > 2_000_000 { 3 } else { 7 };
+        let n = best_of(runs, || drop(api::redact(&log)));
+        let w = best_of(runs, || drop(rt.redact_json(&log)));
+        println!("{label:>5}: native {:>7.1} MB/s   wasmtime {:>7.1} MB/s   wasmtime/native {:>5.1}%   (goal >= 25%)",
+            mb_per_s(log.len(), n), mb_per_s(log.len(), w), 100.0 * n.as_secs_f64() / w.as_secs_f64());
+    }
+    // Linear scaling, and the adversarial worst case: every line holds keywords of every rule.
+    let worst_line: String = jsonrpc_errors_guest::redact::catalogue_rules().iter().flat_map(|r| r.keywords.iter().take(1)).map(|k| format!("{k} ")).collect();
+    let worst = format!("{worst_line}\n").repeat(1_000_000 / (worst_line.len() + 1));
+    let w = best_of(3, || drop(rt.redact_json(&worst)));
+    println!("worst case (every line has every rule's keyword, 1 MB): wasmtime {:.1} MB/s", mb_per_s(worst.len(), w));
+
+    println!("\n== redaction recall / precision (corpus generated from the catalogue) ==");
+    let positives = corpus::positives();
+    let mut missed = Vec::new();
+    for s in &positives {
+        let out = api::redact(&s.text);
+        if s.secrets.is_empty() || s.secrets.iter().any(|sec| out.text.contains(sec.as_str())) {
+            missed.push(&s.rule);
+        }
+    }
+    let negatives = corpus::negatives();
+    let changed: Vec<&String> = negatives.iter().filter(|t| api::redact(t).text != **t).collect();
+    let recall = 1.0 - missed.len() as f64 / positives.len() as f64;
+    let benign = 1.0 - changed.len() as f64 / negatives.len() as f64;
+    println!("recall {recall:.4} ({} of {} secrets-in-context redacted; goal >= 0.99)", positives.len() - missed.len(), positives.len());
+    println!("benign unchanged {benign:.4} ({} of {} benign texts untouched; goal >= 0.99)", negatives.len() - changed.len(), negatives.len());
+    if !missed.is_empty() {
+        println!("missed by rule: {:?}", missed);
+    }
+    for t in changed.iter().take(5) {
+        println!("changed: {t:?} -> {:?}", api::redact(t).text);
+    }
+}

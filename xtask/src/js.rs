@@ -1,0 +1,93 @@
+//! `cargo xtask js`: the wasm-bindgen build of `bindings/js` for the `jsonrpc-errors` npm package.
+//!
+//! 1. builds the `jsonrpc-errors-js` crate for wasm32-unknown-unknown with the size-oriented `guest` profile;
+//! 2. runs wasm-bindgen (`--target web`) through the `wasm-bindgen-cli-support` library, wrapped in the
+//!    `bindings/js/bindgen` helper so that xtask itself does not compile it for every other command;
+//! 3. shrinks the module with binaryen's `wasm-opt -Oz` when the npm package `binaryen` is installed in
+//!    bindings/js (it is a devDependency; `bindings/js/setup.sh` installs it first);
+//! 4. writes the glue to bindings/js/wasm/ and, when node_modules is present, compiles the TypeScript
+//!    (`npm run build`) into bindings/js/dist/.
+
+use crate::{cargo, root, run};
+use anyhow::{Context, Result};
+use std::path::Path;
+use std::process::Command;
+
+const NAME: &str = "jsonrpc_errors";
+
+fn gzip_len(bytes: &[u8]) -> Option<usize> {
+    use std::io::Write;
+    let mut child = Command::new("gzip")
+        .arg("-9c")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .ok()?;
+    child.stdin.take()?.write_all(bytes).ok()?;
+    let out = child.wait_with_output().ok()?;
+    Some(out.stdout.len())
+}
+
+fn report(label: &str, path: &Path) -> Result<()> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let gz = gzip_len(&bytes).map(|n| format!(", {n} bytes gzipped")).unwrap_or_default();
+    println!("{label}: {} ({} bytes{gz})", path.display(), bytes.len());
+    Ok(())
+}
+
+/// A target directory of its own: the npm build neither waits on nor invalidates the other builds' artifacts.
+fn js_cargo() -> Command {
+    let mut c = cargo();
+    c.env("CARGO_TARGET_DIR", root().join("target/js"));
+    c
+}
+
+pub fn build() -> Result<()> {
+    let root = root();
+    let js = root.join("bindings/js");
+
+    let mut b = js_cargo();
+    b.args(["build", "-p", "jsonrpc-errors-js", "--lib", "--target", "wasm32-unknown-unknown", "--profile", "guest"]);
+    run(b)?;
+    let core = root.join("target/js/wasm32-unknown-unknown/guest/jsonrpc_errors_js.wasm");
+    report("core module", &core)?;
+
+    let out = js.join("wasm");
+    if out.exists() {
+        std::fs::remove_dir_all(&out)?;
+    }
+    std::fs::create_dir_all(&out)?;
+    let mut bindgen = js_cargo();
+    bindgen.args(["run", "-q", "--release", "-p", "jsonrpc-errors-js-bindgen", "--"]);
+    bindgen.arg(&core).arg(&out).arg(NAME);
+    run(bindgen)?;
+
+    let wasm = out.join(format!("{NAME}_bg.wasm"));
+    report("wasm-bindgen output", &wasm)?;
+    let wasm_opt = js.join("node_modules/binaryen/bin/wasm-opt");
+    if wasm_opt.exists() {
+        let tmp = out.join(format!("{NAME}_bg.opt.wasm"));
+        let mut opt = Command::new("node");
+        opt.arg(&wasm_opt)
+            .arg(&wasm)
+            .args(["-Oz", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext"])
+            .args(["--enable-mutable-globals", "--enable-multivalue", "--enable-reference-types"])
+            .args(["--strip-debug", "--strip-producers", "-o"])
+            .arg(&tmp);
+        run(opt)?;
+        std::fs::rename(&tmp, &wasm)?;
+        report("after wasm-opt -Oz", &wasm)?;
+    } else {
+        println!("note: {} not found (run `npm ci` in bindings/js): skipping wasm-opt", wasm_opt.display());
+    }
+
+    if js.join("node_modules").exists() {
+        let mut tsc = Command::new("npm");
+        tsc.current_dir(&js).args(["run", "--silent", "build"]);
+        run(tsc)?;
+        println!("wrote {}", js.join("dist").display());
+    } else {
+        println!("note: bindings/js/node_modules missing: run `npm ci` there, then `npm run build`");
+    }
+    Ok(())
+}
