@@ -112,7 +112,7 @@ fn sample(kind: &Kind, field: &str, ty: FieldType) -> Value {
         ("rule", _) => json!("*_prod"),
         ("policy_id", _) => json!("financial-limits"),
         ("reason", _) if kind.name == "invalid-request" => json!("invalid-id-type"),
-        ("reason", _) => json!("connection refused by 10.0.0.7"),
+        ("reason", _) => json!("connection refused by the peer"),
         ("rejected_by", _) => json!("alice"),
         ("workflow", _) => json!("prod-deploys"),
         ("url", _) => json!("https://svc:hunter2@mcp.internal:8443/rpc?token=abc123XYZ789"),
