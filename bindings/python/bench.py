@@ -143,6 +143,14 @@ def main():
     if skipped:
         print(f"  ({len(skipped)} patterns not compilable by Python re skipped: {', '.join(i for i, _ in skipped)})")
 
+    # --- the shared mixed logs written by `cargo run --release -p jsonrpc-errors-host --example bench`
+    for label in ("1mb", "10mb"):
+        path = ROOT / "target" / "bench" / f"mixed-{label}.log"
+        if path.exists():
+            text = path.read_text(encoding="utf-8")
+            best = min(_timed(lambda: jre.redact(text)) for _ in range(3))
+            print(f"redact shared mixed-{label}.log: {len(text.encode()) / 1e6 / best:.1f} MB/s (Python, wasmtime-py)")
+
 
 def _timed(fn):
     t = time.perf_counter()

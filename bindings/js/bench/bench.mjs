@@ -120,3 +120,14 @@ const tJs = bench("  JS RegExps, one rule after another", () => { sink += redact
 console.log(`  speed jsonrpc-errors / JS RegExps: ${(tJs / tWasm).toFixed(2)}×  (goal ≥ 3×)`);
 console.log(`  throughput: ${((log.length / (1 << 20)) / (tWasm / 1e9)).toFixed(1)} MiB/s vs ${((log.length / (1 << 20)) / (tJs / 1e9)).toFixed(1)} MiB/s`);
 if (sink === 0) console.log("");
+
+// The shared mixed logs written by `cargo run --release -p jsonrpc-errors-host --example bench`.
+for (const label of ["1mb", "10mb"]) {
+  const path = join(root, "target", "bench", `mixed-${label}.log`);
+  let text;
+  try { text = readFileSync(path, "utf8"); } catch { continue; }
+  const t0 = performance.now();
+  sink += redact(text).length;
+  const ms = performance.now() - t0;
+  console.log(`redact shared mixed-${label}.log: ${(Buffer.byteLength(text) / 1e6 / (ms / 1e3)).toFixed(1)} MB/s (Node, wasm-bindgen)`);
+}

@@ -27,7 +27,7 @@ pub mod validators;
 
 pub use json::{redact_value, JsonFinding};
 pub use policy::{Method, Policy, PolicyError};
-pub use rules::{examples, Catalogue, Examples, Rule, Trigger, Validator};
+pub use rules::{examples, Catalogue, Examples, Rule, Trigger, Validator, WindowKind};
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use regex_lite::Regex;
@@ -74,6 +74,33 @@ fn line_window(bytes: &[u8], at: usize, reach: usize) -> (usize, usize) {
     (start, end)
 }
 
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// The whitespace-delimited word holding `start..end`, plus `words_after` following words (within the line).
+fn word_window(bytes: &[u8], start: usize, end: usize, words_after: usize) -> (usize, usize) {
+    let mut s = start;
+    while s > 0 && !is_space(bytes[s - 1]) {
+        s -= 1;
+    }
+    let mut e = end;
+    let mut words = words_after + 1;
+    loop {
+        while e < bytes.len() && !is_space(bytes[e]) {
+            e += 1;
+        }
+        words -= 1;
+        if words == 0 || e >= bytes.len() || bytes[e] == b'\n' {
+            break;
+        }
+        while e < bytes.len() && matches!(bytes[e], b' ' | b'\t') {
+            e += 1;
+        }
+    }
+    (s, e)
+}
+
 fn push_window(list: &mut Vec<(usize, usize)>, (start, end): (usize, usize)) {
     match list.last_mut() {
         Some(last) if start <= last.1 => last.1 = last.1.max(end),
@@ -92,8 +119,8 @@ fn assignment_follows(bytes: &[u8], mut at: usize) -> bool {
     matches!(bytes.get(at), Some(b'=' | b':'))
 }
 
-/// Start offsets of runs of >= 13 digits, single spaces or dashes allowed between digits.
-fn digit_runs(bytes: &[u8]) -> Vec<usize> {
+/// Runs of >= 13 digits, single spaces or dashes allowed between digits.
+fn digit_runs(bytes: &[u8]) -> Vec<(usize, usize)> {
     let mut found = Vec::new();
     let (mut i, n) = (0, bytes.len());
     while i < n {
@@ -114,14 +141,14 @@ fn digit_runs(bytes: &[u8]) -> Vec<usize> {
             }
         }
         if digits >= 13 {
-            found.push(start);
+            found.push((start, i));
         }
     }
     found
 }
 
-/// Start offsets of IBAN-shaped runs: two capitals, two digits, then >= 11 capitals, digits or spaces.
-fn iban_shapes(bytes: &[u8]) -> Vec<usize> {
+/// IBAN-shaped runs: two capitals, two digits, then >= 11 capitals, digits or spaces.
+fn iban_shapes(bytes: &[u8]) -> Vec<(usize, usize)> {
     let mut found = Vec::new();
     let n = bytes.len();
     let mut i = 0;
@@ -134,7 +161,7 @@ fn iban_shapes(bytes: &[u8]) -> Vec<usize> {
         {
             let tail = bytes[i + 4..].iter().take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || **b == b' ').count();
             if tail >= 11 {
-                found.push(i);
+                found.push((i, i + 4 + tail));
                 i += 4 + tail;
                 continue;
             }
@@ -203,11 +230,17 @@ impl RuleSet {
                 Trigger::IbanShape => iban_shapes(bytes),
                 Trigger::Keywords => Vec::new(),
             };
-            for at in starts {
-                if windows[i].last().is_some_and(|&(_, end)| at < end) {
-                    continue;
+            for (start, end) in starts {
+                // The run itself and one character either side (for `\b`), on character boundaries.
+                let mut s = start.saturating_sub(1);
+                while !text.is_char_boundary(s) {
+                    s -= 1;
                 }
-                push_window(&mut windows[i], line_window(bytes, at, at + self.rules[i].span));
+                let mut e = (end + 1).min(bytes.len());
+                while !text.is_char_boundary(e) {
+                    e += 1;
+                }
+                push_window(&mut windows[i], (s, e));
             }
         }
         let Some(prefilter) = &self.prefilter else { return windows };
@@ -220,7 +253,19 @@ impl RuleSet {
             if self.rules[rule].assignment_after_keyword && !assignment_follows(bytes, m.end()) {
                 continue;
             }
-            push_window(list, line_window(bytes, m.start(), m.end() + self.rules[rule].span));
+            let r = &self.rules[rule];
+            let window = match r.window {
+                WindowKind::Line => line_window(bytes, m.start(), m.end() + r.span),
+                WindowKind::Word => word_window(bytes, m.start(), m.end(), r.words_after),
+                WindowKind::Assignment => {
+                    let mut key_start = m.start();
+                    while key_start > 0 && matches!(bytes[key_start - 1], b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'.' | b'-') {
+                        key_start -= 1;
+                    }
+                    (key_start, line_window(bytes, m.start(), m.end()).1)
+                }
+            };
+            push_window(list, window);
         }
         windows
     }
@@ -543,4 +588,5 @@ mod tests {
         assert!(!text.contains("hunter2") && !text.contains("ghp_"), "findings never carry the secret");
     }
 }
+
 

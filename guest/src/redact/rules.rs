@@ -58,6 +58,24 @@ pub struct Rule {
     /// no literal to key on.
     #[serde(default)]
     pub trigger: Trigger,
+    /// How much text around a hit the regex sees: the whole line (default), just the whitespace-delimited
+    /// word holding the hit (tokens, URLs, e-mail addresses) plus `words_after` following words, or an
+    /// assignment (the key holding the hit to the end of the line).
+    #[serde(default)]
+    pub window: WindowKind,
+    #[serde(default)]
+    pub words_after: usize,
+}
+
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum WindowKind {
+    #[default]
+    Line,
+    Word,
+    /// From the start of the identifier holding the hit (`db_password`, `x-api-key`) to the end of the line:
+    /// an assignment's key and value, and nothing before them.
+    Assignment,
 }
 
 #[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
