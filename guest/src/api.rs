@@ -68,7 +68,7 @@ pub fn sanitize(raw: &[u8], dialect: &str, ctx: &CallContext) -> Result<String, 
 
 /// `redact`: text → redacted text and findings.
 pub fn redact(text: &str) -> redact::Redacted {
-    redact::redact(text, &crate::environment())
+    redact::redact_with(text, &crate::environment(), &redact::Policy::default())
 }
 
 /// `redact` as one JSON document `{text, findings:[{rule, category, start, end}]}`.
@@ -126,7 +126,7 @@ pub fn codes(dialect: Option<&str>, format: &str) -> Result<String, ErrorObject>
             code: -32602,
             message: "Invalid params".into(),
             data: Some(serde_json::json!({"type": "invalid-params", "reason": "unknown-format",
-                "details": format!("format must be \"markdown\" or \"json\", not \"{}\"", crate::scrub::scrub(other, &[]))})),
+                "details": format!("format must be \"markdown\" or \"json\", not \"{}\"", crate::scrub::scrub(other, crate::redact::Secrets::none()))})),
         }),
     }
 }

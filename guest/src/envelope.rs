@@ -1,6 +1,7 @@
 //! Envelope validation (duet-rpc ADR-012 and the JSON-RPC 2.0 specification): raw bytes in, either the
 //! request's id and method or the error response out.
 
+use crate::redact::Secrets;
 use crate::context::CallContext;
 use crate::render::{render, ErrorInput};
 use crate::taxonomy::taxonomy;
@@ -143,7 +144,7 @@ fn check_request(value: &Value) -> Result<Value, Rejection> {
     Ok(Value::Object(ok))
 }
 
-fn respond(rejection: Rejection, options: &ValidateOptions, ctx: &CallContext, env: &[(String, String)]) -> Value {
+fn respond(rejection: Rejection, options: &ValidateOptions, ctx: &CallContext, env: &Secrets) -> Value {
     let kind = taxonomy().kind(rejection.kind).expect("validation kinds are in the taxonomy");
     let input = ErrorInput { kind, fields: rejection.fields, id: rejection.id, correlation_id: None, timestamp: None };
     // Both kinds are defined in every dialect and their fields are well-formed, so rendering cannot fail;
@@ -161,7 +162,7 @@ enum Verdict {
 
 /// Validates raw request bytes. Always returns one JSON document: the verdict, the error response, or (for an
 /// allowed batch) an array with one entry per member, in order.
-pub fn validate(raw: &[u8], options: &ValidateOptions, ctx: &CallContext, env: &[(String, String)]) -> Value {
+pub fn validate(raw: &[u8], options: &ValidateOptions, ctx: &CallContext, env: &Secrets) -> Value {
     let settle = |r: Result<Value, Rejection>| r.unwrap_or_else(|rej| respond(rej, options, ctx, env));
     match read(raw, options) {
         Verdict::Single(r) => settle(r),

@@ -55,7 +55,7 @@ impl InputError {
     /// The JSON-RPC error object describing this failure (-32602: the caller's input was wrong).
     pub fn to_error_object(&self) -> ErrorObject {
         let details = crate::scrub::truncate(
-            &crate::redact::redact(&self.to_string(), &crate::environment()).text,
+            &crate::redact::redact_with(&self.to_string(), &crate::environment(), &crate::redact::Policy::default()).text,
             crate::taxonomy::taxonomy().meta.truncate_bytes,
         );
         ErrorObject {

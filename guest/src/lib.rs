@@ -21,18 +21,20 @@ mod component;
 
 use std::sync::{Arc, RwLock};
 
-static ENVIRONMENT: RwLock<Vec<(String, String)>> = RwLock::new(Vec::new());
+static ENVIRONMENT: RwLock<Option<Arc<redact::Secrets>>> = RwLock::new(None);
 
 /// Stores the secret-looking variables among `env` (by name, see `redaction/rules.toml`); their values are
 /// scrubbed from everything this library returns. Returns how many were kept.
 pub fn set_environment(env: &[(String, String)]) -> usize {
-    let secret = redact::secret_env_values(env);
-    let kept = secret.len();
-    *ENVIRONMENT.write().unwrap_or_else(|e| e.into_inner()) = secret;
+    // Filtered and compiled once here, not on every call.
+    let secrets = redact::Secrets::from_env(env);
+    let kept = secrets.len();
+    *ENVIRONMENT.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(secrets));
     kept
 }
 
 /// The secret environment values currently configured.
-pub fn environment() -> Arc<[(String, String)]> {
-    ENVIRONMENT.read().unwrap_or_else(|e| e.into_inner()).clone().into()
+pub fn environment() -> Arc<redact::Secrets> {
+    let current = ENVIRONMENT.read().unwrap_or_else(|e| e.into_inner()).clone();
+    current.unwrap_or_else(|| Arc::new(redact::Secrets::default()))
 }

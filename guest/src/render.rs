@@ -1,5 +1,6 @@
 //! Mapping: a kind with its fields → the JSON-RPC response a dialect expects.
 
+use crate::redact::Secrets;
 use crate::context::CallContext;
 use crate::error::InputError;
 use crate::scrub;
@@ -147,7 +148,7 @@ pub fn fill(template: &str, fields: &Map<String, Value>) -> Option<String> {
 }
 
 /// A field value scrubbed for the client: strings redacted and truncated, lists item by item.
-fn scrub_value(value: &Value, env: &[(String, String)]) -> Value {
+fn scrub_value(value: &Value, env: &Secrets) -> Value {
     match value {
         Value::String(s) => Value::String(scrub::scrub(s, env)),
         Value::Array(items) => Value::Array(items.iter().map(|v| scrub_value(v, env)).collect()),
@@ -176,7 +177,7 @@ pub fn render(
     input: &ErrorInput<'_>,
     dialect: &str,
     ctx: &CallContext,
-    env: &[(String, String)],
+    env: &Secrets,
 ) -> Result<Value, InputError> {
     if !is_dialect(dialect) {
         return Err(InputError::UnknownDialect(dialect.to_string()));
@@ -317,7 +318,7 @@ fn error_data(
 }
 
 /// The `map` entry point: JSON text in (one input object or an array of them), JSON-RPC response out.
-pub fn map_json(input: &str, dialect: &str, ctx: &CallContext, env: &[(String, String)]) -> Result<Value, InputError> {
+pub fn map_json(input: &str, dialect: &str, ctx: &CallContext, env: &Secrets) -> Result<Value, InputError> {
     if !is_dialect(dialect) {
         return Err(InputError::UnknownDialect(dialect.to_string()));
     }
@@ -325,7 +326,7 @@ pub fn map_json(input: &str, dialect: &str, ctx: &CallContext, env: &[(String, S
     map_value(&value, dialect, ctx, env)
 }
 
-pub fn map_value(value: &Value, dialect: &str, ctx: &CallContext, env: &[(String, String)]) -> Result<Value, InputError> {
+pub fn map_value(value: &Value, dialect: &str, ctx: &CallContext, env: &Secrets) -> Result<Value, InputError> {
     let chosen = match value {
         Value::Array(items) if !items.is_empty() => {
             let parsed = items.iter().map(parse_input).collect::<Result<Vec<_>, _>>()?;
@@ -342,7 +343,7 @@ mod tests {
     use super::*;
 
     fn map(input: Value, dialect: &str) -> Value {
-        map_value(&input, dialect, &CallContext { unix_millis: 1_700_000_000_000, entropy: 7 }, &[]).unwrap()
+        map_value(&input, dialect, &CallContext { unix_millis: 1_700_000_000_000, entropy: 7 }, Secrets::none()).unwrap()
     }
 
     #[test]
@@ -422,12 +423,12 @@ mod tests {
             (json!(42), "not-an-object"),
         ];
         for (input, reason) in cases {
-            let err = map_value(&input, "canonical", &ctx, &[]).unwrap_err();
+            let err = map_value(&input, "canonical", &ctx, Secrets::none()).unwrap_err();
             assert_eq!(err.reason(), reason, "{input}");
         }
-        assert_eq!(map_json("{", "canonical", &ctx, &[]).unwrap_err().reason(), "not-json");
-        assert_eq!(map_json("{}", "klingon", &ctx, &[]).unwrap_err().reason(), "unknown-dialect");
-        let err = map_value(&json!({"kind": "tool-not-exposed", "tool": "t"}), "duet", &ctx, &[]).unwrap_err();
+        assert_eq!(map_json("{", "canonical", &ctx, Secrets::none()).unwrap_err().reason(), "not-json");
+        assert_eq!(map_json("{}", "klingon", &ctx, Secrets::none()).unwrap_err().reason(), "unknown-dialect");
+        let err = map_value(&json!({"kind": "tool-not-exposed", "tool": "t"}), "duet", &ctx, Secrets::none()).unwrap_err();
         assert_eq!(err.reason(), "kind-not-in-dialect");
     }
 

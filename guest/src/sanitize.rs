@@ -1,5 +1,6 @@
 //! Sanitizing an upstream server's error response before a proxy passes it on.
 
+use crate::redact::Secrets;
 use crate::context::CallContext;
 use crate::error::{error_response, ErrorObject, InputError};
 use crate::render::{parse_input, render};
@@ -41,7 +42,7 @@ fn truncate_strings(value: &mut Value) {
 
 /// Upstream `data`: diagnostics dropped, values under sensitive keys redacted whole, every other string
 /// scanned, every string truncated.
-fn scrub_data(value: &Value, env: &[(String, String)]) -> Value {
+fn scrub_data(value: &Value, env: &Secrets) -> Value {
     let mut v = without_diagnostics(value);
     crate::redact::redact_value(&mut v, env, &crate::redact::Policy::default());
     truncate_strings(&mut v);
@@ -55,7 +56,7 @@ fn scrub_data(value: &Value, env: &[(String, String)]) -> Value {
 /// - any other code means something only in the upstream's own dialect, so it becomes `upstream-error` in the
 ///   target dialect when that dialect has one, else keeps its code with message and data scrubbed;
 /// - anything that is not a JSON-RPC response is an error while handling an error: a plain -32603.
-pub fn sanitize(raw: &[u8], dialect: &str, ctx: &CallContext, env: &[(String, String)]) -> Result<Value, InputError> {
+pub fn sanitize(raw: &[u8], dialect: &str, ctx: &CallContext, env: &Secrets) -> Result<Value, InputError> {
     if !crate::taxonomy::is_dialect(dialect) {
         return Err(InputError::UnknownDialect(dialect.to_string()));
     }

@@ -1,5 +1,6 @@
 //! The outbound scrubber: everything that leaves toward a client passes through [`scrub`].
 
+use crate::redact::Secrets;
 use crate::redact;
 use crate::taxonomy::taxonomy;
 
@@ -22,8 +23,8 @@ pub fn repair_utf8(bytes: &[u8]) -> String {
 }
 
 /// Redacts (catalogue + the caller's secret environment values) and truncates to the taxonomy's limit.
-pub fn scrub(text: &str, env: &[(String, String)]) -> String {
-    truncate(&redact::redact(text, env).text, taxonomy().meta.truncate_bytes)
+pub fn scrub(text: &str, env: &Secrets) -> String {
+    truncate(&redact::redact_with(text, env, &redact::Policy::default()).text, taxonomy().meta.truncate_bytes)
 }
 
 /// Drops userinfo, query and fragment from a URL so no credential or token parameter survives.

@@ -1,7 +1,7 @@
 //! JSON-aware redaction: values under sensitive keys go whole; every other string is scanned.
 
 use super::policy::Policy;
-use super::{engine, redact_with};
+use super::{engine, redact_with, Secrets};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -36,7 +36,7 @@ fn escape_pointer(segment: &str) -> String {
 }
 
 /// Redacts `value` in place and returns what was found where.
-pub fn redact_value(value: &mut Value, env: &[(String, String)], policy: &Policy) -> Vec<JsonFinding> {
+pub fn redact_value(value: &mut Value, env: &Secrets, policy: &Policy) -> Vec<JsonFinding> {
     let mut findings = Vec::new();
     walk(value, &mut String::new(), false, env, policy, &mut findings);
     findings
@@ -46,7 +46,7 @@ fn walk(
     value: &mut Value,
     path: &mut String,
     sensitive: bool,
-    env: &[(String, String)],
+    env: &Secrets,
     policy: &Policy,
     findings: &mut Vec<JsonFinding>,
 ) {

@@ -340,22 +340,56 @@ struct Candidate {
     category: String,
 }
 
-/// Which of these environment variables look secret (by name) and are long enough to redact safely.
-pub fn secret_env_values(env: &[(String, String)]) -> Vec<(String, String)> {
-    let e = engine();
-    env.iter()
-        .filter(|(name, value)| e.env_name.is_match(name) && value.len() >= e.catalogue.environment.min_value_len)
-        .cloned()
-        .collect()
+/// The values of the caller's secret-looking environment variables, with their matcher built once.
+#[derive(Default)]
+pub struct Secrets {
+    count: usize,
+    /// Leftmost-longest: a value that contains another secret value is redacted whole.
+    matcher: Option<AhoCorasick>,
+}
+
+impl Secrets {
+    /// Keeps the variables whose NAME looks secret and whose value is long enough to redact safely.
+    pub fn from_env(env: &[(String, String)]) -> Secrets {
+        let e = engine();
+        let values: Vec<&str> = env
+            .iter()
+            .filter(|(name, value)| e.env_name.is_match(name) && value.len() >= e.catalogue.environment.min_value_len)
+            .map(|(_, v)| v.as_str())
+            .collect();
+        let matcher = (!values.is_empty())
+            .then(|| {
+                AhoCorasickBuilder::new()
+                    .match_kind(MatchKind::LeftmostLongest)
+                    .kind(Some(AhoCorasickKind::DFA))
+                    .build(&values)
+                    .ok()
+            })
+            .flatten();
+        Secrets { count: values.len(), matcher }
+    }
+
+    pub fn none() -> &'static Secrets {
+        static NONE: Secrets = Secrets { count: 0, matcher: None };
+        &NONE
+    }
+
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
 }
 
 /// Redacts `text` with the default policy: every catalogue rule, plus the secret-looking values in `env`.
 pub fn redact(text: &str, env: &[(String, String)]) -> Redacted {
-    redact_with(text, env, &Policy::default())
+    redact_with(text, &Secrets::from_env(env), &Policy::default())
 }
 
 /// Redacts `text` under a caller's policy (method, disabled rules/categories, extra rules, allowlist).
-pub fn redact_with(text: &str, env: &[(String, String)], policy: &Policy) -> Redacted {
+pub fn redact_with(text: &str, secrets: &Secrets, policy: &Policy) -> Redacted {
     let e = engine();
     let mut candidates = Vec::new();
     e.builtin.scan(text, policy, 0, &mut candidates);
@@ -363,24 +397,15 @@ pub fn redact_with(text: &str, env: &[(String, String)], policy: &Policy) -> Red
         // Caller rules rank after the built-ins: a built-in's more specific name wins a tie.
         extra.scan(text, policy, e.builtin.rules.len(), &mut candidates);
     }
-    let secrets = secret_env_values(env);
-    if !secrets.is_empty() && policy.enabled(ENV_RULE, ENV_CATEGORY) {
-        let values: Vec<&str> = secrets.iter().map(|(_, v)| v.as_str()).collect();
-        // Leftmost-longest: a value that contains another secret value is redacted whole.
-        let built = AhoCorasickBuilder::new()
-            .match_kind(MatchKind::LeftmostLongest)
-            .kind(Some(AhoCorasickKind::DFA))
-            .build(&values);
-        if let Ok(ac) = built {
-            for m in ac.find_iter(text) {
-                candidates.push(Candidate {
-                    start: m.start(),
-                    end: m.end(),
-                    priority: usize::MAX,
-                    rule: ENV_RULE.to_string(),
-                    category: ENV_CATEGORY.to_string(),
-                });
-            }
+    if let Some(matcher) = secrets.matcher.as_ref().filter(|_| policy.enabled(ENV_RULE, ENV_CATEGORY)) {
+        for m in matcher.find_iter(text) {
+            candidates.push(Candidate {
+                start: m.start(),
+                end: m.end(),
+                priority: usize::MAX,
+                rule: ENV_RULE.to_string(),
+                category: ENV_CATEGORY.to_string(),
+            });
         }
     }
     apply(text, candidates, policy)
@@ -512,16 +537,16 @@ mod tests {
     fn methods_replace_mask_hash_remove() {
         let text = format!("a {TOKEN} b");
         let mask = Policy::from_json(r#"{"method":"mask"}"#).unwrap();
-        assert_eq!(redact_with(&text, &[], &mask).text, format!("a {} b", "*".repeat(TOKEN.len())));
+        assert_eq!(redact_with(&text, Secrets::none(), &mask).text, format!("a {} b", "*".repeat(TOKEN.len())));
         let remove = Policy::from_json(r#"{"method":"remove"}"#).unwrap();
-        assert_eq!(redact_with(&text, &[], &remove).text, "a  b");
+        assert_eq!(redact_with(&text, Secrets::none(), &remove).text, "a  b");
         let hash = Policy::from_json(r#"{"method":"hash","hash_key":"0123456789abcdef"}"#).unwrap();
-        let once = redact_with(&text, &[], &hash).text;
-        let twice = redact_with(&format!("x {TOKEN}"), &[], &hash).text;
+        let once = redact_with(&text, Secrets::none(), &hash).text;
+        let twice = redact_with(&format!("x {TOKEN}"), Secrets::none(), &hash).text;
         assert!(once.starts_with("a [REDACTED:github-token:") && once.ends_with("] b"), "{once}");
         assert_eq!(&once[2..once.len() - 2], &twice[2..], "equal secrets correlate");
         let other_key = Policy::from_json(r#"{"method":"hash","hash_key":"fedcba9876543210"}"#).unwrap();
-        assert_ne!(redact_with(&text, &[], &other_key).text, once, "the digest depends on the key");
+        assert_ne!(redact_with(&text, Secrets::none(), &other_key).text, once, "the digest depends on the key");
         assert!(!once.contains(TOKEN));
     }
 
@@ -529,10 +554,10 @@ mod tests {
     fn categories_and_rules_can_be_switched_off() {
         let text = "mail bob@corp.example with ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
         let no_pii = Policy::from_json(r#"{"disable":["pii"]}"#).unwrap();
-        let r = redact_with(text, &[], &no_pii);
+        let r = redact_with(text, Secrets::none(), &no_pii);
         assert!(r.text.contains("bob@corp.example") && !r.text.contains("ghp_"), "{}", r.text);
         let no_github = Policy::from_json(r#"{"disable":["github-token"]}"#).unwrap();
-        assert!(redact_with(text, &[], &no_github).text.contains("ghp_"));
+        assert!(redact_with(text, Secrets::none(), &no_github).text.contains("ghp_"));
     }
 
     #[test]
@@ -542,7 +567,7 @@ mod tests {
                 "allowlist":["bob@corp.example"]}"#,
         )
         .unwrap();
-        let r = redact_with("use acme_0123456789abcdef for bob@corp.example", &[], &policy);
+        let r = redact_with("use acme_0123456789abcdef for bob@corp.example", Secrets::none(), &policy);
         assert_eq!(r.text, "use [REDACTED:acme-key] for bob@corp.example");
     }
 
@@ -573,7 +598,7 @@ mod tests {
                 "credentials":{"user":"u","key":"k"}}"#,
         )
         .unwrap();
-        let findings = redact_value(&mut doc, &[], &Policy::default());
+        let findings = redact_value(&mut doc, Secrets::none(), &Policy::default());
         assert_eq!(doc["password"], "[REDACTED:sensitive-key]");
         assert_eq!(doc["pin"], 1234, "pin is not in the default sensitive list");
         assert_eq!(doc["headers"]["Authorization"], "[REDACTED:sensitive-key]");
