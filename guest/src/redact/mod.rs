@@ -220,8 +220,13 @@ impl RuleSet {
     /// Per rule, the merged candidate windows (byte ranges on line boundaries) that its keywords open.
     fn windows(&self, text: &str) -> Vec<Vec<(usize, usize)>> {
         let bytes = text.as_bytes();
-        let mut windows: Vec<Vec<(usize, usize)>> = vec![Vec::new(); self.rules.len()];
+        // Allocated on the first window only: most short texts open none.
+        let mut windows: Vec<Vec<(usize, usize)>> = Vec::new();
+        let n = self.rules.len();
         for &i in &self.unconditional {
+            if windows.is_empty() {
+                windows.resize(n, Vec::new());
+            }
             windows[i].push((0, text.len()));
         }
         for &i in &self.structural {
@@ -240,10 +245,21 @@ impl RuleSet {
                 while !text.is_char_boundary(e) {
                     e += 1;
                 }
+                if windows.is_empty() {
+                    windows.resize(n, Vec::new());
+                }
                 push_window(&mut windows[i], (s, e));
             }
         }
         let Some(prefilter) = &self.prefilter else { return windows };
+        // Most short texts (messages, field values) hold no keyword at all: one quick check skips the
+        // overlapping search.
+        if !prefilter.is_match(text) {
+            return windows;
+        }
+        if windows.is_empty() {
+            windows.resize(n, Vec::new());
+        }
         for m in prefilter.find_overlapping_iter(text) {
             let rule = self.keyword_rule[m.pattern().as_usize()];
             let list = &mut windows[rule];
@@ -613,5 +629,6 @@ mod tests {
         assert!(!text.contains("hunter2") && !text.contains("ghp_"), "findings never carry the secret");
     }
 }
+
 
 
