@@ -10,9 +10,6 @@ use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-// The engine configuration is shared with the host so the precompiled artifact always matches it.
-#[path = "../../host/src/engine.rs"]
-mod engine;
 mod js;
 mod vectors;
 
@@ -89,13 +86,11 @@ fn component() -> Result<()> {
     std::fs::write(&out, &component)?;
     println!("wrote {} ({} bytes)", out.display(), component.len());
 
-    let engine = engine::engine().map_err(|e| anyhow::anyhow!("creating the engine: {e:?}"))?;
-    let precompiled = engine
-        .precompile_component(&component)
-        .map_err(|e| anyhow::anyhow!("precompiling the component: {e:?}"))?;
+    // Precompiled by a package of the host's (the same engine configuration and the same wasmtime build).
     let cwasm = dir.join("jsonrpc-errors.cwasm");
-    std::fs::write(&cwasm, &precompiled)?;
-    println!("wrote {} ({} bytes)", cwasm.display(), precompiled.len());
+    let mut precompile = cargo();
+    precompile.args(["run", "--release", "--quiet", "-p", "jsonrpc-errors-precompile", "--"]).arg(&out).arg(&cwasm);
+    run(precompile)?;
     Ok(())
 }
 

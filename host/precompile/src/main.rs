@@ -1,0 +1,33 @@
+//! `jsonrpc-errors-precompile IN.wasm OUT.cwasm`: serializes the component compiled with the host's engine
+//! configuration. A package of its own (not part of xtask) so that wasmtime is built once, with the same
+//! dependency features as the host: in xtask, wit-component's wasmparser features would force a second build.
+
+#[path = "../../src/engine.rs"]
+mod engine;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [input, output] = args.as_slice() else {
+        eprintln!("usage: jsonrpc-errors-precompile IN.wasm OUT.cwasm");
+        return ExitCode::from(2);
+    };
+    let result = std::fs::read(input)
+        .map_err(|e| format!("reading {input}: {e}"))
+        .and_then(|component| {
+            let engine = engine::engine().map_err(|e| format!("creating the engine: {e:?}"))?;
+            engine.precompile_component(&component).map_err(|e| format!("precompiling {input}: {e:?}"))
+        })
+        .and_then(|bytes| std::fs::write(output, &bytes).map(|_| bytes.len()).map_err(|e| format!("writing {output}: {e}")));
+    match result {
+        Ok(len) => {
+            println!("wrote {output} ({len} bytes)");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("jsonrpc-errors-precompile: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
