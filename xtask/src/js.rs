@@ -1,6 +1,6 @@
 //! `cargo xtask js`: the wasm-bindgen build of `bindings/js` for the `jsonrpc-errors` npm package.
 //!
-//! 1. builds the `jsonrpc-errors-js` crate for wasm32-unknown-unknown with the size-oriented `guest` profile;
+//! 1. builds the `jsonrpc-errors-js` crate for wasm32-unknown-unknown with the size-oriented `npm` profile;
 //! 2. runs wasm-bindgen (`--target web`) through the `wasm-bindgen-cli-support` library, wrapped in the
 //!    `bindings/js/bindgen` helper so that xtask itself does not compile it for every other command;
 //! 3. shrinks the module with binaryen's `wasm-opt -Oz` when the npm package `binaryen` is installed in
@@ -47,9 +47,9 @@ pub fn build() -> Result<()> {
     let js = root.join("bindings/js");
 
     let mut b = js_cargo();
-    b.args(["build", "-p", "jsonrpc-errors-js", "--lib", "--target", "wasm32-unknown-unknown", "--profile", "guest"]);
+    b.args(["build", "-p", "jsonrpc-errors-js", "--lib", "--target", "wasm32-unknown-unknown", "--profile", "npm"]);
     run(b)?;
-    let core = root.join("target/js/wasm32-unknown-unknown/guest/jsonrpc_errors_js.wasm");
+    let core = root.join("target/js/wasm32-unknown-unknown/npm/jsonrpc_errors_js.wasm");
     report("core module", &core)?;
 
     let out = js.join("wasm");

@@ -67,12 +67,12 @@ fn component() -> Result<()> {
         "--target",
         "wasm32-unknown-unknown",
         "--profile",
-        "guest",
+        "component",
         "--features",
         "component",
     ]);
     run(build)?;
-    let core = root().join("target/wasm32-unknown-unknown/guest/jsonrpc_errors_guest.wasm");
+    let core = root().join("target/wasm32-unknown-unknown/component/jsonrpc_errors_guest.wasm");
     let module = std::fs::read(&core).with_context(|| format!("reading {}", core.display()))?;
     let component = wit_component::ComponentEncoder::default()
         .module(&module)
