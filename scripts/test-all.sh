@@ -5,6 +5,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 ./scripts/setup.sh || { echo "setup failed" >&2; exit 1; }
+export JSONRPC_ERRORS_SETUP_DONE=1
 
 failed=()
 suite() {

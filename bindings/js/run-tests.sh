@@ -6,7 +6,8 @@
 #   - the component (target/component/jsonrpc-errors.wasm) transpiled by jco, every vector in Node.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-"$here/setup.sh"
+# scripts/test-all.sh has just run the setup; a direct call sets up first.
+[ "${JSONRPC_ERRORS_SETUP_DONE:-0}" = 1 ] || "$here/setup.sh"
 cd "$here"
 # The spec reporter lists every test and ends with node:test's summary (tests / pass / fail ...).
 node --test --test-reporter=spec \

@@ -629,6 +629,3 @@ mod tests {
         assert!(!text.contains("hunter2") && !text.contains("ghp_"), "findings never carry the secret");
     }
 }
-
-
-
