@@ -263,6 +263,15 @@ impl RuleSet {
         for m in prefilter.find_overlapping_iter(text) {
             let rule = self.keyword_rule[m.pattern().as_usize()];
             let list = &mut windows[rule];
+            if self.rules[rule].span > 0 {
+                // Multi-line secrets start on their keyword's line: one window per such line, not merged, so
+                // each block is matched once from its own start (see `scan_blocks`).
+                let (start, end) = line_window(bytes, m.start(), m.end() + self.rules[rule].span);
+                if list.last().is_none_or(|&(last_start, _)| last_start != start) {
+                    list.push((start, end));
+                }
+                continue;
+            }
             if list.last().is_some_and(|&(_, end)| m.start() < end) {
                 continue; // this hit lies in a window already opened for the rule
             }
@@ -286,6 +295,37 @@ impl RuleSet {
         windows
     }
 
+    /// For a multi-line rule: the exact extent of each block that starts on a keyword line. Only the first
+    /// match in each window counts, and only if it starts on that first line; a block's own lines are not
+    /// searched again, so the scan stays linear however many blocks there are.
+    fn scan_blocks(&self, i: usize, text: &str, windows: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+        let bytes = text.as_bytes();
+        let mut blocks = Vec::new();
+        // Windows start at line starts and end at line ends, and every multi-line pattern matches on its first
+        // line alone. So a search of [offset, end) that finds its leftmost match at p (or none) shows that no
+        // window starting before p's line (before `end`) holds a block: those are skipped, which keeps false
+        // keyword hits from searching the same span again and again.
+        let mut covered = 0;
+        for (offset, end) in windows {
+            if offset < covered {
+                continue;
+            }
+            let first_line_end = memchr::memchr(b'\n', &bytes[offset..end]).map_or(end, |n| offset + n + 1);
+            match self.regex(i).find(&text[offset..end]) {
+                Some(m) if offset + m.start() < first_line_end => {
+                    blocks.push((offset + m.start(), offset + m.end()));
+                    covered = offset + m.end();
+                }
+                Some(m) => {
+                    let at = offset + m.start();
+                    covered = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |n| n + 1);
+                }
+                None => covered = end,
+            }
+        }
+        blocks
+    }
+
     /// Adds every validated match of every enabled rule to `candidates`; `priority_base` orders rule sets.
     fn scan(&self, text: &str, policy: &Policy, priority_base: usize, candidates: &mut Vec<Candidate>) {
         let e = engine();
@@ -294,7 +334,14 @@ impl RuleSet {
             if windows.is_empty() || !policy.enabled(&rule.id, &rule.category) {
                 continue;
             }
-            for (offset, end) in windows {
+            let blocks;
+            let windows = if rule.span > 0 {
+                blocks = self.scan_blocks(i, text, windows);
+                &blocks
+            } else {
+                &windows
+            };
+            for &(offset, end) in windows {
                 for caps in self.regex(i).captures_iter(&text[offset..end]) {
                     let secret = if rule.secret_groups.is_empty() {
                         caps.get(0)
