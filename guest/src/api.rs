@@ -39,11 +39,8 @@ pub struct ValidateArgs<'a> {
 
 /// `validate`: raw request bytes → the verdict or the error response (always one JSON document).
 pub fn validate(raw: &[u8], args: &ValidateArgs<'_>, ctx: &CallContext) -> Result<String, ErrorObject> {
-    let batch = BatchPolicy::parse(args.batch).ok_or_else(|| ErrorObject {
-        code: -32602,
-        message: "Invalid params".into(),
-        data: Some(serde_json::json!({"type": "invalid-params", "reason": "unknown-batch-policy",
-            "details": "batch policy must be \"reject\" or \"allow\""})),
+    let batch = BatchPolicy::parse(args.batch).ok_or_else(|| {
+        ErrorObject::invalid_params("unknown-batch-policy", "batch policy must be \"reject\" or \"allow\"")
     })?;
     if !crate::taxonomy::is_dialect(args.dialect) {
         return Err(fail(InputError::UnknownDialect(args.dialect.to_string())));
@@ -77,12 +74,7 @@ pub fn redact_json(text: &str) -> String {
 }
 
 fn policy_failure(e: redact::PolicyError) -> ErrorObject {
-    ErrorObject {
-        code: -32602,
-        message: "Invalid params".into(),
-        data: Some(serde_json::json!({"type": "invalid-params", "reason": "invalid-redaction-options",
-            "details": crate::scrub::truncate(&e.to_string(), crate::taxonomy::taxonomy().meta.truncate_bytes)})),
-    }
+    ErrorObject::invalid_params("invalid-redaction-options", &e.to_string())
 }
 
 /// `redact` under caller options (JSON: `method`, `hash_key`, `disable`, `extra_rules`, `allowlist`):
@@ -122,12 +114,10 @@ pub fn codes(dialect: Option<&str>, format: &str) -> Result<String, ErrorObject>
     match format {
         "markdown" => lookup::codes_markdown(dialect).map_err(fail),
         "json" => lookup::codes_json(dialect).map(|v| to_text(&v)).map_err(fail),
-        other => Err(ErrorObject {
-            code: -32602,
-            message: "Invalid params".into(),
-            data: Some(serde_json::json!({"type": "invalid-params", "reason": "unknown-format",
-                "details": format!("format must be \"markdown\" or \"json\", not \"{}\"", crate::scrub::scrub(other, crate::redact::Secrets::none()))})),
-        }),
+        other => Err(ErrorObject::invalid_params(
+            "unknown-format",
+            &format!("format must be \"markdown\" or \"json\", not \"{other}\""),
+        )),
     }
 }
 

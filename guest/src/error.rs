@@ -54,15 +54,7 @@ impl InputError {
 
     /// The JSON-RPC error object describing this failure (-32602: the caller's input was wrong).
     pub fn to_error_object(&self) -> ErrorObject {
-        let details = crate::scrub::truncate(
-            &crate::redact::redact_with(&self.to_string(), &crate::environment(), &crate::redact::Policy::default()).text,
-            crate::taxonomy::taxonomy().meta.truncate_bytes,
-        );
-        ErrorObject {
-            code: -32602,
-            message: "Invalid params".to_string(),
-            data: Some(json!({ "type": "invalid-params", "reason": self.reason(), "details": details })),
-        }
+        ErrorObject::invalid_params(self.reason(), &self.to_string())
     }
 }
 
@@ -75,6 +67,20 @@ pub struct ErrorObject {
 }
 
 impl ErrorObject {
+    /// -32602 for bad input to the library itself: `data.reason` is machine-readable, and `data.details`
+    /// (which may quote the caller's input) is scrubbed like everything else that leaves.
+    pub fn invalid_params(reason: &str, details: &str) -> Self {
+        let details = crate::scrub::truncate(
+            &crate::redact::redact_with(details, &crate::environment(), &crate::redact::Policy::default()).text,
+            crate::taxonomy::taxonomy().meta.truncate_bytes,
+        );
+        ErrorObject {
+            code: -32602,
+            message: "Invalid params".to_string(),
+            data: Some(json!({ "type": "invalid-params", "reason": reason, "details": details })),
+        }
+    }
+
     pub fn to_value(&self) -> Value {
         let mut obj = serde_json::Map::new();
         obj.insert("code".into(), json!(self.code));
