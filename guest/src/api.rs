@@ -7,7 +7,7 @@ use crate::error::{ErrorObject, InputError};
 use crate::{lookup, redact, render, sanitize};
 use serde_json::Value;
 
-fn to_text(value: &Value) -> String {
+fn to_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
     // Serializing a Value built from valid strings and numbers cannot fail.
     serde_json::to_string(value).unwrap_or_else(|_| r#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":null}"#.to_string())
 }

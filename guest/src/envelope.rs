@@ -3,6 +3,7 @@
 
 use crate::redact::Secrets;
 use crate::context::CallContext;
+use crate::ordered::Fields;
 use crate::render::{render, ErrorInput};
 use crate::taxonomy::taxonomy;
 use serde_json::{json, Map, Value};
@@ -53,22 +54,22 @@ impl Default for ValidateOptions {
 /// Why a request is not valid: the kind with its fields, and the id to echo.
 struct Rejection {
     kind: &'static str,
-    fields: Map<String, Value>,
+    fields: Fields,
     id: Value,
 }
 
 fn invalid_request(reason: &str, details: Option<String>, id: Value) -> Rejection {
-    let mut fields = Map::new();
-    fields.insert("reason".into(), json!(reason));
+    let mut fields = Fields::new();
+    fields.insert("reason", json!(reason));
     if let Some(d) = details {
-        fields.insert("details".into(), json!(d));
+        fields.insert("details", json!(d));
     }
     Rejection { kind: "invalid-request", fields, id }
 }
 
 fn parse_error(details: String) -> Rejection {
-    let mut fields = Map::new();
-    fields.insert("details".into(), json!(details));
+    let mut fields = Fields::new();
+    fields.insert("details", json!(details));
     Rejection { kind: "parse-error", fields, id: Value::Null }
 }
 
@@ -149,7 +150,7 @@ fn respond(rejection: Rejection, options: &ValidateOptions, ctx: &CallContext, e
     let input = ErrorInput { kind, fields: rejection.fields, id: rejection.id, correlation_id: None, timestamp: None };
     // Both kinds are defined in every dialect and their fields are well-formed, so rendering cannot fail;
     // should it ever, the caller still gets a plain, leak-free -32603.
-    render(&input, &options.dialect, ctx, env).unwrap_or_else(|_| {
+    render(&input, &options.dialect, ctx, env).map(|o| o.into_value()).unwrap_or_else(|_| {
         crate::error::error_response(&crate::error::ErrorObject::internal(), input.id.clone())
     })
 }

@@ -10,6 +10,7 @@ pub mod context;
 pub mod envelope;
 pub mod error;
 pub mod lookup;
+pub mod ordered;
 pub mod redact;
 pub mod render;
 pub mod sanitize;

@@ -1,11 +1,12 @@
 //! Mapping: a kind with its fields → the JSON-RPC response a dialect expects.
 
-use crate::redact::Secrets;
 use crate::context::CallContext;
 use crate::error::InputError;
+use crate::ordered::{Fields, InputDoc, Obj};
+use crate::redact::Secrets;
 use crate::scrub;
 use crate::taxonomy::{is_dialect, taxonomy, FieldType, Kind, Style};
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 /// Keys of the map input that are not the kind's own fields.
 const ENVELOPE_KEYS: [&str; 4] = ["kind", "id", "correlation_id", "timestamp"];
@@ -14,7 +15,7 @@ const ENVELOPE_KEYS: [&str; 4] = ["kind", "id", "correlation_id", "timestamp"];
 #[derive(Debug)]
 pub struct ErrorInput<'a> {
     pub kind: &'a Kind,
-    pub fields: Map<String, Value>,
+    pub fields: Fields,
     pub id: Value,
     pub correlation_id: Option<String>,
     pub timestamp: Option<String>,
@@ -27,7 +28,7 @@ fn check_id(id: &Value) -> Result<(), InputError> {
     }
 }
 
-fn optional_string(obj: &Map<String, Value>, key: &'static str) -> Result<Option<String>, InputError> {
+fn optional_string(obj: &Fields, key: &'static str) -> Result<Option<String>, InputError> {
     match obj.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -62,24 +63,33 @@ fn check_field_type(kind: &Kind, name: &str, ty: FieldType, value: &Value) -> Re
 
 /// Validates one `{kind, id?, correlation_id?, timestamp?, ...fields}` object against the taxonomy.
 pub fn parse_input(value: &Value) -> Result<ErrorInput<'static>, InputError> {
-    let obj = value.as_object().ok_or(InputError::NotObject)?;
+    match InputDoc::from_value(value) {
+        InputDoc::One(obj) => parse_fields(obj),
+        _ => Err(InputError::NotObject),
+    }
+}
+
+/// [`parse_input`] for an object already read into its key/value pairs.
+pub fn parse_fields(obj: Fields) -> Result<ErrorInput<'static>, InputError> {
     let name = obj.get("kind").and_then(Value::as_str).ok_or(InputError::MissingKind)?;
     let kind = taxonomy().kind(name).ok_or_else(|| InputError::UnknownKind(name.to_string()))?;
     let id = obj.get("id").cloned().unwrap_or(Value::Null);
     check_id(&id)?;
-    let mut fields = Map::new();
-    for (key, value) in obj {
-        if ENVELOPE_KEYS.contains(&key.as_str()) {
+    let correlation_id = optional_string(&obj, "correlation_id")?;
+    let timestamp = optional_string(&obj, "timestamp")?;
+    let mut fields = Fields::with_capacity(kind.fields.len());
+    for (key, value) in obj.iter() {
+        if ENVELOPE_KEYS.contains(&key) {
             continue;
         }
         let field = kind
             .field(key)
-            .ok_or_else(|| InputError::UnknownField { kind: kind.name.clone(), field: key.clone() })?;
+            .ok_or_else(|| InputError::UnknownField { kind: kind.name.clone(), field: key.to_string() })?;
         if value.is_null() && !field.required {
             continue;
         }
         check_field_type(kind, key, field.ty, value)?;
-        fields.insert(key.clone(), value.clone());
+        fields.insert(key, value.clone());
     }
     for field in kind.fields.iter().filter(|f| f.required) {
         if !fields.contains_key(&field.name) {
@@ -93,13 +103,7 @@ pub fn parse_input(value: &Value) -> Result<ErrorInput<'static>, InputError> {
             }
         }
     }
-    Ok(ErrorInput {
-        kind,
-        fields,
-        id,
-        correlation_id: optional_string(obj, "correlation_id")?,
-        timestamp: optional_string(obj, "timestamp")?,
-    })
+    Ok(ErrorInput { kind, fields, id, correlation_id, timestamp })
 }
 
 /// Several errors for one request (e.g. several gates failed): the first gate in gate order wins;
@@ -116,16 +120,23 @@ pub fn choose_first_gate<'a>(inputs: Vec<ErrorInput<'a>>) -> Option<ErrorInput<'
     inputs.into_iter().nth(best_gate)
 }
 
-fn display(value: &Value) -> String {
+fn display_into(out: &mut String, value: &Value) {
     match value {
-        Value::String(s) => s.clone(),
-        Value::Array(items) => items.iter().map(display).collect::<Vec<_>>().join(", "),
-        other => other.to_string(),
+        Value::String(s) => out.push_str(s),
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                display_into(out, item);
+            }
+        }
+        other => out.push_str(&other.to_string()),
     }
 }
 
 /// Fills `{field}` / `{field|filter}` placeholders. `None` when a referenced field is absent.
-pub fn fill(template: &str, fields: &Map<String, Value>) -> Option<String> {
+pub fn fill(template: &str, fields: &Fields) -> Option<String> {
     let mut out = String::with_capacity(template.len() + 16);
     let mut rest = template;
     while let Some(open) = rest.find('{') {
@@ -136,10 +147,14 @@ pub fn fill(template: &str, fields: &Map<String, Value>) -> Option<String> {
             Some((n, f)) => (n, Some(f)),
             None => (spec, None),
         };
-        let value = display(fields.get(name)?);
+        let value = fields.get(name)?;
         match filter {
-            Some("strip_auth") => out.push_str(&scrub::strip_auth(&value)),
-            _ => out.push_str(&value),
+            Some("strip_auth") => {
+                let mut plain = String::new();
+                display_into(&mut plain, value);
+                out.push_str(&scrub::strip_auth(&plain));
+            }
+            _ => display_into(&mut out, value),
         }
         rest = &rest[close + 1..];
     }
@@ -173,12 +188,7 @@ fn camel_case(snake: &str) -> String {
 }
 
 /// Renders a validated input in a dialect. Every string that reaches the output has been scrubbed.
-pub fn render(
-    input: &ErrorInput<'_>,
-    dialect: &str,
-    ctx: &CallContext,
-    env: &Secrets,
-) -> Result<Value, InputError> {
+pub fn render<'a>(input: &ErrorInput<'a>, dialect: &str, ctx: &CallContext, env: &Secrets) -> Result<Obj<'a>, InputError> {
     if !is_dialect(dialect) {
         return Err(InputError::UnknownDialect(dialect.to_string()));
     }
@@ -188,9 +198,14 @@ pub fn render(
         dialect: dialect.to_string(),
     })?;
     let fields = &input.fields;
-    let message = fill(kind.message_in(dialect), fields).unwrap_or_else(|| kind.message.clone());
-    let message = scrub::scrub(&message, env);
-    let details = kind.details_in(dialect).and_then(|t| fill(t, fields)).map(|d| scrub::scrub(&d, env));
+    let message = fill(entry.message.as_deref().unwrap_or(&kind.message), fields).unwrap_or_else(|| kind.message.clone());
+    let message = scrub::scrub_owned(message, env);
+    let details = entry
+        .details
+        .as_deref()
+        .or(kind.details.as_deref())
+        .and_then(|t| fill(t, fields))
+        .map(|d| scrub::scrub_owned(d, env));
     let retryable = fields.get("retryable").and_then(Value::as_bool).unwrap_or(kind.retryable);
     let public: Vec<(&str, Value)> = kind
         .public
@@ -199,151 +214,166 @@ pub fn render(
         .collect();
     let correlation_id = || input.correlation_id.clone().unwrap_or_else(|| ctx.correlation_id());
 
-    let body = match entry.style {
+    let mut response = Obj::with_capacity(3);
+    response.put("jsonrpc", "2.0");
+    match entry.style {
         Style::ToolResult => {
             let text = match &details {
                 Some(d) => format!("{message}: {d}"),
-                None => message.clone(),
+                None => message,
             };
-            ("result", json!({ "content": [{ "type": "text", "text": text }], "isError": true }))
+            let mut content = serde_json::Map::new();
+            content.insert("type".into(), Value::from("text"));
+            content.insert("text".into(), Value::String(text));
+            let mut result = Obj::with_capacity(2);
+            result.put("content", Value::Array(vec![Value::Object(content)]));
+            result.put("isError", true);
+            response.put("result", result);
         }
         Style::Domain => {
-            let mut detail_obj = Map::new();
-            let mut context = Map::new();
-            for (name, value) in &public {
-                match *name {
-                    "field" | "original_error" | "reason" => {
-                        detail_obj.insert(camel_case(name), value.clone());
-                    }
-                    _ => {
-                        context.insert(camel_case(name), value.clone());
-                    }
+            let mut detail_obj = Obj::new();
+            let mut context = Obj::new();
+            for (name, value) in public {
+                match name {
+                    "field" | "original_error" | "reason" => detail_obj.put(camel_case(name), value),
+                    _ => context.put(camel_case(name), value),
                 }
             }
-            detail_obj.insert("suggestion".into(), json!(kind.retry_hint));
+            detail_obj.put("suggestion", kind.retry_hint.as_str());
             if !context.is_empty() {
-                detail_obj.insert("context".into(), Value::Object(context));
+                detail_obj.put("context", context);
             }
             let code = entry.code.expect("domain entries carry a code (taxonomy test)");
-            (
-                "result",
-                json!({ "error": { "code": code, "message": message, "retryable": retryable, "details": detail_obj } }),
-            )
+            let mut error = Obj::with_capacity(4);
+            error.put("code", code);
+            error.put("message", message);
+            error.put("retryable", retryable);
+            error.put("details", detail_obj);
+            let mut result = Obj::with_capacity(1);
+            result.put("error", error);
+            response.put("result", result);
         }
         Style::Error => {
             let code = entry.code.expect("error entries carry a code (taxonomy test)");
-            let data = error_data(dialect, kind, &public, details, retryable, input, ctx, &correlation_id);
-            let mut error = Map::new();
-            error.insert("code".into(), json!(code));
-            error.insert("message".into(), json!(message));
-            if let Some(d) = data {
-                error.insert("data".into(), d);
+            let mut error = Obj::with_capacity(3);
+            error.put("code", code);
+            error.put("message", message);
+            let data = error_data(dialect, kind, public, details, retryable, input, ctx, &correlation_id);
+            if !data.is_empty() {
+                error.put("data", data);
             }
-            ("error", Value::Object(error))
+            response.put("error", error);
         }
-    };
-    let mut response = Map::new();
-    response.insert("jsonrpc".into(), json!("2.0"));
-    response.insert(body.0.into(), body.1);
-    response.insert("id".into(), input.id.clone());
-    Ok(Value::Object(response))
+    }
+    response.put("id", input.id.clone());
+    Ok(response)
 }
 
-/// `error.data` as each dialect shapes it.
+/// `error.data` as each dialect shapes it (empty: no `data`).
 #[allow(clippy::too_many_arguments)]
-fn error_data(
+fn error_data<'a>(
     dialect: &str,
-    kind: &Kind,
-    public: &[(&str, Value)],
+    kind: &'a Kind,
+    public: Vec<(&'a str, Value)>,
     details: Option<String>,
     retryable: bool,
-    input: &ErrorInput<'_>,
+    input: &ErrorInput<'a>,
     ctx: &CallContext,
     correlation_id: &dyn Fn() -> String,
-) -> Option<Value> {
-    let mut data = Map::new();
+) -> Obj<'a> {
+    let mut data = Obj::new();
     match dialect {
         "canonical" => {
-            data.insert("type".into(), json!(kind.name));
-            data.insert("category".into(), json!(kind.category));
-            data.insert("retryable".into(), json!(retryable));
-            data.insert("correlation_id".into(), json!(correlation_id()));
+            data.put("type", kind.name.as_str());
+            data.put("category", kind.category.as_str());
+            data.put("retryable", retryable);
+            data.put("correlation_id", correlation_id());
             if let Some(g) = &kind.gate {
-                data.insert("gate".into(), json!(g));
+                data.put("gate", g.as_str());
             }
             for (name, value) in public {
-                data.insert((*name).into(), value.clone());
+                data.put(name, value);
             }
             if let Some(d) = details {
-                data.insert("details".into(), json!(d));
+                data.put("details", d);
             }
         }
         "thoughtgate" => {
             // ErrorData population rules (REQ-CORE-004 6.3): gate for gate errors, tool when tied to a tool call,
             // details only where the table allows them; policy ids, reasons and sources never appear.
-            data.insert("correlation_id".into(), json!(correlation_id()));
+            data.put("correlation_id", correlation_id());
             if let Some(g) = &kind.gate {
-                data.insert("gate".into(), json!(g));
+                data.put("gate", g.as_str());
             }
-            if let Some((_, tool)) = public.iter().find(|(n, _)| *n == "tool") {
-                data.insert("tool".into(), tool.clone());
+            if let Some((_, tool)) = public.into_iter().find(|(n, _)| *n == "tool") {
+                data.put("tool", tool);
             }
             if let Some(d) = details {
-                data.insert("details".into(), json!(d));
+                data.put("details", d);
             }
         }
         "watchgate" => {
             if let Some(d) = details {
-                data.insert("details".into(), json!(d));
+                data.put("details", d);
             }
-            data.insert("request_id".into(), json!(correlation_id()));
+            data.put("request_id", correlation_id());
             let ts = input.timestamp.clone().unwrap_or_else(|| ctx.timestamp());
-            data.insert("timestamp".into(), json!(ts));
+            data.put("timestamp", ts);
         }
         "duet" => {
             for (name, value) in public {
-                data.insert((*name).into(), value.clone());
+                data.put(name, value);
             }
         }
         "error-model" => {
             // Protocol validation failures carry the offending field (Error Model, "Mapping to JSON-RPC").
-            if let Some((_, field)) = public.iter().find(|(n, _)| *n == "param" || *n == "field") {
-                data.insert("field".into(), field.clone());
+            if let Some((_, field)) = public.into_iter().find(|(n, _)| *n == "param" || *n == "field") {
+                data.put("field", field);
             }
         }
         // vapora, mcp and a2a send no data.
         _ => {}
     }
-    (!data.is_empty()).then_some(Value::Object(data))
+    data
+}
+
+fn choose(doc: InputDoc) -> Result<ErrorInput<'static>, InputError> {
+    match doc {
+        InputDoc::Many(items) if !items.is_empty() => {
+            let parsed = items
+                .into_iter()
+                .map(|item| match item {
+                    InputDoc::One(fields) => parse_fields(fields),
+                    _ => Err(InputError::NotObject),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            choose_first_gate(parsed).ok_or(InputError::NotObject)
+        }
+        InputDoc::One(fields) => parse_fields(fields),
+        _ => Err(InputError::NotObject),
+    }
 }
 
 /// The `map` entry point: JSON text in (one input object or an array of them), JSON-RPC response out.
-pub fn map_json(input: &str, dialect: &str, ctx: &CallContext, env: &Secrets) -> Result<Value, InputError> {
+pub fn map_json(input: &str, dialect: &str, ctx: &CallContext, env: &Secrets) -> Result<Obj<'static>, InputError> {
     if !is_dialect(dialect) {
         return Err(InputError::UnknownDialect(dialect.to_string()));
     }
-    let value: Value = serde_json::from_str(input).map_err(|e| InputError::NotJson(e.to_string()))?;
-    map_value(&value, dialect, ctx, env)
+    let doc: InputDoc = serde_json::from_str(input).map_err(|e| InputError::NotJson(e.to_string()))?;
+    render(&choose(doc)?, dialect, ctx, env)
 }
 
-pub fn map_value(value: &Value, dialect: &str, ctx: &CallContext, env: &Secrets) -> Result<Value, InputError> {
-    let chosen = match value {
-        Value::Array(items) if !items.is_empty() => {
-            let parsed = items.iter().map(parse_input).collect::<Result<Vec<_>, _>>()?;
-            choose_first_gate(parsed).ok_or(InputError::NotObject)?
-        }
-        Value::Object(_) => parse_input(value)?,
-        _ => return Err(InputError::NotObject),
-    };
-    render(&chosen, dialect, ctx, env)
+pub fn map_value(value: &Value, dialect: &str, ctx: &CallContext, env: &Secrets) -> Result<Obj<'static>, InputError> {
+    render(&choose(InputDoc::from_value(value))?, dialect, ctx, env)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{json, Map};
 
     fn map(input: Value, dialect: &str) -> Value {
-        map_value(&input, dialect, &CallContext { unix_millis: 1_700_000_000_000, entropy: 7 }, Secrets::none()).unwrap()
+        map_value(&input, dialect, &CallContext { unix_millis: 1_700_000_000_000, entropy: 7 }, Secrets::none()).unwrap().into_value()
     }
 
     #[test]
@@ -386,12 +416,10 @@ mod tests {
     fn message_templates_only_use_required_fields() {
         for kind in &taxonomy().kinds {
             for dialect in kind.dialects.keys() {
-                let required: Map<String, Value> = kind
-                    .fields
-                    .iter()
-                    .filter(|f| f.required)
-                    .map(|f| (f.name.clone(), json!("v")))
-                    .collect();
+                let mut required = Fields::new();
+                for f in kind.fields.iter().filter(|f| f.required) {
+                    required.insert(f.name.as_str(), json!("v"));
+                }
                 assert!(fill(kind.message_in(dialect), &required).is_some(), "{} {dialect}", kind.name);
             }
         }

@@ -90,7 +90,7 @@ pub fn sanitize(raw: &[u8], dialect: &str, ctx: &CallContext, env: &Secrets) -> 
             Ok(_) => parse_input(&input),
             Err(_) => parse_input(&json!({ "kind": "upstream-error", "message": message, "id": id })),
         };
-        return Ok(match parsed.and_then(|p| render(&p, dialect, ctx, env)) {
+        return Ok(match parsed.and_then(|p| render(&p, dialect, ctx, env)).map(|o| o.into_value()) {
             Ok(v) => v,
             Err(_) => internal(id),
         });

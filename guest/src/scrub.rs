@@ -6,15 +6,7 @@ use crate::taxonomy::taxonomy;
 
 /// Cuts `text` to at most `limit` bytes (marker included) at a UTF-8 boundary, appending the marker when cut.
 pub fn truncate(text: &str, limit: usize) -> String {
-    if text.len() <= limit {
-        return text.to_string();
-    }
-    let marker = &taxonomy().meta.truncation_marker;
-    let mut end = limit.saturating_sub(marker.len());
-    while end > 0 && !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}{}", &text[..end], marker)
+    truncate_owned(text.to_string(), limit)
 }
 
 /// Invalid UTF-8 becomes U+FFFD.
@@ -22,9 +14,30 @@ pub fn repair_utf8(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// [`truncate`] in place.
+fn truncate_owned(mut text: String, limit: usize) -> String {
+    if text.len() <= limit {
+        return text;
+    }
+    let marker = &taxonomy().meta.truncation_marker;
+    let mut end = limit.saturating_sub(marker.len());
+    while end > 0 && !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text.push_str(marker);
+    text
+}
+
 /// Redacts (catalogue + the caller's secret environment values) and truncates to the taxonomy's limit.
 pub fn scrub(text: &str, env: &Secrets) -> String {
-    truncate(&redact::redact_with(text, env, &redact::Policy::default()).text, taxonomy().meta.truncate_bytes)
+    scrub_owned(text.to_string(), env)
+}
+
+/// [`scrub`] for a text the caller already owns: no copy when there is nothing to cut.
+pub fn scrub_owned(text: String, env: &Secrets) -> String {
+    let redacted = redact::redact_owned(text, env, &redact::Policy::default());
+    truncate_owned(redacted, taxonomy().meta.truncate_bytes)
 }
 
 /// Drops userinfo, query and fragment from a URL so no credential or token parameter survives.

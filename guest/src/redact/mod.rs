@@ -453,6 +453,21 @@ pub fn redact(text: &str, env: &[(String, String)]) -> Redacted {
 
 /// Redacts `text` under a caller's policy (method, disabled rules/categories, extra rules, allowlist).
 pub fn redact_with(text: &str, secrets: &Secrets, policy: &Policy) -> Redacted {
+    apply(text, candidates(text, secrets, policy), policy)
+}
+
+/// [`redact_with`] for an owned text when only the text is wanted: text with nothing to redact (most error
+/// messages) comes back as it is, without a copy.
+pub fn redact_owned(text: String, secrets: &Secrets, policy: &Policy) -> String {
+    let found = candidates(&text, secrets, policy);
+    if found.is_empty() {
+        return text;
+    }
+    apply(&text, found, policy).text
+}
+
+/// Every validated match of every enabled rule, before overlaps are resolved.
+fn candidates(text: &str, secrets: &Secrets, policy: &Policy) -> Vec<Candidate> {
     let e = engine();
     let mut candidates = Vec::new();
     e.builtin.scan(text, policy, 0, &mut candidates);
@@ -471,7 +486,7 @@ pub fn redact_with(text: &str, secrets: &Secrets, policy: &Policy) -> Redacted {
             });
         }
     }
-    apply(text, candidates, policy)
+    candidates
 }
 
 /// Resolves overlaps (earliest start, then catalogue order, then longest) and writes the replacements.
