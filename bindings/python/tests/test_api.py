@@ -141,7 +141,7 @@ def test_trap_becomes_internal_error_and_instance_is_replaced(monkeypatch):
     def trap(*_args):
         raise wasmtime.WasmtimeError("wasm trap: unreachable")
 
-    monkeypatch.setitem(victim.fast, "redact-json", trap)
+    monkeypatch.setitem(victim.fast, "redact", trap)
     with pytest.raises(jre.ComponentFault) as info:
         jre.redact("boom")
     assert info.value.code == -32603 and info.value.error == {"code": -32603, "message": "Internal error"}

@@ -57,6 +57,8 @@ pub struct Redacted {
 pub struct RuleSet {
     rules: Vec<Rule>,
     regexes: Vec<OnceLock<Regex>>,
+    /// For assignment windows: the pattern anchored at the window's start (see [`RuleSet::scan_assignments`]).
+    anchored: Vec<OnceLock<Regex>>,
     prefilter: Option<AhoCorasick>,
     /// keyword pattern index → rule index
     keyword_rule: Vec<usize>,
@@ -106,6 +108,18 @@ fn push_window(list: &mut Vec<(usize, usize)>, (start, end): (usize, usize)) {
         Some(last) if start <= last.1 => last.1 = last.1.max(end),
         _ => list.push((start, end)),
     }
+}
+
+fn is_identifier_byte(b: u8) -> bool {
+    matches!(b, b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'.' | b'-')
+}
+
+/// The start of the identifier (`db_password`, `x-api-key`, `app.secret`) holding the byte at `at`.
+fn identifier_start(bytes: &[u8], mut at: usize) -> usize {
+    while at > 0 && is_identifier_byte(bytes[at - 1]) {
+        at -= 1;
+    }
+    at
 }
 
 /// After a keyword: an optional closing quote, spaces, then `=` or `:`.
@@ -200,7 +214,8 @@ impl RuleSet {
                 .expect("keywords are plain literals")
         });
         let regexes = rules.iter().map(|_| OnceLock::new()).collect();
-        RuleSet { rules, regexes, prefilter, keyword_rule, unconditional, structural }
+        let anchored = rules.iter().map(|_| OnceLock::new()).collect();
+        RuleSet { rules, regexes, anchored, prefilter, keyword_rule, unconditional, structural }
     }
 
     /// Caller rules arrive compiled (so a bad pattern was already reported).
@@ -215,6 +230,15 @@ impl RuleSet {
     fn regex(&self, i: usize) -> &Regex {
         // Built-in patterns are compiled by the catalogue test on every build before anything ships.
         self.regexes[i].get_or_init(|| Regex::new(&self.rules[i].pattern).expect("rule pattern compiles"))
+    }
+
+    /// The rule's pattern, matched only from the start of the haystack, after any run of identifier
+    /// characters (shortest first, so the match found is the leftmost one an unanchored search would find).
+    /// Capture group numbers are unchanged.
+    fn anchored_regex(&self, i: usize) -> &Regex {
+        self.anchored[i].get_or_init(|| {
+            Regex::new(&format!("^[A-Za-z0-9_.\\-]*?(?:{})", self.rules[i].pattern)).expect("rule pattern compiles")
+        })
     }
 
     /// Per rule, the merged candidate windows (byte ranges on line boundaries) that its keywords open.
@@ -272,23 +296,32 @@ impl RuleSet {
                 }
                 continue;
             }
+            let r = &self.rules[rule];
+            if r.window == WindowKind::Assignment {
+                if r.assignment_after_keyword && !assignment_follows(bytes, m.end()) {
+                    continue;
+                }
+                // One window per identifier, not merged: each is matched from its own start.
+                let key_start = identifier_start(bytes, m.start());
+                match list.last() {
+                    Some(&(last_start, _)) if last_start == key_start => {}
+                    // Same line as the previous window: its end is this line's end (found once per line, so
+                    // a long line with many hits is not searched again for every hit).
+                    Some(&(_, line_end)) if m.start() < line_end => list.push((key_start, line_end)),
+                    _ => list.push((key_start, line_window(bytes, m.start(), m.end()).1)),
+                }
+                continue;
+            }
             if list.last().is_some_and(|&(_, end)| m.start() < end) {
                 continue; // this hit lies in a window already opened for the rule
             }
-            if self.rules[rule].assignment_after_keyword && !assignment_follows(bytes, m.end()) {
+            if r.assignment_after_keyword && !assignment_follows(bytes, m.end()) {
                 continue;
             }
-            let r = &self.rules[rule];
             let window = match r.window {
                 WindowKind::Line => line_window(bytes, m.start(), m.end() + r.span),
                 WindowKind::Word => word_window(bytes, m.start(), m.end(), r.words_after),
-                WindowKind::Assignment => {
-                    let mut key_start = m.start();
-                    while key_start > 0 && matches!(bytes[key_start - 1], b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'.' | b'-') {
-                        key_start -= 1;
-                    }
-                    (key_start, line_window(bytes, m.start(), m.end()).1)
-                }
+                WindowKind::Assignment => unreachable!("assignment windows are opened above"),
             };
             push_window(list, window);
         }
@@ -328,10 +361,13 @@ impl RuleSet {
 
     /// Adds every validated match of every enabled rule to `candidates`; `priority_base` orders rule sets.
     fn scan(&self, text: &str, policy: &Policy, priority_base: usize, candidates: &mut Vec<Candidate>) {
-        let e = engine();
         for (i, windows) in self.windows(text).into_iter().enumerate() {
             let rule = &self.rules[i];
             if windows.is_empty() || !policy.enabled(&rule.id, &rule.category) {
+                continue;
+            }
+            if rule.window == WindowKind::Assignment {
+                self.scan_assignments(i, text, &windows, policy, priority_base, candidates);
                 continue;
             }
             let blocks;
@@ -343,31 +379,73 @@ impl RuleSet {
             };
             for &(offset, end) in windows {
                 for caps in self.regex(i).captures_iter(&text[offset..end]) {
-                    let secret = if rule.secret_groups.is_empty() {
-                        caps.get(0)
-                    } else {
-                        rule.secret_groups.iter().find_map(|g| caps.get(*g))
-                    };
-                    let Some(secret) = secret else { continue };
-                    let value = secret.as_str();
-                    if value.is_empty() || e.allowlisted(value) || policy.allowlist.iter().any(|a| a == value) {
-                        continue;
-                    }
-                    if let Some(v) = rule.validator {
-                        if !validators::passes(v, caps.get(1).map(|m| m.as_str()), value) {
-                            continue;
-                        }
-                    }
-                    candidates.push(Candidate {
-                        start: offset + secret.start(),
-                        end: offset + secret.end(),
-                        priority: priority_base + i,
-                        rule: rule.id.clone(),
-                        category: rule.category.clone(),
-                    });
+                    self.accept(i, &caps, offset, policy, priority_base, candidates);
                 }
             }
         }
+    }
+
+    /// Assignment windows start at an identifier and run to the end of the line. Unanchored, the pattern
+    /// (a long case-insensitive alternation of key names) would be tried at every byte of the rest of the
+    /// line; anchored, a window whose identifier is no secret key (`key=items:42`) is refused within a few
+    /// bytes. Every match holds a keyword that opened a window at the match's identifier, so anchoring
+    /// finds the same matches; windows inside a match already taken are skipped, as a search resuming after
+    /// that match would skip them.
+    fn scan_assignments(
+        &self,
+        i: usize,
+        text: &str,
+        windows: &[(usize, usize)],
+        policy: &Policy,
+        priority_base: usize,
+        candidates: &mut Vec<Candidate>,
+    ) {
+        let regex = self.anchored_regex(i);
+        let mut resume = 0;
+        for &(offset, end) in windows {
+            if offset < resume {
+                continue;
+            }
+            if let Some(caps) = regex.captures(&text[offset..end]) {
+                resume = offset + caps.get(0).map_or(0, |m| m.end());
+                self.accept(i, &caps, offset, policy, priority_base, candidates);
+            }
+        }
+    }
+
+    /// Adds one match's secret to `candidates` unless it is empty, allowlisted or refused by the validator.
+    fn accept(
+        &self,
+        i: usize,
+        caps: &regex_lite::Captures<'_>,
+        offset: usize,
+        policy: &Policy,
+        priority_base: usize,
+        candidates: &mut Vec<Candidate>,
+    ) {
+        let rule = &self.rules[i];
+        let secret = if rule.secret_groups.is_empty() {
+            caps.get(0)
+        } else {
+            rule.secret_groups.iter().find_map(|g| caps.get(*g))
+        };
+        let Some(secret) = secret else { return };
+        let value = secret.as_str();
+        if value.is_empty() || engine().allowlisted(value) || policy.allowlist.iter().any(|a| a == value) {
+            return;
+        }
+        if let Some(v) = rule.validator {
+            if !validators::passes(v, caps.get(1).map(|m| m.as_str()), value) {
+                return;
+            }
+        }
+        candidates.push(Candidate {
+            start: offset + secret.start(),
+            end: offset + secret.end(),
+            priority: priority_base + i,
+            rule: rule.id.clone(),
+            category: rule.category.clone(),
+        });
     }
 }
 
@@ -610,6 +688,32 @@ mod tests {
     }
 
     const TOKEN: &str = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
+
+    #[test]
+    fn assignments_are_found_wherever_their_key_name_starts() {
+        // The match may start inside an identifier (`mypassword`), after separators (`my..api_key`), and
+        // several assignments may share a line; a value holding a key name is one secret, not two.
+        let cases = [
+            ("mypassword=hunter2", "mypassword=[REDACTED:secret-assignment]"),
+            ("my..api_key=abc12345 ok", "my..api_key=[REDACTED:secret-assignment] ok"),
+            ("a password=hunter2, token: 'xyzzy123' end", "a password=[REDACTED:secret-assignment], token: '[REDACTED:secret-assignment]' end"),
+            ("password=mytoken=x1 rest", "password=[REDACTED:secret-assignment] rest"),
+            ("cache hit key=items:42 ttl=300", "cache hit key=items:42 ttl=300"),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(redact(text, &[]).text, expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn one_long_line_of_assignments_is_scanned_once() {
+        // Every hit on the line shares the line's end: it is found once, not once per hit (which made this
+        // quadratic: minutes for a 12 MB line).
+        let text = "password=hunter2 ".repeat(20_000);
+        let r = redact(&text, &[]);
+        assert_eq!(r.findings.len(), 20_000);
+        assert!(!r.text.contains("hunter2"));
+    }
 
     #[test]
     fn methods_replace_mask_hash_remove() {

@@ -23,6 +23,7 @@ _VAL = ffi.wasmtime_component_val_t
 _VAL_SIZE = ctypes.sizeof(_VAL)
 _VAL_OF = _VAL.of.offset  # offset of the payload union inside a value
 
+_K_BOOL = ffi.WASMTIME_COMPONENT_BOOL.value
 _K_U8 = ffi.WASMTIME_COMPONENT_U8.value
 _K_S64 = ffi.WASMTIME_COMPONENT_S64.value
 _K_U64 = ffi.WASMTIME_COMPONENT_U64.value
@@ -156,47 +157,173 @@ def _lift_error_object(v: Any) -> dict[str, Any]:
     return out
 
 
+def lift_record_text(v: Any) -> str:
+    """The `text` field of a record (e.g. `redaction`); the other fields are freed unread."""
+    rec = v.of.record
+    for i in range(rec.size):
+        entry = rec.data[i]
+        if _name(entry.name) == b"text":
+            return lift_string(entry.val)
+    raise ValueError("the record has no text field")
+
+
+_OK_LEN = len(b"ok")  # the other case is "failed": the discriminant's length tells them apart
+
+
 def lift_outcome(v: Any) -> tuple[bool, Any]:
     """(True, json_text) or (False, {"code", "message", "data_json"})."""
     var = v.of.variant
     payload = var.val.contents
-    if _name(var.discriminant) == b"ok":
-        return True, lift_string(payload)
+    if var.discriminant.size == _OK_LEN:
+        s = payload.of.string
+        return True, _string_at(s.data, s.size).decode("utf-8") if s.size else ""
     return False, _lift_error_object(payload)
 
 
 # ---------------------------------------------------------------- calling
 
 
-class FastFunc:
-    """One exported function with a fixed lowering per parameter and one lifting routine."""
+def _free(v: Any) -> None:
+    """Frees a value and leaves a plain bool behind: wasmtime drops whatever a result slot holds before
+    writing into it, so a reused slot must never keep pointers to freed memory."""
+    _val_delete(byref(v))
+    v.kind = _K_BOOL
 
-    __slots__ = ("_func", "_ctx", "_lowers", "_lift", "_n", "_params_t")
+
+# ---------------------------------------------------------------- zero-copy views over one value slot
+#
+# `wasmtime_component_func_call` only reads its arguments (it converts each into its own value before the
+# call), so a string argument can point straight at the Python bytes object's buffer: no allocation, no copy
+# and nothing to free. These structs overlay a value slot (kind byte, then the payload union at _VAL_OF) so
+# that lowering one argument is two attribute stores instead of several ctypes calls.
+
+_PAD = ctypes.c_ubyte * (_VAL_OF - 1)
+
+
+class _TextArgView(ctypes.Structure):
+    """A string or enum argument: (size, data) borrowed from a bytes object the caller keeps alive."""
+
+    _fields_ = [("kind", ctypes.c_ubyte), ("_pad", _PAD), ("size", ctypes.c_size_t), ("data", ctypes.c_char_p)]
+
+
+class _U64ArgView(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_ubyte), ("_pad", _PAD), ("value", ctypes.c_uint64)]
+
+
+class _S64ArgView(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_ubyte), ("_pad", _PAD), ("value", ctypes.c_int64)]
+
+
+class _WordsView(ctypes.Structure):
+    """Any value read as raw words: a string is (size, data); a variant is (name size, name data, payload)."""
+
+    _fields_ = [("kind", ctypes.c_ubyte), ("_pad", _PAD), ("w0", ctypes.c_size_t), ("w1", ctypes.c_void_p), ("w2", ctypes.c_void_p)]
+
+
+def _bind_text(kind: int) -> Callable[[Any], Callable[[bytes], None]]:
+    def bind(slot: Any) -> Callable[[bytes], None]:
+        view = _TextArgView.from_address(ctypes.addressof(slot))
+        view.kind = kind
+
+        def lower(data: bytes) -> None:
+            view.size = len(data)
+            view.data = data  # keeps a reference to `data` until the next call overwrites it
+
+        return lower
+
+    return bind
+
+
+def _bind_int(view_type: Any, kind: int) -> Callable[[Any], Callable[[int], None]]:
+    def bind(slot: Any) -> Callable[[int], None]:
+        view = view_type.from_address(ctypes.addressof(slot))
+        view.kind = kind
+
+        def lower(x: int) -> None:
+            view.value = x
+
+        return lower
+
+    return bind
+
+
+# Top-level parameters lowered in place (never freed); any other lowering builds wasmtime-owned memory.
+_IN_PLACE = {
+    lower_string: _bind_text(_K_STRING),
+    lower_enum: _bind_text(_K_ENUM),
+    lower_u64: _bind_int(_U64ArgView, _K_U64),
+    lower_s64: _bind_int(_S64ArgView, _K_S64),
+}
+
+
+def _read_text(size: int, data: Optional[int]) -> str:
+    return _string_at(data, size).decode("utf-8") if size else ""
+
+
+def _bind_lift_string(slot: Any) -> Callable[[], str]:
+    view = _WordsView.from_address(ctypes.addressof(slot))
+    return lambda: _read_text(view.w0, view.w1)
+
+
+def _bind_lift_outcome(slot: Any) -> Callable[[], tuple[bool, Any]]:
+    view = _WordsView.from_address(ctypes.addressof(slot))
+
+    def lift() -> tuple[bool, Any]:
+        if view.w0 == _OK_LEN:  # the case name's length: "ok" or "failed"
+            payload = _WordsView.from_address(view.w2)
+            return True, _read_text(payload.w0, payload.w1)
+        return lift_outcome(slot)
+
+    return lift
+
+
+# Result liftings read through a view; any other lifting uses the ctypes structs.
+_VIEW_LIFTS = {lift_string: _bind_lift_string, lift_outcome: _bind_lift_outcome}
+
+
+class FastFunc:
+    """One exported function with a fixed lowering per parameter and one lifting routine.
+
+    The parameter and result slots are allocated once and reused: a FastFunc belongs to one worker, and a
+    worker is used by one thread at a time (see _runtime), so no two calls ever share them.
+    """
+
+    __slots__ = ("_func", "_ctx", "_lowers", "_lift", "_n", "_params", "_result", "_result_ref", "_owned")
 
     def __init__(self, store: Any, func: Any, lowers: Sequence[Lower], lift: Callable[[Any], Any]) -> None:
         self._func = byref(func._func)
         self._ctx = store._context()
-        self._lowers = tuple(lowers)
-        self._lift = lift
         self._n = len(lowers)
-        self._params_t = _VAL * max(self._n, 1)
+        self._params = (_VAL * max(self._n, 1))()
+        bound: list[Callable[[Any], None]] = []
+        owned: list[Any] = []
+        for i, low in enumerate(lowers):
+            slot = self._params[i]
+            if low in _IN_PLACE:
+                bound.append(_IN_PLACE[low](slot))
+            else:
+                bound.append(lambda x, low=low, slot=slot: low(x, slot))
+                owned.append(slot)
+        self._lowers = tuple(bound)
+        self._owned = tuple(owned)
+        self._result = _VAL()
+        self._result_ref = byref(self._result)
+        result = self._result
+        self._lift = _VIEW_LIFTS[lift](result) if lift in _VIEW_LIFTS else (lambda: lift(result))
 
     def __call__(self, *args: Any) -> Any:
-        n = self._n
-        params = self._params_t()
-        done = 0
         try:
             for low, arg in zip(self._lowers, args):
-                low(arg, params[done])
-                done += 1
-            result = _VAL()
-            err = _call(self._func, self._ctx, params, n, byref(result), 1)
+                low(arg)
+            err = _call(self._func, self._ctx, self._params, self._n, self._result_ref, 1)
             if err:
                 raise WasmtimeError._from_ptr(err)
             try:
-                return self._lift(result)
+                return self._lift()
             finally:
-                _val_delete(byref(result))
+                _free(self._result)
         finally:
-            for i in range(done):
-                _val_delete(byref(params[i]))
+            # Owned arguments (records, options, byte lists) were built in wasmtime's memory. A lowering
+            # that failed part-way left its own and later slots as plain values, so freeing all is safe.
+            for slot in self._owned:
+                _free(slot)

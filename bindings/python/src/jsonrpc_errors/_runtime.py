@@ -47,6 +47,8 @@ _vopts = _abi.record(
 _SIGNATURES: dict[str, tuple[list[_abi.Lower], Callable[[Any], Any]]] = {
     "map-error-json": ([_s, _s, _u64, _u64], _abi.lift_outcome),
     "redact-json": ([_s], _abi.lift_string),
+    # `redact` returns the redaction record; only its text is read (no findings JSON to build and parse).
+    "redact": ([_s], _abi.lift_record_text),
     "validate": ([_abi.lower_bytes, _vopts, _ctx], _abi.lift_outcome),
     "sanitize": ([_abi.lower_bytes, _enum, _ctx], _abi.lift_outcome),
     "explain": ([_enum, _abi.lower_s64], _abi.lift_outcome),
@@ -54,7 +56,7 @@ _SIGNATURES: dict[str, tuple[list[_abi.Lower], Callable[[Any], Any]]] = {
     "codes": ([_abi.option(_abi.lower_enum), _enum], _abi.lift_string),
 }
 # Rarely called, richer types: wasmtime-py's generic conversion is good enough.
-_GENERIC = ("set-environment", "kinds", "redact", "map-error")
+_GENERIC = ("set-environment", "kinds", "map-error")
 
 TRAPS = (WasmtimeError, wasmtime.Trap)
 
@@ -148,7 +150,22 @@ class Runtime:
         return result
 
     def call(self, name: str, *args: Any) -> Any:
-        return self.run(lambda w: w.fast[name](*args))
+        # `run` inlined: this is every fast call's path.
+        with self._lock:
+            w = self._idle.pop() if self._idle else None
+        if w is None:
+            w = _Worker(self)
+        try:
+            if w.env_generation != self._env_state[0]:
+                self._sync_env(w)
+            result = w.fast[name](*args)
+        except TRAPS as e:
+            raise self._fault() from e
+        except BaseException:
+            self._release(w)
+            raise
+        self._release(w)
+        return result
 
     def outcome(self, name: str, *args: Any) -> str:
         ok, value = self.call(name, *args)
