@@ -8,6 +8,11 @@
 //!    input byte is scanned at most once per rule.
 //! 3. The rule's regex runs only inside its windows. Windows start and end at line boundaries, so `^`, `$`
 //!    and `\b` behave as on the whole text, and no match is cut short.
+//! 4. Rules whose match starts at the identifier holding the keyword (`window = "assignment"`: key=value
+//!    assignments, URL schemes, header names) get one window per identifier and their regex is anchored
+//!    there, so it is refused within a few bytes instead of being tried at every byte to the end of the line.
+//!    regex-lite is a PikeVM, whose cost is per byte and per live NFA state: the bytes it never sees are
+//!    what make the scan fast.
 //!
 //! Worst case: text where every line holds a keyword of every rule is scanned once per rule — still linear,
 //! `O(rules × input)`; regex-lite's matching is itself linear in the window (no backtracking blow-up).
