@@ -34,6 +34,17 @@ def best_of(fn, n, repeat=5):
     return min(times)
 
 
+def interleaved(candidates, rounds):
+    """Per-call seconds of each (fn, n) candidate: the best of `rounds` rounds, candidates alternating."""
+    best = [float("inf")] * len(candidates)
+    for _ in range(rounds):
+        for i, (fn, n) in enumerate(candidates):
+            t = time.perf_counter()
+            fn(n)
+            best[i] = min(best[i], (time.perf_counter() - t) / n)
+    return best
+
+
 def cold_start():
     code = (
         "import time; t=time.perf_counter(); import jsonrpc_errors as j; "
@@ -106,10 +117,17 @@ def main():
     text = json.dumps(ERROR)
     naive = best_of(lambda n: [f(w.store, text, "canonical", *CTX) for _ in range(n)], 2000)
     _runtime.get()._release(w)
-    ours = best_of(lambda n: [jre.map_error(ERROR, context=CTX) for _ in range(n)], 20000)
-    ours_json = best_of(lambda n: [jre.map_error_json(text, context=CTX) for _ in range(n)], 20000)
-    ours_default_ctx = best_of(lambda n: [jre.map_error(ERROR) for _ in range(n)], 20000)
-    pure = best_of(lambda n: [py_map_error(ERROR, 42) for _ in range(n)], 50000)
+    # Interleaved rounds (each candidate once per round, best round kept): a shared machine's slow spells
+    # then hit every candidate alike instead of whichever happened to run during them.
+    ours, ours_json, ours_default_ctx, pure = interleaved(
+        [
+            (lambda n: [jre.map_error(ERROR, context=CTX) for _ in range(n)], 5000),
+            (lambda n: [jre.map_error_json(text, context=CTX) for _ in range(n)], 5000),
+            (lambda n: [jre.map_error(ERROR) for _ in range(n)], 5000),
+            (lambda n: [py_map_error(ERROR, 42) for _ in range(n)], 25000),
+        ],
+        rounds=12,
+    )
     assert py_map_error(ERROR, 42)["error"]["code"] == jre.map_error(ERROR, context=CTX)["error"]["code"]
     print(f"naive wasmtime-py Func call (map-error-json): {naive*1e6:.1f} us")
     print(f"map_error (dict in/out):           {ours*1e6:.1f} us   ({naive/ours:.1f}x faster than naive)")

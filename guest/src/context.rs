@@ -26,14 +26,19 @@ impl CallContext {
         let lo = splitmix64(&mut state);
         let hi = (hi & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000; // version 4
         let lo = (lo & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000; // RFC 4122 variant
-        format!(
-            "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
-            hi >> 32,
-            (hi >> 16) & 0xFFFF,
-            hi & 0xFFFF,
-            lo >> 48,
-            lo & 0xFFFF_FFFF_FFFF
-        )
+        // 8-4-4-4-12 hex digits; written directly (this runs on every mapped error, `format!` costs more).
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut out = [0u8; 36];
+        let mut at = 0;
+        for (i, nibble) in (0..32).map(|i| if i < 16 { (hi >> (60 - 4 * i)) & 0xF } else { (lo >> (60 - 4 * (i - 16))) & 0xF }).enumerate() {
+            if matches!(i, 8 | 12 | 16 | 20) {
+                out[at] = b'-';
+                at += 1;
+            }
+            out[at] = HEX[nibble as usize];
+            at += 1;
+        }
+        out.iter().map(|&b| b as char).collect()
     }
 
     /// RFC 3339 UTC timestamp with second precision ("YYYY-MM-DDTHH:MM:SSZ"), Watchgate's format.

@@ -107,9 +107,15 @@ impl<'a> From<Obj<'a>> for Node<'a> {
 }
 
 impl<'a> Obj<'a> {
-    /// Inserts text, a JSON value or a nested [`Obj`].
+    /// Inserts text, a JSON value or a nested [`Obj`] (replacing an existing key's value in place).
     pub fn put(&mut self, key: impl Into<Cow<'a, str>>, value: impl Into<Node<'a>>) {
         self.insert(key.into(), value.into());
+    }
+
+    /// Appends a key the caller knows is not present yet (a response's fixed keys): no search.
+    pub fn push(&mut self, key: &'static str, value: impl Into<Node<'a>>) {
+        debug_assert!(!self.contains_key(key), "{key} is already present");
+        self.0.push((Cow::Borrowed(key), value.into()));
     }
 
     /// The same document as a `serde_json::Value` (for callers that embed it in a larger value).

@@ -215,7 +215,7 @@ pub fn render<'a>(input: &ErrorInput<'a>, dialect: &str, ctx: &CallContext, env:
     let correlation_id = || input.correlation_id.clone().unwrap_or_else(|| ctx.correlation_id());
 
     let mut response = Obj::with_capacity(3);
-    response.put("jsonrpc", "2.0");
+    response.push("jsonrpc", "2.0");
     match entry.style {
         Style::ToolResult => {
             let text = match &details {
@@ -226,9 +226,9 @@ pub fn render<'a>(input: &ErrorInput<'a>, dialect: &str, ctx: &CallContext, env:
             content.insert("type".into(), Value::from("text"));
             content.insert("text".into(), Value::String(text));
             let mut result = Obj::with_capacity(2);
-            result.put("content", Value::Array(vec![Value::Object(content)]));
-            result.put("isError", true);
-            response.put("result", result);
+            result.push("content", Value::Array(vec![Value::Object(content)]));
+            result.push("isError", true);
+            response.push("result", result);
         }
         Style::Domain => {
             let mut detail_obj = Obj::new();
@@ -245,27 +245,27 @@ pub fn render<'a>(input: &ErrorInput<'a>, dialect: &str, ctx: &CallContext, env:
             }
             let code = entry.code.expect("domain entries carry a code (taxonomy test)");
             let mut error = Obj::with_capacity(4);
-            error.put("code", code);
-            error.put("message", message);
-            error.put("retryable", retryable);
-            error.put("details", detail_obj);
+            error.push("code", code);
+            error.push("message", message);
+            error.push("retryable", retryable);
+            error.push("details", detail_obj);
             let mut result = Obj::with_capacity(1);
-            result.put("error", error);
-            response.put("result", result);
+            result.push("error", error);
+            response.push("result", result);
         }
         Style::Error => {
             let code = entry.code.expect("error entries carry a code (taxonomy test)");
             let mut error = Obj::with_capacity(3);
-            error.put("code", code);
-            error.put("message", message);
+            error.push("code", code);
+            error.push("message", message);
             let data = error_data(dialect, kind, public, details, retryable, input, ctx, &correlation_id);
             if !data.is_empty() {
-                error.put("data", data);
+                error.push("data", data);
             }
-            response.put("error", error);
+            response.push("error", error);
         }
     }
-    response.put("id", input.id.clone());
+    response.push("id", input.id.clone());
     Ok(response)
 }
 
@@ -284,10 +284,10 @@ fn error_data<'a>(
     let mut data = Obj::new();
     match dialect {
         "canonical" => {
-            data.put("type", kind.name.as_str());
-            data.put("category", kind.category.as_str());
-            data.put("retryable", retryable);
-            data.put("correlation_id", correlation_id());
+            data.push("type", kind.name.as_str());
+            data.push("category", kind.category.as_str());
+            data.push("retryable", retryable);
+            data.push("correlation_id", correlation_id());
             if let Some(g) = &kind.gate {
                 data.put("gate", g.as_str());
             }
