@@ -15,7 +15,7 @@ import os
 import struct
 import threading
 import time
-from typing import Any, Iterable, Mapping, NamedTuple, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, Mapping, NamedTuple, Optional, Sequence, Union
 
 from . import _runtime
 from ._errors import ArgumentTypeError, ComponentFault, InvalidInput, JsonRpcErrorsError, JsonRpcErrorsValueError
@@ -60,8 +60,43 @@ _DIALECTS = {d.value: d.value.encode() for d in Dialect}
 # out of wasm (the component is told its length instead and answers without reading it).
 _WIT_DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 _MISSING: Any = object()
-_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
-_loads = json.loads
+_stdlib_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+
+
+def _unserializable(o: Any) -> Any:
+    raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")
+
+
+def _make_compact() -> Callable[[Any], str]:
+    """Compact JSON text, as `_stdlib_compact` writes it, from one C encoder built once.
+
+    `JSONEncoder.encode` builds a new C encoder on every call (a third of a small map_error's Python-side
+    cost). The C encoder built here keeps no state between calls: no circular-reference markers (a cycle ends
+    in RecursionError instead, reported as a TypeError), so threads can share it.
+    """
+    make = getattr(json.encoder, "c_make_encoder", None)
+    basestring = getattr(json.encoder, "c_encode_basestring", None)
+    if make is None or basestring is None:  # pragma: no cover - Pythons without the C accelerator
+        return _stdlib_compact
+    encoder = make(None, _unserializable, basestring, None, ":", ",", False, False, False)
+
+    def compact(value: Any) -> str:
+        try:
+            return "".join(encoder(value, 0))
+        except RecursionError:
+            raise TypeError("the value is nested too deeply or holds a circular reference") from None
+
+    return compact
+
+
+_compact = _make_compact()
+# raw_decode skips json.loads' type checks and trailing-whitespace scan: the component's output is one
+# document with nothing after it.
+_raw_decode = json.JSONDecoder().raw_decode
+
+
+def _loads(text: str) -> Any:
+    return _raw_decode(text)[0]
 
 
 class Finding(NamedTuple):
@@ -203,10 +238,11 @@ def map_error(
     `error` is `{"kind": ..., "id"?: ..., "correlation_id"?: ..., "timestamp"?: ..., **fields}` or a list of
     such objects (several errors for one request: the component picks the winner).
     """
-    if not isinstance(error, (Mapping, list, tuple)):
-        raise ArgumentTypeError(f"error must be a mapping (or a list of mappings), not {type(error).__name__}")
-    if isinstance(error, Mapping) and not isinstance(error, dict):
-        error = dict(error)  # json serializes dicts, not every Mapping
+    if type(error) is not dict:  # the common case skips the ABC checks
+        if not isinstance(error, (Mapping, list, tuple)):
+            raise ArgumentTypeError(f"error must be a mapping (or a list of mappings), not {type(error).__name__}")
+        if isinstance(error, Mapping) and not isinstance(error, dict):
+            error = dict(error)  # json serializes dicts, not every Mapping
     result: dict[str, Any] = _loads(map_error_json(_json_text(error, "error"), dialect, context=context))
     return result
 
