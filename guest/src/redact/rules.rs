@@ -36,6 +36,7 @@ pub struct JsonPolicy {
 pub struct Rule {
     pub id: String,
     pub category: String,
+    /// Empty in the catalogue's wasm builds (see build.rs): no export returns it.
     #[serde(default)]
     pub description: String,
     #[serde(default)]
