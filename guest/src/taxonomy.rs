@@ -2,8 +2,6 @@
 //!
 //! Nothing in this crate states a code, a message or a category of its own: it reads them from here.
 
-// IndexMap, not BTreeMap: keeps the table's own order, and the wasm carries one map implementation (serde_json's).
-use indexmap::IndexMap;
 use std::sync::OnceLock;
 
 /// Every dialect, in the order the docs list them.
@@ -32,8 +30,8 @@ pub struct Meta {
     pub default_max_bytes: u64,
     pub gate_order: Vec<String>,
     pub invalid_request_reasons: Vec<String>,
-    pub categories: IndexMap<String, String>,
-    pub dialects: IndexMap<String, String>,
+    pub categories: Named<String>,
+    pub dialects: Named<String>,
 }
 
 #[derive(Debug)]
@@ -50,7 +48,54 @@ pub struct Kind {
     pub message: String,
     pub details: Option<String>,
     pub public: Vec<String>,
-    pub dialects: IndexMap<String, DialectEntry>,
+    pub dialects: Named<DialectEntry>,
+}
+
+/// A few named entries in the table's own order (a kind's dialects, the categories), searched linearly: with
+/// at most eight short names, comparing beats hashing, and the npm wasm is spared a hash map instantiation
+/// per value type.
+#[derive(Debug)]
+pub struct Named<V>(Vec<(String, V)>);
+
+impl<V> Named<V> {
+    pub fn get(&self, name: &str) -> Option<&V> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.0.iter().map(|(n, _)| n)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &V)> {
+        self.0.iter().map(|(n, v)| (n, v))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<V> FromIterator<(String, V)> for Named<V> {
+    fn from_iter<I: IntoIterator<Item = (String, V)>>(items: I) -> Self {
+        Named(items.into_iter().collect())
+    }
+}
+
+impl<'a, V> IntoIterator for &'a Named<V> {
+    type Item = (&'a String, &'a V);
+    type IntoIter = std::iter::Map<std::slice::Iter<'a, (String, V)>, fn(&'a (String, V)) -> (&'a String, &'a V)>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|(n, v)| (n, v))
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
