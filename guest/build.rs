@@ -1,8 +1,13 @@
-//! Turns the human-edited TOML data (taxonomy, redaction rules) into compact JSON embedded in the library,
-//! so the wasm guest carries no TOML parser and every runtime reads the very same table.
+//! Turns the human-edited TOML data (taxonomy, redaction rules) into Rust static tables included by
+//! `src/taxonomy.rs` and `src/redact/rules.rs`, so the wasm guest carries neither a TOML parser nor the
+//! JSON text and deserialization code a runtime-parsed table would need, and every runtime reads the very
+//! same table. The schema checks a deserializer would make (required keys, types, no unknown keys) are
+//! made here instead: a bad TOML file fails the build.
+use std::fmt::Write;
 use std::{env, fs, path::PathBuf};
+use toml::{map::Map, Value};
 
-fn read_toml(source: &str) -> toml::Value {
+fn read_toml(source: &str) -> Value {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let path = manifest.join("..").join(source);
     println!("cargo:rerun-if-changed={}", path.display());
@@ -10,28 +15,280 @@ fn read_toml(source: &str) -> toml::Value {
     toml::from_str(&text).unwrap_or_else(|e| panic!("{} is not valid TOML: {e}", path.display()))
 }
 
-fn write_json(value: &impl serde::Serialize, out_name: &str) {
-    let json = serde_json::to_string(value).expect("TOML values are JSON-representable");
-    fs::write(PathBuf::from(env::var("OUT_DIR").unwrap()).join(out_name), json).unwrap();
+fn write_out(out_name: &str, text: &str) {
+    fs::write(PathBuf::from(env::var("OUT_DIR").unwrap()).join(out_name), text).unwrap();
+}
+
+/// A TOML table read key by key: whatever is left over at the end is a key the schema does not know.
+struct Table {
+    what: String,
+    map: Map<String, Value>,
+}
+
+impl Table {
+    fn new(what: impl Into<String>, value: Value) -> Table {
+        let what = what.into();
+        match value {
+            Value::Table(map) => Table { what, map },
+            other => panic!("{what} must be a table, found {other:?}"),
+        }
+    }
+
+    fn opt(&mut self, key: &str) -> Option<Value> {
+        self.map.remove(key)
+    }
+
+    fn req(&mut self, key: &str) -> Value {
+        self.opt(key).unwrap_or_else(|| panic!("{} has no `{key}`", self.what))
+    }
+
+    fn opt_str(&mut self, key: &str) -> Option<String> {
+        self.opt(key).map(|v| match v {
+            Value::String(s) => s,
+            other => panic!("{}.{key} must be a string, found {other:?}", self.what),
+        })
+    }
+
+    fn str(&mut self, key: &str) -> String {
+        self.opt_str(key).unwrap_or_else(|| panic!("{} has no `{key}`", self.what))
+    }
+
+    fn opt_int(&mut self, key: &str) -> Option<i64> {
+        self.opt(key).map(|v| match v {
+            Value::Integer(n) => n,
+            other => panic!("{}.{key} must be an integer, found {other:?}", self.what),
+        })
+    }
+
+    fn int(&mut self, key: &str) -> i64 {
+        self.opt_int(key).unwrap_or_else(|| panic!("{} has no `{key}`", self.what))
+    }
+
+    fn opt_bool(&mut self, key: &str) -> Option<bool> {
+        self.opt(key).map(|v| match v {
+            Value::Boolean(b) => b,
+            other => panic!("{}.{key} must be a boolean, found {other:?}", self.what),
+        })
+    }
+
+    fn opt_list<T>(&mut self, key: &str, item: impl Fn(Value) -> Option<T>) -> Option<Vec<T>> {
+        let what = format!("{}.{key}", self.what);
+        self.opt(key).map(|v| match v {
+            Value::Array(items) => items
+                .into_iter()
+                .map(|i| item(i).unwrap_or_else(|| panic!("{what} holds an item of the wrong type")))
+                .collect(),
+            other => panic!("{what} must be an array, found {other:?}"),
+        })
+    }
+
+    fn strings(&mut self, key: &str) -> Vec<String> {
+        self.opt_strings(key).unwrap_or_else(|| panic!("{} has no `{key}`", self.what))
+    }
+
+    fn opt_strings(&mut self, key: &str) -> Option<Vec<String>> {
+        self.opt_list(key, |v| v.as_str().map(str::to_string))
+    }
+
+    fn finish(self) {
+        let unknown: Vec<&String> = self.map.keys().collect();
+        assert!(unknown.is_empty(), "{} has unknown keys {unknown:?}", self.what);
+    }
+}
+
+/// A Rust string literal (`str`'s Debug form is valid Rust source).
+fn lit(s: &str) -> String {
+    format!("{s:?}")
+}
+
+fn opt_lit(s: Option<&str>) -> String {
+    s.map_or("None".to_string(), |s| format!("Some({})", lit(s)))
+}
+
+fn str_slice(items: &[String]) -> String {
+    let inner: Vec<String> = items.iter().map(|s| lit(s)).collect();
+    format!("&[{}]", inner.join(", "))
+}
+
+/// `basic-auth` → `BasicAuth`: the Rust variant of a kebab-case name (serde's `rename_all = "kebab-case"`).
+/// A name with no such variant fails to compile.
+fn variant(enum_name: &str, kebab: &str) -> String {
+    let camel: String = kebab
+        .split('-')
+        .map(|part| {
+            let mut c = part.chars();
+            c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+        })
+        .collect();
+    format!("{enum_name}::{camel}")
+}
+
+/// `taxonomy.rs`'s `TaxonomyRows`. Table keys keep the order the JSON table had (sorted: toml's maps are
+/// BTreeMaps), which `meta.categories`, `meta.dialects` and each kind's `dialects` are iterated in.
+fn taxonomy_rows(toml: Value) -> String {
+    let mut root = Table::new("taxonomy.toml", toml);
+    let mut meta = Table::new("[meta]", root.req("meta"));
+    let mut out = String::from("TaxonomyRows {\n    meta: MetaRow {\n");
+    let _ = writeln!(out, "        version: {},", lit(&meta.str("version")));
+    let _ = writeln!(out, "        truncate_bytes: {},", meta.int("truncate_bytes"));
+    let _ = writeln!(out, "        truncation_marker: {},", lit(&meta.str("truncation_marker")));
+    let _ = writeln!(out, "        default_max_bytes: {},", meta.int("default_max_bytes"));
+    let _ = writeln!(out, "        gate_order: {},", str_slice(&meta.strings("gate_order")));
+    let _ = writeln!(out, "        invalid_request_reasons: {},", str_slice(&meta.strings("invalid_request_reasons")));
+    for key in ["categories", "dialects"] {
+        let mut pairs = Table::new(format!("[meta.{key}]"), meta.req(key));
+        let entries: Vec<String> = std::mem::take(&mut pairs.map)
+            .into_iter()
+            .map(|(k, v)| {
+                let v = v.as_str().unwrap_or_else(|| panic!("meta.{key}.{k} must be a string")).to_string();
+                format!("({}, {})", lit(&k), lit(&v))
+            })
+            .collect();
+        let _ = writeln!(out, "        {key}: &[{}],", entries.join(", "));
+    }
+    meta.finish();
+    out.push_str("    },\n    kinds: &[\n");
+
+    let kinds = match root.req("kind") {
+        Value::Array(kinds) => kinds,
+        other => panic!("[[kind]] must be an array of tables, found {other:?}"),
+    };
+    for kind in kinds {
+        let name = kind.get("name").and_then(Value::as_str).unwrap_or("?").to_string();
+        let mut k = Table::new(format!("kind `{name}`"), kind);
+        out.push_str("        KindRow {\n");
+        let _ = writeln!(out, "            name: {},", lit(&k.str("name")));
+        let _ = writeln!(out, "            summary: {},", lit(&k.str("summary")));
+        let _ = writeln!(out, "            category: {},", lit(&k.str("category")));
+        let _ = writeln!(out, "            gate: {},", opt_lit(k.opt_str("gate").as_deref()));
+        let retryable = k.opt_bool("retryable").unwrap_or_else(|| panic!("kind `{name}` has no `retryable`"));
+        let _ = writeln!(out, "            retryable: {retryable},");
+        let _ = writeln!(out, "            retry_hint: {},", lit(&k.str("retry_hint")));
+        let http_status = u16::try_from(k.int("http_status")).expect("http_status is a u16");
+        let _ = writeln!(out, "            http_status: {http_status},");
+        let _ = writeln!(out, "            log_level: {},", lit(&k.str("log_level")));
+        let fields: Vec<String> = k.strings("fields").iter().map(|spec| field_row(&name, spec)).collect();
+        let _ = writeln!(out, "            fields: &[{}],", fields.join(", "));
+        let _ = writeln!(out, "            message: {},", lit(&k.str("message")));
+        let _ = writeln!(out, "            details: {},", opt_lit(k.opt_str("details").as_deref()));
+        let _ = writeln!(out, "            public: {},", str_slice(&k.opt_strings("public").unwrap_or_default()));
+        let mut dialects = Table::new(format!("kind `{name}` dialects"), k.req("dialects"));
+        let entries: Vec<String> = std::mem::take(&mut dialects.map)
+            .into_iter()
+            .map(|(d, entry)| {
+                let mut e = Table::new(format!("kind `{name}` dialect `{d}`"), entry);
+                let code = e.opt_int("code").map(|c| i32::try_from(c).expect("codes are i32"));
+                let row = format!(
+                    "({}, DialectRow {{ code: {}, message: {}, details: {}, style: {} }})",
+                    lit(&d),
+                    code.map_or("None".to_string(), |c| format!("Some({c})")),
+                    opt_lit(e.opt_str("message").as_deref()),
+                    opt_lit(e.opt_str("details").as_deref()),
+                    variant("Style", e.opt_str("style").as_deref().unwrap_or("error")),
+                );
+                e.finish();
+                row
+            })
+            .collect();
+        let _ = writeln!(out, "            dialects: &[\n                {},\n            ],", entries.join(",\n                "));
+        k.finish();
+        out.push_str("        },\n");
+    }
+    root.finish();
+    out.push_str("    ],\n}\n");
+    out
+}
+
+/// Fields are written `"name: type"` with an optional trailing `?`; the row is `(name, FieldType, required)`.
+fn field_row(kind: &str, spec: &str) -> String {
+    let (name, ty) = spec
+        .split_once(':')
+        .unwrap_or_else(|| panic!("kind `{kind}`: field spec `{spec}` is not `name: type`"));
+    let ty = ty.trim();
+    let (ty, required) = match ty.strip_suffix('?') {
+        Some(t) => (t, false),
+        None => (ty, true),
+    };
+    let ty = match ty {
+        "string" => "String",
+        "u64" => "U64",
+        "s32" => "S32",
+        "bool" => "Bool",
+        "list<string>" => "StringList",
+        other => panic!("kind `{kind}`: unknown field type `{other}` in `{spec}`"),
+    };
+    format!("({}, FieldType::{ty}, {required})", lit(name.trim()))
+}
+
+/// `rules.rs`'s `CatalogueRows`, and the rules' examples (test data) as JSON of their own, which only tests
+/// and the vector generator read, so they never weigh on the shipped wasm. Descriptions are documentation
+/// that only native code (tests, docs) reads: the wasm builds leave them empty, which saves the npm module
+/// 6 KB.
+fn catalogue_rows(toml: Value) -> (String, String) {
+    let keep_descriptions = env::var("CARGO_CFG_TARGET_ARCH").as_deref() != Ok("wasm32");
+    let mut root = Table::new("rules.toml", toml);
+    let mut out = String::from("CatalogueRows {\n");
+    let mut allow = Table::new("[allowlist]", root.req("allowlist"));
+    let _ = writeln!(out, "    allowlist_values: {},", str_slice(&allow.strings("values")));
+    let _ = writeln!(out, "    allowlist_markers: {},", str_slice(&allow.strings("markers")));
+    allow.finish();
+    let mut environment = Table::new("[environment]", root.req("environment"));
+    let _ = writeln!(out, "    environment_name_pattern: {},", lit(&environment.str("name_pattern")));
+    let _ = writeln!(out, "    environment_min_value_len: {},", environment.int("min_value_len"));
+    environment.finish();
+    let mut json = Table::new("[json]", root.req("json"));
+    let _ = writeln!(out, "    json_sensitive_keys: {},", str_slice(&json.strings("sensitive_keys")));
+    let _ = writeln!(out, "    json_sensitive_suffixes: {},", str_slice(&json.strings("sensitive_suffixes")));
+    json.finish();
+
+    out.push_str("    rules: &[\n");
+    let rules = match root.req("rule") {
+        Value::Array(rules) => rules,
+        other => panic!("[[rule]] must be an array of tables, found {other:?}"),
+    };
+    let mut examples = Map::new();
+    for rule in rules {
+        let id = rule.get("id").and_then(Value::as_str).unwrap_or("?").to_string();
+        let mut r = Table::new(format!("rule `{id}`"), rule);
+        let mut ex = Map::new();
+        for key in ["examples", "negative_examples"] {
+            ex.insert(key.to_string(), r.opt(key).unwrap_or(Value::Array(vec![])));
+        }
+        examples.insert(id.clone(), Value::Table(ex));
+
+        out.push_str("        RuleRow {\n");
+        let _ = writeln!(out, "            id: {},", lit(&r.str("id")));
+        let _ = writeln!(out, "            category: {},", lit(&r.str("category")));
+        let description = r.opt_str("description").unwrap_or_default();
+        let description = if keep_descriptions { description } else { String::new() };
+        let _ = writeln!(out, "            description: {},", lit(&description));
+        let _ = writeln!(out, "            keywords: {},", str_slice(&r.opt_strings("keywords").unwrap_or_default()));
+        let _ = writeln!(out, "            pattern: {},", lit(&r.str("pattern")));
+        let groups = r
+            .opt_list("secret_groups", |v| v.as_integer().and_then(|n| usize::try_from(n).ok()))
+            .unwrap_or_default();
+        let _ = writeln!(out, "            secret_groups: &{groups:?},");
+        let validator = r.opt_str("validator").map(|v| format!("Some({})", variant("Validator", &v)));
+        let _ = writeln!(out, "            validator: {},", validator.as_deref().unwrap_or("None"));
+        let span = usize::try_from(r.opt_int("span").unwrap_or(0)).expect("span is not negative");
+        let _ = writeln!(out, "            span: {span},");
+        let _ = writeln!(out, "            assignment_after_keyword: {},", r.opt_bool("assignment_after_keyword").unwrap_or(false));
+        let _ = writeln!(out, "            trigger: {},", variant("Trigger", r.opt_str("trigger").as_deref().unwrap_or("keywords")));
+        let _ = writeln!(out, "            window: {},", variant("WindowKind", r.opt_str("window").as_deref().unwrap_or("line")));
+        let words_after = usize::try_from(r.opt_int("words_after").unwrap_or(0)).expect("words_after is not negative");
+        let _ = writeln!(out, "            words_after: {words_after},");
+        r.finish();
+        out.push_str("        },\n");
+    }
+    root.finish();
+    out.push_str("    ],\n}\n");
+    let examples = serde_json::to_string(&Value::Table(examples)).expect("TOML values are JSON-representable");
+    (out, examples)
 }
 
 fn main() {
-    write_json(&read_toml("taxonomy/taxonomy.toml"), "taxonomy.json");
-    // The rules' examples are test data: they go to a file of their own, which only tests and the vector
-    // generator read, so they never weigh on the shipped wasm.
-    let mut rules = read_toml("redaction/rules.toml");
-    let mut examples = toml::map::Map::new();
-    if let Some(list) = rules.get_mut("rule").and_then(|r| r.as_array_mut()) {
-        for rule in list {
-            let table = rule.as_table_mut().expect("each [[rule]] is a table");
-            let id = table.get("id").and_then(|v| v.as_str()).unwrap_or_default().to_string();
-            let mut ex = toml::map::Map::new();
-            for key in ["examples", "negative_examples"] {
-                ex.insert(key.to_string(), table.remove(key).unwrap_or(toml::Value::Array(vec![])));
-            }
-            examples.insert(id, toml::Value::Table(ex));
-        }
-    }
-    write_json(&rules, "redaction_rules.json");
-    write_json(&examples, "redaction_examples.json");
+    write_out("taxonomy_rows.rs", &taxonomy_rows(read_toml("taxonomy/taxonomy.toml")));
+    let (rules, examples) = catalogue_rows(read_toml("redaction/rules.toml"));
+    write_out("catalogue_rows.rs", &rules);
+    write_out("redaction_examples.json", &examples);
 }

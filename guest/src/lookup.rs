@@ -3,7 +3,6 @@
 use crate::error::InputError;
 use crate::taxonomy::{is_dialect, taxonomy, Kind, Style, DIALECTS};
 use serde_json::{json, Map, Value};
-use indexmap::IndexMap;
 use std::fmt::Write;
 
 /// Does `message` fit `template` (literal parts equal, `{field}` parts anything)?
@@ -209,27 +208,45 @@ pub fn codes_markdown(dialect: Option<&str>) -> Result<String, InputError> {
             "The same number means different things in different dialects (and, in `canonical`, families of kinds \
              share a number and are told apart by `data.type`). Each row is a code used by more than one kind.\n"
         );
-        let mut by_code: IndexMap<i32, IndexMap<&str, Vec<&str>>> = IndexMap::new();
+        // Plain vectors searched linearly (a few dozen codes, eight dialects): hash maps keyed by these types
+        // would each add their own copy of the hash table code to the npm wasm.
+        let mut by_code: Vec<(i32, Vec<(&str, Vec<&str>)>)> = Vec::new();
         for k in &t.kinds {
             for (d, e) in &k.dialects {
                 if let Some(c) = e.code {
-                    by_code.entry(c).or_default().entry(d.as_str()).or_default().push(k.name.as_str());
+                    let per = match by_code.iter().position(|(code, _)| *code == c) {
+                        Some(i) => &mut by_code[i].1,
+                        None => {
+                            by_code.push((c, Vec::new()));
+                            &mut by_code.last_mut().expect("just pushed").1
+                        }
+                    };
+                    match per.iter_mut().find(|(dialect, _)| *dialect == d.as_str()) {
+                        Some((_, kinds)) => kinds.push(k.name.as_str()),
+                        None => per.push((d.as_str(), vec![k.name.as_str()])),
+                    }
                 }
             }
         }
         let _ = writeln!(md, "| code | {} |", DIALECTS.join(" | "));
         let _ = writeln!(md, "|---|{}", "---|".repeat(DIALECTS.len()));
-        by_code.sort_unstable_keys();
-        for (code, per) in by_code.iter().rev() {
-            let mut kinds: Vec<&str> = per.values().flatten().copied().collect();
-            kinds.sort();
+        by_code.sort_unstable_by_key(|(code, _)| std::cmp::Reverse(*code));
+        for (code, per) in &by_code {
+            let mut kinds: Vec<&str> = per.iter().flat_map(|(_, ks)| ks).copied().collect();
+            // Unstable: equal names are identical, and the stable sort's code would be one more copy in the wasm.
+            kinds.sort_unstable();
             kinds.dedup();
             if kinds.len() < 2 {
                 continue;
             }
             let cells: Vec<String> = DIALECTS
                 .iter()
-                .map(|d| per.get(d).map(|ks| ks.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")).unwrap_or_default())
+                .map(|d| {
+                    per.iter()
+                        .find(|(dialect, _)| dialect == d)
+                        .map(|(_, ks)| ks.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "))
+                        .unwrap_or_default()
+                })
                 .collect();
             let _ = writeln!(md, "| {} | {} |", code, cells.join(" | "));
         }

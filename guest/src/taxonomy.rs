@@ -2,12 +2,7 @@
 //!
 //! Nothing in this crate states a code, a message or a category of its own: it reads them from here.
 
-use serde::Deserialize;
-// IndexMap, not BTreeMap: keeps the table's own order, and the wasm carries one map implementation (serde_json's).
-use indexmap::IndexMap;
 use std::sync::OnceLock;
-
-const TAXONOMY_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/taxonomy.json"));
 
 /// Every dialect, in the order the docs list them.
 pub const DIALECTS: [&str; 8] = [
@@ -21,14 +16,13 @@ pub const DIALECTS: [&str; 8] = [
     "a2a",
 ];
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 pub struct Taxonomy {
     pub meta: Meta,
-    #[serde(rename = "kind")]
     pub kinds: Vec<Kind>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 pub struct Meta {
     pub version: String,
     pub truncate_bytes: usize,
@@ -36,29 +30,72 @@ pub struct Meta {
     pub default_max_bytes: u64,
     pub gate_order: Vec<String>,
     pub invalid_request_reasons: Vec<String>,
-    pub categories: IndexMap<String, String>,
-    pub dialects: IndexMap<String, String>,
+    pub categories: Named<String>,
+    pub dialects: Named<String>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 pub struct Kind {
     pub name: String,
     pub summary: String,
     pub category: String,
-    #[serde(default)]
     pub gate: Option<String>,
     pub retryable: bool,
     pub retry_hint: String,
     pub http_status: u16,
     pub log_level: String,
-    #[serde(deserialize_with = "fields::deserialize")]
     pub fields: Vec<Field>,
     pub message: String,
-    #[serde(default)]
     pub details: Option<String>,
-    #[serde(default)]
     pub public: Vec<String>,
-    pub dialects: IndexMap<String, DialectEntry>,
+    pub dialects: Named<DialectEntry>,
+}
+
+/// A few named entries in the table's own order (a kind's dialects, the categories), searched linearly: with
+/// at most eight short names, comparing beats hashing, and the npm wasm is spared a hash map instantiation
+/// per value type.
+#[derive(Debug)]
+pub struct Named<V>(Vec<(String, V)>);
+
+impl<V> Named<V> {
+    pub fn get(&self, name: &str) -> Option<&V> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.0.iter().map(|(n, _)| n)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &V)> {
+        self.0.iter().map(|(n, v)| (n, v))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<V> FromIterator<(String, V)> for Named<V> {
+    fn from_iter<I: IntoIterator<Item = (String, V)>>(items: I) -> Self {
+        Named(items.into_iter().collect())
+    }
+}
+
+impl<'a, V> IntoIterator for &'a Named<V> {
+    type Item = (&'a String, &'a V);
+    type IntoIter = std::iter::Map<std::slice::Iter<'a, (String, V)>, fn(&'a (String, V)) -> (&'a String, &'a V)>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|(n, v)| (n, v))
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,8 +126,7 @@ pub struct Field {
     pub required: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Style {
     /// A JSON-RPC error object.
     #[default]
@@ -101,50 +137,12 @@ pub enum Style {
     ToolResult,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 pub struct DialectEntry {
-    #[serde(default)]
     pub code: Option<i32>,
-    #[serde(default)]
     pub message: Option<String>,
-    #[serde(default)]
     pub details: Option<String>,
-    #[serde(default)]
     pub style: Style,
-}
-
-mod fields {
-    use super::{Field, FieldType};
-    use serde::{Deserialize, Deserializer};
-
-    /// Fields are written `"name: type"` with an optional trailing `?`.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Field>, D::Error> {
-        let specs = Vec::<String>::deserialize(d)?;
-        specs
-            .iter()
-            .map(|spec| parse(spec).map_err(serde::de::Error::custom))
-            .collect()
-    }
-
-    fn parse(spec: &str) -> Result<Field, String> {
-        let (name, ty) = spec
-            .split_once(':')
-            .ok_or_else(|| format!("field spec `{spec}` is not `name: type`"))?;
-        let ty = ty.trim();
-        let (ty, required) = match ty.strip_suffix('?') {
-            Some(t) => (t, false),
-            None => (ty, true),
-        };
-        let ty = match ty {
-            "string" => FieldType::String,
-            "u64" => FieldType::U64,
-            "s32" => FieldType::S32,
-            "bool" => FieldType::Bool,
-            "list<string>" => FieldType::StringList,
-            other => return Err(format!("unknown field type `{other}` in `{spec}`")),
-        };
-        Ok(Field { name: name.trim().to_string(), ty, required })
-    }
 }
 
 impl Kind {
@@ -197,14 +195,109 @@ impl Taxonomy {
     }
 }
 
-/// The process-wide table, parsed on first use.
+/// The table as build.rs writes it from taxonomy.toml: borrowed static data, which costs the binary far less
+/// than the JSON text and the deserializer it replaced. [`taxonomy`] turns it into the owned types once.
+struct TaxonomyRows {
+    meta: MetaRow,
+    kinds: &'static [KindRow],
+}
+
+struct MetaRow {
+    version: &'static str,
+    truncate_bytes: usize,
+    truncation_marker: &'static str,
+    default_max_bytes: u64,
+    gate_order: &'static [&'static str],
+    invalid_request_reasons: &'static [&'static str],
+    categories: &'static [(&'static str, &'static str)],
+    dialects: &'static [(&'static str, &'static str)],
+}
+
+struct KindRow {
+    name: &'static str,
+    summary: &'static str,
+    category: &'static str,
+    gate: Option<&'static str>,
+    retryable: bool,
+    retry_hint: &'static str,
+    http_status: u16,
+    log_level: &'static str,
+    /// `(name, type, required)`, parsed from the `"name: type?"` specs by build.rs.
+    fields: &'static [(&'static str, FieldType, bool)],
+    message: &'static str,
+    details: Option<&'static str>,
+    public: &'static [&'static str],
+    dialects: &'static [(&'static str, DialectRow)],
+}
+
+struct DialectRow {
+    code: Option<i32>,
+    message: Option<&'static str>,
+    details: Option<&'static str>,
+    style: Style,
+}
+
+static ROWS: TaxonomyRows = include!(concat!(env!("OUT_DIR"), "/taxonomy_rows.rs"));
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+fn owned(rows: &TaxonomyRows) -> Taxonomy {
+    let m = &rows.meta;
+    let pairs = |items: &[(&str, &str)]| items.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let meta = Meta {
+        version: m.version.to_string(),
+        truncate_bytes: m.truncate_bytes,
+        truncation_marker: m.truncation_marker.to_string(),
+        default_max_bytes: m.default_max_bytes,
+        gate_order: strings(m.gate_order),
+        invalid_request_reasons: strings(m.invalid_request_reasons),
+        categories: pairs(m.categories),
+        dialects: pairs(m.dialects),
+    };
+    let kinds = rows
+        .kinds
+        .iter()
+        .map(|k| Kind {
+            name: k.name.to_string(),
+            summary: k.summary.to_string(),
+            category: k.category.to_string(),
+            gate: k.gate.map(str::to_string),
+            retryable: k.retryable,
+            retry_hint: k.retry_hint.to_string(),
+            http_status: k.http_status,
+            log_level: k.log_level.to_string(),
+            fields: k
+                .fields
+                .iter()
+                .map(|&(name, ty, required)| Field { name: name.to_string(), ty, required })
+                .collect(),
+            message: k.message.to_string(),
+            details: k.details.map(str::to_string),
+            public: strings(k.public),
+            dialects: k
+                .dialects
+                .iter()
+                .map(|(d, e)| {
+                    let entry = DialectEntry {
+                        code: e.code,
+                        message: e.message.map(str::to_string),
+                        details: e.details.map(str::to_string),
+                        style: e.style,
+                    };
+                    (d.to_string(), entry)
+                })
+                .collect(),
+        })
+        .collect();
+    Taxonomy { meta, kinds }
+}
+
+/// The process-wide table, built on first use.
 pub fn taxonomy() -> &'static Taxonomy {
     static TABLE: OnceLock<Taxonomy> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        // The JSON is produced by build.rs from a TOML file that the test suite checks; a failure here is a
-        // build defect, caught by `taxonomy_loads` before anything ships.
-        serde_json::from_str(TAXONOMY_JSON).expect("taxonomy.toml matches the Taxonomy schema")
-    })
+    TABLE.get_or_init(|| owned(&ROWS))
 }
 
 pub fn is_dialect(name: &str) -> bool {

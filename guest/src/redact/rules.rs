@@ -3,41 +3,40 @@
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
-const RULES_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/redaction_rules.json"));
-
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 pub struct Catalogue {
     pub allowlist: Allowlist,
     pub environment: EnvironmentPolicy,
     pub json: JsonPolicy,
-    #[serde(rename = "rule")]
     pub rules: Vec<Rule>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 pub struct Allowlist {
     pub values: Vec<String>,
     pub markers: Vec<String>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 pub struct EnvironmentPolicy {
     pub name_pattern: String,
     pub min_value_len: usize,
 }
 
 /// Which JSON object keys hold secrets whole (compared lower-cased with `-` and `_` removed).
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 pub struct JsonPolicy {
     pub sensitive_keys: Vec<String>,
     pub sensitive_suffixes: Vec<String>,
 }
 
+/// Deserializable for the caller's `extra_rules`; the catalogue's own rules come from build.rs's tables.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Rule {
     pub id: String,
     pub category: String,
+    /// Empty in the catalogue's wasm builds (see build.rs): no export returns it.
     #[serde(default)]
     pub description: String,
     #[serde(default)]
@@ -115,8 +114,71 @@ pub struct Examples {
     pub negative_examples: Vec<String>,
 }
 
+/// The catalogue as build.rs writes it from rules.toml: borrowed static data, which costs the binary far less
+/// than the JSON text and the deserializer it replaced. [`load`] turns it into the owned types.
+struct CatalogueRows {
+    allowlist_values: &'static [&'static str],
+    allowlist_markers: &'static [&'static str],
+    environment_name_pattern: &'static str,
+    environment_min_value_len: usize,
+    json_sensitive_keys: &'static [&'static str],
+    json_sensitive_suffixes: &'static [&'static str],
+    rules: &'static [RuleRow],
+}
+
+struct RuleRow {
+    id: &'static str,
+    category: &'static str,
+    description: &'static str,
+    keywords: &'static [&'static str],
+    pattern: &'static str,
+    secret_groups: &'static [usize],
+    validator: Option<Validator>,
+    span: usize,
+    assignment_after_keyword: bool,
+    trigger: Trigger,
+    window: WindowKind,
+    words_after: usize,
+}
+
+static ROWS: CatalogueRows = include!(concat!(env!("OUT_DIR"), "/catalogue_rows.rs"));
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
 pub fn load() -> Catalogue {
-    serde_json::from_str(RULES_JSON).expect("redaction/rules.toml matches the Catalogue schema (catalogue test)")
+    let rows = &ROWS;
+    let rules = rows
+        .rules
+        .iter()
+        .map(|r| Rule {
+            id: r.id.to_string(),
+            category: r.category.to_string(),
+            description: r.description.to_string(),
+            keywords: strings(r.keywords),
+            pattern: r.pattern.to_string(),
+            secret_groups: r.secret_groups.to_vec(),
+            validator: r.validator,
+            span: r.span,
+            assignment_after_keyword: r.assignment_after_keyword,
+            trigger: r.trigger,
+            window: r.window,
+            words_after: r.words_after,
+        })
+        .collect();
+    Catalogue {
+        allowlist: Allowlist { values: strings(rows.allowlist_values), markers: strings(rows.allowlist_markers) },
+        environment: EnvironmentPolicy {
+            name_pattern: rows.environment_name_pattern.to_string(),
+            min_value_len: rows.environment_min_value_len,
+        },
+        json: JsonPolicy {
+            sensitive_keys: strings(rows.json_sensitive_keys),
+            sensitive_suffixes: strings(rows.json_sensitive_suffixes),
+        },
+        rules,
+    }
 }
 
 /// Every rule's examples, by rule id (test data, kept out of the runtime tables).
