@@ -217,7 +217,14 @@ fn field_row(kind: &str, spec: &str) -> String {
         "list<string>" => "StringList",
         other => panic!("kind `{kind}`: unknown field type `{other}` in `{spec}`"),
     };
-    format!("({}, FieldType::{ty}, {required})", lit(name.trim()))
+    let name = name.trim();
+    // Field names become WIT, Python and TypeScript identifiers and camelCase keys (ASCII case mapping).
+    assert!(
+        name.starts_with(|c: char| c.is_ascii_lowercase())
+            && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
+        "kind `{kind}`: field name `{name}` is not snake_case ASCII"
+    );
+    format!("({}, FieldType::{ty}, {required})", lit(name))
 }
 
 /// `rules.rs`'s `CatalogueRows`, and the rules' examples (test data) as JSON of their own, which only tests

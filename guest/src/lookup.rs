@@ -2,7 +2,8 @@
 
 use crate::error::InputError;
 use crate::taxonomy::{is_dialect, taxonomy, Kind, Style, DIALECTS};
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::Value;
 use std::fmt::Write;
 
 /// Does `message` fit `template` (literal parts equal, `{field}` parts anything)?
@@ -69,25 +70,58 @@ pub fn lookup_kind(dialect: &str, code: i64, message: Option<&str>, data: Option
     Ok(narrowed.first().or(candidates.first()).map(|k| k.name.as_str()))
 }
 
-fn kind_json(kind: &Kind, dialect: &str) -> Value {
-    let entry = kind.dialect(dialect);
-    json!({
-        "kind": kind.name,
-        "code": entry.and_then(|e| e.code),
-        "message": kind.message_in(dialect),
-        "summary": kind.summary,
-        "category": kind.category,
-        "gate": kind.gate,
-        "retryable": kind.retryable,
-        "retry_hint": kind.retry_hint,
-        "http_status": kind.http_status,
-        "log_level": kind.log_level,
-        "fields": kind.fields.iter().map(|f| json!({"name": f.name, "type": f.ty.name(), "required": f.required})).collect::<Vec<_>>(),
-    })
+/// One field of a kind, as `explain` reports it.
+#[derive(Serialize)]
+struct FieldInfo<'a> {
+    name: &'a str,
+    #[serde(rename = "type")]
+    ty: &'static str,
+    required: bool,
+}
+
+/// One kind under a dialect's code, as `explain` reports it (typed rather than built with `json!`: the
+/// same JSON for a fraction of the code in the wasm).
+#[derive(Serialize)]
+struct KindInfo<'a> {
+    kind: &'a str,
+    code: Option<i32>,
+    message: &'a str,
+    summary: &'a str,
+    category: &'a str,
+    gate: Option<&'a str>,
+    retryable: bool,
+    retry_hint: &'a str,
+    http_status: u16,
+    log_level: &'a str,
+    fields: Vec<FieldInfo<'a>>,
+}
+
+fn kind_info<'a>(kind: &'a Kind, dialect: &str) -> KindInfo<'a> {
+    KindInfo {
+        kind: &kind.name,
+        code: kind.dialect(dialect).and_then(|e| e.code),
+        message: kind.message_in(dialect),
+        summary: &kind.summary,
+        category: &kind.category,
+        gate: kind.gate.as_deref(),
+        retryable: kind.retryable,
+        retry_hint: &kind.retry_hint,
+        http_status: kind.http_status,
+        log_level: &kind.log_level,
+        fields: kind.fields.iter().map(|f| FieldInfo { name: &f.name, ty: f.ty.name(), required: f.required }).collect(),
+    }
+}
+
+/// `explain`'s answer: every kind a dialect renders with one code.
+#[derive(Serialize)]
+pub struct Explanation<'a> {
+    dialect: &'a str,
+    code: i64,
+    kinds: Vec<KindInfo<'static>>,
 }
 
 /// Everything known about a dialect's code: every kind that renders to it.
-pub fn explain(dialect: &str, code: i64) -> Result<Value, InputError> {
+pub fn explain(dialect: &str, code: i64) -> Result<Explanation<'_>, InputError> {
     if !is_dialect(dialect) {
         return Err(InputError::UnknownDialect(dialect.to_string()));
     }
@@ -95,11 +129,7 @@ pub fn explain(dialect: &str, code: i64) -> Result<Value, InputError> {
     if kinds.is_empty() {
         return Err(InputError::UnknownCode { dialect: dialect.to_string(), code });
     }
-    Ok(json!({
-        "dialect": dialect,
-        "code": code,
-        "kinds": kinds.iter().map(|k| kind_json(k, dialect)).collect::<Vec<_>>(),
-    }))
+    Ok(Explanation { dialect, code, kinds: kinds.iter().map(|k| kind_info(k, dialect)).collect() })
 }
 
 fn style_name(style: Style) -> &'static str {
@@ -110,30 +140,62 @@ fn style_name(style: Style) -> &'static str {
     }
 }
 
+/// One row of the code table.
+#[derive(Serialize)]
+struct CodeRow {
+    kind: &'static str,
+    code: Option<i32>,
+    style: &'static str,
+    message: &'static str,
+    category: &'static str,
+    gate: Option<&'static str>,
+    retryable: bool,
+    http_status: u16,
+    log_level: &'static str,
+}
+
+#[derive(Serialize)]
+struct DialectCodes {
+    description: Option<&'static str>,
+    codes: Vec<CodeRow>,
+}
+
+/// The code table as `codes --format json` writes it.
+#[derive(Serialize)]
+pub struct CodeTable {
+    version: &'static str,
+    dialects: crate::ordered::Pairs<&'static str, DialectCodes>,
+}
+
 /// The code table as JSON: one dialect, or all of them.
-pub fn codes_json(dialect: Option<&str>) -> Result<Value, InputError> {
+pub fn codes_json(dialect: Option<&str>) -> Result<CodeTable, InputError> {
     let t = taxonomy();
-    let dialects = selected(dialect)?;
-    let mut out = Map::new();
-    out.insert("version".into(), json!(t.meta.version));
-    let mut ds = Map::new();
-    for d in dialects {
-        let rows: Vec<Value> = t
+    let mut dialects = crate::ordered::Pairs::new();
+    for d in selected(dialect)? {
+        let codes = t
             .kinds
             .iter()
             .filter_map(|k| {
-                k.dialect(d).map(|e| {
-                    json!({"kind": k.name, "code": e.code, "style": style_name(e.style), "message": k.message_in(d),
-                           "category": k.category, "gate": k.gate, "retryable": k.retryable, "http_status": k.http_status,
-                           "log_level": k.log_level})
+                k.dialect(d).map(|e| CodeRow {
+                    kind: &k.name,
+                    code: e.code,
+                    style: style_name(e.style),
+                    message: k.message_in(d),
+                    category: &k.category,
+                    gate: k.gate.as_deref(),
+                    retryable: k.retryable,
+                    http_status: k.http_status,
+                    log_level: &k.log_level,
                 })
             })
             .collect();
-        ds.insert(d.to_string(), json!({"description": t.meta.dialects.get(d), "codes": rows}));
+        dialects.insert(d, DialectCodes { description: t.meta.dialects.get(d).map(String::as_str), codes });
     }
-    out.insert("dialects".into(), Value::Object(ds));
-    Ok(Value::Object(out))
+    Ok(CodeTable { version: &t.meta.version, dialects })
 }
+
+/// For one code: each dialect using it, with the kinds it names by that code.
+type KindsByDialect<'a> = Vec<(&'a str, Vec<&'a str>)>;
 
 fn selected(dialect: Option<&str>) -> Result<Vec<&'static str>, InputError> {
     match dialect {
@@ -188,7 +250,7 @@ pub fn codes_markdown(dialect: Option<&str>) -> Result<String, InputError> {
     }
     for d in &dialects {
         let _ = writeln!(md, "## Dialect `{d}`\n");
-        if let Some(desc) = t.meta.dialects.get(*d) {
+        if let Some(desc) = t.meta.dialects.get(d) {
             let _ = writeln!(md, "{desc}\n");
         }
         let _ = writeln!(md, "| code | kind | message | rendered as |");
@@ -210,7 +272,7 @@ pub fn codes_markdown(dialect: Option<&str>) -> Result<String, InputError> {
         );
         // Plain vectors searched linearly (a few dozen codes, eight dialects): hash maps keyed by these types
         // would each add their own copy of the hash table code to the npm wasm.
-        let mut by_code: Vec<(i32, Vec<(&str, Vec<&str>)>)> = Vec::new();
+        let mut by_code: Vec<(i32, KindsByDialect)> = Vec::new();
         for k in &t.kinds {
             for (d, e) in &k.dialects {
                 if let Some(c) = e.code {
@@ -257,6 +319,7 @@ pub fn codes_markdown(dialect: Option<&str>) -> Result<String, InputError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn reverse_lookup_round_trips_every_kind() {

@@ -178,7 +178,8 @@ fn camel_case(snake: &str) -> String {
         if c == '_' {
             upper = true;
         } else if upper {
-            out.extend(c.to_uppercase());
+            // Field names are snake_case ASCII (checked by build.rs): no Unicode case tables needed.
+            out.push(c.to_ascii_uppercase());
             upper = false;
         } else {
             out.push(c);
