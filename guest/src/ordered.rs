@@ -46,6 +46,17 @@ impl<K: AsRef<str>, V> Pairs<K, V> {
         }
     }
 
+    /// Appends a pair whose key the caller knows is not present.
+    pub fn push_unique(&mut self, key: K, value: V) {
+        debug_assert!(!self.contains_key(key.as_ref()), "{} is already present", key.as_ref());
+        self.0.push((key, value));
+    }
+
+    /// The pairs, in order, by value.
+    pub fn into_pairs(self) -> impl Iterator<Item = (K, V)> {
+        self.0.into_iter()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

@@ -78,18 +78,17 @@ pub fn parse_fields(obj: Fields) -> Result<ErrorInput<'static>, InputError> {
     let correlation_id = optional_string(&obj, "correlation_id")?;
     let timestamp = optional_string(&obj, "timestamp")?;
     let mut fields = Fields::with_capacity(kind.fields.len());
-    for (key, value) in obj.iter() {
-        if ENVELOPE_KEYS.contains(&key) {
+    // The input's pairs are moved, not copied: its keys are already unique (see `InputDoc`).
+    for (key, value) in obj.into_pairs() {
+        if ENVELOPE_KEYS.contains(&key.as_str()) {
             continue;
         }
-        let field = kind
-            .field(key)
-            .ok_or_else(|| InputError::UnknownField { kind: kind.name.clone(), field: key.to_string() })?;
+        let field = kind.field(&key).ok_or_else(|| InputError::UnknownField { kind: kind.name.clone(), field: key.clone() })?;
         if value.is_null() && !field.required {
             continue;
         }
-        check_field_type(kind, key, field.ty, value)?;
-        fields.insert(key, value.clone());
+        check_field_type(kind, &key, field.ty, &value)?;
+        fields.push_unique(key, value);
     }
     for field in kind.fields.iter().filter(|f| f.required) {
         if !fields.contains_key(&field.name) {
