@@ -72,8 +72,10 @@ pub enum WindowKind {
     #[default]
     Line,
     Word,
-    /// From the start of the identifier holding the hit (`db_password`, `x-api-key`) to the end of the line:
-    /// an assignment's key and value, and nothing before them.
+    /// From the start of the identifier holding the hit (`db_password`, `x-api-key`, a URL's scheme, a header
+    /// name) to the end of the line: an assignment's key and value, and nothing before them. The pattern is
+    /// matched anchored there (after any part of the identifier), once per identifier, so the match must
+    /// start inside the identifier that holds the keyword.
     Assignment,
 }
 
