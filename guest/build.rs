@@ -42,10 +42,16 @@ impl Table {
         self.opt(key).unwrap_or_else(|| panic!("{} has no `{key}`", self.what))
     }
 
+    /// The value under `key`, converted by `take` (which returns None for the wrong type).
+    fn opt_as<T>(&mut self, key: &str, expected: &str, take: impl Fn(Value) -> Result<T, Value>) -> Option<T> {
+        let what = &self.what;
+        self.map.remove(key).map(|v| take(v).unwrap_or_else(|other| panic!("{what}.{key} must be {expected}, found {other:?}")))
+    }
+
     fn opt_str(&mut self, key: &str) -> Option<String> {
-        self.opt(key).map(|v| match v {
-            Value::String(s) => s,
-            other => panic!("{}.{key} must be a string, found {other:?}", self.what),
+        self.opt_as(key, "a string", |v| match v {
+            Value::String(s) => Ok(s),
+            other => Err(other),
         })
     }
 
@@ -54,9 +60,9 @@ impl Table {
     }
 
     fn opt_int(&mut self, key: &str) -> Option<i64> {
-        self.opt(key).map(|v| match v {
-            Value::Integer(n) => n,
-            other => panic!("{}.{key} must be an integer, found {other:?}", self.what),
+        self.opt_as(key, "an integer", |v| match v {
+            Value::Integer(n) => Ok(n),
+            other => Err(other),
         })
     }
 
@@ -65,9 +71,9 @@ impl Table {
     }
 
     fn opt_bool(&mut self, key: &str) -> Option<bool> {
-        self.opt(key).map(|v| match v {
-            Value::Boolean(b) => b,
-            other => panic!("{}.{key} must be a boolean, found {other:?}", self.what),
+        self.opt_as(key, "a boolean", |v| match v {
+            Value::Boolean(b) => Ok(b),
+            other => Err(other),
         })
     }
 

@@ -4,14 +4,23 @@ use crate::redact::Secrets;
 use crate::redact;
 use crate::taxonomy::taxonomy;
 
-/// Cuts `text` to at most `limit` bytes (marker included) at a UTF-8 boundary, appending the marker when cut.
-pub fn truncate(text: &str, limit: usize) -> String {
-    truncate_owned(text.to_string(), limit)
+/// Where a text longer than `limit` is cut so that the cut and the marker fit in `limit` bytes: the last
+/// UTF-8 boundary at or before `limit - marker`.
+fn cut_point(text: &str, limit: usize, marker: &str) -> usize {
+    let mut end = limit.saturating_sub(marker.len());
+    while end > 0 && !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    end
 }
 
-/// Invalid UTF-8 becomes U+FFFD.
-pub fn repair_utf8(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+/// Cuts `text` to at most `limit` bytes (marker included) at a UTF-8 boundary, appending the marker when cut.
+pub fn truncate(text: &str, limit: usize) -> String {
+    if text.len() <= limit {
+        return text.to_string();
+    }
+    let marker = &taxonomy().meta.truncation_marker;
+    format!("{}{marker}", &text[..cut_point(text, limit, marker)])
 }
 
 /// [`truncate`] in place.
@@ -20,13 +29,14 @@ fn truncate_owned(mut text: String, limit: usize) -> String {
         return text;
     }
     let marker = &taxonomy().meta.truncation_marker;
-    let mut end = limit.saturating_sub(marker.len());
-    while end > 0 && !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    text.truncate(end);
+    text.truncate(cut_point(&text, limit, marker));
     text.push_str(marker);
     text
+}
+
+/// Invalid UTF-8 becomes U+FFFD.
+pub fn repair_utf8(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// Redacts (catalogue + the caller's secret environment values) and truncates to the taxonomy's limit.

@@ -204,10 +204,6 @@ def _dialect(d: Any) -> bytes:
     raise JsonRpcErrorsValueError(f"unknown dialect {name!r}")  # pragma: no cover - component accepted it
 
 
-# Every dialect's name, UTF-8 encoded once (the per-call path looks names up instead of encoding them).
-_DIALECT_NAMES: dict[str, bytes] = {d.value: d.value.encode() for d in Dialect}
-
-
 def _json_text(value: Any, what: str) -> str:
     try:
         return _compact(value)
@@ -221,7 +217,7 @@ def _json_text(value: Any, what: str) -> str:
 def map_error_json(input_text: str, dialect: Union[str, Dialect] = "canonical", *, context: Optional[Context] = None) -> str:
     """`{kind, id?, correlation_id?, timestamp?, ...fields}` (or an array of such) as JSON text → the response text."""
     millis, entropy = _context(context)
-    dialect_bytes = _DIALECT_NAMES.get(dialect) if isinstance(dialect, str) else None
+    dialect_bytes = _DIALECTS.get(dialect) if isinstance(dialect, str) else None
     if dialect_bytes is None:
         dialect_bytes = _text(_dialect_name(dialect), "dialect")
     return _runtime.get().outcome("map-error-json", _text(input_text, "input"), dialect_bytes, millis, entropy)
