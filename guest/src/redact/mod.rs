@@ -34,7 +34,9 @@ pub use json::{redact_value, JsonFinding};
 pub use policy::{Method, Policy, PolicyError};
 pub use rules::{examples, Catalogue, Examples, Rule, Trigger, Validator, WindowKind};
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
+use aho_corasick::automaton::Automaton as _;
+use aho_corasick::dfa::DFA;
+use aho_corasick::{Input, MatchKind};
 use regex_lite::Regex;
 use serde::Serialize;
 use std::sync::OnceLock;
@@ -64,7 +66,7 @@ pub struct RuleSet {
     regexes: Vec<OnceLock<Regex>>,
     /// For assignment windows: the pattern anchored at the window's start (see [`RuleSet::scan_assignments`]).
     anchored: Vec<OnceLock<Regex>>,
-    prefilter: Option<AhoCorasick>,
+    prefilter: Option<DFA>,
     /// keyword pattern index → rule index
     keyword_rule: Vec<usize>,
     /// rules with no keyword: their window is the whole input
@@ -210,10 +212,10 @@ impl RuleSet {
             }
         }
         let prefilter = (!keywords.is_empty()).then(|| {
-            AhoCorasickBuilder::new()
+            // The DFA type itself, not `AhoCorasick`: that picks its automaton at run time, so the code of all
+            // three would be linked into the wasm. The DFA is also the fastest search.
+            DFA::builder()
                 .ascii_case_insensitive(true)
-                // Always the DFA: the fastest search, and the other automata's code stays out of the wasm.
-                .kind(Some(AhoCorasickKind::DFA))
                 .match_kind(MatchKind::Standard)
                 .build(&keywords)
                 .expect("keywords are plain literals")
@@ -283,13 +285,14 @@ impl RuleSet {
         let Some(prefilter) = &self.prefilter else { return windows };
         // Most short texts (messages, field values) hold no keyword at all: one quick check skips the
         // overlapping search.
-        if !prefilter.is_match(text) {
+        if prefilter.try_find(&Input::new(text).earliest(true)).ok().flatten().is_none() {
             return windows;
         }
         if windows.is_empty() {
             windows.resize(n, Vec::new());
         }
-        for m in prefilter.find_overlapping_iter(text) {
+        // A DFA built with MatchKind::Standard supports overlapping search: it cannot fail.
+        for m in prefilter.try_find_overlapping_iter(Input::new(text)).expect("a Standard DFA searches overlapping") {
             let rule = self.keyword_rule[m.pattern().as_usize()];
             let list = &mut windows[rule];
             if self.rules[rule].span > 0 {
@@ -491,7 +494,7 @@ struct Candidate {
 pub struct Secrets {
     count: usize,
     /// Leftmost-longest: a value that contains another secret value is redacted whole.
-    matcher: Option<AhoCorasick>,
+    matcher: Option<DFA>,
 }
 
 impl Secrets {
@@ -505,9 +508,8 @@ impl Secrets {
             .collect();
         let matcher = (!values.is_empty())
             .then(|| {
-                AhoCorasickBuilder::new()
+                DFA::builder()
                     .match_kind(MatchKind::LeftmostLongest)
-                    .kind(Some(AhoCorasickKind::DFA))
                     .build(&values)
                     .ok()
             })
@@ -559,7 +561,8 @@ fn candidates(text: &str, secrets: &Secrets, policy: &Policy) -> Vec<Candidate> 
         extra.scan(text, policy, e.builtin.rules.len(), &mut candidates);
     }
     if let Some(matcher) = secrets.matcher.as_ref().filter(|_| policy.enabled(ENV_RULE, ENV_CATEGORY)) {
-        for m in matcher.find_iter(text) {
+        // An unanchored search (the DFA's default start kind) cannot fail.
+        for m in matcher.try_find_iter(Input::new(text)).expect("an unanchored DFA search") {
             candidates.push(Candidate {
                 start: m.start(),
                 end: m.end(),
