@@ -23,8 +23,13 @@ fn gzip_len(bytes: &[u8]) -> Option<usize> {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .ok()?;
-    child.stdin.take()?.write_all(bytes).ok()?;
+    let mut stdin = child.stdin.take()?;
+    // Written from a thread of its own: gzip's output fills the pipe long before a module has been written
+    // whole, and a single thread writing all of stdin first would then wait on gzip forever.
+    let input = bytes.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
     let out = child.wait_with_output().ok()?;
+    writer.join().ok()?.ok()?;
     Some(out.stdout.len())
 }
 
