@@ -3,8 +3,8 @@
 //! 1. builds the `jsonrpc-errors-js` crate for wasm32-unknown-unknown with the size-oriented `npm` profile;
 //! 2. runs wasm-bindgen (`--target web`) through the `wasm-bindgen-cli-support` library, wrapped in the
 //!    `bindings/js/bindgen` helper so that xtask itself does not compile it for every other command;
-//! 3. shrinks the module with binaryen's `wasm-opt -Oz` when the npm package `binaryen` is installed in
-//!    bindings/js (it is a devDependency; `bindings/js/setup.sh` installs it first);
+//! 3. shrinks the module with binaryen's `wasm-opt -Oz` (without its inlining) when the npm package
+//!    `binaryen` is installed in bindings/js (it is a devDependency; `bindings/js/setup.sh` installs it first);
 //! 4. writes the glue to bindings/js/wasm/ and, when node_modules is present, compiles the TypeScript
 //!    (`npm run build`) into bindings/js/dist/.
 
@@ -69,24 +69,26 @@ pub fn build() -> Result<()> {
 
     let wasm = out.join(format!("{NAME}_bg.wasm"));
     report("wasm-bindgen output", &wasm)?;
-    // -Oz, measured against the alternatives on this module: -Os and -O2/-O3 are larger both raw and
-    // gzipped; -O1 and skipping binaryen's inlining (`-sp inlining-optimizing`) gzip 4% smaller but are 6%
-    // (-O1) / 1.5% larger raw, and skipping inlining made mapError and redact ~5% slower; --converge and
-    // --low-memory-unused each save under 1%, the latter by assuming the lowest 1 KB of memory unused,
-    // where Rust's stack ends.
+    // -Oz without binaryen's own inlining (`-sp inlining-optimizing`): LLVM has already inlined what the
+    // npm profile allows, and binaryen's inlining on top made the module 2% smaller raw but 6 KB larger
+    // gzipped (163 KB with zlib at level 9: over the 160 KB budget), for ~15% on mapError and nothing on
+    // redact (A/B in Node). Also measured on this module: -Os, -O1, -O2 are larger gzipped than this;
+    // --converge saves under 0.5%; --low-memory-unused under 1%, by assuming the lowest 1 KB of memory
+    // unused, where Rust's stack ends.
     let wasm_opt = js.join("node_modules/binaryen/bin/wasm-opt");
     if wasm_opt.exists() {
         let tmp = out.join(format!("{NAME}_bg.opt.wasm"));
         let mut opt = Command::new("node");
         opt.arg(&wasm_opt)
             .arg(&wasm)
-            .args(["-Oz", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext"])
+            .args(["-Oz", "-sp", "inlining-optimizing"])
+            .args(["--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext"])
             .args(["--enable-mutable-globals", "--enable-multivalue", "--enable-reference-types"])
             .args(["--strip-debug", "--strip-producers", "-o"])
             .arg(&tmp);
         run(opt)?;
         std::fs::rename(&tmp, &wasm)?;
-        report("after wasm-opt -Oz", &wasm)?;
+        report("after wasm-opt -Oz -sp inlining-optimizing", &wasm)?;
     } else {
         println!("note: {} not found (run `npm ci` in bindings/js): skipping wasm-opt", wasm_opt.display());
     }
