@@ -29,6 +29,18 @@ test("npm pack --dry-run: the tarball holds only what users need", () => {
   console.log(`# tarball: ${files.length} files, ${info.size} bytes packed, ${info.unpackedSize} unpacked`);
 });
 
+test("the shipped .wasm stays within the size budget: ≤ 400,000 bytes raw and ≤ 160,000 gzipped", async () => {
+  const { readFileSync } = await import("node:fs");
+  const { gzipSync } = await import("node:zlib");
+  const { PKG_DIR } = await import("./helpers.mjs");
+  const wasm = readFileSync(join(PKG_DIR, "dist", "wasm", "jsonrpc_errors_bg.wasm"));
+  // zlib at level 9 (Node's and most servers' deflate): ~2% larger than GNU gzip -9 on this module.
+  const gzipped = gzipSync(wasm, { level: 9 }).length;
+  console.log(`# .wasm: ${wasm.length} bytes raw, ${gzipped} bytes gzipped (zlib level 9)`);
+  assert.ok(wasm.length <= 400_000, `the .wasm is ${wasm.length} bytes raw`);
+  assert.ok(gzipped <= 160_000, `the .wasm is ${gzipped} bytes gzipped`);
+});
+
 test("the public .d.ts has no `any`", async () => {
   const { readFileSync, readdirSync } = await import("node:fs");
   const { PKG_DIR } = await import("./helpers.mjs");
