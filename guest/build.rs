@@ -290,6 +290,9 @@ fn catalogue_rows(toml: Value) -> (String, String) {
         let _ = writeln!(out, "            window: {},", variant("WindowKind", r.opt_str("window").as_deref().unwrap_or("line")));
         let words_after = usize::try_from(r.opt_int("words_after").unwrap_or(0)).expect("words_after is not negative");
         let _ = writeln!(out, "            words_after: {words_after},");
+        let requires = r.opt_strings("requires").unwrap_or_default();
+        assert!(requires.iter().all(|s| !s.is_empty()), "rule {}: a `requires` literal is empty", r.str("id"));
+        let _ = writeln!(out, "            requires: {},", str_slice(&requires));
         r.finish();
         out.push_str("        },\n");
     }

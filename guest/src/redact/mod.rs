@@ -87,6 +87,25 @@ fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
+/// The windows that hold (whole) at least one of a rule's required literals. Each literal's next occurrence
+/// is remembered with the position its search started from, so windows in text order cost one forward pass
+/// over the text, however many share a line.
+fn holding_required(text: &str, required: &[String], mut windows: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    // Per literal: (searched from, next occurrence at or after that point, or usize::MAX for none).
+    let mut next: Vec<(usize, usize)> = vec![(usize::MAX, usize::MAX); required.len()];
+    windows.retain(|&(start, end)| {
+        required.iter().zip(next.iter_mut()).any(|(literal, (from, at))| {
+            if start < *from || *at < start {
+                *from = start;
+                // `str::find`, not memchr's memmem: that searcher's code costs the npm wasm 3 KB gzipped.
+                *at = text[start..].find(literal.as_str()).map_or(usize::MAX, |p| start + p);
+            }
+            *at != usize::MAX && *at + literal.len() <= end
+        })
+    });
+    windows
+}
+
 /// The whitespace-delimited word holding `start..end`, plus `words_after` following words (within the line).
 fn word_window(bytes: &[u8], start: usize, end: usize, words_after: usize) -> (usize, usize) {
     let mut s = start;
@@ -372,6 +391,10 @@ impl RuleSet {
         for (i, windows) in self.windows(text).into_iter().enumerate() {
             let rule = &self.rules[i];
             if windows.is_empty() || !policy.enabled(&rule.id, &rule.category) {
+                continue;
+            }
+            let windows = if rule.requires.is_empty() { windows } else { holding_required(text, &rule.requires, windows) };
+            if windows.is_empty() {
                 continue;
             }
             if rule.window == WindowKind::Assignment {
@@ -801,5 +824,21 @@ mod tests {
         assert!(paths.contains(&"/log/0") && paths.contains(&"/headers/Authorization"), "{paths:?}");
         let text = serde_json::to_string(&findings).unwrap();
         assert!(!text.contains("hunter2") && !text.contains("ghp_"), "findings never carry the secret");
+    }
+
+    #[test]
+    fn required_literals_refuse_windows_without_them_in_any_window_order() {
+        let text = "a=https://h/x b=https://u:p@h c=https://h/y d@";
+        let required = vec!["@".to_string()];
+        // The third URL's window runs to the line's end, where an "@" lies: it is kept; the first (cut at its
+        // word) holds none; a literal reaching past a window's end does not count.
+        // Windows before one already checked are searched again.
+        let windows = vec![(2, 13), (16, 29), (32, 46), (16, 27), (16, 28), (0, 4)];
+        let kept = holding_required(text, &required, windows);
+        assert_eq!(kept, vec![(16, 29), (32, 46), (16, 28)]);
+        assert_eq!(holding_required(text, &required, vec![(44, 45)]), vec![]);
+        assert_eq!(holding_required(text, &["zz".to_string(), "p@".to_string()], vec![(0, 46)]), vec![(0, 46)]);
+        // url-credentials keeps its matches; the URLs without userinfo never reach its regex.
+        assert_eq!(redact(text, &[]).text, "a=https://h/x b=https://[REDACTED:url-credentials]@h c=https://h/y d@");
     }
 }

@@ -64,6 +64,10 @@ pub struct Rule {
     pub window: WindowKind,
     #[serde(default)]
     pub words_after: usize,
+    /// Literals of which every match holds at least one (case-sensitive): a window holding none of them is
+    /// refused without running the regex.
+    #[serde(default)]
+    pub requires: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
@@ -141,6 +145,7 @@ struct RuleRow {
     trigger: Trigger,
     window: WindowKind,
     words_after: usize,
+    requires: &'static [&'static str],
 }
 
 static ROWS: CatalogueRows = include!(concat!(env!("OUT_DIR"), "/catalogue_rows.rs"));
@@ -167,6 +172,7 @@ pub fn load() -> Catalogue {
             trigger: r.trigger,
             window: r.window,
             words_after: r.words_after,
+            requires: strings(r.requires),
         })
         .collect();
     Catalogue {
