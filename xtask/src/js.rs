@@ -26,11 +26,12 @@ fn gzip_len(bytes: &[u8]) -> Option<usize> {
     let mut stdin = child.stdin.take()?;
     // Written from a thread of its own: gzip's output fills the pipe long before a module has been written
     // whole, and a single thread writing all of stdin first would then wait on gzip forever.
-    let input = bytes.to_vec();
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let out = child.wait_with_output().ok()?;
-    writer.join().ok()?.ok()?;
-    Some(out.stdout.len())
+    std::thread::scope(|s| {
+        let writer = s.spawn(move || stdin.write_all(bytes));
+        let out = child.wait_with_output().ok()?;
+        writer.join().ok()?.ok()?;
+        Some(out.stdout.len())
+    })
 }
 
 fn report(label: &str, path: &Path) -> Result<()> {
