@@ -393,7 +393,8 @@ impl RuleSet {
             if windows.is_empty() || !policy.enabled(&rule.id, &rule.category) {
                 continue;
             }
-            let windows = if rule.requires.is_empty() { windows } else { holding_required(text, &rule.requires, windows) };
+            let windows =
+                if rule.requires.is_empty() { windows } else { holding_required(text, &rule.requires, windows) };
             if windows.is_empty() {
                 continue;
             }
