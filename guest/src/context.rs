@@ -40,6 +40,16 @@ impl CallContext {
         out.iter().map(|&b| b as char).collect()
     }
 
+    /// The context for the `n`th of several errors answered in one call: the same clock, and entropy drawn
+    /// from the caller's so that each gets its own correlation id (`n = 0` is the context itself).
+    pub fn nth(&self, n: u64) -> CallContext {
+        if n == 0 {
+            return *self;
+        }
+        let mut state = self.entropy ^ n.wrapping_mul(0xA076_1D64_78BD_642F);
+        CallContext { unix_millis: self.unix_millis, entropy: splitmix64(&mut state) }
+    }
+
     /// RFC 3339 UTC timestamp with second precision ("YYYY-MM-DDTHH:MM:SSZ"), Watchgate's format.
     /// Past year 9999, which RFC 3339 cannot write, it is the epoch.
     pub fn timestamp(&self) -> String {

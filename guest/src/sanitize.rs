@@ -5,6 +5,7 @@ use crate::context::CallContext;
 use crate::error::{error_response, ErrorObject, InputError};
 use crate::render::{parse_input, render};
 use crate::scrub;
+use crate::taxonomy::Style;
 use serde_json::{json, Map, Value};
 
 /// Keys whose values are diagnostics for operators, never for clients (dropped from upstream `data`).
@@ -49,6 +50,24 @@ fn scrub_data(value: &Value, env: &Secrets) -> Value {
     v
 }
 
+/// How a proxy wants an upstream error rewritten (the plain `sanitize` entry point: [`Target::standalone`]).
+pub struct Target<'a> {
+    pub dialect: &'a str,
+    /// Whether the dialect's result-shaped renderings (MCP `isError` tool results, Error Model domain errors)
+    /// may answer this request: only a `tools/call` can be answered with a tool result.
+    pub results_allowed: bool,
+    /// The id to answer with (a proxy echoes its client's id, not the upstream's spelling of it).
+    pub id: Option<Value>,
+    /// The correlation id to put where the dialect carries one (generated from the context when none).
+    pub correlation_id: Option<String>,
+}
+
+impl<'a> Target<'a> {
+    pub fn standalone(dialect: &'a str) -> Self {
+        Target { dialect, results_allowed: true, id: None, correlation_id: None }
+    }
+}
+
 /// Sanitizes raw upstream bytes (invalid UTF-8 is repaired first).
 ///
 /// - a success response passes through unchanged;
@@ -61,43 +80,56 @@ pub fn sanitize(raw: &[u8], dialect: &str, ctx: &CallContext, env: &Secrets) -> 
         return Err(InputError::UnknownDialect(dialect.to_string()));
     }
     let text = scrub::repair_utf8(raw);
-    let internal = |id: Value| error_response(&ErrorObject::internal(), id);
     let Ok(Value::Object(response)) = serde_json::from_str::<Value>(&text) else {
-        return Ok(internal(Value::Null));
+        return Ok(error_response(&ErrorObject::internal(), Value::Null));
     };
-    let id = match response.get("id") {
-        Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
+    Ok(sanitize_response(&response, &Target::standalone(dialect), ctx, env))
+}
+
+/// [`sanitize`] for a response already parsed, answering for `target`.
+pub fn sanitize_response(response: &Map<String, Value>, target: &Target<'_>, ctx: &CallContext, env: &Secrets) -> Value {
+    let dialect = target.dialect;
+    let id = match (&target.id, response.get("id")) {
+        (Some(id), _) => id.clone(),
+        (None, Some(id @ (Value::String(_) | Value::Number(_)))) => id.clone(),
         _ => Value::Null,
     };
+    let internal = |id: Value| error_response(&ErrorObject::internal(), id);
     if response.contains_key("result") && !response.contains_key("error") {
-        return Ok(Value::Object(response));
+        return Value::Object(response.clone());
     }
     let Some(error) = response.get("error").and_then(Value::as_object) else {
-        return Ok(internal(id));
+        return internal(id);
     };
     let Some(code) = error.get("code").and_then(Value::as_i64) else {
-        return Ok(internal(id));
+        return internal(id);
     };
     let message = error.get("message").and_then(Value::as_str).unwrap_or("");
     let message = scrub::scrub(message, env);
 
-    let dialect_has_upstream_error = crate::taxonomy::taxonomy()
+    let upstream_error = crate::taxonomy::taxonomy()
         .kind("upstream-error")
-        .is_some_and(|k| k.dialect(dialect).is_some());
-    if !is_standard(code) && dialect_has_upstream_error {
-        let input = json!({ "kind": "upstream-error", "code": code, "message": message, "id": id });
-        let parsed = match i32::try_from(code) {
-            Ok(_) => parse_input(&input),
-            Err(_) => parse_input(&json!({ "kind": "upstream-error", "message": message, "id": id })),
-        };
-        return Ok(match parsed.and_then(|p| render(&p, dialect, ctx, env)).map(|o| o.into_value()) {
-            Ok(v) => v,
+        .and_then(|k| k.dialect(dialect))
+        .is_some_and(|entry| target.results_allowed || entry.style == Style::Error);
+    if !is_standard(code) && upstream_error {
+        let mut input = Map::new();
+        input.insert("kind".into(), json!("upstream-error"));
+        if i32::try_from(code).is_ok() {
+            input.insert("code".into(), json!(code));
+        }
+        input.insert("message".into(), json!(message));
+        input.insert("id".into(), id.clone());
+        if let Some(c) = &target.correlation_id {
+            input.insert("correlation_id".into(), json!(c));
+        }
+        return match parse_input(&Value::Object(input)).and_then(|p| render(&p, dialect, ctx, env)) {
+            Ok(o) => o.into_value(),
             Err(_) => internal(id),
-        });
+        };
     }
     let Ok(code) = i32::try_from(code) else {
-        return Ok(internal(id));
+        return internal(id);
     };
     let data = error.get("data").map(|d| scrub_data(d, env));
-    Ok(error_response(&ErrorObject { code, message, data }, id))
+    error_response(&ErrorObject { code, message, data }, id)
 }

@@ -123,6 +123,11 @@ impl Policy {
         })
     }
 
+    /// The defaults with some rules or categories switched off.
+    pub fn disabling(names: &[&str]) -> Policy {
+        Policy { disabled: names.iter().map(|n| n.to_string()).collect(), ..Policy::default() }
+    }
+
     pub fn enabled(&self, rule: &str, category: &str) -> bool {
         !self.disabled.iter().any(|d| d == rule || d == category)
     }

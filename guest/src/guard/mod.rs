@@ -1,0 +1,771 @@
+//! The guard: everything a JSON-RPC proxy decides per message, as a state machine without I/O.
+//!
+//! A shell (the Rust `jsonrpc-errors guard`, a Python or TypeScript proxy on an MCP SDK) owns the processes,
+//! pipes and clocks; it hands every line it reads to a [`Session`] and carries out the [`Step`]s it gets
+//! back, in order. All policy lives here, so every runtime decides identically:
+//!
+//! - a client message is forwarded byte for byte, or answered here with the canonical error (not JSON,
+//!   not a JSON-RPC request, a member given twice, an id already in flight, oversize, a batch under the
+//!   chosen policy, or the upstream is gone);
+//! - an upstream message is passed on byte for byte, except error responses (sanitized and mapped into the
+//!   dialect) and `isError` tool results (their text redacted), and except lines that are not JSON-RPC
+//!   (logged, never forwarded);
+//! - every client request gets exactly one response: the upstream's, or the guard's when the upstream fails
+//!   (exits, closes its output, cannot be started) or does not answer within the timeout (the request is
+//!   then cancelled upstream, and a late answer is dropped). A notification never gets one.
+//!
+//! Ids are keys into the pending table ([`message::id_key`]); the client's own spelling of an id is what its
+//! answers carry. Batches (when allowed) are split into their members upstream, since MCP servers no longer
+//! take batches, and their answers are gathered into one array for the client.
+
+pub mod rewrite;
+pub mod steps;
+
+use crate::context::CallContext;
+use crate::envelope::BatchPolicy;
+use crate::message::{self, json_type, Envelope, JsonType, Parsed};
+use crate::ordered::Fields;
+use crate::redact::Secrets;
+use crate::taxonomy::taxonomy;
+use rewrite::Answer;
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+use std::borrow::Cow;
+use std::collections::{BTreeSet, HashMap, VecDeque};
+pub use steps::{Event, EventName, Outcome, Peer, Step};
+
+/// How a session behaves.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub dialect: String,
+    /// Largest client message, in bytes.
+    pub max_bytes: u64,
+    pub batch: BatchPolicy,
+    /// How long a request may wait for the upstream; `None`: as long as it takes.
+    pub timeout_millis: Option<u64>,
+    /// How errors and logs name the upstream (a program name, a URL).
+    pub upstream: String,
+}
+
+impl Options {
+    pub fn new(dialect: &str, upstream: &str) -> Self {
+        Options {
+            dialect: dialect.to_string(),
+            max_bytes: taxonomy().meta.default_max_bytes,
+            batch: BatchPolicy::Reject,
+            timeout_millis: None,
+            upstream: upstream.to_string(),
+        }
+    }
+}
+
+/// Why the upstream can no longer answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// It could not be started (the operating system's reason).
+    SpawnFailed(String),
+    /// It exited with this status.
+    Exited(i32),
+    /// A signal ended it.
+    Killed(i32),
+    /// It closed its output while still running.
+    ClosedOutput,
+}
+
+impl Failure {
+    fn describe(&self) -> String {
+        match self {
+            Failure::SpawnFailed(reason) => format!("the upstream could not be started: {reason}"),
+            Failure::Exited(status) => format!("the upstream exited with status {status}"),
+            Failure::Killed(signal) => format!("the upstream was killed by signal {signal}"),
+            Failure::ClosedOutput => "the upstream closed its output".to_string(),
+        }
+    }
+}
+
+/// A client request waiting for the upstream.
+struct Pending {
+    /// The id as the client wrote it: what the answer carries.
+    id: Value,
+    method: String,
+    /// Order of arrival: failures answer pending requests in this order.
+    seq: u64,
+    deadline: Option<u64>,
+    progress_token: Option<String>,
+    /// The batch and the position in it, for a member of an allowed batch.
+    slot: Option<(u64, usize)>,
+}
+
+/// The answers of an allowed batch, gathered until the last one arrives.
+struct Batch {
+    slots: Vec<Option<String>>,
+    open: usize,
+}
+
+/// Why a request is no longer pending although no upstream answer reached the client: a late answer for it
+/// is dropped quietly, as expected, rather than as an anomaly.
+#[derive(Clone, Copy)]
+enum Settled {
+    TimedOut,
+    Cancelled,
+}
+
+/// Requests settled without an upstream answer that are remembered (a bounded window: only the logging of
+/// late answers depends on it, never what is relayed).
+const SETTLED_WINDOW: usize = 1024;
+
+/// How much of an unreadable line the operator's log shows.
+const LINE_EXCERPT_BYTES: usize = 512;
+
+/// One session between one client and one upstream.
+pub struct Session {
+    options: Options,
+    pending: HashMap<String, Pending>,
+    /// (deadline, seq, key) of every pending request with a deadline.
+    deadlines: BTreeSet<(u64, u64, String)>,
+    /// Progress token → key of the request it belongs to (progress resets that request's deadline).
+    progress: HashMap<String, String>,
+    /// The upstream's own requests to the client, awaiting the client's response: key → method.
+    server_requests: HashMap<String, String>,
+    batches: HashMap<u64, Batch>,
+    settled: VecDeque<(String, Settled)>,
+    down: Option<Failure>,
+    seq: u64,
+}
+
+/// Where an upstream message came from, which decides how "pass it on unchanged" is written.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    /// The whole line, valid UTF-8: forwarded byte for byte.
+    Line(&'a str),
+    /// A member of an array, or a line whose invalid UTF-8 was repaired: sent as this text.
+    Text(&'a str),
+}
+
+impl<'a> Source<'a> {
+    fn text(self) -> &'a str {
+        match self {
+            Source::Line(t) | Source::Text(t) => t,
+        }
+    }
+}
+
+/// What becomes of a client message.
+enum Verdict {
+    /// Pass it upstream (a notification, or a response to one of the upstream's requests).
+    Forward,
+    /// Pass it upstream and wait for the answer to this request.
+    Await(String, Pending),
+    /// Answer it here.
+    Reply(Answer),
+    /// Neither (the event says why).
+    Drop(Event),
+}
+
+/// An upstream answer for a pending request: the line unchanged, or a rewritten one.
+enum Delivery {
+    Unchanged,
+    Rewritten(String),
+}
+
+/// The steps of one call being built, and how many errors it answered (each gets its own correlation id).
+struct Call {
+    steps: Vec<Step>,
+    ctx: CallContext,
+    answered: u64,
+}
+
+impl Call {
+    fn new(ctx: CallContext) -> Self {
+        Call { steps: Vec::new(), ctx, answered: 0 }
+    }
+
+    fn next_ctx(&mut self) -> CallContext {
+        let ctx = self.ctx.nth(self.answered);
+        self.answered += 1;
+        ctx
+    }
+
+    fn send(&mut self, to: Peer, line: impl Into<String>) {
+        self.steps.push(Step::Send { to, line: line.into() });
+    }
+
+    fn event(&mut self, event: Event) {
+        self.steps.push(Step::Event(Box::new(event)));
+    }
+}
+
+fn fields(pairs: &[(&str, Value)]) -> Fields {
+    let mut f = Fields::with_capacity(pairs.len());
+    for (k, v) in pairs {
+        f.insert(*k, v.clone());
+    }
+    f
+}
+
+fn invalid_request(reason: &str, details: &str) -> Fields {
+    fields(&[("reason", json!(reason)), ("details", json!(details))])
+}
+
+/// A bounded, operator-redacted excerpt of a line that could not be relayed.
+fn excerpt(text: &str, env: &Secrets) -> String {
+    rewrite::for_operator(&crate::scrub::truncate(text, LINE_EXCERPT_BYTES), env)
+}
+
+impl Session {
+    pub fn new(options: Options) -> Self {
+        Session {
+            options,
+            pending: HashMap::new(),
+            deadlines: BTreeSet::new(),
+            progress: HashMap::new(),
+            server_requests: HashMap::new(),
+            batches: HashMap::new(),
+            settled: VecDeque::new(),
+            down: None,
+            seq: 0,
+        }
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    fn finish(&self, call: Call) -> Outcome {
+        Outcome { steps: call.steps, pending: self.pending.len(), deadline: self.deadlines.first().map(|d| d.0) }
+    }
+
+    fn answer(&self, call: &mut Call, kind: &str, fields: Fields, id: Value, method: Option<&str>, detail: String) -> Answer {
+        let ctx = call.next_ctx();
+        rewrite::answer(&self.options.dialect, kind, fields, id, method, detail, &ctx, &crate::environment())
+    }
+
+    /// Answers a whole client line here.
+    fn reply(&self, call: &mut Call, kind: &str, fields: Fields, id: Value, detail: String) {
+        let a = self.answer(call, kind, fields, id, None, detail);
+        call.send(Peer::Client, a.response);
+        call.event(a.event);
+    }
+
+    // ───────────────────────────── from the client ─────────────────────────────
+
+    /// One line from the client (its newline removed).
+    pub fn client_line(&mut self, line: &[u8], ctx: CallContext) -> Outcome {
+        let mut call = Call::new(ctx);
+        if line.len() as u64 > self.options.max_bytes {
+            self.reject_oversize(line.len() as u64, &mut call);
+            return self.finish(call);
+        }
+        match std::str::from_utf8(line) {
+            Err(e) => {
+                let details = format!("invalid UTF-8 at byte {}", e.valid_up_to());
+                self.reply(&mut call, "parse-error", fields(&[("details", json!(details))]), Value::Null, details.clone());
+            }
+            Ok(text) if text.trim().is_empty() => {
+                call.event(Event::new(EventName::Dropped, "debug").detail("an empty line from the client"));
+            }
+            Ok(text) => self.client_text(text, &mut call),
+        }
+        self.finish(call)
+    }
+
+    /// A client line longer than `max-bytes`, which the shell discarded unread: only its length is known.
+    pub fn client_oversize(&mut self, length: u64, ctx: CallContext) -> Outcome {
+        let mut call = Call::new(ctx);
+        self.reject_oversize(length, &mut call);
+        self.finish(call)
+    }
+
+    fn reject_oversize(&self, length: u64, call: &mut Call) {
+        let details = format!("request exceeds {} bytes", self.options.max_bytes);
+        let detail = format!("a client line of {length} bytes exceeds the limit of {} bytes; not read", self.options.max_bytes);
+        self.reply(call, "invalid-request", invalid_request("oversize", &details), Value::Null, detail);
+    }
+
+    fn client_text(&mut self, text: &str, call: &mut Call) {
+        match message::parse(text) {
+            Parsed::NotJson(details) => {
+                self.reply(call, "parse-error", fields(&[("details", json!(details))]), Value::Null, details.clone());
+            }
+            Parsed::Scalar => {
+                let f = invalid_request("not-an-object", "a request must be a JSON object");
+                self.reply(call, "invalid-request", f, Value::Null, "a JSON value that is not an object".into());
+            }
+            Parsed::Duplicate(name) => {
+                let details = format!("member \"{name}\" appears more than once");
+                self.reply(call, "invalid-request", invalid_request("duplicate-member", &details), Value::Null, details.clone());
+            }
+            Parsed::Batch(members) => self.client_batch(&members, call),
+            Parsed::Object(envelope) => match self.client_message(&envelope, call) {
+                Verdict::Forward => call.steps.push(Step::Forward { to: Peer::Upstream }),
+                Verdict::Await(key, pending) => {
+                    call.steps.push(Step::Forward { to: Peer::Upstream });
+                    self.register(key, pending, call.ctx.unix_millis);
+                }
+                Verdict::Reply(a) => {
+                    call.send(Peer::Client, a.response);
+                    call.event(a.event);
+                }
+                Verdict::Drop(event) => call.event(event),
+            },
+        }
+    }
+
+    /// Decides one client message (a whole line or a batch member).
+    fn client_message(&mut self, envelope: &Envelope<'_>, call: &mut Call) -> Verdict {
+        if message::is_response(envelope) {
+            return self.client_response(envelope);
+        }
+        let checked = match message::check_call(envelope) {
+            Ok(c) => c,
+            Err(invalid) => {
+                let id = message::readable_id(envelope);
+                let detail = format!("invalid request: {}", invalid.details);
+                return Verdict::Reply(self.answer(call, "invalid-request", invalid_request(invalid.reason, invalid.details), id, None, detail));
+            }
+        };
+        let Some(raw_id) = checked.id else {
+            return self.client_notification(&checked.method, envelope.params, call);
+        };
+        let id = message::value(raw_id);
+        if let Some(failure) = &self.down {
+            let a = self.upstream_gone_answer(call, failure.clone(), id, &checked.method, "arrived after");
+            return Verdict::Reply(a);
+        }
+        let key = message::id_key(raw_id);
+        if self.pending.contains_key(&key) {
+            let f = invalid_request("duplicate-id", "a request with this id is already in flight");
+            let detail = format!("id {} is already in flight", raw_id.get());
+            return Verdict::Reply(self.answer(call, "invalid-request", f, id, Some(&checked.method), detail));
+        }
+        let pending = Pending {
+            id,
+            method: checked.method,
+            seq: 0,
+            deadline: None,
+            progress_token: message::progress_token(envelope.params),
+            slot: None,
+        };
+        Verdict::Await(key, pending)
+    }
+
+    fn client_notification(&mut self, method: &str, params: Option<&RawValue>, call: &mut Call) -> Verdict {
+        if self.down.is_some() {
+            return Verdict::Drop(Event::new(EventName::Dropped, "debug").method(method).detail("a notification after the upstream failed"));
+        }
+        if method == "notifications/cancelled" {
+            if let Some(key) = message::param_key(params, "requestId") {
+                // A batch member's slot still waits for its answer (the array must stay whole), so only a
+                // request of its own stops being owed one.
+                if self.pending.get(&key).is_some_and(|p| p.slot.is_none()) {
+                    if let Some(p) = self.take_pending(&key) {
+                        self.remember(key, Settled::Cancelled);
+                        let event = Event::new(EventName::ClientCancelled, "debug").id(&p.id).method(&p.method);
+                        call.event(event.detail("cancelled by the client: no response is owed"));
+                    }
+                }
+            }
+        }
+        Verdict::Forward
+    }
+
+    /// A client's response to one of the upstream's requests.
+    fn client_response(&mut self, envelope: &Envelope<'_>) -> Verdict {
+        let key = envelope.id.map(message::id_key);
+        match key.and_then(|k| self.server_requests.remove(&k)) {
+            Some(_) => Verdict::Forward,
+            None if self.down.is_some() => {
+                Verdict::Drop(Event::new(EventName::Dropped, "debug").detail("a client response after the upstream failed"))
+            }
+            None => {
+                let id = envelope.id.map(message::value).unwrap_or(Value::Null);
+                Verdict::Drop(Event::new(EventName::Dropped, "warn").id(&id).detail("a client response to no request of the upstream's"))
+            }
+        }
+    }
+
+    fn client_batch(&mut self, members: &[&RawValue], call: &mut Call) {
+        if self.options.batch == BatchPolicy::Reject {
+            let f = invalid_request("batch-not-supported", "batch requests are not supported");
+            self.reply(call, "invalid-request", f, Value::Null, "a batch (refused by the batch policy)".into());
+            return;
+        }
+        if members.is_empty() {
+            let f = invalid_request("empty-batch", "a batch must not be empty");
+            self.reply(call, "invalid-request", f, Value::Null, "an empty batch".into());
+            return;
+        }
+        self.seq += 1;
+        let batch_id = self.seq;
+        let mut batch = Batch { slots: Vec::new(), open: 0 };
+        for member in members {
+            let text = member.get();
+            let verdict = match message::parse(text) {
+                Parsed::Object(envelope) => self.client_message(&envelope, call),
+                Parsed::Duplicate(name) => {
+                    let details = format!("member \"{name}\" appears more than once");
+                    Verdict::Reply(self.answer(call, "invalid-request", invalid_request("duplicate-member", &details), Value::Null, None, details.clone()))
+                }
+                _ => {
+                    let f = invalid_request("not-an-object", "a request must be a JSON object");
+                    Verdict::Reply(self.answer(call, "invalid-request", f, Value::Null, None, "a batch member that is not an object".into()))
+                }
+            };
+            match verdict {
+                Verdict::Forward => call.send(Peer::Upstream, text),
+                Verdict::Await(key, mut pending) => {
+                    pending.slot = Some((batch_id, batch.slots.len()));
+                    batch.slots.push(None);
+                    batch.open += 1;
+                    call.send(Peer::Upstream, text);
+                    self.register(key, pending, call.ctx.unix_millis);
+                }
+                Verdict::Reply(a) => {
+                    batch.slots.push(Some(a.response));
+                    call.event(a.event);
+                }
+                Verdict::Drop(event) => call.event(event),
+            }
+        }
+        if batch.open > 0 {
+            self.batches.insert(batch_id, batch);
+        } else if !batch.slots.is_empty() {
+            call.send(Peer::Client, join_batch(batch.slots));
+        }
+    }
+
+    fn register(&mut self, key: String, mut pending: Pending, now: u64) {
+        self.seq += 1;
+        pending.seq = self.seq;
+        pending.deadline = self.options.timeout_millis.map(|t| now.saturating_add(t));
+        if let Some(deadline) = pending.deadline {
+            self.deadlines.insert((deadline, pending.seq, key.clone()));
+        }
+        if let Some(token) = &pending.progress_token {
+            self.progress.insert(token.clone(), key.clone());
+        }
+        self.pending.insert(key, pending);
+    }
+
+    fn take_pending(&mut self, key: &str) -> Option<Pending> {
+        let p = self.pending.remove(key)?;
+        if let Some(deadline) = p.deadline {
+            self.deadlines.remove(&(deadline, p.seq, key.to_string()));
+        }
+        if let Some(token) = &p.progress_token {
+            if self.progress.get(token).is_some_and(|k| k == key) {
+                self.progress.remove(token);
+            }
+        }
+        Some(p)
+    }
+
+    fn remember(&mut self, key: String, why: Settled) {
+        if self.settled.len() == SETTLED_WINDOW {
+            self.settled.pop_front();
+        }
+        self.settled.push_back((key, why));
+    }
+
+    // ───────────────────────────── from the upstream ─────────────────────────────
+
+    /// One line from the upstream's output (its newline removed).
+    pub fn upstream_line(&mut self, line: &[u8], ctx: CallContext) -> Outcome {
+        let mut call = Call::new(ctx);
+        let env = crate::environment();
+        let (text, repaired) = match std::str::from_utf8(line) {
+            Ok(t) => (Cow::Borrowed(t), false),
+            Err(_) => (String::from_utf8_lossy(line), true),
+        };
+        if text.trim().is_empty() {
+            call.event(Event::new(EventName::Dropped, "debug").detail("an empty line from the upstream"));
+            return self.finish(call);
+        }
+        let source = if repaired { Source::Text(&text) } else { Source::Line(&text) };
+        match message::parse(&text) {
+            Parsed::NotJson(why) => {
+                let detail = format!("a line from the upstream that is not JSON ({why}): {}", excerpt(&text, &env));
+                call.event(Event::new(EventName::Dropped, "warn").detail(detail));
+            }
+            Parsed::Scalar => {
+                let detail = format!("a JSON value from the upstream that is not a message: {}", excerpt(&text, &env));
+                call.event(Event::new(EventName::Dropped, "warn").detail(detail));
+            }
+            Parsed::Duplicate(name) => {
+                let detail = format!("an upstream message with member \"{name}\" twice: {}", excerpt(&text, &env));
+                call.event(Event::new(EventName::Dropped, "warn").detail(detail));
+            }
+            Parsed::Batch(members) => {
+                // MCP servers no longer send batches; a JSON-RPC server answering several requests at once
+                // may. Each member is handled (and written) as a message of its own.
+                for member in members {
+                    match message::parse(member.get()) {
+                        Parsed::Object(envelope) => self.upstream_message(&envelope, Source::Text(member.get()), repaired, &mut call),
+                        _ => {
+                            let detail = format!("an upstream batch member that is not a message: {}", excerpt(member.get(), &env));
+                            call.event(Event::new(EventName::Dropped, "warn").detail(detail));
+                        }
+                    }
+                }
+            }
+            Parsed::Object(envelope) => self.upstream_message(&envelope, source, repaired, &mut call),
+        }
+        self.finish(call)
+    }
+
+    /// An upstream line longer than the shell's limit, discarded unread.
+    pub fn upstream_oversize(&mut self, length: u64, ctx: CallContext) -> Outcome {
+        let mut call = Call::new(ctx);
+        let detail = format!("a line of {length} bytes from the upstream exceeds the guard's limit; discarded unread");
+        call.event(Event::new(EventName::Dropped, "error").detail(detail));
+        self.finish(call)
+    }
+
+    /// Passes an upstream message to the client unchanged.
+    fn pass(&self, source: Source<'_>, repaired: bool, call: &mut Call) {
+        match source {
+            Source::Line(_) => call.steps.push(Step::Forward { to: Peer::Client }),
+            Source::Text(text) => call.send(Peer::Client, text.trim()),
+        }
+        if repaired {
+            call.event(Event::new(EventName::Repaired, "warn").detail("invalid UTF-8 from the upstream replaced by U+FFFD"));
+        }
+    }
+
+    fn upstream_message(&mut self, envelope: &Envelope<'_>, source: Source<'_>, repaired: bool, call: &mut Call) {
+        let env = crate::environment();
+        if envelope.method.is_some() {
+            // The upstream's own request or notification: relayed as it is, whatever its method.
+            if let Ok(checked) = message::check_call(envelope) {
+                match checked.id {
+                    Some(id) => {
+                        self.server_requests.insert(message::id_key(id), checked.method);
+                    }
+                    None if checked.method == "notifications/progress" => {
+                        if let Some(token) = message::param_key(envelope.params, "progressToken") {
+                            self.progress_made(&token, call.ctx.unix_millis);
+                        }
+                    }
+                    None => {}
+                }
+            }
+            self.pass(source, repaired, call);
+            return;
+        }
+        if !message::is_response(envelope) {
+            let detail = format!("an upstream message that is neither a call nor a response: {}", excerpt(source.text(), &env));
+            call.event(Event::new(EventName::Dropped, "warn").detail(detail));
+            return;
+        }
+        let Some(raw_id) = envelope.id.filter(|id| json_type(id) != JsonType::Null) else {
+            self.upstream_error_without_id(envelope, source, call);
+            return;
+        };
+        let key = message::id_key(raw_id);
+        let Some(pending) = self.take_pending(&key) else {
+            let late = self.settled.iter().rev().find(|(k, _)| *k == key).map(|(_, why)| *why);
+            let (level, why) = match late {
+                Some(Settled::TimedOut) => ("info", "a late response to a request the guard already answered (timeout)"),
+                Some(Settled::Cancelled) => ("debug", "a response to a request the client cancelled"),
+                None => ("warn", "a response to no pending request"),
+            };
+            let id = message::value(raw_id);
+            call.event(Event::new(EventName::Dropped, level).id(&id).detail(why));
+            return;
+        };
+        if !message::is_well_formed_response(envelope) {
+            let detail = format!("not a valid JSON-RPC response: {}", excerpt(source.text(), &env));
+            let f = fields(&[("message", json!("the upstream's response was not valid JSON-RPC"))]);
+            let a = self.answer(call, "upstream-error", f, pending.id.clone(), Some(&pending.method), detail);
+            call.event(a.event);
+            self.deliver(pending, Delivery::Rewritten(a.response), source, repaired, call);
+            return;
+        }
+        if envelope.error.is_some() {
+            let Ok(Value::Object(response)) = serde_json::from_str::<Value>(source.text()) else {
+                return;
+            };
+            let ctx = call.next_ctx();
+            let a = rewrite::sanitized_error(&response, &self.options.dialect, &pending.id, &pending.method, &ctx, &env);
+            call.event(a.event);
+            self.deliver(pending, Delivery::Rewritten(a.response), source, repaired, call);
+            return;
+        }
+        if envelope.result.is_some_and(is_error_result) {
+            if let Ok(Value::Object(mut response)) = serde_json::from_str::<Value>(source.text()) {
+                if let Some((text, event)) = rewrite::redacted_tool_error(&mut response, &pending.id, &pending.method, &env) {
+                    call.event(event);
+                    self.deliver(pending, Delivery::Rewritten(text), source, repaired, call);
+                    return;
+                }
+            }
+        }
+        self.deliver(pending, Delivery::Unchanged, source, repaired, call);
+    }
+
+    /// An error response with a null id (the upstream could not read some request): sanitized and passed on,
+    /// since no pending request can be told to be its cause. Anything else without an id is dropped.
+    fn upstream_error_without_id(&mut self, envelope: &Envelope<'_>, source: Source<'_>, call: &mut Call) {
+        let env = crate::environment();
+        let parsed = serde_json::from_str::<Value>(source.text());
+        match (envelope.error.is_some(), parsed) {
+            (true, Ok(Value::Object(response))) => {
+                let ctx = call.next_ctx();
+                let a = rewrite::sanitized_error(&response, &self.options.dialect, &Value::Null, "", &ctx, &env);
+                call.send(Peer::Client, a.response);
+                call.event(a.event);
+            }
+            _ => {
+                let detail = format!("an upstream response without an id: {}", excerpt(source.text(), &env));
+                call.event(Event::new(EventName::Dropped, "warn").detail(detail));
+            }
+        }
+    }
+
+    /// An upstream answer (or the guard's own) for a pending request, to the client or into its batch.
+    fn deliver(&mut self, pending: Pending, delivery: Delivery, source: Source<'_>, repaired: bool, call: &mut Call) {
+        let Some((batch_id, slot)) = pending.slot else {
+            match delivery {
+                Delivery::Unchanged => self.pass(source, repaired, call),
+                Delivery::Rewritten(text) => call.send(Peer::Client, text),
+            }
+            return;
+        };
+        let text = match delivery {
+            Delivery::Unchanged => source.text().trim().to_string(),
+            Delivery::Rewritten(text) => text,
+        };
+        self.fill_slot(batch_id, slot, text, call);
+    }
+
+    /// The guard's own answer for a pending request.
+    fn deliver_answer(&mut self, pending: Pending, response: String, call: &mut Call) {
+        match pending.slot {
+            Some((batch_id, slot)) => self.fill_slot(batch_id, slot, response, call),
+            None => call.send(Peer::Client, response),
+        }
+    }
+
+    fn fill_slot(&mut self, batch_id: u64, slot: usize, text: String, call: &mut Call) {
+        let Some(batch) = self.batches.get_mut(&batch_id) else { return };
+        if batch.slots[slot].is_none() {
+            batch.open -= 1;
+        }
+        batch.slots[slot] = Some(text);
+        if batch.open == 0 {
+            if let Some(batch) = self.batches.remove(&batch_id) {
+                call.send(Peer::Client, join_batch(batch.slots));
+            }
+        }
+    }
+
+    fn progress_made(&mut self, token: &str, now: u64) {
+        let Some(timeout) = self.options.timeout_millis else { return };
+        let Some(key) = self.progress.get(token).cloned() else { return };
+        let Some(p) = self.pending.get_mut(&key) else { return };
+        if let Some(old) = p.deadline {
+            self.deadlines.remove(&(old, p.seq, key.clone()));
+            let new = now.saturating_add(timeout);
+            p.deadline = Some(new);
+            self.deadlines.insert((new, p.seq, key));
+        }
+    }
+
+    // ───────────────────────────── failures and time ─────────────────────────────
+
+    fn upstream_gone_answer(&self, call: &mut Call, failure: Failure, id: Value, method: &str, when: &str) -> Answer {
+        let reason = failure.describe();
+        let f = fields(&[("url", json!(self.options.upstream)), ("reason", json!(reason))]);
+        let detail = format!("{method} {when} {reason}");
+        self.answer(call, "upstream-connection-failed", f, id, Some(method), detail)
+    }
+
+    /// The upstream can no longer answer: every pending request is answered, in the order it arrived, and
+    /// every later request is answered at once. Only the first failure counts.
+    pub fn upstream_failed(&mut self, failure: Failure, ctx: CallContext) -> Outcome {
+        let mut call = Call::new(ctx);
+        if self.down.is_some() {
+            return self.finish(call);
+        }
+        let level = if failure == Failure::Exited(0) && self.pending.is_empty() { "info" } else { "error" };
+        let detail = format!("{} ({} requests pending)", failure.describe(), self.pending.len());
+        call.event(Event::new(EventName::UpstreamFailed, level).detail(detail));
+        self.down = Some(failure.clone());
+        let mut pending: Vec<Pending> = self.pending.drain().map(|(_, p)| p).collect();
+        pending.sort_by_key(|p| p.seq);
+        self.deadlines.clear();
+        self.progress.clear();
+        self.server_requests.clear();
+        for p in pending {
+            let a = self.upstream_gone_answer(&mut call, failure.clone(), p.id.clone(), &p.method, "was pending when");
+            call.event(a.event);
+            self.deliver_answer(p, a.response, &mut call);
+        }
+        self.finish(call)
+    }
+
+    /// Answers every request whose deadline is at or before `ctx.unix_millis` with the timeout error, and
+    /// cancels it upstream (except `initialize`, which MCP forbids cancelling).
+    pub fn expire(&mut self, ctx: CallContext) -> Outcome {
+        let mut call = Call::new(ctx);
+        let now = ctx.unix_millis;
+        let timeout = self.options.timeout_millis.unwrap_or(0);
+        while let Some((deadline, _, key)) = self.deadlines.first().cloned() {
+            if deadline > now {
+                break;
+            }
+            let Some(p) = self.take_pending(&key) else {
+                self.deadlines.pop_first();
+                continue;
+            };
+            self.remember(key, Settled::TimedOut);
+            let cancel = p.method != "initialize" && self.down.is_none();
+            let secs = timeout.div_ceil(1000);
+            let detail = format!(
+                "no response within {timeout} ms{}",
+                if cancel { "; cancelled upstream" } else { "; not cancelled (MCP forbids cancelling initialize)" }
+            );
+            let f = fields(&[("timeout_secs", json!(secs))]);
+            let a = self.answer(&mut call, "upstream-timeout", f, p.id.clone(), Some(&p.method), detail);
+            if cancel {
+                let reason = format!("no response within {secs}s (jsonrpc-errors guard)");
+                let notification = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                    "params": {"requestId": p.id, "reason": reason}});
+                call.send(Peer::Upstream, notification.to_string());
+            }
+            call.event(a.event);
+            self.deliver_answer(p, a.response, &mut call);
+        }
+        self.finish(call)
+    }
+
+    /// A chunk of the upstream's stderr, for the operator's log: secrets redacted, stack traces and paths
+    /// kept.
+    pub fn upstream_log(&self, text: &str) -> String {
+        crate::redact::redact_with(text, &crate::environment(), &rewrite::operator_policy()).text
+    }
+
+    /// Client requests waiting for a response.
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+}
+
+/// `result.isError` is `true` (read without building the result's tree).
+fn is_error_result(result: &RawValue) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Head<'a> {
+        #[serde(borrow, rename = "isError", default)]
+        is_error: Option<&'a RawValue>,
+    }
+    json_type(result) == JsonType::Object
+        && serde_json::from_str::<Head>(result.get()).ok().and_then(|h| h.is_error).is_some_and(|v| v.get() == "true")
+}
+
+fn join_batch(slots: Vec<Option<String>>) -> String {
+    let members: Vec<String> = slots.into_iter().flatten().collect();
+    format!("[{}]", members.join(","))
+}
+
+#[cfg(test)]
+mod tests;

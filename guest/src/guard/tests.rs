@@ -1,0 +1,337 @@
+//! The session's behaviour, step by step. (The same scripts run in every runtime as `guard` vectors.)
+
+use super::*;
+use serde_json::json;
+
+const T0: u64 = 1_767_225_600_000;
+
+fn ctx(ms: u64) -> CallContext {
+    CallContext { unix_millis: ms, entropy: 42 }
+}
+
+fn session(dialect: &str, timeout: Option<u64>, batch: BatchPolicy) -> Session {
+    let mut o = Options::new(dialect, "stdio:server");
+    o.timeout_millis = timeout;
+    o.batch = batch;
+    Session::new(o)
+}
+
+fn canonical() -> Session {
+    session("canonical", Some(30_000), BatchPolicy::Reject)
+}
+
+fn client(s: &mut Session, line: &str) -> Outcome {
+    s.client_line(line.as_bytes(), ctx(T0))
+}
+
+fn upstream(s: &mut Session, line: &str) -> Outcome {
+    s.upstream_line(line.as_bytes(), ctx(T0 + 5))
+}
+
+/// The lines sent to a peer (forwards as "<forward>").
+fn lines(o: &Outcome, to: Peer) -> Vec<String> {
+    o.steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Forward { to: t } if *t == to => Some("<forward>".to_string()),
+            Step::Send { to: t, line } if *t == to => Some(line.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn events(o: &Outcome) -> Vec<&Event> {
+    o.steps.iter().filter_map(|s| if let Step::Event(e) = s { Some(&**e) } else { None }).collect()
+}
+
+fn only_client_value(o: &Outcome) -> Value {
+    let l = lines(o, Peer::Client);
+    assert_eq!(l.len(), 1, "{:?}", o.steps);
+    serde_json::from_str(&l[0]).unwrap()
+}
+
+#[test]
+fn requests_and_results_pass_untouched() {
+    let mut s = canonical();
+    let o = client(&mut s, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    assert_eq!(lines(&o, Peer::Upstream), ["<forward>"]);
+    assert!(lines(&o, Peer::Client).is_empty());
+    assert_eq!((o.pending, o.deadline), (1, Some(T0 + 30_000)));
+    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#);
+    assert_eq!(lines(&o, Peer::Client), ["<forward>"]);
+    assert!(events(&o).is_empty());
+    assert_eq!((o.pending, o.deadline), (0, None));
+}
+
+#[test]
+fn notifications_are_forwarded_and_never_answered() {
+    let mut s = canonical();
+    for line in [r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, r#"{"jsonrpc":"2.0","method":"x","params":[1]}"#] {
+        let o = client(&mut s, line);
+        assert_eq!(lines(&o, Peer::Upstream), ["<forward>"]);
+        assert_eq!(o.pending, 0);
+    }
+    let o = s.upstream_failed(Failure::Exited(1), ctx(T0));
+    assert!(lines(&o, Peer::Client).is_empty());
+}
+
+#[test]
+fn bad_client_lines_are_answered_here_and_never_forwarded() {
+    let cases: [(&str, i64, Value, &str); 7] = [
+        ("{not json", -32700, Value::Null, ""),
+        ("42", -32600, Value::Null, "not-an-object"),
+        (r#"{"jsonrpc":"2.0","id":7}"#, -32600, json!(7), "missing-method"),
+        (r#"{"jsonrpc":"1.0","id":"a","method":"m"}"#, -32600, json!("a"), "invalid-jsonrpc-version"),
+        (r#"{"jsonrpc":"2.0","id":{"x":1},"method":"m"}"#, -32600, Value::Null, "invalid-id-type"),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}"#, -32600, Value::Null, "duplicate-member"),
+        (r#"[{"jsonrpc":"2.0","id":1,"method":"a"}]"#, -32600, Value::Null, "batch-not-supported"),
+    ];
+    for (line, code, id, reason) in cases {
+        let mut s = canonical();
+        let o = client(&mut s, line);
+        assert!(lines(&o, Peer::Upstream).is_empty(), "{line}");
+        let r = only_client_value(&o);
+        assert_eq!(r["error"]["code"], json!(code), "{line}");
+        assert_eq!(r["id"], id, "{line}");
+        if !reason.is_empty() {
+            assert_eq!(r["error"]["data"]["reason"], json!(reason), "{line}");
+        }
+        assert_eq!(o.pending, 0);
+        let e = events(&o);
+        assert_eq!(e[0].event, EventName::Answered);
+        assert_eq!(e[0].code, Some(code as i32));
+    }
+    let mut s = canonical();
+    let o = s.client_line(b"{\"a\":\"\xff\"}", ctx(T0));
+    assert_eq!(only_client_value(&o)["error"]["code"], json!(-32700));
+}
+
+#[test]
+fn parse_and_oversize_errors_never_log_the_body() {
+    let mut s = canonical();
+    let secret = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
+    let o = client(&mut s, &format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"t":"{secret}"}}"#));
+    assert!(!serde_json::to_string(&o).unwrap().contains("ghp_"));
+    let mut small = session("canonical", None, BatchPolicy::Reject);
+    small.options.max_bytes = 16;
+    let o = client(&mut small, &format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{secret}"}}"#));
+    let text = serde_json::to_string(&o).unwrap();
+    assert!(!text.contains("ghp_"), "{text}");
+    assert_eq!(only_client_value(&o)["error"]["data"]["reason"], "oversize");
+    let o = small.client_oversize(1 << 30, ctx(T0));
+    assert_eq!(only_client_value(&o)["error"]["data"]["reason"], "oversize");
+}
+
+#[test]
+fn an_id_in_flight_cannot_be_reused() {
+    let mut s = canonical();
+    client(&mut s, r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#);
+    let o = client(&mut s, r#"{"jsonrpc":"2.0","id":1.0,"method":"b"}"#);
+    let r = only_client_value(&o);
+    assert_eq!(r["error"]["data"]["reason"], "duplicate-id");
+    assert_eq!(r["id"].to_string(), "1.0", "the client's own spelling is echoed");
+    // A string id "1" is another id.
+    let o = client(&mut s, r#"{"jsonrpc":"2.0","id":"1","method":"b"}"#);
+    assert_eq!(lines(&o, Peer::Upstream), ["<forward>"]);
+    assert_eq!(o.pending, 2);
+}
+
+#[test]
+fn upstream_errors_are_sanitized_into_the_dialect() {
+    let mut s = canonical();
+    client(&mut s, r#"{"jsonrpc":"2.0","id":"q1","method":"tools/call"}"#);
+    let o = upstream(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":"q1","error":{"code":-32050,"message":"DB down: postgres://app:hunter2@db/x","data":{"stack":"Traceback (most recent call last):\n  File \"/home/alice/app.py\", line 3"}}}"#,
+    );
+    let r = only_client_value(&o);
+    assert_eq!(r["error"]["code"], -32002);
+    assert_eq!(r["id"], "q1");
+    let text = r.to_string();
+    assert!(!text.contains("hunter2") && !text.contains("Traceback") && !text.contains("alice"), "{text}");
+    let e = events(&o);
+    assert_eq!((e[0].event, e[0].kind.as_deref(), e[0].code), (EventName::Sanitized, Some("upstream-error"), Some(-32002)));
+    let detail = e[0].detail.as_deref().unwrap();
+    assert!(detail.contains("-32050") && detail.contains("Traceback") && !detail.contains("hunter2"), "{detail}");
+    assert_eq!(e[0].correlation_id.as_deref(), r["error"]["data"]["correlation_id"].as_str());
+}
+
+#[test]
+fn failed_tool_results_are_redacted_and_cut_and_clean_ones_pass_untouched() {
+    let mut s = canonical();
+    client(&mut s, r#"{"jsonrpc":"2.0","id":2,"method":"tools/call"}"#);
+    let long = "x".repeat(5000);
+    let line = json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [
+        {"type": "text", "text": "Error executing tool: token ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"},
+        {"type": "text", "text": long},
+        {"type": "image", "data": "aGk=", "mimeType": "image/png"}], "isError": true}})
+    .to_string();
+    let o = upstream(&mut s, &line);
+    let r = only_client_value(&o);
+    assert_eq!(r["result"]["content"][0]["text"], "Error executing tool: token [REDACTED:github-token]");
+    assert!(r["result"]["content"][1]["text"].as_str().unwrap().len() <= 1024);
+    assert_eq!(r["result"]["content"][2]["data"], "aGk=");
+    assert_eq!(r["result"]["isError"], true);
+    let e = events(&o);
+    assert_eq!(e[0].event, EventName::Redacted);
+    assert!(e[0].detail.as_deref().unwrap().contains("github-token"));
+
+    client(&mut s, r#"{"jsonrpc":"2.0","id":3,"method":"tools/call"}"#);
+    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"no such city"}],"isError":true}}"#);
+    assert_eq!(lines(&o, Peer::Client), ["<forward>"]);
+    // A successful result is never touched, whatever it holds.
+    client(&mut s, r#"{"jsonrpc":"2.0","id":4,"method":"tools/call"}"#);
+    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}]}}"#);
+    assert_eq!(lines(&o, Peer::Client), ["<forward>"]);
+}
+
+#[test]
+fn timeouts_answer_cancel_upstream_and_drop_the_late_answer() {
+    let mut s = canonical();
+    client(&mut s, r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#);
+    client(&mut s, r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{}}"#);
+    let o = s.expire(ctx(T0 + 29_999));
+    assert!(o.steps.is_empty() && o.pending == 2);
+    let o = s.expire(ctx(T0 + 30_000));
+    let answers: Vec<Value> = lines(&o, Peer::Client).iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(answers.len(), 2);
+    assert_eq!((answers[0]["id"].clone(), answers[0]["error"]["code"].clone()), (json!(1), json!(-32001)));
+    assert_eq!(answers[0]["error"]["message"], "Upstream timeout after 30s");
+    let cancels = lines(&o, Peer::Upstream);
+    assert_eq!(cancels.len(), 1, "initialize is never cancelled");
+    let cancel: Value = serde_json::from_str(&cancels[0]).unwrap();
+    assert_eq!(cancel["method"], "notifications/cancelled");
+    assert_eq!(cancel["params"]["requestId"], 2);
+    assert_eq!((o.pending, o.deadline), (0, None));
+    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
+    assert!(lines(&o, Peer::Client).is_empty());
+    assert_eq!(events(&o)[0].level, "info");
+}
+
+#[test]
+fn progress_pushes_the_deadline_back() {
+    let mut s = canonical();
+    client(&mut s, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":"p"}}}"#);
+    let o = s.upstream_line(br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#, ctx(T0 + 20_000));
+    assert_eq!(lines(&o, Peer::Client), ["<forward>"]);
+    assert_eq!(o.deadline, Some(T0 + 50_000));
+    assert!(s.expire(ctx(T0 + 40_000)).steps.is_empty());
+}
+
+#[test]
+fn an_upstream_failure_answers_every_pending_request_once_in_order() {
+    let mut s = canonical();
+    for id in [3, 1, 2] {
+        client(&mut s, &format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call"}}"#));
+    }
+    client(&mut s, r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#);
+    let o = s.upstream_failed(Failure::Exited(3), ctx(T0));
+    let ids: Vec<Value> = lines(&o, Peer::Client).iter().map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].clone()).collect();
+    assert_eq!(ids, [json!(3), json!(2)], "the cancelled request is owed nothing");
+    let first: Value = serde_json::from_str(&lines(&o, Peer::Client)[0]).unwrap();
+    assert_eq!(first["error"]["code"], -32000);
+    assert_eq!(events(&o)[0].event, EventName::UpstreamFailed);
+    assert!(s.upstream_failed(Failure::Exited(3), ctx(T0)).steps.is_empty(), "only the first failure counts");
+    let o = client(&mut s, r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#);
+    assert!(lines(&o, Peer::Upstream).is_empty());
+    assert_eq!(only_client_value(&o)["error"]["code"], -32000);
+}
+
+#[test]
+fn mcp_answers_tool_calls_with_results_and_other_methods_with_errors() {
+    let mut s = session("mcp", Some(1000), BatchPolicy::Reject);
+    client(&mut s, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#);
+    client(&mut s, r#"{"jsonrpc":"2.0","id":2,"method":"resources/read"}"#);
+    let o = s.expire(ctx(T0 + 1000));
+    let answers: Vec<Value> = lines(&o, Peer::Client).iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(answers[0]["result"]["isError"], true);
+    assert_eq!(answers[1]["error"]["code"], -32603);
+    let e = events(&o);
+    assert_eq!((e[1].kind.as_deref(), e[1].code), (Some("upstream-timeout"), Some(-32603)));
+
+    client(&mut s, r#"{"jsonrpc":"2.0","id":3,"method":"resources/read"}"#);
+    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32050,"message":"nope"}}"#);
+    assert_eq!(only_client_value(&o)["error"]["code"], -32050, "no result-shaped answer outside tools/call");
+}
+
+#[test]
+fn garbage_and_strays_from_the_upstream_are_logged_never_forwarded() {
+    let mut s = canonical();
+    client(&mut s, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#);
+    for line in ["Listening on port 8080 with API_KEY=sk-proj-abcdefghijklmnopqrstuvwx", "42", r#"{"jsonrpc":"2.0","id":77,"result":{}}"#, r#"{"hello":1}"#] {
+        let o = upstream(&mut s, line);
+        assert!(lines(&o, Peer::Client).is_empty(), "{line}");
+        assert_eq!(events(&o)[0].event, EventName::Dropped);
+        assert!(!events(&o)[0].detail.as_deref().unwrap_or("").contains("sk-proj-a"));
+        assert_eq!(o.pending, 1);
+    }
+}
+
+#[test]
+fn a_malformed_response_to_a_pending_request_is_answered_canonically() {
+    let mut s = canonical();
+    client(&mut s, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#);
+    let o = upstream(&mut s, r#"{"id":1,"result":{}}"#);
+    let r = only_client_value(&o);
+    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(1), json!(-32002)));
+    assert_eq!(o.pending, 0);
+}
+
+#[test]
+fn invalid_utf8_from_the_upstream_is_repaired_not_forwarded_raw() {
+    let mut s = canonical();
+    client(&mut s, r#"{"jsonrpc":"2.0","id":1,"method":"m"}"#);
+    let o = s.upstream_line(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"a\xffb\"}", ctx(T0));
+    assert_eq!(only_client_value(&o)["result"], "a\u{fffd}b");
+    assert_eq!(events(&o)[0].event, EventName::Repaired);
+}
+
+#[test]
+fn the_upstreams_requests_reach_the_client_and_its_responses_go_back() {
+    let mut s = canonical();
+    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{}}"#);
+    assert_eq!(lines(&o, Peer::Client), ["<forward>"]);
+    let o = client(&mut s, r#"{"jsonrpc":"2.0","id":"s1","result":{"content":{}}}"#);
+    assert_eq!(lines(&o, Peer::Upstream), ["<forward>"]);
+    let o = client(&mut s, r#"{"jsonrpc":"2.0","id":"s1","result":{}}"#);
+    assert!(lines(&o, Peer::Upstream).is_empty(), "answered once already");
+    // The client's request with the same id as the server's is another request.
+    let o = client(&mut s, r#"{"jsonrpc":"2.0","id":"s1","method":"ping"}"#);
+    assert_eq!(lines(&o, Peer::Upstream), ["<forward>"]);
+}
+
+#[test]
+fn allowed_batches_are_split_upstream_and_gathered_for_the_client() {
+    let mut s = session("canonical", Some(1000), BatchPolicy::Allow);
+    let o = client(
+        &mut s,
+        r#"[{"jsonrpc":"2.0","id":1,"method":"a"}, {"jsonrpc":"2.0","method":"n"}, 5, {"jsonrpc":"2.0","id":2,"method":"b"}]"#,
+    );
+    assert_eq!(
+        lines(&o, Peer::Upstream),
+        [r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#, r#"{"jsonrpc":"2.0","method":"n"}"#, r#"{"jsonrpc":"2.0","id":2,"method":"b"}"#]
+    );
+    assert!(lines(&o, Peer::Client).is_empty());
+    assert_eq!(o.pending, 2);
+    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":2,"result":"B"}"#);
+    assert!(lines(&o, Peer::Client).is_empty());
+    let o = s.expire(ctx(T0 + 1000));
+    let all: Value = serde_json::from_str(&only_client_value(&o).to_string()).unwrap();
+    let all = all.as_array().unwrap();
+    assert_eq!(all.len(), 3);
+    assert_eq!(all[0]["error"]["code"], -32001);
+    assert_eq!(all[1]["error"]["data"]["reason"], "not-an-object");
+    assert_eq!(all[2]["result"], "B");
+    // A batch of notifications gets no answer at all; an empty batch is an error.
+    assert!(lines(&client(&mut s, r#"[{"jsonrpc":"2.0","method":"n"}]"#), Peer::Client).is_empty());
+    assert_eq!(only_client_value(&client(&mut s, "[]"))["error"]["data"]["reason"], "empty-batch");
+}
+
+#[test]
+fn the_upstreams_stderr_keeps_traces_and_loses_secrets() {
+    let s = canonical();
+    let log = "Traceback (most recent call last):\n  File \"/home/alice/app.py\", line 3, in <module>\nValueError: password=hunter22\n";
+    let out = s.upstream_log(log);
+    assert!(out.contains("Traceback") && out.contains("/home/alice/app.py"), "{out}");
+    assert!(!out.contains("hunter22"), "{out}");
+}

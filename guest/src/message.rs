@@ -1,0 +1,304 @@
+//! Reading one JSON-RPC 2.0 message without building its tree: the envelope's members are borrowed as raw
+//! JSON text, so a proxy can classify a multi-megabyte tool result (and forward it byte for byte) after one
+//! validating pass and no allocation for its body.
+
+use serde::de::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+/// A present member, even when its value is `null` (an `Option<&RawValue>` would read `null` as absent, and
+/// `"id": null` is not the same message as no id).
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
+/// The members JSON-RPC gives meaning to, as raw JSON text. Other members are skipped (still validated).
+/// A member given twice is refused by serde (`duplicate field`): a proxy must not let a second `method`
+/// or `id` be smuggled past the one it read.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct Envelope<'a> {
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub jsonrpc: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub id: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub method: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub params: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub result: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub error: Option<&'a RawValue>,
+}
+
+/// How a line of text reads as JSON-RPC.
+pub enum Parsed<'a> {
+    /// One JSON object (not yet checked as a request or a response).
+    Object(Envelope<'a>),
+    /// A JSON array: a batch, its members as raw text.
+    Batch(Vec<&'a RawValue>),
+    /// Valid JSON that is neither an object nor an array.
+    Scalar,
+    /// Valid JSON whose object repeats a member JSON-RPC reads: the member's name.
+    Duplicate(String),
+    /// Not JSON: serde's description (position and cause; never the text itself).
+    NotJson(String),
+}
+
+fn first_byte(text: &str) -> Option<u8> {
+    text.bytes().find(|b| !b.is_ascii_whitespace())
+}
+
+/// Reads `text` as one JSON-RPC message or batch.
+pub fn parse(text: &str) -> Parsed<'_> {
+    match first_byte(text) {
+        Some(b'{') => match serde_json::from_str::<Envelope>(text) {
+            Ok(envelope) => Parsed::Object(envelope),
+            Err(e) => match duplicate_field(&e) {
+                Some(name) => Parsed::Duplicate(name),
+                None => Parsed::NotJson(e.to_string()),
+            },
+        },
+        Some(b'[') => match serde_json::from_str::<Vec<&RawValue>>(text) {
+            Ok(members) => Parsed::Batch(members),
+            Err(e) => Parsed::NotJson(e.to_string()),
+        },
+        _ => match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+            Ok(_) => Parsed::Scalar,
+            Err(e) => Parsed::NotJson(e.to_string()),
+        },
+    }
+}
+
+/// The member name of serde's "duplicate field `id`" error: only a data error (the JSON itself is valid)
+/// can be one, since every member is read as raw text.
+fn duplicate_field(e: &serde_json::Error) -> Option<String> {
+    if e.classify() != serde_json::error::Category::Data {
+        return None;
+    }
+    let message = e.to_string();
+    let rest = message.strip_prefix("duplicate field `")?;
+    Some(rest[..rest.find('`')?].to_string())
+}
+
+/// The JSON type of a raw value, from its first byte (serde has validated it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JsonType {
+    Object,
+    Array,
+    String,
+    Number,
+    Bool,
+    Null,
+}
+
+pub fn json_type(raw: &RawValue) -> JsonType {
+    match raw.get().as_bytes().first() {
+        Some(b'{') => JsonType::Object,
+        Some(b'[') => JsonType::Array,
+        Some(b'"') => JsonType::String,
+        Some(b't' | b'f') => JsonType::Bool,
+        Some(b'n') => JsonType::Null,
+        _ => JsonType::Number,
+    }
+}
+
+/// A raw JSON string's value (escapes decoded); `None` for any other type.
+pub fn string_value(raw: &RawValue) -> Option<String> {
+    if json_type(raw) != JsonType::String {
+        return None;
+    }
+    serde_json::from_str::<String>(raw.get()).ok()
+}
+
+/// A raw value as a `Value` (for the ids and small members a response is rebuilt from).
+pub fn value(raw: &RawValue) -> Value {
+    serde_json::from_str(raw.get()).unwrap_or(Value::Null)
+}
+
+/// The key under which an id (or a progress token) is looked up: its JSON text with numbers in one form, so
+/// that `7`, `7.0` and `7e0` meet (a server may re-serialize the client's number), while `"7"` stays apart.
+pub fn id_key(raw: &RawValue) -> String {
+    let text = raw.get();
+    if json_type(raw) != JsonType::Number {
+        return text.to_string();
+    }
+    let Ok(n) = serde_json::from_str::<serde_json::Number>(text) else {
+        return text.to_string();
+    };
+    if let Some(i) = n.as_i64() {
+        return i.to_string();
+    }
+    if let Some(u) = n.as_u64() {
+        return u.to_string();
+    }
+    match n.as_f64() {
+        Some(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => (f as i64).to_string(),
+        _ => text.to_string(),
+    }
+}
+
+/// Why a request object is not a valid JSON-RPC 2.0 request: the invalid-request reason and its details
+/// (checked in the order `validate` checks them).
+pub struct Invalid {
+    pub reason: &'static str,
+    pub details: &'static str,
+}
+
+/// A valid request or notification.
+pub struct Call<'a> {
+    /// Present for a request (possibly `null`), absent for a notification.
+    pub id: Option<&'a RawValue>,
+    pub method: String,
+}
+
+/// The id to echo in an error about this object: a string or a number, else null.
+pub fn readable_id(envelope: &Envelope<'_>) -> Value {
+    match envelope.id {
+        Some(id) if matches!(json_type(id), JsonType::String | JsonType::Number) => value(id),
+        _ => Value::Null,
+    }
+}
+
+/// Checks an object with a `method` (or with neither `method` nor a response member) as a call.
+pub fn check_call<'a>(envelope: &Envelope<'a>) -> Result<Call<'a>, Invalid> {
+    if let Some(id) = envelope.id {
+        if !matches!(json_type(id), JsonType::String | JsonType::Number | JsonType::Null) {
+            return Err(Invalid { reason: "invalid-id-type", details: "id must be a string, a number or null" });
+        }
+    }
+    if envelope.jsonrpc.and_then(string_value).as_deref() != Some("2.0") {
+        return Err(Invalid { reason: "invalid-jsonrpc-version", details: "jsonrpc must be exactly \"2.0\"" });
+    }
+    let method = match envelope.method {
+        None => return Err(Invalid { reason: "missing-method", details: "method is required" }),
+        Some(m) => string_value(m).ok_or(Invalid { reason: "invalid-method-type", details: "method must be a string" })?,
+    };
+    if let Some(params) = envelope.params {
+        if !matches!(json_type(params), JsonType::Object | JsonType::Array) {
+            return Err(Invalid {
+                reason: "invalid-params-type",
+                details: "params must be an array or an object",
+            });
+        }
+    }
+    Ok(Call { id: envelope.id, method })
+}
+
+/// An object without `method` but with `result` or `error` is a response.
+pub fn is_response(envelope: &Envelope<'_>) -> bool {
+    envelope.method.is_none() && (envelope.result.is_some() || envelope.error.is_some())
+}
+
+/// A response is well-formed when it says `"jsonrpc": "2.0"`, carries an id, and exactly one of `result`
+/// and `error`, the error being an object with an integer code.
+pub fn is_well_formed_response(envelope: &Envelope<'_>) -> bool {
+    let version = envelope.jsonrpc.and_then(string_value).as_deref() == Some("2.0");
+    let one_member = envelope.result.is_some() != envelope.error.is_some();
+    let error_ok = envelope.error.is_none_or(|e| {
+        json_type(e) == JsonType::Object
+            && serde_json::from_str::<Value>(e.get()).ok().and_then(|v| v.get("code").and_then(Value::as_i64)).is_some()
+    });
+    version && envelope.id.is_some() && one_member && error_ok
+}
+
+/// `params._meta.progressToken` of a request (MCP), as a lookup key.
+pub fn progress_token(params: Option<&RawValue>) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Meta<'a> {
+        #[serde(borrow, rename = "progressToken", default)]
+        progress_token: Option<&'a RawValue>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Params<'a> {
+        #[serde(borrow, rename = "_meta", default)]
+        meta: Option<Meta<'a>>,
+    }
+    let params = params.filter(|p| json_type(p) == JsonType::Object)?;
+    let parsed: Params = serde_json::from_str(params.get()).ok()?;
+    parsed.meta?.progress_token.map(id_key)
+}
+
+/// A named member of an object-valued `params` (e.g. `requestId` of a cancellation, `progressToken` of a
+/// progress notification), as a lookup key.
+pub fn param_key(params: Option<&RawValue>, name: &str) -> Option<String> {
+    let params = params.filter(|p| json_type(p) == JsonType::Object)?;
+    let map: std::collections::BTreeMap<String, &RawValue> = serde_json::from_str(params.get()).ok()?;
+    map.get(name).map(|raw| id_key(raw))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn object(text: &str) -> Envelope<'_> {
+        match parse(text) {
+            Parsed::Object(e) => e,
+            _ => panic!("{text} is an object"),
+        }
+    }
+
+    #[test]
+    fn null_id_is_present_and_absent_id_is_not() {
+        assert_eq!(object(r#"{"jsonrpc":"2.0","id":null,"method":"m"}"#).id.map(RawValue::get), Some("null"));
+        assert!(object(r#"{"jsonrpc":"2.0","method":"m"}"#).id.is_none());
+    }
+
+    #[test]
+    fn a_repeated_member_is_refused_by_name() {
+        assert!(matches!(parse(r#"{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}"#), Parsed::Duplicate(m) if m == "method"));
+        // Members JSON-RPC does not read may repeat: they are skipped, never acted on.
+        assert!(matches!(parse(r#"{"jsonrpc":"2.0","method":"a","x":1,"x":2}"#), Parsed::Object(_)));
+    }
+
+    #[test]
+    fn lines_that_are_not_messages() {
+        assert!(matches!(parse("garbage"), Parsed::NotJson(_)));
+        assert!(matches!(parse(r#"{"id":1"#), Parsed::NotJson(_)));
+        assert!(matches!(parse("42"), Parsed::Scalar));
+        assert!(matches!(parse(r#"[{"a":1}, 2]"#), Parsed::Batch(m) if m.len() == 2));
+        assert!(matches!(parse(""), Parsed::NotJson(_)));
+    }
+
+    #[test]
+    fn ids_meet_across_number_spellings_but_not_across_types() {
+        let key = |t: &str| id_key(&serde_json::from_str::<Box<RawValue>>(t).unwrap());
+        assert_eq!(key("7"), key("7.0"));
+        assert_eq!(key("7"), key("7e0"));
+        assert_ne!(key("7"), key("\"7\""));
+        assert_eq!(key("\"a\""), "\"a\"");
+        assert_eq!(key("18446744073709551615"), "18446744073709551615");
+        assert_eq!(key("0.5"), "0.5");
+    }
+
+    #[test]
+    fn calls_are_checked_in_validate_order() {
+        let reason = |t: &str| check_call(&object(t)).err().map(|e| e.reason);
+        assert_eq!(reason(r#"{"jsonrpc":"2.0","id":{},"method":"m"}"#), Some("invalid-id-type"));
+        assert_eq!(reason(r#"{"jsonrpc":"1.0","id":1,"method":"m"}"#), Some("invalid-jsonrpc-version"));
+        assert_eq!(reason(r#"{"jsonrpc":"2.0","id":1}"#), Some("missing-method"));
+        assert_eq!(reason(r#"{"jsonrpc":"2.0","id":1,"method":5}"#), Some("invalid-method-type"));
+        assert_eq!(reason(r#"{"jsonrpc":"2.0","id":1,"method":"m","params":3}"#), Some("invalid-params-type"));
+        assert_eq!(reason(r#"{"jsonrpc":"2\u002e0","id":1,"method":"m"}"#), None);
+    }
+
+    #[test]
+    fn responses_are_told_from_calls_and_checked() {
+        let ok = object(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+        assert!(is_response(&ok) && is_well_formed_response(&ok));
+        let both = object(r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}"#);
+        assert!(is_response(&both) && !is_well_formed_response(&both));
+        let bad_code = object(r#"{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"m"}}"#);
+        assert!(!is_well_formed_response(&bad_code));
+        assert!(!is_response(&object(r#"{"jsonrpc":"2.0","id":1,"method":"m","result":1}"#)));
+    }
+
+    #[test]
+    fn progress_tokens_and_param_keys() {
+        let params = |t: &str| serde_json::from_str::<Box<RawValue>>(t).unwrap();
+        assert_eq!(progress_token(Some(&params(r#"{"_meta":{"progressToken":"p1"},"name":"x"}"#))), Some("\"p1\"".into()));
+        assert_eq!(progress_token(Some(&params(r#"{"name":"x"}"#))), None);
+        assert_eq!(progress_token(Some(&params("[1]"))), None);
+        assert_eq!(param_key(Some(&params(r#"{"requestId":3.0,"reason":"x"}"#)), "requestId"), Some("3".into()));
+    }
+}
