@@ -4,7 +4,7 @@
 use crate::context::CallContext;
 use crate::envelope::{self, BatchPolicy, ValidateOptions};
 use crate::error::{ErrorObject, InputError};
-use crate::{lookup, redact, render, sanitize};
+use crate::{guard, lookup, redact, render, sanitize};
 use serde_json::Value;
 
 fn to_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
@@ -125,6 +125,30 @@ pub fn codes(dialect: Option<&str>, format: &str) -> Result<String, ErrorObject>
             &format!("format must be \"markdown\" or \"json\", not \"{other}\""),
         )),
     }
+}
+
+/// Opens a guard session (see [`crate::guard`]): `batch` is "reject" or "allow"; `upstream` names the
+/// upstream in errors and logs.
+pub fn guard_session(
+    dialect: &str,
+    max_bytes: Option<u64>,
+    batch: &str,
+    timeout_ms: Option<u64>,
+    upstream: &str,
+) -> Result<guard::Session, ErrorObject> {
+    let batch = BatchPolicy::parse(batch).ok_or_else(|| {
+        ErrorObject::invalid_params("unknown-batch-policy", "batch policy must be \"reject\" or \"allow\"")
+    })?;
+    if !crate::taxonomy::is_dialect(dialect) {
+        return Err(fail(InputError::UnknownDialect(dialect.to_string())));
+    }
+    let mut options = guard::Options::new(dialect, upstream);
+    if let Some(n) = max_bytes {
+        options.max_bytes = n;
+    }
+    options.batch = batch;
+    options.timeout_millis = timeout_ms;
+    Ok(guard::Session::new(options))
 }
 
 /// The failure as the JSON text every binding raises or returns.

@@ -15,7 +15,9 @@ use exports::jsonrpc_errors::core::types::{
     BatchPolicy, CallContext as WitContext, CodesFormat, ErrorObject as WitErrorObject, Finding, KindInfo, Outcome,
     Redaction, RequestMeta, ValidateOptions,
 };
+use exports::jsonrpc_errors::core::guard::{GuardOptions, UpstreamFailure};
 use serde_json::{Map, Value};
+use std::cell::RefCell;
 
 struct Component;
 
@@ -188,6 +190,61 @@ impl Guest for Component {
         };
         let dialect = dialect.map(|d| enum_name(&d));
         api::codes(dialect.as_deref(), format).unwrap_or_else(|e| api::failure_json(&e))
+    }
+}
+
+/// A guard session behind the resource handle (the component model hands methods `&self`; one instance is
+/// single-threaded, so a `RefCell` is all the mutability needs).
+struct GuardSession(RefCell<crate::guard::Session>);
+
+impl exports::jsonrpc_errors::core::guard::Guest for Component {
+    type Session = GuardSession;
+}
+
+impl exports::jsonrpc_errors::core::guard::GuestSession for GuardSession {
+    fn new(options: GuardOptions) -> Self {
+        let batch = match options.batch {
+            BatchPolicy::Reject => "reject",
+            BatchPolicy::Allow => "allow",
+        };
+        // The dialect is a WIT enum and the batch policy one of two names: opening cannot fail.
+        let session = api::guard_session(&enum_name(&options.dialect), options.max_bytes, batch, options.timeout_ms, &options.upstream)
+            .unwrap_or_else(|_| crate::guard::Session::new(crate::guard::Options::new("canonical", &options.upstream)));
+        GuardSession(RefCell::new(session))
+    }
+
+    fn client_line(&self, line: Vec<u8>, c: WitContext) -> String {
+        self.0.borrow_mut().client_line(&line, ctx(c)).to_json()
+    }
+
+    fn client_oversize(&self, length: u64, c: WitContext) -> String {
+        self.0.borrow_mut().client_oversize(length, ctx(c)).to_json()
+    }
+
+    fn upstream_line(&self, line: Vec<u8>, c: WitContext) -> String {
+        self.0.borrow_mut().upstream_line(&line, ctx(c)).to_json()
+    }
+
+    fn upstream_oversize(&self, length: u64, c: WitContext) -> String {
+        self.0.borrow_mut().upstream_oversize(length, ctx(c)).to_json()
+    }
+
+    fn upstream_failed(&self, failure: UpstreamFailure, c: WitContext) -> String {
+        let failure = match failure {
+            UpstreamFailure::SpawnFailed(reason) => crate::guard::Failure::SpawnFailed(reason),
+            UpstreamFailure::Exited(status) => crate::guard::Failure::Exited(status),
+            UpstreamFailure::Killed(signal) => crate::guard::Failure::Killed(signal),
+            UpstreamFailure::ClosedOutput => crate::guard::Failure::ClosedOutput,
+        };
+        self.0.borrow_mut().upstream_failed(failure, ctx(c)).to_json()
+    }
+
+    fn expire(&self, c: WitContext) -> String {
+        self.0.borrow_mut().expire(ctx(c)).to_json()
+    }
+
+    fn upstream_log(&self, text: String) -> String {
+        self.0.borrow().upstream_log(&text)
     }
 }
 

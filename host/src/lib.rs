@@ -7,6 +7,7 @@
 //! next call gets a fresh one.
 
 pub mod engine;
+pub mod guard;
 
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
@@ -124,7 +125,7 @@ impl Context {
         Context { unix_millis, entropy: h.finish() }
     }
 
-    fn wit(self) -> CallContext {
+    pub(crate) fn wit(self) -> CallContext {
         CallContext { unix_millis: self.unix_millis, entropy: self.entropy }
     }
 }
@@ -144,9 +145,9 @@ impl Default for ValidateOptions {
     }
 }
 
-struct Instance {
-    store: Store<StoreLimits>,
-    api: JsonrpcErrors,
+pub(crate) struct Instance {
+    pub(crate) store: Store<StoreLimits>,
+    pub(crate) api: JsonrpcErrors,
 }
 
 /// Linear memory one instance may grow to: a guest that needs more traps (and is replaced) instead of
@@ -236,7 +237,7 @@ impl Runtime {
             .collect()
     }
 
-    fn instantiate(&self) -> wasmtime::Result<Instance> {
+    pub(crate) fn instantiate(&self) -> wasmtime::Result<Instance> {
         let limits = StoreLimitsBuilder::new().memory_size(self.memory_limit).build();
         let mut store = Store::new(&self.engine, limits);
         store.limiter(|limits| limits);

@@ -1,7 +1,9 @@
 //! `jsonrpc-errors`: the component's functions on the command line. JSON on stdout (one document); bad input
 //! gets a message on stderr and exit 1 (with the JSON-RPC error object on stdout); usage errors exit 2.
 
-use clap::{Parser, Subcommand};
+mod proxy;
+
+use clap::{Parser, Subcommand, ValueEnum};
 use jsonrpc_errors_host::{Context, Failure, Runtime, ValidateOptions};
 use std::io::{Read, Write};
 use std::process::ExitCode;
@@ -90,6 +92,41 @@ enum Command {
         #[arg(long)]
         data: Option<String>,
     },
+    /// Runs UPSTREAM_CMD behind a guard: relays newline-delimited JSON-RPC (the MCP stdio transport) between
+    /// this process's stdin/stdout and the upstream's, answering bad client messages here, sanitizing
+    /// upstream errors and redacting failed tool results, and answering every pending request when the
+    /// upstream dies or hangs. Logs go to stderr. Exit status: the upstream's (128 + N if signal N ended it);
+    /// 124 if the guard had to terminate it; 125 if the guard failed; 126/127 if it could not be started.
+    Guard {
+        #[arg(long, default_value = "canonical")]
+        dialect: String,
+        /// Largest client message in bytes (default 10 MiB); a longer line is answered -32600 unread.
+        #[arg(long)]
+        max_bytes: Option<u64>,
+        #[arg(long, default_value = "reject", value_parser = ["reject", "allow"])]
+        batch: String,
+        /// Seconds a request may wait for the upstream before it is answered with the timeout error and
+        /// cancelled upstream (progress notifications restart the wait); 0: no limit. The default stays
+        /// below the 60 s most MCP clients wait, so they get the guard's answer rather than their own timeout.
+        #[arg(long, default_value = "50", value_name = "SECS")]
+        timeout: f64,
+        /// Seconds the upstream gets to exit after its stdin closes, and again after SIGTERM, before SIGKILL.
+        #[arg(long, default_value = "2", value_name = "SECS")]
+        grace: f64,
+        /// Longest upstream line in bytes; a longer one is discarded (and logged) as it streams.
+        #[arg(long, default_value = "67108864")]
+        max_upstream_bytes: usize,
+        #[arg(long, value_enum, default_value = "json")]
+        log_format: LogFormatArg,
+        #[arg(long, value_enum, default_value = "info")]
+        log_level: LogLevelArg,
+        /// Serve Prometheus metrics on this address (e.g. 127.0.0.1:9464).
+        #[arg(long, value_name = "HOST:PORT")]
+        metrics_addr: Option<std::net::SocketAddr>,
+        /// The upstream server's command line.
+        #[arg(last = true, required = true, value_name = "UPSTREAM_CMD")]
+        command: Vec<String>,
+    },
     /// The code table of one dialect (default: all).
     Codes {
         #[arg(long)]
@@ -97,6 +134,24 @@ enum Command {
         #[arg(long, default_value = "markdown", value_parser = ["markdown", "json"])]
         format: String,
     },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum LogFormatArg {
+    Json,
+    Text,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum LogLevelArg {
+    Error,
+    Warn,
+    Info,
+    Debug,
+}
+
+fn seconds(secs: f64, what: &str) -> Result<std::time::Duration, String> {
+    std::time::Duration::try_from_secs_f64(secs).map_err(|_| format!("--{what} must be a non-negative number of seconds"))
 }
 
 fn read_stdin() -> Result<Vec<u8>, String> {
@@ -199,12 +254,72 @@ fn run(cli: Cli) -> Result<String, Problem> {
             let text = rt.codes(dialect.as_deref(), &format)?;
             return Ok(text);
         }
+        Command::Guard { .. } => unreachable!("the guard runs from main"),
     };
     Ok(out + "\n")
 }
 
+/// `guard` runs until its upstream ends and reports through its exit status, so it does not go through
+/// `run`'s one-document contract.
+fn guard(command: Command) -> ExitCode {
+    let Command::Guard { dialect, max_bytes, batch, timeout, grace, max_upstream_bytes, log_format, log_level, metrics_addr, command } =
+        command
+    else {
+        unreachable!("only called for guard")
+    };
+    let usage = |msg: String| {
+        eprintln!("jsonrpc-errors guard: {msg}");
+        ExitCode::from(2)
+    };
+    let timeout = match seconds(timeout, "timeout") {
+        Ok(t) => t,
+        Err(msg) => return usage(msg),
+    };
+    let grace = match seconds(grace, "grace") {
+        Ok(g) => g,
+        Err(msg) => return usage(msg),
+    };
+    let program = std::path::Path::new(&command[0]).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let session = jsonrpc_errors_host::guard::Options {
+        dialect,
+        max_bytes,
+        allow_batch: batch == "allow",
+        timeout_ms: (!timeout.is_zero()).then(|| timeout.as_millis().max(1) as u64),
+        upstream: format!("stdio:{program}"),
+    };
+    let runtime = match Runtime::new(secret_candidates()) {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("jsonrpc-errors guard: cannot load the component: {e}");
+            return ExitCode::from(proxy::status::GUARD_FAILED);
+        }
+    };
+    // Refuse a bad dialect before anything starts (the message is the library's, as for every subcommand).
+    if let Err(f) = jsonrpc_errors_host::dialect(&session.dialect) {
+        let mut stdout = std::io::stdout().lock();
+        let _ = writeln!(stdout, "{}", f.to_json());
+        eprintln!("jsonrpc-errors guard: {f}");
+        return ExitCode::from(2);
+    }
+    let level = match log_level {
+        LogLevelArg::Error => tracing::Level::ERROR,
+        LogLevelArg::Warn => tracing::Level::WARN,
+        LogLevelArg::Info => tracing::Level::INFO,
+        LogLevelArg::Debug => tracing::Level::DEBUG,
+    };
+    let format = match log_format {
+        LogFormatArg::Json => proxy::LogFormat::Json,
+        LogFormatArg::Text => proxy::LogFormat::Text,
+    };
+    let args = proxy::Args { session, grace, max_upstream_bytes, log_format: format, log_level: level, metrics_addr, command };
+    proxy::run(args, runtime)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if matches!(cli.command, Command::Guard { .. }) {
+        return guard(cli.command);
+    }
     let mut stdout = std::io::stdout().lock();
     match run(cli) {
         Ok(text) => {

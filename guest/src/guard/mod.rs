@@ -689,7 +689,7 @@ impl Session {
         }
         let level = if failure == Failure::Exited(0) && self.pending.is_empty() { "info" } else { "error" };
         let detail = format!("{} ({} requests pending)", failure.describe(), self.pending.len());
-        call.event(Event::new(EventName::UpstreamFailed, level).detail(detail));
+        call.event(Event::new(EventName::UpstreamEnded, level).detail(detail));
         self.down = Some(failure.clone());
         let mut pending: Vec<Pending> = self.pending.drain().map(|(_, p)| p).collect();
         pending.sort_by_key(|p| p.seq);

@@ -66,8 +66,8 @@ pub enum EventName {
     Dropped,
     /// The client cancelled a request in flight: no response is owed for it any more.
     ClientCancelled,
-    /// The upstream can no longer answer.
-    UpstreamFailed,
+    /// The upstream ended (exited, was killed, closed its output, could not start): it can no longer answer.
+    UpstreamEnded,
 }
 
 impl Event {

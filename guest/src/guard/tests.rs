@@ -230,7 +230,7 @@ fn an_upstream_failure_answers_every_pending_request_once_in_order() {
     assert_eq!(ids, [json!(3), json!(2)], "the cancelled request is owed nothing");
     let first: Value = serde_json::from_str(&lines(&o, Peer::Client)[0]).unwrap();
     assert_eq!(first["error"]["code"], -32000);
-    assert_eq!(events(&o)[0].event, EventName::UpstreamFailed);
+    assert_eq!(events(&o)[0].event, EventName::UpstreamEnded);
     assert!(s.upstream_failed(Failure::Exited(3), ctx(T0)).steps.is_empty(), "only the first failure counts");
     let o = client(&mut s, r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#);
     assert!(lines(&o, Peer::Upstream).is_empty());

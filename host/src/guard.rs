@@ -1,0 +1,205 @@
+//! A guard session on its own component instance (see the `guard` interface in `wit/world.wit`): the
+//! per-message policy of a JSON-RPC proxy. The shell around it (`jsonrpc-errors guard`) only does I/O.
+
+use crate::exports::jsonrpc_errors::core::guard::{GuardOptions, UpstreamFailure};
+use crate::exports::jsonrpc_errors::core::types::BatchPolicy;
+use crate::{dialect, Context, Failure, Instance, Runtime};
+use serde::Deserialize;
+use serde_json::Value;
+use wasmtime::component::ResourceAny;
+
+/// How a session behaves (see `guard-options` in the WIT).
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub dialect: String,
+    /// Largest client message in bytes (`None`: the taxonomy's 10 MiB).
+    pub max_bytes: Option<u64>,
+    pub allow_batch: bool,
+    /// How long a request may wait for the upstream, in milliseconds.
+    pub timeout_ms: Option<u64>,
+    /// How errors and logs name the upstream.
+    pub upstream: String,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { dialect: "canonical".into(), max_bytes: None, allow_batch: false, timeout_ms: None, upstream: "upstream".into() }
+    }
+}
+
+/// Why the upstream can no longer answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UpstreamGone {
+    SpawnFailed(String),
+    Exited(i32),
+    Killed(i32),
+    ClosedOutput,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Peer {
+    Client,
+    Upstream,
+}
+
+/// One step to carry out (in order).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "step", rename_all = "kebab-case")]
+pub enum Step {
+    /// The line just given, byte for byte, to `to`.
+    Forward { to: Peer },
+    /// This line to `to`.
+    Send { to: Peer, line: String },
+    /// A record for the log and the metrics.
+    Event(Event),
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Event {
+    pub event: String,
+    pub level: String,
+    pub kind: Option<String>,
+    pub code: Option<i32>,
+    pub category: Option<String>,
+    pub gate: Option<String>,
+    pub correlation_id: Option<String>,
+    pub id: Option<Value>,
+    pub method: Option<String>,
+    pub detail: Option<String>,
+}
+
+/// What one session call returned.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Outcome {
+    pub steps: Vec<Step>,
+    /// Client requests still waiting for an answer.
+    pub pending: usize,
+    /// When to call [`Session::expire`] (unix milliseconds).
+    pub deadline: Option<u64>,
+}
+
+impl Outcome {
+    /// Reads the JSON text a session method returns.
+    pub fn parse(json: &str) -> Result<Outcome, Failure> {
+        serde_json::from_str(json).map_err(|_| Failure::internal())
+    }
+}
+
+/// One guard session. It owns its instance: a session's state lives in that instance's memory, so it is
+/// never pooled. A trap ends the session (every later call fails with -32603).
+pub struct Session {
+    instance: Option<Instance>,
+    handle: ResourceAny,
+}
+
+impl Runtime {
+    /// Opens a guard session on a fresh instance.
+    pub fn guard_session(&self, options: &Options) -> Result<Session, Failure> {
+        let wit = GuardOptions {
+            dialect: dialect(&options.dialect)?,
+            max_bytes: options.max_bytes,
+            batch: if options.allow_batch { BatchPolicy::Allow } else { BatchPolicy::Reject },
+            timeout_ms: options.timeout_ms,
+            upstream: options.upstream.clone(),
+        };
+        let mut instance = self.instantiate().map_err(|_| Failure::internal())?;
+        let handle = instance
+            .api
+            .jsonrpc_errors_core_guard()
+            .session()
+            .call_constructor(&mut instance.store, &wit)
+            .map_err(|_| Failure::internal())?;
+        Ok(Session { instance: Some(instance), handle })
+    }
+}
+
+impl Session {
+    /// Runs one method; a trap discards the instance for good.
+    fn call<T>(
+        &mut self,
+        f: impl FnOnce(&mut Instance, ResourceAny) -> wasmtime::Result<T>,
+    ) -> Result<T, Failure> {
+        let handle = self.handle;
+        let instance = self.instance.as_mut().ok_or_else(Failure::internal)?;
+        match f(instance, handle) {
+            Ok(v) => Ok(v),
+            Err(_) => {
+                self.instance = None;
+                Err(Failure::internal())
+            }
+        }
+    }
+
+    /// A line from the client (newline removed): the outcome's JSON text.
+    pub fn client_line_json(&mut self, line: &[u8], ctx: Context) -> Result<String, Failure> {
+        self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_client_line(&mut i.store, h, line, ctx.wit()))
+    }
+
+    pub fn client_oversize_json(&mut self, length: u64, ctx: Context) -> Result<String, Failure> {
+        self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_client_oversize(&mut i.store, h, length, ctx.wit()))
+    }
+
+    /// A line from the upstream's output (newline removed).
+    pub fn upstream_line_json(&mut self, line: &[u8], ctx: Context) -> Result<String, Failure> {
+        self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_upstream_line(&mut i.store, h, line, ctx.wit()))
+    }
+
+    pub fn upstream_oversize_json(&mut self, length: u64, ctx: Context) -> Result<String, Failure> {
+        self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_upstream_oversize(&mut i.store, h, length, ctx.wit()))
+    }
+
+    pub fn upstream_failed_json(&mut self, gone: &UpstreamGone, ctx: Context) -> Result<String, Failure> {
+        let failure = match gone {
+            UpstreamGone::SpawnFailed(reason) => UpstreamFailure::SpawnFailed(reason.clone()),
+            UpstreamGone::Exited(status) => UpstreamFailure::Exited(*status),
+            UpstreamGone::Killed(signal) => UpstreamFailure::Killed(*signal),
+            UpstreamGone::ClosedOutput => UpstreamFailure::ClosedOutput,
+        };
+        self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_upstream_failed(&mut i.store, h, &failure, ctx.wit()))
+    }
+
+    pub fn expire_json(&mut self, ctx: Context) -> Result<String, Failure> {
+        self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_expire(&mut i.store, h, ctx.wit()))
+    }
+
+    pub fn client_line(&mut self, line: &[u8], ctx: Context) -> Result<Outcome, Failure> {
+        Outcome::parse(&self.client_line_json(line, ctx)?)
+    }
+
+    pub fn client_oversize(&mut self, length: u64, ctx: Context) -> Result<Outcome, Failure> {
+        Outcome::parse(&self.client_oversize_json(length, ctx)?)
+    }
+
+    pub fn upstream_line(&mut self, line: &[u8], ctx: Context) -> Result<Outcome, Failure> {
+        Outcome::parse(&self.upstream_line_json(line, ctx)?)
+    }
+
+    pub fn upstream_oversize(&mut self, length: u64, ctx: Context) -> Result<Outcome, Failure> {
+        Outcome::parse(&self.upstream_oversize_json(length, ctx)?)
+    }
+
+    pub fn upstream_failed(&mut self, gone: &UpstreamGone, ctx: Context) -> Result<Outcome, Failure> {
+        Outcome::parse(&self.upstream_failed_json(gone, ctx)?)
+    }
+
+    pub fn expire(&mut self, ctx: Context) -> Result<Outcome, Failure> {
+        Outcome::parse(&self.expire_json(ctx)?)
+    }
+
+    /// Text from the upstream's stderr for the operator's log (secrets redacted, traces kept).
+    pub fn upstream_log(&mut self, text: &str) -> Result<String, Failure> {
+        if text.len() > crate::MAX_INPUT_BYTES {
+            return Err(Failure::internal());
+        }
+        self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_upstream_log(&mut i.store, h, text))
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(i) = self.instance.as_mut() {
+            let _ = self.handle.resource_drop(&mut i.store);
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! The guard's pipes: newline-delimited lines read with a size cap (an oversize line is discarded as it
+//! streams, never held), written in order with one flush per burst, and a byte budget between each reader
+//! and the writer on the far side so a peer that stops reading slows the other peer down instead of
+//! growing the guard's memory.
+
+use std::sync::Arc;
+use std::time::Instant;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
+
+/// One read from a line-oriented pipe.
+#[derive(Debug)]
+pub enum Read {
+    /// A line without its newline (a final line without one counts too).
+    Line(Vec<u8>),
+    /// A line longer than the cap, discarded unread: its length.
+    Oversize(u64),
+    Eof,
+    Failed(std::io::Error),
+}
+
+/// Reads one line of at most `cap` bytes.
+pub async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, cap: usize) -> Read {
+    let mut line = Vec::new();
+    let mut total: u64 = 0;
+    let mut oversize = false;
+    loop {
+        let buf = match reader.fill_buf().await {
+            Ok(buf) => buf,
+            Err(e) => return Read::Failed(e),
+        };
+        if buf.is_empty() {
+            return match (total, oversize) {
+                (0, _) => Read::Eof,
+                (_, true) => Read::Oversize(total),
+                (_, false) => Read::Line(line),
+            };
+        }
+        let newline = memchr::memchr(b'\n', buf);
+        let chunk = &buf[..newline.unwrap_or(buf.len())];
+        total += chunk.len() as u64;
+        if !oversize {
+            if line.len() + chunk.len() > cap {
+                oversize = true;
+                line = Vec::new();
+            } else {
+                line.extend_from_slice(chunk);
+            }
+        }
+        let consumed = newline.map_or(buf.len(), |i| i + 1);
+        reader.consume(consumed);
+        if newline.is_some() {
+            return if oversize { Read::Oversize(total) } else { Read::Line(line) };
+        }
+    }
+}
+
+/// Bytes a reader may have in flight toward the far writer before it waits.
+pub const BUDGET_BYTES: usize = 16 * 1024 * 1024;
+
+/// A byte budget shared by a reader and the writer its lines go to.
+#[derive(Clone)]
+pub struct Budget(Arc<Semaphore>);
+
+impl Budget {
+    pub fn new() -> Self {
+        Budget(Arc::new(Semaphore::new(BUDGET_BYTES)))
+    }
+
+    /// Waits until `len` bytes (at most the whole budget, at least one) may be in flight.
+    pub async fn reserve(&self, len: usize) -> Option<OwnedSemaphorePermit> {
+        let n = len.clamp(1, BUDGET_BYTES) as u32;
+        self.0.clone().acquire_many_owned(n).await.ok()
+    }
+}
+
+/// A line on its way to a peer.
+pub struct Outgoing {
+    pub bytes: Vec<u8>,
+    /// The line as it was read (not written by the guard itself).
+    pub forwarded: bool,
+    /// When the line it answers or relays was read: the guard's added latency ends when it is written.
+    pub read_at: Option<Instant>,
+    /// Held until the line is written: dropping it gives the bytes back to the reader's budget.
+    #[allow(dead_code)]
+    pub permit: Option<OwnedSemaphorePermit>,
+}
+
+/// Writes every line it receives, newline-terminated and in order, flushing after each burst; returns the
+/// write error that stopped it, if any. Dropping the sender ends it (and closes the pipe).
+pub async fn write_lines<W: AsyncWrite + Unpin>(
+    writer: W,
+    mut lines: mpsc::UnboundedReceiver<Outgoing>,
+    mut written: impl FnMut(&Outgoing),
+) -> Result<(), std::io::Error> {
+    let mut writer = tokio::io::BufWriter::with_capacity(64 * 1024, writer);
+    let mut burst = Vec::with_capacity(64);
+    while let Some(first) = lines.recv().await {
+        burst.push(first);
+        while burst.len() < 64 {
+            match lines.try_recv() {
+                Ok(next) => burst.push(next),
+                Err(_) => break,
+            }
+        }
+        for out in &burst {
+            writer.write_all(&out.bytes).await?;
+            writer.write_all(b"\n").await?;
+        }
+        writer.flush().await?;
+        for out in burst.drain(..) {
+            written(&out);
+        }
+    }
+    writer.flush().await?;
+    writer.shutdown().await
+}
+
+/// Most text the upstream's stderr is redacted in one piece: a stack trace or a PEM block written in a
+/// burst stays whole, so multi-line rules see it all.
+pub const STDERR_CHUNK: usize = 64 * 1024;
+
+/// Reads a stderr pipe in bursts: whatever arrives within 20 ms of the first byte (up to
+/// [`STDERR_CHUNK`]) is handed on as complete lines, so a multi-line trace is redacted as one text.
+pub async fn read_stderr_bursts<R: AsyncRead + Unpin>(mut reader: R, mut emit: impl AsyncFnMut(String)) {
+    let mut pending = Vec::new();
+    let mut chunk = vec![0u8; 8192];
+    let mut eof = false;
+    while !eof {
+        match reader.read(&mut chunk).await {
+            Ok(0) | Err(_) => eof = true,
+            Ok(n) => pending.extend_from_slice(&chunk[..n]),
+        }
+        while !eof && pending.len() < STDERR_CHUNK {
+            match tokio::time::timeout(std::time::Duration::from_millis(20), reader.read(&mut chunk)).await {
+                Ok(Ok(0)) | Ok(Err(_)) => eof = true,
+                Ok(Ok(n)) => pending.extend_from_slice(&chunk[..n]),
+                Err(_) => break,
+            }
+        }
+        let cut = if eof || pending.len() >= STDERR_CHUNK {
+            pending.len()
+        } else {
+            memchr::memrchr(b'\n', &pending).map_or(0, |i| i + 1)
+        };
+        if cut > 0 {
+            let rest = pending.split_off(cut);
+            let text = String::from_utf8_lossy(&pending).into_owned();
+            pending = rest;
+            emit(text).await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn lines(input: &[u8], cap: usize) -> Vec<String> {
+        let mut r = tokio::io::BufReader::with_capacity(4, input);
+        let mut out = Vec::new();
+        loop {
+            match read_line(&mut r, cap).await {
+                Read::Line(l) => out.push(String::from_utf8(l).unwrap()),
+                Read::Oversize(n) => out.push(format!("<oversize {n}>")),
+                Read::Eof => return out,
+                Read::Failed(e) => panic!("{e}"),
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn lines_are_split_capped_and_resynchronized() {
+        assert_eq!(lines(b"a\nbb\n\nccc", 10).await, ["a", "bb", "", "ccc"]);
+        assert_eq!(lines(b"0123456789ABC\nok\n", 10).await, ["<oversize 13>", "ok"]);
+        assert_eq!(lines(b"0123456789\n", 10).await, ["0123456789"]);
+        assert!(lines(b"", 10).await.is_empty());
+    }
+}

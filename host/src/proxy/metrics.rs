@@ -1,0 +1,170 @@
+//! The guard's Prometheus metrics (`--metrics-addr`), served as text on any path.
+
+use jsonrpc_errors_host::guard::{Event, Peer};
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct PeerLabels {
+    pub peer: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct WrittenLabels {
+    pub to: String,
+    /// "forwarded" (the line as read) or "generated" (written by the guard: answers, rewrites, batch
+    /// members, cancellations).
+    pub how: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ErrorLabels {
+    pub code: String,
+    pub kind: String,
+    pub category: String,
+    pub gate: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct EventLabels {
+    pub event: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ExitLabels {
+    pub how: String,
+}
+
+fn latency_histogram() -> Histogram {
+    // 10 µs .. ~5 s.
+    Histogram::new(exponential_buckets(0.000_01, 2.0, 20))
+}
+
+pub struct Metrics {
+    pub registry: Registry,
+    read: Family<PeerLabels, Counter>,
+    written: Family<WrittenLabels, Counter>,
+    errors: Family<ErrorLabels, Counter>,
+    events: Family<EventLabels, Counter>,
+    upstream_exits: Family<ExitLabels, Counter>,
+    pending: Gauge,
+    latency: Family<PeerLabels, Histogram, fn() -> Histogram>,
+}
+
+pub fn peer_name(peer: Peer) -> &'static str {
+    match peer {
+        Peer::Client => "client",
+        Peer::Upstream => "upstream",
+    }
+}
+
+impl Metrics {
+    pub fn new() -> Self {
+        let mut registry = Registry::with_prefix("jsonrpc_errors_guard");
+        let read = Family::<PeerLabels, Counter>::default();
+        registry.register("lines_read", "Lines read, by the peer that wrote them", read.clone());
+        let written = Family::<WrittenLabels, Counter>::default();
+        registry.register("messages_written", "Lines written, by destination and by whether the guard wrote them itself", written.clone());
+        let errors = Family::<ErrorLabels, Counter>::default();
+        registry.register(
+            "errors",
+            "Errors the client received that the guard answered or rewrote, by code, kind, category and gate",
+            errors.clone(),
+        );
+        let events = Family::<EventLabels, Counter>::default();
+        registry.register("events", "Logged events, by name (answered, sanitized, redacted, dropped, ...)", events.clone());
+        let upstream_exits = Family::<ExitLabels, Counter>::default();
+        registry.register(
+            "upstream_exits",
+            "Upstream endings (exited, killed, closed-output, spawn-failed); the guard never restarts an upstream",
+            upstream_exits.clone(),
+        );
+        let pending = Gauge::default();
+        registry.register("pending_requests", "Client requests waiting for the upstream", pending.clone());
+        let latency = Family::<PeerLabels, Histogram, fn() -> Histogram>::new_with_constructor(latency_histogram);
+        registry.register(
+            "added_latency_seconds",
+            "Time from reading a line to writing what it became, by destination",
+            latency.clone(),
+        );
+        Metrics { registry, read, written, errors, events, upstream_exits, pending, latency }
+    }
+
+    pub fn line_read(&self, from: Peer) {
+        self.read.get_or_create(&PeerLabels { peer: peer_name(from).into() }).inc();
+    }
+
+    pub fn written(&self, to: Peer, forwarded: bool) {
+        let how = if forwarded { "forwarded" } else { "generated" };
+        self.written.get_or_create(&WrittenLabels { to: peer_name(to).into(), how: how.into() }).inc();
+    }
+
+    pub fn latency(&self, to: Peer, elapsed: Duration) {
+        self.latency.get_or_create(&PeerLabels { peer: peer_name(to).into() }).observe(elapsed.as_secs_f64());
+    }
+
+    pub fn event(&self, e: &Event) {
+        self.events.get_or_create(&EventLabels { event: e.event.clone() }).inc();
+        if let Some(kind) = &e.kind {
+            if matches!(e.event.as_str(), "answered" | "sanitized") {
+                let labels = ErrorLabels {
+                    code: e.code.map(|c| c.to_string()).unwrap_or_default(),
+                    kind: kind.clone(),
+                    category: e.category.clone().unwrap_or_default(),
+                    gate: e.gate.clone().unwrap_or_default(),
+                };
+                self.errors.get_or_create(&labels).inc();
+            }
+        }
+    }
+
+    pub fn upstream_ended(&self, how: &str) {
+        self.upstream_exits.get_or_create(&ExitLabels { how: how.into() }).inc();
+    }
+
+    pub fn set_pending(&self, n: usize) {
+        self.pending.set(n as i64);
+    }
+
+    pub fn encode(&self) -> String {
+        let mut out = String::new();
+        // Writing to a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
+        out
+    }
+}
+
+/// Serves the metrics on `listener` until the guard exits.
+pub async fn serve(listener: tokio::net::TcpListener, metrics: Arc<Metrics>) {
+    use http_body_util::Full;
+    use hyper::body::Bytes;
+    use hyper::service::service_fn;
+    use hyper_util::rt::TokioIo;
+    loop {
+        let Ok((stream, _)) = listener.accept().await else { continue };
+        let metrics = metrics.clone();
+        tokio::spawn(async move {
+            let service = service_fn(move |_request| {
+                let body = metrics.encode();
+                async move {
+                    hyper::Response::builder()
+                        .header("content-type", "application/openmetrics-text; version=1.0.0; charset=utf-8")
+                        .body(Full::new(Bytes::from(body)))
+                }
+            });
+            let _ = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+        });
+    }
+}
+
+/// Binds the metrics address before the upstream starts, so a bad address fails the guard at once.
+pub async fn bind(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    tokio::net::TcpListener::bind(addr).await
+}
