@@ -44,6 +44,121 @@ fn ctx_of(case: &Value) -> (u64, u64) {
 
 type Outcome = Result<String, Value>;
 
+fn hex(h: &str) -> Vec<u8> {
+    (0..h.len()).step_by(2).map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap()).collect()
+}
+
+/// One step of a `guard` script, whichever runtime runs it.
+enum GuardStep<'a> {
+    Client(Vec<u8>),
+    ClientOversize(u64),
+    Upstream(Vec<u8>),
+    UpstreamOversize(u64),
+    Failed(&'a Value),
+    Expire,
+    Log(&'a str),
+}
+
+/// The script's steps with the call context of each (`at` milliseconds after the case's clock, entropy
+/// advanced by the step's index).
+fn guard_steps(case: &Value) -> Vec<(GuardStep<'_>, (u64, u64))> {
+    let (unix_millis, entropy) = ctx_of(case);
+    case["script"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .map(|(i, step)| {
+            let at = (unix_millis + step.get("at").and_then(Value::as_u64).unwrap_or(0), entropy.wrapping_add(i as u64));
+            let text = |k: &str| step.get(k).and_then(Value::as_str);
+            let s = if let Some(l) = text("client") {
+                GuardStep::Client(l.as_bytes().to_vec())
+            } else if let Some(h) = text("client_hex") {
+                GuardStep::Client(hex(h))
+            } else if let Some(n) = step.get("client_oversize").and_then(Value::as_u64) {
+                GuardStep::ClientOversize(n)
+            } else if let Some(l) = text("upstream") {
+                GuardStep::Upstream(l.as_bytes().to_vec())
+            } else if let Some(h) = text("upstream_hex") {
+                GuardStep::Upstream(hex(h))
+            } else if let Some(n) = step.get("upstream_oversize").and_then(Value::as_u64) {
+                GuardStep::UpstreamOversize(n)
+            } else if let Some(f) = step.get("upstream_failed") {
+                GuardStep::Failed(f)
+            } else if step.get("expire").is_some() {
+                GuardStep::Expire
+            } else {
+                GuardStep::Log(text("upstream_log").expect("a known guard step"))
+            };
+            (s, at)
+        })
+        .collect()
+}
+
+fn guard_options(case: &Value) -> (String, Option<u64>, String, Option<u64>, String) {
+    let o = case.get("options").cloned().unwrap_or(Value::Null);
+    let s = |k: &str, d: &str| o.get(k).and_then(Value::as_str).unwrap_or(d).to_string();
+    (s("dialect", "canonical"), o.get("max_bytes").and_then(Value::as_u64), s("batch", "reject"), o.get("timeout_ms").and_then(Value::as_u64), s("upstream", "upstream"))
+}
+
+/// The outputs of a guard script, joined by newlines (each output is one JSON document, or a log text).
+fn native_guard(case: &Value) -> Result<String, jsonrpc_errors_guest::error::ErrorObject> {
+    use jsonrpc_errors_guest::guard::Failure;
+    let (dialect, max_bytes, batch, timeout_ms, upstream) = guard_options(case);
+    let mut session = api::guard_session(&dialect, max_bytes, &batch, timeout_ms, &upstream)?;
+    let mut outputs = Vec::new();
+    for (step, (unix_millis, entropy)) in guard_steps(case) {
+        let ctx = CallContext { unix_millis, entropy };
+        outputs.push(match step {
+            GuardStep::Client(l) => session.client_line(&l, ctx).to_json(),
+            GuardStep::ClientOversize(n) => session.client_oversize(n, ctx).to_json(),
+            GuardStep::Upstream(l) => session.upstream_line(&l, ctx).to_json(),
+            GuardStep::UpstreamOversize(n) => session.upstream_oversize(n, ctx).to_json(),
+            GuardStep::Failed(f) => {
+                let failure = match (f.get("exited"), f.get("killed"), f.get("spawn_failed")) {
+                    (Some(n), _, _) => Failure::Exited(n.as_i64().unwrap() as i32),
+                    (_, Some(n), _) => Failure::Killed(n.as_i64().unwrap() as i32),
+                    (_, _, Some(r)) => Failure::SpawnFailed(r.as_str().unwrap().into()),
+                    _ => Failure::ClosedOutput,
+                };
+                session.upstream_failed(failure, ctx).to_json()
+            }
+            GuardStep::Expire => session.expire(ctx).to_json(),
+            GuardStep::Log(t) => session.upstream_log(t),
+        });
+    }
+    Ok(serde_json::to_string(&outputs).unwrap())
+}
+
+fn component_guard(rt: &Runtime, case: &Value) -> Result<String, Failure> {
+    use jsonrpc_errors_host::guard::{Options, UpstreamGone};
+    let (dialect, max_bytes, batch, timeout_ms, upstream) = guard_options(case);
+    let options = Options { dialect, max_bytes, allow_batch: batch == "allow", timeout_ms, upstream };
+    let mut session = rt.guard_session(&options)?;
+    let mut outputs = Vec::new();
+    for (step, (unix_millis, entropy)) in guard_steps(case) {
+        let ctx = Context { unix_millis, entropy };
+        outputs.push(match step {
+            GuardStep::Client(l) => session.client_line_json(&l, ctx)?,
+            GuardStep::ClientOversize(n) => session.client_oversize_json(n, ctx)?,
+            GuardStep::Upstream(l) => session.upstream_line_json(&l, ctx)?,
+            GuardStep::UpstreamOversize(n) => session.upstream_oversize_json(n, ctx)?,
+            GuardStep::Failed(f) => {
+                let gone = match (f.get("exited"), f.get("killed"), f.get("spawn_failed")) {
+                    (Some(n), _, _) => UpstreamGone::Exited(n.as_i64().unwrap() as i32),
+                    (_, Some(n), _) => UpstreamGone::Killed(n.as_i64().unwrap() as i32),
+                    (_, _, Some(r)) => UpstreamGone::SpawnFailed(r.as_str().unwrap().into()),
+                    _ => UpstreamGone::ClosedOutput,
+                };
+                session.upstream_failed_json(&gone, ctx)?
+            }
+            GuardStep::Expire => session.expire_json(ctx)?,
+            GuardStep::Log(t) => session.upstream_log(t)?,
+        });
+    }
+    Ok(serde_json::to_string(&outputs).unwrap())
+}
+
 fn native(case: &Value) -> Outcome {
     let _guard = NATIVE_ENV.lock().unwrap_or_else(|e| e.into_inner());
     jsonrpc_errors_guest::set_environment(&env_of(case));
@@ -76,6 +191,7 @@ fn native(case: &Value) -> Outcome {
                 .map(|k| serde_json::to_string(&k).unwrap())
         }
         "codes" => api::codes(s("dialect"), s("format").unwrap()),
+        "guard" => native_guard(case),
         other => panic!("unknown op {other}"),
     };
     jsonrpc_errors_guest::set_environment(&[]);
@@ -117,19 +233,24 @@ fn component(rt: &Runtime, case: &Value) -> Outcome {
                 .map(|k| serde_json::to_string(&k).unwrap())
         }
         "codes" => rt.codes(s("dialect"), s("format").unwrap()),
+        "guard" => component_guard(rt, case),
         other => panic!("unknown op {other}"),
     };
     r.map_err(failure_value)
 }
 
 fn check(name: &str, got: &Outcome, case: &Value) -> Option<String> {
-    match (got, case.get("expect_text"), case.get("expect_failure")) {
-        (Ok(text), Some(Value::String(expected)), _) if text == expected => None,
+    // A guard script's outputs (`expect_outputs`) are compared as the JSON array of their texts: equal
+    // exactly when every output is equal byte for byte.
+    let want = match (case.get("expect_text"), case.get("expect_outputs")) {
+        (Some(Value::String(text)), _) => Some(text.clone()),
+        (_, Some(outputs)) => Some(serde_json::to_string(outputs).unwrap()),
+        _ => None,
+    };
+    match (got, &want, case.get("expect_failure")) {
+        (Ok(text), Some(want), _) if text == want => None,
         (Err(v), None, Some(expected)) if v == expected => None,
-        _ => Some(format!(
-            "{name}: got {got:?}, expected {}",
-            case.get("expect_text").or(case.get("expect_failure")).unwrap_or(&Value::Null)
-        )),
+        _ => Some(format!("{name}: got {got:?}, expected {}", want.map(Value::String).or(case.get("expect_failure").cloned()).unwrap_or(Value::Null))),
     }
 }
 

@@ -70,6 +70,20 @@ fn record(mut case: Map<String, Value>) -> Value {
                 .map(|k| serde_json::to_string(&k).unwrap())
         }
         "codes" => api::codes(s("dialect").as_deref(), &s("format").unwrap()),
+        "guard" => {
+            let outputs = guard_script(&case, &ctx);
+            jsonrpc_errors_guest::set_environment(&[]);
+            match outputs {
+                Ok(outputs) => {
+                    case.insert("expect".into(), Value::Array(outputs.iter().map(|o| serde_json::from_str(o).unwrap_or(json!(o))).collect()));
+                    case.insert("expect_outputs".into(), json!(outputs));
+                }
+                Err(e) => {
+                    case.insert("expect_failure".into(), e.to_value());
+                }
+            }
+            return Value::Object(case);
+        }
         other => panic!("unknown op {other}"),
     };
     jsonrpc_errors_guest::set_environment(&[]);
@@ -350,6 +364,178 @@ fn lookup_cases() -> Value {
     json!({"description": "lookup, explain and codes: reverse lookup across colliding codes, and the code tables.", "cases": cases})
 }
 
+/// Runs a `guard` case's script on a native session: one output text per step.
+fn guard_script(case: &Map<String, Value>, ctx: &CallContext) -> Result<Vec<String>, jsonrpc_errors_guest::error::ErrorObject> {
+    use jsonrpc_errors_guest::guard::Failure;
+    let o = case.get("options").cloned().unwrap_or(json!({}));
+    let mut session = api::guard_session(
+        o.get("dialect").and_then(Value::as_str).unwrap_or("canonical"),
+        o.get("max_bytes").and_then(Value::as_u64),
+        o.get("batch").and_then(Value::as_str).unwrap_or("reject"),
+        o.get("timeout_ms").and_then(Value::as_u64),
+        o.get("upstream").and_then(Value::as_str).unwrap_or("upstream"),
+    )?;
+    let hex = |h: &str| -> Vec<u8> { (0..h.len()).step_by(2).map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap()).collect() };
+    let mut outputs = Vec::new();
+    for (i, step) in case["script"].as_array().expect("a guard case has a script").iter().enumerate() {
+        let at = CallContext {
+            unix_millis: ctx.unix_millis + step.get("at").and_then(Value::as_u64).unwrap_or(0),
+            entropy: ctx.entropy.wrapping_add(i as u64),
+        };
+        let text = |k: &str| step.get(k).and_then(Value::as_str);
+        let out = if let Some(line) = text("client") {
+            session.client_line(line.as_bytes(), at).to_json()
+        } else if let Some(h) = text("client_hex") {
+            session.client_line(&hex(h), at).to_json()
+        } else if let Some(n) = step.get("client_oversize").and_then(Value::as_u64) {
+            session.client_oversize(n, at).to_json()
+        } else if let Some(line) = text("upstream") {
+            session.upstream_line(line.as_bytes(), at).to_json()
+        } else if let Some(h) = text("upstream_hex") {
+            session.upstream_line(&hex(h), at).to_json()
+        } else if let Some(n) = step.get("upstream_oversize").and_then(Value::as_u64) {
+            session.upstream_oversize(n, at).to_json()
+        } else if let Some(f) = step.get("upstream_failed") {
+            let failure = match (f.get("exited"), f.get("killed"), f.get("spawn_failed")) {
+                (Some(n), _, _) => Failure::Exited(n.as_i64().unwrap() as i32),
+                (_, Some(n), _) => Failure::Killed(n.as_i64().unwrap() as i32),
+                (_, _, Some(r)) => Failure::SpawnFailed(r.as_str().unwrap().to_string()),
+                _ => Failure::ClosedOutput,
+            };
+            session.upstream_failed(failure, at).to_json()
+        } else if step.get("expire").is_some() {
+            session.expire(at).to_json()
+        } else if let Some(t) = text("upstream_log") {
+            session.upstream_log(t)
+        } else {
+            panic!("unknown guard step {step}")
+        };
+        outputs.push(out);
+    }
+    Ok(outputs)
+}
+
+const REQUEST_1: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"query","arguments":{}}}"#;
+
+fn guard_cases() -> Value {
+    let opts = |dialect: &str, timeout: Option<u64>| json!({"dialect": dialect, "timeout_ms": timeout, "upstream": "stdio:server"});
+    let canonical = opts("canonical", Some(30_000));
+    let g = |name: &str, options: &Value, script: Value| case(name, "guard", json!({"options": options, "ctx": ctx_json(), "script": script}));
+    let secret_error = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32050,"message":"DB down: postgres://app:hunter2@db.internal/x from /home/alice/app.py","data":{"stack":"Traceback (most recent call last):\n  File \"/home/alice/app.py\", line 3","token":"ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}}}"#;
+    let failed_tool = json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [
+        {"type": "text", "text": "Error executing tool query: token ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d for alice@corp.example"},
+        {"type": "text", "text": format!("log: {}", "0123456789".repeat(150))},
+        {"type": "resource", "resource": {"uri": "file:///tmp/x", "text": "password=hunter2hunter2"}},
+        {"type": "image", "data": "aGk=", "mimeType": "image/png"}],
+        "structuredContent": {"error": "connect postgres://app:hunter2@db/x"}, "isError": true}})
+    .to_string();
+    let cases = vec![
+        g("relay/request-result-and-notifications-untouched", &canonical, json!([
+            {"client": r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#},
+            {"client": r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{}}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","id":"d","result":{"ok":true,"secret_looking":"ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}}"#}])),
+        g("client/bad-lines-answered-here", &canonical, json!([
+            {"client": "{not json"},
+            {"client": "42"},
+            {"client": r#"{"jsonrpc":"2.0","id":7}"#},
+            {"client": r#"{"jsonrpc":"1.0","id":"a","method":"m"}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":{"x":1},"method":"m"}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":2,"method":"m","params":"x"}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}"#},
+            {"client": r#"[{"jsonrpc":"2.0","id":1,"method":"a"}]"#},
+            {"client": ""},
+            {"client_hex": "7b226964223a22ff227d"}])),
+        g("client/duplicate-id-in-flight", &canonical, json!([
+            {"client": REQUEST_1},
+            {"client": r#"{"jsonrpc":"2.0","id":1.0,"method":"ping"}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":"1","method":"ping"}"#}])),
+        g("client/oversize-never-read", &json!({"dialect": "canonical", "max_bytes": 64, "upstream": "stdio:server"}), json!([
+            {"client": r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"token":"ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}}"#},
+            {"client_oversize": 10_485_761}])),
+        g("upstream/error-sanitized-canonical", &canonical, json!([{"client": REQUEST_1}, {"upstream": secret_error}])),
+        g("upstream/error-sanitized-thoughtgate", &opts("thoughtgate", None), json!([{"client": REQUEST_1}, {"upstream": secret_error}])),
+        g("upstream/error-sanitized-watchgate", &opts("watchgate", None), json!([{"client": REQUEST_1}, {"upstream": secret_error}])),
+        g("upstream/error-mcp-tool-call-becomes-tool-result", &opts("mcp", None), json!([{"client": REQUEST_1}, {"upstream": secret_error}])),
+        g("upstream/error-mcp-other-method-stays-error", &opts("mcp", None), json!([
+            {"client": r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"x"}}"#}, {"upstream": secret_error}])),
+        g("upstream/standard-code-kept-and-scrubbed", &canonical, json!([
+            {"client": REQUEST_1},
+            {"upstream": r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unknown tool: query (token=ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d)"}}"#}])),
+        g("upstream/error-with-env-secret", &canonical, json!([
+            {"client": REQUEST_1},
+            {"upstream": r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32099,"message":"auth with tok-9f8e7d6c5b4a rejected"}}"#}])),
+        g("upstream/failed-tool-result-redacted-and-cut", &canonical, json!([{"client": REQUEST_1}, {"upstream": failed_tool}])),
+        g("upstream/clean-failed-tool-result-untouched", &canonical, json!([
+            {"client": REQUEST_1},
+            {"upstream": r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"no such city"}],"isError":true}}"#}])),
+        g("upstream/garbage-and-strays-dropped", &canonical, json!([
+            {"client": REQUEST_1},
+            {"upstream": "DEBUG: connecting with API_KEY=sk-proj-Zq8xW3vN6mK2pL9rT4yU7iO1aS5dF0gH"},
+            {"upstream": r#"[1, {"jsonrpc":"2.0","method":"notifications/message","params":{}}]"#},
+            {"upstream": r#"{"jsonrpc":"2.0","id":99,"result":{}}"#},
+            {"upstream": r#"{"hello":"world"}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","id":1,"id":2,"result":{}}"#},
+            {"upstream": ""},
+            {"upstream_oversize": 70_000_000},
+            {"upstream": r#"{"id":1,"result":{}}"#}])),
+        g("upstream/invalid-utf8-repaired", &canonical, json!([
+            {"client": REQUEST_1},
+            {"upstream_hex": "7b226a736f6e727063223a22322e30222c226964223a312c22726573756c74223a226162ff6364227d"}])),
+        g("upstream/null-id-error-passed-on-sanitized", &canonical, json!([
+            {"upstream": r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error at /home/alice/x"}}"#}])),
+        g("timeout/answered-cancelled-late-answer-dropped", &canonical, json!([
+            {"client": r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#},
+            {"client": REQUEST_1, "at": 10},
+            {"expire": true, "at": 29_999},
+            {"expire": true, "at": 30_000},
+            {"expire": true, "at": 30_010},
+            {"upstream": r#"{"jsonrpc":"2.0","id":1,"result":{}}"#, "at": 30_500}])),
+        g("timeout/progress-restarts-the-wait", &canonical, json!([
+            {"client": r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p-1"}}}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p-1","progress":1,"total":3}}"#, "at": 20_000},
+            {"expire": true, "at": 30_000},
+            {"expire": true, "at": 50_000}])),
+        g("timeout/mcp-dialect", &opts("mcp", Some(5_000)), json!([
+            {"client": REQUEST_1},
+            {"client": r#"{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"x"}}"#},
+            {"expire": true, "at": 5_000}])),
+        g("failure/exit-answers-pending-in-order-once", &canonical, json!([
+            {"client": r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{}}"#},
+            {"client": REQUEST_1},
+            {"client": r#"{"jsonrpc":"2.0","id":"two","method":"resources/list"}"#},
+            {"client": r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}"#},
+            {"upstream_failed": {"exited": 3}},
+            {"upstream_failed": {"killed": 9}},
+            {"client": r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#},
+            {"client": r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#}])),
+        g("failure/killed-closed-output-spawn-failed", &opts("thoughtgate", None), json!([
+            {"client": REQUEST_1},
+            {"upstream_failed": "closed_output"},
+            {"client": r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#}])),
+        g("failure/spawn-failed", &opts("watchgate", None), json!([
+            {"upstream_failed": {"spawn_failed": "No such file or directory (os error 2)"}},
+            {"client": REQUEST_1}])),
+        g("server-requests/relayed-and-answered", &canonical, json!([
+            {"upstream": r#"{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{"messages":[]}}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":"s1","result":{"role":"assistant"}}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":"s1","result":{"role":"assistant"}}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":"s1","method":"ping"}"#}])),
+        g("batch/allowed-split-and-gathered", &json!({"dialect": "canonical", "batch": "allow", "timeout_ms": 1000, "upstream": "stdio:server"}), json!([
+            {"client": r#"[{"jsonrpc":"2.0","id":1,"method":"a"}, {"jsonrpc":"2.0","method":"n"}, 5, {"jsonrpc":"2.0","id":2,"method":"b"}, {"jsonrpc":"2.0","id":2,"method":"c"}]"#},
+            {"upstream": r#"{"jsonrpc":"2.0","id":2,"result":"B"}"#},
+            {"expire": true, "at": 1_000},
+            {"client": r#"[{"jsonrpc":"2.0","method":"n"}]"#},
+            {"client": "[]"}])),
+        case("upstream-log/secrets-redacted-traces-kept", "guard", json!({"options": canonical, "env": [["DEPLOY_TOKEN", "tok-9f8e7d6c5b4a"]], "script": [
+            {"upstream_log": "Traceback (most recent call last):\n  File \"/home/alice/app.py\", line 3, in <module>\nValueError: password=hunter22 token tok-9f8e7d6c5b4a\n"}]})),
+        case("fail/unknown-dialect", "guard", json!({"options": {"dialect": "klingon"}, "script": []})),
+    ];
+    json!({"description": "guard: scripted sessions of a proxy's per-message policy (client lines, upstream lines, failures, timeouts); one output per step.", "cases": cases})
+}
+
 pub fn write() -> Result<()> {
     let dir = crate::root().join("tests").join("vectors");
     std::fs::create_dir_all(&dir)?;
@@ -360,6 +546,7 @@ pub fn write() -> Result<()> {
         ("sanitize.json", sanitize_cases()),
         ("redact.json", redact_cases()),
         ("lookup.json", lookup_cases()),
+        ("guard.json", guard_cases()),
     ] {
         let mut text = serde_json::to_string_pretty(&content)?;
         text.push('\n');

@@ -586,7 +586,7 @@ impl Session {
                 return;
             };
             let ctx = call.next_ctx();
-            let a = rewrite::sanitized_error(&response, &self.options.dialect, &pending.id, &pending.method, &ctx, &env);
+            let a = rewrite::sanitized_error(&response, &self.options.dialect, &pending.id, Some(&pending.method), &ctx, &env);
             call.event(a.event);
             self.deliver(pending, Delivery::Rewritten(a.response), source, repaired, call);
             return;
@@ -611,7 +611,7 @@ impl Session {
         match (envelope.error.is_some(), parsed) {
             (true, Ok(Value::Object(response))) => {
                 let ctx = call.next_ctx();
-                let a = rewrite::sanitized_error(&response, &self.options.dialect, &Value::Null, "", &ctx, &env);
+                let a = rewrite::sanitized_error(&response, &self.options.dialect, &Value::Null, None, &ctx, &env);
                 call.send(Peer::Client, a.response);
                 call.event(a.event);
             }

@@ -88,14 +88,14 @@ pub fn sanitized_error(
     response: &Map<String, Value>,
     dialect: &str,
     id: &Value,
-    method: &str,
+    method: Option<&str>,
     ctx: &CallContext,
     env: &Secrets,
 ) -> Answer {
     let correlation_id = ctx.correlation_id();
     let target = Target {
         dialect,
-        results_allowed: method == TOOL_CALL,
+        results_allowed: method == Some(TOOL_CALL),
         id: Some(id.clone()),
         correlation_id: Some(correlation_id.clone()),
     };
@@ -111,7 +111,8 @@ pub fn sanitized_error(
     }
     let text = rewritten.to_string();
     let kind = taxonomy().kind("upstream-error").expect("upstream-error is in the taxonomy");
-    let mut event = Event::new(EventName::Sanitized, &kind.log_level).id(id).method(method).detail(for_operator(&detail, env));
+    let mut event = Event::new(EventName::Sanitized, &kind.log_level).id(id).detail(for_operator(&detail, env));
+    event.method = method.map(str::to_string);
     event.kind = Some(kind.name.clone());
     event.code = code;
     event.category = Some(kind.category.clone());
