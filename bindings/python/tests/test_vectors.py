@@ -62,7 +62,48 @@ def _run(case):
         return _compact(None if kind is None else str(getattr(kind, "value", kind)))
     if op == "codes":
         return jre.codes(case.get("dialect"), case["format"])
+    if op == "guard":
+        return _guard_script(case, context)
     raise AssertionError(f"unknown op {op!r}")
+
+
+def _guard_script(case, context):
+    """One output per step of the script, on one session (format: tests/vectors/README.md)."""
+    o = case.get("options", {})
+    outputs = []
+    with jre.GuardSession(
+        o.get("dialect", "canonical"),
+        max_bytes=o.get("max_bytes"),
+        batch=o.get("batch", "reject"),
+        timeout_ms=o.get("timeout_ms"),
+        upstream=o.get("upstream", "upstream"),
+    ) as session:
+        for i, step in enumerate(case["script"]):
+            ctx = (context[0] + step.get("at", 0), (context[1] + i) % 2**64)
+            if "client" in step:
+                out = session.client_line_json(step["client"].encode(), context=ctx)
+            elif "client_hex" in step:
+                out = session.client_line_json(bytes.fromhex(step["client_hex"]), context=ctx)
+            elif "client_oversize" in step:
+                out = session.client_oversize_json(step["client_oversize"], context=ctx)
+            elif "upstream" in step:
+                out = session.upstream_line_json(step["upstream"].encode(), context=ctx)
+            elif "upstream_hex" in step:
+                out = session.upstream_line_json(bytes.fromhex(step["upstream_hex"]), context=ctx)
+            elif "upstream_oversize" in step:
+                out = session.upstream_oversize_json(step["upstream_oversize"], context=ctx)
+            elif "upstream_failed" in step:
+                f = step["upstream_failed"]
+                failure = "closed-output" if f == "closed_output" else next(
+                    (tag.replace("_", "-"), value) for tag, value in f.items()
+                )
+                out = session.upstream_failed_json(failure, context=ctx)
+            elif "expire" in step:
+                out = session.expire_json(context=ctx)
+            else:
+                out = session.upstream_log(step["upstream_log"])
+            outputs.append(out)
+    return outputs
 
 
 @pytest.mark.parametrize("case", list(_cases()))
@@ -79,6 +120,9 @@ def test_vector(case):
             assert got.get("data") == want.get("data")
         else:
             out = _run(case)
+            if case["op"] == "guard":
+                assert out == case["expect_outputs"]
+                return
             want = case["expect_text"] if "expect_text" in case else _compact(case["expect"])
             if case["op"] == "codes" and case["format"] == "markdown" and "expect_text" not in case:
                 want = case["expect"]

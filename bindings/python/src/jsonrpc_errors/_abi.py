@@ -34,6 +34,7 @@ _K_RECORD = ffi.WASMTIME_COMPONENT_RECORD.value
 _K_VARIANT = ffi.WASMTIME_COMPONENT_VARIANT.value
 _K_ENUM = ffi.WASMTIME_COMPONENT_ENUM.value
 _K_OPTION = ffi.WASMTIME_COMPONENT_OPTION.value
+_K_RESOURCE = ffi.WASMTIME_COMPONENT_RESOURCE.value
 
 # wasm_byte_vec_new(out, len, data) with `data` taken straight from a Python bytes object (no extra copy).
 _byte_vec_new = ctypes.CFUNCTYPE(None, ctypes.POINTER(ffi.wasm_byte_vec_t), ctypes.c_size_t, ctypes.c_char_p)(
@@ -117,6 +118,13 @@ def lower_bytes(data: bytes, v: Any) -> None:
         ctypes.memmove(raw.data, (ctypes.c_char * len(buf)).from_buffer(buf), len(buf))
     v.kind = _K_LIST
     v.of.list = raw
+
+
+def lower_borrow(resource: Any, v: Any) -> None:
+    """borrow<R> of a resource handle (a wasmtime.component.ResourceAny): a clone of the handle, which the
+    call's cleanup frees (the original stays owned by the caller)."""
+    v.kind = _K_RESOURCE
+    v.of.resource = ffi.wasmtime_component_resource_any_clone(resource.ptr())
 
 
 # ---------------------------------------------------------------- lifting (read only; the caller frees)

@@ -24,6 +24,7 @@ from ._cache import load_component
 from ._errors import ComponentFault, InvalidInput
 
 API = "jsonrpc-errors:core/api@0.1.0"
+GUARD = "jsonrpc-errors:core/guard@0.1.0"
 COMPONENT_RESOURCE = "jsonrpc-errors.wasm"
 NO_ENV_VAR = "JSONRPC_ERRORS_NO_ENV"
 
@@ -57,6 +58,17 @@ _SIGNATURES: dict[str, tuple[list[_abi.Lower], Callable[[Any], Any]]] = {
 }
 # Rarely called, richer types: wasmtime-py's generic conversion is good enough.
 _GENERIC = ("set-environment", "kinds", "map-error")
+
+# The guard session's methods (interface `guard`): name -> (parameter lowerings after the handle, lifting).
+_GUARD_SIGNATURES: dict[str, tuple[list[_abi.Lower], Callable[[Any], Any]]] = {
+    "[method]session.client-line": ([_abi.lower_bytes, _ctx], _abi.lift_string),
+    "[method]session.client-oversize": ([_u64, _ctx], _abi.lift_string),
+    "[method]session.upstream-line": ([_abi.lower_bytes, _ctx], _abi.lift_string),
+    "[method]session.upstream-oversize": ([_u64, _ctx], _abi.lift_string),
+    "[method]session.expire": ([_ctx], _abi.lift_string),
+    "[method]session.upstream-log": ([_s], _abi.lift_string),
+}
+_GUARD_GENERIC = ("[constructor]session", "[method]session.upstream-failed")
 
 TRAPS = (WasmtimeError, wasmtime.Trap)
 
@@ -101,6 +113,15 @@ class Runtime:
             if idx is None:
                 raise RuntimeError(f"the packaged component does not export {API}#{name}")
             self.export_indices[name] = idx
+        guard = self.component.get_export_index(GUARD)
+        if guard is None:
+            raise RuntimeError(f"the packaged component does not export {GUARD}")
+        self.guard_indices = {}
+        for name in list(_GUARD_SIGNATURES) + list(_GUARD_GENERIC):
+            idx = self.component.get_export_index(name, guard)
+            if idx is None:
+                raise RuntimeError(f"the packaged component does not export {GUARD}#{name}")
+            self.guard_indices[name] = idx
         self._lock = threading.Lock()
         self._idle: list[_Worker] = []
         # (generation, pairs), replaced as one object so a reader never sees a mismatched pair.
@@ -173,6 +194,13 @@ class Runtime:
             return value
         raise InvalidInput(value["code"], value["message"], value["data_json"])
 
+    def guard_worker(self) -> "_GuardWorker":
+        """A worker of its own for one guard session: the session's state lives in its instance, so it is
+        never pooled (and a trap ends the session)."""
+        w = _Worker(self)
+        self._sync_env(w)
+        return _GuardWorker(self, w)
+
     def discard_idle(self) -> None:
         with self._lock:
             self._idle.clear()
@@ -231,3 +259,23 @@ def set_environment(pairs: list[tuple[str, str]]) -> int:
         rt = _create()  # applies _explicit_env
         return int(rt.run(lambda w: w.env_kept))
     return rt.set_environment(pairs)
+
+
+class _GuardWorker:
+    """A worker dedicated to one guard session, with the session methods' prebuilt callers."""
+
+    __slots__ = ("worker", "fast", "generic")
+
+    def __init__(self, rt: Runtime, w: _Worker) -> None:
+        self.worker = w
+        self.fast: dict[str, _abi.FastFunc] = {}
+        self.generic: dict[str, Any] = {}
+        for name, idx in rt.guard_indices.items():
+            func = w.instance.get_func(w.store, idx)
+            if func is None:  # pragma: no cover - the WIT contract guarantees these
+                raise RuntimeError(f"component lacks export {name}")
+            if name in _GUARD_SIGNATURES:
+                lowers, lift = _GUARD_SIGNATURES[name]
+                self.fast[name] = _abi.FastFunc(w.store, func, [_abi.lower_borrow, *lowers], lift)
+            else:
+                self.generic[name] = func

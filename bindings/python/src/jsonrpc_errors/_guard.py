@@ -1,0 +1,218 @@
+"""Guard sessions: a JSON-RPC proxy's per-message policy, run by the component (interface `guard` in
+wit/world.wit). A proxy hands a session every line it reads and carries out the steps it gets back; the
+policy (what is forwarded, answered, sanitized, redacted; what every pending request is owed when the
+upstream fails) is the component's, identical in every runtime.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Literal, Optional, TypedDict, Union
+
+import wasmtime
+from wasmtime.component import Record, Variant
+
+from . import _runtime
+from ._args import Context, _context, _dialect_name, _raw, _text, _u64
+from ._errors import ArgumentTypeError, ComponentFault, InvalidInput, JsonRpcErrorsValueError
+from ._taxonomy import Dialect
+
+Peer = Literal["client", "upstream"]
+
+
+class Step(TypedDict, total=False):
+    """One step, carried out in order: ``{"step": "forward", "to"}`` writes the line just given, byte for
+    byte; ``{"step": "send", "to", "line"}`` writes ``line``; ``{"step": "event", ...}`` is a log record
+    (``event``, ``level``, and where relevant ``kind``, ``code``, ``category``, ``gate``, ``correlation_id``,
+    ``id``, ``method``, ``detail``), never a message body."""
+
+    step: Literal["forward", "send", "event"]
+    to: Peer
+    line: str
+    event: str
+    level: str
+    kind: str
+    code: int
+    category: str
+    gate: str
+    correlation_id: str
+    id: Any
+    method: str
+    detail: str
+
+
+class Outcome(TypedDict):
+    steps: list[Step]
+    #: Client requests still waiting for an answer.
+    pending: int
+    #: When to call :meth:`GuardSession.expire` (unix milliseconds), or None.
+    deadline: Optional[int]
+
+
+# How the upstream ended: ("exited", status), ("killed", signal), ("spawn-failed", reason), "closed-output".
+UpstreamFailure = Union[tuple[Literal["exited", "killed"], int], tuple[Literal["spawn-failed"], str], Literal["closed-output"]]
+
+_BATCH = ("reject", "allow")
+_TRAPS = (wasmtime.WasmtimeError, wasmtime.Trap)
+
+
+def _loads(text: str) -> Outcome:
+    import json
+
+    out: Outcome = json.loads(text)
+    return out
+
+
+class GuardSession:
+    """One session between one client and one upstream.
+
+    Every method but :meth:`upstream_log` returns the :class:`Outcome` (``*_json`` variants: its JSON text).
+    A session owns a component instance of its own; methods may be called from any thread, one at a time
+    (a lock serializes them). A fault inside the component ends the session: later calls raise
+    :class:`ComponentFault`. Close it (or use it as a context manager) to free the instance.
+    """
+
+    def __init__(
+        self,
+        dialect: Union[str, Dialect] = "canonical",
+        *,
+        max_bytes: Optional[int] = None,
+        batch: str = "reject",
+        timeout_ms: Optional[int] = None,
+        upstream: str = "upstream",
+    ) -> None:
+        name = _dialect_name(dialect)
+        if max_bytes is not None:
+            _u64(max_bytes, "max_bytes")
+        if timeout_ms is not None:
+            _u64(timeout_ms, "timeout_ms")
+        if batch not in _BATCH:
+            raise JsonRpcErrorsValueError(f"batch must be 'reject' or 'allow', not {batch!r}")
+        _text(upstream, "upstream")
+        rt = _runtime.get()
+        if name not in {d.value for d in Dialect}:
+            # Not a member of the WIT enum: the component describes the problem (as for every function).
+            ok, value = rt.call("map-error-json", b"{}", _text(name, "dialect"), 0, 0)
+            if not ok:
+                raise InvalidInput(value["code"], value["message"], value["data_json"])
+        options = Record()
+        setattr(options, "dialect", name)
+        setattr(options, "max-bytes", max_bytes)
+        setattr(options, "batch", batch)
+        setattr(options, "timeout-ms", timeout_ms)
+        setattr(options, "upstream", upstream)
+        self._lock = threading.Lock()
+        try:
+            self._worker: Optional[_runtime._GuardWorker] = rt.guard_worker()
+            w = self._worker
+            self._handle = w.generic["[constructor]session"](w.worker.store, options)
+        except _TRAPS as e:
+            raise rt._fault() from e
+
+    # ---------------------------------------------------------------- calls
+
+    def _call(self, name: str, *args: Any) -> Any:
+        with self._lock:
+            w = self._worker
+            if w is None:
+                raise ComponentFault(-32603, "Internal error")
+            try:
+                return w.fast[name](self._handle, *args)
+            except _TRAPS as e:
+                self._worker = None
+                raise _runtime.get()._fault() from e
+
+    def client_line_json(self, line: Union[bytes, str], *, context: Optional[Context] = None) -> str:
+        """A line from the client (its newline removed)."""
+        return str(self._call("[method]session.client-line", _raw(line, "line"), _context(context)))
+
+    def client_oversize_json(self, length: int, *, context: Optional[Context] = None) -> str:
+        """A client line longer than ``max_bytes``, discarded unread: its length."""
+        return str(self._call("[method]session.client-oversize", _u64(length, "length"), _context(context)))
+
+    def upstream_line_json(self, line: Union[bytes, str], *, context: Optional[Context] = None) -> str:
+        """A line from the upstream's output (its newline removed)."""
+        return str(self._call("[method]session.upstream-line", _raw(line, "line"), _context(context)))
+
+    def upstream_oversize_json(self, length: int, *, context: Optional[Context] = None) -> str:
+        return str(self._call("[method]session.upstream-oversize", _u64(length, "length"), _context(context)))
+
+    def expire_json(self, *, context: Optional[Context] = None) -> str:
+        """Answers (and cancels upstream) every request whose deadline has passed."""
+        return str(self._call("[method]session.expire", _context(context)))
+
+    def upstream_failed_json(self, failure: UpstreamFailure, *, context: Optional[Context] = None) -> str:
+        """The upstream can no longer answer: every pending request is answered."""
+        variant = _failure(failure)
+        ctx = _context(context)
+        record = Record()
+        setattr(record, "unix-millis", ctx[0])
+        setattr(record, "entropy", ctx[1])
+        with self._lock:
+            w = self._worker
+            if w is None:
+                raise ComponentFault(-32603, "Internal error")
+            try:
+                return str(w.generic["[method]session.upstream-failed"](w.worker.store, self._handle, variant, record))
+            except _TRAPS as e:
+                self._worker = None
+                raise _runtime.get()._fault() from e
+
+    def upstream_log(self, text: str) -> str:
+        """Text from the upstream's stderr for the operator's log: secrets redacted, traces and paths kept."""
+        return str(self._call("[method]session.upstream-log", _text(text, "text")))
+
+    def client_line(self, line: Union[bytes, str], *, context: Optional[Context] = None) -> Outcome:
+        return _loads(self.client_line_json(line, context=context))
+
+    def client_oversize(self, length: int, *, context: Optional[Context] = None) -> Outcome:
+        return _loads(self.client_oversize_json(length, context=context))
+
+    def upstream_line(self, line: Union[bytes, str], *, context: Optional[Context] = None) -> Outcome:
+        return _loads(self.upstream_line_json(line, context=context))
+
+    def upstream_oversize(self, length: int, *, context: Optional[Context] = None) -> Outcome:
+        return _loads(self.upstream_oversize_json(length, context=context))
+
+    def expire(self, *, context: Optional[Context] = None) -> Outcome:
+        return _loads(self.expire_json(context=context))
+
+    def upstream_failed(self, failure: UpstreamFailure, *, context: Optional[Context] = None) -> Outcome:
+        return _loads(self.upstream_failed_json(failure, context=context))
+
+    # ---------------------------------------------------------------- lifetime
+
+    def close(self) -> None:
+        """Frees the session's instance (idempotent)."""
+        with self._lock:
+            w, self._worker = self._worker, None
+            if w is not None:
+                try:
+                    self._handle.drop(w.worker.store)
+                except _TRAPS:
+                    pass
+
+    def __enter__(self) -> "GuardSession":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def _failure(failure: Any) -> Variant:
+    if failure == "closed-output":
+        return Variant("closed-output", None)
+    try:
+        tag, value = failure
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(
+            "failure must be ('exited', status), ('killed', signal), ('spawn-failed', reason) or 'closed-output'"
+        ) from None
+    if tag in ("exited", "killed"):
+        if isinstance(value, bool) or not isinstance(value, int) or not -(1 << 31) <= value < (1 << 31):
+            raise ArgumentTypeError(f"{tag} takes a 32-bit int, not {value!r}")
+        return Variant(tag, value)
+    if tag == "spawn-failed":
+        _text(value, "reason")
+        return Variant(tag, value)
+    raise JsonRpcErrorsValueError(f"unknown upstream failure {tag!r}")

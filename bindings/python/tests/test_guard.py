@@ -1,0 +1,69 @@
+"""GuardSession's Python surface: arguments, errors, lifetime and threads (its behaviour is in the vectors)."""
+
+import json
+import threading
+
+import pytest
+
+import jsonrpc_errors as jre
+
+REQUEST = b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{}}'
+
+
+def test_a_session_relays_and_answers_what_is_pending_when_the_upstream_ends():
+    with jre.GuardSession("thoughtgate", timeout_ms=5000, upstream="stdio:server") as s:
+        out = s.client_line(REQUEST % 1, context=(1000, 7))
+        assert out == {"steps": [{"step": "forward", "to": "upstream"}], "pending": 1, "deadline": 6000}
+        out = s.upstream_failed(("killed", 9))
+        answers = [json.loads(st["line"]) for st in out["steps"] if st["step"] == "send"]
+        assert [(a["id"], a["error"]["code"]) for a in answers] == [(1, -32000)]
+        assert out["pending"] == 0
+
+
+def test_bad_arguments_are_refused_clearly():
+    with pytest.raises(jre.InvalidInput) as info:
+        jre.GuardSession("klingon")
+    assert info.value.error["data"]["reason"] == "unknown-dialect"
+    with pytest.raises(jre.JsonRpcErrorsValueError):
+        jre.GuardSession(batch="sometimes")
+    with pytest.raises(jre.ArgumentTypeError):
+        jre.GuardSession(timeout_ms="5")
+    with jre.GuardSession() as s:
+        with pytest.raises(jre.ArgumentTypeError):
+            s.client_line(42)
+        with pytest.raises(jre.ArgumentTypeError):
+            s.upstream_failed(("exited", "3"))
+        with pytest.raises(jre.JsonRpcErrorsValueError):
+            s.upstream_failed(("vanished", 1))
+
+
+def test_a_closed_session_refuses_calls_and_closing_twice_is_harmless():
+    s = jre.GuardSession()
+    s.close()
+    s.close()
+    with pytest.raises(jre.ComponentFault):
+        s.client_line(REQUEST % 1)
+
+
+def test_threads_share_a_session_one_call_at_a_time():
+    with jre.GuardSession(timeout_ms=60_000) as s:
+        def send(base):
+            for i in range(50):
+                s.client_line(REQUEST % (base + i))
+
+        threads = [threading.Thread(target=send, args=(n * 1000,)) for n in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        out = s.upstream_failed(("exited", 1))
+        ids = sorted(json.loads(st["line"])["id"] for st in out["steps"] if st["step"] == "send")
+        assert ids == sorted(n * 1000 + i for n in range(4) for i in range(50))
+
+
+def test_str_lines_are_encoded_and_upstream_stderr_keeps_traces():
+    with jre.GuardSession() as s:
+        out = s.client_line('{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        assert out["steps"] == [{"step": "forward", "to": "upstream"}]
+        log = s.upstream_log('Traceback (most recent call last):\n  File "/srv/app.py", line 1\nKeyError: token=ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d\n')
+        assert "Traceback" in log and "/srv/app.py" in log and "ghp_" not in log
