@@ -2,34 +2,69 @@
 //! JSON text, so a proxy can classify a multi-megabyte tool result (and forward it byte for byte) after one
 //! validating pass and no allocation for its body.
 
-use serde::de::{Deserialize, Deserializer};
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::Value;
+use std::fmt;
 
-/// A present member, even when its value is `null` (an `Option<&RawValue>` would read `null` as absent, and
-/// `"id": null` is not the same message as no id).
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(d).map(Some)
+/// The members of a JSON object in order, each value as raw JSON text (borrowed from the input). One small
+/// hand-written visitor serves every object a proxy reads (envelopes, `params`, results, errors): the npm
+/// module pays for one instantiation, not one derived visitor per shape.
+pub struct RawObject<'a>(pub Vec<(String, &'a RawValue)>);
+
+impl<'a> RawObject<'a> {
+    /// The first value of a member.
+    pub fn get(&self, name: &str) -> Option<&'a RawValue> {
+        self.0.iter().find(|(k, _)| k == name).map(|(_, v)| *v)
+    }
+
+    fn repeats(&self, name: &str) -> bool {
+        self.0.iter().filter(|(k, _)| k == name).count() > 1
+    }
+
+    /// Reads `raw` as an object (`None` for any other JSON value).
+    pub fn of(raw: &'a RawValue) -> Option<RawObject<'a>> {
+        if json_type(raw) != JsonType::Object {
+            return None;
+        }
+        serde_json::from_str(raw.get()).ok()
+    }
 }
 
-/// The members JSON-RPC gives meaning to, as raw JSON text. Other members are skipped (still validated).
-/// A member given twice is refused by serde (`duplicate field`): a proxy must not let a second `method`
-/// or `id` be smuggled past the one it read.
-#[derive(Debug, Default, serde::Deserialize)]
+impl<'de> Deserialize<'de> for RawObject<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Members;
+        impl<'de> Visitor<'de> for Members {
+            type Value = RawObject<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawObject<'de>, A::Error> {
+                let mut members = Vec::with_capacity(map.size_hint().unwrap_or(4));
+                while let Some(key) = map.next_key::<String>()? {
+                    let value: &'de RawValue = map.next_value()?;
+                    members.push((key, value));
+                }
+                Ok(RawObject(members))
+            }
+        }
+        d.deserialize_map(Members)
+    }
+}
+
+/// The members JSON-RPC gives meaning to, as raw JSON text; others are skipped (still validated).
+/// A present member is `Some` even when its value is `null` (`"id": null` is not the same message as no id).
+#[derive(Debug, Default)]
 pub struct Envelope<'a> {
-    #[serde(borrow, default, deserialize_with = "present")]
     pub jsonrpc: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
     pub id: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
     pub method: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
     pub params: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
     pub result: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
     pub error: Option<&'a RawValue>,
 }
+
+const ENVELOPE_MEMBERS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
 
 /// How a line of text reads as JSON-RPC.
 pub enum Parsed<'a> {
@@ -39,8 +74,9 @@ pub enum Parsed<'a> {
     Batch(Vec<&'a RawValue>),
     /// Valid JSON that is neither an object nor an array.
     Scalar,
-    /// Valid JSON whose object repeats a member JSON-RPC reads: the member's name.
-    Duplicate(String),
+    /// An object that repeats a member JSON-RPC reads: its name. A proxy must not let a second `method` or
+    /// `id` be smuggled past the one it read.
+    Duplicate(&'static str),
     /// Not JSON: serde's description (position and cause; never the text itself).
     NotJson(String),
 }
@@ -52,33 +88,31 @@ fn first_byte(text: &str) -> Option<u8> {
 /// Reads `text` as one JSON-RPC message or batch.
 pub fn parse(text: &str) -> Parsed<'_> {
     match first_byte(text) {
-        Some(b'{') => match serde_json::from_str::<Envelope>(text) {
-            Ok(envelope) => Parsed::Object(envelope),
-            Err(e) => match duplicate_field(&e) {
-                Some(name) => Parsed::Duplicate(name),
-                None => Parsed::NotJson(e.to_string()),
-            },
+        Some(b'{') => match serde_json::from_str::<RawObject>(text) {
+            Ok(members) => {
+                if let Some(name) = ENVELOPE_MEMBERS.into_iter().find(|m| members.repeats(m)) {
+                    return Parsed::Duplicate(name);
+                }
+                Parsed::Object(Envelope {
+                    jsonrpc: members.get("jsonrpc"),
+                    id: members.get("id"),
+                    method: members.get("method"),
+                    params: members.get("params"),
+                    result: members.get("result"),
+                    error: members.get("error"),
+                })
+            }
+            Err(e) => Parsed::NotJson(e.to_string()),
         },
         Some(b'[') => match serde_json::from_str::<Vec<&RawValue>>(text) {
             Ok(members) => Parsed::Batch(members),
             Err(e) => Parsed::NotJson(e.to_string()),
         },
-        _ => match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+        _ => match serde_json::from_str::<&RawValue>(text) {
             Ok(_) => Parsed::Scalar,
             Err(e) => Parsed::NotJson(e.to_string()),
         },
     }
-}
-
-/// The member name of serde's "duplicate field `id`" error: only a data error (the JSON itself is valid)
-/// can be one, since every member is read as raw text.
-fn duplicate_field(e: &serde_json::Error) -> Option<String> {
-    if e.classify() != serde_json::error::Category::Data {
-        return None;
-    }
-    let message = e.to_string();
-    let rest = message.strip_prefix("duplicate field `")?;
-    Some(rest[..rest.find('`')?].to_string())
 }
 
 /// The JSON type of a raw value, from its first byte (serde has validated it).
@@ -116,26 +150,23 @@ pub fn value(raw: &RawValue) -> Value {
     serde_json::from_str(raw.get()).unwrap_or(Value::Null)
 }
 
-/// The key under which an id (or a progress token) is looked up: its JSON text with numbers in one form, so
-/// that `7`, `7.0` and `7e0` meet (a server may re-serialize the client's number), while `"7"` stays apart.
+/// The key under which an id (or a progress token) is looked up: its JSON text, with an integer written
+/// with a zero fraction (`7.0`) keyed as the integer, so that a server re-serializing the client's number
+/// still meets it, while `"7"` stays apart. Other spellings (`7e0`) are keyed as written.
 pub fn id_key(raw: &RawValue) -> String {
     let text = raw.get();
     if json_type(raw) != JsonType::Number {
         return text.to_string();
     }
-    let Ok(n) = serde_json::from_str::<serde_json::Number>(text) else {
-        return text.to_string();
+    let integer = match text.split_once('.') {
+        Some((whole, fraction)) if fraction.bytes().all(|b| b == b'0') => whole,
+        _ => text,
     };
-    if let Some(i) = n.as_i64() {
-        return i.to_string();
+    if integer.parse::<i64>().is_ok() || integer.parse::<u64>().is_ok() {
+        // "-0" and "0" are the same id.
+        return if integer == "-0" { "0".to_string() } else { integer.to_string() };
     }
-    if let Some(u) = n.as_u64() {
-        return u.to_string();
-    }
-    match n.as_f64() {
-        Some(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => (f as i64).to_string(),
-        _ => text.to_string(),
-    }
+    text.to_string()
 }
 
 /// Why a request object is not a valid JSON-RPC 2.0 request: the invalid-request reason and its details
@@ -196,35 +227,21 @@ pub fn is_well_formed_response(envelope: &Envelope<'_>) -> bool {
     let version = envelope.jsonrpc.and_then(string_value).as_deref() == Some("2.0");
     let one_member = envelope.result.is_some() != envelope.error.is_some();
     let error_ok = envelope.error.is_none_or(|e| {
-        json_type(e) == JsonType::Object
-            && serde_json::from_str::<Value>(e.get()).ok().and_then(|v| v.get("code").and_then(Value::as_i64)).is_some()
+        RawObject::of(e).and_then(|o| o.get("code")).is_some_and(|code| code.get().parse::<i64>().is_ok())
     });
     version && envelope.id.is_some() && one_member && error_ok
 }
 
 /// `params._meta.progressToken` of a request (MCP), as a lookup key.
 pub fn progress_token(params: Option<&RawValue>) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Meta<'a> {
-        #[serde(borrow, rename = "progressToken", default)]
-        progress_token: Option<&'a RawValue>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Params<'a> {
-        #[serde(borrow, rename = "_meta", default)]
-        meta: Option<Meta<'a>>,
-    }
-    let params = params.filter(|p| json_type(p) == JsonType::Object)?;
-    let parsed: Params = serde_json::from_str(params.get()).ok()?;
-    parsed.meta?.progress_token.map(id_key)
+    let meta = RawObject::of(params?)?.get("_meta")?;
+    RawObject::of(meta)?.get("progressToken").map(id_key)
 }
 
 /// A named member of an object-valued `params` (e.g. `requestId` of a cancellation, `progressToken` of a
 /// progress notification), as a lookup key.
 pub fn param_key(params: Option<&RawValue>, name: &str) -> Option<String> {
-    let params = params.filter(|p| json_type(p) == JsonType::Object)?;
-    let map: std::collections::BTreeMap<String, &RawValue> = serde_json::from_str(params.get()).ok()?;
-    map.get(name).map(|raw| id_key(raw))
+    RawObject::of(params?)?.get(name).map(id_key)
 }
 
 #[cfg(test)]
@@ -246,7 +263,7 @@ mod tests {
 
     #[test]
     fn a_repeated_member_is_refused_by_name() {
-        assert!(matches!(parse(r#"{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}"#), Parsed::Duplicate(m) if m == "method"));
+        assert!(matches!(parse(r#"{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}"#), Parsed::Duplicate("method")));
         // Members JSON-RPC does not read may repeat: they are skipped, never acted on.
         assert!(matches!(parse(r#"{"jsonrpc":"2.0","method":"a","x":1,"x":2}"#), Parsed::Object(_)));
     }
@@ -264,7 +281,7 @@ mod tests {
     fn ids_meet_across_number_spellings_but_not_across_types() {
         let key = |t: &str| id_key(&serde_json::from_str::<Box<RawValue>>(t).unwrap());
         assert_eq!(key("7"), key("7.0"));
-        assert_eq!(key("7"), key("7e0"));
+        assert_eq!(key("-0"), key("0.00"));
         assert_ne!(key("7"), key("\"7\""));
         assert_eq!(key("\"a\""), "\"a\"");
         assert_eq!(key("18446744073709551615"), "18446744073709551615");
@@ -290,6 +307,7 @@ mod tests {
         assert!(is_response(&both) && !is_well_formed_response(&both));
         let bad_code = object(r#"{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"m"}}"#);
         assert!(!is_well_formed_response(&bad_code));
+        assert!(!is_well_formed_response(&object(r#"{"jsonrpc":"2.0","id":1,"error":{"code":1.5}}"#)));
         assert!(!is_response(&object(r#"{"jsonrpc":"2.0","id":1,"method":"m","result":1}"#)));
     }
 

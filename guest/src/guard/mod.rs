@@ -31,7 +31,8 @@ use rewrite::Answer;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 pub use steps::{Event, EventName, Outcome, Peer, Step};
 
 /// How a session behaves.
@@ -117,18 +118,34 @@ const SETTLED_WINDOW: usize = 1024;
 /// How much of an unreadable line the operator's log shows.
 const LINE_EXCERPT_BYTES: usize = 512;
 
+/// What the session's tables hold. One value type for all of them: the npm module, which is downloaded,
+/// pays for one hash table instantiation instead of four.
+enum Entry {
+    /// A client request waiting for the upstream.
+    Request(Pending),
+    /// One of the upstream's own requests, waiting for the client's response.
+    ServerRequest,
+    /// A progress token: the key of the request it belongs to.
+    Progress(String),
+    /// An allowed batch's answers being gathered.
+    Batch(Batch),
+}
+
 /// One session between one client and one upstream.
 pub struct Session {
     options: Options,
-    pending: HashMap<String, Pending>,
-    /// (deadline, seq, key) of every pending request with a deadline.
-    deadlines: BTreeSet<(u64, u64, String)>,
-    /// Progress token → key of the request it belongs to (progress resets that request's deadline).
-    progress: HashMap<String, String>,
-    /// The upstream's own requests to the client, awaiting the client's response: key → method.
-    server_requests: HashMap<String, String>,
-    batches: HashMap<u64, Batch>,
-    settled: VecDeque<(String, Settled)>,
+    /// Client requests in flight, by id key.
+    pending: HashMap<String, Entry>,
+    /// Deadlines as (deadline, seq, key), earliest first. An entry whose request has been answered, or whose
+    /// deadline moved, is stale and skipped when it reaches the top (cheaper than removing from the middle).
+    deadlines: BinaryHeap<Reverse<(u64, u64, String)>>,
+    /// Progress token → the request it belongs to (progress restarts that request's wait).
+    progress: HashMap<String, Entry>,
+    /// The upstream's own requests to the client, by id key.
+    server_requests: HashMap<String, Entry>,
+    /// Allowed batches being gathered, by batch number.
+    batches: HashMap<String, Entry>,
+    settled: Vec<(String, Settled)>,
     down: Option<Failure>,
     seq: u64,
 }
@@ -217,11 +234,11 @@ impl Session {
         Session {
             options,
             pending: HashMap::new(),
-            deadlines: BTreeSet::new(),
+            deadlines: BinaryHeap::new(),
             progress: HashMap::new(),
             server_requests: HashMap::new(),
             batches: HashMap::new(),
-            settled: VecDeque::new(),
+            settled: Vec::new(),
             down: None,
             seq: 0,
         }
@@ -231,8 +248,32 @@ impl Session {
         &self.options
     }
 
-    fn finish(&self, call: Call) -> Outcome {
-        Outcome { steps: call.steps, pending: self.pending.len(), deadline: self.deadlines.first().map(|d| d.0) }
+    /// Whether a deadline entry still belongs to a pending request.
+    fn live(&self, deadline: u64, seq: u64, key: &str) -> bool {
+        matches!(self.pending.get(key), Some(Entry::Request(p)) if p.seq == seq && p.deadline == Some(deadline))
+    }
+
+    /// The earliest live deadline (stale entries on top are dropped on the way).
+    fn next_deadline(&mut self) -> Option<u64> {
+        while let Some(Reverse((deadline, seq, key))) = self.deadlines.peek() {
+            if self.live(*deadline, *seq, key) {
+                return Some(*deadline);
+            }
+            self.deadlines.pop();
+        }
+        None
+    }
+
+    fn finish(&mut self, call: Call) -> Outcome {
+        let deadline = self.next_deadline();
+        Outcome { steps: call.steps, pending: self.pending.len(), deadline }
+    }
+
+    fn pending_request(&self, key: &str) -> Option<&Pending> {
+        match self.pending.get(key) {
+            Some(Entry::Request(p)) => Some(p),
+            _ => None,
+        }
     }
 
     fn answer(&self, call: &mut Call, kind: &str, fields: Fields, id: Value, method: Option<&str>, detail: String) -> Answer {
@@ -357,7 +398,7 @@ impl Session {
             if let Some(key) = message::param_key(params, "requestId") {
                 // A batch member's slot still waits for its answer (the array must stay whole), so only a
                 // request of its own stops being owed one.
-                if self.pending.get(&key).is_some_and(|p| p.slot.is_none()) {
+                if self.pending_request(&key).is_some_and(|p| p.slot.is_none()) {
                     if let Some(p) = self.take_pending(&key) {
                         self.remember(key, Settled::Cancelled);
                         let event = Event::new(EventName::ClientCancelled, "debug").id(&p.id).method(&p.method);
@@ -428,7 +469,7 @@ impl Session {
             }
         }
         if batch.open > 0 {
-            self.batches.insert(batch_id, batch);
+            self.batches.insert(batch_id.to_string(), Entry::Batch(batch));
         } else if !batch.slots.is_empty() {
             call.send(Peer::Client, join_batch(batch.slots));
         }
@@ -439,21 +480,19 @@ impl Session {
         pending.seq = self.seq;
         pending.deadline = self.options.timeout_millis.map(|t| now.saturating_add(t));
         if let Some(deadline) = pending.deadline {
-            self.deadlines.insert((deadline, pending.seq, key.clone()));
+            self.deadlines.push(Reverse((deadline, pending.seq, key.clone())));
         }
         if let Some(token) = &pending.progress_token {
-            self.progress.insert(token.clone(), key.clone());
+            self.progress.insert(token.clone(), Entry::Progress(key.clone()));
         }
-        self.pending.insert(key, pending);
+        self.pending.insert(key, Entry::Request(pending));
     }
 
+    /// Removes a pending request (its deadline entry goes stale).
     fn take_pending(&mut self, key: &str) -> Option<Pending> {
-        let p = self.pending.remove(key)?;
-        if let Some(deadline) = p.deadline {
-            self.deadlines.remove(&(deadline, p.seq, key.to_string()));
-        }
+        let Some(Entry::Request(p)) = self.pending.remove(key) else { return None };
         if let Some(token) = &p.progress_token {
-            if self.progress.get(token).is_some_and(|k| k == key) {
+            if matches!(self.progress.get(token), Some(Entry::Progress(k)) if k == key) {
                 self.progress.remove(token);
             }
         }
@@ -462,9 +501,9 @@ impl Session {
 
     fn remember(&mut self, key: String, why: Settled) {
         if self.settled.len() == SETTLED_WINDOW {
-            self.settled.pop_front();
+            self.settled.remove(0);
         }
-        self.settled.push_back((key, why));
+        self.settled.push((key, why));
     }
 
     // ───────────────────────────── from the upstream ─────────────────────────────
@@ -539,7 +578,7 @@ impl Session {
             if let Ok(checked) = message::check_call(envelope) {
                 match checked.id {
                     Some(id) => {
-                        self.server_requests.insert(message::id_key(id), checked.method);
+                        self.server_requests.insert(message::id_key(id), Entry::ServerRequest);
                     }
                     None if checked.method == "notifications/progress" => {
                         if let Some(token) = message::param_key(envelope.params, "progressToken") {
@@ -647,27 +686,29 @@ impl Session {
     }
 
     fn fill_slot(&mut self, batch_id: u64, slot: usize, text: String, call: &mut Call) {
-        let Some(batch) = self.batches.get_mut(&batch_id) else { return };
+        let id = batch_id.to_string();
+        let Some(Entry::Batch(batch)) = self.batches.get_mut(&id) else { return };
         if batch.slots[slot].is_none() {
             batch.open -= 1;
         }
         batch.slots[slot] = Some(text);
         if batch.open == 0 {
-            if let Some(batch) = self.batches.remove(&batch_id) {
+            if let Some(Entry::Batch(batch)) = self.batches.remove(&id) {
                 call.send(Peer::Client, join_batch(batch.slots));
             }
         }
     }
 
+    /// Progress for a request restarts its wait (the old deadline entry goes stale).
     fn progress_made(&mut self, token: &str, now: u64) {
         let Some(timeout) = self.options.timeout_millis else { return };
-        let Some(key) = self.progress.get(token).cloned() else { return };
-        let Some(p) = self.pending.get_mut(&key) else { return };
-        if let Some(old) = p.deadline {
-            self.deadlines.remove(&(old, p.seq, key.clone()));
+        let Some(Entry::Progress(key)) = self.progress.get(token) else { return };
+        let key = key.clone();
+        let Some(Entry::Request(p)) = self.pending.get_mut(&key) else { return };
+        if p.deadline.is_some() {
             let new = now.saturating_add(timeout);
             p.deadline = Some(new);
-            self.deadlines.insert((new, p.seq, key));
+            self.deadlines.push(Reverse((new, p.seq, key)));
         }
     }
 
@@ -691,12 +732,16 @@ impl Session {
         let detail = format!("{} ({} requests pending)", failure.describe(), self.pending.len());
         call.event(Event::new(EventName::UpstreamEnded, level).detail(detail));
         self.down = Some(failure.clone());
-        let mut pending: Vec<Pending> = self.pending.drain().map(|(_, p)| p).collect();
-        pending.sort_by_key(|p| p.seq);
+        // Answered in order of arrival: drained into a heap keyed by arrival (the deadline heap's type, so
+        // no sort is instantiated for this one use).
+        let mut table = std::mem::take(&mut self.pending);
+        let mut order: BinaryHeap<Reverse<(u64, u64, String)>> =
+            table.iter().filter_map(|(k, e)| if let Entry::Request(p) = e { Some(Reverse((p.seq, 0, k.clone()))) } else { None }).collect();
         self.deadlines.clear();
         self.progress.clear();
         self.server_requests.clear();
-        for p in pending {
+        while let Some(Reverse((_, _, key))) = order.pop() {
+            let Some(Entry::Request(p)) = table.remove(&key) else { continue };
             let a = self.upstream_gone_answer(&mut call, failure.clone(), p.id.clone(), &p.method, "was pending when");
             call.event(a.event);
             self.deliver_answer(p, a.response, &mut call);
@@ -710,14 +755,12 @@ impl Session {
         let mut call = Call::new(ctx);
         let now = ctx.unix_millis;
         let timeout = self.options.timeout_millis.unwrap_or(0);
-        while let Some((deadline, _, key)) = self.deadlines.first().cloned() {
+        while let Some(deadline) = self.next_deadline() {
             if deadline > now {
                 break;
             }
-            let Some(p) = self.take_pending(&key) else {
-                self.deadlines.pop_first();
-                continue;
-            };
+            let Some(Reverse((_, _, key))) = self.deadlines.pop() else { break };
+            let Some(p) = self.take_pending(&key) else { continue };
             self.remember(key, Settled::TimedOut);
             let cancel = p.method != "initialize" && self.down.is_none();
             let secs = timeout.div_ceil(1000);
@@ -753,13 +796,7 @@ impl Session {
 
 /// `result.isError` is `true` (read without building the result's tree).
 fn is_error_result(result: &RawValue) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Head<'a> {
-        #[serde(borrow, rename = "isError", default)]
-        is_error: Option<&'a RawValue>,
-    }
-    json_type(result) == JsonType::Object
-        && serde_json::from_str::<Head>(result.get()).ok().and_then(|h| h.is_error).is_some_and(|v| v.get() == "true")
+    message::RawObject::of(result).and_then(|r| r.get("isError")).is_some_and(|v| v.get() == "true")
 }
 
 fn join_batch(slots: Vec<Option<String>>) -> String {

@@ -11,7 +11,6 @@ use crate::sanitize::{sanitize_response, Target};
 use crate::scrub;
 use crate::taxonomy::{taxonomy, Style};
 use serde_json::{Map, Value};
-use std::collections::BTreeSet;
 
 /// The method whose requests a dialect may answer with a result-shaped error (MCP `isError` tool results,
 /// Error Model domain errors): only a tool call has a result that can say "this failed".
@@ -121,9 +120,13 @@ pub fn sanitized_error(
 }
 
 /// Scrubs (redacts and cuts) one string of a failed tool result; records the rules that fired.
-fn scrub_text(text: &mut String, env: &Secrets, rules: &mut BTreeSet<String>, cut: &mut bool) -> bool {
+fn scrub_text(text: &mut String, env: &Secrets, rules: &mut Vec<String>, cut: &mut bool) -> bool {
     let redacted = redact::redact_with(text, env, &Policy::default());
-    rules.extend(redacted.findings.into_iter().map(|f| f.rule));
+    for f in redacted.findings {
+        if !rules.contains(&f.rule) {
+            rules.push(f.rule);
+        }
+    }
     let limit = taxonomy().meta.truncate_bytes;
     *cut |= redacted.text.len() > limit;
     let scrubbed = scrub::truncate(&redacted.text, limit);
@@ -135,7 +138,7 @@ fn scrub_text(text: &mut String, env: &Secrets, rules: &mut BTreeSet<String>, cu
 }
 
 /// Every string inside `value`, scrubbed.
-fn scrub_all(value: &mut Value, env: &Secrets, rules: &mut BTreeSet<String>, cut: &mut bool) -> bool {
+fn scrub_all(value: &mut Value, env: &Secrets, rules: &mut Vec<String>, cut: &mut bool) -> bool {
     match value {
         Value::String(s) => scrub_text(s, env, rules, cut),
         Value::Array(items) => items.iter_mut().fold(false, |changed, v| scrub_all(v, env, rules, cut) | changed),
@@ -149,7 +152,7 @@ fn scrub_all(value: &mut Value, env: &Secrets, rules: &mut BTreeSet<String>, cut
 /// rewritten response, or `None` when nothing needed to change (the line is then forwarded untouched).
 pub fn redacted_tool_error(response: &mut Map<String, Value>, id: &Value, method: &str, env: &Secrets) -> Option<(String, Event)> {
     let result = response.get_mut("result")?.as_object_mut()?;
-    let mut rules = BTreeSet::new();
+    let mut rules = Vec::new();
     let mut cut = false;
     let mut changed = false;
     if let Some(Value::Array(content)) = result.get_mut("content") {
@@ -175,7 +178,7 @@ pub fn redacted_tool_error(response: &mut Map<String, Value>, id: &Value, method
     let mut detail = String::new();
     if !rules.is_empty() {
         detail.push_str("redacted: ");
-        detail.push_str(&rules.into_iter().collect::<Vec<_>>().join(", "));
+        detail.push_str(&rules.join(", "));
     }
     if cut {
         if !detail.is_empty() {

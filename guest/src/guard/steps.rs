@@ -1,10 +1,8 @@
 //! What a guard session tells its shell to do: the steps of one call, in order, as JSON text.
 
-use serde::Serialize;
 use serde_json::Value;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Peer {
     Client,
     Upstream,
@@ -12,8 +10,7 @@ pub enum Peer {
 
 /// One thing for the shell to do. The steps of a call are carried out in order; steps for the same peer
 /// must be written in that order (that is what keeps responses in order per id).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "step", rename_all = "kebab-case")]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Step {
     /// Write the line the shell just passed in, byte for byte, to `to`.
     Forward { to: Peer },
@@ -25,34 +22,25 @@ pub enum Step {
 
 /// A log record for the operator: what happened, at the taxonomy's level for the kind, with the internal
 /// detail the client did not get (redacted for the operator: no secrets, but paths and stack traces kept).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Event {
     pub event: EventName,
     pub level: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// The code the client got (none for an `isError` tool result).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<i32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub category: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub gate: Option<String>,
     /// The correlation id the client's response carries, when it carries one.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub correlation_id: Option<String>,
     /// The JSON-RPC id of the request concerned.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub method: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
 }
 
 /// The events a session reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventName {
     /// The guard answered a request itself (bad client message, upstream failure, timeout).
     Answered,
@@ -103,7 +91,7 @@ impl Event {
 }
 
 /// The result of one session call.
-#[derive(Debug, Serialize)]
+#[derive(Debug)]
 pub struct Outcome {
     pub steps: Vec<Step>,
     /// Client requests still waiting for a response.
@@ -112,9 +100,98 @@ pub struct Outcome {
     pub deadline: Option<u64>,
 }
 
+/// Appends `s` as a JSON string.
+fn push_str(out: &mut String, s: &str) {
+    // serde_json's string escaping (a string of valid UTF-8 cannot fail to serialize).
+    out.push_str(&serde_json::to_string(s).unwrap_or_default());
+}
+
+fn push_member(out: &mut String, name: &str, value: Option<&str>) {
+    if let Some(v) = value {
+        out.push_str(",\"");
+        out.push_str(name);
+        out.push_str("\":");
+        push_str(out, v);
+    }
+}
+
+impl Peer {
+    fn name(self) -> &'static str {
+        match self {
+            Peer::Client => "client",
+            Peer::Upstream => "upstream",
+        }
+    }
+}
+
+impl EventName {
+    pub fn name(self) -> &'static str {
+        match self {
+            EventName::Answered => "answered",
+            EventName::Sanitized => "sanitized",
+            EventName::Redacted => "redacted",
+            EventName::Repaired => "repaired",
+            EventName::Dropped => "dropped",
+            EventName::ClientCancelled => "client-cancelled",
+            EventName::UpstreamEnded => "upstream-ended",
+        }
+    }
+}
+
 impl Outcome {
+    /// The outcome as JSON text, written by hand rather than by derived serializers: this runs once per
+    /// relayed message, and the npm module is downloaded (each derived serializer adds to it).
     pub fn to_json(&self) -> String {
-        // Strings, integers and values parsed from valid JSON: serializing them cannot fail.
-        serde_json::to_string(self).unwrap_or_else(|_| r#"{"steps":[],"pending":0,"deadline":null}"#.to_string())
+        let mut out = String::with_capacity(64);
+        out.push_str("{\"steps\":[");
+        for (i, step) in self.steps.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            match step {
+                Step::Forward { to } => {
+                    out.push_str("{\"step\":\"forward\",\"to\":\"");
+                    out.push_str(to.name());
+                    out.push_str("\"}");
+                }
+                Step::Send { to, line } => {
+                    out.push_str("{\"step\":\"send\",\"to\":\"");
+                    out.push_str(to.name());
+                    out.push_str("\",\"line\":");
+                    push_str(&mut out, line);
+                    out.push('}');
+                }
+                Step::Event(e) => {
+                    out.push_str("{\"step\":\"event\",\"event\":\"");
+                    out.push_str(e.event.name());
+                    out.push('"');
+                    push_member(&mut out, "level", Some(&e.level));
+                    push_member(&mut out, "kind", e.kind.as_deref());
+                    if let Some(code) = e.code {
+                        out.push_str(",\"code\":");
+                        out.push_str(&code.to_string());
+                    }
+                    push_member(&mut out, "category", e.category.as_deref());
+                    push_member(&mut out, "gate", e.gate.as_deref());
+                    push_member(&mut out, "correlation_id", e.correlation_id.as_deref());
+                    if let Some(id) = &e.id {
+                        out.push_str(",\"id\":");
+                        out.push_str(&id.to_string());
+                    }
+                    push_member(&mut out, "method", e.method.as_deref());
+                    push_member(&mut out, "detail", e.detail.as_deref());
+                    out.push('}');
+                }
+            }
+        }
+        out.push_str("],\"pending\":");
+        out.push_str(&self.pending.to_string());
+        out.push_str(",\"deadline\":");
+        match self.deadline {
+            Some(d) => out.push_str(&d.to_string()),
+            None => out.push_str("null"),
+        }
+        out.push('}');
+        out
     }
 }

@@ -111,11 +111,11 @@ fn parse_and_oversize_errors_never_log_the_body() {
     let mut s = canonical();
     let secret = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
     let o = client(&mut s, &format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"t":"{secret}"}}"#));
-    assert!(!serde_json::to_string(&o).unwrap().contains("ghp_"));
+    assert!(!o.to_json().contains("ghp_"));
     let mut small = session("canonical", None, BatchPolicy::Reject);
     small.options.max_bytes = 16;
     let o = client(&mut small, &format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{secret}"}}"#));
-    let text = serde_json::to_string(&o).unwrap();
+    let text = o.to_json();
     assert!(!text.contains("ghp_"), "{text}");
     assert_eq!(only_client_value(&o)["error"]["data"]["reason"], "oversize");
     let o = small.client_oversize(1 << 30, ctx(T0));
