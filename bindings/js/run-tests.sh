@@ -11,6 +11,6 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here"
 # The spec reporter lists every test and ends with node:test's summary (tests / pass / fail ...).
 node --test --test-reporter=spec \
-  test/vectors.test.mjs test/api.test.mjs test/pack.test.mjs \
+  test/vectors.test.mjs test/api.test.mjs test/guard.test.mjs test/pack.test.mjs \
   test/browser.test.mjs \
   test/jco.test.mjs

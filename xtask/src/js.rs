@@ -48,27 +48,53 @@ fn js_cargo() -> Command {
     c
 }
 
+/// The modules the package ships: the base API, and the base API with the guard session (loaded only by the
+/// `jsonrpc-errors/guard` entry), each built from the same crate with its own features.
+const MODULES: [(&str, &[&str]); 2] = [(NAME, &[]), ("jsonrpc_errors_guard", &["guard"])];
+
 pub fn build() -> Result<()> {
     let root = root();
     let js = root.join("bindings/js");
-
-    let mut b = js_cargo();
-    b.args(["build", "-p", "jsonrpc-errors-js", "--lib", "--target", "wasm32-unknown-unknown", "--profile", "npm"]);
-    run(b)?;
-    let core = root.join("target/js/wasm32-unknown-unknown/npm/jsonrpc_errors_js.wasm");
-    report("core module", &core)?;
-
     let out = js.join("wasm");
     if out.exists() {
         std::fs::remove_dir_all(&out)?;
     }
     std::fs::create_dir_all(&out)?;
+    for (name, features) in MODULES {
+        build_module(&js, &out, name, features)?;
+    }
+
+    if js.join("node_modules").exists() {
+        let mut tsc = Command::new("npm");
+        tsc.current_dir(&js).args(["run", "--silent", "build"]);
+        run(tsc)?;
+        println!("wrote {}", js.join("dist").display());
+    } else {
+        println!("note: bindings/js/node_modules missing: run `npm ci` there, then `npm run build`");
+    }
+    Ok(())
+}
+
+fn build_module(js: &Path, out: &Path, name: &str, features: &[&str]) -> Result<()> {
+    let root = root();
+    let mut b = js_cargo();
+    b.args(["build", "-p", "jsonrpc-errors-js", "--lib", "--target", "wasm32-unknown-unknown", "--profile", "npm"]);
+    if !features.is_empty() {
+        b.args(["--features", &features.join(",")]);
+    }
+    run(b)?;
+    // Each feature set overwrites the same artifact: keep a copy under the module's own name.
+    let built = root.join("target/js/wasm32-unknown-unknown/npm/jsonrpc_errors_js.wasm");
+    let core = root.join(format!("target/js/wasm32-unknown-unknown/npm/{name}.core.wasm"));
+    std::fs::copy(&built, &core)?;
+    report("core module", &core)?;
+
     let mut bindgen = js_cargo();
     bindgen.args(["run", "-q", "--release", "-p", "jsonrpc-errors-js-bindgen", "--"]);
-    bindgen.arg(&core).arg(&out).arg(NAME);
+    bindgen.arg(&core).arg(out).arg(name);
     run(bindgen)?;
 
-    let wasm = out.join(format!("{NAME}_bg.wasm"));
+    let wasm = out.join(format!("{name}_bg.wasm"));
     report("wasm-bindgen output", &wasm)?;
     // -Oz without binaryen's own inlining (`-sp inlining-optimizing`): LLVM has already inlined what the
     // npm profile allows, and binaryen's inlining on top made the module 2% smaller raw but 6 KB larger
@@ -78,7 +104,7 @@ pub fn build() -> Result<()> {
     // unused, where Rust's stack ends.
     let wasm_opt = js.join("node_modules/binaryen/bin/wasm-opt");
     if wasm_opt.exists() {
-        let tmp = out.join(format!("{NAME}_bg.opt.wasm"));
+        let tmp = out.join(format!("{name}_bg.opt.wasm"));
         let mut opt = Command::new("node");
         opt.arg(&wasm_opt)
             .arg(&wasm)
@@ -92,15 +118,6 @@ pub fn build() -> Result<()> {
         report("after wasm-opt -Oz -sp inlining-optimizing", &wasm)?;
     } else {
         println!("note: {} not found (run `npm ci` in bindings/js): skipping wasm-opt", wasm_opt.display());
-    }
-
-    if js.join("node_modules").exists() {
-        let mut tsc = Command::new("npm");
-        tsc.current_dir(&js).args(["run", "--silent", "build"]);
-        run(tsc)?;
-        println!("wrote {}", js.join("dist").display());
-    } else {
-        println!("note: bindings/js/node_modules missing: run `npm ci` there, then `npm run build`");
     }
     Ok(())
 }

@@ -6,6 +6,8 @@
 //! entropy is split into two u32 halves by the wrapper.
 
 use jsonrpc_errors_guest::api;
+#[cfg(feature = "guard")]
+use jsonrpc_errors_guest::guard;
 use jsonrpc_errors_guest::context::CallContext;
 use jsonrpc_errors_guest::error::ErrorObject;
 use wasm_bindgen::prelude::*;
@@ -96,4 +98,66 @@ pub fn codes(dialect: Option<String>, format: &str) -> Result<String, JsValue> {
 #[wasm_bindgen(js_name = __trapForTests)]
 pub fn trap_for_tests() {
     panic!("trap requested by the test suite");
+}
+
+/// A guard session (see `jsonrpc_errors_guest::guard`): every method returns the outcome's JSON text
+/// (`upstreamLog`: the redacted text). The context is passed as for the functions above.
+#[cfg(feature = "guard")]
+#[wasm_bindgen]
+pub struct GuardSession(guard::Session);
+
+#[cfg(feature = "guard")]
+#[wasm_bindgen]
+impl GuardSession {
+    #[wasm_bindgen(constructor)]
+    pub fn new(dialect: &str, max_bytes: Option<f64>, batch: &str, timeout_ms: Option<f64>, upstream: &str) -> Result<GuardSession, JsValue> {
+        api::guard_session(dialect, max_bytes.map(|n| n as u64), batch, timeout_ms.map(|n| n as u64), upstream)
+            .map(GuardSession)
+            .map_err(|e| JsValue::from_str(&api::failure_json(&e)))
+    }
+
+    #[wasm_bindgen(js_name = clientLine)]
+    pub fn client_line(&mut self, line: &[u8], unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> String {
+        self.0.client_line(line, ctx(unix_millis, entropy_hi, entropy_lo)).to_json()
+    }
+
+    #[wasm_bindgen(js_name = clientOversize)]
+    pub fn client_oversize(&mut self, length: f64, unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> String {
+        self.0.client_oversize(length as u64, ctx(unix_millis, entropy_hi, entropy_lo)).to_json()
+    }
+
+    #[wasm_bindgen(js_name = upstreamLine)]
+    pub fn upstream_line(&mut self, line: &[u8], unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> String {
+        self.0.upstream_line(line, ctx(unix_millis, entropy_hi, entropy_lo)).to_json()
+    }
+
+    #[wasm_bindgen(js_name = upstreamOversize)]
+    pub fn upstream_oversize(&mut self, length: f64, unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> String {
+        self.0.upstream_oversize(length as u64, ctx(unix_millis, entropy_hi, entropy_lo)).to_json()
+    }
+
+    /// `how`: "exited" | "killed" (with `code`), "spawn-failed" (with `reason`), "closed-output".
+    #[wasm_bindgen(js_name = upstreamFailed)]
+    pub fn upstream_failed(&mut self, how: &str, code: i32, reason: &str, unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> Result<String, JsValue> {
+        let failure = match how {
+            "exited" => guard::Failure::Exited(code),
+            "killed" => guard::Failure::Killed(code),
+            "spawn-failed" => guard::Failure::SpawnFailed(reason.to_string()),
+            "closed-output" => guard::Failure::ClosedOutput,
+            _ => {
+                let e = ErrorObject::invalid_params("unknown-failure", "failure must be exited, killed, spawn-failed or closed-output");
+                return Err(JsValue::from_str(&api::failure_json(&e)));
+            }
+        };
+        Ok(self.0.upstream_failed(failure, ctx(unix_millis, entropy_hi, entropy_lo)).to_json())
+    }
+
+    pub fn expire(&mut self, unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> String {
+        self.0.expire(ctx(unix_millis, entropy_hi, entropy_lo)).to_json()
+    }
+
+    #[wasm_bindgen(js_name = upstreamLog)]
+    pub fn upstream_log(&self, text: &str) -> String {
+        self.0.upstream_log(text)
+    }
 }

@@ -8,7 +8,10 @@ import { fileURLToPath } from "node:url";
 
 const here = join(dirname(fileURLToPath(import.meta.url)), "..");
 const glue = join(here, "wasm");
-const files = ["jsonrpc_errors.js", "jsonrpc_errors.d.ts", "jsonrpc_errors_bg.wasm"];
+const files = [
+  ...["jsonrpc_errors.js", "jsonrpc_errors.d.ts", "jsonrpc_errors_bg.wasm"],
+  ...["jsonrpc_errors_guard.js", "jsonrpc_errors_guard.d.ts", "jsonrpc_errors_guard_bg.wasm"],
+];
 for (const f of files) {
   if (!existsSync(join(glue, f))) {
     console.error(`missing ${join(glue, f)}: run \`cargo xtask js\` first`);

@@ -36,7 +36,34 @@ export interface Platform {
   randomFill(array: Uint32Array): void;
 }
 
+/** A guard session as the guard module's wasm-bindgen glue exposes it (bindings/js/rust/lib.rs). */
+export interface GlueGuardSession {
+  free(): void;
+  clientLine(line: Uint8Array, unixMillis: number, entropyHi: number, entropyLo: number): string;
+  clientOversize(length: number, unixMillis: number, entropyHi: number, entropyLo: number): string;
+  upstreamLine(line: Uint8Array, unixMillis: number, entropyHi: number, entropyLo: number): string;
+  upstreamOversize(length: number, unixMillis: number, entropyHi: number, entropyLo: number): string;
+  upstreamFailed(how: string, code: number, reason: string, unixMillis: number, entropyHi: number, entropyLo: number): string;
+  expire(unixMillis: number, entropyHi: number, entropyLo: number): string;
+  upstreamLog(text: string): string;
+}
+
+/** The guard module's glue: the base API plus the guard session class. */
+export interface GuardGlue extends Glue {
+  GuardSession: new (
+    dialect: string,
+    maxBytes: number | undefined,
+    batch: string,
+    timeoutMs: number | undefined,
+    upstream: string,
+  ) => GlueGuardSession;
+}
+
 let platform: Platform | undefined;
+/** The guard module (loaded by the `jsonrpc-errors/guard` entry only), and how many times it was re-instantiated. */
+let guardGlue: GuardGlue | undefined;
+let guardGeneration = 0;
+let randomFill: ((array: Uint32Array) => void) | undefined;
 /** The environment last handed to the module, flattened: re-applied after a re-instantiation. */
 let environment: string[] | undefined;
 let faults = 0;
@@ -45,6 +72,42 @@ export const INTERNAL_ERROR: ErrorObject = Object.freeze({ code: -32603, message
 
 export function install(p: Platform): void {
   platform = p;
+  randomFill ??= p.randomFill;
+}
+
+/** Installs the guard module (and applies the environment already handed to the library). */
+export function installGuard(glue: GuardGlue, fill: (array: Uint32Array) => void): void {
+  guardGlue = glue;
+  randomFill ??= fill;
+  if (environment !== undefined) glue.setEnvironment(environment);
+}
+
+function currentGuard(): GuardGlue {
+  if (guardGlue === undefined) {
+    throw new JsonRpcErrorsError("jsonrpc-errors: the guard module is not initialised (import it from jsonrpc-errors/guard)");
+  }
+  return guardGlue;
+}
+
+/** The guard module's instance generation: a session made before a re-instantiation is gone with it. */
+export function guardGenerationNow(): number {
+  return guardGeneration;
+}
+
+/** Runs one call on the guard module; failures become typed errors, a trap re-instantiates the module. */
+export function callGuard<T>(f: (glue: GuardGlue) => T): T {
+  const g = currentGuard();
+  try {
+    return f(g);
+  } catch (e) {
+    if (isTrap(e)) {
+      faults++;
+      guardGeneration++;
+      g.__wbg_reset_state();
+      if (environment !== undefined) g.setEnvironment(environment);
+    }
+    throw typedFailure(e);
+  }
 }
 
 function current(): Platform {
@@ -56,6 +119,21 @@ function current(): Platform {
 
 function isTrap(e: unknown): boolean {
   return typeof WebAssembly !== "undefined" && e instanceof WebAssembly.RuntimeError;
+}
+
+/** The typed error for what a call threw: the guest's refusal, a trap's plain -32603, or the value itself. */
+function typedFailure(e: unknown): unknown {
+  if (typeof e === "string") {
+    let error: ErrorObject;
+    try {
+      error = JSON.parse(e) as ErrorObject;
+    } catch {
+      return new WasmFaultError(INTERNAL_ERROR, { cause: e });
+    }
+    return new InvalidInputError(error);
+  }
+  if (isTrap(e)) return new WasmFaultError({ ...INTERNAL_ERROR }, { cause: e });
+  return e;
 }
 
 /** Runs one call on the instance; failures become typed errors. */
@@ -90,8 +168,10 @@ function reinstantiate(p: Platform): void {
   }
 }
 
+/** Hands the environment to every loaded module (the base one, and the guard one when loaded). */
 export function setEnvironmentFlat(flat: string[]): number {
-  const kept = call((g) => g.setEnvironment(flat));
+  const kept = platform !== undefined ? call((g) => g.setEnvironment(flat)) : callGuard((g) => g.setEnvironment(flat));
+  if (platform !== undefined && guardGlue !== undefined) callGuard((g) => g.setEnvironment(flat));
   environment = flat.length === 0 ? undefined : flat;
   return kept;
 }
@@ -106,6 +186,11 @@ export function trapForTests(): void {
   call((g) => g.__trapForTests());
 }
 
+/** Traps the guard module on purpose (for tests). */
+export function trapGuardForTests(): void {
+  callGuard((g) => g.__trapForTests());
+}
+
 // ------------------------------------------------------------------------------------------ call context
 
 const pool = new Uint32Array(256);
@@ -116,7 +201,8 @@ const TWO_32 = 2 ** 32;
 export function contextArgs(context: CallContext | undefined): [number, number, number] {
   if (context === undefined) {
     if (poolNext + 2 > pool.length) {
-      current().randomFill(pool);
+      if (randomFill === undefined) throw new JsonRpcErrorsError("jsonrpc-errors: the WebAssembly module is not initialised");
+      randomFill(pool);
       poolNext = 0;
     }
     const hi = pool[poolNext++]!;

@@ -19,16 +19,17 @@ const TYPES = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/ja
 const PAGE = `<!doctype html>
 <meta charset="utf-8">
 <title>jsonrpc-errors vectors</title>
-<script type="importmap">{"imports": {"jsonrpc-errors": "/pkg/dist/browser.js"}}</script>
+<script type="importmap">{"imports": {"jsonrpc-errors": "/pkg/dist/browser.js", "jsonrpc-errors/guard": "/pkg/dist/guard-browser.js"}}</script>
 <script type="module">
   import * as pkg from "jsonrpc-errors";
+  import * as guardPkg from "jsonrpc-errors/guard";
   import { runAll, parseVectors } from "/pkg/test/vectors-lib.js";
   import { packageAdapter } from "/pkg/test/package-adapter.js";
   try {
     const list = await (await fetch("/vectors/")).json();
     const files = [];
     for (const file of list) files.push({ file, doc: parseVectors(await (await fetch("/vectors/" + file)).text()) });
-    const results = runAll(packageAdapter(pkg), files);
+    const results = runAll(packageAdapter(pkg, guardPkg), files);
     // trap recovery in the browser: a panic becomes the -32603 error and the module is re-instantiated
     const runtime = await import("/pkg/dist/runtime.js");
     let trap = null;

@@ -17,12 +17,14 @@ test("npm pack --dry-run: the tarball holds only what users need", () => {
     p === "package.json" ||
     p === "README.md" ||
     p === "LICENSE" ||
-    /^dist\/[a-z]+\.(js|d\.ts)$/.test(p) ||
+    /^dist\/[a-z-]+\.(js|d\.ts)$/.test(p) ||
     p === "dist/wasm/jsonrpc_errors.js" ||
-    p === "dist/wasm/jsonrpc_errors_bg.wasm";
+    p === "dist/wasm/jsonrpc_errors_bg.wasm" ||
+    p === "dist/wasm/jsonrpc_errors_guard.js" ||
+    p === "dist/wasm/jsonrpc_errors_guard_bg.wasm";
   const unexpected = files.filter((p) => !allowed(p));
   assert.deepEqual(unexpected, [], `unexpected files in the tarball: ${unexpected.join(", ")}`);
-  for (const needed of ["package.json", "dist/node.js", "dist/node.d.ts", "dist/browser.js", "dist/taxonomy.js", "dist/wasm/jsonrpc_errors.js", "dist/wasm/jsonrpc_errors_bg.wasm"]) {
+  for (const needed of ["package.json", "dist/node.js", "dist/node.d.ts", "dist/browser.js", "dist/taxonomy.js", "dist/wasm/jsonrpc_errors.js", "dist/wasm/jsonrpc_errors_bg.wasm", "dist/guard-node.js", "dist/guard-browser.js", "dist/guard-node.d.ts", "dist/wasm/jsonrpc_errors_guard.js", "dist/wasm/jsonrpc_errors_guard_bg.wasm"]) {
     assert.ok(files.includes(needed), `${needed} is missing from the tarball`);
   }
   assert.ok(!files.some((p) => p.startsWith("src/") || p.startsWith("test/") || p.startsWith("rust/") || p.endsWith(".rs")));
@@ -41,6 +43,20 @@ test("the shipped .wasm stays within the size budget: ≤ 400,000 bytes raw and 
   assert.ok(gzipped <= 160_000, `the .wasm is ${gzipped} bytes gzipped`);
 });
 
+// The guard module (the base API plus guard sessions) is loaded only by `jsonrpc-errors/guard`, so the base
+// module above keeps its budget. Its own budget: the base module's measured size plus the guard session's
+// (+49 KB raw, +20 KB gzipped when it was introduced), with a few KB of room.
+test("the guard .wasm stays within its own budget: ≤ 450,000 bytes raw and ≤ 185,000 gzipped", async () => {
+  const { readFileSync } = await import("node:fs");
+  const { gzipSync } = await import("node:zlib");
+  const { PKG_DIR } = await import("./helpers.mjs");
+  const wasm = readFileSync(join(PKG_DIR, "dist", "wasm", "jsonrpc_errors_guard_bg.wasm"));
+  const gzipped = gzipSync(wasm, { level: 9 }).length;
+  console.log(`# guard .wasm: ${wasm.length} bytes raw, ${gzipped} bytes gzipped (zlib level 9)`);
+  assert.ok(wasm.length <= 450_000, `the guard .wasm is ${wasm.length} bytes raw`);
+  assert.ok(gzipped <= 185_000, `the guard .wasm is ${gzipped} bytes gzipped`);
+});
+
 test("the public .d.ts has no `any`", async () => {
   const { readFileSync, readdirSync } = await import("node:fs");
   const { PKG_DIR } = await import("./helpers.mjs");
@@ -54,17 +70,21 @@ test("installed from the tarball into an empty project, `import { mapError } fro
   const main = `
 import { mapError, redact, InvalidInputError } from "jsonrpc-errors";
 import { KINDS } from "jsonrpc-errors/taxonomy";
+import { GuardSession } from "jsonrpc-errors/guard";
+const session = new GuardSession({ timeoutMs: 1000 });
+const forwarded = session.clientLine('{"jsonrpc":"2.0","id":1,"method":"ping"}').steps[0].step;
+const answered = JSON.parse(session.upstreamFailed({ exited: 1 }).steps.find((s) => s.step === "send").line).error.code;
 const r = mapError({ kind: "method-not-found", method: "tools/call", id: 1 }, "canonical", { context: { unixMillis: 0, entropy: 1n } });
 let refused = null;
 try { mapError({ kind: "nope" }); } catch (e) { refused = e instanceof InvalidInputError ? e.error.data.reason : String(e); }
-console.log(JSON.stringify({ code: r.error.code, id: r.id, redacted: redact("password=hunter2hunter2"), refused, status: KINDS["method-not-found"].httpStatus }));
+console.log(JSON.stringify({ code: r.error.code, id: r.id, redacted: redact("password=hunter2hunter2"), refused, status: KINDS["method-not-found"].httpStatus, guard: [forwarded, answered] }));
 `;
   const { dir, project, tarball } = installIntoTempProject({ "main.js": main });
   cleanup.push(dir);
   assert.ok(statSync(tarball).size > 0);
   const out = execFileSync(process.execPath, [join(project, "main.js")], { cwd: project, encoding: "utf8" });
   const got = JSON.parse(out.trim());
-  assert.deepEqual(got, { code: -32601, id: 1, redacted: "password=[REDACTED:secret-assignment]", refused: "unknown-kind", status: 404 });
+  assert.deepEqual(got, { code: -32601, id: 1, redacted: "password=[REDACTED:secret-assignment]", refused: "unknown-kind", status: 404, guard: ["forward", -32000] });
   // the CommonJS-free package is ESM only: require() of it is not expected, but a dynamic import from CJS works
   const cjs = execFileSync(process.execPath, ["-e", "import('jsonrpc-errors').then(m => console.log(m.lookupKind(-32601)))"], { cwd: project, encoding: "utf8" });
   assert.equal(cjs.trim(), "method-not-found");

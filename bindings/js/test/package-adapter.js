@@ -1,8 +1,34 @@
 // The vector adapter over the npm package's public API (used in Node and in the browser page).
 
-export function packageAdapter(pkg) {
+/** A vector failure (`{exited: n}`, `"closed_output"`, ...) as the package's UpstreamFailure. */
+export function upstreamFailure(f) {
+  if (f === "closed_output") return "closed-output";
+  if ("spawn_failed" in f) return { spawnFailed: f.spawn_failed };
+  return f;
+}
+
+export function packageAdapter(pkg, guardPkg) {
   const context = (ctx) => ({ context: { unixMillis: ctx.unixMillis, entropy: ctx.entropy } });
   return {
+    guard: (o) => {
+      const s = new guardPkg.GuardSession({
+        dialect: o.dialect,
+        maxBytes: o.max_bytes,
+        batch: o.batch,
+        timeoutMs: o.timeout_ms,
+        upstream: o.upstream,
+      });
+      return {
+        client: (b, ctx) => s.clientLineJson(b, context(ctx)),
+        clientOversize: (n, ctx) => s.clientOversizeJson(n, context(ctx)),
+        upstream: (b, ctx) => s.upstreamLineJson(b, context(ctx)),
+        upstreamOversize: (n, ctx) => s.upstreamOversizeJson(n, context(ctx)),
+        failed: (f, ctx) => s.upstreamFailedJson(upstreamFailure(f), context(ctx)),
+        expire: (ctx) => s.expireJson(context(ctx)),
+        log: (t) => s.upstreamLog(t),
+        close: () => s.close(),
+      };
+    },
     map: (input, dialect, ctx) => pkg.mapErrorJson(input, dialect, context(ctx)),
     validate: (raw, o, ctx) =>
       pkg.validateJson(raw, {
@@ -19,6 +45,7 @@ export function packageAdapter(pkg) {
     lookup: (code, dialect, message, dataJson) =>
       pkg.lookupKind(code, dialect, message ?? undefined, dataJson === null ? undefined : JSON.parse(dataJson)),
     codes: (dialect, format) => pkg.codes(dialect, format),
+    // Both modules get the environment (the package's setEnvironment reaches every loaded module).
     setEnv: (pairs) => pkg.setEnvironment(pairs),
     failureOf: (e) => (e instanceof pkg.InvalidInputError ? e.error : null),
   };

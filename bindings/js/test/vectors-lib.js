@@ -3,8 +3,10 @@
 //
 // An adapter has: map(inputText, dialect, ctx), validate(bytes, options, ctx), sanitize(bytes, dialect, ctx),
 // redact(text), explain(code, dialect), lookup(code, dialect, message, dataJson), codes(dialect, format),
-// setEnv(pairs), and failureOf(thrown) → the JSON-RPC error object of a refused input, or null. Every op
-// returns the library's output text (lookup: the kind name or null). `ctx` is {unixMillis, entropy: bigint}.
+// guard(options) → a session with client(bytes, ctx), clientOversize(n, ctx), upstream(bytes, ctx),
+// upstreamOversize(n, ctx), failed(failure, ctx), expire(ctx), log(text), close(), setEnv(pairs), and
+// failureOf(thrown) → the JSON-RPC error object of a refused input, or null. Every op returns the library's
+// output text (lookup: the kind name or null). `ctx` is {unixMillis, entropy: bigint}.
 
 export function hexToBytes(hex) {
   const out = new Uint8Array(hex.length / 2);
@@ -30,6 +32,7 @@ export function parseVectors(text) {
 
 /** The output text a case expects (`expect_text`; older files: the compact form of `expect`). */
 export function expectedText(c) {
+  if ("expect_outputs" in c) return JSON.stringify(c.expect_outputs);
   if ("expect_text" in c) return c.expect_text;
   if (c.op === "codes" && c.format === "markdown") return c.expect;
   return JSON.stringify(c.expect);
@@ -54,9 +57,35 @@ function run(adapter, c) {
     }
     case "codes":
       return adapter.codes(c.dialect ?? null, c.format);
+    case "guard":
+      return JSON.stringify(guardScript(adapter, c));
     default:
       throw new Error(`unknown op ${c.op}`);
   }
+}
+
+/** Runs a `guard` case's script on one session: one output text per step (format: tests/vectors/README.md). */
+function guardScript(adapter, c) {
+  const session = adapter.guard(c.options ?? {});
+  const base = ctxOf(c);
+  const outputs = [];
+  try {
+    c.script.forEach((step, i) => {
+      const ctx = { unixMillis: base.unixMillis + (step.at ?? 0), entropy: (base.entropy + BigInt(i)) % (1n << 64n) };
+      if ("client" in step) outputs.push(session.client(new TextEncoder().encode(step.client), ctx));
+      else if ("client_hex" in step) outputs.push(session.client(hexToBytes(step.client_hex), ctx));
+      else if ("client_oversize" in step) outputs.push(session.clientOversize(step.client_oversize, ctx));
+      else if ("upstream" in step) outputs.push(session.upstream(new TextEncoder().encode(step.upstream), ctx));
+      else if ("upstream_hex" in step) outputs.push(session.upstream(hexToBytes(step.upstream_hex), ctx));
+      else if ("upstream_oversize" in step) outputs.push(session.upstreamOversize(step.upstream_oversize, ctx));
+      else if ("upstream_failed" in step) outputs.push(session.failed(step.upstream_failed, ctx));
+      else if ("expire" in step) outputs.push(session.expire(ctx));
+      else outputs.push(session.log(step.upstream_log));
+    });
+  } finally {
+    session.close();
+  }
+  return outputs;
 }
 
 function sameValue(a, b) {

@@ -2,11 +2,12 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import * as pkg from "jsonrpc-errors";
+import * as guardPkg from "jsonrpc-errors/guard";
 import { vectorFiles } from "./helpers.mjs";
 import { packageAdapter } from "./package-adapter.js";
 import { runCase } from "./vectors-lib.js";
 
-const adapter = packageAdapter(pkg);
+const adapter = packageAdapter(pkg, guardPkg);
 
 for (const { file, doc } of vectorFiles()) {
   describe(`vectors (wasm-bindgen, node): ${file}`, () => {

@@ -1,0 +1,13 @@
+// `jsonrpc-errors/guard` for Node: loads the guard module (the base API plus guard sessions) synchronously.
+// A module of its own so that the base package's download stays within its budget; importing both entries
+// loads both modules, and `setEnvironment` reaches both.
+
+import { webcrypto } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { installGuard } from "./runtime.js";
+import * as glue from "./wasm/jsonrpc_errors_guard.js";
+
+glue.initSync({ module: readFileSync(new URL("./wasm/jsonrpc_errors_guard_bg.wasm", import.meta.url)) });
+installGuard(glue, (array) => void webcrypto.getRandomValues(array));
+
+export * from "./guard-public.js";

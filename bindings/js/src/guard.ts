@@ -1,0 +1,226 @@
+// Guard sessions: a JSON-RPC proxy's per-message policy, decided by the guest (wit/world.wit, interface
+// `guard`). A proxy hands a session every line it reads and carries out the steps it gets back, in order;
+// what is forwarded, answered, sanitized and redacted, and what every pending request is owed when the
+// upstream fails, is the guest's, identical in every runtime.
+
+import { ArgumentTypeError, WasmFaultError } from "./errors.js";
+import { INTERNAL_ERROR, callGuard, contextArgs, guardGenerationNow, type GlueGuardSession } from "./runtime.js";
+import type { Dialect } from "./taxonomy.js";
+import type { ContextOptions, Id } from "./types.js";
+
+export type Peer = "client" | "upstream";
+
+/** Write the line just given, byte for byte, to `to`. */
+export interface ForwardStep {
+  step: "forward";
+  to: Peer;
+}
+
+/** Write `line` (one message or batch, no newline in it) to `to`. */
+export interface SendStep {
+  step: "send";
+  to: Peer;
+  line: string;
+}
+
+/** A record for the operator's log and metrics: never a message body. */
+export interface EventStep {
+  step: "event";
+  event: "answered" | "sanitized" | "redacted" | "repaired" | "dropped" | "client-cancelled" | "upstream-ended";
+  level: "error" | "warn" | "info" | "debug";
+  kind?: string;
+  code?: number;
+  category?: string;
+  gate?: string;
+  correlation_id?: string;
+  id?: Id;
+  method?: string;
+  detail?: string;
+}
+
+export type GuardStep = ForwardStep | SendStep | EventStep;
+
+export interface GuardOutcome {
+  steps: GuardStep[];
+  /** Client requests still waiting for an answer. */
+  pending: number;
+  /** When to call `expire` (unix milliseconds), or null. */
+  deadline: number | null;
+}
+
+export interface GuardOptions {
+  dialect?: Dialect;
+  /** Largest client message in bytes (default 10 MiB). */
+  maxBytes?: number | null;
+  batch?: "reject" | "allow";
+  /** How long a request may wait for the upstream, in milliseconds (progress restarts the wait); null or
+   *  absent: no limit. */
+  timeoutMs?: number | null;
+  /** How errors and logs name the upstream (credentials in a URL are never shown). */
+  upstream?: string;
+}
+
+/** How the upstream ended. */
+export type UpstreamFailure =
+  | { exited: number }
+  | { killed: number }
+  | { spawnFailed: string }
+  | "closed-output";
+
+const encoder = new TextEncoder();
+
+function bytes(line: unknown, what: string): Uint8Array {
+  if (typeof line === "string") return encoder.encode(line);
+  if (line instanceof Uint8Array) return line;
+  throw new ArgumentTypeError(`${what} must be a string or a Uint8Array`);
+}
+
+function u64(value: unknown, what: string): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+    throw new ArgumentTypeError(`${what} must be a non-negative safe integer`);
+  }
+  return value;
+}
+
+function s32(value: unknown, what: string): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < -(2 ** 31) || value >= 2 ** 31) {
+    throw new ArgumentTypeError(`${what} must be a 32-bit integer`);
+  }
+  return value;
+}
+
+function optionalString(value: unknown, what: string, fallback: string): string {
+  if (value === undefined) return fallback;
+  if (typeof value !== "string") throw new ArgumentTypeError(`${what} must be a string`);
+  return value;
+}
+
+/**
+ * One session between one client and one upstream. Every method returns the {@link GuardOutcome} (the
+ * `...Json` methods: its JSON text). A session lives in the guard module's memory: if that module traps,
+ * it is re-instantiated and every open session ends (later calls throw {@link WasmFaultError}). Call
+ * `close()` to free it.
+ */
+export class GuardSession {
+  #inner: GlueGuardSession | undefined;
+  readonly #generation: number;
+
+  constructor(options: GuardOptions = {}) {
+    if (typeof options !== "object" || options === null) throw new ArgumentTypeError("options must be an object");
+    const dialect = optionalString(options.dialect, "dialect", "canonical");
+    const batch = optionalString(options.batch, "batch", "reject");
+    const upstream = optionalString(options.upstream, "upstream", "upstream");
+    const maxBytes = options.maxBytes == null ? undefined : u64(options.maxBytes, "maxBytes");
+    const timeoutMs = options.timeoutMs == null ? undefined : u64(options.timeoutMs, "timeoutMs");
+    this.#inner = callGuard((g) => new g.GuardSession(dialect, maxBytes, batch, timeoutMs, upstream));
+    this.#generation = guardGenerationNow();
+  }
+
+  #call(f: (s: GlueGuardSession) => string): string {
+    const inner = this.#inner;
+    if (inner === undefined || this.#generation !== guardGenerationNow()) {
+      this.#inner = undefined;
+      throw new WasmFaultError({ ...INTERNAL_ERROR });
+    }
+    try {
+      return callGuard(() => f(inner));
+    } catch (e) {
+      if (e instanceof WasmFaultError) this.#inner = undefined;
+      throw e;
+    }
+  }
+
+  /** A line from the client (its newline removed). */
+  clientLineJson(line: string | Uint8Array, options?: ContextOptions): string {
+    const b = bytes(line, "line");
+    const [ms, hi, lo] = contextArgs(options?.context);
+    return this.#call((s) => s.clientLine(b, ms, hi, lo));
+  }
+
+  /** A client line longer than `maxBytes`, discarded unread: its length. */
+  clientOversizeJson(length: number, options?: ContextOptions): string {
+    const n = u64(length, "length");
+    const [ms, hi, lo] = contextArgs(options?.context);
+    return this.#call((s) => s.clientOversize(n, ms, hi, lo));
+  }
+
+  /** A line from the upstream's output (its newline removed). */
+  upstreamLineJson(line: string | Uint8Array, options?: ContextOptions): string {
+    const b = bytes(line, "line");
+    const [ms, hi, lo] = contextArgs(options?.context);
+    return this.#call((s) => s.upstreamLine(b, ms, hi, lo));
+  }
+
+  /** An upstream line longer than the proxy accepts, discarded unread: its length. */
+  upstreamOversizeJson(length: number, options?: ContextOptions): string {
+    const n = u64(length, "length");
+    const [ms, hi, lo] = contextArgs(options?.context);
+    return this.#call((s) => s.upstreamOversize(n, ms, hi, lo));
+  }
+
+  /** The upstream can no longer answer: every pending request is answered. */
+  upstreamFailedJson(failure: UpstreamFailure, options?: ContextOptions): string {
+    let how: string;
+    let code = 0;
+    let reason = "";
+    if (failure === "closed-output") {
+      how = "closed-output";
+    } else if (typeof failure === "object" && failure !== null && "exited" in failure) {
+      how = "exited";
+      code = s32(failure.exited, "exited");
+    } else if (typeof failure === "object" && failure !== null && "killed" in failure) {
+      how = "killed";
+      code = s32(failure.killed, "killed");
+    } else if (typeof failure === "object" && failure !== null && "spawnFailed" in failure) {
+      how = "spawn-failed";
+      reason = optionalString(failure.spawnFailed, "spawnFailed", "");
+    } else {
+      throw new ArgumentTypeError('failure must be {exited}, {killed}, {spawnFailed} or "closed-output"');
+    }
+    const [ms, hi, lo] = contextArgs(options?.context);
+    return this.#call((s) => s.upstreamFailed(how, code, reason, ms, hi, lo));
+  }
+
+  /** Answers (and cancels upstream) every request whose deadline has passed. */
+  expireJson(options?: ContextOptions): string {
+    const [ms, hi, lo] = contextArgs(options?.context);
+    return this.#call((s) => s.expire(ms, hi, lo));
+  }
+
+  /** Text from the upstream's stderr, for the operator's log: secrets redacted, traces and paths kept. */
+  upstreamLog(text: string): string {
+    if (typeof text !== "string") throw new ArgumentTypeError("text must be a string");
+    return this.#call((s) => s.upstreamLog(text));
+  }
+
+  clientLine(line: string | Uint8Array, options?: ContextOptions): GuardOutcome {
+    return JSON.parse(this.clientLineJson(line, options)) as GuardOutcome;
+  }
+
+  clientOversize(length: number, options?: ContextOptions): GuardOutcome {
+    return JSON.parse(this.clientOversizeJson(length, options)) as GuardOutcome;
+  }
+
+  upstreamLine(line: string | Uint8Array, options?: ContextOptions): GuardOutcome {
+    return JSON.parse(this.upstreamLineJson(line, options)) as GuardOutcome;
+  }
+
+  upstreamOversize(length: number, options?: ContextOptions): GuardOutcome {
+    return JSON.parse(this.upstreamOversizeJson(length, options)) as GuardOutcome;
+  }
+
+  upstreamFailed(failure: UpstreamFailure, options?: ContextOptions): GuardOutcome {
+    return JSON.parse(this.upstreamFailedJson(failure, options)) as GuardOutcome;
+  }
+
+  expire(options?: ContextOptions): GuardOutcome {
+    return JSON.parse(this.expireJson(options)) as GuardOutcome;
+  }
+
+  /** Frees the session (idempotent). */
+  close(): void {
+    const inner = this.#inner;
+    this.#inner = undefined;
+    if (inner !== undefined && this.#generation === guardGenerationNow()) inner.free();
+  }
+}

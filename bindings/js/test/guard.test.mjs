@@ -1,0 +1,53 @@
+// GuardSession's JavaScript surface: arguments, errors, lifetime, traps and the environment (its behaviour
+// is in the vectors, which run in Node, in Chromium and through the jco-transpiled component).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import * as pkg from "jsonrpc-errors";
+import { GuardSession, InvalidInputError, ArgumentTypeError, WasmFaultError, setEnvironment } from "jsonrpc-errors/guard";
+import { trapGuardForTests } from "../dist/runtime.js";
+
+const request = (id) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{}}`;
+const sends = (outcome) => outcome.steps.filter((s) => s.step === "send").map((s) => JSON.parse(s.line));
+
+test("a session relays a request and answers it when the upstream ends", () => {
+  const s = new GuardSession({ dialect: "watchgate", timeoutMs: 5000, upstream: "stdio:server" });
+  const out = s.clientLine(request(1), { context: { unixMillis: 1000, entropy: 7n } });
+  assert.deepEqual(out, { steps: [{ step: "forward", to: "upstream" }], pending: 1, deadline: 6000 });
+  const answers = sends(s.upstreamFailed({ killed: 9 }));
+  assert.deepEqual(answers.map((a) => [a.id, a.error.code]), [[1, -32001]]);
+  s.close();
+  s.close();
+});
+
+test("bad arguments are refused with the package's own errors", () => {
+  assert.throws(() => new GuardSession({ dialect: "klingon" }), (e) => e instanceof InvalidInputError && e.error.data.reason === "unknown-dialect");
+  assert.throws(() => new GuardSession({ batch: "sometimes" }), (e) => e instanceof InvalidInputError && e.error.data.reason === "unknown-batch-policy");
+  assert.throws(() => new GuardSession({ timeoutMs: -1 }), ArgumentTypeError);
+  const s = new GuardSession();
+  assert.throws(() => s.clientLine(42), ArgumentTypeError);
+  assert.throws(() => s.upstreamFailed({ vanished: 1 }), ArgumentTypeError);
+  assert.throws(() => s.upstreamFailed({ exited: 2 ** 40 }), ArgumentTypeError);
+  s.close();
+});
+
+test("a trap re-instantiates the guard module and ends the sessions made before it", () => {
+  const old = new GuardSession();
+  old.clientLine(request(1));
+  assert.throws(trapGuardForTests, (e) => e instanceof WasmFaultError && e.code === -32603);
+  assert.throws(() => old.clientLine(request(2)), (e) => e instanceof WasmFaultError);
+  const fresh = new GuardSession();
+  assert.equal(fresh.clientLine(request(1)).pending, 1);
+  fresh.close();
+});
+
+test("setEnvironment reaches the guard module too", () => {
+  setEnvironment({ DEPLOY_TOKEN: "tok-9f8e7d6c5b4a" });
+  try {
+    const s = new GuardSession();
+    assert.equal(s.upstreamLog("auth with tok-9f8e7d6c5b4a failed"), "auth with [REDACTED:env-value] failed");
+    s.close();
+    assert.equal(pkg.redact("tok-9f8e7d6c5b4a"), "[REDACTED:env-value]");
+  } finally {
+    setEnvironment([]);
+  }
+});
