@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up everything the project needs on a fresh machine (idempotent):
-#   the wasm32 Rust target, the component and the release CLI, and — when their folders exist — the Python
-#   package's virtualenv and the npm package with its headless Chromium.
+#   the wasm32 Rust target, the component and the release CLI, the Python package's virtualenv, the npm
+#   package with its headless Chromium, and the official MCP SDKs the guard's demo and tests run against.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,5 +20,7 @@ if [ "${SKIP_BINDINGS:-0}" != "1" ]; then
     echo "==> npm package"
     bindings/js/setup.sh
   fi
+  echo "==> the guard's real-SDK fixtures (mcp for Python, @modelcontextprotocol/sdk for Node)"
+  tests/guard/setup.sh
 fi
 echo "==> setup done: target/release/jsonrpc-errors, target/component/jsonrpc-errors.wasm"
