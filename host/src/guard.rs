@@ -52,7 +52,7 @@ pub enum Step {
     /// This line to `to`.
     Send { to: Peer, line: String },
     /// A record for the log and the metrics.
-    Event(Event),
+    Event(Box<Event>),
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

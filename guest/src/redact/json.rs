@@ -26,7 +26,7 @@ fn normalized(key: &str) -> String {
 fn is_sensitive(key: &str, policy: &Policy) -> bool {
     let json = &engine().catalogue.json;
     let k = normalized(key);
-    json.sensitive_keys.iter().any(|s| *s == k)
+    json.sensitive_keys.contains(&k)
         || json.sensitive_suffixes.iter().any(|s| k.ends_with(s.as_str()))
         || policy.sensitive_keys.iter().any(|s| normalized(s) == k)
 }

@@ -87,7 +87,7 @@ fn luhn(candidate: &str) -> bool {
         .enumerate()
         .map(|(i, d)| if i % 2 == 1 { if d * 2 > 9 { d * 2 - 9 } else { d * 2 } } else { *d })
         .sum();
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 /// IBAN lengths by country (ISO 13616 registry, the common ones).
