@@ -53,7 +53,11 @@ pub fn run(args: Args, runtime: Runtime) -> ExitCode {
             return ExitCode::from(status::GUARD_FAILED);
         }
     };
-    ExitCode::from(tokio.block_on(guard(args, runtime)))
+    let code = tokio.block_on(guard(args, runtime));
+    // The client's stdin is read on a blocking thread that may still wait in read(2) (the client keeps its end
+    // open): dropping the runtime would wait for it forever, so it is left behind as the process exits.
+    tokio.shutdown_background();
+    ExitCode::from(code)
 }
 
 fn init_logging(format: LogFormat, level: tracing::Level) {
