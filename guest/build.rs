@@ -293,6 +293,7 @@ fn catalogue_rows(toml: Value) -> (String, String) {
         let requires = r.opt_strings("requires").unwrap_or_default();
         assert!(requires.iter().all(|s| !s.is_empty()), "rule {}: a `requires` literal is empty", r.str("id"));
         let _ = writeln!(out, "            requires: {},", str_slice(&requires));
+        let _ = writeln!(out, "            delimits: {},", r.opt_bool("delimits").unwrap_or(false));
         r.finish();
         out.push_str("        },\n");
     }

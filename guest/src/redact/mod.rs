@@ -477,6 +477,7 @@ impl RuleSet {
             priority: priority_base + i,
             rule: rule.id.clone(),
             category: rule.category.clone(),
+            delimits: rule.delimits,
         });
     }
 }
@@ -511,6 +512,8 @@ struct Candidate {
     priority: usize,
     rule: String,
     category: String,
+    /// The rule's match ends at a delimiter of the text's structure (see `Rule::delimits`).
+    delimits: bool,
 }
 
 /// The values of the caller's secret-looking environment variables, with their matcher built once.
@@ -593,30 +596,32 @@ fn candidates(text: &str, secrets: &Secrets, policy: &Policy) -> Vec<Candidate> 
                 priority: usize::MAX,
                 rule: ENV_RULE.to_string(),
                 category: ENV_CATEGORY.to_string(),
+                delimits: false,
             });
         }
     }
     candidates
 }
 
-/// Resolves overlaps (earliest start, then catalogue order, then longest) and writes the replacements.
+/// Resolves overlaps and writes the replacements. Candidates are taken by earliest start, then catalogue
+/// order, then longest; a candidate that overlaps the span before it is merged into it: the union is
+/// redacted, never a part (an environment value a catalogue rule only partly covered, a token running on
+/// after an assignment's value). The one exception is a span whose rule `delimits` (URL userinfo ends at
+/// its `@`): what overlaps it is clipped there, so the host and path that follow survive.
 fn apply(text: &str, mut candidates: Vec<Candidate>, policy: &Policy) -> Redacted {
     candidates.sort_by(|a, b| a.start.cmp(&b.start).then(a.priority.cmp(&b.priority)).then(b.end.cmp(&a.end)));
     // First settle the spans, then write: a span may still grow after it was accepted.
     let mut spans: Vec<Finding> = Vec::new();
     let mut cursor = 0;
-    let mut cursor_priority = usize::MAX;
+    let mut cursor_delimits = false;
     for c in candidates {
         if c.start < cursor {
-            // Overlaps a span already accepted. A rule listed earlier (more specific) that reaches further
-            // extends the span, so no tail of its secret leaks; a later, looser rule (an assignment value
-            // running into a URL's host, an e-mail-shaped userinfo) is dropped, so the host and path survive.
-            if c.end > cursor && c.priority < cursor_priority {
+            if c.end > cursor && !cursor_delimits {
                 if let Some(last) = spans.last_mut() {
                     last.end = c.end;
                 }
                 cursor = c.end;
-                cursor_priority = c.priority;
+                cursor_delimits = c.delimits;
             }
             continue;
         }
@@ -627,7 +632,7 @@ fn apply(text: &str, mut candidates: Vec<Candidate>, policy: &Policy) -> Redacte
             spans.push(Finding { rule: c.rule, category: c.category, start: c.start, end: c.end });
         }
         cursor = c.end;
-        cursor_priority = c.priority;
+        cursor_delimits = c.delimits;
     }
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
@@ -711,6 +716,19 @@ mod tests {
         assert_eq!(r.text, "clone https://[REDACTED:url-credentials]@github.com/acme/infra.git");
         let r = redact("db postgres://app:s3cr3t-Pa55@db.internal:5432/app", &[]);
         assert_eq!(r.text, "db postgres://[REDACTED:url-credentials]@db.internal:5432/app");
+    }
+
+    #[test]
+    fn an_environment_secret_a_rule_only_partly_covers_is_redacted_whole() {
+        let env = vec![
+            ("DB_PASSWORD".to_string(), "correct horse battery".to_string()),
+            ("GITHUB_TOKEN".to_string(), format!("{TOKEN}-suffix99")),
+        ];
+        let r = redact("login password=correct horse battery failed", &env);
+        assert_eq!(r.text, "login password=[REDACTED:secret-assignment] failed");
+        let r = redact(&format!("using {TOKEN}-suffix99 now"), &env);
+        assert_eq!(r.text, "using [REDACTED:github-token] now");
+        assert!(!r.text.contains("suffix"));
     }
 
     #[test]

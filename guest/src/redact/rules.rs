@@ -68,6 +68,11 @@ pub struct Rule {
     /// refused without running the regex.
     #[serde(default)]
     pub requires: Vec<String>,
+    /// The match ends at a delimiter of the text's structure (URL userinfo at its `@`): a looser match that
+    /// overlaps it (an assignment value or an e-mail address running on into the host) is clipped there
+    /// instead of merged, so the host and path survive. Any other overlap is redacted as one span.
+    #[serde(default)]
+    pub delimits: bool,
 }
 
 #[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
@@ -146,6 +151,7 @@ struct RuleRow {
     window: WindowKind,
     words_after: usize,
     requires: &'static [&'static str],
+    delimits: bool,
 }
 
 static ROWS: CatalogueRows = include!(concat!(env!("OUT_DIR"), "/catalogue_rows.rs"));
@@ -173,6 +179,7 @@ pub fn load() -> Catalogue {
             window: r.window,
             words_after: r.words_after,
             requires: strings(r.requires),
+            delimits: r.delimits,
         })
         .collect();
     Catalogue {
