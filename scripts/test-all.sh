@@ -20,6 +20,8 @@ suite "Rust: guest library, vectors natively and through the component, host and
   cargo test --release -p jsonrpc-errors-guest -p jsonrpc-errors-host
 [ -x bindings/python/run-tests.sh ] && suite "Python package (wasmtime-py)" bindings/python/run-tests.sh
 [ -x bindings/js/run-tests.sh ] && suite "npm package (Node, jco, headless Chromium)" bindings/js/run-tests.sh
+suite "guard end to end: official MCP SDKs (Python, TypeScript) through jsonrpc-errors guard, and fault injection" \
+  tests/guard/run-tests.sh
 
 echo
 if [ ${#failed[@]} -eq 0 ]; then

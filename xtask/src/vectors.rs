@@ -498,6 +498,11 @@ fn guard_cases() -> Value {
             {"upstream": r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p-1","progress":1,"total":3}}"#, "at": 20_000},
             {"expire": true, "at": 30_000},
             {"expire": true, "at": 50_000}])),
+        g("timeout/late-progress-dropped", &canonical, json!([
+            {"client": r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":7}}}"#},
+            {"expire": true, "at": 30_000},
+            {"upstream": r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":2}}"#, "at": 30_100},
+            {"upstream": r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":8,"progress":1}}"#, "at": 30_200}])),
         g("timeout/mcp-dialect", &opts("mcp", Some(5_000)), json!([
             {"client": REQUEST_1},
             {"client": r#"{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"x"}}"#},

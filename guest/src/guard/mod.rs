@@ -146,6 +146,9 @@ pub struct Session {
     /// Allowed batches being gathered, by batch number.
     batches: HashMap<String, Entry>,
     settled: Vec<(String, Settled)>,
+    /// Progress tokens of requests no longer in flight (a bounded window): MCP allows progress only for
+    /// active requests, and a client SDK reports any other as an error, so late progress is dropped.
+    finished_tokens: Vec<String>,
     down: Option<Failure>,
     seq: u64,
 }
@@ -239,6 +242,7 @@ impl Session {
             server_requests: HashMap::new(),
             batches: HashMap::new(),
             settled: Vec::new(),
+            finished_tokens: Vec::new(),
             down: None,
             seq: 0,
         }
@@ -495,6 +499,10 @@ impl Session {
             if matches!(self.progress.get(token), Some(Entry::Progress(k)) if k == key) {
                 self.progress.remove(token);
             }
+            if self.finished_tokens.len() == SETTLED_WINDOW {
+                self.finished_tokens.remove(0);
+            }
+            self.finished_tokens.push(token.clone());
         }
         Some(p)
     }
@@ -582,6 +590,11 @@ impl Session {
                     }
                     None if checked.method == "notifications/progress" => {
                         if let Some(token) = message::param_key(envelope.params, "progressToken") {
+                            if !self.progress.contains_key(&token) && self.finished_tokens.contains(&token) {
+                                let detail = "progress for a request no longer in flight (answered, timed out or cancelled)";
+                                call.event(Event::new(EventName::Dropped, "debug").method("notifications/progress").detail(detail));
+                                return;
+                            }
                             self.progress_made(&token, call.ctx.unix_millis);
                         }
                     }

@@ -219,6 +219,22 @@ fn progress_pushes_the_deadline_back() {
 }
 
 #[test]
+fn progress_for_a_request_no_longer_in_flight_is_dropped() {
+    let mut s = canonical();
+    client(&mut s, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":"p"}}}"#);
+    s.expire(ctx(T0 + 30_000));
+    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":2}}"#);
+    assert!(lines(&o, Peer::Client).is_empty(), "{:?}", o.steps);
+    // A token the guard never saw is not its business: passed on.
+    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"q","progress":2}}"#);
+    assert_eq!(lines(&o, Peer::Client), ["<forward>"]);
+    // The same token on a new request is that request's again.
+    client(&mut s, r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":{"progressToken":"p"}}}"#);
+    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#);
+    assert_eq!(lines(&o, Peer::Client), ["<forward>"]);
+}
+
+#[test]
 fn an_upstream_failure_answers_every_pending_request_once_in_order() {
     let mut s = canonical();
     for id in [3, 1, 2] {

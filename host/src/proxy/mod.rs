@@ -77,6 +77,8 @@ enum Input {
     Client(Read, Instant, Option<OwnedSemaphorePermit>),
     Upstream(Read, Instant, Option<OwnedSemaphorePermit>),
     Stderr(String),
+    /// The upstream's stderr reached its end.
+    StderrClosed,
     WriteFailed(Peer, std::io::Error),
 }
 
@@ -162,6 +164,18 @@ impl Shell {
         }
     }
 
+    /// The upstream's stderr, redacted by the session, one log record per line.
+    fn log_stderr(&mut self, text: &str) {
+        match self.session.upstream_log(text) {
+            Ok(clean) => {
+                for line in clean.lines().filter(|l| !l.is_empty()) {
+                    tracing::info!(event = "upstream-stderr", "{line}");
+                }
+            }
+            Err(_) => self.broken = true,
+        }
+    }
+
     /// Carries out a session call's steps. `line` is the line the call was about (for `forward`).
     fn apply(&mut self, outcome: Result<Outcome, jsonrpc_errors_host::Failure>, mut line: Option<Vec<u8>>, read_at: Option<Instant>, mut permit: Option<OwnedSemaphorePermit>) {
         let outcome = match outcome {
@@ -222,6 +236,10 @@ async fn guard(args: Args, runtime: Runtime) -> u8 {
     if let Some(addr) = args.metrics_addr {
         match metrics::bind(addr).await {
             Ok(listener) => {
+                // The bound address, which --metrics-addr HOST:0 leaves to the system, is logged.
+                if let Ok(bound) = listener.local_addr() {
+                    tracing::info!(event = "metrics", addr = %bound, "serving Prometheus metrics on http://{bound}/metrics");
+                }
                 tokio::spawn(metrics::serve(listener, metrics.clone()));
             }
             Err(e) => {
@@ -261,9 +279,14 @@ async fn guard(args: Args, runtime: Runtime) -> u8 {
     pump_lines(child_out, args.max_upstream_bytes, to_client, tx.clone(), Input::Upstream);
     {
         let tx = tx.clone();
-        tokio::spawn(io::read_stderr_bursts(child_err, async move |text: String| {
-            let _ = tx.send(Input::Stderr(text)).await;
-        }));
+        tokio::spawn(async move {
+            let lines = tx.clone();
+            io::read_stderr_bursts(child_err, async move |text: String| {
+                let _ = lines.send(Input::Stderr(text)).await;
+            })
+            .await;
+            let _ = tx.send(Input::StderrClosed).await;
+        });
     }
     let (client_out, client_writer) = spawn_writer(tokio::io::stdout(), Peer::Client, metrics.clone(), tx.clone());
     let (upstream_out, _) = spawn_writer(child_in, Peer::Upstream, metrics.clone(), tx.clone());
@@ -277,6 +300,7 @@ async fn guard(args: Args, runtime: Runtime) -> u8 {
     let mut reported = false;
     let mut signals = Signals::new();
     let mut inputs_open = true;
+    let mut stderr_open = true;
 
     loop {
         if shell.broken && stage == Stage::Running {
@@ -366,14 +390,8 @@ async fn guard(args: Args, runtime: Runtime) -> u8 {
                         output_closed.get_or_insert_with(Instant::now);
                     }
                 },
-                Some(Input::Stderr(text)) => match shell.session.upstream_log(&text) {
-                    Ok(clean) => {
-                        for line in clean.lines().filter(|l| !l.is_empty()) {
-                            tracing::info!(event = "upstream-stderr", "{line}");
-                        }
-                    }
-                    Err(_) => shell.broken = true,
-                },
+                Some(Input::Stderr(text)) => shell.log_stderr(&text),
+                Some(Input::StderrClosed) => stderr_open = false,
                 Some(Input::WriteFailed(peer, e)) => match peer {
                     Peer::Client => {
                         tracing::info!(event = "client-closed", detail = %e, "the client stopped reading; stopping the upstream");
@@ -428,6 +446,16 @@ async fn guard(args: Args, runtime: Runtime) -> u8 {
         }
     }
 
+    // What the upstream wrote to stderr as it died is still on its way (read in bursts): relay it until its
+    // stderr ends, or briefly when something it left behind keeps the pipe open.
+    let settle = tokio::time::Instant::now() + SETTLE;
+    while stderr_open {
+        match tokio::time::timeout_at(settle, rx.recv()).await {
+            Ok(Some(Input::Stderr(text))) => shell.log_stderr(&text),
+            Ok(Some(Input::StderrClosed) | None) | Err(_) => break,
+            Ok(Some(_)) => {}
+        }
+    }
     // The upstream has ended and its end was reported: deliver what is queued for the client, then leave.
     if process::group_alive(pgid) {
         process::signal_group(pgid, libc::SIGTERM);

@@ -1,0 +1,528 @@
+"""`jsonrpc-errors guard` against an upstream that fails on purpose (servers/fault_server.py), driven with raw
+JSON lines over real pipes: exactly-once answers, timeouts and cancellation, floods, dead or hung upstreams,
+the shutdown sequence and exit statuses, bad client lines, batches and metrics."""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import random
+import re
+import signal
+import socket
+import threading
+import time
+import urllib.request
+
+import pytest
+
+from harness import FAULT_SERVER, HANG, PY, Guard, pgid_of, vm_rss_kb, wait_gone, wait_group_gone
+
+SECRETS = ["hunter2", "ghp_A1b2", "sk_live_", "/home/alice", "Traceback (most recent call last)"]
+GITHUB_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+@pytest.fixture
+def start(tmp_path):
+    """start(guard_args, *server_args) -> Guard, with the server recording what it receives (see `received`).
+    Whatever a test leaves running is killed at the end."""
+    guards: list[Guard] = []
+
+    def start(guard_args=(), *server_args: str) -> Guard:
+        g = Guard(list(guard_args), [PY, str(FAULT_SERVER), "--log", str(tmp_path / "received.log"), *server_args])
+        guards.append(g)
+        return g
+
+    yield start
+    for g in guards:
+        pid = next((e["pid"] for e in g.events("started")), None)
+        g.kill()
+        if pid:
+            wait_gone([int(pid)])
+
+
+@pytest.fixture
+def received(tmp_path):
+    """The raw lines the fault server has received so far (what the guard forwarded)."""
+    def received() -> list[bytes]:
+        path = tmp_path / "received.log"
+        return path.read_bytes().splitlines() if path.exists() else []
+    return received
+
+
+def wait_for(predicate, timeout: float = HANG, what: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while not (value := predicate()):
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.02)
+    return value
+
+
+def cancellations(lines: list[bytes]) -> list[dict]:
+    messages = [json.loads(line) for line in lines]
+    return [m["params"] for m in messages if m.get("method") == "notifications/cancelled"]
+
+
+def assert_error(message: dict, id, code: int, type_: str | None = None) -> dict:
+    assert message.get("id") == id and "result" not in message, message
+    assert message["error"]["code"] == code, message
+    if type_:
+        assert message["error"]["data"]["type"] == type_, message
+    return message["error"]
+
+
+class RssSampler:
+    """The largest VmRSS of a process while the block runs (sampled every 20 ms)."""
+
+    def __init__(self, pid: int):
+        self.pid, self.max_kb, self._stop = pid, 0, threading.Event()
+
+    def __enter__(self):
+        def sample():
+            while not self._stop.is_set():
+                self.max_kb = max(self.max_kb, vm_rss_kb(self.pid) or 0)
+                time.sleep(0.02)
+        self._thread = threading.Thread(target=sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+
+# ───────────────────────────── the upstream dies ─────────────────────────────
+
+
+@pytest.mark.parametrize(("method", "params", "status"), [("exit", {"status": 5}, 5), ("kill", {"signal": 9}, 128 + 9)],
+                         ids=["exits-5", "killed-by-SIGKILL"])
+def test_upstream_death_answers_every_pending_request_once(start, method, params, status):
+    g = start(["--grace", "1"])
+    for id in [1, "two", 3]:
+        g.request(id, "never")
+    g.request(4, method, params)
+    # Four answers, one per pending request, all the guard's own -32000 ...
+    answers = [g.read() for _ in range(4)]
+    assert sorted(map(str, (a["id"] for a in answers))) == ["1", "3", "4", "two"], answers
+    for a in answers:
+        error = assert_error(a, a["id"], -32000, "upstream-connection-failed")
+        assert error["message"] == "Upstream connection failed"
+    # ... then the guard leaves on its own (the client still has its stdin open) with the upstream's status,
+    # and nothing more was written.
+    assert g.wait() == status
+    assert g.read_until_eof() == []
+    assert [e["status"] for e in g.events("exit")] == [status]
+    assert wait_gone([g.upstream_pid]) == []
+    g.assert_log_is_json()
+
+
+def test_last_stderr_lines_before_the_upstream_dies_are_logged(start):
+    # The upstream writes a line on stderr, then exits; a child it leaves behind keeps that stderr open
+    # (as a wrapper script's children do). The line was written before the exit: it belongs in the log.
+    g = start(["--grace", "1"])
+    g.request(1, "exit", {"status": 5, "stderr": "last words before exiting", "linger": 3})
+    assert_error(g.read(), 1, -32000)
+    g.close_stdin()  # not the subject here: the guard may leave as soon as it likes
+    assert g.wait() == 5
+    assert [e for e in g.events("upstream-stderr") if "last words before exiting" in e.get("message", "")], g.stderr_lines
+    # The child was in the upstream's process group: it is gone with it.
+    assert wait_group_gone(g.upstream_pid) == []
+
+
+def test_a_request_after_the_upstream_died_is_answered(start):
+    # The guard may still be reading when the upstream is gone: a request then must still get its answer
+    # (-32000 at once) or see the guard's stdout close; it must never be left hanging.
+    g = start(["--grace", "1"])
+    g.request(1, "exit", {"status": 5})
+    assert_error(g.read(), 1, -32000)
+    try:
+        g.request(2, "echo")
+    except BrokenPipeError:
+        return  # the guard had already exited: fine
+    late = g.read_until_eof()
+    assert late == [] or (len(late) == 1 and late[0]["id"] == 2 and late[0]["error"]["code"] == -32000), late
+
+
+# ───────────────────────────── what the upstream writes ─────────────────────────────
+
+
+def test_lines_that_are_not_answers_are_dropped_and_the_answer_still_arrives(start):
+    g = start(["--grace", "1"])
+    odd = '{ "jsonrpc" : "2.0", "result" : {"b": 1, "a" : [1,2]} , "id" : 1 }'
+    g.request(1, "say", {"lines": [
+        "DEBUG: this line is not JSON",
+        '{"jsonrpc":"2.0","id":424242,"result":{}}',  # a response to no pending request
+        '{"foo": 1}',  # JSON, but not JSON-RPC
+        odd,  # the real answer, passed on byte for byte
+    ]})
+    assert g.read_raw() == odd.encode() + b"\n"
+    # The log is another pipe: it may lag behind stdout a little.
+    wait_for(lambda: len(g.events("dropped")) >= 3, what="three dropped events")
+    dropped = [e.get("detail", "") for e in g.events("dropped")]
+    assert any("DEBUG: this line is not JSON" in d for d in dropped), dropped
+    assert [e for e in g.events("dropped") if e.get("id") == "424242"], dropped
+    assert len(dropped) == 3, dropped
+    # A normal shutdown: the client closes, the upstream exits by itself, the guard exits with its status.
+    g.close_stdin()
+    assert g.read_until_eof() == []
+    assert g.wait() == 0
+    assert not g.events("terminating")
+
+
+def test_upstream_errors_are_sanitized(start):
+    g = start()
+    data = {"stack": "Traceback (most recent call last):\n  File \"/home/alice/app.py\", line 1", "token": GITHUB_TOKEN}
+    nonstandard = {"code": -32050, "message": "charge declined, password=hunter2", "data": data}
+    standard = {"code": -32602, "message": f"bad argument, key {GITHUB_TOKEN}", "data": {"traceback": data["stack"], "param": "amount"}}
+    for id, error in [(1, nonstandard), (2, standard)]:
+        g.request(id, "say", {"lines": [json.dumps({"jsonrpc": "2.0", "id": "$ID", "error": error}).replace('"$ID"', "$ID")]})
+    custom, kept = g.read(), g.read()
+    error = assert_error(custom, 1, -32002, "upstream-error")
+    assert error["message"] == "Upstream error"
+    assert "declined" in error["data"]["details"]
+    error = assert_error(kept, 2, -32602)
+    assert "bad argument" in error["message"]
+    assert "traceback" not in error.get("data", {}) and "stack" not in error.get("data", {}), error
+    for message in (custom, kept):
+        assert [s for s in SECRETS if s in json.dumps(message)] == [], message
+    wait_for(lambda: len(g.events("sanitized")) == 2, what="two sanitized events")
+
+
+def test_is_error_tool_results_are_redacted_and_cut(start):
+    g = start()
+    long_text = "é" * 3000 + f" password=hunter2 {GITHUB_TOKEN}"
+    result = {"isError": True, "content": [{"type": "text", "text": long_text}, {"type": "text", "text": f"token {GITHUB_TOKEN}"}]}
+    g.request(1, "say", {"lines": [json.dumps({"jsonrpc": "2.0", "id": 1, "result": result})]})
+    message = g.read()
+    texts = [c["text"] for c in message["result"]["content"]]
+    assert message["result"]["isError"] is True
+    assert [len(t.encode()) for t in texts if len(t.encode()) > 1024] == []
+    assert texts[1] == "token [REDACTED:github-token]"
+    assert [s for s in SECRETS if s in json.dumps(message)] == []
+    # A successful result is not the guard's business: passed on as it is.
+    g.request(2, "echo", {"note": "password=hunter2"})
+    assert g.read()["result"] == {"echo": {"note": "password=hunter2"}}
+
+
+def test_upstream_stderr_is_logged_with_secrets_redacted(start):
+    g = start()
+    trace = 'Traceback (most recent call last):\n  File "/srv/app/main.py", line 3, in f\nValueError: boom'
+    g.request(1, "stderr", {"text": f"connecting with password=hunter2 token {GITHUB_TOKEN}\n{trace}"})
+    g.read()
+    first = g.wait_event("upstream-stderr", message="connecting with")
+    assert "hunter2" not in first["message"] and "ghp_" not in first["message"], first
+    assert "[REDACTED:" in first["message"]
+    # Stack traces and paths are the operator's business: kept.
+    g.wait_event("upstream-stderr", message='File "/srv/app/main.py", line 3')
+    g.assert_log_is_json()
+
+
+# ───────────────────────────── timeouts and cancellation ─────────────────────────────
+
+
+def test_timeout_answers_cancels_upstream_and_drops_the_late_answer(start, received):
+    g = start(["--timeout", "1"])
+    g.request(7, "never")
+    g.request(8, "late", {"ms": 2500})
+    for id in (7, 8):
+        error = assert_error(g.read(), id, -32001, "upstream-timeout")
+        assert error["message"] == "Upstream timeout after 1s"
+    cancelled = wait_for(lambda: len(c := cancellations(received())) >= 2 and c, what="two cancellations")
+    assert sorted(c["requestId"] for c in cancelled) == [7, 8]
+    assert all(c.get("reason") for c in cancelled)
+    # The server answers 8 anyway, after the timeout: the client must not get a second answer for 8. The
+    # next answer it sees is for 9, which the server wrote after that late answer.
+    g.wait_event("upstream-stderr", message="late answer sent for 8")
+    g.request(9, "echo")
+    assert g.read()["id"] == 9
+    g.wait_event("dropped", id="8")
+    g.close_stdin()
+    assert g.read_until_eof() == []
+    assert g.wait() == 0
+
+
+def test_initialize_timeout_is_answered_but_not_cancelled(start, received):
+    g = start(["--timeout", "1"], "--never", "initialize")
+    g.request(0, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}})
+    assert_error(g.read(), 0, -32001, "upstream-timeout")
+    # A second request that times out after it: its cancellation is written after any the initialize would
+    # have had, so once it has arrived, the absence of one for 0 is final.
+    g.request(1, "never")
+    assert_error(g.read(), 1, -32001)
+    wait_for(lambda: cancellations(received()), what="the cancellation of request 1")
+    assert [c["requestId"] for c in cancellations(received())] == [1]
+
+
+def test_progress_restarts_the_wait(start):
+    # `--timeout` bounds the silence, not the work: a request that reports progress every 0.5 s for 3 s in
+    # all is not timed out at 2 s.
+    g = start(["--timeout", "2"])
+    g.request(1, "late", {"ms": 3000, "_meta": {"progressToken": "p1"}})
+    for i in range(5):
+        time.sleep(0.5)
+        note = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "p1", "progress": i}}
+        g.request(f"n{i}", "say", {"lines": [json.dumps(note)], "answer": True})
+    seen = []
+    while (message := g.read()).get("id") != 1:
+        seen.append(message)
+    assert message.get("result") == {"echo": {"ms": 3000, "_meta": {"progressToken": "p1"}}}, message
+    assert len([m for m in seen if m.get("method") == "notifications/progress"]) == 5, seen
+    assert not g.events("answered")
+
+
+def test_client_cancellation_means_no_answer_is_owed(start, received):
+    g = start(["--timeout", "1"])
+    g.request(1, "late", {"ms": 1500})
+    g.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1, "reason": "user gave up"}})
+    # Neither the guard's timeout answer (at 1 s) nor the server's late answer (at 1.5 s) reaches the client.
+    g.wait_event("upstream-stderr", message="late answer sent for 1")
+    g.request(2, "echo")
+    assert g.read()["id"] == 2
+    assert [c["requestId"] for c in cancellations(received())] == [1]  # the client's own, forwarded once
+
+
+# ───────────────────────────── floods ─────────────────────────────
+
+RSS_LIMIT_KB = 200 * 1024
+
+
+def test_notification_flood(start):
+    g = start(["--timeout", "30"])
+    with RssSampler(g.proc.pid) as rss:
+        g.request(1, "flood", {"count": 100_000})
+        notifications = 0
+        while (message := g.read()).get("id") != 1:
+            notifications += 1
+    assert message["result"] == {"echo": {"count": 100_000}}
+    assert notifications == 100_000
+    assert 0 < rss.max_kb < RSS_LIMIT_KB, rss.max_kb
+
+
+def test_flood_to_a_client_that_does_not_read(start):
+    # 300 MB of notifications while the client reads nothing: the guard must hold back (stop reading the
+    # upstream) rather than buffer it all, and deliver everything once the client reads again.
+    g = start(["--timeout", "60"])
+    g.pause_reading()
+    with RssSampler(g.proc.pid) as rss:
+        g.request(1, "flood", {"count": 30_000, "size": 10_000})
+        time.sleep(3)
+    assert 0 < rss.max_kb < RSS_LIMIT_KB, rss.max_kb
+    g.resume_reading()
+    notifications = 0
+    while (message := g.read(timeout=60)).get("id") != 1:
+        notifications += 1
+    assert notifications == 30_000
+    assert message["result"]["echo"]["count"] == 30_000
+
+
+@pytest.mark.parametrize("cap", [1 << 20, None], ids=["max-upstream-bytes-1MiB", "default-cap"])
+def test_huge_upstream_line(start, cap):
+    args = ["--timeout", "3"] + (["--max-upstream-bytes", str(cap)] if cap else [])
+    g = start(args)
+    with RssSampler(g.proc.pid) as rss:
+        # 100 MB then a newline: discarded as it streams, and the answer after it arrives.
+        g.request(1, "huge", {"bytes": 100 << 20, "newline": True, "answer": True})
+        assert g.read(timeout=60)["id"] == 1
+        g.wait_event("dropped", detail="exceeds the guard's limit")
+        # 100 MB and no newline, ever: the request is still answered (by the timeout), and the guard's memory
+        # stays flat.
+        g.request(2, "huge", {"bytes": 100 << 20})
+        assert_error(g.read(timeout=60), 2, -32001)
+    assert 0 < rss.max_kb < RSS_LIMIT_KB, rss.max_kb
+
+
+def test_oversize_client_line_is_answered_unread(start, received):
+    g = start(["--max-bytes", "4096"])
+    g.send({"jsonrpc": "2.0", "id": 1, "method": "echo", "params": {"pad": "x" * 10_000}})
+    error = assert_error(g.read(), None, -32600, "invalid-request")
+    assert error["data"]["reason"] == "oversize"
+    g.request(2, "echo")
+    assert g.read()["id"] == 2
+    assert [json.loads(line)["id"] for line in received()] == [2]
+
+
+# ───────────────────────────── shutdown and processes ─────────────────────────────
+
+
+@pytest.mark.parametrize("ignore_sigterm", [False, True], ids=["obeys-SIGTERM", "ignores-SIGTERM"])
+def test_upstream_closes_stdout_but_keeps_running(start, ignore_sigterm):
+    server = ["--ignore-stdin-eof"] + (["--ignore-sigterm"] if ignore_sigterm else [])
+    g = start(["--grace", "1"], *server)
+    g.request(1, "never")
+    g.request(2, "never")
+    g.request(3, "close-stdout")
+    answers = [g.read() for _ in range(3)]
+    assert sorted(a["id"] for a in answers) == [1, 2, 3]
+    for a in answers:
+        assert_error(a, a["id"], -32000, "upstream-connection-failed")
+    # Stdin closed, grace, SIGTERM (, grace, SIGKILL): the guard had to end it, so 124.
+    assert g.wait() == 124
+    assert g.read_until_eof() == []
+    assert len(g.events("terminating")) == (2 if ignore_sigterm else 1)
+    assert wait_group_gone(g.upstream_pid) == []
+
+
+def test_client_disconnect_mid_flight_terminates_a_stubborn_upstream(start, received):
+    g = start(["--grace", "1"], "--ignore-stdin-eof")
+    g.request(1, "never")
+    wait_for(received, what="the request to reach the server")
+    g.close_stdin()
+    assert g.wait() == 124
+    assert g.events("terminating")
+    assert wait_group_gone(g.upstream_pid) == []
+
+
+def test_client_disconnect_lets_the_upstream_exit_by_itself(start):
+    # It takes 0.5 s to exit after its stdin closes, within the 3 s grace: no signal, its own status.
+    g = start(["--grace", "3"], "--eof-exit-delay", "0.5", "--eof-exit-status", "7")
+    g.request(1, "echo")
+    g.read()
+    g.close_stdin()
+    assert g.wait() == 7
+    assert not g.events("terminating")
+
+
+def test_sigkill_of_the_guard_kills_the_upstream(start):
+    g = start([], "--ignore-stdin-eof", "--ignore-sigterm")
+    upstream = g.upstream_pid
+    # Its own process group (so a wrapper's children are signalled with it), not the guard's.
+    assert pgid_of(upstream) == upstream != pgid_of(g.proc.pid)
+    g.request(1, "never")
+    g.proc.send_signal(signal.SIGKILL)
+    g.proc.wait()
+    assert wait_gone([upstream]) == [], "the upstream survived the guard (PDEATHSIG)"
+
+
+def test_exit_status_when_the_upstream_cannot_start(tmp_path):
+    not_executable = tmp_path / "server.sh"
+    not_executable.write_text("#!/bin/sh\n")
+    for command, status in [([str(tmp_path / "no-such-server")], 127), ([str(not_executable)], 126)]:
+        g = Guard([], command)
+        try:
+            assert g.wait() == status
+        finally:
+            g.kill()
+
+
+# ───────────────────────────── client lines ─────────────────────────────
+
+
+def test_bad_client_lines_are_answered_and_never_forwarded(start, received):
+    g = start()
+    late = '{"jsonrpc":"2.0","id":6,"method":"late","params":{"ms":300}}'
+    odd = '{ "method" : "echo", "id":99 ,"jsonrpc":"2.0", "params":{"b":1,"a":[1, 2]} }'
+    g.send("this is not json")
+    g.send('{"jsonrpc":"2.0","id":5}')
+    g.send(late)
+    g.send('{"jsonrpc":"2.0","id":6,"method":"echo"}')  # 6 is in flight
+    g.send('[{"jsonrpc":"2.0","id":7,"method":"echo"}]')
+    g.send(odd)
+    answers = [g.read() for _ in range(6)]
+    by_id = collections.defaultdict(list)
+    for a in answers:
+        by_id[json.dumps(a["id"])].append(a)
+    # Not JSON: -32700; a batch under --batch reject: -32600. Neither has an id to answer with.
+    nulls = sorted((a["error"]["code"], a["error"]["data"].get("reason")) for a in by_id["null"])
+    assert nulls == [(-32700, None), (-32600, "batch-not-supported")], by_id["null"]
+    missing = assert_error(by_id["5"][0], 5, -32600, "invalid-request")
+    assert missing["data"]["reason"]
+    duplicate, original = by_id["6"]  # the guard's answer first, the server's 0.3 s later
+    assert assert_error(duplicate, 6, -32600)["data"]["reason"] == "duplicate-id"
+    assert original["result"] == {"echo": {"ms": 300}}
+    assert by_id["99"][0]["result"] == {"echo": {"b": 1, "a": [1, 2]}}
+    # Only the two good requests reached the server, byte for byte.
+    assert received() == [late.encode(), odd.encode()]
+
+
+def test_allowed_batch_is_split_upstream_and_answered_as_one_array(start, received):
+    g = start(["--batch", "allow"])
+    members = [
+        '{"jsonrpc":"2.0","id":1,"method":"echo","params":{"n":1}}',
+        '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        '{"jsonrpc":"2.0","id":3}',  # not a request: answered inside the array, not forwarded
+        '{ "jsonrpc":"2.0", "id":"b", "method":"echo", "params":{"n":2} }',
+    ]
+    g.send("[" + ", ".join(members) + "]")
+    line = g.read_raw()
+    answer = json.loads(line)
+    assert isinstance(answer, list), line
+    by_id = {json.dumps(a["id"]): a for a in answer}
+    assert sorted(by_id) == ['"b"', "1", "3"], answer
+    assert by_id["1"]["result"] == {"echo": {"n": 1}}
+    assert by_id['"b"']["result"] == {"echo": {"n": 2}}
+    assert_error(by_id["3"], 3, -32600)
+    assert received() == [members[0].encode(), members[1].encode(), members[3].encode()]
+
+
+def test_burst_of_pipelined_requests_is_answered_exactly_once(start):
+    rng = random.Random()
+    ids: list = []
+    while len(ids) < 200:
+        id = rng.choice([rng.randrange(-10**9, 10**9), f"req-{rng.randrange(10**9)}"])
+        if id not in ids:
+            ids.append(id)
+    g = start([], "--shuffle")
+    # All 200 in one write: pipelined, the server answers them out of order.
+    payload = b"".join(json.dumps({"jsonrpc": "2.0", "id": id, "method": "echo", "params": {"token": str(id)}}).encode() + b"\n" for id in ids)
+    g.proc.stdin.write(payload)
+    g.proc.stdin.flush()
+    answers = [g.read() for _ in ids]
+    g.close_stdin()
+    assert g.read_until_eof() == []
+    assert g.wait() == 0
+    counts = collections.Counter(json.dumps(a["id"]) for a in answers)
+    assert counts == collections.Counter(json.dumps(id) for id in ids)
+    assert all(a["result"] == {"echo": {"token": str(a["id"])}} for a in answers)
+    assert [a["id"] for a in answers] != ids, "the server did not reorder anything: the test tests nothing"
+
+
+# ───────────────────────────── metrics ─────────────────────────────
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def scrape(port: int) -> str:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
+        return response.read().decode()
+
+
+def counter(text: str, name: str, **labels: str) -> float:
+    """The sum of the samples of `name` whose labels include `labels` (0 if none)."""
+    total = 0.0
+    for line in text.splitlines():
+        m = re.match(rf"{name}\{{(.*)\}} (\S+)$", line)
+        if m and all(f'{k}="{v}"' in m.group(1) for k, v in labels.items()):
+            total += float(m.group(2))
+    return total
+
+
+def test_metrics_are_served_while_the_guard_runs(start):
+    # A free port can be taken by someone else before the guard binds it (the guard then exits 125): retry.
+    for _ in range(3):
+        port = free_port()
+        g = start(["--metrics-addr", f"127.0.0.1:{port}", "--timeout", "1", "--grace", "2"],
+                  "--ignore-stdin-eof", "--ignore-sigterm")
+        g.upstream_pid  # the metrics address is bound before the upstream starts
+        if g.proc.poll() is None:
+            break
+    g.request(1, "never")
+    assert_error(g.read(), 1, -32001)
+    text = scrape(port)
+    assert counter(text, "jsonrpc_errors_guard_errors_total", kind="upstream-timeout", code="-32001") == 1, text
+    # The upstream closes its stdout with two requests pending; it ignores SIGTERM, so the guard keeps
+    # running (and serving) for two grace periods after answering them.
+    g.request(2, "never")
+    g.request(3, "close-stdout")
+    assert_error(g.read(), 2, -32000)
+    assert_error(g.read(), 3, -32000)
+    text = scrape(port)
+    assert counter(text, "jsonrpc_errors_guard_errors_total", kind="upstream-connection-failed", code="-32000") == 2, text
+    assert counter(text, "jsonrpc_errors_guard_upstream_exits_total", how="closed-output") == 1, text
+    assert "jsonrpc_errors_guard_pending_requests 0" in text
+    g.close_stdin()  # the lifecycle is another test's subject
+    assert g.wait() == 124
