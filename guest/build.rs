@@ -139,6 +139,7 @@ fn taxonomy_rows(toml: Value) -> String {
     let _ = writeln!(out, "        truncate_bytes: {},", meta.int("truncate_bytes"));
     let _ = writeln!(out, "        truncation_marker: {},", lit(&meta.str("truncation_marker")));
     let _ = writeln!(out, "        default_max_bytes: {},", meta.int("default_max_bytes"));
+    let _ = writeln!(out, "        max_input_bytes: {},", meta.int("max_input_bytes"));
     let _ = writeln!(out, "        gate_order: {},", str_slice(&meta.strings("gate_order")));
     let _ = writeln!(out, "        invalid_request_reasons: {},", str_slice(&meta.strings("invalid_request_reasons")));
     for key in ["categories", "dialects"] {

@@ -151,6 +151,31 @@ pub fn guard_session(
     Ok(guard::Session::new(options))
 }
 
+/// Why a runtime refuses an input before making the call it was meant for. The guest words every refusal,
+/// so every runtime answers the same bad input with the same error object.
+pub enum Refusal<'a> {
+    /// A dialect name outside the dialect enum (the typed boundary cannot carry it).
+    UnknownDialect(&'a str),
+    /// Text that is not valid Unicode (undecodable bytes, a lone surrogate): where it stops being valid.
+    NotUnicode(u64),
+    /// An input longer than [`max_input_bytes`]: its length, in bytes.
+    TooLarge(u64),
+}
+
+/// The error object for a refused input.
+pub fn refusal(problem: Refusal<'_>) -> ErrorObject {
+    fail(match problem {
+        Refusal::UnknownDialect(name) => InputError::UnknownDialect(name.to_string()),
+        Refusal::NotUnicode(at) => InputError::NotUnicode(at),
+        Refusal::TooLarge(len) => InputError::TooLarge { len, limit: max_input_bytes() },
+    })
+}
+
+/// The largest input, in bytes, any function takes: runtimes refuse longer ones without copying them in.
+pub fn max_input_bytes() -> u64 {
+    crate::taxonomy::taxonomy().meta.max_input_bytes
+}
+
 /// The failure as the JSON text every binding raises or returns.
 pub fn failure_json(e: &ErrorObject) -> String {
     to_text(&e.to_value())

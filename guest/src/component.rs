@@ -12,8 +12,8 @@ use crate::error::ErrorObject;
 use exports::jsonrpc_errors::core::api::Guest;
 use exports::jsonrpc_errors::core::kinds::{Dialect, ErrorKind};
 use exports::jsonrpc_errors::core::types::{
-    BatchPolicy, CallContext as WitContext, CodesFormat, ErrorObject as WitErrorObject, Finding, KindInfo, Outcome,
-    Redaction, RequestMeta, ValidateOptions,
+    BatchPolicy, CallContext as WitContext, CodesFormat, ErrorObject as WitErrorObject, Finding, InputProblem, KindInfo,
+    Outcome, Redaction, RequestMeta, ValidateOptions,
 };
 use exports::jsonrpc_errors::core::guard::{GuardOptions, UpstreamFailure};
 use serde_json::{Map, Value};
@@ -25,14 +25,14 @@ fn ctx(c: WitContext) -> CallContext {
     CallContext { unix_millis: c.unix_millis, entropy: c.entropy }
 }
 
+fn error_object(e: ErrorObject) -> WitErrorObject {
+    WitErrorObject { code: e.code, message: e.message, data_json: e.data.map(|d| d.to_string()) }
+}
+
 fn outcome(r: Result<String, ErrorObject>) -> Outcome {
     match r {
         Ok(text) => Outcome::Ok(text),
-        Err(e) => Outcome::Failed(WitErrorObject {
-            code: e.code,
-            message: e.message,
-            data_json: e.data.map(|d| d.to_string()),
-        }),
+        Err(e) => Outcome::Failed(error_object(e)),
     }
 }
 
@@ -127,6 +127,14 @@ impl Guest for Component {
         outcome(api::sanitize(&raw, &enum_name(&dialect), &ctx(c)))
     }
 
+    fn validate_text(text: String, options: ValidateOptions, c: WitContext) -> Outcome {
+        Self::validate(text.into_bytes(), options, c)
+    }
+
+    fn sanitize_text(text: String, dialect: Dialect, c: WitContext) -> Outcome {
+        outcome(api::sanitize(text.as_bytes(), &enum_name(&dialect), &ctx(c)))
+    }
+
     fn redact(text: String) -> Redaction {
         let r = api::redact(&text);
         Redaction {
@@ -155,8 +163,11 @@ impl Guest for Component {
         outcome(api::explain(&enum_name(&dialect), code))
     }
 
-    fn lookup_kind(dialect: Dialect, code: i64, message: Option<String>, data_json: Option<String>) -> Option<String> {
-        api::lookup_kind(&enum_name(&dialect), code, message.as_deref(), data_json.as_deref()).ok().flatten()
+    fn lookup_kind(dialect: Dialect, code: i64, message: Option<String>, data_json: Option<String>) -> Outcome {
+        outcome(
+            api::lookup_kind(&enum_name(&dialect), code, message.as_deref(), data_json.as_deref())
+                .map(|kind| serde_json::to_string(&kind).unwrap_or_else(|_| "null".to_string())),
+        )
     }
 
     fn kinds() -> Vec<KindInfo> {
@@ -190,6 +201,18 @@ impl Guest for Component {
         };
         let dialect = dialect.map(|d| enum_name(&d));
         api::codes(dialect.as_deref(), format).unwrap_or_else(|e| api::failure_json(&e))
+    }
+
+    fn refusal(problem: InputProblem) -> WitErrorObject {
+        error_object(api::refusal(match &problem {
+            InputProblem::UnknownDialect(name) => api::Refusal::UnknownDialect(name),
+            InputProblem::NotUnicode(at) => api::Refusal::NotUnicode(*at),
+            InputProblem::TooLarge(len) => api::Refusal::TooLarge(*len),
+        }))
+    }
+
+    fn max_input_bytes() -> u64 {
+        api::max_input_bytes()
     }
 }
 

@@ -30,6 +30,10 @@ pub enum InputError {
     UnknownReason(String),
     #[error("code {code} is not defined in dialect '{dialect}'")]
     UnknownCode { dialect: String, code: i64 },
+    #[error("input is not valid Unicode (at offset {0})")]
+    NotUnicode(u64),
+    #[error("input of {len} bytes exceeds the limit of {limit} bytes")]
+    TooLarge { len: u64, limit: u64 },
 }
 
 impl InputError {
@@ -49,12 +53,22 @@ impl InputError {
             InputError::NotAString(_) => "field-type",
             InputError::UnknownReason(_) => "unknown-reason",
             InputError::UnknownCode { .. } => "unknown-code",
+            InputError::NotUnicode(_) => "not-unicode",
+            InputError::TooLarge { .. } => "oversize",
         }
     }
 
-    /// The JSON-RPC error object describing this failure (-32602: the caller's input was wrong).
+    /// The JSON-RPC error object describing this failure: -32602 (the caller's input was wrong), or -32600
+    /// with reason `oversize` for an input over the size limit (as an oversize request is answered).
     pub fn to_error_object(&self) -> ErrorObject {
-        ErrorObject::invalid_params(self.reason(), &self.to_string())
+        match self {
+            InputError::TooLarge { .. } => ErrorObject {
+                code: -32600,
+                message: "Invalid Request".to_string(),
+                data: Some(json!({ "type": "invalid-request", "reason": self.reason(), "details": self.to_string() })),
+            },
+            _ => ErrorObject::invalid_params(self.reason(), &self.to_string()),
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 
 use crate::exports::jsonrpc_errors::core::guard::{GuardOptions, UpstreamFailure};
 use crate::exports::jsonrpc_errors::core::types::BatchPolicy;
-use crate::{dialect, Context, Failure, Instance, Runtime};
+use crate::{Context, Failure, Instance, Runtime};
 use serde::Deserialize;
 use serde_json::Value;
 use wasmtime::component::ResourceAny;
@@ -91,13 +91,14 @@ impl Outcome {
 pub struct Session {
     instance: Option<Instance>,
     handle: ResourceAny,
+    max_input_bytes: usize,
 }
 
 impl Runtime {
     /// Opens a guard session on a fresh instance.
     pub fn guard_session(&self, options: &Options) -> Result<Session, Failure> {
         let wit = GuardOptions {
-            dialect: dialect(&options.dialect)?,
+            dialect: self.dialect(&options.dialect)?,
             max_bytes: options.max_bytes,
             batch: if options.allow_batch { BatchPolicy::Allow } else { BatchPolicy::Reject },
             timeout_ms: options.timeout_ms,
@@ -110,7 +111,7 @@ impl Runtime {
             .session()
             .call_constructor(&mut instance.store, &wit)
             .map_err(|_| Failure::internal())?;
-        Ok(Session { instance: Some(instance), handle })
+        Ok(Session { instance: Some(instance), handle, max_input_bytes: self.max_input_bytes() })
     }
 }
 
@@ -189,7 +190,8 @@ impl Session {
 
     /// Text from the upstream's stderr for the operator's log (secrets redacted, traces kept).
     pub fn upstream_log(&mut self, text: &str) -> Result<String, Failure> {
-        if text.len() > crate::MAX_INPUT_BYTES {
+        let limit = self.max_input_bytes;
+        if text.len() > limit {
             return Err(Failure::internal());
         }
         self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_upstream_log(&mut i.store, h, text))

@@ -23,17 +23,15 @@ wasmtime::component::bindgen!({
 
 use exports::jsonrpc_errors::core::kinds::Dialect;
 use exports::jsonrpc_errors::core::types::{
-    BatchPolicy, CallContext, CodesFormat, Outcome, ValidateOptions as WitValidateOptions,
+    BatchPolicy, CallContext, CodesFormat, ErrorObject as WitErrorObject, Outcome,
+    ValidateOptions as WitValidateOptions,
 };
 
-pub use exports::jsonrpc_errors::core::types::{Finding, KindInfo, Redaction};
+pub use exports::jsonrpc_errors::core::types::{Finding, InputProblem, KindInfo, Redaction};
 
 /// The component itself (what `target/component/jsonrpc-errors.wasm` held at build time).
 pub const COMPONENT: &[u8] = include_bytes!(env!("JSONRPC_ERRORS_COMPONENT"));
 const PRECOMPILED: &[u8] = include_bytes!(env!("JSONRPC_ERRORS_PRECOMPILED"));
-
-/// Inputs larger than this are refused before they enter wasm (the guest's memory is bounded by what we copy in).
-pub const MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;
 
 /// A JSON-RPC error object: how every failure is reported.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -49,16 +47,6 @@ impl Failure {
     /// The plain -32603 for faults inside the engine (a trap): nothing from the fault reaches the caller.
     pub fn internal() -> Self {
         Failure { code: -32603, message: "Internal error".into(), data: None }
-    }
-
-    fn too_large(len: usize) -> Self {
-        Failure {
-            code: -32600,
-            message: "Invalid Request".into(),
-            data: Some(format!(
-                r#"{{"type":"invalid-request","reason":"oversize","details":"input of {len} bytes exceeds the host limit of {MAX_INPUT_BYTES} bytes"}}"#
-            )),
-        }
     }
 
     /// The failure as a JSON-RPC error object (JSON text).
@@ -77,27 +65,18 @@ impl Failure {
 fn outcome(o: Outcome) -> Result<String, Failure> {
     match o {
         Outcome::Ok(text) => Ok(text),
-        Outcome::Failed(e) => Err(Failure { code: e.code, message: e.message, data: e.data_json }),
+        Outcome::Failed(e) => Err(failure(e)),
     }
 }
 
-fn unknown_dialect(name: &str) -> Failure {
-    Failure {
-        code: -32602,
-        message: "Invalid params".into(),
-        data: Some(
-            serde_json::json!({"type": "invalid-params", "reason": "unknown-dialect",
-                "details": format!("unknown dialect '{name}' (expected one of: {})", DIALECT_NAMES.join(", "))})
-            .to_string(),
-        ),
-    }
+fn failure(e: WitErrorObject) -> Failure {
+    Failure { code: e.code, message: e.message, data: e.data_json }
 }
 
-const DIALECT_NAMES: [&str; 8] = ["canonical", "duet", "vapora", "thoughtgate", "error-model", "watchgate", "mcp", "a2a"];
-
-/// Parses a dialect name into the WIT enum (names only; what a dialect means lives in the guest).
-pub fn dialect(name: &str) -> Result<Dialect, Failure> {
-    Ok(match name {
+/// The dialect enum's case for a name, when it is one. An unknown name is refused by the guest
+/// ([`Runtime::dialect`]), which words the error (and scrubs the name it echoes).
+fn known_dialect(name: &str) -> Option<Dialect> {
+    Some(match name {
         "canonical" => Dialect::Canonical,
         "duet" => Dialect::Duet,
         "vapora" => Dialect::Vapora,
@@ -106,7 +85,7 @@ pub fn dialect(name: &str) -> Result<Dialect, Failure> {
         "watchgate" => Dialect::Watchgate,
         "mcp" => Dialect::Mcp,
         "a2a" => Dialect::A2a,
-        other => return Err(unknown_dialect(other)),
+        _ => return None,
     })
 }
 
@@ -161,6 +140,8 @@ pub struct Runtime {
     memory_limit: usize,
     environment: Vec<(String, String)>,
     precompiled: bool,
+    /// The guest's `max-input-bytes`, asked once.
+    max_input: std::sync::OnceLock<usize>,
 }
 
 fn wasm_error(e: wasmtime::Error) -> anyhow::Error {
@@ -212,6 +193,7 @@ impl Runtime {
             memory_limit: DEFAULT_MEMORY_LIMIT,
             environment,
             precompiled,
+            max_input: std::sync::OnceLock::new(),
         })
     }
 
@@ -264,17 +246,40 @@ impl Runtime {
         }
     }
 
-    fn check_size(len: usize) -> Result<(), Failure> {
-        if len > MAX_INPUT_BYTES {
-            Err(Failure::too_large(len))
+    /// The largest input any call takes (the guest's `max-input-bytes`): longer ones never enter wasm.
+    pub fn max_input_bytes(&self) -> usize {
+        *self.max_input.get_or_init(|| {
+            self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_max_input_bytes(&mut i.store))
+                .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+                // The guest could not be asked: refuse nothing larger than what a pooled instance can hold.
+                .unwrap_or(self.memory_limit / 4)
+        })
+    }
+
+    /// The guest's error object for an input refused before the call it was meant for.
+    pub fn refusal(&self, problem: &InputProblem) -> Failure {
+        match self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_refusal(&mut i.store, problem)) {
+            Ok(e) => failure(e),
+            Err(f) => f,
+        }
+    }
+
+    fn check_size(&self, len: usize) -> Result<(), Failure> {
+        if len > self.max_input_bytes() {
+            Err(self.refusal(&InputProblem::TooLarge(len as u64)))
         } else {
             Ok(())
         }
     }
 
+    /// The dialect enum's case for a name; an unknown name gets the guest's refusal.
+    pub fn dialect(&self, name: &str) -> Result<Dialect, Failure> {
+        known_dialect(name).ok_or_else(|| self.refusal(&InputProblem::UnknownDialect(name.to_string())))
+    }
+
     /// `map`: JSON text `{kind, id?, correlation_id?, timestamp?, ...fields}` → the JSON-RPC response.
     pub fn map_error(&self, input: &str, dialect_name: &str, ctx: Context) -> Result<String, Failure> {
-        Self::check_size(input.len())?;
+        self.check_size(input.len())?;
         let o = self.with_instance(|i| {
             i.api.jsonrpc_errors_core_api().call_map_error_json(&mut i.store, input, dialect_name, ctx.unix_millis, ctx.entropy)
         })?;
@@ -285,7 +290,7 @@ impl Runtime {
     pub fn validate(&self, raw: &[u8], options: &ValidateOptions, ctx: Context) -> Result<String, Failure> {
         let max = options.max_bytes.unwrap_or(DEFAULT_MAX_BYTES);
         // An oversize body never enters wasm: the guest is told its length and answers without reading it.
-        let (body, content_length) = if raw.len() as u64 > max || raw.len() > MAX_INPUT_BYTES {
+        let (body, content_length) = if raw.len() as u64 > max || raw.len() > self.max_input_bytes() {
             (&raw[..0], Some(raw.len() as u64))
         } else {
             (raw, options.content_length)
@@ -295,7 +300,7 @@ impl Runtime {
             batch: if options.allow_batch { BatchPolicy::Allow } else { BatchPolicy::Reject },
             content_type: options.content_type.clone(),
             content_length,
-            dialect: dialect(&options.dialect)?,
+            dialect: self.dialect(&options.dialect)?,
         };
         let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_validate(&mut i.store, body, &wit, ctx.wit()))?;
         outcome(o)
@@ -303,39 +308,39 @@ impl Runtime {
 
     /// `sanitize`: an upstream error response (raw bytes) → the response safe to pass on.
     pub fn sanitize(&self, raw: &[u8], dialect_name: &str, ctx: Context) -> Result<String, Failure> {
-        Self::check_size(raw.len())?;
-        let d = dialect(dialect_name)?;
+        self.check_size(raw.len())?;
+        let d = self.dialect(dialect_name)?;
         let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_sanitize(&mut i.store, raw, d, ctx.wit()))?;
         outcome(o)
     }
 
     pub fn redact(&self, text: &str) -> Result<Redaction, Failure> {
-        Self::check_size(text.len())?;
+        self.check_size(text.len())?;
         self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_redact(&mut i.store, text))
     }
 
     /// `redact` as one JSON document `{"text", "findings"}`.
     pub fn redact_json(&self, text: &str) -> Result<String, Failure> {
-        Self::check_size(text.len())?;
+        self.check_size(text.len())?;
         self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_redact_json(&mut i.store, text))
     }
 
     /// Redaction under options JSON (`method`, `hash_key`, `disable`, `extra_rules`, `allowlist`).
     pub fn redact_with(&self, text: &str, options_json: &str) -> Result<String, Failure> {
-        Self::check_size(text.len())?;
+        self.check_size(text.len())?;
         let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_redact_with(&mut i.store, text, options_json))?;
         outcome(o)
     }
 
     /// JSON-aware redaction of a JSON document: `{"value", "findings"}`.
     pub fn redact_json_value(&self, json: &str, options_json: &str) -> Result<String, Failure> {
-        Self::check_size(json.len())?;
+        self.check_size(json.len())?;
         let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_redact_json_value(&mut i.store, json, options_json))?;
         outcome(o)
     }
 
     pub fn explain(&self, code: i64, dialect_name: &str) -> Result<String, Failure> {
-        let d = dialect(dialect_name)?;
+        let d = self.dialect(dialect_name)?;
         let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_explain(&mut i.store, d, code))?;
         outcome(o)
     }
@@ -347,8 +352,9 @@ impl Runtime {
         message: Option<&str>,
         data_json: Option<&str>,
     ) -> Result<Option<String>, Failure> {
-        let d = dialect(dialect_name)?;
-        self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_lookup_kind(&mut i.store, d, code, message, data_json))
+        let d = self.dialect(dialect_name)?;
+        let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_lookup_kind(&mut i.store, d, code, message, data_json))?;
+        serde_json::from_str(&outcome(o)?).map_err(|_| Failure::internal())
     }
 
     pub fn kinds(&self) -> Result<Vec<KindInfo>, Failure> {
@@ -357,7 +363,7 @@ impl Runtime {
 
     /// The code table (one dialect or all) as `markdown` or `json`.
     pub fn codes(&self, dialect_name: Option<&str>, format: &str) -> Result<String, Failure> {
-        let d = dialect_name.map(dialect).transpose()?;
+        let d = dialect_name.map(|n| self.dialect(n)).transpose()?;
         let f = match format {
             "markdown" => CodesFormat::Markdown,
             "json" => CodesFormat::Json,

@@ -4,7 +4,7 @@
 mod proxy;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use jsonrpc_errors_host::{Context, Failure, Runtime, ValidateOptions};
+use jsonrpc_errors_host::{Context, Failure, InputProblem, Runtime, ValidateOptions};
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
@@ -160,8 +160,11 @@ fn read_stdin() -> Result<Vec<u8>, String> {
     Ok(buf)
 }
 
-fn stdin_text() -> Result<String, String> {
-    String::from_utf8(read_stdin()?).map_err(|e| format!("stdin is not UTF-8 (byte {})", e.utf8_error().valid_up_to()))
+/// stdin as text; bytes that are not UTF-8 get the guest's refusal (the JSON error on stdout, like any bad input).
+fn stdin_text(rt: &Runtime) -> Result<String, Problem> {
+    String::from_utf8(read_stdin()?).map_err(|e| {
+        Problem::Invalid(rt.refusal(&InputProblem::NotUnicode(e.utf8_error().valid_up_to() as u64)))
+    })
 }
 
 enum Problem {
@@ -223,14 +226,14 @@ fn run(cli: Cli) -> Result<String, Problem> {
     let rt = Runtime::new(env).map_err(|e| format!("cannot load the component: {e}"))?;
     let ctx = Context::now();
     let out = match cli.command {
-        Command::Map { dialect } => rt.map_error(&stdin_text()?, &dialect, ctx)?,
+        Command::Map { dialect } => rt.map_error(&stdin_text(&rt)?, &dialect, ctx)?,
         Command::Validate { max_bytes, batch, content_type, content_length, dialect } => {
             let options = ValidateOptions { max_bytes, allow_batch: batch == "allow", content_type, content_length, dialect };
             rt.validate(&read_stdin()?, &options, ctx)?
         }
         Command::Redact { json, method, hash_key_env, disable, allow, rules, json_doc, .. } => {
             let options = redaction_options(&method, hash_key_env.as_deref(), disable, allow, rules.as_deref())?;
-            let input = stdin_text()?;
+            let input = stdin_text(&rt)?;
             if json_doc {
                 rt.redact_json_value(&input, &options)?
             } else {
@@ -295,7 +298,7 @@ fn guard(command: Command) -> ExitCode {
         }
     };
     // Refuse a bad dialect before anything starts (the message is the library's, as for every subcommand).
-    if let Err(f) = jsonrpc_errors_host::dialect(&session.dialect) {
+    if let Err(f) = runtime.dialect(&session.dialect) {
         let mut stdout = std::io::stdout().lock();
         let _ = writeln!(stdout, "{}", f.to_json());
         eprintln!("jsonrpc-errors guard: {f}");
@@ -315,8 +318,32 @@ fn guard(command: Command) -> ExitCode {
     proxy::run(args, runtime)
 }
 
+/// Text that may echo what the caller typed (a clap usage error quoting an invalid value, a file name, an
+/// environment variable's name), scrubbed by the guest's redactor before it is shown. Without a component
+/// (the message is then about loading it, and quotes nothing of the caller's) it is shown as it is.
+fn scrubbed(text: &str) -> String {
+    match Runtime::new(secret_candidates()) {
+        Ok(rt) => rt.redact(text).map(|r| r.text).unwrap_or_else(|_| "(message withheld: it could not be scrubbed)".into()),
+        Err(_) => text.to_string(),
+    }
+}
+
+/// clap's own errors name the offending argument or value: scrubbed like every other message. `--help` and
+/// `--version` print as clap writes them.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
+        e.exit();
+    }
+    eprint!("{}", scrubbed(&e.render().to_string()));
+    ExitCode::from(2)
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     if matches!(cli.command, Command::Guard { .. }) {
         return guard(cli.command);
     }
@@ -332,7 +359,7 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
         Err(Problem::Fatal(msg)) => {
-            eprintln!("jsonrpc-errors: {msg}");
+            eprintln!("jsonrpc-errors: {}", scrubbed(&msg));
             ExitCode::from(1)
         }
     }

@@ -1,6 +1,6 @@
 //! The host's own promises: no imports, precompiled start, trap recovery, threads, size caps, the CLI.
 
-use jsonrpc_errors_host::{Context, Runtime, ValidateOptions, MAX_INPUT_BYTES};
+use jsonrpc_errors_host::{Context, Runtime, ValidateOptions};
 use std::process::{Command, Stdio};
 use std::io::Write;
 use std::sync::Arc;
@@ -63,9 +63,14 @@ fn oversize_input_never_enters_wasm() {
     let options = ValidateOptions { max_bytes: Some(1024), ..Default::default() };
     let out = rt.validate(&body, &options, Context::default()).unwrap();
     assert!(out.contains(r#""reason":"oversize""#), "{out}");
-    let huge = "a".repeat(MAX_INPUT_BYTES + 1);
+    // The limit is the guest's (the taxonomy's max_input_bytes), and so is the refusal's wording.
+    let limit = jsonrpc_errors_guest::taxonomy::taxonomy().meta.max_input_bytes as usize;
+    assert_eq!(rt.max_input_bytes(), limit);
+    let huge = "a".repeat(limit + 1);
     let err = rt.redact(&huge).unwrap_err();
     assert_eq!(err.code, -32600);
+    let want = jsonrpc_errors_guest::api::refusal(jsonrpc_errors_guest::api::Refusal::TooLarge(limit as u64 + 1));
+    assert_eq!(serde_json::from_str::<serde_json::Value>(err.data.as_deref().unwrap()).unwrap(), want.data.unwrap());
 }
 
 #[test]
@@ -181,4 +186,65 @@ fn cli_redact_methods_options_and_json_documents() {
     let (code, _, err) = cli(&["redact", "--rules", rules.to_str().unwrap()], "x", &[]);
     assert_eq!(code, 1);
     assert!(err.contains("does not compile"), "{err}");
+}
+
+/// Whatever the caller typed comes back scrubbed, from every subcommand and from the argument parser itself:
+/// a secret given as a dialect name, an option value or a file name never reaches stdout or stderr.
+#[test]
+fn cli_messages_that_echo_caller_input_are_scrubbed() {
+    let secret = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
+    let with_dialect: [&[&str]; 6] = [
+        &["map", "--dialect", secret],
+        &["validate", "--dialect", secret],
+        &["sanitize", "--dialect", secret],
+        &["explain", "-32000", "--dialect", secret],
+        &["lookup", "-32000", "--dialect", secret],
+        &["codes", "--dialect", secret],
+    ];
+    for args in with_dialect {
+        let (code, out, err) = cli(args, "{}", &[]);
+        assert_eq!(code, 1, "{args:?}");
+        let doc: serde_json::Value = serde_json::from_str(out.trim()).unwrap_or_else(|_| panic!("{args:?}: {out}"));
+        assert_eq!(doc["data"]["reason"], "unknown-dialect", "{args:?}");
+        assert!(!out.contains(secret) && !err.contains(secret), "{args:?}: {out} {err}");
+    }
+    for args in [&["redact", "--method", secret][..], &["validate", "--batch", secret], &["codes", "--format", secret], &[secret]] {
+        let (code, out, err) = cli(args, "", &[]);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(!out.contains(secret) && !err.contains(secret), "{args:?}: {err}");
+    }
+    let missing = format!("/tmp/{secret}/rules.json");
+    let (code, _, err) = cli(&["redact", "--rules", &missing], "x", &[]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--rules") && !err.contains(secret), "{err}");
+    let (code, _, err) = cli(&["guard", "--dialect", secret, "--", "true"], "", &[]);
+    assert_eq!(code, 2);
+    assert!(!err.contains(secret), "{err}");
+}
+
+/// Bytes that are not UTF-8 are bad input like any other: the guest's error object on stdout, exit 1.
+#[test]
+fn cli_text_subcommands_refuse_non_utf8_with_the_json_error() {
+    for args in [&["map"][..], &["redact"], &["redact", "--json-doc"]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_jsonrpc-errors"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(b"{\"kind\":\"timeout\",\"x\":\"\xff\"}").unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(doc["data"]["reason"], "not-unicode", "{args:?}");
+        assert_eq!(doc["data"]["details"], "input is not valid Unicode (at offset 23)");
+    }
+}
+
+#[test]
+fn cli_lookup_with_data_that_is_not_json_is_refused() {
+    let (code, out, _) = cli(&["lookup", "-32000", "--dialect", "vapora", "--data", "{bad"], "", &[]);
+    assert_eq!(code, 1);
+    assert!(out.contains("\"code\":-32602") && out.contains("not-json"), "{out}");
 }

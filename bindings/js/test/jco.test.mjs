@@ -61,7 +61,7 @@ function adapter() {
     sanitize: (raw, d, c) => outcome(api.sanitize(raw, dialect(d), ctx(c))),
     redact: (text) => api.redactJson(text),
     explain: (code, d) => outcome(api.explain(dialect(d), BigInt(code))),
-    lookup: (code, d, message, dataJson) => api.lookupKind(dialect(d), BigInt(code), message ?? undefined, dataJson ?? undefined) ?? null,
+    lookup: (code, d, message, dataJson) => JSON.parse(outcome(api.lookupKind(dialect(d), BigInt(code), message ?? undefined, dataJson ?? undefined))),
     codes: (d, format) => api.codes(d === null ? undefined : dialect(d), format),
     guard: (o) => {
       // The constructor takes the typed options record (the dialect as the WIT enum).

@@ -61,7 +61,6 @@ def test_type_errors(call):
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: jre.redact("lone \ud800 surrogate"),
         lambda: jre.explain(1 << 70),
         lambda: jre.validate(b"{}", max_bytes=-1),
         lambda: jre.validate(b"{}", batch="sometimes"),
@@ -74,6 +73,67 @@ def test_value_errors(call):
     with pytest.raises(jre.JsonRpcErrorsValueError) as info:
         call()
     assert isinstance(info.value, ValueError)
+
+
+def test_text_that_is_not_unicode_is_refused_as_the_guest_words_it():
+    # A lone surrogate cannot be encoded: refused with the guest's error object and the UTF-8 offset where the
+    # text stops being valid, as the CLI refuses undecodable bytes and the npm package a lone surrogate.
+    with pytest.raises(jre.InvalidInput) as info:
+        jre.redact("lone \ud800 surrogate")
+    assert info.value.error == {
+        "code": -32602,
+        "message": "Invalid params",
+        "data": {"type": "invalid-params", "reason": "not-unicode", "details": "input is not valid Unicode (at offset 5)"},
+    }
+    assert isinstance(info.value, ValueError)
+
+
+def test_inputs_over_the_guests_limit_are_refused_unread_like_the_host_refuses_them():
+    limit = 64 * 1024 * 1024
+    with pytest.raises(jre.InvalidInput) as info:
+        jre.redact("a" * (limit + 1))
+    assert info.value.error["code"] == -32600
+    assert info.value.data == {"type": "invalid-request", "reason": "oversize", "details": f"input of {limit + 1} bytes exceeds the limit of {limit} bytes"}
+    with pytest.raises(jre.InvalidInput):
+        jre.sanitize(b" " * (limit + 1))
+    # validate answers an oversize body itself (its verdict), never reading it.
+    assert jre.validate(b" " * (limit + 1))["error"]["data"]["reason"] == "oversize"
+
+
+def test_the_guest_memory_is_capped_like_the_hosts_and_a_huge_body_costs_no_more(tmp_path):
+    # 60 MB under the input limit, but a data array of 30 M numbers: the guest runs out of its 1 GiB store and
+    # traps (the plain -32603), and the process grows by about that much, not by gigabytes of marshalling.
+    script = tmp_path / "huge.py"
+    script.write_text(
+        "import json, resource, jsonrpc_errors as j\n"
+        "body = b'{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32050,\"message\":\"m\",\"data\":[' + b'1,' * 29999999 + b'1]},\"id\":1}'\n"
+        "try:\n    j.sanitize_json(body); outcome = 'answered'\n"
+        "except j.ComponentFault as e:\n    outcome = e.error\n"
+        "print(json.dumps({'outcome': outcome, 'maxrss_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}))\n"
+    )
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, check=True)
+    got = json.loads(out.stdout)
+    assert got["outcome"] == {"code": -32603, "message": "Internal error"}
+    assert got["maxrss_mb"] < 2048, got
+
+
+def test_sanitizing_text_repairs_invalid_utf8_exactly_as_the_guest_repairs_bytes():
+    # Python sends text (one buffer) where the guest would take bytes; its U+FFFD repair must be the guest's.
+    import random
+
+    from jsonrpc_errors import _runtime
+
+    rng = random.Random(7)
+    tricky = [0x80, 0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF, 0x41]
+    for _ in range(500):
+        junk = bytes(rng.choice(tricky) if rng.random() < 0.7 else rng.randrange(256) for _ in range(rng.randrange(12)))
+        body = b'{"jsonrpc":"2.0","error":{"code":-32603,"message":"x' + junk.replace(b'"', b"").replace(b"\\", b"") + b'"},"id":1}'
+        via_text = jre.sanitize_json(body, context=(0, 1))
+        via_bytes = _runtime.get().outcome("sanitize", body, b"canonical", (0, 1))
+        assert via_text == via_bytes, body
 
 
 def test_invalid_input_carries_the_components_error_object():

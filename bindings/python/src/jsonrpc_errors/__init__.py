@@ -190,7 +190,7 @@ def validate_json(
     context: Optional[Context] = None,
 ) -> Any:
     """`validate` returning the component's JSON text."""
-    body = _raw(raw)
+    body = _raw(raw, sized=False)
     if max_bytes is not None:
         _u64(max_bytes, "max_bytes")
     if content_length is not None:
@@ -200,10 +200,16 @@ def validate_json(
     ctype = None if content_type is None else _text(content_type, "content_type")
     d = _dialect(dialect)
     limit = _WIT_DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
-    if len(body) > limit:
+    if len(body) > min(limit, _runtime.get().max_input_bytes()):
         body, content_length = b"", len(body)  # refused unread, exactly as the Rust host does
     opts = (max_bytes, batch.encode(), ctype, content_length, d)
-    return _runtime.get().outcome("validate", body, opts, _context(context))
+    rt = _runtime.get()
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        # Only invalid UTF-8 goes as a byte list (at most max_bytes of it): the guest reports where it breaks.
+        return rt.outcome("validate", body, opts, _context(context))
+    return rt.outcome("validate-text", body, opts, _context(context))
 
 
 def validate(
@@ -240,7 +246,10 @@ def sanitize_json(
     """`sanitize` returning the component's JSON text."""
     body = _raw(raw)
     d = _dialect(dialect)
-    return _runtime.get().outcome("sanitize", body, d, _context(context))
+    # As text: invalid UTF-8 replaced by U+FFFD here exactly as the guest repairs it (CPython's "replace"
+    # and Rust's from_utf8_lossy both substitute maximal subparts; a test compares the two paths).
+    text = body.decode("utf-8", "replace").encode("utf-8")
+    return _runtime.get().outcome("sanitize-text", text, d, _context(context))
 
 
 def sanitize(
@@ -274,7 +283,7 @@ def lookup_kind(
     c = _s64(code, "code")
     msg = None if message is None else _text(message, "message")
     data_json = None if data is _MISSING else _text(_json_text(data, "data"), "data")
-    kind = _runtime.get().call("lookup-kind", _dialect(dialect), c, msg, data_json)
+    kind = _loads(_runtime.get().outcome("lookup-kind", _dialect(dialect), c, msg, data_json))
     if kind is None:
         return None
     try:

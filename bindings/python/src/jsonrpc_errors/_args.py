@@ -9,7 +9,7 @@ import time
 from typing import Any, Optional
 
 from . import _runtime
-from ._errors import ArgumentTypeError, InvalidInput, JsonRpcErrorsValueError
+from ._errors import ArgumentTypeError, JsonRpcErrorsValueError
 from ._taxonomy import Dialect
 
 Context = tuple[int, int]
@@ -67,18 +67,29 @@ def _s64(x: Any, what: str) -> int:
     return x
 
 
+def _sized(data: bytes) -> bytes:
+    """Refuses (as the guest words it) an input longer than the guest takes, before it is copied in."""
+    rt = _runtime.get()
+    if len(data) > rt.max_input_bytes():
+        raise rt.refused("too-large", len(data))
+    return data
+
+
 def _text(x: Any, what: str) -> bytes:
     if not isinstance(x, str):
         raise ArgumentTypeError(f"{what} must be str, not {type(x).__name__}")
     try:
-        return x.encode("utf-8")
+        return _sized(x.encode("utf-8"))
     except UnicodeEncodeError as e:
-        raise JsonRpcErrorsValueError(f"{what} is not encodable as UTF-8 (lone surrogate at {e.start})") from None
+        # A lone surrogate: refused by the guest, at the UTF-8 offset where the text stops being valid
+        # (the offset every runtime reports for the same text).
+        raise _runtime.get().refused("not-unicode", len(x[: e.start].encode("utf-8"))) from None
 
 
-def _raw(x: Any, what: str = "raw") -> bytes:
+def _raw(x: Any, what: str = "raw", *, sized: bool = True) -> bytes:
+    """Bytes (or str, encoded). `sized=False` for `validate`, which answers an oversize body itself."""
     if isinstance(x, (bytes, bytearray, memoryview)):
-        return bytes(x)
+        return _sized(bytes(x)) if sized else bytes(x)
     if isinstance(x, str):
         return _text(x, what)
     raise ArgumentTypeError(f"{what} must be bytes (or str), not {type(x).__name__}")
@@ -97,11 +108,5 @@ def _dialect(d: Any) -> bytes:
     enc = _DIALECTS.get(name)
     if enc is not None:
         return enc
-    # Not a member of the WIT enum: let the component describe the problem (map-error-json takes the name as
-    # text and refuses an unknown dialect first), so the error object is the component's, not ours.
-    ok, value = _runtime.get().call("map-error-json", b"{}", _text(name, "dialect"), 0, 0)
-    if not ok:
-        raise InvalidInput(value["code"], value["message"], value["data_json"])
-    raise JsonRpcErrorsValueError(f"unknown dialect {name!r}")  # pragma: no cover - component accepted it
-
-
+    # Not a member of the WIT enum: the guest words the refusal (and scrubs the name it echoes).
+    raise _runtime.get().refused("unknown-dialect", name)

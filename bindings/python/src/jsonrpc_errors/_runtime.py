@@ -17,7 +17,7 @@ from typing import Any, Callable, Optional
 
 import wasmtime
 from wasmtime import Engine, Store, WasmtimeError
-from wasmtime.component import Component, Linker
+from wasmtime.component import Component, Linker, Variant
 
 from . import _abi
 from ._cache import load_component
@@ -52,12 +52,19 @@ _SIGNATURES: dict[str, tuple[list[_abi.Lower], Callable[[Any], Any]]] = {
     "redact": ([_s], _abi.lift_record_text),
     "validate": ([_abi.lower_bytes, _vopts, _ctx], _abi.lift_outcome),
     "sanitize": ([_abi.lower_bytes, _enum, _ctx], _abi.lift_outcome),
+    # The same for text: one buffer instead of one C value per byte (see wit/world.wit).
+    "validate-text": ([_s, _vopts, _ctx], _abi.lift_outcome),
+    "sanitize-text": ([_s, _enum, _ctx], _abi.lift_outcome),
     "explain": ([_enum, _abi.lower_s64], _abi.lift_outcome),
-    "lookup-kind": ([_enum, _abi.lower_s64, _opt_s, _opt_s], _abi.lift_option_string),
+    "lookup-kind": ([_enum, _abi.lower_s64, _opt_s, _opt_s], _abi.lift_outcome),
     "codes": ([_abi.option(_abi.lower_enum), _enum], _abi.lift_string),
 }
 # Rarely called, richer types: wasmtime-py's generic conversion is good enough.
-_GENERIC = ("set-environment", "kinds", "map-error")
+_GENERIC = ("set-environment", "kinds", "map-error", "refusal", "max-input-bytes")
+
+# Linear memory one instance may grow to, as in the Rust host: a guest that needs more traps (and is
+# replaced) instead of taking the process down.
+MEMORY_LIMIT = 1024 * 1024 * 1024
 
 # The guard session's methods (interface `guard`): name -> (parameter lowerings after the handle, lifting).
 _GUARD_SIGNATURES: dict[str, tuple[list[_abi.Lower], Callable[[Any], Any]]] = {
@@ -82,6 +89,7 @@ class _Worker:
 
     def __init__(self, rt: "Runtime") -> None:
         self.store = Store(rt.engine)
+        self.store.set_limits(memory_size=MEMORY_LIMIT)
         self.instance = rt.linker.instantiate(self.store, rt.component)
         self.fast: dict[str, _abi.FastFunc] = {}
         self.generic: dict[str, Any] = {}
@@ -127,6 +135,7 @@ class Runtime:
         # (generation, pairs), replaced as one object so a reader never sees a mismatched pair.
         self._env_state: tuple[int, list[tuple[str, str]]] = (0, [])
         self._internal_error: Optional[tuple[int, str]] = None
+        self._max_input: Optional[int] = None
         self.load_seconds = time.perf_counter() - t0
 
     # ------------------------------------------------------------------ environment
@@ -200,6 +209,18 @@ class Runtime:
         w = _Worker(self)
         self._sync_env(w)
         return _GuardWorker(self, w)
+
+    def refused(self, tag: str, value: Any) -> InvalidInput:
+        """The guest's error object for an input refused before the call it was meant for (`tag`: one of
+        the WIT `input-problem` cases): every runtime words and scrubs a refusal the same way."""
+        e = self.run(lambda w: w.generic["refusal"](w.store, Variant(tag, value)))
+        return InvalidInput(int(e.code), str(e.message), getattr(e, "data-json"))
+
+    def max_input_bytes(self) -> int:
+        """The largest input any call takes (the guest's `max-input-bytes`), asked once."""
+        if self._max_input is None:
+            self._max_input = int(self.run(lambda w: w.generic["max-input-bytes"](w.store)))
+        return self._max_input
 
     def discard_idle(self) -> None:
         with self._lock:
