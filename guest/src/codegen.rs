@@ -97,6 +97,7 @@ pub fn python_constants() -> String {
     let _ = writeln!(p, "# {HEADER}\n\"\"\"Taxonomy constants for type checkers and logging/metrics integrations.\n\nMapping itself always happens inside the component; these are names and facts, not logic.\n\"\"\"\n");
     let _ = writeln!(p, "from __future__ import annotations\n\nimport enum\nfrom typing import Final, Mapping, NamedTuple, Optional\n");
     let _ = writeln!(p, "TAXONOMY_VERSION: Final = {}\n", py_literal(&t.meta.version));
+    let _ = writeln!(p, "#: `validate`'s default size limit, in bytes.\nDEFAULT_MAX_BYTES: Final = {}\n", t.meta.default_max_bytes);
     let _ = writeln!(p, "\nclass ErrorKind(str, enum.Enum):\n    \"\"\"Every error kind (the value is the kind's name).\"\"\"\n");
     for k in &t.kinds {
         let _ = writeln!(p, "    {} = {}", k.name.replace('-', "_").to_uppercase(), py_literal(&k.name));
@@ -160,6 +161,7 @@ pub fn typescript_types() -> String {
     let mut s = String::new();
     let _ = writeln!(s, "// {HEADER}\n");
     let _ = writeln!(s, "export const TAXONOMY_VERSION = {} as const;\n", py_literal(&t.meta.version));
+    let _ = writeln!(s, "/** `validate`'s default size limit, in bytes. */\nexport const DEFAULT_MAX_BYTES = {} as const;\n", t.meta.default_max_bytes);
     let _ = writeln!(s, "export const ERROR_KINDS = [");
     for k in &t.kinds {
         let _ = writeln!(s, "  {},", py_literal(&k.name));

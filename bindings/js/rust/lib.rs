@@ -161,3 +161,21 @@ impl GuardSession {
         self.0.upstream_log(text)
     }
 }
+
+/// The guest's error object (JSON text) for an input refused before the call it was meant for: `kind` is
+/// "unknown-dialect" (with `name`), "not-unicode" or "too-large" (with `n`).
+#[wasm_bindgen]
+pub fn refusal(kind: &str, name: &str, n: f64) -> String {
+    let problem = match kind {
+        "unknown-dialect" => api::Refusal::UnknownDialect(name),
+        "not-unicode" => api::Refusal::NotUnicode(n as u64),
+        _ => api::Refusal::TooLarge(n as u64),
+    };
+    api::failure_json(&api::refusal(problem))
+}
+
+/// The largest input, in bytes, any function takes.
+#[wasm_bindgen(js_name = maxInputBytes)]
+pub fn max_input_bytes() -> f64 {
+    api::max_input_bytes() as f64
+}

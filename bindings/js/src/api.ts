@@ -1,7 +1,8 @@
 // The public API: thin wrappers over the wasm-bindgen exports. All mapping logic lives in the Rust guest.
 
 import { ArgumentTypeError } from "./errors.js";
-import { call, contextArgs, setEnvironmentFlat } from "./runtime.js";
+import { call, checkedBytes, checkedText, contextArgs, maxInputBytes, setEnvironmentFlat } from "./runtime.js";
+import { DEFAULT_MAX_BYTES } from "./taxonomy.js";
 import type { Dialect, ErrorKind, KindFields } from "./taxonomy.js";
 import { ERROR_KINDS } from "./taxonomy.js";
 import type {
@@ -23,19 +24,42 @@ import type {
 const encoder = new TextEncoder();
 const KNOWN_KINDS: ReadonlySet<string> = new Set(ERROR_KINDS);
 
+/** Compact JSON of a caller's value; what JSON cannot carry is the caller's mistake, reported as such (not
+ *  turned into `null` as JSON.stringify does with NaN and Infinity, nor a plain TypeError for a BigInt or a
+ *  cycle). */
+function jsonOf(value: unknown, what: string): string {
+  let out: string | undefined;
+  try {
+    out = JSON.stringify(value, (_key, v: unknown) => {
+      if (typeof v === "number" && !Number.isFinite(v)) {
+        throw new ArgumentTypeError(`${what} holds ${String(v)}, which JSON cannot carry`);
+      }
+      return v;
+    });
+  } catch (e) {
+    if (e instanceof ArgumentTypeError) throw e;
+    throw new ArgumentTypeError(`${what} is not JSON-serializable: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (out === undefined) throw new ArgumentTypeError(`${what} is not JSON-serializable`);
+  return out;
+}
+
 function text(value: unknown, what: string): string {
   if (typeof value !== "string") {
     throw new ArgumentTypeError(`${what} must be a string, not ${typeof value}`);
   }
-  return value;
+  return checkedText(value);
 }
 
-function bytes(raw: unknown, what: string): Uint8Array {
-  if (typeof raw === "string") return encoder.encode(raw);
-  if (raw instanceof Uint8Array) return raw;
-  if (raw instanceof ArrayBuffer) return new Uint8Array(raw);
-  if (ArrayBuffer.isView(raw)) return new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength);
-  throw new ArgumentTypeError(`${what} must be a string, a Uint8Array or an ArrayBuffer`);
+/** Bytes, or a string's UTF-8; `sized: false` for validate, which answers an oversize body itself. */
+function bytes(raw: unknown, what: string, sized = true): Uint8Array {
+  let out: Uint8Array;
+  if (typeof raw === "string") out = encoder.encode(checkedText(raw));
+  else if (raw instanceof Uint8Array) out = raw;
+  else if (raw instanceof ArrayBuffer) out = new Uint8Array(raw);
+  else if (ArrayBuffer.isView(raw)) out = new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength);
+  else throw new ArgumentTypeError(`${what} must be a string, a Uint8Array or an ArrayBuffer`);
+  return sized ? checkedBytes(out) : out;
 }
 
 function integer(value: unknown, what: string): number {
@@ -71,7 +95,7 @@ export function mapError(
   if (typeof error !== "object" || error === null) {
     throw new ArgumentTypeError("error must be an object (or an array of objects)");
   }
-  return JSON.parse(mapErrorJson(JSON.stringify(error), dialect, options)) as JsonRpcResponse;
+  return JSON.parse(mapErrorJson(jsonOf(error, "error"), dialect, options)) as JsonRpcResponse;
 }
 
 /** `{"text", "findings"}` as JSON text. */
@@ -93,9 +117,15 @@ export function redactDetails(input: string): Redaction {
 
 /** `validate` as JSON text (the exact bytes the library produced). */
 export function validateJson(raw: Uint8Array | ArrayBuffer | string, options: ValidateOptions = {}): string {
-  const body = bytes(raw, "raw");
+  let body = bytes(raw, "raw", false);
   const maxBytes = optionalU64(options.maxBytes, "maxBytes");
-  const contentLength = optionalU64(options.contentLength, "contentLength");
+  let contentLength = optionalU64(options.contentLength, "contentLength");
+  // An oversize body never enters wasm: the guest is told its length and answers without reading it (as the
+  // Rust host and the Python package do).
+  if (body.length > Math.min(maxBytes ?? DEFAULT_MAX_BYTES, maxInputBytes())) {
+    contentLength = body.length;
+    body = new Uint8Array(0);
+  }
   const batch = text(options.batch ?? "reject", "batch");
   const contentType = options.contentType === undefined || options.contentType === null ? undefined : text(options.contentType, "contentType");
   const dialect = text(options.dialect ?? "canonical", "dialect");
@@ -145,7 +175,7 @@ export function lookupKind(code: number, dialect: Dialect = "canonical", message
   const c = integer(code, "code");
   const d = text(dialect, "dialect");
   const m = message === undefined || message === null ? undefined : text(message, "message");
-  const dataJson = data === undefined ? undefined : JSON.stringify(data);
+  const dataJson = data === undefined ? undefined : jsonOf(data, "data");
   const kind = call((g) => g.lookupKind(d, c, m, dataJson));
   return kind === undefined ? null : (kind as ErrorKind);
 }

@@ -26,6 +26,8 @@ export interface Glue {
   explain(dialect: string, code: number): string;
   lookupKind(dialect: string, code: number, message?: string, dataJson?: string): string | undefined;
   codes(dialect: string | undefined, format: string): string;
+  refusal(kind: string, name: string, n: number): string;
+  maxInputBytes(): number;
   __trapForTests(): void;
   __wbg_reset_state(): void;
 }
@@ -166,6 +168,51 @@ function reinstantiate(p: Platform): void {
   if (environment !== undefined) {
     p.glue.setEnvironment(environment);
   }
+}
+
+let maxInput: number | undefined;
+
+/** The glue of whichever module is loaded (both hold the base API). */
+function anyGlue(): Glue {
+  if (platform !== undefined) return platform.glue;
+  return currentGuard();
+}
+
+/** The guest's refusal of an input before the call it was meant for, as the package's error. */
+export function refused(kind: "unknown-dialect" | "not-unicode" | "too-large", name: string, n: number): InvalidInputError {
+  return new InvalidInputError(JSON.parse(anyGlue().refusal(kind, name, n)) as ErrorObject);
+}
+
+/** The largest input any function takes (the guest's limit, asked once). */
+export function maxInputBytes(): number {
+  maxInput ??= anyGlue().maxInputBytes();
+  return maxInput;
+}
+
+const sizer = new TextEncoder();
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Refuses, as the guest words it, text the guest would not take: a lone surrogate (which TextEncoder would
+ * silently replace; Python and the CLI refuse it too, at the same UTF-8 offset) or more bytes than its limit.
+ */
+export function checkedText(value: string): string {
+  const found = LONE_SURROGATE.exec(value);
+  if (found !== null) {
+    throw refused("not-unicode", "", sizer.encode(value.slice(0, found.index)).length);
+  }
+  const max = maxInputBytes();
+  if (value.length * 3 > max) {
+    const n = sizer.encode(value).length;
+    if (n > max) throw refused("too-large", "", n);
+  }
+  return value;
+}
+
+/** Refuses a byte input over the guest's limit (before it is copied in). */
+export function checkedBytes(value: Uint8Array): Uint8Array {
+  if (value.length > maxInputBytes()) throw refused("too-large", "", value.length);
+  return value;
 }
 
 /** Hands the environment to every loaded module (the base one, and the guard one when loaded). */

@@ -2,6 +2,9 @@
 
 export const TAXONOMY_VERSION = "0.1.0" as const;
 
+/** `validate`'s default size limit, in bytes. */
+export const DEFAULT_MAX_BYTES = 10485760 as const;
+
 export const ERROR_KINDS = [
   "parse-error",
   "invalid-request",

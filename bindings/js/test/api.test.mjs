@@ -123,3 +123,42 @@ test("the taxonomy is exported", () => {
   assert.ok(pkg.DIALECTS.includes("a2a"));
   assert.equal(pkg.KINDS["rate-limited"].httpStatus, 429);
 });
+
+test("text that is not Unicode is refused as the guest words it, at the UTF-8 offset Python and the CLI report", () => {
+  assert.throws(
+    () => pkg.redact("lone \ud800 surrogate"),
+    (e) =>
+      e instanceof pkg.InvalidInputError &&
+      e.error.data.reason === "not-unicode" &&
+      e.error.data.details === "input is not valid Unicode (at offset 5)",
+  );
+  // A lone low surrogate after an astral character: the offset counts the UTF-8 bytes before it.
+  assert.throws(() => pkg.redact("😀\udc00"), (e) => e instanceof pkg.InvalidInputError && e.error.data.details.endsWith("(at offset 4)"));
+  assert.equal(pkg.redact("😀 fine"), "😀 fine");
+});
+
+test("what JSON cannot carry is the caller's mistake, reported with the package's own error class", () => {
+  for (const id of [NaN, Infinity, -Infinity]) {
+    assert.throws(() => pkg.mapError({ kind: "timeout", id }), pkg.ArgumentTypeError, String(id));
+  }
+  assert.throws(() => pkg.mapError({ kind: "timeout", id: 1n }), pkg.ArgumentTypeError);
+  const cyclic = { kind: "timeout" };
+  cyclic.self = cyclic;
+  assert.throws(() => pkg.mapError(cyclic), pkg.ArgumentTypeError);
+  assert.throws(() => pkg.lookupKind(-32000, "vapora", undefined, { n: NaN }), pkg.ArgumentTypeError);
+});
+
+test("inputs over the guest's limit are refused unread, with the host's error; validate answers an oversize body itself", () => {
+  const limit = 64 * 1024 * 1024;
+  const big = new Uint8Array(limit + 1);
+  assert.throws(
+    () => pkg.sanitize(big),
+    (e) =>
+      e instanceof pkg.InvalidInputError &&
+      e.error.code === -32600 &&
+      e.error.data.details === `input of ${limit + 1} bytes exceeds the limit of ${limit} bytes`,
+  );
+  assert.throws(() => pkg.redact("a".repeat(limit + 1)), (e) => e instanceof pkg.InvalidInputError && e.error.data.reason === "oversize");
+  assert.equal(pkg.validate(big).error.data.reason, "oversize");
+  assert.equal(pkg.validate(new Uint8Array(2048), { maxBytes: 1024 }).error.data.reason, "oversize");
+});

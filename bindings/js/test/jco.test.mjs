@@ -32,12 +32,14 @@ function outcome(o) {
 
 const KNOWN_DIALECTS = new Set(DIALECTS);
 
-/** The typed WIT API takes dialects as an enum: for a name outside it, let the component describe the problem
- * (map-error-json takes the name as text and refuses an unknown dialect first), as the Python package does. */
+/** The typed WIT API takes dialects as an enum: a name outside it gets the component's refusal (worded and
+ * scrubbed by the guest), as in the Python package and the Rust host. */
 function dialect(name) {
   if (KNOWN_DIALECTS.has(name)) return name;
-  outcome(api.mapErrorJson("{}", name, 0n, 0n));
-  throw new Error(`the component accepted dialect ${name}`);
+  const e = api.refusal({ tag: "unknown-dialect", val: name });
+  const error = { code: e.code, message: e.message };
+  if (e.dataJson !== undefined) error.data = JSON.parse(e.dataJson);
+  throw new Failed(error);
 }
 
 function adapter() {

@@ -17,7 +17,7 @@ from . import _runtime
 from ._args import _DIALECTS, Context, _context, _dialect, _dialect_name, _raw, _s64, _text, _u64
 from ._guard import GuardSession, Outcome as GuardOutcome, Step as GuardStep
 from ._errors import ArgumentTypeError, ComponentFault, InvalidInput, JsonRpcErrorsError, JsonRpcErrorsValueError
-from ._taxonomy import KINDS, TAXONOMY_VERSION, Dialect, ErrorKind, KindInfo
+from ._taxonomy import DEFAULT_MAX_BYTES, KINDS, TAXONOMY_VERSION, Dialect, ErrorKind, KindInfo
 
 __all__ = [
     "ArgumentTypeError",
@@ -54,9 +54,6 @@ __all__ = [
     "validate_json",
 ]
 
-# validate-options.max-bytes default, as documented in wit/world.wit: only used to keep an oversize body
-# out of wasm (the component is told its length instead and answers without reading it).
-_WIT_DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 _MISSING: Any = object()
 _stdlib_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
@@ -199,7 +196,7 @@ def validate_json(
         raise JsonRpcErrorsValueError(f"batch must be 'reject' or 'allow', not {batch!r}")
     ctype = None if content_type is None else _text(content_type, "content_type")
     d = _dialect(dialect)
-    limit = _WIT_DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    limit = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
     if len(body) > min(limit, _runtime.get().max_input_bytes()):
         body, content_length = b"", len(body)  # refused unread, exactly as the Rust host does
     opts = (max_bytes, batch.encode(), ctype, content_length, d)

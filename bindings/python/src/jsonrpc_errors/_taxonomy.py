@@ -11,6 +11,9 @@ from typing import Final, Mapping, NamedTuple, Optional
 
 TAXONOMY_VERSION: Final = "0.1.0"
 
+#: `validate`'s default size limit, in bytes.
+DEFAULT_MAX_BYTES: Final = 10485760
+
 
 class ErrorKind(str, enum.Enum):
     """Every error kind (the value is the kind's name)."""
