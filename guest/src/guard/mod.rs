@@ -257,6 +257,22 @@ impl Session {
         matches!(self.pending.get(key), Some(Entry::Request(p)) if p.seq == seq && p.deadline == Some(deadline))
     }
 
+    /// Stale entries leave the heap only when they reach its top: behind one request that stays pending,
+    /// every later request's entry would stay too (a proxy relaying at full speed past one stuck request
+    /// grew without bound, and wasm memory never shrinks). So the heap is rebuilt from its live entries
+    /// whenever it holds more than twice as many as there are requests pending: amortized O(1) per request,
+    /// and the heap stays within 2 × pending + 64 entries.
+    fn compact_deadlines(&mut self) {
+        if self.deadlines.len() <= 2 * self.pending.len() + 64 {
+            return;
+        }
+        // Sorted (the heap's own sort), so that repeated entries of one request sit together and go as one.
+        let mut entries = std::mem::take(&mut self.deadlines).into_sorted_vec();
+        entries.dedup();
+        entries.retain(|Reverse((d, s, k))| self.live(*d, *s, k));
+        self.deadlines = BinaryHeap::from(entries);
+    }
+
     /// The earliest live deadline (stale entries on top are dropped on the way).
     fn next_deadline(&mut self) -> Option<u64> {
         while let Some(Reverse((deadline, seq, key))) = self.deadlines.peek() {
@@ -486,6 +502,7 @@ impl Session {
         if let Some(deadline) = pending.deadline {
             self.deadlines.push(Reverse((deadline, pending.seq, key.clone())));
         }
+        self.compact_deadlines();
         if let Some(token) = &pending.progress_token {
             self.progress.insert(token.clone(), Entry::Progress(key.clone()));
         }
@@ -718,10 +735,11 @@ impl Session {
         let Some(Entry::Progress(key)) = self.progress.get(token) else { return };
         let key = key.clone();
         let Some(Entry::Request(p)) = self.pending.get_mut(&key) else { return };
-        if p.deadline.is_some() {
-            let new = now.saturating_add(timeout);
+        let new = now.saturating_add(timeout);
+        if p.deadline.is_some_and(|old| old != new) {
             p.deadline = Some(new);
             self.deadlines.push(Reverse((new, p.seq, key)));
+            self.compact_deadlines();
         }
     }
 

@@ -209,6 +209,27 @@ fn timeouts_answer_cancel_upstream_and_drop_the_late_answer() {
 }
 
 #[test]
+fn one_stuck_request_does_not_make_the_deadline_heap_grow_without_bound() {
+    let mut s = canonical();
+    client(&mut s, r#"{"jsonrpc":"2.0","id":"stuck","method":"tools/call"}"#);
+    for i in 0..20_000 {
+        client(&mut s, &format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call"}}"#));
+        upstream(&mut s, &format!(r#"{{"jsonrpc":"2.0","id":{i},"result":{{}}}}"#));
+        assert!(s.deadlines.len() <= 2 * s.pending.len() + 64 + 1, "{} entries for {} pending", s.deadlines.len(), s.pending.len());
+    }
+    // Progress pushes deadlines back (a new entry each time): bounded the same way.
+    client(&mut s, r#"{"jsonrpc":"2.0","id":"slow","method":"tools/call","params":{"_meta":{"progressToken":"t"}}}"#);
+    for _ in 0..5_000 {
+        upstream(&mut s, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}"#);
+    }
+    assert!(s.deadlines.len() <= 2 * s.pending.len() + 65);
+    // Both still time out, once each (the slow one 30 s after its last progress).
+    let o = s.expire(ctx(T0 + 30_005));
+    let answered: Vec<Value> = lines(&o, Peer::Client).iter().map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].clone()).collect();
+    assert_eq!(answered, [json!("stuck"), json!("slow")]);
+}
+
+#[test]
 fn progress_pushes_the_deadline_back() {
     let mut s = canonical();
     client(&mut s, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":"p"}}}"#);
