@@ -310,6 +310,10 @@ impl RuleSet {
         if windows.is_empty() {
             windows.resize(n, Vec::new());
         }
+        // Per multi-line rule: where the line of its last window ends. Further hits on that line add nothing,
+        // and are skipped before their line is looked for: one line holding thousands of hits (BEGIN headers
+        // pasted into one JSON string) is scanned for its ends once, not once per hit.
+        let mut span_line_end = vec![0usize; n];
         // A DFA built with MatchKind::Standard supports overlapping search: it cannot fail.
         for m in prefilter.try_find_overlapping_iter(Input::new(text)).expect("a Standard DFA searches overlapping") {
             let rule = self.keyword_rule[m.pattern().as_usize()];
@@ -317,10 +321,11 @@ impl RuleSet {
             if self.rules[rule].span > 0 {
                 // Multi-line secrets start on their keyword's line: one window per such line, not merged, so
                 // each block is matched once from its own start (see `scan_blocks`).
-                let (start, end) = line_window(bytes, m.start(), m.end() + self.rules[rule].span);
-                if list.last().is_none_or(|&(last_start, _)| last_start != start) {
-                    list.push((start, end));
+                if !list.is_empty() && m.start() < span_line_end[rule] {
+                    continue;
                 }
+                span_line_end[rule] = memchr::memchr(b'\n', &bytes[m.end()..]).map_or(bytes.len(), |i| m.end() + i + 1);
+                list.push(line_window(bytes, m.start(), m.end() + self.rules[rule].span));
                 continue;
             }
             let r = &self.rules[rule];
@@ -355,9 +360,10 @@ impl RuleSet {
         windows
     }
 
-    /// For a multi-line rule: the exact extent of each block that starts on a keyword line. Only the first
-    /// match in each window counts, and only if it starts on that first line; a block's own lines are not
-    /// searched again, so the scan stays linear however many blocks there are.
+    /// For a multi-line rule: the exact extent of each block that starts on a keyword line. Every match that
+    /// starts on a window's first line counts (a line may hold several blocks: escaped keys in one JSON line),
+    /// each searched for from where the previous one ended; a block's own lines are not searched again, so
+    /// the scan stays linear however many blocks there are.
     fn scan_blocks(&self, i: usize, text: &str, windows: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
         let bytes = text.as_bytes();
         let mut blocks = Vec::new();
@@ -371,16 +377,29 @@ impl RuleSet {
                 continue;
             }
             let first_line_end = memchr::memchr(b'\n', &bytes[offset..end]).map_or(end, |n| offset + n + 1);
-            match self.regex(i).find(&text[offset..end]) {
-                Some(m) if offset + m.start() < first_line_end => {
-                    blocks.push((offset + m.start(), offset + m.end()));
-                    covered = offset + m.end();
+            // The window's text starts at a line start, so `^` and `\b` behave as on the whole text.
+            let window = &text[offset..end];
+            let mut from = 0;
+            loop {
+                match self.regex(i).find_at(window, from) {
+                    Some(m) if offset + m.start() < first_line_end => {
+                        blocks.push((offset + m.start(), offset + m.end()));
+                        covered = offset + m.end();
+                        if covered >= first_line_end || m.end() <= from {
+                            break;
+                        }
+                        from = m.end();
+                    }
+                    Some(m) => {
+                        let at = offset + m.start();
+                        covered = covered.max(memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |n| n + 1));
+                        break;
+                    }
+                    None => {
+                        covered = end;
+                        break;
+                    }
                 }
-                Some(m) => {
-                    let at = offset + m.start();
-                    covered = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |n| n + 1);
-                }
-                None => covered = end,
             }
         }
         blocks
@@ -729,6 +748,16 @@ mod tests {
         let r = redact(&format!("using {TOKEN}-suffix99 now"), &env);
         assert_eq!(r.text, "using [REDACTED:github-token] now");
         assert!(!r.text.contains("suffix"));
+    }
+
+    #[test]
+    fn every_block_on_one_line_is_redacted_whole() {
+        // Two escaped keys in one JSON line: each is a block of its own, and neither body survives.
+        let text = r#"{"a":"-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkq\n-----END PRIVATE KEY-----","b":"-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIIrYSSNQ\n-----END EC PRIVATE KEY-----"}"#;
+        let r = redact(text, &[]);
+        assert!(!r.text.contains("MIIE") && !r.text.contains("MHcC"), "{}", r.text);
+        assert_eq!(r.findings.iter().filter(|f| f.rule == "pem-private-key").count(), 2);
+        assert!(r.text.starts_with(r#"{"a":"[REDACTED:pem-private-key]","b":"[REDACTED:pem-private-key]"}"#), "{}", r.text);
     }
 
     #[test]

@@ -1,0 +1,85 @@
+//! Redaction's work is linear in its input whatever the input holds: measured in wasmtime fuel (instructions
+//! executed by the component, deterministic), not in wall time. For every rule, text made of nothing but
+//! that rule's keyword lines (the shape that opens the most windows: repeated PEM headers, stack-trace
+//! headers, assignment keys) must cost at most a bounded amount per byte, and twice the text at most about
+//! twice the fuel.
+
+use jsonrpc_errors_host::JsonrpcErrors;
+use wasmtime::component::{Component, Linker};
+use wasmtime::{Config, Engine, Store};
+
+struct Metered {
+    store: Store<()>,
+    api: JsonrpcErrors,
+}
+
+impl Metered {
+    fn new() -> Self {
+        let mut config = Config::new();
+        config.wasm_component_model(true);
+        config.consume_fuel(true);
+        let engine = Engine::new(&config).unwrap();
+        let component = Component::new(&engine, jsonrpc_errors_host::COMPONENT).unwrap();
+        let mut store = Store::new(&engine, ());
+        store.set_fuel(u64::MAX).unwrap();
+        let api = JsonrpcErrors::instantiate(&mut store, &component, &Linker::new(&engine)).unwrap();
+        let mut m = Metered { store, api };
+        m.fuel("warm up: compile every rule's regex -----BEGIN RSA PRIVATE KEY----- Traceback password=x");
+        m
+    }
+
+    /// Fuel one `redact` call consumes.
+    fn fuel(&mut self, text: &str) -> u64 {
+        let before = self.store.get_fuel().unwrap();
+        self.api.jsonrpc_errors_core_api().call_redact(&mut self.store, text).unwrap();
+        before - self.store.get_fuel().unwrap()
+    }
+}
+
+/// Text of about `bytes` bytes made of `unit` repeated.
+fn repeated(unit: &str, bytes: usize) -> String {
+    unit.repeat(bytes / unit.len() + 1)
+}
+
+/// Adversarial units: keyword-dense lines for the multi-line rules and a few line-based ones.
+const UNITS: &[(&str, &str)] = &[
+    ("pem: repeated BEGIN lines", "-----BEGIN RSA PRIVATE KEY-----\n"),
+    ("pem: BEGIN lines with a body line", "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n"),
+    ("pem: BEGIN lines on one line", "-----BEGIN RSA PRIVATE KEY----- "),
+    ("pem: escaped BEGIN lines", "-----BEGIN PRIVATE KEY-----\\nMIIE\\n"),
+    ("python: repeated headers", "Traceback (most recent call last):\n"),
+    ("python: headers with a frame", "Traceback (most recent call last):\n  File \"a.py\", line 1\n"),
+    ("java: frames", "\tat com.acme.Foo.bar(Foo.java:12)\n"),
+    ("js: frames", "    at handler (/srv/app/index.js:10:5)\n"),
+    ("rust: repeated headers", "stack backtrace:\n"),
+    ("go: repeated headers", "goroutine 1 [running]:\n"),
+    ("assignments on one line", "password=x token=y "),
+    ("urls", "https://u:p@h/ "),
+];
+
+#[test]
+fn keyword_dense_text_costs_linear_fuel_for_every_rule() {
+    let mut m = Metered::new();
+    let benign = repeated("2026-11-21T10:02:14Z INFO request 42 took 12ms (ok)\n", 200_000);
+    let benign_per_byte = m.fuel(&benign) as f64 / benign.len() as f64;
+    let mut report = Vec::new();
+    let mut failures = Vec::new();
+    for (name, unit) in UNITS {
+        let small = repeated(unit, 100_000);
+        let large = repeated(unit, 200_000);
+        let (f_small, f_large) = (m.fuel(&small), m.fuel(&large));
+        let per_byte = f_large as f64 / large.len() as f64;
+        let growth = (f_large as f64 / large.len() as f64) / (f_small as f64 / small.len() as f64);
+        report.push(format!("{name}: {per_byte:.0} fuel/byte ({:.1}x benign), growth x{growth:.2} per byte when doubled", per_byte / benign_per_byte));
+        // Linear: doubling the text must not raise the cost per byte (a quadratic scan doubles it).
+        if growth > 1.3 {
+            failures.push(format!("{name}: cost per byte grew {growth:.2}x when the text doubled"));
+        }
+        // Bounded constant: no shape may cost more than a fixed multiple of ordinary log text per byte.
+        if per_byte > 400.0 * benign_per_byte {
+            failures.push(format!("{name}: {per_byte:.0} fuel per byte, {:.0}x ordinary text", per_byte / benign_per_byte));
+        }
+    }
+    println!("benign: {benign_per_byte:.0} fuel/byte\n{}", report.join("\n"));
+    assert!(failures.is_empty(), "{}\n\n{}", failures.join("\n"), report.join("\n"));
+}
