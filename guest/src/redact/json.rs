@@ -17,6 +17,13 @@ pub struct JsonFinding {
     pub path: String,
     pub start: usize,
     pub end: usize,
+    /// The secret was in the member's name (the last segment of `path`, as redacted), not in its value.
+    #[serde(skip_serializing_if = "is_false")]
+    pub key: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn normalized(key: &str) -> String {
@@ -52,6 +59,34 @@ fn walk(
 ) {
     match value {
         Value::Object(map) => {
+            // Member names are text too: a token used as a key is redacted like one in a value. A renamed member
+            // keeps its place; two names redacted alike are told apart by a suffix, so no member is lost.
+            let needs_renaming = map.keys().any(|k| !redact_with(k, env, policy).findings.is_empty());
+            if needs_renaming {
+                let old = std::mem::take(map);
+                for (key, child) in old {
+                    let r = redact_with(&key, env, policy);
+                    let mut name = r.text;
+                    if !r.findings.is_empty() {
+                        let base = name.clone();
+                        let mut n = 2;
+                        while map.contains_key(&name) {
+                            name = format!("{base}#{n}");
+                            n += 1;
+                        }
+                        let member = format!("{path}/{}", escape_pointer(&name));
+                        findings.extend(r.findings.into_iter().map(|f| JsonFinding {
+                            rule: f.rule,
+                            category: f.category,
+                            path: member.clone(),
+                            start: f.start,
+                            end: f.end,
+                            key: true,
+                        }));
+                    }
+                    map.insert(name, child);
+                }
+            }
             for (key, child) in map.iter_mut() {
                 let len = path.len();
                 path.push('/');
@@ -82,6 +117,7 @@ fn walk(
                 path: path.clone(),
                 start: 0,
                 end: text.len(),
+                key: false,
             });
             *leaf = Value::String(policy.replacement(SENSITIVE_KEY_RULE, &text));
         }
@@ -94,10 +130,56 @@ fn walk(
                     path: path.clone(),
                     start: f.start,
                     end: f.end,
+                    key: false,
                 }));
                 *s = r.text;
             }
         }
+        // A number is text to a reader too: a card number or an account number written as a JSON number
+        // is found by its digits, and the value becomes the redaction (a string).
+        Value::Number(n) => {
+            let digits = n.to_string();
+            let r = redact_with(&digits, env, policy);
+            if !r.findings.is_empty() {
+                findings.extend(r.findings.into_iter().map(|f| JsonFinding {
+                    rule: f.rule,
+                    category: f.category,
+                    path: path.clone(),
+                    start: f.start,
+                    end: f.end,
+                    key: false,
+                }));
+                *value = Value::String(r.text);
+            }
+        }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn redact(mut v: Value) -> (Value, Vec<JsonFinding>) {
+        let f = redact_value(&mut v, Secrets::none(), &Policy::default());
+        (v, f)
+    }
+
+    #[test]
+    fn secrets_in_member_names_are_redacted_and_no_member_is_lost() {
+        let token = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
+        let other = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+        let (v, f) = redact(json!({ "ok": 1, token: {"n": 2}, other: 3, "last": 4 }));
+        assert_eq!(v.to_string(), r#"{"ok":1,"[REDACTED:github-token]":{"n":2},"[REDACTED:github-token]#2":3,"last":4}"#);
+        assert!(f.iter().all(|f| f.key && f.rule == "github-token"));
+        assert_eq!(f[1].path, "/[REDACTED:github-token]#2");
+    }
+
+    #[test]
+    fn sensitive_numbers_are_redacted_wherever_they_are() {
+        let (v, f) = redact(json!({"card": 4111111111111111u64, "cards": [5500000000000004u64, 42], "qty": 3}));
+        assert_eq!(v, json!({"card": "[REDACTED:card-number]", "cards": ["[REDACTED:card-number]", 42], "qty": 3}));
+        assert_eq!(f.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(), ["/card", "/cards/0"]);
     }
 }
