@@ -458,13 +458,17 @@ impl RuleSet {
                 continue;
             }
             if let Some(caps) = regex.captures(&text[offset..end]) {
-                resume = offset + caps.get(0).map_or(0, |m| m.end());
-                self.accept(i, &caps, offset, policy, priority_base, candidates);
+                // Only a value taken as a secret hides the windows inside it: a refused one (a placeholder,
+                // a plain word) must not keep the next key on the line from being looked at.
+                if self.accept(i, &caps, offset, policy, priority_base, candidates) {
+                    resume = offset + caps.get(0).map_or(0, |m| m.end());
+                }
             }
         }
     }
 
-    /// Adds one match's secret to `candidates` unless it is empty, allowlisted or refused by the validator.
+    /// Adds one match's secret to `candidates` unless it is empty, allowlisted or refused by the validator;
+    /// says whether it did.
     fn accept(
         &self,
         i: usize,
@@ -473,21 +477,21 @@ impl RuleSet {
         policy: &Policy,
         priority_base: usize,
         candidates: &mut Vec<Candidate>,
-    ) {
+    ) -> bool {
         let rule = &self.rules[i];
         let secret = if rule.secret_groups.is_empty() {
             caps.get(0)
         } else {
             rule.secret_groups.iter().find_map(|g| caps.get(*g))
         };
-        let Some(secret) = secret else { return };
+        let Some(secret) = secret else { return false };
         let value = secret.as_str();
         if value.is_empty() || engine().allowlisted(value) || policy.allowlist.iter().any(|a| a == value) {
-            return;
+            return false;
         }
         if let Some(v) = rule.validator {
             if !validators::passes(v, caps.get(1).map(|m| m.as_str()), value) {
-                return;
+                return false;
             }
         }
         candidates.push(Candidate {
@@ -498,6 +502,7 @@ impl RuleSet {
             category: rule.category.clone(),
             delimits: rule.delimits,
         });
+        true
     }
 }
 
@@ -521,6 +526,7 @@ impl Engine {
     fn allowlisted(&self, secret: &str) -> bool {
         let allow = &self.catalogue.allowlist;
         allow.values.iter().any(|v| v == secret)
+            || validators::is_template(secret)
             || (!secret.contains(char::is_whitespace) && allow.markers.iter().any(|m| secret.contains(m.as_str())))
     }
 }
@@ -748,6 +754,25 @@ mod tests {
         let r = redact(&format!("using {TOKEN}-suffix99 now"), &env);
         assert_eq!(r.text, "using [REDACTED:github-token] now");
         assert!(!r.text.contains("suffix"));
+    }
+
+    #[test]
+    fn assignment_values_are_taken_whole() {
+        let cases = [
+            // A template marker inside a real value is no template.
+            ("password=pa${ss}w0rd-real", "password=[REDACTED:secret-assignment]"),
+            ("password=${DB_PASSWORD}", "password=${DB_PASSWORD}"),
+            ("password={{ vault.db }} token=$API_TOKEN", "password={{ vault.db }} token=$API_TOKEN"),
+            // Unterminated and escaped quotes: the value runs to its real end.
+            ("config: password=\"unterminated-s3cret", "config: password=\"[REDACTED:secret-assignment]"),
+            (r#"config: password="has \"escaped\" quotes" next"#, r#"config: password="[REDACTED:secret-assignment]" next"#),
+            // A refused value (a placeholder) does not keep the next key on the line from being looked at.
+            ("token=none password=hunter2", "token=none password=[REDACTED:secret-assignment]"),
+            ("token=${A};password=hunter2", "token=${A};password=[REDACTED:secret-assignment]"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(redact(text, &[]).text, want, "{text}");
+        }
     }
 
     #[test]

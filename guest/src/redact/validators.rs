@@ -33,16 +33,43 @@ pub fn is_placeholder(value: &str) -> bool {
     if v.chars().all(|c| c == first) {
         return true; // "****", "xxxx"
     }
-    v.starts_with('$')
-        || v.starts_with('%') && v.ends_with('%')
+    is_template(v)
         || v.starts_with('<') && v.ends_with('>')
-        || v.starts_with("{{")
         || v.starts_with("[REDACTED")
         || lower.starts_with("process.env")
         || lower.starts_with("os.environ")
         || lower.starts_with("os.getenv")
         || lower.starts_with("env.")
         || lower.starts_with("secrets.")
+}
+
+/// The whole value is made of variable references and templates (`${DB_PASSWORD}`, `$API_KEY`, `%TOKEN%`,
+/// `{{ secrets.KEY }}`, or several of them): it names a secret kept elsewhere. A marker inside a value
+/// (`pa${ss`, `hunter2{{`) does not make it one.
+pub fn is_template(value: &str) -> bool {
+    let v = value.trim();
+    let is_name = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.');
+    if let Some(name) = v.strip_prefix('$').filter(|n| !n.starts_with('{')) {
+        return is_name(name) && !name.as_bytes()[0].is_ascii_digit();
+    }
+    if let Some(name) = v.strip_prefix('%').and_then(|r| r.strip_suffix('%')) {
+        return is_name(name);
+    }
+    let mut rest = v;
+    let mut any = false;
+    while !rest.is_empty() {
+        let (open, close) = if rest.starts_with("${") {
+            ("${", "}")
+        } else if rest.starts_with("{{") {
+            ("{{", "}}")
+        } else {
+            return false;
+        };
+        let Some(end) = rest[open.len()..].find(close) else { return false };
+        rest = rest[open.len() + end + close.len()..].trim_start();
+        any = true;
+    }
+    any
 }
 
 fn char_classes(v: &str) -> usize {
