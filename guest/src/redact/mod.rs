@@ -58,6 +58,9 @@ pub struct Finding {
 pub struct Redacted {
     pub text: String,
     pub findings: Vec<Finding>,
+    /// Where each finding's replacement sits in `text` (byte range), in the findings' order.
+    #[serde(skip)]
+    pub written: Vec<(usize, usize)>,
 }
 
 /// Rules with their keyword prefilter and (lazily) compiled regexes.
@@ -373,13 +376,15 @@ impl RuleSet {
         // keyword hits from searching the same span again and again.
         let mut covered = 0;
         for (offset, end) in windows {
-            if offset < covered {
+            let first_line_end = memchr::memchr(b'\n', &bytes[offset..end]).map_or(end, |n| offset + n + 1);
+            // A block that ended on this window's first line leaves the rest of that line to search (a key
+            // glued after another key's END line); a window wholly inside a block is skipped.
+            if covered >= first_line_end {
                 continue;
             }
-            let first_line_end = memchr::memchr(b'\n', &bytes[offset..end]).map_or(end, |n| offset + n + 1);
             // The window's text starts at a line start, so `^` and `\b` behave as on the whole text.
             let window = &text[offset..end];
-            let mut from = 0;
+            let mut from = covered.saturating_sub(offset);
             loop {
                 match self.regex(i).find_at(window, from) {
                     Some(m) if offset + m.start() < first_line_end => {
@@ -485,7 +490,10 @@ impl RuleSet {
             rule.secret_groups.iter().find_map(|g| caps.get(*g))
         };
         let Some(secret) = secret else { return false };
+        // A secret never takes the line break that ends its last line: the next line stays a line of its
+        // own after the marker (multi-line rules match whole lines, newline included).
         let value = secret.as_str();
+        let value = value.strip_suffix('\n').map_or(value, |v| v.strip_suffix('\r').unwrap_or(v));
         if value.is_empty() || engine().allowlisted(value) || policy.allowlist.iter().any(|a| a == value) {
             return false;
         }
@@ -496,7 +504,7 @@ impl RuleSet {
         }
         candidates.push(Candidate {
             start: offset + secret.start(),
-            end: offset + secret.end(),
+            end: offset + secret.start() + value.len(),
             priority: priority_base + i,
             rule: rule.id.clone(),
             category: rule.category.clone(),
@@ -590,7 +598,84 @@ pub fn redact(text: &str, env: &[(String, String)]) -> Redacted {
 
 /// Redacts `text` under a caller's policy (method, disabled rules/categories, extra rules, allowlist).
 pub fn redact_with(text: &str, secrets: &Secrets, policy: &Policy) -> Redacted {
-    apply(text, candidates(text, secrets, policy), policy)
+    settle(text, candidates(text, secrets, policy), secrets, policy)
+}
+
+/// Applies the candidates, then makes sure a second pass would find nothing more. A secret glued to another
+/// one can be hidden by it (`sq0atp-…` followed by `-----BEGIN`: the `-` made the token look longer); once
+/// its neighbour is a marker, it is plain to see. So the lines of the output that hold a marker are scanned
+/// again, what they hold is mapped back to the input, and the union is applied, until nothing new turns
+/// up: redaction is idempotent. Text with no finding costs nothing more.
+fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, policy: &Policy) -> Redacted {
+    let mut r = apply(text, std::mem::take(&mut found), policy);
+    // Bounded: each round only adds spans, and a glued secret is uncovered in a round or two.
+    for _ in 0..4 {
+        if r.findings.is_empty() {
+            break;
+        }
+        let markers: Vec<(usize, usize, usize, usize)> =
+            r.findings.iter().zip(&r.written).map(|(f, &(s, e))| (s, e, f.start, f.end)).collect();
+        let out = r.text.as_bytes();
+        let mut more = Vec::new();
+        let mut line_from = 0;
+        for &(out_start, out_end, _, _) in &markers {
+            if out_start < line_from {
+                continue;
+            }
+            let start = memchr::memrchr(b'\n', &out[..out_start]).map_or(0, |i| i + 1);
+            let end = memchr::memchr(b'\n', &out[out_end..]).map_or(out.len(), |i| out_end + i);
+            line_from = end;
+            for mut c in candidates(&r.text[start..end], secrets, policy) {
+                c.start += start;
+                c.end += start;
+                // Only what reaches past the markers is new: a marker itself is no secret.
+                if markers.iter().any(|&(ms, me, _, _)| ms <= c.start && c.end <= me) {
+                    continue;
+                }
+                c.start = to_input(&markers, c.start, false);
+                c.end = to_input(&markers, c.end, true);
+                more.push(c);
+            }
+        }
+        if more.is_empty() {
+            break;
+        }
+        let mut all: Vec<Candidate> = r
+            .findings
+            .iter()
+            .map(|f| Candidate {
+                start: f.start,
+                end: f.end,
+                priority: 0,
+                rule: f.rule.clone(),
+                category: f.category.clone(),
+                delimits: engine().builtin.rules.iter().any(|rule| rule.id == f.rule && rule.delimits),
+            })
+            .collect();
+        all.extend(more);
+        let next = apply(text, all, policy);
+        if next.findings == r.findings {
+            break;
+        }
+        r = next;
+    }
+    r
+}
+
+/// Maps an output position back to the input: inside a marker, to the start (or, for an end, the end) of
+/// the span it replaced; elsewhere, by the length the markers before it added or removed.
+fn to_input(markers: &[(usize, usize, usize, usize)], at: usize, is_end: bool) -> usize {
+    let mut shift: isize = 0;
+    for &(out_start, out_end, in_start, in_end) in markers {
+        let inside = if is_end { out_start < at && at <= out_end } else { out_start <= at && at < out_end };
+        if inside {
+            return if is_end { in_end } else { in_start };
+        }
+        if out_end <= at {
+            shift += (out_end - out_start) as isize - (in_end - in_start) as isize;
+        }
+    }
+    (at as isize - shift) as usize
 }
 
 /// [`redact_with`] for an owned text when only the text is wanted: text with nothing to redact (most error
@@ -600,7 +685,7 @@ pub fn redact_owned(text: String, secrets: &Secrets, policy: &Policy) -> String 
     if found.is_empty() {
         return text;
     }
-    apply(&text, found, policy).text
+    settle(&text, found, secrets, policy).text
 }
 
 /// Every validated match of every enabled rule, before overlaps are resolved.
@@ -660,14 +745,17 @@ fn apply(text: &str, mut candidates: Vec<Candidate>, policy: &Policy) -> Redacte
         cursor_delimits = c.delimits;
     }
     let mut out = String::with_capacity(text.len());
+    let mut written = Vec::with_capacity(spans.len());
     let mut at = 0;
     for f in &spans {
         out.push_str(&text[at..f.start]);
+        let from = out.len();
         out.push_str(&policy.replacement(&f.rule, &text[f.start..f.end]));
+        written.push((from, out.len()));
         at = f.end;
     }
     out.push_str(&text[at..]);
-    Redacted { text: out, findings: spans }
+    Redacted { text: out, findings: spans, written }
 }
 
 /// The catalogue's rules, for docs, tests and benchmarks.

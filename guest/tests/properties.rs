@@ -1,0 +1,157 @@
+//! Properties of the library over generated inputs (proptest; the failing input is shrunk and printed).
+//! The inputs mix the catalogue's own examples with benign words, digits, separators and glue characters,
+//! since the failures found so far came from secrets glued to their neighbours.
+
+use jsonrpc_errors_guest::context::CallContext;
+use jsonrpc_errors_guest::redact::{self, examples, redact_value, Policy, Secrets};
+use jsonrpc_errors_guest::taxonomy::{taxonomy, FieldType};
+use jsonrpc_errors_guest::{api, scrub};
+use proptest::prelude::*;
+use serde_json::{json, Map, Value};
+
+/// Every positive example of every rule.
+fn secrets() -> Vec<String> {
+    examples().into_values().flat_map(|e| e.examples).collect()
+}
+
+const WORDS: &[&str] = &[
+    "error", "failed", "user", "id=42", "key=items:42", "max_tokens=4096", "at", "in", "the", "db", "/srv/app",
+    "ok", "2026-11-21T10:02:14Z", "INFO", "WARN", "123e4567-e89b-12d3-a456-426614174000", "v1.2.3", "é", "文件",
+    "http://example.com/a", "", " ", "  ",
+];
+const GLUE: &[&str] = &["", " ", "\n", "\t", "=", ":", "\"", "'", ",", ";", "/", "@", "&", "?", "(", ")", "\r\n"];
+
+/// Text of random pieces: benign words and rule examples, joined by random glue.
+fn text() -> impl Strategy<Value = String> {
+    let all: Vec<String> = secrets();
+    let piece = prop_oneof![
+        3 => proptest::sample::select(WORDS).prop_map(str::to_string),
+        2 => proptest::sample::select(all),
+        1 => "[a-zA-Z0-9_./+=-]{1,40}",
+    ];
+    proptest::collection::vec((piece, proptest::sample::select(GLUE)), 0..12)
+        .prop_map(|parts| parts.into_iter().map(|(p, g)| format!("{p}{g}")).collect())
+}
+
+/// Benign text only (the context an example is planted in).
+fn benign() -> impl Strategy<Value = String> {
+    proptest::collection::vec((proptest::sample::select(WORDS), proptest::sample::select(GLUE)), 0..12)
+        .prop_map(|parts| parts.into_iter().map(|(p, g)| format!("{p}{g}")).collect())
+}
+
+fn redact_text(t: &str) -> redact::Redacted {
+    redact::redact_with(t, Secrets::none(), &Policy::default())
+}
+
+proptest! {
+    // 400 cases per property in the test run; PROPTEST_CASES=N for a longer search.
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(400),
+        .. ProptestConfig::default()
+    })]
+
+    /// Redacting redacted text changes nothing: a second pass finds no secret the first left behind.
+    #[test]
+    fn redaction_is_idempotent(t in text()) {
+        let once = redact_text(&t).text;
+        let twice = redact_text(&once);
+        prop_assert_eq!(&twice.text, &once, "second pass found {:?}", twice.findings);
+    }
+
+    /// A rule's example planted between random lines never comes back whole.
+    #[test]
+    fn a_planted_example_never_survives(before in benign(), after in benign(), which in any::<proptest::sample::Index>()) {
+        let all = secrets();
+        let example = which.get(&all);
+        let t = format!("{before}\n{example}\n{after}");
+        let out = redact_text(&t).text;
+        prop_assert!(!out.contains(example.as_str()), "{:?} survived in {:?}", example, out);
+    }
+
+    /// Line structure survives: a redacted span never takes the newline that ends its last line, so the
+    /// line after a stack trace or a key is never glued to the marker.
+    #[test]
+    fn redaction_keeps_the_newline_after_a_span(t in text()) {
+        let r = redact_text(&t);
+        for f in &r.findings {
+            let span = &t[f.start..f.end];
+            prop_assert!(!span.ends_with('\n'), "{} took the newline ending {:?}", f.rule, span);
+        }
+        let newlines_inside: usize = r.findings.iter().map(|f| t[f.start..f.end].matches('\n').count()).sum();
+        prop_assert_eq!(r.text.matches('\n').count(), t.matches('\n').count() - newlines_inside);
+    }
+
+    /// JSON in, valid JSON out, whatever the strings, keys and numbers hold.
+    #[test]
+    fn json_redaction_and_sanitize_always_produce_json(keys in proptest::collection::vec(text(), 1..5), values in proptest::collection::vec(text(), 1..5), n in any::<i64>()) {
+        let mut obj = Map::new();
+        for (k, v) in keys.iter().zip(values.iter()) {
+            obj.insert(k.clone(), json!([v, n, {"nested": v}]));
+        }
+        let mut doc = Value::Object(obj);
+        redact_value(&mut doc, Secrets::none(), &Policy::default());
+        let text = doc.to_string();
+        prop_assert!(serde_json::from_str::<Value>(&text).is_ok());
+        let response = json!({"jsonrpc": "2.0", "error": {"code": -32050, "message": values[0], "data": doc}, "id": 1});
+        let out = api::sanitize(response.to_string().as_bytes(), "canonical", &CallContext::default()).unwrap();
+        prop_assert!(serde_json::from_str::<Value>(&out).is_ok(), "{}", out);
+    }
+
+    /// sanitize answers any bytes at all with one JSON document.
+    #[test]
+    fn sanitize_answers_any_bytes_with_json(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+        let out = api::sanitize(&bytes, "thoughtgate", &CallContext::default()).unwrap();
+        prop_assert!(serde_json::from_str::<Value>(&out).is_ok(), "{}", out);
+    }
+
+    /// Truncation never splits a code point and never exceeds its limit.
+    #[test]
+    fn truncation_respects_code_points_and_the_limit(t in "\\PC{0,300}", limit in 16usize..400) {
+        let cut = scrub::truncate(&t, limit);
+        prop_assert!(cut.len() <= limit.max(t.len().min(limit)));
+        if t.len() <= limit {
+            prop_assert_eq!(&cut, &t);
+        } else {
+            let marker = &taxonomy().meta.truncation_marker;
+            let kept = cut.strip_suffix(marker.as_str()).expect("the marker ends a cut text");
+            prop_assert!(t.starts_with(kept));
+        }
+    }
+
+    /// Every map output is a JSON-RPC 2.0 response to the input's id, in every dialect that has the kind.
+    #[test]
+    fn every_map_output_is_a_response_with_the_inputs_id(kind in 0usize..1000, id in prop_oneof![
+        any::<i64>().prop_map(Value::from),
+        "[a-z0-9-]{0,12}".prop_map(Value::from),
+        Just(Value::Null),
+        Just(serde_json::from_str::<Value>("123456789012345678901234567890").unwrap()),
+    ], entropy in any::<u64>()) {
+        let kinds = &taxonomy().kinds;
+        let kind = &kinds[kind % kinds.len()];
+        let mut input = Map::new();
+        input.insert("kind".into(), json!(kind.name));
+        input.insert("id".into(), id.clone());
+        for f in kind.fields.iter().filter(|f| f.required) {
+            let v = match f.ty {
+                FieldType::String => json!("x"),
+                FieldType::U64 => json!(5),
+                FieldType::S32 => json!(-1),
+                FieldType::Bool => json!(true),
+                FieldType::StringList => json!(["a"]),
+            };
+            input.insert(f.name.clone(), v);
+        }
+        let input = Value::Object(input).to_string();
+        for dialect in kind.dialects.keys() {
+            let out = api::map_error(&input, dialect, &CallContext { unix_millis: 1, entropy }).unwrap();
+            let r: Value = serde_json::from_str(&out).unwrap();
+            prop_assert_eq!(&r["jsonrpc"], "2.0");
+            prop_assert_eq!(r["id"].to_string(), id.to_string(), "{} {}", kind.name, dialect);
+            let error = r.get("error");
+            prop_assert!(error.is_some() != r.get("result").is_some(), "exactly one of result and error: {}", out);
+            if let Some(e) = error {
+                prop_assert!(e["code"].as_i64().is_some() && e["message"].is_string(), "{}", out);
+            }
+        }
+    }
+}
