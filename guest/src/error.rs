@@ -62,11 +62,9 @@ impl InputError {
     /// with reason `oversize` for an input over the size limit (as an oversize request is answered).
     pub fn to_error_object(&self) -> ErrorObject {
         match self {
-            InputError::TooLarge { .. } => ErrorObject {
-                code: -32600,
-                message: "Invalid Request".to_string(),
-                data: Some(json!({ "type": "invalid-request", "reason": self.reason(), "details": self.to_string() })),
-            },
+            InputError::TooLarge { .. } => {
+                ErrorObject::refusal(-32600, "Invalid Request", "invalid-request", self.reason(), &self.to_string())
+            }
             _ => ErrorObject::invalid_params(self.reason(), &self.to_string()),
         }
     }
@@ -84,14 +82,19 @@ impl ErrorObject {
     /// -32602 for bad input to the library itself: `data.reason` is machine-readable, and `data.details`
     /// (which may quote the caller's input) is scrubbed like everything else that leaves.
     pub fn invalid_params(reason: &str, details: &str) -> Self {
+        Self::refusal(-32602, "Invalid params", "invalid-params", reason, details)
+    }
+
+    /// A refusal of the library's own input: `data` is `{type, reason, details}`, the details scrubbed.
+    fn refusal(code: i32, message: &str, kind: &str, reason: &str, details: &str) -> Self {
         let details = crate::scrub::truncate(
             &crate::redact::redact_with(details, &crate::environment(), &crate::redact::Policy::default()).text,
             crate::taxonomy::taxonomy().meta.truncate_bytes,
         );
         ErrorObject {
-            code: -32602,
-            message: "Invalid params".to_string(),
-            data: Some(json!({ "type": "invalid-params", "reason": reason, "details": details })),
+            code,
+            message: message.to_string(),
+            data: Some(json!({ "type": kind, "reason": reason, "details": details })),
         }
     }
 

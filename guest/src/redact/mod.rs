@@ -719,7 +719,9 @@ fn candidates(text: &str, secrets: &Secrets, policy: &Policy) -> Vec<Candidate> 
 /// after an assignment's value). The one exception is a span whose rule `delimits` (URL userinfo ends at
 /// its `@`): what overlaps it is clipped there, so the host and path that follow survive.
 fn apply(text: &str, mut candidates: Vec<Candidate>, policy: &Policy) -> Redacted {
-    candidates.sort_by(|a, b| a.start.cmp(&b.start).then(a.priority.cmp(&b.priority)).then(b.end.cmp(&a.end)));
+    // Unstable: candidates that compare equal (same span, same rule) are interchangeable, and the stable
+    // sort's code would be the only copy of it in the npm module (~6 KB).
+    candidates.sort_unstable_by(|a, b| a.start.cmp(&b.start).then(a.priority.cmp(&b.priority)).then(b.end.cmp(&a.end)));
     // First settle the spans, then write: a span may still grow after it was accepted.
     let mut spans: Vec<Finding> = Vec::new();
     let mut cursor = 0;
