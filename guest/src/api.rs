@@ -98,7 +98,12 @@ pub fn redact_json_value(json_text: &str, options_json: &str) -> Result<String, 
     let policy = redact::Policy::from_json(options_json).map_err(policy_failure)?;
     let mut value: Value = serde_json::from_str(json_text).map_err(|e| fail(InputError::NotJson(e.to_string())))?;
     let findings = redact::redact_value(&mut value, &crate::environment(), &policy);
-    Ok(to_text(&serde_json::json!({ "value": value, "findings": findings })))
+    #[derive(serde::Serialize)]
+    struct Redacted<'a> {
+        value: &'a Value,
+        findings: &'a [redact::JsonFinding],
+    }
+    Ok(to_text(&Redacted { value: &value, findings: &findings }))
 }
 
 /// `explain CODE`: every kind that a dialect renders with this code.

@@ -5,8 +5,9 @@ use crate::redact::Secrets;
 use crate::context::CallContext;
 use crate::ordered::Fields;
 use crate::render::{render, ErrorInput};
+use crate::message::{self, Parsed};
 use crate::taxonomy::taxonomy;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum BatchPolicy {
@@ -60,16 +61,16 @@ struct Rejection {
 
 fn invalid_request(reason: &str, details: Option<String>, id: Value) -> Rejection {
     let mut fields = Fields::new();
-    fields.insert("reason", json!(reason));
+    fields.insert("reason", Value::String(reason.into()));
     if let Some(d) = details {
-        fields.insert("details", json!(d));
+        fields.insert("details", Value::String(d));
     }
     Rejection { kind: "invalid-request", fields, id }
 }
 
 fn parse_error(details: String) -> Rejection {
     let mut fields = Fields::new();
-    fields.insert("details", json!(details));
+    fields.insert("details", Value::String(details));
     Rejection { kind: "parse-error", fields, id: Value::Null }
 }
 
@@ -97,51 +98,26 @@ fn check_content_type(header: &str) -> Option<Rejection> {
     None
 }
 
-fn readable_id(obj: &Map<String, Value>) -> Value {
-    match obj.get("id") {
-        Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
-        _ => Value::Null,
-    }
-}
-
-/// Checks one request object. Ok: `{"valid": true, "id"?, "method"}`.
-fn check_request(value: &Value) -> Result<Value, Rejection> {
-    let Some(obj) = value.as_object() else {
-        return Err(invalid_request("not-an-object", Some("a request must be a JSON object".into()), Value::Null));
-    };
-    let id = readable_id(obj);
-    if let Some(raw_id) = obj.get("id") {
-        if !matches!(raw_id, Value::String(_) | Value::Number(_) | Value::Null) {
-            return Err(invalid_request(
-                "invalid-id-type",
-                Some("id must be a string, a number or null".into()),
-                Value::Null,
-            ));
+/// Checks one request object (read as raw members, see `message`). Ok: `{"valid": true, "id"?, "method"}`.
+/// A member JSON-RPC reads given twice is refused (`duplicate-member`): a proxy must not act on one `method`
+/// while the server behind it reads the other.
+fn check_request(parsed: Parsed<'_>) -> Result<Value, Rejection> {
+    let envelope = match parsed {
+        Parsed::Object(envelope) => envelope,
+        Parsed::Duplicate(name) => {
+            let details = format!("member \"{name}\" appears more than once");
+            return Err(invalid_request("duplicate-member", Some(details), Value::Null));
         }
-    }
-    if obj.get("jsonrpc") != Some(&json!("2.0")) {
-        return Err(invalid_request("invalid-jsonrpc-version", Some("jsonrpc must be exactly \"2.0\"".into()), id));
-    }
-    let method = match obj.get("method") {
-        None => return Err(invalid_request("missing-method", Some("method is required".into()), id)),
-        Some(Value::String(m)) => m.clone(),
-        Some(_) => return Err(invalid_request("invalid-method-type", Some("method must be a string".into()), id)),
+        _ => return Err(invalid_request("not-an-object", Some("a request must be a JSON object".into()), Value::Null)),
     };
-    if let Some(params) = obj.get("params") {
-        if !params.is_object() && !params.is_array() {
-            return Err(invalid_request(
-                "invalid-params-type",
-                Some("params must be an array or an object".into()),
-                id,
-            ));
-        }
-    }
+    let call = message::check_call(&envelope)
+        .map_err(|e| invalid_request(e.reason, Some(e.details.to_string()), if e.reason == "invalid-id-type" { Value::Null } else { message::readable_id(&envelope) }))?;
     let mut ok = Map::new();
-    ok.insert("valid".into(), json!(true));
-    if let Some(raw_id) = obj.get("id") {
-        ok.insert("id".into(), raw_id.clone());
+    ok.insert("valid".into(), Value::Bool(true));
+    if let Some(raw_id) = call.id {
+        ok.insert("id".into(), message::value(raw_id));
     }
-    ok.insert("method".into(), json!(method));
+    ok.insert("method".into(), Value::String(call.method));
     Ok(Value::Object(ok))
 }
 
@@ -189,19 +165,18 @@ fn read(raw: &[u8], options: &ValidateOptions) -> Verdict {
         Ok(t) => t,
         Err(e) => return reject(parse_error(format!("invalid UTF-8 at byte {}", e.valid_up_to()))),
     };
-    // serde_json refuses nesting deeper than 128 levels with an error, so hostile depth cannot exhaust the stack.
-    let value: Value = match serde_json::from_str(text) {
-        Ok(v) => v,
-        Err(e) => return reject(parse_error(e.to_string())),
-    };
-    match value {
-        Value::Array(_) if options.batch == BatchPolicy::Reject => {
+    // Read without building the tree (see `message`): every member is checked as JSON but kept as raw text,
+    // skipped iteratively, so nesting of any depth is read without recursion. Depth is no reason to refuse a
+    // request (it is valid JSON; what its params may hold is the server's business).
+    match message::parse(text) {
+        Parsed::NotJson(e) => reject(parse_error(e)),
+        Parsed::Batch(_) if options.batch == BatchPolicy::Reject => {
             reject(invalid_request("batch-not-supported", Some("batch requests are not supported".into()), Value::Null))
         }
-        Value::Array(items) if items.is_empty() => {
+        Parsed::Batch(members) if members.is_empty() => {
             reject(invalid_request("empty-batch", Some("a batch must not be empty".into()), Value::Null))
         }
-        Value::Array(items) => Verdict::Batch(items.iter().map(check_request).collect()),
-        other => Verdict::Single(check_request(&other)),
+        Parsed::Batch(members) => Verdict::Batch(members.iter().map(|m| check_request(message::parse(m.get()))).collect()),
+        single => Verdict::Single(check_request(single)),
     }
 }

@@ -1,6 +1,6 @@
 //! Failures of the library's own entry points (bad input), reported as JSON-RPC error objects in every runtime.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum InputError {
@@ -91,17 +91,18 @@ impl ErrorObject {
             &crate::redact::redact_with(details, &crate::environment(), &crate::redact::Policy::default()).text,
             crate::taxonomy::taxonomy().meta.truncate_bytes,
         );
-        ErrorObject {
-            code,
-            message: message.to_string(),
-            data: Some(json!({ "type": kind, "reason": reason, "details": details })),
-        }
+        // Built member by member (json! would route each &str through serde's to_value).
+        let mut data = serde_json::Map::new();
+        data.insert("type".into(), Value::String(kind.into()));
+        data.insert("reason".into(), Value::String(reason.into()));
+        data.insert("details".into(), Value::String(details));
+        ErrorObject { code, message: message.to_string(), data: Some(Value::Object(data)) }
     }
 
     pub fn to_value(&self) -> Value {
         let mut obj = serde_json::Map::new();
-        obj.insert("code".into(), json!(self.code));
-        obj.insert("message".into(), json!(self.message));
+        obj.insert("code".into(), Value::from(self.code));
+        obj.insert("message".into(), Value::String(self.message.clone()));
         if let Some(d) = &self.data {
             obj.insert("data".into(), d.clone());
         }
@@ -116,5 +117,9 @@ impl ErrorObject {
 
 /// A full JSON-RPC error response.
 pub fn error_response(error: &ErrorObject, id: Value) -> Value {
-    json!({ "jsonrpc": "2.0", "error": error.to_value(), "id": id })
+    let mut response = serde_json::Map::new();
+    response.insert("jsonrpc".into(), Value::String("2.0".into()));
+    response.insert("error".into(), error.to_value());
+    response.insert("id".into(), id);
+    Value::Object(response)
 }

@@ -5,11 +5,9 @@
 //! handful of keys: a linear scan of a Vec is cheaper than hashing them, and building the output this way,
 //! then serializing it straight to text, costs a fraction of building `Value` maps.
 
-use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 use std::borrow::Cow;
-use std::fmt;
 
 /// Keys in insertion order; inserting an existing key replaces its value in place (as `Map::insert` does).
 #[derive(Debug, Clone, PartialEq)]
@@ -165,65 +163,11 @@ impl<K: AsRef<str>, V: Serialize> Serialize for Pairs<K, V> {
     }
 }
 
-/// Under serde_json's `arbitrary_precision` a number reaches `deserialize_any` as a one-entry map under this
-/// key (serde_json's own `Value` visitor checks for it the same way).
-const ARBITRARY_PRECISION_NUMBER: &str = "$serde_json::private::Number";
-
 /// A map input as parsed from text: one object, or an array of objects, or something else (refused later).
 pub enum InputDoc {
     One(Fields),
     Many(Vec<InputDoc>),
     Other,
-}
-
-impl<'de> Deserialize<'de> for InputDoc {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct DocVisitor;
-        impl<'de> Visitor<'de> for DocVisitor {
-            type Value = InputDoc;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a JSON value")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<InputDoc, A::Error> {
-                let mut fields = Fields::with_capacity(access.size_hint().unwrap_or(4));
-                while let Some(k) = access.next_key::<String>()? {
-                    let v = access.next_value::<Value>()?;
-                    if fields.is_empty() && k == ARBITRARY_PRECISION_NUMBER {
-                        return Ok(InputDoc::Other); // a bare number, as `arbitrary_precision` hands it over
-                    }
-                    // Later duplicates win, in the first one's place (as serde_json's Map does).
-                    fields.insert(k, v);
-                }
-                Ok(InputDoc::One(fields))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut access: A) -> Result<InputDoc, A::Error> {
-                let mut items = Vec::new();
-                while let Some(item) = access.next_element::<InputDoc>()? {
-                    items.push(item);
-                }
-                Ok(InputDoc::Many(items))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<InputDoc, E> {
-                Ok(InputDoc::Other)
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<InputDoc, E> {
-                Ok(InputDoc::Other)
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<InputDoc, E> {
-                Ok(InputDoc::Other)
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<InputDoc, E> {
-                Ok(InputDoc::Other)
-            }
-            fn visit_str<E>(self, _: &str) -> Result<InputDoc, E> {
-                Ok(InputDoc::Other)
-            }
-            fn visit_unit<E>(self) -> Result<InputDoc, E> {
-                Ok(InputDoc::Other)
-            }
-        }
-        d.deserialize_any(DocVisitor)
-    }
 }
 
 impl InputDoc {
@@ -254,17 +198,4 @@ mod tests {
         assert_eq!(o.into_value(), json!({"b": 2, "a": "x", "c": {"z": true}}));
     }
 
-    #[test]
-    fn input_docs_parse_like_values() {
-        let InputDoc::One(f) = serde_json::from_str::<InputDoc>(r#"{"kind":"a","n":1.50,"kind":"b"}"#).unwrap() else {
-            panic!("an object")
-        };
-        assert_eq!(f.iter().map(|(k, _)| k).collect::<Vec<_>>(), ["kind", "n"]);
-        assert_eq!(f.get("kind"), Some(&json!("b")));
-        assert_eq!(f.get("n").unwrap().to_string(), "1.50");
-        assert!(matches!(serde_json::from_str::<InputDoc>("[{}, 3]").unwrap(), InputDoc::Many(v) if v.len() == 2));
-        for other in ["3", "1e400", "\"s\"", "null", "true"] {
-            assert!(matches!(serde_json::from_str::<InputDoc>(other).unwrap(), InputDoc::Other), "{other}");
-        }
-    }
 }

@@ -6,6 +6,8 @@ use crate::ordered::{Fields, InputDoc, Obj};
 use crate::redact::Secrets;
 use crate::scrub;
 use crate::taxonomy::{is_dialect, taxonomy, FieldType, Kind, Style};
+use crate::message::RawObject;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// Keys of the map input that are not the kind's own fields.
@@ -354,12 +356,34 @@ fn choose(doc: InputDoc) -> Result<ErrorInput<'static>, InputError> {
     }
 }
 
+/// A map input read from text: objects through the one raw-member reader every object goes through (see
+/// `message::RawObject`), each member then parsed into a value. A repeated name keeps the last value, in the
+/// first one's place (as serde_json's `Map` does).
+fn input_doc(text: &str) -> Result<InputDoc, InputError> {
+    let not_json = |e: serde_json::Error| InputError::NotJson(e.to_string());
+    match text.bytes().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') => {
+            let members: RawObject = serde_json::from_str(text).map_err(not_json)?;
+            let mut fields = Fields::with_capacity(members.0.len());
+            for (key, raw) in members.0 {
+                fields.insert(key, serde_json::from_str::<Value>(raw.get()).map_err(not_json)?);
+            }
+            Ok(InputDoc::One(fields))
+        }
+        Some(b'[') => {
+            let items: Vec<&RawValue> = serde_json::from_str(text).map_err(not_json)?;
+            items.into_iter().map(|raw| input_doc(raw.get())).collect::<Result<_, _>>().map(InputDoc::Many)
+        }
+        _ => serde_json::from_str::<&RawValue>(text).map(|_| InputDoc::Other).map_err(not_json),
+    }
+}
+
 /// The `map` entry point: JSON text in (one input object or an array of them), JSON-RPC response out.
 pub fn map_json(input: &str, dialect: &str, ctx: &CallContext, env: &Secrets) -> Result<Obj<'static>, InputError> {
     if !is_dialect(dialect) {
         return Err(InputError::UnknownDialect(dialect.to_string()));
     }
-    let doc: InputDoc = serde_json::from_str(input).map_err(|e| InputError::NotJson(e.to_string()))?;
+    let doc = input_doc(input)?;
     render(&choose(doc)?, dialect, ctx, env)
 }
 
@@ -374,6 +398,20 @@ mod tests {
 
     fn map(input: Value, dialect: &str) -> Value {
         map_value(&input, dialect, &CallContext { unix_millis: 1_700_000_000_000, entropy: 7 }, Secrets::none()).unwrap().into_value()
+    }
+
+    #[test]
+    fn input_docs_parse_like_values() {
+        let InputDoc::One(f) = input_doc(r#"{"kind":"a","n":1.50,"kind":"b"}"#).unwrap() else {
+            panic!("an object")
+        };
+        assert_eq!(f.iter().map(|(k, _)| k).collect::<Vec<_>>(), ["kind", "n"]);
+        assert_eq!(f.get("kind"), Some(&json!("b")));
+        assert_eq!(f.get("n").unwrap().to_string(), "1.50");
+        assert!(matches!(input_doc("[{}, 3]").unwrap(), InputDoc::Many(v) if v.len() == 2));
+        for other in ["3", "1e400", "\"s\"", "null", "true"] {
+            assert!(matches!(input_doc(other).unwrap(), InputDoc::Other), "{other}");
+        }
     }
 
     #[test]

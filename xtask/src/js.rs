@@ -99,16 +99,18 @@ fn build_module(js: &Path, out: &Path, name: &str, features: &[&str]) -> Result<
     // -Oz without binaryen's own inlining (`-sp inlining-optimizing`): LLVM has already inlined what the
     // npm profile allows, and binaryen's inlining on top made the module 2% smaller raw but 6 KB larger
     // gzipped (163 KB with zlib at level 9: over the 160 KB budget), for ~15% on mapError and nothing on
-    // redact (A/B in Node). Also measured on this module: -Os, -O1, -O2 are larger gzipped than this;
-    // --converge saves under 0.5%; --low-memory-unused under 1%, by assuming the lowest 1 KB of memory
-    // unused, where Rust's stack ends.
+    // redact (A/B in Node). Also measured on this module: -Os, -O1, -O2 are larger gzipped than this.
+    // --converge (repeat until nothing shrinks: -160 B gzipped) and --low-memory-unused (-550 B: lets
+    // binaryen fold constant addresses into loads, assuming the lowest 1 KB of memory is never used, true
+    // of Rust's wasm layout, where the stack grows down to it only on overflow) are worth their few bytes
+    // since the guard's hardening brought the module to its budget.
     let wasm_opt = js.join("node_modules/binaryen/bin/wasm-opt");
     if wasm_opt.exists() {
         let tmp = out.join(format!("{name}_bg.opt.wasm"));
         let mut opt = Command::new("node");
         opt.arg(&wasm_opt)
             .arg(&wasm)
-            .args(["-Oz", "-sp", "inlining-optimizing"])
+            .args(["-Oz", "-sp", "inlining-optimizing", "--converge", "--low-memory-unused"])
             .args(["--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext"])
             .args(["--enable-mutable-globals", "--enable-multivalue", "--enable-reference-types"])
             .args(["--strip-debug", "--strip-producers", "-o"])

@@ -69,12 +69,12 @@ fn walk(
                     let mut name = r.text;
                     if !r.findings.is_empty() {
                         let base = name.clone();
-                        let mut n = 2;
+                        let mut n = 2u32;
                         while map.contains_key(&name) {
-                            name = format!("{base}#{n}");
+                            name = base.clone() + "#" + &n.to_string();
                             n += 1;
                         }
-                        let member = format!("{path}/{}", escape_pointer(&name));
+                        let member = path.clone() + "/" + &escape_pointer(&name);
                         findings.extend(r.findings.into_iter().map(|f| JsonFinding {
                             rule: f.rule,
                             category: f.category,

@@ -603,9 +603,12 @@ pub fn redact_with(text: &str, secrets: &Secrets, policy: &Policy) -> Redacted {
 
 /// Applies the candidates, then makes sure a second pass would find nothing more. A secret glued to another
 /// one can be hidden by it (`sq0atp-…` followed by `-----BEGIN`: the `-` made the token look longer); once
-/// its neighbour is a marker, it is plain to see. So the lines of the output that hold a marker are scanned
-/// again, what they hold is mapped back to the input, and the union is applied, until nothing new turns
-/// up: redaction is idempotent. Text with no finding costs nothing more.
+/// its neighbour is a marker, it is plain to see. And a multi-line secret replaced by one marker joins the
+/// lines around it, which a line-based rule then reads as one. So the output is scanned again where that
+/// can matter: the word around a marker glued to other text, the whole line around a marker that replaced
+/// line breaks. What turns up is mapped back to the input and the union applied, until nothing new does:
+/// redaction is idempotent. A marker standing alone between spaces costs nothing more; text with no
+/// finding costs nothing more at all.
 fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, policy: &Policy) -> Redacted {
     let mut r = apply(text, std::mem::take(&mut found), policy);
     // Bounded: each round only adds spans, and a glued secret is uncovered in a round or two.
@@ -617,14 +620,24 @@ fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, policy: &Pol
             r.findings.iter().zip(&r.written).map(|(f, &(s, e))| (s, e, f.start, f.end)).collect();
         let out = r.text.as_bytes();
         let mut more = Vec::new();
-        let mut line_from = 0;
-        for &(out_start, out_end, _, _) in &markers {
-            if out_start < line_from {
+        let mut scanned_to = 0;
+        for &(out_start, out_end, in_start, in_end) in &markers {
+            if out_start < scanned_to {
                 continue;
             }
-            let start = memchr::memrchr(b'\n', &out[..out_start]).map_or(0, |i| i + 1);
-            let end = memchr::memchr(b'\n', &out[out_end..]).map_or(out.len(), |i| out_end + i);
-            line_from = end;
+            let (start, end) = if text.as_bytes()[in_start..in_end].contains(&b'\n') {
+                // The line the marker now sits on.
+                let start = memchr::memrchr(b'\n', &out[..out_start]).map_or(0, |i| i + 1);
+                (start, memchr::memchr(b'\n', &out[out_end..]).map_or(out.len(), |i| out_end + i))
+            } else {
+                // The whitespace-delimited word holding the marker and whatever is glued to it.
+                let start = out[..out_start].iter().rposition(|b| is_space(*b)).map_or(0, |i| i + 1);
+                (start, out[out_end..].iter().position(|b| is_space(*b)).map_or(out.len(), |i| out_end + i))
+            };
+            scanned_to = end;
+            if start == out_start && end == out_end {
+                continue;
+            }
             for mut c in candidates(&r.text[start..end], secrets, policy) {
                 c.start += start;
                 c.end += start;

@@ -452,7 +452,7 @@ async fn guard(args: Args, runtime: Runtime) -> u8 {
     while stderr_open {
         match tokio::time::timeout_at(settle, rx.recv()).await {
             Ok(Some(Input::Stderr(text))) => shell.log_stderr(&text),
-            Ok(Some(Input::StderrClosed) | None) | Err(_) => break,
+            Ok(Some(Input::StderrClosed) | None) | Err(_) => stderr_open = false,
             Ok(Some(_)) => {}
         }
     }
