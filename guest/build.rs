@@ -253,6 +253,8 @@ fn catalogue_rows(toml: Value) -> (String, String) {
     let mut json = Table::new("[json]", root.req("json"));
     let _ = writeln!(out, "    json_sensitive_keys: {},", str_slice(&json.strings("sensitive_keys")));
     let _ = writeln!(out, "    json_sensitive_suffixes: {},", str_slice(&json.strings("sensitive_suffixes")));
+    let _ = writeln!(out, "    json_opaque_keys: {},", str_slice(&json.strings("opaque_keys")));
+    let _ = writeln!(out, "    json_trace_keys: {},", str_slice(&json.strings("trace_keys")));
     json.finish();
 
     out.push_str("    rules: &[\n");

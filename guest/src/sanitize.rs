@@ -8,11 +8,15 @@ use crate::scrub;
 use crate::taxonomy::Style;
 use serde_json::{json, Map, Value};
 
-/// Keys whose values are diagnostics for operators, never for clients (dropped from upstream `data`).
-const DIAGNOSTIC_KEYS: [&str; 10] = [
-    "stack", "stacktrace", "stack_trace", "traceback", "backtrace", "trace", "exception", "env", "environment",
-    "cause",
-];
+/// Keys whose values are diagnostics for operators, never for clients (dropped from upstream `data`). Keys are
+/// compared lower-cased with `-` and `_` removed: `stack_trace`, `stack-trace` and `stackTrace` are one key.
+const DIAGNOSTIC_KEYS: [&str; 10] =
+    ["stack", "stacktrace", "traceback", "backtrace", "frames", "trace", "exception", "env", "environment", "cause"];
+
+fn is_diagnostic(key: &str) -> bool {
+    let k: String = key.chars().filter(|c| *c != '-' && *c != '_').flat_map(char::to_lowercase).collect();
+    DIAGNOSTIC_KEYS.contains(&k.as_str())
+}
 
 fn is_standard(code: i64) -> bool {
     matches!(code, -32700 | -32600 | -32601 | -32602 | -32603)
@@ -24,7 +28,7 @@ fn without_diagnostics(value: &Value) -> Value {
         Value::Array(items) => Value::Array(items.iter().map(without_diagnostics).collect()),
         Value::Object(obj) => Value::Object(
             obj.iter()
-                .filter(|(k, _)| !DIAGNOSTIC_KEYS.contains(&k.to_ascii_lowercase().as_str()))
+                .filter(|(k, _)| !is_diagnostic(k))
                 .map(|(k, v)| (k.clone(), without_diagnostics(v)))
                 .collect::<Map<_, _>>(),
         ),

@@ -299,6 +299,7 @@ fn sanitize_cases() -> Value {
         c("code-not-integer", r#"{"jsonrpc":"2.0","error":{"code":"bad","message":"x"},"id":1}"#, "canonical"),
         c("invalid-id-becomes-null", r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":{"x":1}}"#, "duet"),
         c("secret-in-a-data-key-and-card-numbers-as-json-numbers", r#"{"jsonrpc":"2.0","error":{"code":-32602,"message":"bad","data":{"ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d":{"card":4111111111111111,"tries":[5500000000000004,3]}}},"id":6}"#, "canonical"),
+        c("diagnostic-keys-in-any-spelling-dropped-header-pairs-and-opaque-values-redacted", r#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"failed","data":{"stack-trace":"at x","StackTrace":"at y","frames":["at handler (/srv/a.js:1:2)"],"request":{"headers":[["Authorization","Bearer abcdef123456"],["Accept","*/*"]],"signature":"3q2+7wAbCdEf0123456789Zz","key":"items:42","jwt":"eyJhbGciOiJIUzI1NiJ9"}}},"id":8}"#, "canonical"),
         case("invalid-utf8-repaired", "sanitize", json!({"raw_hex": "7b226a736f6e727063223a22322e30222c226572726f72223a7b22636f6465223a2d33323630332c226d657373616765223a2262616420ff206279746573227d2c226964223a317d", "dialect": "canonical", "ctx": ctx_json()})),
         case("fail/unknown-dialect", "sanitize", json!({"raw": "{}", "dialect": "klingon"})),
     ];

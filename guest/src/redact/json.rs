@@ -7,6 +7,10 @@ use serde_json::Value;
 
 /// The rule id for values redacted whole because of their key.
 pub const SENSITIVE_KEY_RULE: &str = "sensitive-key";
+/// Values under a key that holds stack traces (`stack`, `traceback`, ...), strings or arrays of frames.
+pub const TRACE_KEY_RULE: &str = "stack-trace";
+/// Machine-made values under a key such as `key` or `signature`.
+pub const OPAQUE_KEY_RULE: &str = "opaque-value";
 
 /// A redacted span inside a JSON document: `path` is the JSON Pointer (RFC 6901) of the string it was found
 /// in, `start`/`end` byte offsets inside that string. The secret itself is never reported.
@@ -36,6 +40,21 @@ fn is_sensitive(key: &str, policy: &Policy) -> bool {
     json.sensitive_keys.contains(&k)
         || json.sensitive_suffixes.iter().any(|s| k.ends_with(s.as_str()))
         || policy.sensitive_keys.iter().any(|s| normalized(s) == k)
+}
+
+fn listed(key: &str, keys: &[String]) -> bool {
+    let k = normalized(key);
+    keys.contains(&k)
+}
+
+/// Replaces a whole value by the redaction of its text (a string's, or the JSON text of anything else).
+fn replace_whole(value: &mut Value, path: &str, rule: &str, category: &str, policy: &Policy, findings: &mut Vec<JsonFinding>) {
+    let text = match &*value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    findings.push(JsonFinding { rule: rule.into(), category: category.into(), path: path.into(), start: 0, end: text.len(), key: false });
+    *value = Value::String(policy.replacement(rule, &text));
 }
 
 fn escape_pointer(segment: &str) -> String {
@@ -87,14 +106,35 @@ fn walk(
                     map.insert(name, child);
                 }
             }
+            let json = &engine().catalogue.json;
             for (key, child) in map.iter_mut() {
                 let len = path.len();
                 path.push('/');
                 path.push_str(&escape_pointer(key));
-                let child_sensitive = sensitive || is_sensitive(key, policy);
-                walk(child, path, child_sensitive, env, policy, findings);
+                if !sensitive && !child.is_null() && listed(key, &json.trace_keys) && policy.enabled(TRACE_KEY_RULE, "stacktrace") {
+                    replace_whole(child, path, TRACE_KEY_RULE, "stacktrace", policy, findings);
+                } else if !sensitive
+                    && listed(key, &json.opaque_keys)
+                    && child.as_str().is_some_and(super::validators::machine_made)
+                    && policy.enabled(OPAQUE_KEY_RULE, "credential")
+                {
+                    replace_whole(child, path, OPAQUE_KEY_RULE, "credential", policy, findings);
+                } else {
+                    let child_sensitive = sensitive || is_sensitive(key, policy);
+                    walk(child, path, child_sensitive, env, policy, findings);
+                }
                 path.truncate(len);
             }
+        }
+        // A header as a [name, value] pair (`[["Authorization", "Bearer ..."]]`): a sensitive name makes the
+        // value a secret, as the member name does in an object.
+        Value::Array(items)
+            if !sensitive && items.len() == 2 && items[0].as_str().is_some_and(|name| is_sensitive(name, policy)) =>
+        {
+            let len = path.len();
+            path.push_str("/1");
+            walk(&mut items[1], path, true, env, policy, findings);
+            path.truncate(len);
         }
         Value::Array(items) => {
             for (i, child) in items.iter_mut().enumerate() {
@@ -107,19 +147,7 @@ fn walk(
         }
         Value::Null => {}
         leaf if sensitive && policy.enabled(SENSITIVE_KEY_RULE, "credential") => {
-            let text = match &*leaf {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            findings.push(JsonFinding {
-                rule: SENSITIVE_KEY_RULE.into(),
-                category: "credential".into(),
-                path: path.clone(),
-                start: 0,
-                end: text.len(),
-                key: false,
-            });
-            *leaf = Value::String(policy.replacement(SENSITIVE_KEY_RULE, &text));
+            replace_whole(leaf, path, SENSITIVE_KEY_RULE, "credential", policy, findings);
         }
         Value::String(s) => {
             let r = redact_with(s, env, policy);
@@ -174,6 +202,24 @@ mod tests {
         assert_eq!(v.to_string(), r#"{"ok":1,"[REDACTED:github-token]":{"n":2},"[REDACTED:github-token]#2":3,"last":4}"#);
         assert!(f.iter().all(|f| f.key && f.rule == "github-token"));
         assert_eq!(f[1].path, "/[REDACTED:github-token]#2");
+    }
+
+    #[test]
+    fn traces_opaque_values_and_header_pairs_go_whole() {
+        let (v, f) = redact(json!({
+            "stack": ["at handler (/srv/app/index.js:10:5)", "at run (/srv/app/main.js:3:1)"],
+            "stack-trace": "Traceback (most recent call last): ...",
+            "signature": "3q2+7wAbCdEf0123456789Zz",
+            "key": "items:42",
+            "headers": [["Authorization", "Bearer abc"], ["Accept", "text/plain"]],
+        }));
+        assert_eq!(v["stack"], "[REDACTED:stack-trace]");
+        assert_eq!(v["stack-trace"], "[REDACTED:stack-trace]");
+        assert_eq!(v["signature"], "[REDACTED:opaque-value]");
+        assert_eq!(v["key"], "items:42", "a plain value under `key` is no secret");
+        assert_eq!(v["headers"], json!([["Authorization", "[REDACTED:sensitive-key]"], ["Accept", "text/plain"]]));
+        let rules: Vec<&str> = f.iter().map(|f| f.rule.as_str()).collect();
+        assert_eq!(rules, ["stack-trace", "stack-trace", "opaque-value", "sensitive-key"]);
     }
 
     #[test]

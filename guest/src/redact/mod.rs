@@ -29,6 +29,7 @@ pub mod json;
 pub mod policy;
 pub mod rules;
 pub mod validators;
+mod encodings;
 
 pub use json::{redact_value, JsonFinding};
 pub use policy::{Method, Policy, PolicyError};
@@ -561,11 +562,22 @@ impl Secrets {
     /// Keeps the variables whose NAME looks secret and whose value is long enough to redact safely.
     pub fn from_env(env: &[(String, String)]) -> Secrets {
         let e = engine();
-        let values: Vec<&str> = env
+        let kept: Vec<&str> = env
             .iter()
             .filter(|(name, value)| e.env_name.is_match(name) && value.len() >= e.catalogue.environment.min_value_len)
             .map(|(_, v)| v.as_str())
             .collect();
+        // Each value is also matched in the forms it travels in: base64 (standard and URL-safe; a Kubernetes
+        // secret, a Basic credential) and percent-encoded (a query string).
+        let mut values: Vec<String> = Vec::with_capacity(kept.len() * 4);
+        for v in &kept {
+            values.push(v.to_string());
+            for form in [encodings::base64(v.as_bytes(), false), encodings::base64(v.as_bytes(), true), encodings::percent(v)] {
+                if !values.contains(&form) {
+                    values.push(form);
+                }
+            }
+        }
         let matcher = (!values.is_empty())
             .then(|| {
                 DFA::builder()
@@ -574,7 +586,7 @@ impl Secrets {
                     .ok()
             })
             .flatten();
-        Secrets { count: values.len(), matcher }
+        Secrets { count: kept.len(), matcher }
     }
 
     pub fn none() -> &'static Secrets {
@@ -844,6 +856,19 @@ mod tests {
         assert_eq!(r.text, "clone https://[REDACTED:url-credentials]@github.com/acme/infra.git");
         let r = redact("db postgres://app:s3cr3t-Pa55@db.internal:5432/app", &[]);
         assert_eq!(r.text, "db postgres://[REDACTED:url-credentials]@db.internal:5432/app");
+    }
+
+    #[test]
+    fn environment_secrets_are_found_base64_and_percent_encoded() {
+        let env = vec![("DB_PASSWORD".to_string(), "c0rrect h0rse/b@ttery".to_string())];
+        for (text, rule) in [
+            ("data: YzBycmVjdCBoMHJzZS9iQHR0ZXJ5 end", "env-value"),
+            ("url ?p=c0rrect%20h0rse%2Fb%40ttery&x=1", "env-value"),
+        ] {
+            let r = redact(text, &env);
+            assert!(r.findings.iter().any(|f| f.rule == rule), "{text} -> {}", r.text);
+            assert!(!r.text.contains("YzBycmVj") && !r.text.contains("h0rse"), "{}", r.text);
+        }
     }
 
     #[test]

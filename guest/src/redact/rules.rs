@@ -28,6 +28,10 @@ pub struct EnvironmentPolicy {
 pub struct JsonPolicy {
     pub sensitive_keys: Vec<String>,
     pub sensitive_suffixes: Vec<String>,
+    /// Keys whose value goes whole when it looks machine-made.
+    pub opaque_keys: Vec<String>,
+    /// Keys holding stack traces (strings or arrays of frames).
+    pub trace_keys: Vec<String>,
 }
 
 /// Deserializable for the caller's `extra_rules`; the catalogue's own rules come from build.rs's tables.
@@ -134,6 +138,8 @@ struct CatalogueRows {
     environment_min_value_len: usize,
     json_sensitive_keys: &'static [&'static str],
     json_sensitive_suffixes: &'static [&'static str],
+    json_opaque_keys: &'static [&'static str],
+    json_trace_keys: &'static [&'static str],
     rules: &'static [RuleRow],
 }
 
@@ -191,6 +197,8 @@ pub fn load() -> Catalogue {
         json: JsonPolicy {
             sensitive_keys: strings(rows.json_sensitive_keys),
             sensitive_suffixes: strings(rows.json_sensitive_suffixes),
+            opaque_keys: strings(rows.json_opaque_keys),
+            trace_keys: strings(rows.json_trace_keys),
         },
         rules,
     }

@@ -71,6 +71,12 @@ pub fn is_template(value: &str) -> bool {
     any
 }
 
+/// A value that looks machine-made (a key, a signature), not a word: 16+ characters of two or more classes,
+/// not a placeholder.
+pub fn machine_made(v: &str) -> bool {
+    v.len() >= 16 && char_classes(v) >= 2 && !is_placeholder(v)
+}
+
 fn char_classes(v: &str) -> usize {
     let lower = v.bytes().any(|b| b.is_ascii_lowercase());
     let upper = v.bytes().any(|b| b.is_ascii_uppercase());
