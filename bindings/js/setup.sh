@@ -12,16 +12,7 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 
 cd "$here"
-# npm ci refuses this lock file on npm 11 here: it lacks the other platforms' optional native bindings
-# (rolldown, jco-node-fs, ...) that the registry's metadata lists, so fall back to `npm install`, which
-# keeps every version pinned by package-lock.json and only resolves those missing optional entries.
-ci_log="$(mktemp)"
-if ! npm ci --no-audit --no-fund >"$ci_log" 2>&1; then
-  grep -m 3 -E "npm error (code|Missing|\`npm ci\`)" "$ci_log" >&2 || true
-  echo "setup.sh: npm ci failed; falling back to npm install (versions stay pinned by package-lock.json)" >&2
-  npm install --no-audit --no-fund
-fi
-rm -f "$ci_log"
+"$root/scripts/npm-install.sh"
 
 cd "$root"
 cargo xtask js

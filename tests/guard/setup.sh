@@ -13,12 +13,4 @@ fi
 "$venv/bin/python" -m pip install --quiet -r "$here/requirements.txt"
 
 cd "$here"
-# npm ci can refuse a lock file on npm 11 here (entries for other platforms' optional packages that the
-# registry's metadata lists); fall back to `npm install`, which keeps every version pinned by package-lock.json.
-ci_log="$(mktemp)"
-if ! npm ci --no-audit --no-fund >"$ci_log" 2>&1; then
-  grep -m 3 -E "npm error (code|Missing|\`npm ci\`)" "$ci_log" >&2 || true
-  echo "setup.sh: npm ci failed; falling back to npm install (versions stay pinned by package-lock.json)" >&2
-  npm install --no-audit --no-fund
-fi
-rm -f "$ci_log"
+"$root/scripts/npm-install.sh"

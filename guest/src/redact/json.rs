@@ -4,6 +4,7 @@ use super::policy::Policy;
 use super::{engine, redact_with, Secrets};
 use serde::Serialize;
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// The rule id for values redacted whole because of their key.
 pub const SENSITIVE_KEY_RULE: &str = "sensitive-key";
@@ -149,25 +150,14 @@ fn walk(
         leaf if sensitive && policy.enabled(SENSITIVE_KEY_RULE, "credential") => {
             replace_whole(leaf, path, SENSITIVE_KEY_RULE, "credential", policy, findings);
         }
-        Value::String(s) => {
-            let r = redact_with(s, env, policy);
-            if !r.findings.is_empty() {
-                findings.extend(r.findings.into_iter().map(|f| JsonFinding {
-                    rule: f.rule,
-                    category: f.category,
-                    path: path.clone(),
-                    start: f.start,
-                    end: f.end,
-                    key: false,
-                }));
-                *s = r.text;
-            }
-        }
-        // A number is text to a reader too: a card number or an account number written as a JSON number
-        // is found by its digits, and the value becomes the redaction (a string).
-        Value::Number(n) => {
-            let digits = n.to_string();
-            let r = redact_with(&digits, env, policy);
+        // Strings are scanned; so are numbers, which are text to a reader too: a card number or an account
+        // number written as a JSON number is found by its digits, and the value becomes the redaction.
+        Value::String(_) | Value::Number(_) => {
+            let text = match &*value {
+                Value::String(s) => Cow::Borrowed(s.as_str()),
+                other => Cow::Owned(other.to_string()),
+            };
+            let r = redact_with(&text, env, policy);
             if !r.findings.is_empty() {
                 findings.extend(r.findings.into_iter().map(|f| JsonFinding {
                     rule: f.rule,
