@@ -120,15 +120,18 @@ pub fn lookup_kind(dialect: &str, code: i64, message: Option<&str>, data_json: O
     lookup::lookup_kind(dialect, code, message, data.as_ref()).map(|k| k.map(str::to_string)).map_err(fail)
 }
 
+/// The taxonomy table as JSON: `[{kind, code, message, summary, category, gate, retryable, retry_hint,
+/// http_status, log_level, fields: [{name, type, required}]}]` (canonical codes and messages).
+pub fn kinds_json() -> String {
+    to_text(&lookup::kinds())
+}
+
 /// `codes`: the code table, `format` "markdown" or "json"; `dialect` None for all of them.
 pub fn codes(dialect: Option<&str>, format: &str) -> Result<String, ErrorObject> {
     match format {
         "markdown" => lookup::codes_markdown(dialect).map_err(fail),
         "json" => lookup::codes_json(dialect).map(|v| to_text(&v)).map_err(fail),
-        other => Err(ErrorObject::invalid_params(
-            "unknown-format",
-            &format!("format must be \"markdown\" or \"json\", not \"{other}\""),
-        )),
+        other => Err(fail(InputError::UnknownFormat(other.to_string()))),
     }
 }
 
@@ -165,6 +168,8 @@ pub enum Refusal<'a> {
     NotUnicode(u64),
     /// An input longer than [`max_input_bytes`]: its length, in bytes.
     TooLarge(u64),
+    /// A code-table format other than "markdown" and "json" (the typed boundary cannot carry it).
+    UnknownFormat(&'a str),
 }
 
 /// The error object for a refused input.
@@ -173,6 +178,7 @@ pub fn refusal(problem: Refusal<'_>) -> ErrorObject {
         Refusal::UnknownDialect(name) => InputError::UnknownDialect(name.to_string()),
         Refusal::NotUnicode(at) => InputError::NotUnicode(at),
         Refusal::TooLarge(len) => InputError::TooLarge { len, limit: max_input_bytes() },
+        Refusal::UnknownFormat(name) => InputError::UnknownFormat(name.to_string()),
     })
 }
 

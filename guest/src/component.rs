@@ -194,6 +194,10 @@ impl Guest for Component {
             .collect()
     }
 
+    fn kinds_json() -> String {
+        api::kinds_json()
+    }
+
     fn codes(dialect: Option<Dialect>, format: CodesFormat) -> String {
         let format = match format {
             CodesFormat::Markdown => "markdown",
@@ -208,6 +212,7 @@ impl Guest for Component {
             InputProblem::UnknownDialect(name) => api::Refusal::UnknownDialect(name),
             InputProblem::NotUnicode(at) => api::Refusal::NotUnicode(*at),
             InputProblem::TooLarge(len) => api::Refusal::TooLarge(*len),
+            InputProblem::UnknownFormat(name) => api::Refusal::UnknownFormat(name),
         }))
     }
 

@@ -34,6 +34,8 @@ pub enum InputError {
     NotUnicode(u64),
     #[error("input of {len} bytes exceeds the limit of {limit} bytes")]
     TooLarge { len: u64, limit: u64 },
+    #[error("format must be \"markdown\" or \"json\", not \"{0}\"")]
+    UnknownFormat(String),
 }
 
 impl InputError {
@@ -55,6 +57,7 @@ impl InputError {
             InputError::UnknownCode { .. } => "unknown-code",
             InputError::NotUnicode(_) => "not-unicode",
             InputError::TooLarge { .. } => "oversize",
+            InputError::UnknownFormat(_) => "unknown-format",
         }
     }
 

@@ -132,6 +132,12 @@ pub fn explain(dialect: &str, code: i64) -> Result<Explanation<'_>, InputError> 
     Ok(Explanation { dialect, code, kinds: kinds.iter().map(|k| kind_info(k, dialect)).collect() })
 }
 
+/// The whole taxonomy table as `kinds-json` reports it: every kind as `explain` describes it, with its
+/// canonical code and message (the typed `kinds` export carries the same facts minus the fields).
+pub fn kinds() -> Vec<impl Serialize> {
+    taxonomy().kinds.iter().map(|k| kind_info(k, "canonical")).collect()
+}
+
 fn style_name(style: Style) -> &'static str {
     match style {
         Style::Error => "error",

@@ -27,7 +27,10 @@ use exports::jsonrpc_errors::core::types::{
     ValidateOptions as WitValidateOptions,
 };
 
-pub use exports::jsonrpc_errors::core::types::{Finding, InputProblem, KindInfo, Redaction};
+/// The taxonomy's types (every kind's fields record), for [`Runtime::map_error_kind`].
+pub use exports::jsonrpc_errors::core::kinds;
+pub use exports::jsonrpc_errors::core::kinds::ErrorKind;
+pub use exports::jsonrpc_errors::core::types::{Finding, InputProblem, KindInfo, Redaction, RequestMeta};
 
 /// The component itself (what `target/component/jsonrpc-errors.wasm` held at build time).
 pub const COMPONENT: &[u8] = include_bytes!(env!("JSONRPC_ERRORS_COMPONENT"));
@@ -286,23 +289,41 @@ impl Runtime {
         outcome(o)
     }
 
-    /// `validate`: raw request bytes → the verdict or the error response.
-    pub fn validate(&self, raw: &[u8], options: &ValidateOptions, ctx: Context) -> Result<String, Failure> {
+    /// `map` from the typed kind (the WIT `error-kind` variant with its fields) → the JSON-RPC response.
+    pub fn map_error_kind(&self, kind: &ErrorKind, meta: &RequestMeta, dialect_name: &str, ctx: Context) -> Result<String, Failure> {
+        let d = self.dialect(dialect_name)?;
+        let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_map_error(&mut i.store, kind, meta, d, ctx.wit()))?;
+        outcome(o)
+    }
+
+    /// The WIT options for a body of `len` bytes: an oversize body never enters wasm (the guest is told its
+    /// length and answers without reading it), so `withhold` says to pass an empty body instead.
+    fn validate_options(&self, len: usize, options: &ValidateOptions) -> Result<(WitValidateOptions, bool), Failure> {
         let max = options.max_bytes.unwrap_or(DEFAULT_MAX_BYTES);
-        // An oversize body never enters wasm: the guest is told its length and answers without reading it.
-        let (body, content_length) = if raw.len() as u64 > max || raw.len() > self.max_input_bytes() {
-            (&raw[..0], Some(raw.len() as u64))
-        } else {
-            (raw, options.content_length)
-        };
+        let withhold = len as u64 > max || len > self.max_input_bytes();
         let wit = WitValidateOptions {
             max_bytes: options.max_bytes,
             batch: if options.allow_batch { BatchPolicy::Allow } else { BatchPolicy::Reject },
             content_type: options.content_type.clone(),
-            content_length,
+            content_length: if withhold { Some(len as u64) } else { options.content_length },
             dialect: self.dialect(&options.dialect)?,
         };
+        Ok((wit, withhold))
+    }
+
+    /// `validate`: raw request bytes → the verdict or the error response.
+    pub fn validate(&self, raw: &[u8], options: &ValidateOptions, ctx: Context) -> Result<String, Failure> {
+        let (wit, withhold) = self.validate_options(raw.len(), options)?;
+        let body = if withhold { &raw[..0] } else { raw };
         let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_validate(&mut i.store, body, &wit, ctx.wit()))?;
+        outcome(o)
+    }
+
+    /// `validate` for a body already known to be text: the same answers.
+    pub fn validate_text(&self, text: &str, options: &ValidateOptions, ctx: Context) -> Result<String, Failure> {
+        let (wit, withhold) = self.validate_options(text.len(), options)?;
+        let body = if withhold { "" } else { text };
+        let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_validate_text(&mut i.store, body, &wit, ctx.wit()))?;
         outcome(o)
     }
 
@@ -311,6 +332,14 @@ impl Runtime {
         self.check_size(raw.len())?;
         let d = self.dialect(dialect_name)?;
         let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_sanitize(&mut i.store, raw, d, ctx.wit()))?;
+        outcome(o)
+    }
+
+    /// `sanitize` for a response already decoded as text: the same answers.
+    pub fn sanitize_text(&self, text: &str, dialect_name: &str, ctx: Context) -> Result<String, Failure> {
+        self.check_size(text.len())?;
+        let d = self.dialect(dialect_name)?;
+        let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_sanitize_text(&mut i.store, text, d, ctx.wit()))?;
         outcome(o)
     }
 
@@ -361,19 +390,18 @@ impl Runtime {
         self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_kinds(&mut i.store))
     }
 
+    /// The taxonomy table as JSON text (each kind as `explain` describes it, fields included).
+    pub fn kinds_json(&self) -> Result<String, Failure> {
+        self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_kinds_json(&mut i.store))
+    }
+
     /// The code table (one dialect or all) as `markdown` or `json`.
     pub fn codes(&self, dialect_name: Option<&str>, format: &str) -> Result<String, Failure> {
         let d = dialect_name.map(|n| self.dialect(n)).transpose()?;
         let f = match format {
             "markdown" => CodesFormat::Markdown,
             "json" => CodesFormat::Json,
-            other => {
-                return Err(Failure {
-                    code: -32602,
-                    message: "Invalid params".into(),
-                    data: Some(format!(r#"{{"type":"invalid-params","reason":"unknown-format","details":"format must be markdown or json, not {}"}}"#, serde_json::Value::String(other.into()))),
-                })
-            }
+            other => return Err(self.refusal(&InputProblem::UnknownFormat(other.to_string()))),
         };
         self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_codes(&mut i.store, d, f))
     }

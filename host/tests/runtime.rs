@@ -248,3 +248,21 @@ fn cli_lookup_with_data_that_is_not_json_is_refused() {
     assert_eq!(code, 1);
     assert!(out.contains("\"code\":-32602") && out.contains("not-json"), "{out}");
 }
+
+#[test]
+fn the_typed_map_error_answers_as_the_json_form_does() {
+    use jsonrpc_errors_host::kinds::{MethodNotFoundFields, RateLimitedFields};
+    use jsonrpc_errors_host::{ErrorKind, RequestMeta};
+    let rt = Runtime::new(vec![]).unwrap();
+    let ctx = Context { unix_millis: 1_767_225_600_000, entropy: 7 };
+    let meta = RequestMeta { id_json: Some("\"r-1\"".into()), correlation_id: Some("c-1".into()), timestamp: None };
+    for dialect in ["canonical", "watchgate", "mcp", "error-model"] {
+        let typed = rt.map_error_kind(&ErrorKind::MethodNotFound(MethodNotFoundFields { method: "tools/frobnicate".into() }), &meta, dialect, ctx);
+        let json = rt.map_error(r#"{"kind":"method-not-found","method":"tools/frobnicate","id":"r-1","correlation_id":"c-1"}"#, dialect, ctx);
+        assert_eq!(typed, json, "{dialect}");
+    }
+    let typed = rt.map_error_kind(&ErrorKind::RateLimited(RateLimitedFields { retry_after_secs: Some(3) }), &meta, "canonical", ctx).unwrap();
+    assert!(typed.contains(r#""retry_after_secs":3"#), "{typed}");
+    let unknown = rt.map_error_kind(&ErrorKind::Timeout, &meta, "jsonrpc-3", ctx).unwrap_err();
+    assert_eq!((unknown.code, unknown.message.as_str()), (-32602, "Invalid params"));
+}

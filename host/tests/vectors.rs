@@ -2,7 +2,7 @@
 //! requires both to produce exactly the expected bytes.
 
 use jsonrpc_errors_guest::{api, context::CallContext};
-use jsonrpc_errors_host::{Context, Failure, Runtime, ValidateOptions};
+use jsonrpc_errors_host::{Context, Failure, InputProblem, Runtime, ValidateOptions};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -43,6 +43,32 @@ fn ctx_of(case: &Value) -> (u64, u64) {
 }
 
 type Outcome = Result<String, Value>;
+
+/// A redaction case's options text: `options_text` verbatim, else the compact `options`, else `{}`.
+fn options_text(case: &Value) -> String {
+    match (case.get("options_text").and_then(Value::as_str), case.get("options")) {
+        (Some(t), _) => t.to_string(),
+        (_, Some(o)) => o.to_string(),
+        _ => "{}".to_string(),
+    }
+}
+
+/// A `redact_json_value` case's document: `value_text` verbatim, else the compact `value`.
+fn value_text(case: &Value) -> String {
+    case.get("value_text").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| case["value"].to_string())
+}
+
+/// A `refusal` case's problem as the WIT variant.
+fn problem_of(case: &Value) -> InputProblem {
+    let (tag, value) = case["problem"].as_object().and_then(|o| o.iter().next()).expect("a refusal problem");
+    match tag.as_str() {
+        "unknown_dialect" => InputProblem::UnknownDialect(value.as_str().unwrap().into()),
+        "not_unicode" => InputProblem::NotUnicode(value.as_u64().unwrap()),
+        "too_large" => InputProblem::TooLarge(value.as_u64().unwrap()),
+        "unknown_format" => InputProblem::UnknownFormat(value.as_str().unwrap().into()),
+        other => panic!("unknown refusal {other}"),
+    }
+}
 
 fn hex(h: &str) -> Vec<u8> {
     (0..h.len()).step_by(2).map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap()).collect()
@@ -191,6 +217,19 @@ fn native(case: &Value) -> Outcome {
                 .map(|k| serde_json::to_string(&k).unwrap())
         }
         "codes" => api::codes(s("dialect"), s("format").unwrap()),
+        "redact_with" => api::redact_with(s("text").unwrap(), &options_text(case)),
+        "redact_json_value" => api::redact_json_value(&value_text(case), &options_text(case)),
+        "kinds" => Ok(api::kinds_json()),
+        "max_input_bytes" => Ok(api::max_input_bytes().to_string()),
+        "refusal" => {
+            let problem = problem_of(case);
+            Err(api::refusal(match &problem {
+                InputProblem::UnknownDialect(name) => api::Refusal::UnknownDialect(name),
+                InputProblem::NotUnicode(at) => api::Refusal::NotUnicode(*at),
+                InputProblem::TooLarge(len) => api::Refusal::TooLarge(*len),
+                InputProblem::UnknownFormat(name) => api::Refusal::UnknownFormat(name),
+            }))
+        }
         "guard" => native_guard(case),
         other => panic!("unknown op {other}"),
     };
@@ -222,9 +261,22 @@ fn component(rt: &Runtime, case: &Value) -> Outcome {
                 content_length: o.get("content_length").and_then(Value::as_u64),
                 dialect: o.get("dialect").and_then(Value::as_str).unwrap_or("canonical").to_string(),
             };
-            rt.validate(&raw_bytes(case), &options, ctx)
+            let raw = raw_bytes(case);
+            let bytes = rt.validate(&raw, &options, ctx);
+            // The text form answers the same for every body that is text.
+            if let Ok(text) = std::str::from_utf8(&raw) {
+                assert_eq!(rt.validate_text(text, &options, ctx), bytes, "validate-text differs on {}", case["name"]);
+            }
+            bytes
         }
-        "sanitize" => rt.sanitize(&raw_bytes(case), dialect, ctx),
+        "sanitize" => {
+            let raw = raw_bytes(case);
+            let bytes = rt.sanitize(&raw, dialect, ctx);
+            // The text form, given the body decoded as `sanitize` repairs it, answers the same.
+            let repaired = String::from_utf8_lossy(&raw);
+            assert_eq!(rt.sanitize_text(&repaired, dialect, ctx), bytes, "sanitize-text differs on {}", case["name"]);
+            bytes
+        }
         "redact" => rt.redact_json(s("text").unwrap()),
         "explain" => rt.explain(case["code"].as_i64().unwrap(), dialect),
         "lookup" => {
@@ -233,6 +285,11 @@ fn component(rt: &Runtime, case: &Value) -> Outcome {
                 .map(|k| serde_json::to_string(&k).unwrap())
         }
         "codes" => rt.codes(s("dialect"), s("format").unwrap()),
+        "redact_with" => rt.redact_with(s("text").unwrap(), &options_text(case)),
+        "redact_json_value" => rt.redact_json_value(&value_text(case), &options_text(case)),
+        "kinds" => rt.kinds_json(),
+        "max_input_bytes" => Ok(rt.max_input_bytes().to_string()),
+        "refusal" => Err(rt.refusal(&problem_of(case))),
         "guard" => component_guard(rt, case),
         other => panic!("unknown op {other}"),
     };

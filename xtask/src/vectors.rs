@@ -70,6 +70,14 @@ fn record(mut case: Map<String, Value>) -> Value {
                 .map(|k| serde_json::to_string(&k).unwrap())
         }
         "codes" => api::codes(s("dialect").as_deref(), &s("format").unwrap()),
+        "redact_with" => api::redact_with(&s("text").unwrap(), &options_text(&case)),
+        "redact_json_value" => {
+            let value = s("value_text").unwrap_or_else(|| case["value"].to_string());
+            api::redact_json_value(&value, &options_text(&case))
+        }
+        "kinds" => Ok(api::kinds_json()),
+        "max_input_bytes" => Ok(api::max_input_bytes().to_string()),
+        "refusal" => Err(api::refusal(refusal_of(&case["problem"]))),
         "guard" => {
             let outputs = guard_script(&case, &ctx);
             jsonrpc_errors_guest::set_environment(&[]);
@@ -102,6 +110,28 @@ fn record(mut case: Map<String, Value>) -> Value {
         }
     }
     Value::Object(case)
+}
+
+/// A redaction case's options as text: `options_text` verbatim, else the compact `options` value, else `{}`.
+fn options_text(case: &Map<String, Value>) -> String {
+    match (case.get("options_text").and_then(Value::as_str), case.get("options")) {
+        (Some(t), _) => t.to_string(),
+        (_, Some(o)) => o.to_string(),
+        _ => "{}".to_string(),
+    }
+}
+
+/// A `refusal` case's problem: `{"unknown_dialect": name}`, `{"not_unicode": offset}`, `{"too_large": length}`
+/// or `{"unknown_format": name}`.
+fn refusal_of(problem: &Value) -> api::Refusal<'_> {
+    let (tag, value) = problem.as_object().and_then(|o| o.iter().next()).expect("a refusal problem");
+    match tag.as_str() {
+        "unknown_dialect" => api::Refusal::UnknownDialect(value.as_str().unwrap()),
+        "not_unicode" => api::Refusal::NotUnicode(value.as_u64().unwrap()),
+        "too_large" => api::Refusal::TooLarge(value.as_u64().unwrap()),
+        "unknown_format" => api::Refusal::UnknownFormat(value.as_str().unwrap()),
+        other => panic!("unknown refusal {other}"),
+    }
 }
 
 fn case(name: &str, op: &str, fields: Value) -> Value {
@@ -339,6 +369,57 @@ fn redact_cases() -> Value {
     json!({"description": "redact: every catalogue rule's examples (positive and negative), benign look-alikes, and caller-supplied environment values.", "cases": cases})
 }
 
+/// Every export that the other files do not cover: redaction under options, JSON-aware redaction, the taxonomy
+/// table, the refusals runtimes ask for, and the input limit.
+fn contract_cases() -> Value {
+    let github = format!("ghp_{}", "a1B2c3D4e5".repeat(4).get(..36).unwrap());
+    let line = format!("push with {github} by bob@example.com from /home/bob/src");
+    let cases = vec![
+        case("redact-with/defaults", "redact_with", json!({"text": line})),
+        case("redact-with/mask", "redact_with", json!({"text": line, "options": {"method": "mask"}})),
+        case("redact-with/remove", "redact_with", json!({"text": line, "options": {"method": "remove"}})),
+        case("redact-with/hash", "redact_with", json!({"text": format!("{line}; again {github}"), "options": {"method": "hash", "hash_key": "0123456789abcdef-key"}})),
+        case("redact-with/disable-rule-and-category", "redact_with", json!({"text": line, "options": {"disable": ["github-token", "path"]}})),
+        case("redact-with/allowlist", "redact_with", json!({"text": line, "options": {"allowlist": ["bob@example.com"]}})),
+        case(
+            "redact-with/extra-rule-secret-group",
+            "redact_with",
+            json!({"text": "order ORD-123456 ticket TCK-998877 for bob", "options": {"extra_rules": [
+                {"id": "ticket-id", "category": "pii", "pattern": "TCK-([0-9]{6})", "keywords": ["TCK-"], "secret_groups": [1]},
+                {"id": "order-id", "category": "pii", "pattern": "ORD-[0-9]{6}"}
+            ]}}),
+        ),
+        case("redact-with/env-value", "redact_with", json!({"text": "dial hunter2-hunter2 now", "options": {"method": "mask"}, "env": [["DB_PASSWORD", "hunter2-hunter2"]]})),
+        case("fail/redact-with-hash-without-key", "redact_with", json!({"text": line, "options": {"method": "hash"}})),
+        case("fail/redact-with-unknown-option", "redact_with", json!({"text": line, "options": {"hashkey": "0123456789abcdef"}})),
+        case("fail/redact-with-options-not-json", "redact_with", json!({"text": line, "options_text": "{method: mask}"})),
+        case("fail/redact-with-bad-rule-id", "redact_with", json!({"text": line, "options": {"extra_rules": [{"id": "Bad Id", "category": "pii", "pattern": "x"}]}})),
+        case("fail/redact-with-bad-pattern", "redact_with", json!({"text": line, "options": {"extra_rules": [{"id": "broken", "category": "pii", "pattern": "(unclosed"}]}})),
+        case("fail/redact-with-missing-group", "redact_with", json!({"text": line, "options": {"extra_rules": [{"id": "nogroup", "category": "pii", "pattern": "ORD-[0-9]+", "secret_groups": [2]}]}})),
+        case(
+            "redact-json-value/sensitive-keys-and-scanned-strings",
+            "redact_json_value",
+            json!({"value": {"user": "bob", "password": "correct horse battery staple", "headers": {"Authorization": "Basic Ym9iOnNlY3JldA=="},
+                              "log": [format!("clone failed for {github}"), 42, null, true], "note": "nothing here"}}),
+        ),
+        case("redact-json-value/extra-sensitive-key", "redact_json_value", json!({"value": {"session": "s-1234567890", "ok": "fine"}, "options": {"sensitive_keys": ["session"]}})),
+        case("redact-json-value/secret-in-a-member-name", "redact_json_value", json!({"value": {github.clone(): "value"}})),
+        case("redact-json-value/scalar-document", "redact_json_value", json!({"value_text": format!("\"{github}\"")})),
+        case("redact-json-value/numbers-kept-as-written", "redact_json_value", json!({"value_text": "{\"n\":1.50,\"big\":123456789012345678901234567890,\"e\":1e400}"})),
+        case("fail/redact-json-value-not-json", "redact_json_value", json!({"value_text": "{\"a\":"})),
+        case("fail/redact-json-value-bad-options", "redact_json_value", json!({"value": {}, "options": {"sensitive_keys": "session"}})),
+        case("kinds/table", "kinds", json!({})),
+        case("max-input-bytes", "max_input_bytes", json!({})),
+        case("refusal/unknown-dialect", "refusal", json!({"problem": {"unknown_dialect": "jsonrpc-3"}})),
+        case("refusal/unknown-dialect-scrubbed", "refusal", json!({"problem": {"unknown_dialect": format!("x-{github}")}})),
+        case("refusal/not-unicode", "refusal", json!({"problem": {"not_unicode": 17}})),
+        case("refusal/too-large", "refusal", json!({"problem": {"too_large": 67_108_865}})),
+        case("refusal/unknown-format", "refusal", json!({"problem": {"unknown_format": "yaml"}})),
+        case("fail/codes-unknown-format", "codes", json!({"dialect": "a2a", "format": "yaml"})),
+    ];
+    json!({"description": "The rest of the contract: redact-with, redact-json-value, kinds-json, refusal and max-input-bytes (every WIT export has an op).", "cases": cases})
+}
+
 fn lookup_cases() -> Value {
     let l = |name: &str, dialect: &str, code: i64, extra: Value| {
         let mut f = json!({"dialect": dialect, "code": code});
@@ -558,6 +639,7 @@ pub fn write() -> Result<()> {
         ("redact.json", redact_cases()),
         ("lookup.json", lookup_cases()),
         ("guard.json", guard_cases()),
+        ("contract.json", contract_cases()),
     ] {
         let mut text = serde_json::to_string_pretty(&content)?;
         text.push('\n');

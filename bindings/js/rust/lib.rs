@@ -76,6 +76,28 @@ pub fn redact(text: &str) -> String {
     api::redact(text).text
 }
 
+/// Redaction under caller options (JSON): `{"text", "findings"}`. In the guard module only: parsing options,
+/// compiling callers' rules and HMAC-SHA256 cost ~12 KB gzipped, more than the base module's budget holds.
+#[cfg(feature = "guard")]
+#[wasm_bindgen(js_name = redactWith)]
+pub fn redact_with(text: &str, options_json: &str) -> Result<String, JsValue> {
+    outcome(api::redact_with(text, options_json))
+}
+
+/// JSON-aware redaction of a JSON document (text) under caller options: `{"value", "findings"}`. In the
+/// guard module only, as `redactWith`.
+#[cfg(feature = "guard")]
+#[wasm_bindgen(js_name = redactJsonValue)]
+pub fn redact_json_value(json: &str, options_json: &str) -> Result<String, JsValue> {
+    outcome(api::redact_json_value(json, options_json))
+}
+
+/// The taxonomy table as JSON text.
+#[wasm_bindgen(js_name = kindsJson)]
+pub fn kinds_json() -> String {
+    api::kinds_json()
+}
+
 #[wasm_bindgen]
 pub fn explain(dialect: &str, code: f64) -> Result<String, JsValue> {
     outcome(api::explain(dialect, code as i64))
@@ -163,11 +185,12 @@ impl GuardSession {
 }
 
 /// The guest's error object (JSON text) for an input refused before the call it was meant for: `kind` is
-/// "unknown-dialect" (with `name`), "not-unicode" or "too-large" (with `n`).
+/// "unknown-dialect" or "unknown-format" (with `name`), "not-unicode" or "too-large" (with `n`).
 #[wasm_bindgen]
 pub fn refusal(kind: &str, name: &str, n: f64) -> String {
     let problem = match kind {
         "unknown-dialect" => api::Refusal::UnknownDialect(name),
+        "unknown-format" => api::Refusal::UnknownFormat(name),
         "not-unicode" => api::Refusal::NotUnicode(n as u64),
         _ => api::Refusal::TooLarge(n as u64),
     };

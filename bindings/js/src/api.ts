@@ -12,6 +12,7 @@ import type {
   ErrorInputCommon,
   ErrorObject,
   ErrorResponse,
+  ExplainedKind,
   Explanation,
   Id,
   JsonRpcResponse,
@@ -27,7 +28,7 @@ const KNOWN_KINDS: ReadonlySet<string> = new Set(ERROR_KINDS);
 /** Compact JSON of a caller's value; what JSON cannot carry is the caller's mistake, reported as such (not
  *  turned into `null` as JSON.stringify does with NaN and Infinity, nor a plain TypeError for a BigInt or a
  *  cycle). */
-function jsonOf(value: unknown, what: string): string {
+export function jsonOf(value: unknown, what: string): string {
   let out: string | undefined;
   try {
     out = JSON.stringify(value, (_key, v: unknown) => {
@@ -44,7 +45,7 @@ function jsonOf(value: unknown, what: string): string {
   return out;
 }
 
-function text(value: unknown, what: string): string {
+export function text(value: unknown, what: string): string {
   if (typeof value !== "string") {
     throw new ArgumentTypeError(`${what} must be a string, not ${typeof value}`);
   }
@@ -185,6 +186,16 @@ export function codes(dialect?: Dialect | null, format: CodesFormat = "markdown"
   const d = dialect === undefined || dialect === null ? undefined : text(dialect, "dialect");
   const f = text(format, "format");
   return call((g) => g.codes(d, f));
+}
+
+/** `kinds` as JSON text. */
+export function kindsJson(): string {
+  return call((g) => g.kindsJson());
+}
+
+/** The taxonomy table: every kind with its canonical code and message, its facts and its fields. */
+export function kinds(): ExplainedKind[] {
+  return JSON.parse(kindsJson()) as ExplainedKind[];
 }
 
 /**

@@ -5,6 +5,8 @@ export {
   explain,
   explainJson,
   JsonRpcError,
+  kinds,
+  kindsJson,
   lookupKind,
   mapError,
   mapErrorJson,

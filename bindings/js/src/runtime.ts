@@ -26,6 +26,7 @@ export interface Glue {
   explain(dialect: string, code: number): string;
   lookupKind(dialect: string, code: number, message?: string, dataJson?: string): string | undefined;
   codes(dialect: string | undefined, format: string): string;
+  kindsJson(): string;
   refusal(kind: string, name: string, n: number): string;
   maxInputBytes(): number;
   __trapForTests(): void;
@@ -52,6 +53,8 @@ export interface GlueGuardSession {
 
 /** The guard module's glue: the base API plus the guard session class. */
 export interface GuardGlue extends Glue {
+  redactWith(text: string, optionsJson: string): string;
+  redactJsonValue(json: string, optionsJson: string): string;
   GuardSession: new (
     dialect: string,
     maxBytes: number | undefined,
@@ -179,7 +182,7 @@ function anyGlue(): Glue {
 }
 
 /** The guest's refusal of an input before the call it was meant for, as the package's error. */
-export function refused(kind: "unknown-dialect" | "not-unicode" | "too-large", name: string, n: number): InvalidInputError {
+export function refused(kind: "unknown-dialect" | "unknown-format" | "not-unicode" | "too-large", name: string, n: number): InvalidInputError {
   return new InvalidInputError(JSON.parse(anyGlue().refusal(kind, name, n)) as ErrorObject);
 }
 

@@ -29,9 +29,9 @@ const PAGE = `<!doctype html>
     const list = await (await fetch("/vectors/")).json();
     const files = [];
     for (const file of list) files.push({ file, doc: parseVectors(await (await fetch("/vectors/" + file)).text()) });
-    const results = runAll(packageAdapter(pkg, guardPkg), files);
-    // trap recovery in the browser: a panic becomes the -32603 error and the module is re-instantiated
     const runtime = await import("/pkg/dist/runtime.js");
+    const results = runAll(packageAdapter(pkg, guardPkg, runtime), files);
+    // trap recovery in the browser: a panic becomes the -32603 error and the module is re-instantiated
     let trap = null;
     try { runtime.trapForTests(); } catch (e) { trap = { name: e.name, code: e.code }; }
     const after = pkg.mapError({ kind: "method-not-found", method: "m", id: 5 }).id;

@@ -32,14 +32,25 @@ function outcome(o) {
 
 const KNOWN_DIALECTS = new Set(DIALECTS);
 
-/** The typed WIT API takes dialects as an enum: a name outside it gets the component's refusal (worded and
- * scrubbed by the guest), as in the Python package and the Rust host. */
-function dialect(name) {
-  if (KNOWN_DIALECTS.has(name)) return name;
-  const e = api.refusal({ tag: "unknown-dialect", val: name });
+/** The component's refusal (worded and scrubbed by the guest) as the adapter's failure. */
+function refusalFailure(problem) {
+  const e = api.refusal(problem);
   const error = { code: e.code, message: e.message };
   if (e.dataJson !== undefined) error.data = JSON.parse(e.dataJson);
-  throw new Failed(error);
+  return new Failed(error);
+}
+
+/** The typed WIT API takes dialects as an enum: a name outside it gets the component's refusal, as in the
+ * Python package and the Rust host. */
+function dialect(name) {
+  if (KNOWN_DIALECTS.has(name)) return name;
+  throw refusalFailure({ tag: "unknown-dialect", val: name });
+}
+
+/** The same for the code table's format (the `codes-format` enum). */
+function codesFormat(name) {
+  if (name === "markdown" || name === "json") return name;
+  throw refusalFailure({ tag: "unknown-format", val: name });
 }
 
 function adapter() {
@@ -64,7 +75,16 @@ function adapter() {
     redact: (text) => api.redactJson(text),
     explain: (code, d) => outcome(api.explain(dialect(d), BigInt(code))),
     lookup: (code, d, message, dataJson) => JSON.parse(outcome(api.lookupKind(dialect(d), BigInt(code), message ?? undefined, dataJson ?? undefined))),
-    codes: (d, format) => api.codes(d === null ? undefined : dialect(d), format),
+    codes: (d, format) => api.codes(d === null ? undefined : dialect(d), codesFormat(format)),
+    redactWith: (text, options) => outcome(api.redactWith(text, options)),
+    redactJsonValue: (value, options) => outcome(api.redactJsonValue(value, options)),
+    kinds: () => api.kindsJson(),
+    maxInputBytes: () => api.maxInputBytes(),
+    refusal: (problem) => {
+      const [[tag, value]] = Object.entries(problem);
+      const val = typeof value === "string" ? value : BigInt(value);
+      throw refusalFailure({ tag: tag.replace("_", "-"), val });
+    },
     guard: (o) => {
       // The constructor takes the typed options record (the dialect as the WIT enum).
       const s = new guard.Session({

@@ -7,7 +7,9 @@ export function upstreamFailure(f) {
   return f;
 }
 
-export function packageAdapter(pkg, guardPkg) {
+/** `runtime` is the package's internal runtime module (dist/runtime.js, the instance the entries loaded): the
+ *  refusals and the input limit are runtime-internal in the npm package, as in Python. */
+export function packageAdapter(pkg, guardPkg, runtime) {
   const context = (ctx) => ({ context: { unixMillis: ctx.unixMillis, entropy: ctx.entropy } });
   return {
     guard: (o) => {
@@ -45,6 +47,15 @@ export function packageAdapter(pkg, guardPkg) {
     lookup: (code, dialect, message, dataJson) =>
       pkg.lookupKind(code, dialect, message ?? undefined, dataJson === null ? undefined : JSON.parse(dataJson)),
     codes: (dialect, format) => pkg.codes(dialect, format),
+    redactWith: (text, options) => guardPkg.redactWithJson(text, options),
+    redactJsonValue: (value, options) => guardPkg.redactJsonValueJson(value, options),
+    kinds: () => pkg.kindsJson(),
+    maxInputBytes: () => runtime.maxInputBytes(),
+    refusal: (problem) => {
+      const [[tag, value]] = Object.entries(problem);
+      const kind = tag.replace("_", "-");
+      throw typeof value === "string" ? runtime.refused(kind, value, 0) : runtime.refused(kind, "", value);
+    },
     // Both modules get the environment (the package's setEnvironment reaches every loaded module).
     setEnv: (pairs) => pkg.setEnvironment(pairs),
     failureOf: (e) => (e instanceof pkg.InvalidInputError ? e.error : null),

@@ -3,6 +3,9 @@
 //
 // An adapter has: map(inputText, dialect, ctx), validate(bytes, options, ctx), sanitize(bytes, dialect, ctx),
 // redact(text), explain(code, dialect), lookup(code, dialect, message, dataJson), codes(dialect, format),
+// redactWith(text, optionsText), redactJsonValue(valueText, optionsText), kinds(), maxInputBytes() (a number),
+// refusal(problem) (throws the refusal: problem is {unknown_dialect | unknown_format: name} or
+// {not_unicode | too_large: n}),
 // guard(options) → a session with client(bytes, ctx), clientOversize(n, ctx), upstream(bytes, ctx),
 // upstreamOversize(n, ctx), failed(failure, ctx), expire(ctx), log(text), close(), setEnv(pairs), and
 // failureOf(thrown) → the JSON-RPC error object of a refused input, or null. Every op returns the library's
@@ -16,6 +19,12 @@ export function hexToBytes(hex) {
 
 function rawOf(c) {
   return "raw_hex" in c ? hexToBytes(c.raw_hex) : new TextEncoder().encode(c.raw);
+}
+
+/** A redaction case's options text: `options_text` verbatim, else the compact `options`, else `{}`. */
+function optionsText(c) {
+  if ("options_text" in c) return c.options_text;
+  return JSON.stringify(c.options ?? {});
 }
 
 function ctxOf(c) {
@@ -57,6 +66,17 @@ function run(adapter, c) {
     }
     case "codes":
       return adapter.codes(c.dialect ?? null, c.format);
+    case "redact_with":
+      return adapter.redactWith(c.text, optionsText(c));
+    case "redact_json_value":
+      return adapter.redactJsonValue("value_text" in c ? c.value_text : JSON.stringify(c.value), optionsText(c));
+    case "kinds":
+      return adapter.kinds();
+    case "max_input_bytes":
+      return String(adapter.maxInputBytes());
+    case "refusal":
+      adapter.refusal(c.problem);
+      throw new Error("a refusal must throw");
     case "guard":
       return JSON.stringify(guardScript(adapter, c));
     default:

@@ -1,6 +1,7 @@
 """Bad input, typed errors, traps, environment."""
 
 import json
+import re
 
 import pytest
 import wasmtime
@@ -64,7 +65,6 @@ def test_type_errors(call):
         lambda: jre.explain(1 << 70),
         lambda: jre.validate(b"{}", max_bytes=-1),
         lambda: jre.validate(b"{}", batch="sometimes"),
-        lambda: jre.codes(format="html"),
         lambda: jre.map_error({"kind": "timeout"}, context=(-1, 0)),
         lambda: jre.JsonRpcError.from_response({"error": {"code": "x", "message": "m"}}),
     ],
@@ -214,3 +214,65 @@ def test_validate_oversize_is_refused_unread():
     big = b"[" + b"1," * 600_000 + b"1]"
     out = jre.validate(big, max_bytes=1000, context=CTX)
     assert out["error"]["code"] < 0
+
+
+# ------------------------------------------------------------------ redaction under options, kinds-json
+
+
+def test_redact_with_keyword_options_reach_the_component():
+    text = "ticket TCK-998877 from bob@example.com"
+    r = jre.redact_with(
+        text,
+        method="mask",
+        disable=["pii"],
+        extra_rules=[{"id": "ticket-id", "category": "pii-ticket", "pattern": "TCK-([0-9]{6})", "secret_groups": [1]}],
+    )
+    assert r.text == "ticket TCK-****** from bob@example.com"
+    assert r.findings == (jre.Finding("ticket-id", "pii-ticket", 11, 17),)
+    hashed = jre.redact_with(text + " and alice@example.com, bob@example.com", method="hash", hash_key="k" * 16)
+    tags = re.findall(r"\[REDACTED:email:([0-9a-f]{12})\]", hashed.text)
+    # Equal secrets hash alike (HMAC under the caller's key), different ones do not; the secrets are gone.
+    assert len(tags) == 3 and tags[0] == tags[2] != tags[1], hashed.text
+    assert "example.com" not in hashed.text
+    other_key = jre.redact_with("bob@example.com", method="hash", hash_key="j" * 16).text
+    assert tags[0] not in other_key
+
+
+def test_redact_with_bad_options_are_the_components_error():
+    with pytest.raises(jre.InvalidInput) as info:
+        jre.redact_with("x", method="hash", hash_key="short")
+    assert info.value.error["data"]["reason"] == "invalid-redaction-options"
+    with pytest.raises(jre.ArgumentTypeError, match="list of strings"):
+        jre.redact_with("x", disable="pii")
+    with pytest.raises(jre.InvalidInput) as info:
+        jre.redact_with_json("x", '{"hashkey": "0123456789abcdef"}')
+    assert "unknown field `hashkey`" in info.value.error["data"]["details"]
+
+
+def test_redact_json_value_takes_python_values_and_returns_json_findings():
+    token = "ghp_" + "a1B2c3D4e5" * 3 + "a1B2c3"
+    r = jre.redact_json_value({"password": "pw-123", token: [1, None, f"failed {token}"]}, sensitive_keys=["pw"])
+    assert r.value == {"password": "[REDACTED:sensitive-key]", "[REDACTED:github-token]": [1, None, "failed [REDACTED:github-token]"]}
+    assert jre.JsonFinding("github-token", "token", "/[REDACTED:github-token]", 0, 40, True) in r.findings
+    assert jre.JsonFinding("github-token", "token", "/[REDACTED:github-token]/2", 7, 47, False) in r.findings
+    with pytest.raises(jre.ArgumentTypeError):
+        jre.redact_json_value({1, 2})
+
+
+def test_kinds_json_describes_every_kind_of_the_typed_table():
+    described = json.loads(jre.kinds_json())
+    typed = jre.kinds()
+    assert [k["kind"] for k in described] == [k["name"] for k in typed]
+    for d, t in zip(described, typed):
+        assert (d["code"], d["message"], d["retryable"], d["http_status"]) == (t["canonical_code"], t["message"], t["retryable"], t["http_status"])
+    assert {f["name"] for f in described[[k["kind"] for k in described].index("method-not-found")]["fields"]} == {"method"}
+
+
+def test_codes_with_an_unknown_format_is_the_components_refusal():
+    with pytest.raises(jre.InvalidInput) as info:
+        jre.codes("a2a", "yaml")
+    assert info.value.error["data"] == {
+        "type": "invalid-params",
+        "reason": "unknown-format",
+        "details": 'format must be "markdown" or "json", not "yaml"',
+    }

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 import jsonrpc_errors as jre
+from jsonrpc_errors import _runtime
 
 VECTORS = Path(os.environ.get("JSONRPC_ERRORS_VECTORS", Path(__file__).resolve().parents[3] / "tests" / "vectors"))
 
@@ -22,6 +23,12 @@ def _cases():
 
 def _compact(value):
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _options_text(case):
+    if "options_text" in case:
+        return case["options_text"]
+    return _compact(case.get("options", {}))
 
 
 def _raw(case):
@@ -62,6 +69,18 @@ def _run(case):
         return _compact(None if kind is None else str(getattr(kind, "value", kind)))
     if op == "codes":
         return jre.codes(case.get("dialect"), case["format"])
+    if op == "redact_with":
+        return jre.redact_with_json(case["text"], _options_text(case))
+    if op == "redact_json_value":
+        value = case["value_text"] if "value_text" in case else _compact(case["value"])
+        return jre.redact_json_value_json(value, _options_text(case))
+    if op == "kinds":
+        return jre.kinds_json()
+    if op == "max_input_bytes":
+        return str(_runtime.get().max_input_bytes())
+    if op == "refusal":
+        ((tag, value),) = case["problem"].items()
+        raise _runtime.get().refused(tag.replace("_", "-"), value)
     if op == "guard":
         return _guard_script(case, context)
     raise AssertionError(f"unknown op {op!r}")

@@ -58,6 +58,9 @@ _SIGNATURES: dict[str, tuple[list[_abi.Lower], Callable[[Any], Any]]] = {
     "explain": ([_enum, _abi.lower_s64], _abi.lift_outcome),
     "lookup-kind": ([_enum, _abi.lower_s64, _opt_s, _opt_s], _abi.lift_outcome),
     "codes": ([_abi.option(_abi.lower_enum), _enum], _abi.lift_string),
+    "redact-with": ([_s, _s], _abi.lift_outcome),
+    "redact-json-value": ([_s, _s], _abi.lift_outcome),
+    "kinds-json": ([], _abi.lift_string),
 }
 # Rarely called, richer types: wasmtime-py's generic conversion is good enough.
 _GENERIC = ("set-environment", "kinds", "map-error", "refusal", "max-input-bytes")

@@ -1,0 +1,69 @@
+// The package offers every function the WIT exports (as tree-sitter's CI fails when the wasm exports drift
+// from its header): a function added to wit/world.wit without an npm binding fails here.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import * as pkg from "jsonrpc-errors";
+import * as guardPkg from "jsonrpc-errors/guard";
+import * as redactPkg from "jsonrpc-errors/redact";
+import * as runtime from "../dist/runtime.js";
+import { REPO_ROOT } from "./helpers.mjs";
+
+const WIT = readFileSync(join(REPO_ROOT, "wit", "world.wit"), "utf8");
+
+/** Where each export is reached when not under its camelCase name in the base entry. */
+const ELSEWHERE = {
+  // Options parsing, callers' rules and HMAC-SHA256 cost ~12 KB gzipped that the base module's budget
+  // cannot hold: they live in the guard module, exported by `jsonrpc-errors/redact` (and `/guard`).
+  "redact-with": () => redactPkg.redactWith,
+  "redact-json-value": () => redactPkg.redactJsonValue,
+  // The typed form takes an object and crosses as JSON text (one string each way).
+  "map-error": () => pkg.mapError,
+  // wasm-bindgen hands a Uint8Array over as one buffer: the text forms exist for wasmtime-py's per-byte cost.
+  "validate-text": () => pkg.validateJson,
+  "sanitize-text": () => pkg.sanitizeJson,
+  // Runtime-internal: every refusal the package throws before a call is worded by the guest.
+  refusal: () => runtime.refused,
+  "max-input-bytes": () => runtime.maxInputBytes,
+};
+
+function block(text, header) {
+  const start = text.indexOf(`${header} {`);
+  assert.ok(start >= 0, `${header} not found in wit/world.wit`);
+  let depth = 0;
+  for (let i = start; i < text.length; i++) {
+    if (text[i] === "{") depth++;
+    else if (text[i] === "}" && --depth === 0) return text.slice(start, i);
+  }
+  throw new Error(`${header} is not closed`);
+}
+
+const camel = (name) => name.replace(/-([a-z0-9])/g, (_, c) => c.toUpperCase());
+
+test("every api export is offered by the package", () => {
+  const names = [...block(WIT, "interface api").matchAll(/^\s*([a-z][a-z0-9-]*): func\(/gm)].map((m) => m[1]);
+  assert.ok(names.length >= 15, `only ${names.length} functions parsed: the parser is broken`);
+  const missing = names.filter((name) => {
+    const found = name in ELSEWHERE ? ELSEWHERE[name]() : pkg[camel(name)];
+    return typeof found !== "function";
+  });
+  assert.deepEqual(missing, [], `WIT exports without an npm function: ${missing.join(", ")}`);
+});
+
+test("every guard session method is offered by GuardSession", () => {
+  const resource = block(block(WIT, "interface guard"), "resource session");
+  const methods = [...resource.matchAll(/^\s*([a-z][a-z0-9-]*): func\(/gm)].map((m) => m[1]);
+  assert.ok(resource.includes("constructor(") && methods.length >= 7, `parsed ${methods}`);
+  assert.equal(typeof guardPkg.GuardSession, "function");
+  for (const name of methods) {
+    assert.equal(typeof guardPkg.GuardSession.prototype[camel(name)], "function", `GuardSession lacks ${camel(name)} (WIT ${name})`);
+  }
+});
+
+test("the redact entry and the guard entry share one module", () => {
+  assert.equal(redactPkg.redactWith, guardPkg.redactWith);
+  const r = redactPkg.redactWith("mail bob@example.com", { method: "mask" });
+  assert.equal(r.text, "mail ***************");
+  assert.deepEqual(r.findings, [{ rule: "email", category: "pii", start: 5, end: 20 }]);
+});

@@ -1,0 +1,47 @@
+// Redaction under options and JSON-aware redaction through `jsonrpc-errors/redact`, and the taxonomy table.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { ArgumentTypeError, InvalidInputError, kinds, kindsJson } from "jsonrpc-errors";
+import { redactJsonValue, redactWith, redactWithJson } from "jsonrpc-errors/redact";
+
+test("camelCase options reach the guest as its snake_case keys", () => {
+  const r = redactWith("ticket TCK-998877 from bob@example.com", {
+    method: "mask",
+    disable: ["pii"],
+    extraRules: [{ id: "ticket-id", category: "pii-ticket", pattern: "TCK-([0-9]{6})", secretGroups: [1] }],
+  });
+  assert.equal(r.text, "ticket TCK-****** from bob@example.com");
+  assert.deepEqual(r.findings, [{ rule: "ticket-id", category: "pii-ticket", start: 11, end: 17 }]);
+  const hashed = redactWith("bob@example.com alice@example.com bob@example.com", { method: "hash", hashKey: "k".repeat(16) }).text;
+  const tags = [...hashed.matchAll(/\[REDACTED:email:([0-9a-f]{12})\]/g)].map((m) => m[1]);
+  assert.equal(tags.length, 3);
+  assert.ok(tags[0] === tags[2] && tags[0] !== tags[1], hashed);
+});
+
+test("a misspelt option is refused by name, a bad value by the guest", () => {
+  assert.throws(() => redactWith("x", { hash_key: "0123456789abcdef" }), (e) => e instanceof ArgumentTypeError && /hash_key/.test(e.message));
+  assert.throws(() => redactWith("x", { extraRules: [{ id: "a", category: "b", pattern: "c", secret_groups: [1] }] }), ArgumentTypeError);
+  assert.throws(
+    () => redactWith("x", { method: "hash", hashKey: "short" }),
+    (e) => e instanceof InvalidInputError && e.code === -32602 && e.data.reason === "invalid-redaction-options",
+  );
+  assert.throws(() => redactWithJson("x", "{method: mask}"), (e) => e instanceof InvalidInputError && /not valid/.test(e.data.details));
+});
+
+test("redactJsonValue takes JS values and names each secret's JSON Pointer", () => {
+  const token = "ghp_" + "a1B2c3D4e5".repeat(3) + "a1B2c3";
+  const r = redactJsonValue({ password: "pw-123", [token]: [1, null, `failed ${token}`] });
+  assert.deepEqual(r.value, { password: "[REDACTED:sensitive-key]", "[REDACTED:github-token]": [1, null, "failed [REDACTED:github-token]"] });
+  assert.ok(r.findings.some((f) => f.path === "/[REDACTED:github-token]" && f.key === true));
+  assert.ok(r.findings.some((f) => f.path === "/[REDACTED:github-token]/2" && f.start === 7 && f.end === 47 && f.key === undefined));
+  assert.throws(() => redactJsonValue({ n: Number.NaN }), ArgumentTypeError);
+  assert.deepEqual(redactJsonValue({ session: "s-1" }, { sensitiveKeys: ["session"] }).value, { session: "[REDACTED:sensitive-key]" });
+});
+
+test("kinds() is the taxonomy table with every kind's fields", () => {
+  const table = kinds();
+  assert.equal(JSON.stringify(table), kindsJson());
+  const mnf = table.find((k) => k.kind === "method-not-found");
+  assert.deepEqual([mnf.code, mnf.message, mnf.fields], [-32601, "Method not found", [{ name: "method", type: "string", required: true }]]);
+  assert.ok(table.length >= 40 && new Set(table.map((k) => k.kind)).size === table.length);
+});

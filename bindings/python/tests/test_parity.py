@@ -1,0 +1,80 @@
+"""The package offers every function the WIT exports (the way tree-sitter's CI fails when the wasm exports
+drift from its header): a function added to wit/world.wit without a Python binding fails here."""
+
+import re
+from pathlib import Path
+
+import jsonrpc_errors as jre
+from jsonrpc_errors import _runtime
+
+WIT = Path(__file__).resolve().parents[3] / "wit" / "world.wit"
+
+# Exports a Python caller reaches under another name, or that the package uses on the caller's behalf.
+ALIASES = {
+    # The typed record form: `map_error` takes a dict and goes through the JSON boundary (one string each way
+    # is cheaper in wasmtime-py than lowering a variant of records).
+    "map-error": "map_error",
+    # `validate_json`/`sanitize_json` hand the component text when the body is valid UTF-8 (one buffer instead
+    # of one C value per byte) and bytes otherwise.
+    "validate-text": "validate_json",
+    "sanitize-text": "sanitize_json",
+}
+INTERNAL = {
+    # Runtime-internal: every refusal the package raises before a call is worded by the component.
+    "refusal": _runtime.Runtime.refused,
+    "max-input-bytes": _runtime.Runtime.max_input_bytes,
+}
+GUARD_METHODS = {
+    "constructor": "__init__",
+    # Each step method also has a `_json` form returning the component's text.
+}
+
+
+def _interface(name: str) -> str:
+    text = WIT.read_text(encoding="utf-8")
+    m = re.search(r"^interface " + name + r" \{(.*?)^\}", text, re.S | re.M)
+    assert m, f"interface {name} not found in {WIT}"
+    return m.group(1)
+
+
+def _functions(body: str) -> list[str]:
+    return re.findall(r"^\s*([a-z][a-z0-9-]*): func\(", body, re.M)
+
+
+def _snake(name: str) -> str:
+    return name.replace("-", "_")
+
+
+def test_every_api_export_is_offered():
+    names = _functions(_interface("api"))
+    assert len(names) >= 15, f"only {len(names)} functions parsed from {WIT}: the parser is broken"
+    missing = []
+    for name in names:
+        if name in INTERNAL:
+            assert callable(INTERNAL[name])
+            continue
+        public = ALIASES.get(name, _snake(name))
+        if not callable(getattr(jre, public, None)) or public not in jre.__all__:
+            missing.append(f"{name} (expected jsonrpc_errors.{public})")
+    assert not missing, "WIT exports without a Python function: " + ", ".join(missing)
+
+
+def test_the_runtime_binds_every_api_export():
+    """Every export has a caller prepared for it (fast or generic), so none is reached by accident."""
+    names = set(_functions(_interface("api")))
+    bound = set(_runtime._SIGNATURES) | set(_runtime._GENERIC)
+    assert names == bound, f"unbound: {sorted(names - bound)}, bound but not exported: {sorted(bound - names)}"
+
+
+def test_every_guard_session_method_is_offered():
+    resource = re.search(r"resource session \{(.*?)^    \}", _interface("guard"), re.S | re.M)
+    assert resource, "resource session not found"
+    methods = re.findall(r"^\s*(constructor|[a-z][a-z0-9-]*: func)\(", resource.group(1), re.M)
+    methods = [m.removesuffix(": func") for m in methods]
+    assert "constructor" in methods and len(methods) >= 8, methods
+    for name in methods:
+        public = GUARD_METHODS.get(name, _snake(name))
+        assert callable(getattr(jre.GuardSession, public, None)), f"GuardSession lacks {public} (WIT {name})"
+    bound = {n.split(".", 1)[-1].replace("[constructor]session", "constructor") for n in
+             list(_runtime._GUARD_SIGNATURES) + list(_runtime._GUARD_GENERIC)}
+    assert bound == set(methods), f"guard bindings {sorted(bound)} != WIT {sorted(methods)}"

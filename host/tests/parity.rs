@@ -1,0 +1,61 @@
+//! The host library calls every function the WIT exports: a function added to wit/world.wit without a
+//! `Runtime` method (or a guard `Session` method) fails here, as the Python and npm parity tests fail.
+
+use std::path::Path;
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap()
+}
+
+/// The text between `header {` and its matching `}`.
+fn block<'a>(text: &'a str, header: &str) -> &'a str {
+    let start = text.find(&format!("{header} {{")).unwrap_or_else(|| panic!("{header} not found"));
+    let mut depth = 0;
+    for (i, c) in text[start..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return &text[start..start + i];
+                }
+            }
+            _ => {}
+        }
+    }
+    panic!("{header} is not closed")
+}
+
+/// `name: func(` at the start of a line.
+fn functions(body: &str) -> Vec<String> {
+    body.lines()
+        .filter_map(|l| l.trim_start().split_once(": func("))
+        .map(|(name, _)| name.to_string())
+        .filter(|n| n.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'))
+        .collect()
+}
+
+#[test]
+fn every_export_has_a_caller_in_the_host() {
+    let wit = read("../wit/world.wit");
+    let lib = read("src/lib.rs");
+    let guard = read("src/guard.rs");
+    let api = functions(block(&wit, "interface api"));
+    assert!(api.len() >= 15, "only {} functions parsed: the parser is broken", api.len());
+    let mut missing: Vec<String> = api
+        .iter()
+        .map(|n| format!("call_{}(", n.replace('-', "_")))
+        .filter(|call| !lib.contains(call.as_str()))
+        .collect();
+    let session = block(block(&wit, "interface guard"), "resource session");
+    let methods = functions(session);
+    assert!(session.contains("constructor(") && methods.len() >= 7, "parsed {methods:?}");
+    missing.extend(
+        methods
+            .iter()
+            .map(|n| format!("call_{}(", n.replace('-', "_")))
+            .chain(std::iter::once("call_constructor(".to_string()))
+            .filter(|call| !guard.contains(call.as_str())),
+    );
+    assert!(missing.is_empty(), "WIT exports the host never calls: {missing:?}");
+}

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Fuzzes the guest's api boundary with cargo-fuzz (libFuzzer), outside the normal test run: see fuzz/README.md.
+#
+#   scripts/fuzz.sh [TARGET ...] [-- LIBFUZZER_ARGS]
+#
+# Installs what it needs (the nightly toolchain, cargo-fuzz) when missing, seeds every corpus from
+# tests/vectors, then runs each TARGET (default: all) in turn, one process at a time, for -runs=10000000,
+# with -rss_limit_mb=2048 and -timeout=10. LIBFUZZER_ARGS come last, so they override (e.g. -- -runs=100000).
+# Per target it prints the executions, exec/s, new coverage and what was found; the exit status is 1 when
+# anything was.
+#
+# Environment:
+#   FUZZ_MAX_TIME=SECS   cap each target's run (-max_total_time=SECS)
+#   FUZZ_SANITIZER=NAME  cargo-fuzz sanitizer (default: none, see fuzz/README.md; address for ASan)
+#   FUZZ_KNOWN=a,b       checks for findings already reported that the targets skip (see fuzz/README.md)
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+ALL=(validate map sanitize redact redact_json lookup guard)
+# Never the main target directory: a fuzz build must not wait for (or invalidate) the normal build's lock.
+export CARGO_TARGET_DIR="$ROOT/target/fuzz"
+SANITIZER=${FUZZ_SANITIZER:-none}
+
+targets=()
+extra=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --) shift; extra=("$@"); break ;;
+        -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *)
+            if [[ " ${ALL[*]} " != *" $1 "* ]]; then
+                echo "unknown target '$1' (targets: ${ALL[*]})" >&2
+                exit 2
+            fi
+            targets+=("$1")
+            ;;
+    esac
+    shift
+done
+[ ${#targets[@]} -gt 0 ] || targets=("${ALL[@]}")
+
+if ! rustup toolchain list | grep -q '^nightly'; then
+    rustup toolchain install nightly --profile minimal
+fi
+if ! cargo fuzz --version > /dev/null 2>&1; then
+    cargo install cargo-fuzz --locked
+fi
+
+fuzz=(cargo +nightly fuzz)
+build=(-s "$SANITIZER" --target-dir "$CARGO_TARGET_DIR")
+echo "== building the fuzz targets (nightly, sanitizer: $SANITIZER)"
+"${fuzz[@]}" build "${build[@]}"
+echo "== seeding the corpora from tests/vectors"
+cargo +nightly run --quiet --release --manifest-path fuzz/Cargo.toml --example seed
+
+# One process per target (no -jobs/-workers: libFuzzer's default; -jobs=1 would only redirect the output).
+args=(-runs=10000000 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1)
+if [ -n "${FUZZ_MAX_TIME:-}" ]; then
+    args+=("-max_total_time=$FUZZ_MAX_TIME")
+fi
+args+=("${extra[@]}")
+
+mkdir -p fuzz/logs
+summary=()
+found_any=0
+for t in "${targets[@]}"; do
+    mkdir -p "fuzz/artifacts/$t"
+    log="fuzz/logs/$t-$(date +%Y%m%dT%H%M%S).log"
+    before=$(ls "fuzz/artifacts/$t")
+    echo "== fuzzing $t: ${args[*]} (log: $log)"
+    start=$(date +%s)
+    set +e
+    # The full output goes to the log; the console gets libFuzzer's periodic status and the end.
+    : > "$log"
+    "${fuzz[@]}" run "$t" "${build[@]}" -- "${args[@]}" > "$log" 2>&1 &
+    pid=$!
+    tail -n +1 -f --pid="$pid" "$log" | grep --line-buffered -E 'pulse|DONE|panicked|ERROR|SUMMARY|Test unit written' &
+    wait "$pid"
+    status=$?
+    wait
+    set -e
+    elapsed=$(($(date +%s) - start))
+
+    final_stat() { grep -E "^stat::$1:" "$log" | tail -1 | awk '{print $2}'; }
+    execs=$(final_stat number_of_executed_units)
+    rate=$(final_stat average_exec_per_sec)
+    new=$(final_stat new_units_added)
+    rss=$(final_stat peak_rss_mb)
+    cov=$(grep -E '^#[0-9]+' "$log" | tail -1 | grep -oE 'cov: [0-9]+ ft: [0-9]+' || true)
+    artifacts=$(comm -13 <(echo "$before") <(ls "fuzz/artifacts/$t") | sed "s|^|fuzz/artifacts/$t/|" | tr '\n' ' ')
+    if [ -n "$artifacts" ] || [ "$status" -ne 0 ]; then
+        found="FOUND (exit $status): ${artifacts:-see $log}"
+        found_any=1
+    else
+        found="nothing"
+    fi
+    line=$(printf '%-12s %10s execs %7s exec/s %6ss  new units %-5s %-20s peak %sMB  %s' \
+        "$t" "${execs:-?}" "${rate:-?}" "$elapsed" "${new:-?}" "${cov:-}" "${rss:-?}" "$found")
+    echo "$line"
+    summary+=("$line")
+done
+
+echo
+echo "== summary"
+printf '%s\n' "${summary[@]}"
+exit "$found_any"
