@@ -1,6 +1,6 @@
 // The public API: thin wrappers over the wasm-bindgen exports. All mapping logic lives in the Rust guest.
 
-import { ArgumentTypeError } from "./errors.js";
+import { ArgumentTypeError, ArgumentValueError } from "./errors.js";
 import { call, checkedBytes, checkedText, contextArgs, maxInputBytes, setEnvironmentFlat } from "./runtime.js";
 import { DEFAULT_MAX_BYTES } from "./taxonomy.js";
 import type { Dialect, ErrorKind, KindFields } from "./taxonomy.js";
@@ -265,7 +265,9 @@ export class JsonRpcError extends Error {
   ): JsonRpcError {
     const response = mapError({ ...fields, kind } as ErrorInput, dialect, options);
     if (!("error" in response)) {
-      throw new ArgumentTypeError(`dialect '${dialect}' reports '${kind}' as a result, not as an error object`);
+      throw new ArgumentValueError(
+        `dialect '${dialect}' reports '${kind}' as a result, not as an error object: mapError() gives that response`,
+      );
     }
     const e = response.error;
     return new JsonRpcError(e.code, e.message, e.data, { kind, dialect });

@@ -13,6 +13,10 @@ export class JsonRpcErrorsError extends Error {
 /** An argument has the wrong JavaScript type (thrown before anything reaches the WebAssembly module). */
 export class ArgumentTypeError extends JsonRpcErrorsError {}
 
+/** An argument has the right type but a value the call cannot take (a kind that its dialect reports as a
+ *  result asked for as an error object, for example). */
+export class ArgumentValueError extends JsonRpcErrorsError {}
+
 /** The library refused the input; `.error` is its JSON-RPC error object (code -32602, message, data). */
 export class InvalidInputError extends JsonRpcErrorsError {
   readonly error: ErrorObject;

@@ -6,4 +6,4 @@ export type { EventStep, ForwardStep, GuardOptions, GuardOutcome, GuardStep, Pee
 export { redactJsonValue, redactJsonValueJson, redactWith, redactWithJson } from "./redact-options.js";
 export type { ExtraRule, JsonFinding, JsonRedaction, RedactionMethod, RedactOptions } from "./types.js";
 export { setEnvironment } from "./api.js";
-export { ArgumentTypeError, InvalidInputError, JsonRpcErrorsError, WasmFaultError } from "./errors.js";
+export { ArgumentTypeError, ArgumentValueError, InvalidInputError, JsonRpcErrorsError, WasmFaultError } from "./errors.js";

@@ -114,8 +114,17 @@ test("JsonRpcError: thrown by servers, parsed back by clients", () => {
   assert.equal(pkg.JsonRpcError.fromResponse({ code: -32601, message: "Method not found" }).kind, "method-not-found");
   assert.equal(pkg.JsonRpcError.fromResponse({ code: 7, message: "?" }).kind, null);
   assert.throws(() => pkg.JsonRpcError.fromResponse({ jsonrpc: "2.0", result: 1, id: 1 }), pkg.ArgumentTypeError);
-  // mcp reports a policy denial as a tool result, not as an error object
-  assert.throws(() => pkg.JsonRpcError.fromKind("policy-denied", { tool: "x" }, "mcp"), pkg.ArgumentTypeError);
+  // mcp reports a policy denial as a tool result and error-model every kind as a domain result: a clear
+  // refusal naming the way to that response, not a type error
+  for (const [kind, fields, dialect] of [["policy-denied", { tool: "x" }, "mcp"], ["timeout", {}, "error-model"]]) {
+    assert.throws(
+      () => pkg.JsonRpcError.fromKind(kind, fields, dialect),
+      (e) => e instanceof pkg.ArgumentValueError && !(e instanceof pkg.ArgumentTypeError) && /as a result/.test(e.message),
+    );
+    assert.ok("result" in pkg.mapError({ kind, ...fields }, dialect));
+  }
+  // where mcp does use an error object, there is one
+  assert.equal(pkg.JsonRpcError.fromKind("method-not-found", { method: "m" }, "mcp").code, -32601);
 });
 
 test("the taxonomy is exported", () => {

@@ -276,3 +276,25 @@ def test_codes_with_an_unknown_format_is_the_components_refusal():
         "reason": "unknown-format",
         "details": 'format must be "markdown" or "json", not "yaml"',
     }
+
+
+def test_from_kind_in_dialects_whose_errors_are_results():
+    # mcp answers protocol errors with error objects and tool failures with isError results; error-model
+    # answers with domain results. An error object is built where there is one, a clear refusal otherwise.
+    err = jre.JsonRpcError.from_kind("method-not-found", "mcp", method="tools/frobnicate", context=CTX)
+    assert (err.code, err.kind) == (-32601, jre.ErrorKind.METHOD_NOT_FOUND)
+    for dialect, kind, fields in [("mcp", "upstream-timeout", {"timeout_secs": 5}), ("error-model", "timeout", {})]:
+        with pytest.raises(jre.JsonRpcErrorsValueError, match="as a result, not as an error object"):
+            jre.JsonRpcError.from_kind(kind, dialect, context=CTX, **fields)
+        assert "result" in jre.map_error({"kind": kind, **fields}, dialect, context=CTX)
+
+
+def test_the_cache_key_names_the_wasmtime_version_without_its_dist_info(monkeypatch, tmp_path):
+    # A wasmtime installed without the dist-info directory the fast lookup expects (zipapps, vendored
+    # copies): the fallback asks importlib.metadata instead of failing.
+    from jsonrpc_errors import _cache
+
+    monkeypatch.setattr(_cache.wasmtime, "__file__", str(tmp_path / "wasmtime" / "__init__.py"))
+    from importlib import metadata
+
+    assert _cache.wasmtime_version() == metadata.version("wasmtime")

@@ -486,7 +486,12 @@ class JsonRpcError(Exception):
         """Renders `kind` (with its fields) through the component and wraps the resulting error object."""
         name = kind.value if isinstance(kind, ErrorKind) else kind
         response = map_error({"kind": name, **fields}, dialect, context=context)
-        err = response["error"]
+        err = response.get("error")
+        if not isinstance(err, dict):
+            raise JsonRpcErrorsValueError(
+                f"dialect {_dialect_name(dialect)!r} reports {name!r} as a result, not as an error object: "
+                "map_error() gives that response"
+            )
         k: Union[ErrorKind, str] = kind if isinstance(kind, ErrorKind) else _as_kind(name)
         return cls(err["code"], err["message"], err.get("data"), kind=k, dialect=dialect)
 

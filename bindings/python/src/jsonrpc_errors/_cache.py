@@ -44,7 +44,8 @@ def wasmtime_version() -> str:
     site = Path(wasmtime.__file__).resolve().parent.parent
     for info in site.glob("wasmtime-*.dist-info"):
         return info.name[len("wasmtime-") : -len(".dist-info")]
-    
+    from importlib import metadata  # the fallback only: its import costs what the lookup above saves
+
     try:
         return metadata.version("wasmtime")
     except metadata.PackageNotFoundError:  # pragma: no cover - wasmtime installed without metadata
