@@ -153,6 +153,22 @@ fn taxonomy_rows(toml: Value) -> String {
             .collect();
         let _ = writeln!(out, "        {key}: &[{}],", entries.join(", "));
     }
+    let mut generic = Table::new("[meta.dialect_fields]", meta.req("dialect_fields"));
+    let entries: Vec<String> = std::mem::take(&mut generic.map)
+        .into_iter()
+        .map(|(dialect, specs)| {
+            let specs = match specs {
+                Value::Array(items) => items,
+                other => panic!("meta.dialect_fields.{dialect} must be an array of field specs, found {other:?}"),
+            };
+            let rows: Vec<String> = specs
+                .iter()
+                .map(|spec| field_row(&format!("dialect {dialect}"), spec.as_str().expect("field specs are strings"), true))
+                .collect();
+            format!("({}, &[{}])", lit(&dialect), rows.join(", "))
+        })
+        .collect();
+    let _ = writeln!(out, "        dialect_fields: &[{}],", entries.join(", "));
     meta.finish();
     out.push_str("    },\n    kinds: &[\n");
 
@@ -174,7 +190,7 @@ fn taxonomy_rows(toml: Value) -> String {
         let http_status = u16::try_from(k.int("http_status")).expect("http_status is a u16");
         let _ = writeln!(out, "            http_status: {http_status},");
         let _ = writeln!(out, "            log_level: {},", lit(&k.str("log_level")));
-        let fields: Vec<String> = k.strings("fields").iter().map(|spec| field_row(&name, spec)).collect();
+        let fields: Vec<String> = k.strings("fields").iter().map(|spec| field_row(&format!("kind `{name}`"), spec, false)).collect();
         let _ = writeln!(out, "            fields: &[{}],", fields.join(", "));
         let _ = writeln!(out, "            message: {},", lit(&k.str("message")));
         let _ = writeln!(out, "            details: {},", opt_lit(k.opt_str("details").as_deref()));
@@ -207,10 +223,11 @@ fn taxonomy_rows(toml: Value) -> String {
 }
 
 /// Fields are written `"name: type"` with an optional trailing `?`; the row is `(name, FieldType, required)`.
-fn field_row(kind: &str, spec: &str) -> String {
+/// `object` (any JSON object) is for a dialect's generic fields only: a kind's fields become typed WIT records.
+fn field_row(owner: &str, spec: &str, object_allowed: bool) -> String {
     let (name, ty) = spec
         .split_once(':')
-        .unwrap_or_else(|| panic!("kind `{kind}`: field spec `{spec}` is not `name: type`"));
+        .unwrap_or_else(|| panic!("{owner}: field spec `{spec}` is not `name: type`"));
     let ty = ty.trim();
     let (ty, required) = match ty.strip_suffix('?') {
         Some(t) => (t, false),
@@ -222,14 +239,15 @@ fn field_row(kind: &str, spec: &str) -> String {
         "s32" => "S32",
         "bool" => "Bool",
         "list<string>" => "StringList",
-        other => panic!("kind `{kind}`: unknown field type `{other}` in `{spec}`"),
+        "object" if object_allowed => "Object",
+        other => panic!("{owner}: unknown field type `{other}` in `{spec}`"),
     };
     let name = name.trim();
     // Field names become WIT, Python and TypeScript identifiers and camelCase keys (ASCII case mapping).
     assert!(
         name.starts_with(|c: char| c.is_ascii_lowercase())
             && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
-        "kind `{kind}`: field name `{name}` is not snake_case ASCII"
+        "{owner}: field name `{name}` is not snake_case ASCII"
     );
     format!("({}, FieldType::{ty}, {required})", lit(name))
 }

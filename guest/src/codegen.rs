@@ -141,18 +141,20 @@ fn ts_type(ty: FieldType) -> &'static str {
         FieldType::U64 | FieldType::S32 => "number",
         FieldType::Bool => "boolean",
         FieldType::StringList => "string[]",
+        FieldType::Object => "Record<string, unknown>",
     }
 }
 
 fn ts_fields(k: &Kind) -> String {
-    if k.fields.is_empty() {
+    ts_field_list(&k.fields)
+}
+
+fn ts_field_list(fields: &[crate::taxonomy::Field]) -> String {
+    if fields.is_empty() {
         return "Record<never, never>".into();
     }
-    let parts: Vec<String> = k
-        .fields
-        .iter()
-        .map(|f| format!("{}{}: {}", f.name, if f.required { "" } else { "?" }, ts_type(f.ty)))
-        .collect();
+    let parts: Vec<String> =
+        fields.iter().map(|f| format!("{}{}: {}", f.name, if f.required { "" } else { "?" }, ts_type(f.ty))).collect();
     format!("{{ {} }}", parts.join("; "))
 }
 
@@ -174,6 +176,11 @@ pub fn typescript_types() -> String {
     let _ = writeln!(s, "/** The input fields of each kind. */\nexport interface KindFields {{");
     for k in &t.kinds {
         let _ = writeln!(s, "  {}: {};", py_literal(&k.name), ts_fields(k));
+    }
+    let _ = writeln!(s, "}}\n");
+    let _ = writeln!(s, "/** Each dialect's generic data fields: `mapError` to that dialect accepts them on every kind. */\nexport interface DialectFields {{");
+    for d in DIALECTS {
+        let _ = writeln!(s, "  {}: {};", py_literal(d), ts_field_list(t.meta.generic_fields(d)));
     }
     let _ = writeln!(s, "}}\n");
     let _ = writeln!(s, "export interface KindInfo {{\n  category: Category;\n  gate: Gate | null;\n  retryable: boolean;\n  httpStatus: number;\n  logLevel: 'error' | 'warn' | 'info' | 'debug';\n}}\n");

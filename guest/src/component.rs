@@ -91,6 +91,20 @@ fn kind_to_input(kind: &ErrorKind, meta: RequestMeta) -> Result<Value, ErrorObje
     if let Some(t) = meta.timestamp {
         obj.insert("timestamp".into(), Value::String(t));
     }
+    if let Some(text) = meta.dialect_fields_json {
+        let not_object = || crate::error::InputError::NotJson("dialect-fields-json must be a JSON object".into()).to_error_object();
+        match serde_json::from_str::<Value>(&text) {
+            // Beside the kind's own fields (which the typed record already holds): a name given in both is
+            // the kind's, as in the JSON form where a kind's field takes precedence.
+            Ok(Value::Object(generic)) => {
+                for (k, v) in generic {
+                    obj.entry(k).or_insert(v);
+                }
+            }
+            Ok(_) => return Err(not_object()),
+            Err(e) => return Err(crate::error::InputError::NotJson(e.to_string()).to_error_object()),
+        }
+    }
     Ok(Value::Object(obj))
 }
 

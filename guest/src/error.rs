@@ -20,8 +20,9 @@ pub enum InputError {
     MissingField { kind: String, field: String },
     #[error("kind '{kind}': field '{field}' must be {expected}")]
     FieldType { kind: String, field: String, expected: &'static str },
-    #[error("kind '{kind}' has no field '{field}'")]
-    UnknownField { kind: String, field: String },
+    /// `elsewhere`: the dialects whose generic fields include it (the caller likely chose another dialect).
+    #[error("kind '{kind}' has no field '{field}'{}", generic_hint(elsewhere))]
+    UnknownField { kind: String, field: String, elsewhere: Vec<String> },
     #[error("\"id\" must be a string, a number or null")]
     InvalidId,
     #[error("\"{0}\" must be a string")]
@@ -36,6 +37,14 @@ pub enum InputError {
     TooLarge { len: u64, limit: u64 },
     #[error("format must be \"markdown\" or \"json\", not \"{0}\"")]
     UnknownFormat(String),
+}
+
+fn generic_hint(dialects: &[String]) -> String {
+    match dialects {
+        [] => String::new(),
+        [one] => format!(" (dialect '{one}' accepts it on every kind)"),
+        many => format!(" (dialects {} accept it on every kind)", many.iter().map(|d| format!("'{d}'")).collect::<Vec<_>>().join(", ")),
+    }
 }
 
 impl InputError {

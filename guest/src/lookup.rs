@@ -163,6 +163,9 @@ struct CodeRow {
 #[derive(Serialize)]
 struct DialectCodes {
     description: Option<&'static str>,
+    /// The dialect's generic data fields, accepted on every kind (absent when it has none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    generic_fields: Vec<FieldInfo<'static>>,
     codes: Vec<CodeRow>,
 }
 
@@ -195,7 +198,8 @@ pub fn codes_json(dialect: Option<&str>) -> Result<CodeTable, InputError> {
                 })
             })
             .collect();
-        dialects.insert(d, DialectCodes { description: t.meta.dialects.get(d).map(String::as_str), codes });
+        let generic_fields = t.meta.generic_fields(d).iter().map(|f| FieldInfo { name: &f.name, ty: f.ty.name(), required: f.required }).collect();
+        dialects.insert(d, DialectCodes { description: t.meta.dialects.get(d).map(String::as_str), generic_fields, codes });
     }
     Ok(CodeTable { version: &t.meta.version, dialects })
 }
@@ -258,6 +262,11 @@ pub fn codes_markdown(dialect: Option<&str>) -> Result<String, InputError> {
         let _ = writeln!(md, "## Dialect `{d}`\n");
         if let Some(desc) = t.meta.dialects.get(d) {
             let _ = writeln!(md, "{desc}\n");
+        }
+        let generic: Vec<String> =
+            t.meta.generic_fields(d).iter().map(|f| format!("`{}: {}{}`", f.name, f.ty.name(), if f.required { "" } else { "?" })).collect();
+        if !generic.is_empty() {
+            let _ = writeln!(md, "Generic data fields, accepted on every kind: {}.\n", generic.join(", "));
         }
         let _ = writeln!(md, "| code | kind | message | rendered as |");
         let _ = writeln!(md, "|---|---|---|---|");

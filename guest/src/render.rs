@@ -21,6 +21,8 @@ pub struct ErrorInput<'a> {
     pub id: Value,
     pub correlation_id: Option<String>,
     pub timestamp: Option<String>,
+    /// The target dialect's generic fields the caller gave (see `meta.dialect_fields`).
+    pub generic: Fields,
 }
 
 fn check_id(id: &Value) -> Result<(), InputError> {
@@ -45,6 +47,7 @@ fn check_field_type(kind: &Kind, name: &str, ty: FieldType, value: &Value) -> Re
         FieldType::S32 => value.as_i64().is_some_and(|n| i32::try_from(n).is_ok()),
         FieldType::Bool => value.is_boolean(),
         FieldType::StringList => value.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
+        FieldType::Object => value.is_object(),
     };
     if ok {
         Ok(())
@@ -58,21 +61,23 @@ fn check_field_type(kind: &Kind, name: &str, ty: FieldType, value: &Value) -> Re
                 FieldType::S32 => "a 32-bit integer",
                 FieldType::Bool => "a boolean",
                 FieldType::StringList => "an array of strings",
+                FieldType::Object => "an object",
             },
         })
     }
 }
 
 /// Validates one `{kind, id?, correlation_id?, timestamp?, ...fields}` object against the taxonomy.
-pub fn parse_input(value: &Value) -> Result<ErrorInput<'static>, InputError> {
+/// A map input for `dialect` (whose generic fields it may carry).
+pub fn parse_input(value: &Value, dialect: &str) -> Result<ErrorInput<'static>, InputError> {
     match InputDoc::from_value(value) {
-        InputDoc::One(obj) => parse_fields(obj),
+        InputDoc::One(obj) => parse_fields(obj, dialect),
         _ => Err(InputError::NotObject),
     }
 }
 
 /// [`parse_input`] for an object already read into its key/value pairs.
-pub fn parse_fields(obj: Fields) -> Result<ErrorInput<'static>, InputError> {
+pub fn parse_fields(obj: Fields, dialect: &str) -> Result<ErrorInput<'static>, InputError> {
     let name = obj.get("kind").and_then(Value::as_str).ok_or(InputError::MissingKind)?;
     let kind = taxonomy().kind(name).ok_or_else(|| InputError::UnknownKind(name.to_string()))?;
     let id = obj.get("id").cloned().unwrap_or(Value::Null);
@@ -80,17 +85,35 @@ pub fn parse_fields(obj: Fields) -> Result<ErrorInput<'static>, InputError> {
     let correlation_id = optional_string(&obj, "correlation_id")?;
     let timestamp = optional_string(&obj, "timestamp")?;
     let mut fields = Fields::with_capacity(kind.fields.len());
+    let mut generic = Fields::new();
+    let dialect_fields = taxonomy().meta.generic_fields(dialect);
     // The input's pairs are moved, not copied: its keys are already unique (see `InputDoc`).
     for (key, value) in obj.into_pairs() {
         if ENVELOPE_KEYS.contains(&key.as_str()) {
             continue;
         }
-        let field = kind.field(&key).ok_or_else(|| InputError::UnknownField { kind: kind.name.clone(), field: key.clone() })?;
+        // A kind's own field first; then the dialect's generic fields; anything else is refused by name.
+        let (field, target) = match kind.field(&key) {
+            Some(f) => (f, &mut fields),
+            None => match dialect_fields.iter().find(|f| f.name == key) {
+                Some(f) => (f, &mut generic),
+                None => {
+                    let elsewhere = taxonomy()
+                        .meta
+                        .dialect_fields
+                        .iter()
+                        .filter(|(_, fields)| fields.iter().any(|f| f.name == key))
+                        .map(|(d, _)| d.clone())
+                        .collect();
+                    return Err(InputError::UnknownField { kind: kind.name.clone(), field: key, elsewhere });
+                }
+            },
+        };
         if value.is_null() && !field.required {
             continue;
         }
         check_field_type(kind, &key, field.ty, &value)?;
-        fields.push_unique(key, value);
+        target.push_unique(key, value);
     }
     for field in kind.fields.iter().filter(|f| f.required) {
         if !fields.contains_key(&field.name) {
@@ -104,7 +127,7 @@ pub fn parse_fields(obj: Fields) -> Result<ErrorInput<'static>, InputError> {
             }
         }
     }
-    Ok(ErrorInput { kind, fields, id, correlation_id, timestamp })
+    Ok(ErrorInput { kind, fields, id, correlation_id, timestamp, generic })
 }
 
 /// Several errors for one request (e.g. several gates failed): the first gate in gate order wins;
@@ -163,11 +186,21 @@ pub fn fill(template: &str, fields: &Fields) -> Option<String> {
     Some(out)
 }
 
-/// A field value scrubbed for the client: strings redacted and truncated, lists item by item.
+/// A field value scrubbed for the client: strings redacted and truncated, lists item by item, an object's
+/// keys and values alike (a caller's `context` may name a secret in a key). The depth is bounded by the JSON
+/// reader's recursion limit (128), which every map input passes through.
 fn scrub_value(value: &Value, env: &Secrets) -> Value {
     match value {
         Value::String(s) => Value::String(scrub::scrub(s, env)),
         Value::Array(items) => Value::Array(items.iter().map(|v| scrub_value(v, env)).collect()),
+        Value::Object(members) => {
+            let mut out = serde_json::Map::new();
+            for (k, v) in members {
+                // Two keys equal once scrubbed keep the later value (as any JSON object would).
+                out.insert(scrub::scrub(k, env), scrub_value(v, env));
+            }
+            Value::Object(out)
+        }
         other => other.clone(),
     }
 }
@@ -202,12 +235,17 @@ pub fn render<'a>(input: &ErrorInput<'a>, dialect: &str, ctx: &CallContext, env:
     let fields = &input.fields;
     let message = fill(entry.message.as_deref().unwrap_or(&kind.message), fields).unwrap_or_else(|| kind.message.clone());
     let message = scrub::scrub_owned(message, env);
-    let details = entry
-        .details
-        .as_deref()
-        .or(kind.details.as_deref())
-        .and_then(|t| fill(t, fields))
-        .map(|d| scrub::scrub_owned(d, env));
+    let generic = |name: &str| input.generic.get(name).map(|v| scrub_value(v, env));
+    // A dialect's generic `details` (Watchgate) is the caller's own text for it: it replaces the template's.
+    let details = match input.generic.get("details").and_then(Value::as_str) {
+        Some(d) => Some(scrub::scrub(d, env)),
+        None => entry
+            .details
+            .as_deref()
+            .or(kind.details.as_deref())
+            .and_then(|t| fill(t, fields))
+            .map(|d| scrub::scrub_owned(d, env)),
+    };
     let retryable = fields.get("retryable").and_then(Value::as_bool).unwrap_or(kind.retryable);
     let public: Vec<(&str, Value)> = kind
         .public
@@ -241,7 +279,23 @@ pub fn render<'a>(input: &ErrorInput<'a>, dialect: &str, ctx: &CallContext, env:
                     _ => context.put(camel_case(name), value),
                 }
             }
-            detail_obj.put("suggestion", kind.retry_hint.as_str());
+            // The Error Model's generic details: where the kind has no field of that name, the caller's.
+            for name in ["field", "reason"] {
+                if let Some(v) = generic(name).filter(|_| !detail_obj.contains_key(name)) {
+                    detail_obj.put(name, v);
+                }
+            }
+            match generic("suggestion") {
+                Some(v) => detail_obj.put("suggestion", v),
+                None => detail_obj.put("suggestion", kind.retry_hint.as_str()),
+            }
+            if let Some(Value::Object(members)) = generic("context") {
+                for (k, v) in members {
+                    if !context.contains_key(&k) {
+                        context.put(k, v);
+                    }
+                }
+            }
             if !context.is_empty() {
                 detail_obj.put("context", context);
             }
@@ -260,7 +314,7 @@ pub fn render<'a>(input: &ErrorInput<'a>, dialect: &str, ctx: &CallContext, env:
             let mut error = Obj::with_capacity(3);
             error.push("code", code);
             error.push("message", message);
-            let data = error_data(dialect, kind, public, details, retryable, input, ctx, &correlation_id);
+            let data = error_data(dialect, kind, public, details, retryable, input, ctx, &correlation_id, &generic);
             if !data.is_empty() {
                 error.push("data", data);
             }
@@ -282,6 +336,7 @@ fn error_data<'a>(
     input: &ErrorInput<'a>,
     ctx: &CallContext,
     correlation_id: &dyn Fn() -> String,
+    generic: &dyn Fn(&str) -> Option<Value>,
 ) -> Obj<'a> {
     let mut data = Obj::new();
     match dialect {
@@ -318,7 +373,10 @@ fn error_data<'a>(
             if let Some(d) = details {
                 data.put("details", d);
             }
-            data.put("request_id", correlation_id());
+            match generic("request_id") {
+                Some(id) => data.put("request_id", id),
+                None => data.put("request_id", correlation_id()),
+            }
             let ts = input.timestamp.clone().unwrap_or_else(|| ctx.timestamp());
             data.put("timestamp", ts);
         }
@@ -332,6 +390,12 @@ fn error_data<'a>(
             if let Some((_, field)) = public.into_iter().find(|(n, _)| *n == "param" || *n == "field") {
                 data.put("field", field);
             }
+            // Its generic details {field, reason, suggestion, context}, where the caller gave them.
+            for name in ["field", "reason", "suggestion", "context"] {
+                if let Some(v) = generic(name).filter(|_| !data.contains_key(name)) {
+                    data.put(name, v);
+                }
+            }
         }
         // vapora, mcp and a2a send no data.
         _ => {}
@@ -339,19 +403,19 @@ fn error_data<'a>(
     data
 }
 
-fn choose(doc: InputDoc) -> Result<ErrorInput<'static>, InputError> {
+fn choose(doc: InputDoc, dialect: &str) -> Result<ErrorInput<'static>, InputError> {
     match doc {
         InputDoc::Many(items) if !items.is_empty() => {
             let parsed = items
                 .into_iter()
                 .map(|item| match item {
-                    InputDoc::One(fields) => parse_fields(fields),
+                    InputDoc::One(fields) => parse_fields(fields, dialect),
                     _ => Err(InputError::NotObject),
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             choose_first_gate(parsed).ok_or(InputError::NotObject)
         }
-        InputDoc::One(fields) => parse_fields(fields),
+        InputDoc::One(fields) => parse_fields(fields, dialect),
         _ => Err(InputError::NotObject),
     }
 }
@@ -384,11 +448,14 @@ pub fn map_json(input: &str, dialect: &str, ctx: &CallContext, env: &Secrets) ->
         return Err(InputError::UnknownDialect(dialect.to_string()));
     }
     let doc = input_doc(input)?;
-    render(&choose(doc)?, dialect, ctx, env)
+    render(&choose(doc, dialect)?, dialect, ctx, env)
 }
 
 pub fn map_value(value: &Value, dialect: &str, ctx: &CallContext, env: &Secrets) -> Result<Obj<'static>, InputError> {
-    render(&choose(InputDoc::from_value(value))?, dialect, ctx, env)
+    if !is_dialect(dialect) {
+        return Err(InputError::UnknownDialect(dialect.to_string()));
+    }
+    render(&choose(InputDoc::from_value(value), dialect)?, dialect, ctx, env)
 }
 
 #[cfg(test)]
@@ -441,6 +508,7 @@ mod tests {
                         FieldType::S32 => json!(-1),
                         FieldType::Bool => json!(true),
                         FieldType::StringList => json!(["a"]),
+                        FieldType::Object => json!({"a": 1}),
                     };
                     input.insert(f.name.clone(), v);
                 }
@@ -474,6 +542,58 @@ mod tests {
             "canonical",
         );
         assert_eq!(r["error"]["data"]["type"], "governance-rule-denied");
+    }
+
+    #[test]
+    fn watchgate_generic_fields_reach_every_kind() {
+        let r = map(json!({"kind": "rate-limited", "retry_after_secs": 3, "details": "slow down", "request_id": "req_123", "id": 1}), "watchgate");
+        assert_eq!(r["error"]["data"], json!({"details": "slow down", "request_id": "req_123", "timestamp": "2023-11-14T22:13:20Z"}));
+        // Without them: the kind's own details text and a generated request id, as before.
+        let r = map(json!({"kind": "rate-limited", "retry_after_secs": 3}), "watchgate");
+        assert_eq!(r["error"]["data"]["details"], json!("Retry after 3s"));
+        assert!(r["error"]["data"]["request_id"].as_str().is_some_and(|id| id != "req_123"));
+    }
+
+    #[test]
+    fn error_model_generic_details_reach_every_kind_and_the_kinds_own_fields_win() {
+        let r = map(
+            json!({"kind": "rate-limited", "retry_after_secs": 3, "suggestion": "Wait for the quota window.", "reason": "quota",
+                   "field": "calls", "context": {"retryAfterSecs": 99, "region": "eu"}}),
+            "error-model",
+        );
+        assert_eq!(
+            r["result"]["error"]["details"],
+            json!({"field": "calls", "reason": "quota", "suggestion": "Wait for the quota window.", "context": {"retryAfterSecs": 3, "region": "eu"}})
+        );
+        // A kind whose own field is `field` keeps it; protocol errors (error objects) carry them in data.
+        let r = map(json!({"kind": "validation-error", "field": "order.email", "suggestion": "Send an address."}), "error-model");
+        assert_eq!(r["result"]["error"]["details"], json!({"field": "order.email", "suggestion": "Send an address."}));
+        let r = map(json!({"kind": "method-not-found", "method": "m", "suggestion": "List the tools first.", "context": {"listed": 3}}), "error-model");
+        assert_eq!(r["error"]["data"], json!({"suggestion": "List the tools first.", "context": {"listed": 3}}));
+    }
+
+    #[test]
+    fn generic_fields_belong_to_their_dialect_and_are_typed_and_scrubbed() {
+        let ctx = CallContext::default();
+        let fails = |input: Value, dialect: &str| map_value(&input, dialect, &ctx, Secrets::none()).unwrap_err();
+        assert_eq!(
+            fails(json!({"kind": "timeout", "suggestion": "x"}), "canonical"),
+            InputError::UnknownField { kind: "timeout".into(), field: "suggestion".into(), elsewhere: vec!["error-model".into()] }
+        );
+        assert_eq!(
+            fails(json!({"kind": "timeout", "request_id": "r"}), "error-model"),
+            InputError::UnknownField { kind: "timeout".into(), field: "request_id".into(), elsewhere: vec!["watchgate".into()] }
+        );
+        assert_eq!(
+            fails(json!({"kind": "timeout", "context": "not an object"}), "error-model"),
+            InputError::FieldType { kind: "timeout".into(), field: "context".into(), expected: "an object" }
+        );
+        let token = format!("ghp_{}", "a1B2c3D4e5".repeat(4).get(..36).unwrap());
+        let r = map(json!({"kind": "timeout", "context": {token.clone(): [format!("at /home/bob/{token}")], "n": 1}}), "error-model");
+        let text = r.to_string();
+        assert!(!text.contains(&token) && !text.contains("/home/bob/"), "{text}");
+        let r = map(json!({"kind": "rate-limited", "details": format!("key {token}")}), "watchgate");
+        assert!(!r.to_string().contains(&token));
     }
 
     #[test]

@@ -126,7 +126,7 @@ pub fn sanitize_response(response: &Map<String, Value>, target: &Target<'_>, ctx
         if let Some(c) = &target.correlation_id {
             input.insert("correlation_id".into(), json!(c));
         }
-        return match parse_input(&Value::Object(input)).and_then(|p| render(&p, dialect, ctx, env)) {
+        return match parse_input(&Value::Object(input), dialect).and_then(|p| render(&p, dialect, ctx, env)) {
             Ok(o) => o.into_value(),
             Err(_) => internal(id),
         };

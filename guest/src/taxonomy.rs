@@ -34,6 +34,15 @@ pub struct Meta {
     pub invalid_request_reasons: Vec<String>,
     pub categories: Named<String>,
     pub dialects: Named<String>,
+    /// Each dialect's generic fields: accepted on every kind when mapping to that dialect.
+    pub dialect_fields: Vec<(String, Vec<Field>)>,
+}
+
+impl Meta {
+    /// `dialect`'s generic fields (none for most dialects).
+    pub fn generic_fields(&self, dialect: &str) -> &[Field] {
+        self.dialect_fields.iter().find(|(d, _)| d == dialect).map_or(&[], |(_, f)| f.as_slice())
+    }
 }
 
 #[derive(Debug)]
@@ -107,6 +116,8 @@ pub enum FieldType {
     S32,
     Bool,
     StringList,
+    /// Any JSON object (a dialect's generic fields only, e.g. the Error Model's `context`).
+    Object,
 }
 
 impl FieldType {
@@ -117,6 +128,7 @@ impl FieldType {
             FieldType::S32 => "s32",
             FieldType::Bool => "bool",
             FieldType::StringList => "list<string>",
+            FieldType::Object => "object",
         }
     }
 }
@@ -214,6 +226,7 @@ struct MetaRow {
     invalid_request_reasons: &'static [&'static str],
     categories: &'static [(&'static str, &'static str)],
     dialects: &'static [(&'static str, &'static str)],
+    dialect_fields: &'static [(&'static str, &'static [(&'static str, FieldType, bool)])],
 }
 
 struct KindRow {
@@ -246,6 +259,10 @@ fn strings(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| s.to_string()).collect()
 }
 
+fn field_list(rows: &[(&str, FieldType, bool)]) -> Vec<Field> {
+    rows.iter().map(|&(name, ty, required)| Field { name: name.to_string(), ty, required }).collect()
+}
+
 fn owned(rows: &TaxonomyRows) -> Taxonomy {
     let m = &rows.meta;
     let pairs = |items: &[(&str, &str)]| items.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
@@ -259,6 +276,7 @@ fn owned(rows: &TaxonomyRows) -> Taxonomy {
         invalid_request_reasons: strings(m.invalid_request_reasons),
         categories: pairs(m.categories),
         dialects: pairs(m.dialects),
+        dialect_fields: m.dialect_fields.iter().map(|(d, fields)| (d.to_string(), field_list(fields))).collect(),
     };
     let kinds = rows
         .kinds
@@ -272,11 +290,7 @@ fn owned(rows: &TaxonomyRows) -> Taxonomy {
             retry_hint: k.retry_hint.to_string(),
             http_status: k.http_status,
             log_level: k.log_level.to_string(),
-            fields: k
-                .fields
-                .iter()
-                .map(|&(name, ty, required)| Field { name: name.to_string(), ty, required })
-                .collect(),
+            fields: field_list(k.fields),
             message: k.message.to_string(),
             details: k.details.map(str::to_string),
             public: strings(k.public),

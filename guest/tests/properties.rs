@@ -138,6 +138,7 @@ proptest! {
                 FieldType::S32 => json!(-1),
                 FieldType::Bool => json!(true),
                 FieldType::StringList => json!(["a"]),
+                FieldType::Object => json!({"a": 1}),
             };
             input.insert(f.name.clone(), v);
         }

@@ -255,7 +255,7 @@ fn the_typed_map_error_answers_as_the_json_form_does() {
     use jsonrpc_errors_host::{ErrorKind, RequestMeta};
     let rt = Runtime::new(vec![]).unwrap();
     let ctx = Context { unix_millis: 1_767_225_600_000, entropy: 7 };
-    let meta = RequestMeta { id_json: Some("\"r-1\"".into()), correlation_id: Some("c-1".into()), timestamp: None };
+    let meta = RequestMeta { id_json: Some("\"r-1\"".into()), correlation_id: Some("c-1".into()), timestamp: None, dialect_fields_json: None };
     for dialect in ["canonical", "watchgate", "mcp", "error-model"] {
         let typed = rt.map_error_kind(&ErrorKind::MethodNotFound(MethodNotFoundFields { method: "tools/frobnicate".into() }), &meta, dialect, ctx);
         let json = rt.map_error(r#"{"kind":"method-not-found","method":"tools/frobnicate","id":"r-1","correlation_id":"c-1"}"#, dialect, ctx);
@@ -263,6 +263,14 @@ fn the_typed_map_error_answers_as_the_json_form_does() {
     }
     let typed = rt.map_error_kind(&ErrorKind::RateLimited(RateLimitedFields { retry_after_secs: Some(3) }), &meta, "canonical", ctx).unwrap();
     assert!(typed.contains(r#""retry_after_secs":3"#), "{typed}");
+    // The dialect's generic fields travel beside the typed record.
+    let with_generic = RequestMeta { dialect_fields_json: Some(r#"{"suggestion":"Wait.","context":{"region":"eu"}}"#.into()), ..meta.clone() };
+    let typed = rt.map_error_kind(&ErrorKind::Timeout, &with_generic, "error-model", ctx);
+    let json = rt.map_error(r#"{"kind":"timeout","id":"r-1","correlation_id":"c-1","suggestion":"Wait.","context":{"region":"eu"}}"#, "error-model", ctx);
+    assert_eq!(typed, json);
+    assert!(typed.unwrap().contains(r#""suggestion":"Wait.""#));
+    let not_object = RequestMeta { dialect_fields_json: Some("[1]".into()), ..meta.clone() };
+    assert_eq!(rt.map_error_kind(&ErrorKind::Timeout, &not_object, "error-model", ctx).unwrap_err().code, -32602);
     let unknown = rt.map_error_kind(&ErrorKind::Timeout, &meta, "jsonrpc-3", ctx).unwrap_err();
     assert_eq!((unknown.code, unknown.message.as_str()), (-32602, "Invalid params"));
 }

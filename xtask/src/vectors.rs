@@ -151,6 +151,7 @@ fn sample(kind: &Kind, field: &str, ty: FieldType) -> Value {
         (_, FieldType::S32) => json!(-32099),
         (_, FieldType::Bool) => json!(true),
         (_, FieldType::StringList) => json!(["asc", "desc"]),
+        (_, FieldType::Object) => json!({"region": "eu"}),
         ("tool", _) => json!("deploy_prod"),
         ("source", _) => json!("upstream"),
         ("rule", _) => json!("*_prod"),
@@ -237,6 +238,18 @@ fn map_edges() -> Value {
         case("policy-internals-never-exposed", "map", json!({"dialect": "thoughtgate", "input": {"kind": "policy-denied", "tool": "transfer_funds",
             "policy_id": "financial", "reason": "amount > 10000", "correlation_id": "ghi-789"}})),
         case("adapter-retryable-override", "map", json!({"dialect": "error-model", "input": {"kind": "adapter-error", "original_error": "ORDER_LOCKED", "retryable": true, "id": 1}})),
+        // Each dialect's generic data fields (taxonomy meta.dialect_fields), on kinds that do not list them.
+        case("generic/watchgate-details-and-request-id", "map", json!({"dialect": "watchgate", "ctx": ctx_json(),
+            "input": {"kind": "rate-limited", "retry_after_secs": 3, "details": "quota of 100 calls per minute", "request_id": "req_123", "id": 7}})),
+        case("generic/error-model-domain-details", "map", json!({"dialect": "error-model", "input": {"kind": "rate-limited", "retry_after_secs": 3, "id": 7,
+            "field": "calls", "reason": "quota", "suggestion": "Wait for the next minute.", "context": {"retryAfterSecs": 99, "region": "eu", "limits": [100, 1000]}}})),
+        case("generic/error-model-protocol-error-data", "map", json!({"dialect": "error-model", "input": {"kind": "method-not-found", "method": "tools/lst", "id": 7,
+            "suggestion": "Call tools/list.", "context": {"known": ["tools/list", "tools/call"]}}})),
+        case("generic/kind-field-wins", "map", json!({"dialect": "error-model", "input": {"kind": "validation-error", "field": "order.email", "id": 7, "reason": "format"}})),
+        case("generic/scrubbed", "map", json!({"dialect": "error-model", "input": {"kind": "timeout", "id": 7,
+            "suggestion": "check /home/carol/app.toml", "context": {"api_key=Zk29sLx0Pq8Wm3Vb": "Bearer abcDEF123456ghiJKL"}}})),
+        case("fail/generic-field-of-another-dialect", "map", json!({"dialect": "canonical", "input": {"kind": "timeout", "suggestion": "retry"}})),
+        case("fail/generic-field-wrong-type", "map", json!({"dialect": "error-model", "input": {"kind": "timeout", "context": ["not", "an", "object"]}})),
         case("fail/not-json", "map", json!({"input_text": "{\"kind\":"})),
         case("fail/not-an-object", "map", json!({"input": 42})),
         case("fail/empty-array", "map", json!({"input": []})),
@@ -447,6 +460,8 @@ fn lookup_cases() -> Value {
         case("fail/explain-unknown-code", "explain", json!({"dialect": "duet", "code": -32015})),
         case("codes/a2a-json", "codes", json!({"dialect": "a2a", "format": "json"})),
         case("codes/duet-markdown", "codes", json!({"dialect": "duet", "format": "markdown"})),
+        case("codes/watchgate-json-with-generic-fields", "codes", json!({"dialect": "watchgate", "format": "json"})),
+        case("codes/error-model-markdown-with-generic-fields", "codes", json!({"dialect": "error-model", "format": "markdown"})),
     ];
     json!({"description": "lookup, explain and codes: reverse lookup across colliding codes, and the code tables.", "cases": cases})
 }

@@ -3,13 +3,14 @@
 import { ArgumentTypeError, ArgumentValueError } from "./errors.js";
 import { call, checkedBytes, checkedText, contextArgs, maxInputBytes, setEnvironmentFlat } from "./runtime.js";
 import { DEFAULT_MAX_BYTES } from "./taxonomy.js";
-import type { Dialect, ErrorKind, KindFields } from "./taxonomy.js";
+import type { Dialect, DialectFields, ErrorKind, KindFields } from "./taxonomy.js";
 import { ERROR_KINDS } from "./taxonomy.js";
 import type {
   CodesFormat,
   ContextOptions,
   ErrorInput,
   ErrorInputCommon,
+  ErrorInputIn,
   ErrorObject,
   ErrorResponse,
   ExplainedKind,
@@ -88,9 +89,9 @@ export function mapErrorJson(input: string, dialect: Dialect = "canonical", opti
  * The JSON-RPC 2.0 response for an error (or for several errors of one request: the first gate in gate order
  * wins) in a dialect. Throws `InvalidInputError` when the input does not fit the taxonomy.
  */
-export function mapError(
-  error: ErrorInput | readonly ErrorInput[],
-  dialect: Dialect = "canonical",
+export function mapError<D extends Dialect = "canonical">(
+  error: ErrorInputIn<D> | readonly ErrorInputIn<D>[],
+  dialect: D = "canonical" as D,
   options?: ContextOptions,
 ): JsonRpcResponse {
   if (typeof error !== "object" || error === null) {
@@ -257,13 +258,13 @@ export class JsonRpcError extends Error {
   }
 
   /** Renders `kind` with its fields in a dialect (which must use the error style) and wraps the error object. */
-  static fromKind<K extends ErrorKind>(
+  static fromKind<K extends ErrorKind, D extends Dialect = "canonical">(
     kind: K,
-    fields: KindFields[K] & ErrorInputCommon,
-    dialect: Dialect = "canonical",
+    fields: KindFields[K] & ErrorInputCommon & DialectFields[D],
+    dialect: D = "canonical" as D,
     options?: ContextOptions,
   ): JsonRpcError {
-    const response = mapError({ ...fields, kind } as ErrorInput, dialect, options);
+    const response = mapError({ ...fields, kind } as ErrorInputIn<D>, dialect, options);
     if (!("error" in response)) {
       throw new ArgumentValueError(
         `dialect '${dialect}' reports '${kind}' as a result, not as an error object: mapError() gives that response`,

@@ -110,6 +110,18 @@ export interface KindFields {
   "version-not-supported": { version?: string };
 }
 
+/** Each dialect's generic data fields: `mapError` to that dialect accepts them on every kind. */
+export interface DialectFields {
+  "canonical": Record<never, never>;
+  "duet": Record<never, never>;
+  "vapora": Record<never, never>;
+  "thoughtgate": Record<never, never>;
+  "error-model": { field?: string; reason?: string; suggestion?: string; context?: Record<string, unknown> };
+  "watchgate": { details?: string; request_id?: string };
+  "mcp": Record<never, never>;
+  "a2a": Record<never, never>;
+}
+
 export interface KindInfo {
   category: Category;
   gate: Gate | null;

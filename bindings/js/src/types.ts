@@ -1,6 +1,6 @@
 // Public types of the `jsonrpc-errors` package (the generated taxonomy types live in ./taxonomy.ts).
 
-import type { Category, Dialect, ErrorKind, Gate, KindFields } from "./taxonomy.js";
+import type { Category, Dialect, DialectFields, ErrorKind, Gate, KindFields } from "./taxonomy.js";
 
 /** Any JSON value. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -30,6 +30,10 @@ export type ErrorInputOf<K extends ErrorKind> = { kind: K } & ErrorInputCommon &
 
 /** The input of `mapError`: one error, discriminated by `kind`. */
 export type ErrorInput = { [K in ErrorKind]: ErrorInputOf<K> }[ErrorKind];
+
+/** The input of `mapError` to dialect `D`: one error, plus the dialect's generic data fields (Watchgate's
+ *  `details`/`request_id`, the Error Model's `field`/`reason`/`suggestion`/`context`), accepted on every kind. */
+export type ErrorInputIn<D extends Dialect> = ErrorInput & DialectFields[D];
 
 /** A JSON-RPC error response (the `error` style of every dialect). */
 export interface ErrorResponse {

@@ -171,3 +171,15 @@ test("inputs over the guest's limit are refused unread, with the host's error; v
   assert.equal(pkg.validate(big).error.data.reason, "oversize");
   assert.equal(pkg.validate(new Uint8Array(2048), { maxBytes: 1024 }).error.data.reason, "oversize");
 });
+
+test("each dialect's generic data fields are accepted on every kind, and only for that dialect", () => {
+  const ctx = { context: { unixMillis: 1_767_225_600_000, entropy: 42n } };
+  const wg = pkg.mapError({ kind: "rate-limited", retry_after_secs: 3, details: "quota", request_id: "req_1", id: 1 }, "watchgate", ctx);
+  assert.deepEqual(wg.error.data, { details: "quota", request_id: "req_1", timestamp: "2026-01-01T00:00:00Z" });
+  const em = pkg.mapError({ kind: "timeout", suggestion: "Retry in a minute.", context: { region: "eu" }, id: 1 }, "error-model", ctx);
+  assert.deepEqual(em.result.error.details, { suggestion: "Retry in a minute.", context: { region: "eu" } });
+  assert.throws(
+    () => pkg.mapError({ kind: "timeout", suggestion: "x" }, "canonical"),
+    (e) => e instanceof pkg.InvalidInputError && e.data.reason === "unknown-field" && /'error-model' accepts it/.test(e.data.details),
+  );
+});

@@ -65,6 +65,7 @@ pub fn answer(
         id: id.clone(),
         correlation_id: Some(correlation_id.clone()),
         timestamp: None,
+        generic: Fields::new(),
     };
     let response = match render(&input, dialect, ctx, env) {
         Ok(obj) => obj.into_value(),
