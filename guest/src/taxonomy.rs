@@ -216,6 +216,9 @@ struct TaxonomyRows {
     kinds: &'static [KindRow],
 }
 
+/// `(name, type, required)`, parsed from a `"name: type?"` spec by build.rs.
+type FieldRow = (&'static str, FieldType, bool);
+
 struct MetaRow {
     version: &'static str,
     truncate_bytes: usize,
@@ -226,7 +229,7 @@ struct MetaRow {
     invalid_request_reasons: &'static [&'static str],
     categories: &'static [(&'static str, &'static str)],
     dialects: &'static [(&'static str, &'static str)],
-    dialect_fields: &'static [(&'static str, &'static [(&'static str, FieldType, bool)])],
+    dialect_fields: &'static [(&'static str, &'static [FieldRow])],
 }
 
 struct KindRow {
@@ -239,7 +242,7 @@ struct KindRow {
     http_status: u16,
     log_level: &'static str,
     /// `(name, type, required)`, parsed from the `"name: type?"` specs by build.rs.
-    fields: &'static [(&'static str, FieldType, bool)],
+    fields: &'static [FieldRow],
     message: &'static str,
     details: Option<&'static str>,
     public: &'static [&'static str],
