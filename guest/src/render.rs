@@ -252,7 +252,12 @@ pub fn render<'a>(input: &ErrorInput<'a>, dialect: &str, ctx: &CallContext, env:
         .iter()
         .filter_map(|p| fields.get(p).map(|v| (p.as_str(), scrub_value(v, env))))
         .collect();
-    let correlation_id = || input.correlation_id.clone().unwrap_or_else(|| ctx.correlation_id());
+    // The caller's correlation id and timestamp are echoed, so they are scrubbed like every field: a token
+    // pasted into one must not reach the client (found by fuzzing).
+    let correlation_id = || match &input.correlation_id {
+        Some(c) => scrub::scrub(c, env),
+        None => ctx.correlation_id(),
+    };
 
     let mut response = Obj::with_capacity(3);
     response.push("jsonrpc", "2.0");
@@ -314,7 +319,11 @@ pub fn render<'a>(input: &ErrorInput<'a>, dialect: &str, ctx: &CallContext, env:
             let mut error = Obj::with_capacity(3);
             error.push("code", code);
             error.push("message", message);
-            let data = error_data(dialect, kind, public, details, retryable, input, ctx, &correlation_id, &generic);
+            let timestamp = || match &input.timestamp {
+                Some(t) => scrub::scrub(t, env),
+                None => ctx.timestamp(),
+            };
+            let data = error_data(dialect, kind, public, details, retryable, &correlation_id, &timestamp, &generic);
             if !data.is_empty() {
                 error.push("data", data);
             }
@@ -333,9 +342,8 @@ fn error_data<'a>(
     public: Vec<(&'a str, Value)>,
     details: Option<String>,
     retryable: bool,
-    input: &ErrorInput<'a>,
-    ctx: &CallContext,
     correlation_id: &dyn Fn() -> String,
+    timestamp: &dyn Fn() -> String,
     generic: &dyn Fn(&str) -> Option<Value>,
 ) -> Obj<'a> {
     let mut data = Obj::new();
@@ -377,7 +385,7 @@ fn error_data<'a>(
                 Some(id) => data.put("request_id", id),
                 None => data.put("request_id", correlation_id()),
             }
-            let ts = input.timestamp.clone().unwrap_or_else(|| ctx.timestamp());
+            let ts = timestamp();
             data.put("timestamp", ts);
         }
         "duet" => {

@@ -118,6 +118,53 @@ proptest! {
         }
     }
 
+    /// A rule's example put in any string the caller gives map (a field, a dialect's generic field, the
+    /// correlation id, the timestamp) never reaches the output whole, in any dialect, accepted or refused.
+    /// The id alone is echoed as given (JSON-RPC requires it) and is left out.
+    #[test]
+    fn a_secret_in_any_map_string_never_reaches_the_output(
+        kind in 0usize..1000, member in 0usize..1000, which in any::<proptest::sample::Index>(),
+        before in benign(), after in benign(),
+    ) {
+        let all = secrets();
+        let example = which.get(&all);
+        let planted = format!("{before} {example} {after}");
+        let kinds = &taxonomy().kinds;
+        let kind = &kinds[kind % kinds.len()];
+        for dialect in kind.dialects.keys() {
+            let mut input = Map::new();
+            input.insert("kind".into(), json!(kind.name));
+            for f in kind.fields.iter().filter(|f| f.required) {
+                input.insert(f.name.clone(), match f.ty {
+                    FieldType::U64 => json!(5),
+                    FieldType::S32 => json!(-1),
+                    FieldType::Bool => json!(true),
+                    FieldType::StringList => json!(["a"]),
+                    FieldType::Object => json!({"a": 1}),
+                    FieldType::String => json!("x"),
+                });
+            }
+            // The members that take a string: the kind's, the dialect's generic ones, and the envelope's.
+            let mut strings: Vec<(String, FieldType)> = kind.fields.iter().map(|f| (f.name.clone(), f.ty)).collect();
+            strings.extend(taxonomy().meta.generic_fields(dialect).iter().map(|f| (f.name.clone(), f.ty)));
+            strings.push(("correlation_id".into(), FieldType::String));
+            strings.push(("timestamp".into(), FieldType::String));
+            strings.retain(|(_, ty)| matches!(ty, FieldType::String | FieldType::StringList | FieldType::Object));
+            let (name, ty) = &strings[member % strings.len()];
+            let value = match ty {
+                FieldType::StringList => json!(["a", planted]),
+                FieldType::Object => json!({"note": planted}),
+                _ => json!(planted),
+            };
+            input.insert(name.clone(), value);
+            let out = match api::map_error(&Value::Object(input).to_string(), dialect, &CallContext::default()) {
+                Ok(out) => out,
+                Err(e) => api::failure_json(&e),
+            };
+            prop_assert!(!out.contains(example.as_str()), "{} in {}.{} ({}) survived: {}", example, kind.name, name, dialect, out);
+        }
+    }
+
     /// Every map output is a JSON-RPC 2.0 response to the input's id, in every dialect that has the kind.
     #[test]
     fn every_map_output_is_a_response_with_the_inputs_id(kind in 0usize..1000, id in prop_oneof![

@@ -250,6 +250,9 @@ fn map_edges() -> Value {
             "suggestion": "check /home/carol/app.toml", "context": {"api_key=Zk29sLx0Pq8Wm3Vb": "Bearer abcDEF123456ghiJKL"}}})),
         case("fail/generic-field-of-another-dialect", "map", json!({"dialect": "canonical", "input": {"kind": "timeout", "suggestion": "retry"}})),
         case("fail/generic-field-wrong-type", "map", json!({"dialect": "error-model", "input": {"kind": "timeout", "context": ["not", "an", "object"]}})),
+        // Found by fuzzing: the caller's correlation id and timestamp are echoed, so they are scrubbed too.
+        case("secret-in-correlation-id-and-timestamp-scrubbed", "map", json!({"dialect": "watchgate", "input": {"kind": "security-violation", "id": 3,
+            "correlation_id": "req-1 npm_fkbSh2Cde2wioVMEuUYMjPeFXsRgZzCYTHY2", "timestamp": "2026-01-01 Bearer abcDEF123456ghiJKL"}})),
         case("fail/not-json", "map", json!({"input_text": "{\"kind\":"})),
         case("fail/not-an-object", "map", json!({"input": 42})),
         case("fail/empty-array", "map", json!({"input": []})),
