@@ -1,7 +1,7 @@
 //! Files generated from the taxonomy (`cargo xtask gen` writes them; tests fail when one is stale):
 //! the WIT kinds interface, docs/codes.md, and the Python and TypeScript constants.
 
-use crate::taxonomy::{taxonomy, FieldType, Kind, DIALECTS};
+use crate::taxonomy::{taxonomy, Dialect, FieldType, Kind, DIALECTS};
 use std::fmt::Write;
 
 /// (path relative to the repository root, generator)
@@ -11,6 +11,7 @@ pub fn generated_files() -> Vec<(&'static str, String)> {
         ("docs/codes.md", crate::lookup::codes_markdown(None).expect("all dialects are known")),
         ("bindings/python/src/jsonrpc_errors/_taxonomy.py", python_constants()),
         ("bindings/js/src/taxonomy.ts", typescript_types()),
+        ("host/src/taxonomy.rs", host_rust()),
     ]
 }
 
@@ -198,6 +199,23 @@ pub fn typescript_types() -> String {
         );
     }
     let _ = writeln!(s, "}};");
+    s
+}
+
+/// The host's copy of what it needs from the taxonomy before calling the component: the default size limit
+/// (to withhold, uncopied, a body the guest would refuse) and the dialect enum's names.
+pub fn host_rust() -> String {
+    let t = taxonomy();
+    let mut s = String::new();
+    let _ = writeln!(s, "// {HEADER}\n");
+    let _ = writeln!(s, "use crate::exports::jsonrpc_errors::core::kinds::Dialect;\n");
+    let _ = writeln!(s, "/// `validate`'s default size limit, in bytes (the taxonomy's `default_max_bytes`).");
+    let _ = writeln!(s, "pub(crate) const DEFAULT_MAX_BYTES: u64 = {};\n", t.meta.default_max_bytes);
+    let _ = writeln!(s, "/// The WIT dialect named `name`.\npub(crate) fn known_dialect(name: &str) -> Option<Dialect> {{\n    Some(match name {{");
+    for d in Dialect::ALL {
+        let _ = writeln!(s, "        {:?} => Dialect::{d:?},", d.name());
+    }
+    let _ = writeln!(s, "        _ => return None,\n    }})\n}}");
     s
 }
 

@@ -52,11 +52,11 @@ fn kebab(upper_camel: &str) -> String {
     out
 }
 
-fn enum_name<T: serde::Serialize>(value: &T) -> String {
-    match serde_json::to_value(value) {
-        Ok(Value::String(s)) => kebab(&s),
-        _ => String::new(),
-    }
+/// The WIT dialect's name: both enums are generated from `[meta.dialects]` in its order (kinds.wit by
+/// `cargo xtask gen`, `taxonomy::Dialect` by build.rs), so the case's index is the dialect's; every vector runs
+/// through the component in each dialect, so a mismatch could not go unnoticed.
+fn dialect_name(dialect: Dialect) -> &'static str {
+    crate::taxonomy::Dialect::ALL[dialect as usize].name()
 }
 
 fn enum_from<T: serde::de::DeserializeOwned>(kebab_name: &str) -> Option<T> {
@@ -114,11 +114,11 @@ impl Guest for Component {
     }
 
     fn map_error(kind: ErrorKind, meta: RequestMeta, dialect: Dialect, c: WitContext) -> Outcome {
-        outcome(kind_to_input(&kind, meta).and_then(|input| api::map_error_value(&input, &enum_name(&dialect), &ctx(c))))
+        outcome(kind_to_input(&kind, meta).and_then(|input| api::map_error_value(&input, dialect_name(dialect), &ctx(c))))
     }
 
-    fn map_error_json(input: String, dialect: String, unix_millis: u64, entropy: u64) -> Outcome {
-        outcome(api::map_error(&input, &dialect, &CallContext { unix_millis, entropy }))
+    fn map_error_json(input: String, dialect: Dialect, c: WitContext) -> Outcome {
+        outcome(api::map_error(&input, dialect_name(dialect), &ctx(c)))
     }
 
     fn validate(raw: Vec<u8>, options: ValidateOptions, c: WitContext) -> Outcome {
@@ -126,19 +126,19 @@ impl Guest for Component {
             BatchPolicy::Reject => "reject",
             BatchPolicy::Allow => "allow",
         };
-        let dialect = enum_name(&options.dialect);
+        let dialect = dialect_name(options.dialect);
         let args = api::ValidateArgs {
             max_bytes: options.max_bytes,
             batch,
             content_type: options.content_type.as_deref(),
             content_length: options.content_length,
-            dialect: &dialect,
+            dialect,
         };
         outcome(api::validate(&raw, &args, &ctx(c)))
     }
 
     fn sanitize(raw: Vec<u8>, dialect: Dialect, c: WitContext) -> Outcome {
-        outcome(api::sanitize(&raw, &enum_name(&dialect), &ctx(c)))
+        outcome(api::sanitize(&raw, dialect_name(dialect), &ctx(c)))
     }
 
     fn validate_text(text: String, options: ValidateOptions, c: WitContext) -> Outcome {
@@ -146,7 +146,7 @@ impl Guest for Component {
     }
 
     fn sanitize_text(text: String, dialect: Dialect, c: WitContext) -> Outcome {
-        outcome(api::sanitize(text.as_bytes(), &enum_name(&dialect), &ctx(c)))
+        outcome(api::sanitize(text.as_bytes(), dialect_name(dialect), &ctx(c)))
     }
 
     fn redact(text: String) -> Redaction {
@@ -174,12 +174,12 @@ impl Guest for Component {
     }
 
     fn explain(dialect: Dialect, code: i64) -> Outcome {
-        outcome(api::explain(&enum_name(&dialect), code))
+        outcome(api::explain(dialect_name(dialect), code))
     }
 
     fn lookup_kind(dialect: Dialect, code: i64, message: Option<String>, data_json: Option<String>) -> Outcome {
         outcome(
-            api::lookup_kind(&enum_name(&dialect), code, message.as_deref(), data_json.as_deref())
+            api::lookup_kind(dialect_name(dialect), code, message.as_deref(), data_json.as_deref())
                 .map(|kind| serde_json::to_string(&kind).unwrap_or_else(|_| "null".to_string())),
         )
     }
@@ -217,7 +217,7 @@ impl Guest for Component {
             CodesFormat::Markdown => "markdown",
             CodesFormat::Json => "json",
         };
-        let dialect = dialect.map(|d| enum_name(&d));
+        let dialect = dialect.map(dialect_name);
         api::codes(dialect.as_deref(), format).unwrap_or_else(|e| api::failure_json(&e))
     }
 
@@ -250,7 +250,7 @@ impl exports::jsonrpc_errors::core::guard::GuestSession for GuardSession {
             BatchPolicy::Allow => "allow",
         };
         // The dialect is a WIT enum and the batch policy one of two names: opening cannot fail.
-        let session = api::guard_session(&enum_name(&options.dialect), options.max_bytes, batch, options.timeout_ms, &options.upstream)
+        let session = api::guard_session(dialect_name(options.dialect), options.max_bytes, batch, options.timeout_ms, &options.upstream)
             .unwrap_or_else(|_| crate::guard::Session::new(crate::guard::Options::new("canonical", &options.upstream)));
         GuardSession(RefCell::new(session))
     }

@@ -12,7 +12,7 @@ pub enum InputError {
     MissingKind,
     #[error("unknown kind '{0}'")]
     UnknownKind(String),
-    #[error("unknown dialect '{0}' (expected one of: canonical, duet, vapora, thoughtgate, error-model, watchgate, mcp, a2a)")]
+    #[error("unknown dialect '{0}' (expected one of: {names})", names = crate::taxonomy::DIALECT_LIST)]
     UnknownDialect(String),
     #[error("kind '{kind}' is not defined in dialect '{dialect}'")]
     NotInDialect { kind: String, dialect: String },

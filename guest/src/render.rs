@@ -5,7 +5,7 @@ use crate::error::InputError;
 use crate::ordered::{Fields, InputDoc, Obj};
 use crate::redact::Secrets;
 use crate::scrub;
-use crate::taxonomy::{is_dialect, taxonomy, FieldType, Kind, Style};
+use crate::taxonomy::{is_dialect, taxonomy, Dialect, FieldType, Kind, Style};
 use crate::message::RawObject;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -224,9 +224,9 @@ fn camel_case(snake: &str) -> String {
 
 /// Renders a validated input in a dialect. Every string that reaches the output has been scrubbed.
 pub fn render<'a>(input: &ErrorInput<'a>, dialect: &str, ctx: &CallContext, env: &Secrets) -> Result<Obj<'a>, InputError> {
-    if !is_dialect(dialect) {
+    let Some(which) = Dialect::from_name(dialect) else {
         return Err(InputError::UnknownDialect(dialect.to_string()));
-    }
+    };
     let kind = input.kind;
     let entry = kind.dialect(dialect).ok_or_else(|| InputError::NotInDialect {
         kind: kind.name.clone(),
@@ -323,7 +323,7 @@ pub fn render<'a>(input: &ErrorInput<'a>, dialect: &str, ctx: &CallContext, env:
                 Some(t) => scrub::scrub(t, env),
                 None => ctx.timestamp(),
             };
-            let data = error_data(dialect, kind, public, details, retryable, &correlation_id, &timestamp, &generic);
+            let data = error_data(which, kind, public, details, retryable, &correlation_id, &timestamp, &generic);
             if !data.is_empty() {
                 error.push("data", data);
             }
@@ -337,7 +337,7 @@ pub fn render<'a>(input: &ErrorInput<'a>, dialect: &str, ctx: &CallContext, env:
 /// `error.data` as each dialect shapes it (empty: no `data`).
 #[allow(clippy::too_many_arguments)]
 fn error_data<'a>(
-    dialect: &str,
+    dialect: Dialect,
     kind: &'a Kind,
     public: Vec<(&'a str, Value)>,
     details: Option<String>,
@@ -348,7 +348,7 @@ fn error_data<'a>(
 ) -> Obj<'a> {
     let mut data = Obj::new();
     match dialect {
-        "canonical" => {
+        Dialect::Canonical => {
             data.push("type", kind.name.as_str());
             data.push("category", kind.category.as_str());
             data.push("retryable", retryable);
@@ -363,7 +363,7 @@ fn error_data<'a>(
                 data.put("details", d);
             }
         }
-        "thoughtgate" => {
+        Dialect::Thoughtgate => {
             // ErrorData population rules (REQ-CORE-004 6.3): gate for gate errors, tool when tied to a tool call,
             // details only where the table allows them; policy ids, reasons and sources never appear.
             data.put("correlation_id", correlation_id());
@@ -377,7 +377,7 @@ fn error_data<'a>(
                 data.put("details", d);
             }
         }
-        "watchgate" => {
+        Dialect::Watchgate => {
             if let Some(d) = details {
                 data.put("details", d);
             }
@@ -388,12 +388,12 @@ fn error_data<'a>(
             let ts = timestamp();
             data.put("timestamp", ts);
         }
-        "duet" => {
+        Dialect::Duet => {
             for (name, value) in public {
                 data.put(name, value);
             }
         }
-        "error-model" => {
+        Dialect::ErrorModel => {
             // Protocol validation failures carry the offending field (Error Model, "Mapping to JSON-RPC").
             if let Some((_, field)) = public.into_iter().find(|(n, _)| *n == "param" || *n == "field") {
                 data.put("field", field);
@@ -405,8 +405,9 @@ fn error_data<'a>(
                 }
             }
         }
-        // vapora, mcp and a2a send no data.
-        _ => {}
+        // These send no data with an error object: VAPORA tells its domain errors apart by message, MCP and A2A
+        // define codes only.
+        Dialect::Vapora | Dialect::Mcp | Dialect::A2a => {}
     }
     data
 }

@@ -4,17 +4,8 @@
 
 use std::sync::OnceLock;
 
-/// Every dialect, in the order the docs list them.
-pub const DIALECTS: [&str; 8] = [
-    "canonical",
-    "duet",
-    "vapora",
-    "thoughtgate",
-    "error-model",
-    "watchgate",
-    "mcp",
-    "a2a",
-];
+// `Dialect`, `DIALECTS` and `DIALECT_LIST`, generated from `[meta.dialects]` by build.rs.
+include!(concat!(env!("OUT_DIR"), "/dialect.rs"));
 
 #[derive(Debug)]
 pub struct Taxonomy {
@@ -322,7 +313,7 @@ pub fn taxonomy() -> &'static Taxonomy {
 }
 
 pub fn is_dialect(name: &str) -> bool {
-    DIALECTS.contains(&name)
+    Dialect::from_name(name).is_some()
 }
 
 #[cfg(test)]

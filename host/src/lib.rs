@@ -7,6 +7,7 @@
 //! next call gets a fresh one.
 
 pub mod engine;
+mod taxonomy;
 pub mod guard;
 
 use std::collections::hash_map::RandomState;
@@ -22,6 +23,7 @@ wasmtime::component::bindgen!({
 });
 
 use exports::jsonrpc_errors::core::kinds::Dialect;
+use taxonomy::{known_dialect, DEFAULT_MAX_BYTES};
 use exports::jsonrpc_errors::core::types::{
     BatchPolicy, CallContext, CodesFormat, ErrorObject as WitErrorObject, Outcome,
     ValidateOptions as WitValidateOptions,
@@ -74,22 +76,6 @@ fn outcome(o: Outcome) -> Result<String, Failure> {
 
 fn failure(e: WitErrorObject) -> Failure {
     Failure { code: e.code, message: e.message, data: e.data_json }
-}
-
-/// The dialect enum's case for a name, when it is one. An unknown name is refused by the guest
-/// ([`Runtime::dialect`]), which words the error (and scrubs the name it echoes).
-fn known_dialect(name: &str) -> Option<Dialect> {
-    Some(match name {
-        "canonical" => Dialect::Canonical,
-        "duet" => Dialect::Duet,
-        "vapora" => Dialect::Vapora,
-        "thoughtgate" => Dialect::Thoughtgate,
-        "error-model" => Dialect::ErrorModel,
-        "watchgate" => Dialect::Watchgate,
-        "mcp" => Dialect::Mcp,
-        "a2a" => Dialect::A2a,
-        _ => return None,
-    })
 }
 
 /// The caller's clock and a random number: the guest imports nothing, so it is handed these.
@@ -150,10 +136,6 @@ pub struct Runtime {
 fn wasm_error(e: wasmtime::Error) -> anyhow::Error {
     anyhow::anyhow!("{e:?}")
 }
-
-/// The default `validate` limit (10 MiB, the taxonomy's `default_max_bytes`), used to decide host-side
-/// whether the body must be withheld from wasm.
-const DEFAULT_MAX_BYTES: u64 = 10 * 1024 * 1024;
 
 impl Runtime {
     /// The embedded component; `environment` is offered to the guest, which keeps the secret-looking
@@ -283,9 +265,8 @@ impl Runtime {
     /// `map`: JSON text `{kind, id?, correlation_id?, timestamp?, ...fields}` → the JSON-RPC response.
     pub fn map_error(&self, input: &str, dialect_name: &str, ctx: Context) -> Result<String, Failure> {
         self.check_size(input.len())?;
-        let o = self.with_instance(|i| {
-            i.api.jsonrpc_errors_core_api().call_map_error_json(&mut i.store, input, dialect_name, ctx.unix_millis, ctx.entropy)
-        })?;
+        let d = self.dialect(dialect_name)?;
+        let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_map_error_json(&mut i.store, input, d, ctx.wit()))?;
         outcome(o)
     }
 

@@ -59,7 +59,7 @@ export const DIALECTS = ["canonical", "duet", "vapora", "thoughtgate", "error-mo
 /** Every dialect a kind can be rendered in. */
 export type Dialect = (typeof DIALECTS)[number];
 
-export type Category = "client" | "domain" | "gate" | "security" | "server" | "task" | "transient" | "upstream";
+export type Category = "client" | "gate" | "upstream" | "task" | "transient" | "security" | "server" | "domain";
 
 export type Gate = "visibility" | "governance" | "policy" | "approval";
 

@@ -56,7 +56,7 @@ function codesFormat(name) {
 function adapter() {
   const ctx = (c) => ({ unixMillis: BigInt(c.unixMillis), entropy: c.entropy });
   return {
-    map: (input, d, c) => outcome(api.mapErrorJson(input, d, BigInt(c.unixMillis), c.entropy)),
+    map: (input, d, c) => outcome(api.mapErrorJson(input, dialect(d), ctx(c))),
     validate: (raw, o, c) =>
       outcome(
         api.validate(

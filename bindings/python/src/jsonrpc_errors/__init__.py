@@ -14,7 +14,7 @@ import json
 from typing import Any, Callable, Iterable, Literal, Mapping, NamedTuple, Optional, Sequence, TypedDict, Union
 
 from . import _runtime
-from ._args import _DIALECTS, Context, _context, _dialect, _dialect_name, _raw, _s64, _text, _u64
+from ._args import Context, _context, _dialect, _dialect_name, _raw, _s64, _text, _u64
 from ._guard import GuardSession, Outcome as GuardOutcome, Step as GuardStep
 from ._errors import ArgumentTypeError, ComponentFault, InvalidInput, JsonRpcErrorsError, JsonRpcErrorsValueError
 from ._taxonomy import DEFAULT_MAX_BYTES, KINDS, TAXONOMY_VERSION, Dialect, ErrorKind, KindInfo
@@ -162,11 +162,7 @@ def _json_text(value: Any, what: str) -> str:
 
 def map_error_json(input_text: str, dialect: Union[str, Dialect] = "canonical", *, context: Optional[Context] = None) -> str:
     """`{kind, id?, correlation_id?, timestamp?, ...fields}` (or an array of such) as JSON text → the response text."""
-    millis, entropy = _context(context)
-    dialect_bytes = _DIALECTS.get(dialect) if isinstance(dialect, str) else None
-    if dialect_bytes is None:
-        dialect_bytes = _text(_dialect_name(dialect), "dialect")
-    return _runtime.get().outcome("map-error-json", _text(input_text, "input"), dialect_bytes, millis, entropy)
+    return _runtime.get().outcome("map-error-json", _text(input_text, "input"), _dialect(dialect), _context(context))
 
 
 def map_error(

@@ -13,8 +13,8 @@ import wasmtime
 from wasmtime.component import Record, Variant
 
 from . import _runtime
-from ._args import Context, _context, _dialect_name, _raw, _text, _u64
-from ._errors import ArgumentTypeError, ComponentFault, InvalidInput, JsonRpcErrorsValueError
+from ._args import Context, _context, _dialect, _dialect_name, _raw, _text, _u64
+from ._errors import ArgumentTypeError, ComponentFault, JsonRpcErrorsValueError
 from ._taxonomy import Dialect
 
 Peer = Literal["client", "upstream"]
@@ -90,11 +90,7 @@ class GuardSession:
             raise JsonRpcErrorsValueError(f"batch must be 'reject' or 'allow', not {batch!r}")
         _text(upstream, "upstream")
         rt = _runtime.get()
-        if name not in {d.value for d in Dialect}:
-            # Not a member of the WIT enum: the component describes the problem (as for every function).
-            ok, value = rt.call("map-error-json", b"{}", _text(name, "dialect"), 0, 0)
-            if not ok:
-                raise InvalidInput(value["code"], value["message"], value["data_json"])
+        _dialect(name)  # not a member of the WIT enum: the component's refusal, as for every function
         options = Record()
         setattr(options, "dialect", name)
         setattr(options, "max-bytes", max_bytes)

@@ -46,7 +46,7 @@ _vopts = _abi.record(
 
 # name -> (parameter lowerings, result lifting)
 _SIGNATURES: dict[str, tuple[list[_abi.Lower], Callable[[Any], Any]]] = {
-    "map-error-json": ([_s, _s, _u64, _u64], _abi.lift_outcome),
+    "map-error-json": ([_s, _enum, _ctx], _abi.lift_outcome),
     "redact-json": ([_s], _abi.lift_string),
     # `redact` returns the redaction record; only its text is read (no findings JSON to build and parse).
     "redact": ([_s], _abi.lift_record_text),
