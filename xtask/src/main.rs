@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod js;
+mod pysig;
 mod vectors;
 
 pub fn root() -> PathBuf {
@@ -33,7 +34,9 @@ fn run(mut cmd: Command) -> Result<()> {
 
 fn gen(check: bool) -> Result<()> {
     let mut stale = Vec::new();
-    for (rel, content) in jsonrpc_errors_guest::codegen::generated_files() {
+    let mut files = jsonrpc_errors_guest::codegen::generated_files();
+    files.push((pysig::PATH, pysig::python_signatures()?));
+    for (rel, content) in files {
         let path = root().join(rel);
         let current = std::fs::read_to_string(&path).unwrap_or_default();
         if current == content {

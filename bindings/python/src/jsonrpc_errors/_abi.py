@@ -335,3 +335,63 @@ class FastFunc:
             # that failed part-way left its own and later slots as plain values, so freeing all is safe.
             for slot in self._owned:
                 _free(slot)
+
+
+# ---------------------------------------------------------------- callers from the generated signatures
+
+_LOWERS: dict[str, Lower] = {
+    "string": lower_string,
+    "enum": lower_enum,
+    "u64": lower_u64,
+    "s64": lower_s64,
+    "bytes": lower_bytes,
+    "borrow": lower_borrow,
+}
+_LIFTS: dict[str, Callable[[Any], Any]] = {"string": lift_string, "outcome": lift_outcome, "record-text": lift_record_text}
+
+
+def _lowering(desc: Any) -> Lower:
+    if isinstance(desc, str):
+        return _LOWERS[desc]
+    tag, inner = desc
+    if tag == "option":
+        return option(_lowering(inner))
+    if tag == "record":
+        return record([(name, _lowering(d)) for name, d in inner])
+    raise ValueError(f"no lowering for {desc!r}")
+
+
+def make_caller(store: Any, func: Any, params: Sequence[Any], result: str, method: bool = False) -> "FastFunc":
+    """A caller for one export from its generated signature (_signatures.py); `method`: the first argument
+    is the resource handle."""
+    lowers = [_lowering(d) for d in params]
+    if method:
+        lowers = [lower_borrow, *lowers]
+    return FastFunc(store, func, lowers, _LIFTS[result])
+
+
+# The C API this module writes to, beyond the module-level names above (an import that lacks one of those
+# fails already): the value union's members and the functions called at run time.
+_UNION_MEMBERS = ("u32", "s32", "u64", "s64", "string", "enumeration", "option", "record", "list", "variant", "resource")
+_FUNCTIONS = (
+    "wasmtime_component_valrecord_t",
+    "wasmtime_component_valrecord_new_uninit",
+    "wasmtime_component_vallist_t",
+    "wasmtime_component_vallist_new_uninit",
+    "wasmtime_component_resource_any_clone",
+)
+
+
+def check() -> None:
+    """Raises ImportError unless wasmtime-py's internals are what this module writes to (the value struct's
+    layout, its union's members, the C functions): another wasmtime-py then gets the public API (slower,
+    never wrong) instead of corrupted memory."""
+    missing = [m for m in _UNION_MEMBERS if not hasattr(_VAL().of, m)]
+    missing += [f for f in _FUNCTIONS if not hasattr(ffi, f)]
+    if missing:
+        raise ImportError(f"wasmtime._ffi lacks {', '.join(missing)}")
+    if _VAL_OF < 1 or _VAL_SIZE < _VAL_OF + 3 * ctypes.sizeof(ctypes.c_void_p):
+        raise ImportError(f"unexpected wasmtime_component_val_t layout (payload at {_VAL_OF}, size {_VAL_SIZE})")
+    for kind in (_K_BOOL, _K_U8, _K_S64, _K_U64, _K_U32, _K_STRING, _K_LIST, _K_RECORD, _K_VARIANT, _K_ENUM, _K_OPTION, _K_RESOURCE):
+        if not 0 <= kind < 256:
+            raise ImportError(f"value kind {kind} does not fit the kind byte")

@@ -19,7 +19,7 @@ import wasmtime
 from wasmtime import Engine, Store, WasmtimeError
 from wasmtime.component import Component, Linker, Variant
 
-from . import _abi
+from . import _callers, _signatures
 from ._cache import load_component
 from ._errors import ComponentFault, InvalidInput
 
@@ -28,57 +28,19 @@ GUARD = "jsonrpc-errors:core/guard@0.1.0"
 COMPONENT_RESOURCE = "jsonrpc-errors.wasm"
 NO_ENV_VAR = "JSONRPC_ERRORS_NO_ENV"
 
-_s = _abi.lower_string
-_u64 = _abi.lower_u64
-_enum = _abi.lower_enum
-_opt_s = _abi.option(_abi.lower_string)
-_opt_u64 = _abi.option(_abi.lower_u64)
-_ctx = _abi.record([("unix-millis", _u64), ("entropy", _u64)])
-_vopts = _abi.record(
-    [
-        ("max-bytes", _opt_u64),
-        ("batch", _enum),
-        ("content-type", _opt_s),
-        ("content-length", _opt_u64),
-        ("dialect", _enum),
-    ]
-)
-
-# name -> (parameter lowerings, result lifting)
-_SIGNATURES: dict[str, tuple[list[_abi.Lower], Callable[[Any], Any]]] = {
-    "map-error-json": ([_s, _enum, _ctx], _abi.lift_outcome),
-    "redact-json": ([_s], _abi.lift_string),
-    # `redact` returns the redaction record; only its text is read (no findings JSON to build and parse).
-    "redact": ([_s], _abi.lift_record_text),
-    "validate": ([_abi.lower_bytes, _vopts, _ctx], _abi.lift_outcome),
-    "sanitize": ([_abi.lower_bytes, _enum, _ctx], _abi.lift_outcome),
-    # The same for text: one buffer instead of one C value per byte (see wit/world.wit).
-    "validate-text": ([_s, _vopts, _ctx], _abi.lift_outcome),
-    "sanitize-text": ([_s, _enum, _ctx], _abi.lift_outcome),
-    "explain": ([_enum, _abi.lower_s64], _abi.lift_outcome),
-    "lookup-kind": ([_enum, _abi.lower_s64, _opt_s, _opt_s], _abi.lift_outcome),
-    "codes": ([_abi.option(_abi.lower_enum), _enum], _abi.lift_string),
-    "redact-with": ([_s, _s], _abi.lift_outcome),
-    "redact-json-value": ([_s, _s], _abi.lift_outcome),
-    "kinds-json": ([], _abi.lift_string),
-}
-# Rarely called, richer types: wasmtime-py's generic conversion is good enough.
-_GENERIC = ("set-environment", "kinds", "map-error", "refusal", "max-input-bytes")
+# The exports' signatures, generated from wit/world.wit (`cargo xtask gen`): name -> (parameter descriptors,
+# result descriptor), or None for an export called through wasmtime-py's generic API (richer types, rarely
+# called: set-environment, kinds, map-error, refusal, max-input-bytes).
+_SIGNATURES = {name: sig for name, sig in _signatures.API.items() if sig is not None}
+_GENERIC = tuple(name for name, sig in _signatures.API.items() if sig is None)
 
 # Linear memory one instance may grow to, as in the Rust host: a guest that needs more traps (and is
 # replaced) instead of taking the process down.
 MEMORY_LIMIT = 1024 * 1024 * 1024
 
-# The guard session's methods (interface `guard`): name -> (parameter lowerings after the handle, lifting).
-_GUARD_SIGNATURES: dict[str, tuple[list[_abi.Lower], Callable[[Any], Any]]] = {
-    "[method]session.client-line": ([_abi.lower_bytes, _ctx], _abi.lift_string),
-    "[method]session.client-oversize": ([_u64, _ctx], _abi.lift_string),
-    "[method]session.upstream-line": ([_abi.lower_bytes, _ctx], _abi.lift_string),
-    "[method]session.upstream-oversize": ([_u64, _ctx], _abi.lift_string),
-    "[method]session.expire": ([_ctx], _abi.lift_string),
-    "[method]session.upstream-log": ([_s], _abi.lift_string),
-}
-_GUARD_GENERIC = ("[constructor]session", "[method]session.upstream-failed")
+# The guard session's methods (interface `guard`), the same way (parameters after the resource handle).
+_GUARD_SIGNATURES = {name: sig for name, sig in _signatures.GUARD.items() if sig is not None}
+_GUARD_GENERIC = tuple(name for name, sig in _signatures.GUARD.items() if sig is None)
 
 TRAPS = (WasmtimeError, wasmtime.Trap)
 
@@ -94,15 +56,15 @@ class _Worker:
         self.store = Store(rt.engine)
         self.store.set_limits(memory_size=MEMORY_LIMIT)
         self.instance = rt.linker.instantiate(self.store, rt.component)
-        self.fast: dict[str, _abi.FastFunc] = {}
+        self.fast: dict[str, Any] = {}
         self.generic: dict[str, Any] = {}
         for name, idx in rt.export_indices.items():
             func = self.instance.get_func(self.store, idx)
             if func is None:  # pragma: no cover - the WIT contract guarantees these
                 raise RuntimeError(f"component lacks export {name}")
             if name in _SIGNATURES:
-                lowers, lift = _SIGNATURES[name]
-                self.fast[name] = _abi.FastFunc(self.store, func, lowers, lift)
+                params, result = _SIGNATURES[name]
+                self.fast[name] = _callers.make_caller(self.store, func, params, result)
             else:
                 self.generic[name] = func
         self.env_generation = -1
@@ -292,14 +254,14 @@ class _GuardWorker:
 
     def __init__(self, rt: Runtime, w: _Worker) -> None:
         self.worker = w
-        self.fast: dict[str, _abi.FastFunc] = {}
+        self.fast: dict[str, Any] = {}
         self.generic: dict[str, Any] = {}
         for name, idx in rt.guard_indices.items():
             func = w.instance.get_func(w.store, idx)
             if func is None:  # pragma: no cover - the WIT contract guarantees these
                 raise RuntimeError(f"component lacks export {name}")
             if name in _GUARD_SIGNATURES:
-                lowers, lift = _GUARD_SIGNATURES[name]
-                self.fast[name] = _abi.FastFunc(w.store, func, [_abi.lower_borrow, *lowers], lift)
+                params, result = _GUARD_SIGNATURES[name]
+                self.fast[name] = _callers.make_caller(w.store, func, params, result, method=True)
             else:
                 self.generic[name] = func
