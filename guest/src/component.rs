@@ -59,8 +59,19 @@ fn dialect_name(dialect: Dialect) -> &'static str {
     crate::taxonomy::Dialect::ALL[dialect as usize].name()
 }
 
+/// `log-level` → `LogLevel`: wit-bindgen's Rust name of a WIT case (what its serde derive reads).
+fn upper_camel(kebab_name: &str) -> String {
+    kebab_name
+        .split('-')
+        .map(|part| {
+            let mut c = part.chars();
+            c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+        })
+        .collect()
+}
+
 fn enum_from<T: serde::de::DeserializeOwned>(kebab_name: &str) -> Option<T> {
-    serde_json::from_value(Value::String(crate::codegen::kebab_to_upper_camel(kebab_name))).ok()
+    serde_json::from_value(Value::String(upper_camel(kebab_name))).ok()
 }
 
 /// `ErrorKind::ToolNotExposed(ToolNotExposedFields { tool, source })` → `{"kind": "tool-not-exposed", "tool": …}`.

@@ -5,7 +5,6 @@
 //! calls: JSON text or bytes in, JSON text out, failures as JSON-RPC error objects.
 
 pub mod api;
-pub mod codegen;
 pub mod context;
 pub mod envelope;
 pub mod error;

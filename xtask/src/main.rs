@@ -1,15 +1,17 @@
 //! The project's build tool: `cargo xtask <command>`.
 //!
-//! - `gen`        write the files generated from the taxonomy (`--check`: fail if any is stale)
-//! - `component`  build the guest for wasm32-unknown-unknown and make it a component
-//!                (target/component/jsonrpc-errors.wasm), then precompile it for this machine (.cwasm)
-//! - `vectors`    record tests/vectors/*.json from the native guest (review the diff)
-//! - `build`      `component`, then the release CLI (target/release/jsonrpc-errors)
+//! - `gen`: write the files generated from the taxonomy and the WIT (`--check`: fail if any is stale)
+//! - `component`: build the guest for wasm32-unknown-unknown and make it a component
+//!   (target/component/jsonrpc-errors.wasm), then precompile it for this machine (.cwasm)
+//! - `vectors`: record tests/vectors/*.json from the native guest (review the diff)
+//! - `js`: build the npm package's modules (wasm-bindgen, wasm-opt) and its TypeScript
+//! - `build`: `component`, then the release CLI (target/release/jsonrpc-errors)
 
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod codegen;
 mod js;
 mod pysig;
 mod vectors;
@@ -34,7 +36,7 @@ fn run(mut cmd: Command) -> Result<()> {
 
 fn gen(check: bool) -> Result<()> {
     let mut stale = Vec::new();
-    let mut files = jsonrpc_errors_guest::codegen::generated_files();
+    let mut files = codegen::generated_files();
     files.push((pysig::PATH, pysig::python_signatures()?));
     for (rel, content) in files {
         let path = root().join(rel);

@@ -1,7 +1,8 @@
 //! JSON-aware redaction: values under sensitive keys go whole; every other string is scanned.
 
 use super::policy::Policy;
-use super::{engine, redact_with, Secrets};
+use super::ruleset::engine;
+use super::{redact_with, Secrets};
 use serde::Serialize;
 use serde_json::Value;
 use std::borrow::Cow;

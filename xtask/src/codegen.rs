@@ -1,14 +1,15 @@
-//! Files generated from the taxonomy (`cargo xtask gen` writes them; tests fail when one is stale):
-//! the WIT kinds interface, docs/codes.md, and the Python and TypeScript constants.
+//! Files generated from the taxonomy (`cargo xtask gen` writes them; `cargo xtask gen --check`, part of the
+//! test run, fails when one is stale): the WIT kinds interface, docs/codes.md, the Python and TypeScript
+//! constants and the host's. Build-time code only: the shipped guest crate carries none of it.
 
-use crate::taxonomy::{taxonomy, Dialect, FieldType, Kind, DIALECTS};
+use jsonrpc_errors_guest::taxonomy::{taxonomy, Dialect, FieldType, Kind, DIALECTS};
 use std::fmt::Write;
 
 /// (path relative to the repository root, generator)
 pub fn generated_files() -> Vec<(&'static str, String)> {
     vec![
         ("wit/kinds.wit", wit_kinds()),
-        ("docs/codes.md", crate::lookup::codes_markdown(None).expect("all dialects are known")),
+        ("docs/codes.md", jsonrpc_errors_guest::lookup::codes_markdown(None).expect("all dialects are known")),
         ("bindings/python/src/jsonrpc_errors/_taxonomy.py", python_constants()),
         ("bindings/js/src/taxonomy.ts", typescript_types()),
         ("host/src/taxonomy.rs", host_rust()),
@@ -16,19 +17,6 @@ pub fn generated_files() -> Vec<(&'static str, String)> {
 }
 
 const HEADER: &str = "Generated from taxonomy/taxonomy.toml by `cargo xtask gen`; do not edit.";
-
-#[cfg_attr(not(feature = "component"), allow(dead_code))]
-pub(crate) fn kebab_to_upper_camel(name: &str) -> String {
-    name.split(['-', '_'])
-        .map(|part| {
-            let mut c = part.chars();
-            match c.next() {
-                Some(first) => first.to_uppercase().chain(c).collect(),
-                None => String::new(),
-            }
-        })
-        .collect()
-}
 
 fn wit_ident(name: &str) -> String {
     const KEYWORDS: [&str; 8] = ["type", "result", "option", "list", "record", "enum", "string", "stream"];
@@ -150,7 +138,7 @@ fn ts_fields(k: &Kind) -> String {
     ts_field_list(&k.fields)
 }
 
-fn ts_field_list(fields: &[crate::taxonomy::Field]) -> String {
+fn ts_field_list(fields: &[jsonrpc_errors_guest::taxonomy::Field]) -> String {
     if fields.is_empty() {
         return "Record<never, never>".into();
     }
@@ -217,29 +205,4 @@ pub fn host_rust() -> String {
     }
     let _ = writeln!(s, "        _ => return None,\n    }})\n}}");
     s
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::path::Path;
-
-    /// Fails when a generated file no longer matches the taxonomy: run `cargo xtask gen`.
-    #[test]
-    fn generated_files_are_fresh() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let mut stale = Vec::new();
-        for (path, content) in generated_files() {
-            match std::fs::read_to_string(root.join(path)) {
-                Ok(on_disk) if on_disk == content => {}
-                _ => stale.push(path),
-            }
-        }
-        assert!(stale.is_empty(), "stale generated files (run `cargo xtask gen`): {stale:?}");
-    }
-
-    #[test]
-    fn upper_camel_matches_wit_bindgen_naming() {
-        assert_eq!(kebab_to_upper_camel("tool-not-exposed"), "ToolNotExposed");
-    }
 }

@@ -1,0 +1,182 @@
+//! Applying a rule set to a text: every validated match becomes a candidate, overlaps are resolved into
+//! spans, the replacements are written, and the result is settled (scanned again where a replacement can
+//! have uncovered more) so that redaction is idempotent.
+
+use super::ruleset::engine;
+use super::windows::is_space;
+use super::{Finding, Policy, Redacted, Secrets, ENV_CATEGORY, ENV_RULE};
+use aho_corasick::automaton::Automaton as _;
+use aho_corasick::Input;
+
+pub(super) struct Candidate {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) priority: usize,
+    pub(super) rule: String,
+    pub(super) category: String,
+    /// The rule's match ends at a delimiter of the text's structure (see `Rule::delimits`).
+    pub(super) delimits: bool,
+}
+
+/// Applies the candidates, then makes sure a second pass would find nothing more. A secret glued to another
+/// one can be hidden by it (`sq0atp-…` followed by `-----BEGIN`: the `-` made the token look longer); once
+/// its neighbour is a marker, it is plain to see. And a multi-line secret replaced by one marker joins the
+/// lines around it, which a line-based rule then reads as one. So the output is scanned again where that
+/// can matter: the word around a marker glued to other text, the whole line around a marker that replaced
+/// line breaks. What turns up is mapped back to the input and the union applied, until nothing new does:
+/// redaction is idempotent. A marker standing alone between spaces costs nothing more; text with no
+/// finding costs nothing more at all.
+pub(super) fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, policy: &Policy) -> Redacted {
+    let mut r = apply(text, std::mem::take(&mut found), policy);
+    // Bounded: each round only adds spans, and a glued secret is uncovered in a round or two.
+    for _ in 0..4 {
+        if r.findings.is_empty() {
+            break;
+        }
+        let markers: Vec<(usize, usize, usize, usize)> =
+            r.findings.iter().zip(&r.written).map(|(f, &(s, e))| (s, e, f.start, f.end)).collect();
+        let out = r.text.as_bytes();
+        let mut more = Vec::new();
+        let mut scanned_to = 0;
+        for &(out_start, out_end, in_start, in_end) in &markers {
+            if out_start < scanned_to {
+                continue;
+            }
+            let (start, end) = if text.as_bytes()[in_start..in_end].contains(&b'\n') {
+                // The line the marker now sits on.
+                let start = memchr::memrchr(b'\n', &out[..out_start]).map_or(0, |i| i + 1);
+                (start, memchr::memchr(b'\n', &out[out_end..]).map_or(out.len(), |i| out_end + i))
+            } else {
+                // The whitespace-delimited word holding the marker and whatever is glued to it.
+                let start = out[..out_start].iter().rposition(|b| is_space(*b)).map_or(0, |i| i + 1);
+                (start, out[out_end..].iter().position(|b| is_space(*b)).map_or(out.len(), |i| out_end + i))
+            };
+            scanned_to = end;
+            if start == out_start && end == out_end {
+                continue;
+            }
+            for mut c in candidates(&r.text[start..end], secrets, policy) {
+                c.start += start;
+                c.end += start;
+                // Only what reaches past the markers is new: a marker itself is no secret.
+                if markers.iter().any(|&(ms, me, _, _)| ms <= c.start && c.end <= me) {
+                    continue;
+                }
+                c.start = to_input(&markers, c.start, false);
+                c.end = to_input(&markers, c.end, true);
+                more.push(c);
+            }
+        }
+        if more.is_empty() {
+            break;
+        }
+        let mut all: Vec<Candidate> = r
+            .findings
+            .iter()
+            .map(|f| Candidate {
+                start: f.start,
+                end: f.end,
+                priority: 0,
+                rule: f.rule.clone(),
+                category: f.category.clone(),
+                delimits: engine().builtin.rules.iter().any(|rule| rule.id == f.rule && rule.delimits),
+            })
+            .collect();
+        all.extend(more);
+        let next = apply(text, all, policy);
+        if next.findings == r.findings {
+            break;
+        }
+        r = next;
+    }
+    r
+}
+
+/// Maps an output position back to the input: inside a marker, to the start (or, for an end, the end) of
+/// the span it replaced; elsewhere, by the length the markers before it added or removed.
+pub(super) fn to_input(markers: &[(usize, usize, usize, usize)], at: usize, is_end: bool) -> usize {
+    let mut shift: isize = 0;
+    for &(out_start, out_end, in_start, in_end) in markers {
+        let inside = if is_end { out_start < at && at <= out_end } else { out_start <= at && at < out_end };
+        if inside {
+            return if is_end { in_end } else { in_start };
+        }
+        if out_end <= at {
+            shift += (out_end - out_start) as isize - (in_end - in_start) as isize;
+        }
+    }
+    (at as isize - shift) as usize
+}
+
+/// Every validated match of every enabled rule, before overlaps are resolved.
+pub(super) fn candidates(text: &str, secrets: &Secrets, policy: &Policy) -> Vec<Candidate> {
+    let e = engine();
+    let mut candidates = Vec::new();
+    e.builtin.scan(text, policy, 0, &mut candidates);
+    if let Some(extra) = &policy.extra {
+        // Caller rules rank after the built-ins: a built-in's more specific name wins a tie.
+        extra.scan(text, policy, e.builtin.rules.len(), &mut candidates);
+    }
+    if let Some(matcher) = secrets.matcher.as_ref().filter(|_| policy.enabled(ENV_RULE, ENV_CATEGORY)) {
+        // An unanchored search (the DFA's default start kind) cannot fail.
+        for m in matcher.try_find_iter(Input::new(text)).expect("an unanchored DFA search") {
+            candidates.push(Candidate {
+                start: m.start(),
+                end: m.end(),
+                priority: usize::MAX,
+                rule: ENV_RULE.to_string(),
+                category: ENV_CATEGORY.to_string(),
+                delimits: false,
+            });
+        }
+    }
+    candidates
+}
+
+/// Resolves overlaps and writes the replacements. Candidates are taken by earliest start, then catalogue
+/// order, then longest; a candidate that overlaps the span before it is merged into it: the union is
+/// redacted, never a part (an environment value a catalogue rule only partly covered, a token running on
+/// after an assignment's value). The one exception is a span whose rule `delimits` (URL userinfo ends at
+/// its `@`): what overlaps it is clipped there, so the host and path that follow survive.
+pub(super) fn apply(text: &str, mut candidates: Vec<Candidate>, policy: &Policy) -> Redacted {
+    // Unstable: candidates that compare equal (same span, same rule) are interchangeable, and the stable
+    // sort's code would be the only copy of it in the npm module (~6 KB).
+    candidates.sort_unstable_by(|a, b| a.start.cmp(&b.start).then(a.priority.cmp(&b.priority)).then(b.end.cmp(&a.end)));
+    // First settle the spans, then write: a span may still grow after it was accepted.
+    let mut spans: Vec<Finding> = Vec::new();
+    let mut cursor = 0;
+    let mut cursor_delimits = false;
+    for c in candidates {
+        if c.start < cursor {
+            if c.end > cursor && !cursor_delimits {
+                if let Some(last) = spans.last_mut() {
+                    last.end = c.end;
+                }
+                cursor = c.end;
+                cursor_delimits = c.delimits;
+            }
+            continue;
+        }
+        // Adjacent spans of one rule (consecutive stack frames found line by line) become one redaction.
+        if let Some(last) = spans.last_mut().filter(|l| l.rule == c.rule && l.end == c.start) {
+            last.end = c.end;
+        } else {
+            spans.push(Finding { rule: c.rule, category: c.category, start: c.start, end: c.end });
+        }
+        cursor = c.end;
+        cursor_delimits = c.delimits;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut written = Vec::with_capacity(spans.len());
+    let mut at = 0;
+    for f in &spans {
+        out.push_str(&text[at..f.start]);
+        let from = out.len();
+        out.push_str(&policy.replacement(&f.rule, &text[f.start..f.end]));
+        written.push((from, out.len()));
+        at = f.end;
+    }
+    out.push_str(&text[at..]);
+    Redacted { text: out, findings: spans, written }
+}
+

@@ -1,0 +1,353 @@
+//! The compiled form of a rule set: the keyword prefilter (one Aho-Corasick DFA), each rule's regex compiled
+//! on first use, and the scan that runs them inside their windows; and the built-in catalogue compiled once
+//! per process. What the rules are is data ([`super::rules`]); what happens to a match is [`super::apply`].
+
+use super::apply::Candidate;
+use super::windows::*;
+use super::{rules, validators, Catalogue, Policy, Rule, Trigger, WindowKind};
+use aho_corasick::automaton::Automaton as _;
+use aho_corasick::dfa::DFA;
+use aho_corasick::{Input, MatchKind};
+use regex_lite::Regex;
+use std::sync::OnceLock;
+
+/// Rules with their keyword prefilter and (lazily) compiled regexes.
+pub struct RuleSet {
+    pub(super) rules: Vec<Rule>,
+    regexes: Vec<OnceLock<Regex>>,
+    /// For assignment windows: the pattern anchored at the window's start (see [`RuleSet::scan_assignments`]).
+    anchored: Vec<OnceLock<Regex>>,
+    prefilter: Option<DFA>,
+    /// keyword pattern index → rule index
+    keyword_rule: Vec<usize>,
+    /// rules with no keyword: their window is the whole input
+    unconditional: Vec<usize>,
+    /// rules whose windows come from a structural scan (see [`Trigger`])
+    structural: Vec<usize>,
+}
+
+impl RuleSet {
+    fn new(rules: Vec<Rule>) -> Self {
+        let mut keywords = Vec::new();
+        let mut keyword_rule = Vec::new();
+        let mut unconditional = Vec::new();
+        let mut structural = Vec::new();
+        for (i, rule) in rules.iter().enumerate() {
+            if rule.trigger != Trigger::Keywords {
+                structural.push(i);
+                continue;
+            }
+            if rule.keywords.is_empty() {
+                unconditional.push(i);
+            }
+            for k in &rule.keywords {
+                keywords.push(k.clone());
+                keyword_rule.push(i);
+            }
+        }
+        let prefilter = (!keywords.is_empty()).then(|| {
+            // The DFA type itself, not `AhoCorasick`: that picks its automaton at run time, so the code of all
+            // three would be linked into the wasm. The DFA is also the fastest search.
+            DFA::builder()
+                .ascii_case_insensitive(true)
+                .match_kind(MatchKind::Standard)
+                .build(&keywords)
+                .expect("keywords are plain literals")
+        });
+        let regexes = rules.iter().map(|_| OnceLock::new()).collect();
+        let anchored = rules.iter().map(|_| OnceLock::new()).collect();
+        RuleSet { rules, regexes, anchored, prefilter, keyword_rule, unconditional, structural }
+    }
+
+    /// Caller rules arrive compiled (so a bad pattern was already reported).
+    pub(crate) fn with_regexes(rules: Vec<Rule>, compiled: Vec<Regex>) -> Self {
+        let set = RuleSet::new(rules);
+        for (slot, regex) in set.regexes.iter().zip(compiled) {
+            let _ = slot.set(regex);
+        }
+        set
+    }
+
+    fn regex(&self, i: usize) -> &Regex {
+        // Built-in patterns are compiled by the catalogue test on every build before anything ships.
+        self.regexes[i].get_or_init(|| Regex::new(&self.rules[i].pattern).expect("rule pattern compiles"))
+    }
+
+    /// The rule's pattern, matched only from the start of the haystack, after any run of identifier
+    /// characters (shortest first, so the match found is the leftmost one an unanchored search would find).
+    /// Capture group numbers are unchanged.
+    fn anchored_regex(&self, i: usize) -> &Regex {
+        self.anchored[i].get_or_init(|| {
+            Regex::new(&format!("^[A-Za-z0-9_.\\-]*?(?:{})", self.rules[i].pattern)).expect("rule pattern compiles")
+        })
+    }
+
+    /// Per rule, the merged candidate windows (byte ranges on line boundaries) that its keywords open.
+    fn windows(&self, text: &str) -> Vec<Vec<(usize, usize)>> {
+        let bytes = text.as_bytes();
+        // Allocated on the first window only: most short texts open none.
+        let mut windows: Vec<Vec<(usize, usize)>> = Vec::new();
+        let n = self.rules.len();
+        for &i in &self.unconditional {
+            if windows.is_empty() {
+                windows.resize(n, Vec::new());
+            }
+            windows[i].push((0, text.len()));
+        }
+        for &i in &self.structural {
+            let starts = match self.rules[i].trigger {
+                Trigger::DigitRun => digit_runs(bytes),
+                Trigger::IbanShape => iban_shapes(bytes),
+                Trigger::Keywords => Vec::new(),
+            };
+            for (start, end) in starts {
+                // The run itself and one character either side (for `\b`), on character boundaries.
+                let mut s = start.saturating_sub(1);
+                while !text.is_char_boundary(s) {
+                    s -= 1;
+                }
+                let mut e = (end + 1).min(bytes.len());
+                while !text.is_char_boundary(e) {
+                    e += 1;
+                }
+                if windows.is_empty() {
+                    windows.resize(n, Vec::new());
+                }
+                push_window(&mut windows[i], (s, e));
+            }
+        }
+        let Some(prefilter) = &self.prefilter else { return windows };
+        // Most short texts (messages, field values) hold no keyword at all: one quick check skips the
+        // overlapping search.
+        if prefilter.try_find(&Input::new(text).earliest(true)).expect("an unanchored DFA search").is_none() {
+            return windows;
+        }
+        if windows.is_empty() {
+            windows.resize(n, Vec::new());
+        }
+        // Per multi-line rule: where the line of its last window ends. Further hits on that line add nothing,
+        // and are skipped before their line is looked for: one line holding thousands of hits (BEGIN headers
+        // pasted into one JSON string) is scanned for its ends once, not once per hit.
+        let mut span_line_end = vec![0usize; n];
+        // A DFA built with MatchKind::Standard supports overlapping search: it cannot fail.
+        for m in prefilter.try_find_overlapping_iter(Input::new(text)).expect("a Standard DFA searches overlapping") {
+            let rule = self.keyword_rule[m.pattern().as_usize()];
+            let list = &mut windows[rule];
+            if self.rules[rule].span > 0 {
+                // Multi-line secrets start on their keyword's line: one window per such line, not merged, so
+                // each block is matched once from its own start (see `scan_blocks`).
+                if !list.is_empty() && m.start() < span_line_end[rule] {
+                    continue;
+                }
+                span_line_end[rule] = memchr::memchr(b'\n', &bytes[m.end()..]).map_or(bytes.len(), |i| m.end() + i + 1);
+                list.push(line_window(bytes, m.start(), m.end() + self.rules[rule].span));
+                continue;
+            }
+            let r = &self.rules[rule];
+            if r.window == WindowKind::Assignment {
+                if r.assignment_after_keyword && !assignment_follows(bytes, m.end()) {
+                    continue;
+                }
+                // One window per identifier, not merged: each is matched from its own start.
+                let key_start = identifier_start(bytes, m.start());
+                match list.last() {
+                    Some(&(last_start, _)) if last_start == key_start => {}
+                    // Same line as the previous window: its end is this line's end (found once per line, so
+                    // a long line with many hits is not searched again for every hit).
+                    Some(&(_, line_end)) if m.start() < line_end => list.push((key_start, line_end)),
+                    _ => list.push((key_start, line_window(bytes, m.start(), m.end()).1)),
+                }
+                continue;
+            }
+            if list.last().is_some_and(|&(_, end)| m.start() < end) {
+                continue; // this hit lies in a window already opened for the rule
+            }
+            if r.assignment_after_keyword && !assignment_follows(bytes, m.end()) {
+                continue;
+            }
+            let window = match r.window {
+                WindowKind::Line => line_window(bytes, m.start(), m.end() + r.span),
+                WindowKind::Word => word_window(bytes, m.start(), m.end(), r.words_after),
+                WindowKind::Assignment => unreachable!("assignment windows are opened above"),
+            };
+            push_window(list, window);
+        }
+        windows
+    }
+
+    /// For a multi-line rule: the exact extent of each block that starts on a keyword line. Every match that
+    /// starts on a window's first line counts (a line may hold several blocks: escaped keys in one JSON line),
+    /// each searched for from where the previous one ended; a block's own lines are not searched again, so
+    /// the scan stays linear however many blocks there are.
+    fn scan_blocks(&self, i: usize, text: &str, windows: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+        let bytes = text.as_bytes();
+        let mut blocks = Vec::new();
+        // Windows start at line starts and end at line ends, and every multi-line pattern matches on its first
+        // line alone. So a search of [offset, end) that finds its leftmost match at p (or none) shows that no
+        // window starting before p's line (before `end`) holds a block: those are skipped, which keeps false
+        // keyword hits from searching the same span again and again.
+        let mut covered = 0;
+        for (offset, end) in windows {
+            let first_line_end = memchr::memchr(b'\n', &bytes[offset..end]).map_or(end, |n| offset + n + 1);
+            // A block that ended on this window's first line leaves the rest of that line to search (a key
+            // glued after another key's END line); a window wholly inside a block is skipped.
+            if covered >= first_line_end {
+                continue;
+            }
+            // The window's text starts at a line start, so `^` and `\b` behave as on the whole text.
+            let window = &text[offset..end];
+            let mut from = covered.saturating_sub(offset);
+            loop {
+                match self.regex(i).find_at(window, from) {
+                    Some(m) if offset + m.start() < first_line_end => {
+                        blocks.push((offset + m.start(), offset + m.end()));
+                        covered = offset + m.end();
+                        if covered >= first_line_end || m.end() <= from {
+                            break;
+                        }
+                        from = m.end();
+                    }
+                    Some(m) => {
+                        let at = offset + m.start();
+                        covered = covered.max(memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |n| n + 1));
+                        break;
+                    }
+                    None => {
+                        covered = end;
+                        break;
+                    }
+                }
+            }
+        }
+        blocks
+    }
+
+    /// Adds every validated match of every enabled rule to `candidates`; `priority_base` orders rule sets.
+    pub(super) fn scan(&self, text: &str, policy: &Policy, priority_base: usize, candidates: &mut Vec<Candidate>) {
+        for (i, windows) in self.windows(text).into_iter().enumerate() {
+            let rule = &self.rules[i];
+            if windows.is_empty() || !policy.enabled(&rule.id, &rule.category) {
+                continue;
+            }
+            let windows =
+                if rule.requires.is_empty() { windows } else { holding_required(text, &rule.requires, windows) };
+            if windows.is_empty() {
+                continue;
+            }
+            if rule.window == WindowKind::Assignment {
+                self.scan_assignments(i, text, &windows, policy, priority_base, candidates);
+                continue;
+            }
+            let blocks;
+            let windows = if rule.span > 0 {
+                blocks = self.scan_blocks(i, text, windows);
+                &blocks
+            } else {
+                &windows
+            };
+            for &(offset, end) in windows {
+                for caps in self.regex(i).captures_iter(&text[offset..end]) {
+                    self.accept(i, &caps, offset, policy, priority_base, candidates);
+                }
+            }
+        }
+    }
+
+    /// Assignment windows start at an identifier and run to the end of the line. Unanchored, the pattern
+    /// (a long case-insensitive alternation of key names) would be tried at every byte of the rest of the
+    /// line; anchored, a window whose identifier is no secret key (`key=items:42`) is refused within a few
+    /// bytes. Every match holds a keyword that opened a window at the match's identifier, so anchoring
+    /// finds the same matches; windows inside a match already taken are skipped, as a search resuming after
+    /// that match would skip them.
+    fn scan_assignments(
+        &self,
+        i: usize,
+        text: &str,
+        windows: &[(usize, usize)],
+        policy: &Policy,
+        priority_base: usize,
+        candidates: &mut Vec<Candidate>,
+    ) {
+        let regex = self.anchored_regex(i);
+        let mut resume = 0;
+        for &(offset, end) in windows {
+            if offset < resume {
+                continue;
+            }
+            if let Some(caps) = regex.captures(&text[offset..end]) {
+                // Only a value taken as a secret hides the windows inside it: a refused one (a placeholder,
+                // a plain word) must not keep the next key on the line from being looked at.
+                if self.accept(i, &caps, offset, policy, priority_base, candidates) {
+                    resume = offset + caps.get(0).map_or(0, |m| m.end());
+                }
+            }
+        }
+    }
+
+    /// Adds one match's secret to `candidates` unless it is empty, allowlisted or refused by the validator;
+    /// says whether it did.
+    fn accept(
+        &self,
+        i: usize,
+        caps: &regex_lite::Captures<'_>,
+        offset: usize,
+        policy: &Policy,
+        priority_base: usize,
+        candidates: &mut Vec<Candidate>,
+    ) -> bool {
+        let rule = &self.rules[i];
+        let secret = if rule.secret_groups.is_empty() {
+            caps.get(0)
+        } else {
+            rule.secret_groups.iter().find_map(|g| caps.get(*g))
+        };
+        let Some(secret) = secret else { return false };
+        // A secret never takes the line break that ends its last line: the next line stays a line of its
+        // own after the marker (multi-line rules match whole lines, newline included).
+        let value = secret.as_str();
+        let value = value.strip_suffix('\n').map_or(value, |v| v.strip_suffix('\r').unwrap_or(v));
+        if value.is_empty() || engine().allowlisted(value) || policy.allowlist.iter().any(|a| a == value) {
+            return false;
+        }
+        if let Some(v) = rule.validator {
+            if !validators::passes(v, caps.get(1).map(|m| m.as_str()), value) {
+                return false;
+            }
+        }
+        candidates.push(Candidate {
+            start: offset + secret.start(),
+            end: offset + secret.start() + value.len(),
+            priority: priority_base + i,
+            rule: rule.id.clone(),
+            category: rule.category.clone(),
+            delimits: rule.delimits,
+        });
+        true
+    }
+}
+
+pub(super) struct Engine {
+    pub(super) catalogue: Catalogue,
+    pub(super) builtin: RuleSet,
+    pub(super) env_name: Regex,
+}
+
+pub(super) fn engine() -> &'static Engine {
+    static ENGINE: OnceLock<Engine> = OnceLock::new();
+    ENGINE.get_or_init(|| {
+        let mut catalogue = rules::load();
+        let builtin = RuleSet::new(std::mem::take(&mut catalogue.rules));
+        let env_name = Regex::new(&catalogue.environment.name_pattern).expect("environment.name_pattern compiles");
+        Engine { catalogue, builtin, env_name }
+    })
+}
+
+impl Engine {
+    pub(super) fn allowlisted(&self, secret: &str) -> bool {
+        let allow = &self.catalogue.allowlist;
+        allow.values.iter().any(|v| v == secret)
+            || validators::is_template(secret)
+            || (!secret.contains(char::is_whitespace) && allow.markers.iter().any(|m| secret.contains(m.as_str())))
+    }
+}
+

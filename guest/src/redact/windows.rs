@@ -1,0 +1,140 @@
+//! The windows a rule's regex sees: the line around a keyword hit, the word holding it, the identifier an
+//! assignment starts at, and the structural scans for secrets with no literal to key on (digit runs, IBAN
+//! shapes). Each is a byte range of the input; see the design notes in [`super`].
+
+/// The line around `at`: from just after the previous newline to just after the next one at or past `reach`.
+pub(super) fn line_window(bytes: &[u8], at: usize, reach: usize) -> (usize, usize) {
+    let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+    let reach = reach.min(bytes.len());
+    let end = memchr::memchr(b'\n', &bytes[reach..]).map_or(bytes.len(), |i| reach + i + 1);
+    (start, end)
+}
+
+pub(super) fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// The windows that hold (whole) at least one of a rule's required literals. Each literal's next occurrence
+/// is remembered with the position its search started from, so windows in text order cost one forward pass
+/// over the text, however many share a line.
+pub(super) fn holding_required(text: &str, required: &[String], mut windows: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    // Per literal: (searched from, next occurrence at or after that point, or usize::MAX for none).
+    let mut next: Vec<(usize, usize)> = vec![(usize::MAX, usize::MAX); required.len()];
+    windows.retain(|&(start, end)| {
+        required.iter().zip(next.iter_mut()).any(|(literal, (from, at))| {
+            if start < *from || *at < start {
+                *from = start;
+                // `str::find`, not memchr's memmem: that searcher's code costs the npm wasm 3 KB gzipped.
+                *at = text[start..].find(literal.as_str()).map_or(usize::MAX, |p| start + p);
+            }
+            *at != usize::MAX && *at + literal.len() <= end
+        })
+    });
+    windows
+}
+
+/// The whitespace-delimited word holding `start..end`, plus `words_after` following words (within the line).
+pub(super) fn word_window(bytes: &[u8], start: usize, end: usize, words_after: usize) -> (usize, usize) {
+    let mut s = start;
+    while s > 0 && !is_space(bytes[s - 1]) {
+        s -= 1;
+    }
+    let mut e = end;
+    let mut words = words_after + 1;
+    loop {
+        while e < bytes.len() && !is_space(bytes[e]) {
+            e += 1;
+        }
+        words -= 1;
+        if words == 0 || e >= bytes.len() || bytes[e] == b'\n' {
+            break;
+        }
+        while e < bytes.len() && matches!(bytes[e], b' ' | b'\t') {
+            e += 1;
+        }
+    }
+    (s, e)
+}
+
+pub(super) fn push_window(list: &mut Vec<(usize, usize)>, (start, end): (usize, usize)) {
+    match list.last_mut() {
+        Some(last) if start <= last.1 => last.1 = last.1.max(end),
+        _ => list.push((start, end)),
+    }
+}
+
+pub(super) fn is_identifier_byte(b: u8) -> bool {
+    matches!(b, b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'.' | b'-')
+}
+
+/// The start of the identifier (`db_password`, `x-api-key`, `app.secret`) holding the byte at `at`.
+pub(super) fn identifier_start(bytes: &[u8], mut at: usize) -> usize {
+    while at > 0 && is_identifier_byte(bytes[at - 1]) {
+        at -= 1;
+    }
+    at
+}
+
+/// After a keyword: an optional closing quote, spaces, then `=` or `:`.
+pub(super) fn assignment_follows(bytes: &[u8], mut at: usize) -> bool {
+    if matches!(bytes.get(at), Some(b'"' | b'\'')) {
+        at += 1;
+    }
+    while matches!(bytes.get(at), Some(b' ' | b'\t')) {
+        at += 1;
+    }
+    matches!(bytes.get(at), Some(b'=' | b':'))
+}
+
+/// Runs of >= 13 digits, single spaces or dashes allowed between digits.
+pub(super) fn digit_runs(bytes: &[u8]) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    let (mut i, n) = (0, bytes.len());
+    while i < n {
+        if !bytes[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut digits = 0;
+        while i < n {
+            if bytes[i].is_ascii_digit() {
+                digits += 1;
+                i += 1;
+            } else if matches!(bytes[i], b' ' | b'-') && i + 1 < n && bytes[i + 1].is_ascii_digit() && i > start && bytes[i - 1].is_ascii_digit() {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        if digits >= 13 {
+            found.push((start, i));
+        }
+    }
+    found
+}
+
+/// IBAN-shaped runs: two capitals, two digits, then >= 11 capitals, digits or spaces.
+pub(super) fn iban_shapes(bytes: &[u8]) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    let n = bytes.len();
+    let mut i = 0;
+    while i + 4 <= n {
+        if bytes[i].is_ascii_uppercase()
+            && bytes[i + 1].is_ascii_uppercase()
+            && bytes[i + 2].is_ascii_digit()
+            && bytes[i + 3].is_ascii_digit()
+            && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric())
+        {
+            let tail = bytes[i + 4..].iter().take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || **b == b' ').count();
+            if tail >= 11 {
+                found.push((i, i + 4 + tail));
+                i += 4 + tail;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    found
+}
+
