@@ -152,11 +152,21 @@ pub fn value(raw: &RawValue) -> Value {
 
 /// The key under which an id (or a progress token) is looked up: its JSON text, with an integer written
 /// with a zero fraction (`7.0`) keyed as the integer, so that a server re-serializing the client's number
-/// still meets it, while `"7"` stays apart. Other spellings (`7e0`) are keyed as written.
+/// still meets it, while `"7"` stays apart. Other spellings (`7e0`) are keyed as written. A string is keyed
+/// by its value, not its escapes: `"é"` and `"\u00e9"` are one id (to a client that sends both while the
+/// first is in flight, and to a server that re-escapes the id in its answer).
 pub fn id_key(raw: &RawValue) -> String {
     let text = raw.get();
-    if json_type(raw) != JsonType::Number {
-        return text.to_string();
+    match json_type(raw) {
+        JsonType::Number => {}
+        // Without a backslash the text already is the shortest spelling serde_json would write.
+        JsonType::String if text.contains('\\') => {
+            return match serde_json::from_str::<String>(text) {
+                Ok(value) => serde_json::to_string(&value).unwrap_or_else(|_| text.to_string()),
+                Err(_) => text.to_string(),
+            };
+        }
+        _ => return text.to_string(),
     }
     let integer = match text.split_once('.') {
         Some((whole, fraction)) if fraction.bytes().all(|b| b == b'0') => whole,

@@ -411,6 +411,8 @@ fn contract_cases() -> Value {
         case("fail/redact-with-options-not-json", "redact_with", json!({"text": line, "options_text": "{method: mask}"})),
         case("fail/redact-with-bad-rule-id", "redact_with", json!({"text": line, "options": {"extra_rules": [{"id": "Bad Id", "category": "pii", "pattern": "x"}]}})),
         case("fail/redact-with-bad-pattern", "redact_with", json!({"text": line, "options": {"extra_rules": [{"id": "broken", "category": "pii", "pattern": "(unclosed"}]}})),
+        // Found by cargo-fuzz (redact): an empty keyword is found inside characters and sliced the text there.
+        case("fail/redact-with-empty-keyword", "redact_with", json!({"text": line, "options": {"extra_rules": [{"id": "everywhere", "category": "pii", "keywords": [""], "pattern": "ORD-[0-9]+", "window": "assignment"}]}})),
         case("fail/redact-with-missing-group", "redact_with", json!({"text": line, "options": {"extra_rules": [{"id": "nogroup", "category": "pii", "pattern": "ORD-[0-9]+", "secret_groups": [2]}]}})),
         case(
             "redact-json-value/sensitive-keys-and-scanned-strings",
@@ -422,6 +424,18 @@ fn contract_cases() -> Value {
         case("redact-json-value/secret-in-a-member-name", "redact_json_value", json!({"value": {github.clone(): "value"}})),
         case("redact-json-value/scalar-document", "redact_json_value", json!({"value_text": format!("\"{github}\"")})),
         case("redact-json-value/numbers-kept-as-written", "redact_json_value", json!({"value_text": "{\"n\":1.50,\"big\":123456789012345678901234567890,\"e\":1e400}"})),
+        // Found by cargo-fuzz (redact_json): a member renamed by redaction took the name of a later member and was
+        // overwritten by it. Names that stay are reserved first.
+        case(
+            "redact-json-value/renamed-member-never-overwrites-another",
+            "redact_json_value",
+            json!({"value_text": format!("{{\"{github}\":1,\"[REDACTED:github-token]\":2,\"[REDACTED:github-token]#2\":3}}")}),
+        ),
+        case(
+            "redact-json-value/removed-member-name-never-overwrites-another",
+            "redact_json_value",
+            json!({"value_text": format!("{{\"{github}\":1,\"\":2}}"), "options": {"method": "remove"}}),
+        ),
         case("fail/redact-json-value-not-json", "redact_json_value", json!({"value_text": "{\"a\":"})),
         case("fail/redact-json-value-bad-options", "redact_json_value", json!({"value": {}, "options": {"sensitive_keys": "session"}})),
         case("kinds/table", "kinds", json!({})),
@@ -557,6 +571,12 @@ fn guard_cases() -> Value {
             {"client": REQUEST_1},
             {"client": r#"{"jsonrpc":"2.0","id":1.0,"method":"ping"}"#},
             {"client": r#"{"jsonrpc":"2.0","id":"1","method":"ping"}"#}])),
+        // Found by cargo-fuzz (guard): ids were keyed by their spelling, so a second request with an id in flight
+        // written with escapes was forwarded, and an answer re-escaping the id was dropped as a stray.
+        g("client/id-spellings-are-one-id", &canonical, json!([
+            {"client": r#"{"jsonrpc":"2.0","id":"é/1","method":"ping"}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":"\u00e9\/1","method":"ping"}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","id":"\u00E9/1","result":{}}"#}])),
         g("client/oversize-never-read", &json!({"dialect": "canonical", "max_bytes": 64, "upstream": "stdio:server"}), json!([
             {"client": r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"token":"ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}}"#},
             {"client_oversize": 10_485_761}])),

@@ -2,10 +2,11 @@
 
 use super::policy::Policy;
 use super::ruleset::engine;
-use super::{redact_with, Secrets};
+use super::{redact_with, Redacted, Secrets};
 use serde::Serialize;
 use serde_json::Value;
 use std::borrow::Cow;
+use std::collections::BTreeSet;
 
 /// The rule id for values redacted whole because of their key.
 pub const SENSITIVE_KEY_RULE: &str = "sensitive-key";
@@ -82,29 +83,34 @@ fn walk(
         Value::Object(map) => {
             // Member names are text too: a token used as a key is redacted like one in a value. A renamed member
             // keeps its place; two names redacted alike are told apart by a suffix, so no member is lost.
-            let needs_renaming = map.keys().any(|k| !redact_with(k, env, policy).findings.is_empty());
-            if needs_renaming {
+            let redactions: Vec<Redacted> = map.keys().map(|k| redact_with(k, env, policy)).collect();
+            if redactions.iter().any(|r| !r.findings.is_empty()) {
+                // Names that stay as they are are reserved first, wherever they stand: a renamed member placed
+                // before one of them must not take its name and be overwritten by it.
+                let mut taken: BTreeSet<String> =
+                    map.keys().zip(&redactions).filter(|(_, r)| r.findings.is_empty()).map(|(k, _)| k.clone()).collect();
                 let old = std::mem::take(map);
-                for (key, child) in old {
-                    let r = redact_with(&key, env, policy);
-                    let mut name = r.text;
-                    if !r.findings.is_empty() {
-                        let base = name.clone();
-                        let mut n = 2u32;
-                        while map.contains_key(&name) {
-                            name = base.clone() + "#" + &n.to_string();
-                            n += 1;
-                        }
-                        let member = path.clone() + "/" + &escape_pointer(&name);
-                        findings.extend(r.findings.into_iter().map(|f| JsonFinding {
-                            rule: f.rule,
-                            category: f.category,
-                            path: member.clone(),
-                            start: f.start,
-                            end: f.end,
-                            key: true,
-                        }));
+                for ((key, child), r) in old.into_iter().zip(redactions) {
+                    if r.findings.is_empty() {
+                        map.insert(key, child);
+                        continue;
                     }
+                    let mut name = r.text.clone();
+                    let mut n = 2u32;
+                    while taken.contains(&name) {
+                        name = format!("{}#{n}", r.text);
+                        n += 1;
+                    }
+                    taken.insert(name.clone());
+                    let member = path.clone() + "/" + &escape_pointer(&name);
+                    findings.extend(r.findings.into_iter().map(|f| JsonFinding {
+                        rule: f.rule,
+                        category: f.category,
+                        path: member.clone(),
+                        start: f.start,
+                        end: f.end,
+                        key: true,
+                    }));
                     map.insert(name, child);
                 }
             }

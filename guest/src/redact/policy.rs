@@ -44,6 +44,8 @@ pub enum PolicyError {
     BadPattern { id: String, message: String },
     #[error("extra rule '{id}': secret group {group} does not exist in the pattern")]
     BadGroup { id: String, group: usize },
+    #[error("extra rule '{id}': a keyword must not be empty (a rule that needs no keyword lists none)")]
+    EmptyKeyword { id: String },
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -100,6 +102,10 @@ impl Policy {
         for rule in &options.extra_rules {
             if !valid_id(&rule.id) || !valid_id(&rule.category) {
                 return Err(PolicyError::BadRuleId(rule.id.chars().take(64).collect()));
+            }
+            // An empty keyword would be found between every two bytes, inside characters too.
+            if rule.keywords.iter().any(String::is_empty) {
+                return Err(PolicyError::EmptyKeyword { id: rule.id.clone() });
             }
             if rule.pattern.len() > MAX_PATTERN_LEN {
                 return Err(PolicyError::PatternTooLong { id: rule.id.clone() });
