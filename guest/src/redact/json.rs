@@ -6,7 +6,6 @@ use super::{redact_with, Redacted, Secrets};
 use serde::Serialize;
 use serde_json::Value;
 use std::borrow::Cow;
-use std::collections::BTreeSet;
 
 /// The rule id for values redacted whole because of their key.
 pub const SENSITIVE_KEY_RULE: &str = "sensitive-key";
@@ -87,8 +86,9 @@ fn walk(
             if redactions.iter().any(|r| !r.findings.is_empty()) {
                 // Names that stay as they are are reserved first, wherever they stand: a renamed member placed
                 // before one of them must not take its name and be overwritten by it.
-                let mut taken: BTreeSet<String> =
+                let mut taken: Vec<String> =
                     map.keys().zip(&redactions).filter(|(_, r)| r.findings.is_empty()).map(|(k, _)| k.clone()).collect();
+                taken.sort_unstable();
                 let old = std::mem::take(map);
                 for ((key, child), r) in old.into_iter().zip(redactions) {
                     if r.findings.is_empty() {
@@ -97,11 +97,14 @@ fn walk(
                     }
                     let mut name = r.text.clone();
                     let mut n = 2u32;
-                    while taken.contains(&name) {
+                    // A sorted list, not a set type: a BTreeSet<String> of its own costs the npm module kilobytes.
+                    let mut at = taken.binary_search(&name);
+                    while at.is_ok() {
                         name = format!("{}#{n}", r.text);
                         n += 1;
+                        at = taken.binary_search(&name);
                     }
-                    taken.insert(name.clone());
+                    taken.insert(at.unwrap_err(), name.clone());
                     let member = path.clone() + "/" + &escape_pointer(&name);
                     findings.extend(r.findings.into_iter().map(|f| JsonFinding {
                         rule: f.rule,
