@@ -109,6 +109,19 @@ fn main() {
                 }
                 "lookup" | "explain" | "codes" => lookup(&mut seeds, name, case, h),
                 "guard" => guard(&mut seeds, name, case),
+                // The contract's other ops: redaction under caller options (redact's mode 2 takes the options
+                // JSON as the first line), JSON-aware redaction of the document as text; the rest take no input.
+                "redact_with" => {
+                    let options = case.get("options").map_or_else(|| "{}".to_string(), |o| o.to_string());
+                    let text = case["text"].as_str().unwrap();
+                    let h = Header { mode: 2, ..Header::default() };
+                    seeds.add("redact", name, h, format!("{options}\n{text}").as_bytes());
+                }
+                "redact_json_value" => {
+                    let value = case.get("value_text").and_then(|v| v.as_str().map(str::to_string)).unwrap_or_else(|| case["value"].to_string());
+                    seeds.add("redact_json", name, Header::default(), value.as_bytes());
+                }
+                "kinds" | "max_input_bytes" | "refusal" => {}
                 other => panic!("unknown op {other} in {}", file.display()),
             }
         }
