@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Creates bindings/python/.venv (if missing) and installs the package with its test and prometheus extras,
+# Creates bindings/python/.venv (if missing) and installs the package with its test, prometheus and mcp extras,
 # built from the component `cargo xtask component` produced (target/component/jsonrpc-errors.wasm).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -13,5 +13,5 @@ if [ ! -x "$HERE/.venv/bin/python" ]; then
 fi
 "$HERE/.venv/bin/python" -m pip install --quiet --upgrade pip
 # --force-reinstall of our package only (not its dependencies): always ships the freshly built component.
-"$HERE/.venv/bin/python" -m pip install --quiet "$HERE[test,prometheus]"
+"$HERE/.venv/bin/python" -m pip install --quiet "$HERE[test,prometheus,mcp]"
 "$HERE/.venv/bin/python" -m pip install --quiet --force-reinstall --no-deps "$HERE"

@@ -1,0 +1,709 @@
+"""The guard inside programs built on the official MCP Python SDK (``pip install 'jsonrpc-errors[mcp]'``).
+
+A proxy or gateway gets exactly what ``jsonrpc-errors guard`` does, decided by the same component
+(:class:`jsonrpc_errors.GuardSession`); this module only moves the SDK's messages in and out of the session,
+keeps its clock and logs its events:
+
+* :func:`guard_streams` wraps the stream pair of an SDK transport that leads to the upstream server
+  (``stdio_client``, ``streamable_http_client``, the in-memory streams, ...) and returns the pair the client
+  side uses (a ``ClientSession``, or a proxy's relay from a client-facing transport).
+* :func:`upstream_stderr_log` gives an upstream process a stderr whose lines are logged with secrets
+  redacted (``stdio_client(params, errlog=...)``), as the Rust guard relays its upstream's stderr.
+* :func:`guard_call_tool` (low-level ``Server(on_call_tool=...)``) and :func:`guard_tool` (``MCPServer``
+  tool functions) turn an exception a tool raises into the canonical tool error (:func:`canonical_tool_error`):
+  the client gets what the guard would have made of it, the operator's log gets the exception.
+
+Events go to :mod:`logging` (logger ``jsonrpc_errors.mcp`` unless one is given): one record per event, at
+the level the component gives it, with the event's fields in ``record.guard_event``. Message bodies are never
+logged; an event's ``detail`` is the component's, redacted for the operator.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import logging
+import os
+import time
+import traceback
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import IO, Literal, Optional, TypedDict, TypeVar, Union, cast
+
+try:
+    import anyio
+    import anyio.abc
+    import anyio.to_thread
+    from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+    from mcp.shared._stream_protocols import ReadStream, WriteStream
+    from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
+    from mcp.shared.message import SessionMessage
+    from mcp.types import CallToolRequestParams, CallToolResult, ErrorData, JSONRPCMessage, jsonrpc_message_adapter
+    from pydantic import ValidationError
+    from typing_extensions import Unpack
+except ImportError as missing:  # pragma: no cover - exercised in a subprocess without the SDK
+    raise ImportError(
+        "jsonrpc_errors.mcp needs the official MCP SDK: pip install 'jsonrpc-errors[mcp]' "
+        f"(the `mcp` extra: mcp>=2.3,<3); {missing}"
+    ) from missing
+
+from ._guard import GuardSession, Outcome, Step
+from ._taxonomy import DEFAULT_MAX_BYTES, Dialect
+
+__all__ = [
+    "DEFAULT_OFFLOAD_BYTES",
+    "DEFAULT_MAX_UPSTREAM_BYTES",
+    "GuardOptions",
+    "GuardedWriteStream",
+    "canonical_tool_error",
+    "guard_call_tool",
+    "guard_streams",
+    "guard_transport",
+    "guard_tool",
+    "upstream_stderr_log",
+]
+
+Peer = Literal["client", "upstream"]
+Item = Union[SessionMessage, Exception]
+
+#: Guard calls on messages larger than this run on a worker thread, so the event loop keeps running while the
+#: component reads them (a 10 MB message takes tens of milliseconds). Smaller ones run inline: a thread hop costs
+#: more than the call.
+DEFAULT_OFFLOAD_BYTES = 64 * 1024
+#: The Rust guard's `--max-upstream-bytes` default: an upstream message this long is discarded, not relayed.
+DEFAULT_MAX_UPSTREAM_BYTES = 64 * 1024 * 1024
+#: Bytes queued toward one peer before the side producing them waits (the Rust guard's budget).
+QUEUE_BUDGET_BYTES = 16 * 1024 * 1024
+#: The error a server sends when a tool's exception escapes (JSON-RPC internal error). The synthetic response
+#: :func:`canonical_tool_error` hands the guard; the TypeScript package uses the same one.
+SYNTHETIC_TOOL_ERROR_CODE = -32603
+
+_LOGGER = logging.getLogger("jsonrpc_errors.mcp")
+_LEVELS = {"error": logging.ERROR, "warn": logging.WARNING, "info": logging.INFO, "debug": logging.DEBUG}
+# The event fields shown in the record's text, in this order (all of them are in record.guard_event).
+_SHOWN = ("kind", "code", "id", "method", "correlation_id", "detail")
+# Exceptions a tool raises on purpose for the client to act on: they pass through the decorators untouched.
+_PASSTHROUGH: tuple[type[BaseException], ...] = (UrlElicitationRequiredError,)
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def _wire(message: JSONRPCMessage) -> bytes:
+    """The message as the guard reads it: compact JSON, wire names, absent members left out."""
+    return message.__pydantic_serializer__.to_json(message, by_alias=True, exclude_none=True)
+
+
+def _unread_line(error: Exception) -> Optional[bytes]:
+    """The text an SDK transport could not read as a message, recovered from its parse error.
+
+    The SDK's stdio transports hand the session a pydantic ``ValidationError`` instead of a line they cannot
+    parse; the guard must see that line to decide about it (answer -32700 or -32600 to a client, drop an
+    upstream's stray print). Not JSON: the error carries the text itself. JSON but not a JSON-RPC message:
+    the errors carry the parsed value, which is written back compactly. None when neither is there.
+    """
+    if not isinstance(error, ValidationError):
+        return None
+    for detail in error.errors():
+        loc, value = detail["loc"], detail.get("input")
+        if detail["type"] == "json_invalid" and not loc:
+            text = value.decode("utf-8", "replace") if isinstance(value, (bytes, bytearray)) else value
+            if isinstance(text, str):
+                return (text[:-1] if text.endswith("\n") else text).encode("utf-8", "replace")
+        # A union member's own error (not a model) or a missing member: `input` is the whole value.
+        if len(loc) == 1 or (detail["type"] == "missing" and len(loc) == 2):
+            try:
+                return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace")
+            except (TypeError, ValueError):
+                return None
+    return None
+
+
+def _log_event(logger: logging.Logger, step: Step) -> None:
+    """One record per guard event, at the component's level for it."""
+    fields = {key: value for key, value in step.items() if key != "step"}
+    level = _LEVELS.get(str(fields.get("level")), logging.ERROR)
+    if not logger.isEnabledFor(level):
+        return
+    shown = " ".join(f"{key}={json.dumps(fields[key], ensure_ascii=False)}" for key in _SHOWN if key in fields)
+    logger.log(level, "%s %s", fields.get("event", "event"), shown, extra={"guard_event": fields})
+
+
+class _Outbox:
+    """Messages for one peer, in the order the session decided them, delivered by one writer task.
+
+    Session calls only queue (under the session's lock, never waiting on a peer), so a peer that is slow to
+    read never holds up the other direction, and nobody waits on a consumer that is waiting on them. The
+    producer waits only when more than ``QUEUE_BUDGET_BYTES`` are queued toward this peer.
+    """
+
+    def __init__(self, peer: Peer, stream: Union[WriteStream[SessionMessage], MemoryObjectSendStream[SessionMessage]],
+                 logger: logging.Logger) -> None:
+        self.peer = peer
+        self._stream = stream
+        self._logger = logger
+        self._queue: deque[tuple[SessionMessage, int]] = deque()
+        self._queued_bytes = 0
+        self._has_items = anyio.Event()
+        self._has_room = anyio.Event()
+        self._has_room.set()
+        self._closing = False
+        self._gone = False
+        self._delivering = False
+        # A receiver already waiting on our own memory stream takes a message without a task switch.
+        self._nowait = stream.send_nowait if isinstance(stream, MemoryObjectSendStream) else None
+
+    def put(self, message: SessionMessage, size: int) -> None:
+        if self._closing or self._gone:
+            self._logger.debug("a message for the %s was dropped: it is gone", self.peer)
+            return
+        if self._nowait is not None and not self._queue and not self._delivering:
+            try:
+                self._nowait(message)
+                return
+            except anyio.WouldBlock:
+                pass
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                self._gone = True
+                return
+        self._queue.append((message, size))
+        self._queued_bytes += size
+        self._has_items.set()
+        if self._queued_bytes > QUEUE_BUDGET_BYTES and self._has_room.is_set():
+            self._has_room = anyio.Event()
+
+    async def room(self) -> None:
+        """Waits while this peer is behind by more than the budget."""
+        await self._has_room.wait()
+
+    def close(self) -> None:
+        """No more messages: the writer delivers what is queued, then closes the stream."""
+        self._closing = True
+        self._has_items.set()
+
+    async def run(self) -> None:
+        try:
+            while True:
+                if not self._queue:
+                    if self._closing:
+                        break
+                    self._has_items = anyio.Event()
+                    await self._has_items.wait()
+                    continue
+                message, size = self._queue.popleft()
+                self._queued_bytes -= size
+                if self._queued_bytes <= QUEUE_BUDGET_BYTES:
+                    self._has_room.set()
+                self._delivering = True
+                try:
+                    await self._stream.send(message)
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    self._logger.debug("the %s's stream is closed; %d queued messages dropped", self.peer, len(self._queue))
+                    self._gone = True
+                    self._queue.clear()
+                    self._has_room.set()
+                    break
+                finally:
+                    self._delivering = False
+            await self._stream.aclose()
+        finally:
+            self._gone = True
+            self._has_room.set()
+
+
+class GuardedWriteStream:
+    """The write stream :func:`guard_streams` returns: every message goes through the guard's ``client_line``.
+
+    It takes ``SessionMessage`` items and also the ``Exception`` items a client-facing SDK transport yields for
+    lines it cannot parse (so a proxy relays its client's stream as it is): the guard answers those.
+    """
+
+    def __init__(self, guard: "_Guard") -> None:
+        self._guard = guard
+
+    async def send(self, item: Item, /) -> None:
+        await self._guard.from_client(item)
+
+    async def aclose(self) -> None:
+        self._guard.client_closed()
+
+    def close(self) -> None:
+        self._guard.client_closed()
+
+    async def __aenter__(self) -> "GuardedWriteStream":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class _Guard:
+    """One guard session between the client side and one upstream, carried out over SDK streams."""
+
+    def __init__(
+        self,
+        session: GuardSession,
+        upstream_read: ReadStream[Item],
+        upstream_write: WriteStream[SessionMessage],
+        client_send: MemoryObjectSendStream[SessionMessage],
+        task_group: anyio.abc.TaskGroup,
+        *,
+        logger: logging.Logger,
+        offload_bytes: float,
+        max_upstream_bytes: int,
+        grace: float,
+    ) -> None:
+        self._session = session
+        self._upstream_read = upstream_read
+        self._task_group = task_group
+        self._logger = logger
+        self._offload_bytes = offload_bytes
+        self._max_upstream_bytes = max_upstream_bytes
+        self._grace = grace
+        # One guard call at a time; anyio's lock, since a large message's call is awaited on a worker thread.
+        self._lock = anyio.Lock()
+        self._outboxes: dict[Peer, _Outbox] = {
+            "client": _Outbox("client", client_send, logger),
+            "upstream": _Outbox("upstream", upstream_write, logger),
+        }
+        self._pending = 0
+        self._deadline: Optional[int] = None
+        self._timer_target: Optional[int] = None
+        self._wake_timer = anyio.Event()
+        self._client_closed = False
+        self._upstream_ended = False
+        self._nothing_pending = anyio.Event()
+
+    # ------------------------------------------------------------------ tasks
+
+    def start(self) -> None:
+        for outbox in self._outboxes.values():
+            self._task_group.start_soon(outbox.run)
+        self._task_group.start_soon(self._relay_upstream)
+        self._task_group.start_soon(self._expire_when_due)
+
+    async def _relay_upstream(self) -> None:
+        try:
+            async for item in self._upstream_read:
+                await self._from_upstream(item)
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+        # However it ended (EOF, the process died, the transport closed): it can answer nothing more.
+        async with self._lock:
+            self._upstream_ended = True
+            outcome = self._session.upstream_failed("closed-output")
+            self._apply(outcome, None, None)
+        self._outboxes["upstream"].close()
+        self._outboxes["client"].close()
+
+    async def _expire_when_due(self) -> None:
+        # Woken only when a deadline earlier than the one it sleeps toward appears; at its target it rereads
+        # the session's deadline, so steady traffic costs one wake-up per timeout, not one per message.
+        while True:
+            self._wake_timer = anyio.Event()
+            deadline = self._deadline
+            self._timer_target = deadline
+            if deadline is None:
+                await self._wake_timer.wait()
+                continue
+            # One millisecond late rather than early: the session compares the deadline with the wall clock.
+            delay = (deadline + 1 - _now_ms()) / 1000
+            if delay > 0:
+                with anyio.move_on_after(delay):
+                    await self._wake_timer.wait()
+                continue
+            async with self._lock:
+                self._apply(self._session.expire(), None, None)
+
+    async def _finish_after_client(self) -> None:
+        """The client closed: the read stream ends once nothing is pending (at most ``grace`` later)."""
+        with anyio.move_on_after(self._grace):
+            await self._nothing_pending.wait()
+        async with self._lock:
+            if not self._upstream_ended and self._pending:
+                # What the Rust guard answers once the upstream it closed has gone.
+                self._apply(self._session.upstream_failed("closed-output"), None, None)
+        self._outboxes["client"].close()
+
+    # ------------------------------------------------------------------ messages
+
+    async def from_client(self, item: Item) -> None:
+        if self._client_closed:
+            raise anyio.ClosedResourceError
+        if isinstance(item, SessionMessage):
+            line, original = _wire(item.message), item
+        else:
+            recovered = _unread_line(item)
+            if recovered is None:
+                self._logger.warning("the client's transport reported %s; nothing to answer it with", type(item).__name__)
+                return
+            line, original = recovered, None
+        async with self._lock:
+            outcome = await self._decide(self._session.client_line_json, line)
+            self._apply(outcome, original, "upstream", len(line))
+        await self._room("upstream")
+
+    async def _from_upstream(self, item: Item) -> None:
+        if isinstance(item, SessionMessage):
+            line: Optional[bytes] = _wire(item.message)
+            original: Optional[SessionMessage] = item
+        else:
+            line, original = _unread_line(item), None
+            if line is None:
+                # Not a line the guard could judge (the transport's own failure): logged, never relayed.
+                self._logger.warning("the upstream's transport reported %s; not relayed", type(item).__name__)
+                return
+        async with self._lock:
+            if len(line) > self._max_upstream_bytes:
+                outcome = self._session.upstream_oversize(len(line))
+            else:
+                outcome = await self._decide(self._session.upstream_line_json, line)
+            self._apply(outcome, original, "client", len(line))
+        await self._room("client")
+
+    async def _decide(self, call: Callable[[bytes], str], line: bytes) -> Outcome:
+        if len(line) > self._offload_bytes:
+            text = await anyio.to_thread.run_sync(call, line)
+        else:
+            text = call(line)
+        outcome: Outcome = json.loads(text)
+        return outcome
+
+    def _apply(self, outcome: Outcome, original: Optional[SessionMessage], toward: Optional[Peer], size: int = 0) -> None:
+        """Carries out a session call's steps (queues messages, logs events). Called under the lock."""
+        metadata = original.metadata if original is not None else None
+        for step in outcome["steps"]:
+            what = step["step"]
+            if what == "event":
+                _log_event(self._logger, step)
+            elif what == "forward":
+                if original is None:
+                    self._logger.error("the guard asked to forward a message twice; the second copy was not sent")
+                    continue
+                # The SDK's message itself, metadata and all: never re-encoded by us.
+                self._outboxes[step["to"]].put(original, size)
+                original = None
+            elif what == "send":
+                line = step["line"]
+                # A reply to the message just read keeps its transport metadata (e.g. the request it relates to).
+                kept = metadata if step["to"] == toward else None
+                for message in _messages(line):
+                    self._outboxes[step["to"]].put(SessionMessage(message, kept), len(line))
+        self._pending = outcome["pending"]
+        self._set_deadline(outcome["deadline"])
+        if self._client_closed and self._pending == 0:
+            self._nothing_pending.set()
+
+    def _set_deadline(self, deadline: Optional[int]) -> None:
+        self._deadline = deadline
+        if deadline is not None and (self._timer_target is None or deadline < self._timer_target):
+            self._wake_timer.set()
+
+    async def _room(self, toward: Peer) -> None:
+        """Waits while ``toward`` is too far behind: a reader waits on the far side only, never on itself."""
+        await self._outboxes[toward].room()
+
+    def client_closed(self) -> None:
+        if self._client_closed:
+            return
+        self._client_closed = True
+        if self._upstream_ended:
+            return  # nothing left to close or to wait for
+        self._logger.info("client-closed: the client closed its stream; closing the upstream's")
+        self._outboxes["upstream"].close()
+        if self._pending == 0:
+            self._nothing_pending.set()
+        try:
+            self._task_group.start_soon(self._finish_after_client)
+        except RuntimeError:
+            pass  # guard_streams has already exited: nothing is left to finish
+
+
+def _messages(line: str) -> list[JSONRPCMessage]:
+    """The guard's line as SDK messages. A batch answer (``batch="allow"``) is delivered as its members: the
+    SDK's streams carry one message per item."""
+    if line.lstrip().startswith("["):
+        return [jsonrpc_message_adapter.validate_python(member) for member in json.loads(line)]
+    return [jsonrpc_message_adapter.validate_json(line, by_name=False)]
+
+
+def _timeout_ms(timeout: Optional[float]) -> Optional[int]:
+    """Seconds as the session takes them: 0 or None means no timeout, anything else at least 1 ms."""
+    if timeout is None or timeout == 0:
+        return None
+    if timeout < 0:
+        raise ValueError(f"timeout must be a non-negative number of seconds, not {timeout!r}")
+    return max(1, int(timeout * 1000))
+
+
+@asynccontextmanager
+async def guard_streams(
+    read_stream: ReadStream[Item],
+    write_stream: WriteStream[SessionMessage],
+    *,
+    dialect: Union[str, Dialect] = "canonical",
+    timeout: Optional[float] = 50.0,
+    upstream: str = "upstream",
+    max_bytes: Optional[int] = None,
+    batch: Literal["reject", "allow"] = "reject",
+    max_upstream_bytes: int = DEFAULT_MAX_UPSTREAM_BYTES,
+    offload_bytes: float = DEFAULT_OFFLOAD_BYTES,
+    grace: float = 2.0,
+    logger: Optional[logging.Logger] = None,
+) -> AsyncIterator[tuple[MemoryObjectReceiveStream[SessionMessage], GuardedWriteStream]]:
+    """Puts a guard session between an upstream's SDK streams and the client side.
+
+    ``read_stream``/``write_stream`` lead to the upstream server (what ``stdio_client`` and the other client
+    transports yield); the ``(read, write)`` pair yielded is what the client side uses instead. Messages the
+    client side writes go through the session's ``client_line``, the upstream's through ``upstream_line``;
+    a message the session forwards is passed on as the same ``SessionMessage`` object, one it writes itself
+    is parsed from its line. The session's deadline drives ``expire``. When the upstream's read stream ends,
+    every pending request is answered (``upstream_failed``) and the returned read stream ends.
+
+    Closing the returned write stream closes the upstream's; the returned read stream then ends once nothing
+    is pending, answering what is still pending after ``grace`` seconds. An item the upstream's transport
+    could not parse is handed to the session as the line it was (dropped and logged), never relayed.
+
+    Options as ``jsonrpc-errors guard``: ``dialect``, ``timeout`` (seconds; 0 or None: none), ``max_bytes``
+    (client messages), ``batch``, ``max_upstream_bytes``; ``upstream`` names the upstream in answers (the
+    Rust guard says ``stdio:<program>``). Guard calls on messages over ``offload_bytes`` run on a worker thread.
+    """
+    session = GuardSession(dialect, max_bytes=max_bytes, batch=batch, timeout_ms=_timeout_ms(timeout), upstream=upstream)
+    client_send, client_receive = anyio.create_memory_object_stream[SessionMessage](0)
+    try:
+        async with anyio.create_task_group() as task_group:
+            guard = _Guard(
+                session,
+                read_stream,
+                write_stream,
+                client_send,
+                task_group,
+                logger=logger or _LOGGER,
+                offload_bytes=offload_bytes,
+                max_upstream_bytes=max_upstream_bytes,
+                grace=grace,
+            )
+            guard.start()
+            try:
+                yield client_receive, GuardedWriteStream(guard)
+            finally:
+                task_group.cancel_scope.cancel()
+    finally:
+        client_send.close()
+        client_receive.close()
+        session.close()
+
+
+class GuardOptions(TypedDict, total=False):
+    """:func:`guard_streams`'s keyword options."""
+
+    dialect: Union[str, Dialect]
+    timeout: Optional[float]
+    upstream: str
+    max_bytes: Optional[int]
+    batch: Literal["reject", "allow"]
+    max_upstream_bytes: int
+    offload_bytes: float
+    grace: float
+    logger: Optional[logging.Logger]
+
+
+@asynccontextmanager
+async def guard_transport(
+    transport: AbstractAsyncContextManager[tuple[ReadStream[Item], WriteStream[SessionMessage]]],
+    **options: Unpack[GuardOptions],
+) -> AsyncIterator[tuple[MemoryObjectReceiveStream[SessionMessage], GuardedWriteStream]]:
+    """A client transport with the guard in front: ``Client(guard_transport(stdio_client(params), dialect="mcp"))``.
+
+    Enters ``transport`` and yields :func:`guard_streams` over its streams; ``options`` are guard_streams's.
+    """
+    async with transport as (read_stream, write_stream), guard_streams(read_stream, write_stream, **options) as pair:
+        yield pair
+
+
+# ---------------------------------------------------------------------------------------------- upstream stderr
+
+
+@asynccontextmanager
+async def upstream_stderr_log(logger: Optional[logging.Logger] = None, *, settle: float = 0.5) -> AsyncIterator[IO[str]]:
+    """A file to give an upstream process as its stderr; every line it writes is logged, secrets redacted.
+
+    ``async with upstream_stderr_log() as errlog, stdio_client(params, errlog=errlog) as streams: ...``.
+    Each line becomes one ``upstream-stderr`` record at INFO (``record.guard_event``), redacted by the
+    component as the Rust guard redacts its upstream's stderr: tokens, credentials and personal data go,
+    stack traces and paths stay for the operator. On exit, what the process wrote last is still logged (until
+    its stderr closes, at most ``settle`` seconds). POSIX only (the pipe is watched by the event loop).
+    """
+    log = logger or _LOGGER
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(read_fd, False)
+    errlog = open(write_fd, "w", encoding="utf-8", closefd=True)  # noqa: SIM115 - closed below, by design early
+    redactor = GuardSession()
+    ended = anyio.Event()
+
+    def emit(burst: bytes) -> None:
+        for line in redactor.upstream_log(burst.decode("utf-8", "replace")).splitlines():
+            if line:
+                log.info("upstream-stderr %s", line, extra={"guard_event": {"event": "upstream-stderr", "level": "info", "message": line}})
+
+    async def relay() -> None:
+        partial = b""
+        try:
+            while True:
+                await anyio.wait_readable(read_fd)
+                try:
+                    chunk = os.read(read_fd, 64 * 1024)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    break
+                lines, _, partial = (partial + chunk).rpartition(b"\n")
+                if lines:
+                    emit(lines)
+            if partial:
+                emit(partial)
+        finally:
+            ended.set()
+
+    try:
+        async with anyio.create_task_group() as task_group:
+            task_group.start_soon(relay)
+            try:
+                yield errlog
+            finally:
+                # Our copy of the write end: the pipe ends once every process holding the other copy is gone.
+                errlog.close()
+                with anyio.move_on_after(settle):
+                    await ended.wait()
+                task_group.cancel_scope.cancel()
+    finally:
+        os.close(read_fd)
+        redactor.close()
+
+
+# ---------------------------------------------------------------------------------------------- tool errors
+
+
+def canonical_tool_error(tool: str, error: BaseException, *, dialect: Union[str, Dialect] = "mcp") -> Union[CallToolResult, ErrorData]:
+    """What the guard answers a client whose ``tools/call`` of ``tool`` failed with ``error``.
+
+    A private guard session reads the request ``{"method":"tools/call","params":{"name":tool}}`` and then the
+    response a server sends when an exception escapes (code -32603, message ``"<ExceptionClass>: <str(error)>"``,
+    ``data.traceback``); what it writes to the client is returned: a tool result (``isError``) where the
+    dialect answers with one, else the error object. The TypeScript package does the same with
+    ``"<error.name>: <error.message>"`` and ``data.stack``, so both runtimes answer alike.
+    """
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool}}
+    text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    response = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "error": {"code": SYNTHETIC_TOOL_ERROR_CODE, "message": f"{type(error).__name__}: {error}", "data": {"traceback": text}},
+    }
+    with GuardSession(dialect) as session:
+        session.client_line(json.dumps(request, separators=(",", ":")))
+        outcome = session.upstream_line(json.dumps(response, ensure_ascii=False, separators=(",", ":")))
+    for step in outcome["steps"]:
+        if step["step"] == "send" and step["to"] == "client":
+            answer = json.loads(step["line"])
+            if "result" in answer:
+                return CallToolResult.model_validate(answer["result"])
+            return ErrorData.model_validate(answer["error"])
+    # The session answers every response to a pending request; anything else is a broken component.
+    raise RuntimeError("the guard session wrote no answer for the tool's error")
+
+
+def _answered(tool: str, error: Exception, dialect: Union[str, Dialect], logger: Optional[logging.Logger]) -> CallToolResult:
+    """Logs ``error`` whole for the operator and returns the canonical result, or raises the canonical error."""
+    (logger or _LOGGER).error("tool %r raised %s; the client gets the canonical tool error", tool, type(error).__name__,
+                              exc_info=error)
+    answer = canonical_tool_error(tool, error, dialect=dialect)
+    if isinstance(answer, ErrorData):
+        # `from None`: the original stays in the log, not in what the SDK might report.
+        raise MCPError(answer.code, answer.message, answer.data) from None
+    return answer
+
+
+CallToolHandler = TypeVar("CallToolHandler", bound=Callable[..., Awaitable[object]])
+ToolFunction = TypeVar("ToolFunction", bound=Callable[..., object])
+
+
+def guard_call_tool(
+    handler: Optional[CallToolHandler] = None,
+    *,
+    dialect: Union[str, Dialect] = "mcp",
+    logger: Optional[logging.Logger] = None,
+) -> Union[CallToolHandler, Callable[[CallToolHandler], CallToolHandler]]:
+    """Wraps a low-level server's ``on_call_tool`` handler ``(ctx, params) -> CallToolResult``.
+
+    An exception it raises becomes :func:`canonical_tool_error` for ``params.name``: returned when it is a
+    tool result, raised as ``MCPError`` (which the SDK answers with) when it is an error object. The exception
+    goes to the log with its traceback. ``Server(on_call_tool=guard_call_tool(handler))`` or
+    ``@guard_call_tool(dialect="thoughtgate")``.
+    """
+
+    def wrap(inner: CallToolHandler) -> CallToolHandler:
+        @functools.wraps(inner)
+        async def guarded(ctx: object, params: CallToolRequestParams) -> object:
+            try:
+                return await inner(ctx, params)
+            except _PASSTHROUGH:
+                raise
+            except Exception as error:  # noqa: BLE001 - every tool failure gets the canonical answer
+                return await anyio.to_thread.run_sync(_answered, params.name, error, dialect, logger)
+
+        return cast(CallToolHandler, guarded)
+
+    return wrap(handler) if handler is not None else wrap
+
+
+def guard_tool(
+    fn: Optional[ToolFunction] = None,
+    *,
+    name: Optional[str] = None,
+    dialect: Union[str, Dialect] = "mcp",
+    logger: Optional[logging.Logger] = None,
+) -> Union[ToolFunction, Callable[[ToolFunction], ToolFunction]]:
+    """Wraps an ``MCPServer`` tool function (sync or async); put it under ``@server.tool()``.
+
+    An exception the tool raises becomes :func:`canonical_tool_error` (``name`` is the tool's name, by default
+    the function's, as ``@server.tool()`` names it): a tool result is returned, an error object raised as
+    ``MCPError``, which ``MCPServer`` answers with. The signature, context parameter and return annotation
+    stay the function's. ``UrlElicitationRequiredError`` passes through.
+    """
+
+    def wrap(inner: ToolFunction) -> ToolFunction:
+        tool = name or inner.__name__
+        if _is_async(inner):
+            @functools.wraps(inner)
+            async def guarded_async(*args: object, **kwargs: object) -> object:
+                try:
+                    return await cast(Callable[..., Awaitable[object]], inner)(*args, **kwargs)
+                except _PASSTHROUGH:
+                    raise
+                except Exception as error:  # noqa: BLE001
+                    return await anyio.to_thread.run_sync(_answered, tool, error, dialect, logger)
+
+            return cast(ToolFunction, guarded_async)
+
+        @functools.wraps(inner)
+        def guarded(*args: object, **kwargs: object) -> object:
+            try:
+                return inner(*args, **kwargs)
+            except _PASSTHROUGH:
+                raise
+            except Exception as error:  # noqa: BLE001
+                return _answered(tool, error, dialect, logger)
+
+        return cast(ToolFunction, guarded)
+
+    return wrap(fn) if fn is not None else wrap
+
+
+def _is_async(fn: Callable[..., object]) -> bool:
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))

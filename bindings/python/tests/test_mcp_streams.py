@@ -1,0 +1,349 @@
+"""jsonrpc_errors.mcp.guard_streams in process: the official SDK's client and server on memory streams.
+
+The server is examples/guard/misbehaving_server.py's (mcp 2.3.0 `MCPServer`), run in this process; a raw
+upstream (a task on memory streams) stands in where a test needs a server that hangs, dies or prints garbage.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp")
+
+import anyio  # noqa: E402
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream  # noqa: E402
+from mcp import Client, MCPError  # noqa: E402
+from mcp.client._memory import InMemoryTransport  # noqa: E402  (what Client(server) connects with)
+from mcp.shared.message import ClientMessageMetadata, SessionMessage  # noqa: E402
+from mcp.types import JSONRPCError, JSONRPCRequest, JSONRPCResponse, jsonrpc_message_adapter  # noqa: E402
+from pydantic import ValidationError  # noqa: E402
+
+import jsonrpc_errors  # noqa: E402
+from jsonrpc_errors.mcp import guard_streams, guard_transport  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "examples" / "guard"))
+import misbehaving_server  # noqa: E402
+
+SERVER = misbehaving_server.mcp
+# Every one of these is in the server's failures (see misbehaving_server.py).
+SECRETS = ["ghp_A1b2", "hunter2", "sk_live_51", "/home/alice", "Traceback (most recent call last)", "admin:"]
+
+
+def wire(model: Any) -> Any:
+    return model.model_dump(by_alias=True, mode="json", exclude_unset=True)
+
+
+async def outcome(call: Awaitable[Any]) -> dict[str, Any]:
+    """A call's result or error, as the client got it."""
+    try:
+        return {"result": wire(await call)}
+    except MCPError as error:
+        return {"error": {"code": error.code, "message": error.message, "data": error.data}}
+
+
+async def session(client: Client) -> dict[str, Any]:
+    progress: list[float] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append(value)
+
+    steps = {
+        "list_tools": await outcome(client.list_tools()),
+        "echo": await outcome(client.call_tool("echo", {"text": "hello"})),
+        "count": await outcome(client.call_tool("count", {"steps": 3, "delay_ms": 5}, progress_callback=on_progress)),
+        "read_info": await outcome(client.read_resource("info://server")),
+        "query_orders": await outcome(client.call_tool("query_orders", {"customer": "acme"})),
+        "charge_card": await outcome(client.call_tool("charge_card", {"amount": 12.5})),
+        "export_report": await outcome(client.call_tool("export_report", {})),
+        "echo_again": await outcome(client.call_tool("echo", {"text": "still there?"})),
+    }
+    steps["progress"] = progress
+    return steps
+
+
+def run_session(guarded: bool, **options: Any) -> dict[str, Any]:
+    async def main() -> dict[str, Any]:
+        transport = InMemoryTransport(SERVER)
+        async with Client(guard_transport(transport, **options) if guarded else transport, mode="legacy") as client:
+            return await session(client)
+
+    return anyio.run(main)
+
+
+@pytest.fixture(scope="module")
+def sessions() -> tuple[dict[str, Any], dict[str, Any]]:
+    return run_session(False), run_session(True, dialect="canonical", timeout=5)
+
+
+def test_normal_calls_resources_and_progress_are_unchanged(sessions):
+    direct, guarded = sessions
+    for step in ["list_tools", "echo", "count", "read_info", "echo_again"]:
+        assert "result" in guarded[step], guarded[step]
+        assert guarded[step] == direct[step], step
+    assert guarded["progress"] == direct["progress"] == [1, 2, 3]
+
+
+def test_failing_tools_are_canonical_and_clean(sessions):
+    direct, guarded = sessions
+    # Without the guard the server really leaks (else this test would prove nothing) ...
+    assert [s for s in SECRETS if s in json.dumps(direct)] == SECRETS
+    # ... and with it nothing reaches the client, in any step or field.
+    seen = json.dumps(guarded)
+    assert [s for s in SECRETS if s in seen] == [], seen
+    query = guarded["query_orders"]["result"]
+    assert query["isError"] is True and "[REDACTED:github-token]" in query["content"][0]["text"]
+    report = guarded["export_report"]["result"]
+    assert report["isError"] is True and len(report["content"][0]["text"].encode()) <= 1024
+    # MCPError(-32050, ...) is a server-specific code: the canonical upstream-error, scrubbed.
+    charge = guarded["charge_card"]["error"]
+    assert (charge["code"], charge["message"], charge["data"]["type"]) == (-32002, "Upstream error", "upstream-error")
+
+
+def test_every_event_is_one_structured_record_and_no_body_is_logged(caplog):
+    caplog.set_level(logging.DEBUG, logger="jsonrpc_errors.mcp")
+    run_session(True, dialect="mcp")
+    events = [r for r in caplog.records if hasattr(r, "guard_event")]
+    by_kind = {r.guard_event.get("kind"): r for r in events}
+    sanitized = by_kind["upstream-error"]
+    assert sanitized.levelno == logging.WARNING and sanitized.guard_event["event"] == "sanitized"
+    # In the mcp dialect the client got an isError result (no code); the operator's detail keeps the upstream's.
+    assert sanitized.guard_event["method"] == "tools/call" and "code" not in sanitized.guard_event
+    assert sanitized.guard_event["detail"].startswith("upstream error -32050: charge of 12.5 declined")
+    assert [r.guard_event["event"] for r in events if r.guard_event.get("id") == 6] == ["redacted"]
+    text = "\n".join(r.getMessage() for r in caplog.records)
+    # Request and result bodies never reach the log; credentials not even in the internal details.
+    assert "still there?" not in text and "misbehaving-server 1.0.0" not in text
+    assert [s for s in ["ghp_A1b2", "hunter2", "sk_live_51"] if s in text] == []
+
+
+def test_the_default_client_mode_works_through_the_guard():
+    # The SDK's default probes server/discover and runs the stateless 2026-07-28 protocol: relayed untouched.
+    async def main() -> Any:
+        async with Client(guard_transport(InMemoryTransport(SERVER))) as client:
+            return wire(await client.call_tool("echo", {"text": "hi"}))
+
+    assert anyio.run(main)["structuredContent"] == {"result": "hi"}
+
+
+# ---------------------------------------------------------------------------------------------- raw upstreams
+
+Upstream = Callable[[MemoryObjectReceiveStream[SessionMessage], MemoryObjectSendStream[Any]], Awaitable[None]]
+
+
+@asynccontextmanager
+async def raw(server: Upstream, **options: Any) -> AsyncIterator[tuple[Any, Any]]:
+    """guard_streams in front of a hand-written upstream task."""
+    to_upstream, upstream_in = anyio.create_memory_object_stream[SessionMessage](16)
+    upstream_out, from_upstream = anyio.create_memory_object_stream[Any](16)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(server, upstream_in, upstream_out)
+        async with guard_streams(from_upstream, to_upstream, **options) as pair:
+            yield pair
+        tg.cancel_scope.cancel()
+
+
+def request(id_: int, method: str = "tools/call", **params: Any) -> SessionMessage:
+    return SessionMessage(JSONRPCRequest(jsonrpc="2.0", id=id_, method=method, params=params or None))
+
+
+def as_json(item: SessionMessage) -> dict[str, Any]:
+    return json.loads(item.message.model_dump_json(by_alias=True, exclude_unset=True))
+
+
+def parse_error(line: str) -> ValidationError:
+    """What the SDK's stdio transports yield for a line they cannot parse."""
+    try:
+        jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValidationError as error:
+        return error
+    raise AssertionError(f"{line!r} parsed")
+
+
+def test_an_upstream_that_dies_mid_request_is_answered_at_once_and_the_read_stream_ends():
+    async def dies(inbox: MemoryObjectReceiveStream[SessionMessage], outbox: MemoryObjectSendStream[Any]) -> None:
+        await inbox.receive()
+        await outbox.aclose()  # gone without a word, like a crashed process's closed stdout
+
+    async def main() -> tuple[dict[str, Any], float, bool]:
+        async with raw(dies, upstream="stdio:python") as (read, write):
+            started = time.monotonic()
+            await write.send(request(7, name="crash"))
+            answer = as_json(await read.receive())
+            elapsed = time.monotonic() - started
+            with anyio.fail_after(2):
+                ended = [item async for item in read] == []
+            return answer, elapsed, ended
+
+    answer, elapsed, ended = anyio.run(main)
+    assert answer["id"] == 7 and answer["error"]["code"] == -32000, answer
+    assert answer["error"]["data"]["type"] == "upstream-connection-failed"
+    assert answer["error"]["data"]["details"] == "stdio:python"
+    assert elapsed < 1.0 and ended
+
+
+def test_a_hung_request_is_answered_by_the_timeout_and_cancelled_upstream():
+    seen: list[dict[str, Any]] = []
+
+    async def hangs(inbox: MemoryObjectReceiveStream[SessionMessage], outbox: MemoryObjectSendStream[Any]) -> None:
+        async for item in inbox:
+            seen.append(as_json(item))
+
+    async def main() -> tuple[dict[str, Any], float]:
+        async with raw(hangs, timeout=0.2) as (read, write):
+            started = time.monotonic()
+            await write.send(request(3, name="sleep"))
+            with anyio.fail_after(5):
+                answer = as_json(await read.receive())
+            elapsed = time.monotonic() - started
+            await anyio.sleep(0.05)
+            return answer, elapsed
+
+    answer, elapsed = anyio.run(main)
+    assert answer["id"] == 3 and answer["error"]["code"] == -32001, answer
+    assert answer["error"]["data"]["type"] == "upstream-timeout"
+    assert 0.2 <= elapsed < 2.0, elapsed
+    assert [m["method"] for m in seen] == ["tools/call", "notifications/cancelled"], seen
+    assert seen[1]["params"]["requestId"] == 3
+
+
+def test_an_upstream_line_the_sdk_could_not_parse_is_dropped_and_logged(caplog):
+    caplog.set_level(logging.DEBUG, logger="jsonrpc_errors.mcp")
+
+    async def prints(inbox: MemoryObjectReceiveStream[SessionMessage], outbox: MemoryObjectSendStream[Any]) -> None:
+        item = await inbox.receive()
+        await outbox.send(parse_error("DEBUG: entering flaky_print (this line is not JSON)\n"))
+        await outbox.send(SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=item.message.id, result={"ok": True})))
+
+    async def main() -> list[Any]:
+        async with raw(prints) as (read, write):
+            await write.send(request(1, name="flaky_print"))
+            with anyio.fail_after(5):
+                return [as_json(await read.receive())]
+
+    assert anyio.run(main) == [{"jsonrpc": "2.0", "id": 1, "result": {"ok": True}}]
+    dropped = [r.guard_event for r in caplog.records if getattr(r, "guard_event", {}).get("event") == "dropped"]
+    assert len(dropped) == 1 and "DEBUG: entering flaky_print" in dropped[0]["detail"], dropped
+
+
+def test_client_lines_the_sdk_could_not_parse_are_answered_by_the_guard():
+    async def silent(inbox: MemoryObjectReceiveStream[SessionMessage], outbox: MemoryObjectSendStream[Any]) -> None:
+        async for _ in inbox:
+            raise AssertionError("nothing should reach the upstream")
+
+    async def main() -> list[dict[str, Any]]:
+        async with raw(silent) as (read, write):
+            answers = []
+            for line in ["this is not json\n", '{"jsonrpc":"2.0","id":5}', '[{"jsonrpc":"2.0","id":6,"method":"ping"}]']:
+                await write.send(parse_error(line))
+                with anyio.fail_after(5):
+                    answers.append(as_json(await read.receive()))
+            return answers
+
+    not_json, not_a_request, batch = anyio.run(main)
+    assert (not_json["id"], not_json["error"]["code"]) == (None, -32700), not_json
+    assert (not_a_request["id"], not_a_request["error"]["code"]) == (5, -32600), not_a_request
+    assert batch["error"]["code"] == -32600, batch  # MCP forbids batches (--batch reject, the default)
+
+
+def test_forwarded_messages_are_the_sdks_own_objects_metadata_and_all():
+    received: list[SessionMessage] = []
+
+    async def echo(inbox: MemoryObjectReceiveStream[SessionMessage], outbox: MemoryObjectSendStream[Any]) -> None:
+        async for item in inbox:
+            received.append(item)
+            await outbox.send(SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=item.message.id, result={"n": 1})))
+
+    sent = request(1, method="tools/list")
+    sent.metadata = ClientMessageMetadata(headers={"x-test": "1"})
+
+    async def main() -> SessionMessage:
+        async with raw(echo) as (read, write):
+            await write.send(sent)
+            with anyio.fail_after(5):
+                return await read.receive()
+
+    answer = anyio.run(main)
+    assert received == [sent] and received[0] is sent
+    assert as_json(answer) == {"jsonrpc": "2.0", "id": 1, "result": {"n": 1}}
+
+
+def test_closing_the_client_side_closes_the_upstreams_and_ends_the_read_stream():
+    closed = anyio.Event()
+
+    async def upstream(inbox: MemoryObjectReceiveStream[SessionMessage], outbox: MemoryObjectSendStream[Any]) -> None:
+        async for item in inbox:
+            if isinstance(item.message, JSONRPCRequest):
+                await anyio.sleep(0.1)  # answers after the client has closed: still relayed
+                await outbox.send(SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=item.message.id, result={})))
+        closed.set()
+
+    async def main() -> list[Any]:
+        async with raw(upstream) as (read, write):
+            await write.send(request(1, method="ping"))
+            await write.aclose()
+            with pytest.raises(anyio.ClosedResourceError):
+                await write.send(request(2, method="ping"))
+            with anyio.fail_after(3):
+                rest = [as_json(item) async for item in read]
+                await closed.wait()
+            return rest
+
+    assert anyio.run(main) == [{"jsonrpc": "2.0", "id": 1, "result": {}}]
+
+
+def test_large_messages_are_judged_on_a_worker_thread_and_pass_intact(monkeypatch):
+    threads: list[tuple[str, int, bool]] = []
+    main_thread = threading.current_thread()
+    for name in ("client_line_json", "upstream_line_json"):
+        original = getattr(jsonrpc_errors.GuardSession, name)
+
+        def recording(self: Any, line: bytes, *, _original: Any = original, _name: str = name, **kw: Any) -> str:
+            threads.append((_name, len(line), threading.current_thread() is main_thread))
+            return _original(self, line, **kw)
+
+        monkeypatch.setattr(jsonrpc_errors.GuardSession, name, recording)
+    big = "x" * 200_000
+
+    async def main() -> list[Any]:
+        transport = InMemoryTransport(SERVER)
+        async with Client(guard_transport(transport, offload_bytes=64 * 1024), mode="legacy") as client:
+            return [wire(await client.call_tool("echo", {"text": big})), wire(await client.call_tool("echo", {"text": "small"}))]
+
+    large, small = anyio.run(main)
+    assert large["structuredContent"] == {"result": big} and small["structuredContent"] == {"result": "small"}
+    on_loop = {(name, size > 64 * 1024, inline) for name, size, inline in threads}
+    assert ("client_line_json", True, False) in on_loop and ("upstream_line_json", True, False) in on_loop
+    assert not [t for t in threads if t[1] > 64 * 1024 and t[2]], threads
+    assert not [t for t in threads if t[1] <= 64 * 1024 and not t[2]], threads
+
+
+def test_the_package_imports_without_the_sdk_and_the_adapter_names_the_extra():
+    blocker = (
+        "import sys\n"
+        "class NoMcp:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name in ('mcp', 'mcp_types') or name.startswith(('mcp.', 'mcp_types.')):\n"
+        "            raise ImportError(f'No module named {name!r}')\n"
+        "sys.meta_path.insert(0, NoMcp())\n"
+        "import jsonrpc_errors\n"
+        "assert jsonrpc_errors.redact('password=hunter2') == 'password=[REDACTED:secret-assignment]'\n"
+        "try:\n"
+        "    import jsonrpc_errors.mcp\n"
+        "except ImportError as e:\n"
+        "    print(e)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", blocker], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "pip install 'jsonrpc-errors[mcp]'" in proc.stdout, proc.stdout
