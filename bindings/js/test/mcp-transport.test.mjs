@@ -1,0 +1,364 @@
+// jsonrpc-errors/mcp's GuardedTransport in process: an SDK Client and an SDK McpServer connected by an
+// InMemoryTransport pair, once directly and once through the adapter; then the adapter's own contract
+// (what it hands on, when it answers, how it ends) against a scripted inner transport.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { GuardSession } from "jsonrpc-errors/guard";
+import { GuardedTransport, guardTransport, DEFAULT_TIMEOUT_MS } from "jsonrpc-errors/mcp";
+import { trapGuardForTests } from "../dist/runtime.js";
+import { misbehavingServer, SECRETS } from "./mcp-fixture/server.js";
+
+/** A connected client/server pair; `seen` is every message the client received, `events` the guard's. */
+async function connect({ guarded, hooks = {}, options = {} }) {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const server = misbehavingServer({ ...hooks, crash: () => void serverSide.close() });
+  await server.connect(serverSide);
+  const events = [];
+  const transport = guarded ? guardTransport(clientSide, { onEvent: (e) => events.push(e), ...options }) : clientSide;
+  const client = new Client({ name: "test-client", version: "1.0.0" });
+  const transportErrors = [];
+  client.onerror = (e) => transportErrors.push(String(e));
+  await client.connect(transport);
+  const seen = [];
+  const deliver = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    seen.push(message);
+    deliver(message, extra);
+  };
+  return { client, server, transport, seen, events, transportErrors };
+}
+
+/** What a client gets from a call: its result, or the McpError it throws (code, message, data). */
+async function outcome(promise) {
+  try {
+    return { result: await promise };
+  } catch (e) {
+    assert.ok(e instanceof McpError, `not an McpError: ${e}`);
+    return { error: { code: e.code, message: e.message, data: e.data } };
+  }
+}
+
+async function normalSteps(client) {
+  const progress = [];
+  return {
+    tools: (await client.listTools()).tools.map((t) => t.name),
+    echo: await client.callTool({ name: "echo", arguments: { text: "hello" } }),
+    count: await client.callTool({ name: "count", arguments: { steps: 3 } }, undefined, { onprogress: (p) => progress.push(p.progress) }),
+    progress,
+    resources: await client.listResources(),
+    info: await client.readResource({ uri: "info://server" }),
+  };
+}
+
+function leaked(value) {
+  const text = JSON.stringify(value);
+  return SECRETS.filter((s) => text.includes(s));
+}
+
+describe("an SDK client and McpServer through the adapter (InMemoryTransport)", () => {
+  test("normal calls, resources and progress are exactly what a direct connection gives", async () => {
+    const direct = await connect({ guarded: false });
+    const guarded = await connect({ guarded: true });
+    try {
+      const want = await normalSteps(direct.client);
+      const got = await normalSteps(guarded.client);
+      assert.deepEqual(want.progress, [1, 2, 3]);
+      assert.deepEqual(got, want);
+      assert.equal(guarded.client.getServerVersion()?.name, "misbehaving-server");
+      assert.deepEqual(guarded.transportErrors, []);
+      // Nothing was rewritten, answered or dropped on the way.
+      assert.deepEqual(guarded.events, []);
+      assert.equal(guarded.transport.pending, 0);
+    } finally {
+      await direct.client.close();
+      await guarded.client.close();
+    }
+  });
+
+  test("a failing tool gives an isError result with the leak redacted, where the direct one leaks everything", async () => {
+    const direct = await connect({ guarded: false });
+    const guarded = await connect({ guarded: true });
+    try {
+      const call = { name: "query_orders", arguments: { customer: "acme" } };
+      const raw = await direct.client.callTool(call);
+      assert.deepEqual(leaked(raw).sort(), SECRETS.filter((s) => s !== "sk_live_51").sort(), "the fixture leaks directly");
+      const clean = await guarded.client.callTool(call);
+      assert.equal(clean.isError, true);
+      const text = clean.content[0].text;
+      assert.match(text, /^query for acme failed \(GITHUB_TOKEN=\[REDACTED:github-token\]/);
+      assert.ok(Buffer.byteLength(text) <= 1024, `${Buffer.byteLength(text)} bytes`);
+      assert.deepEqual(leaked(guarded.seen), []);
+      const [redacted, ...others] = guarded.events;
+      assert.deepEqual([redacted.event, redacted.method, others], ["redacted", "tools/call", []]);
+      assert.match(redacted.detail, /github-token/);
+    } finally {
+      await direct.client.close();
+      await guarded.client.close();
+    }
+  });
+
+  test("a JSON-RPC error with a server-specific code becomes the canonical upstream-error; a plain one stays -32603, scrubbed", async () => {
+    const direct = await connect({ guarded: false });
+    const guarded = await connect({ guarded: true });
+    try {
+      const rawCharges = await outcome(direct.client.readResource({ uri: "ledger://charges" }));
+      assert.equal(rawCharges.error.code, -32050);
+      assert.ok(leaked(rawCharges).length >= 3, "the fixture leaks directly");
+      const charges = await outcome(guarded.client.readResource({ uri: "ledger://charges" }));
+      assert.equal(charges.error.code, -32002);
+      assert.equal(charges.error.message, "MCP error -32002: Upstream error");
+      assert.equal(charges.error.data.type, "upstream-error");
+      assert.equal(charges.error.data.category, "upstream");
+      assert.match(charges.error.data.correlation_id, /^[0-9a-f-]{36}$/);
+
+      const orders = await outcome(guarded.client.readResource({ uri: "ledger://orders" }));
+      assert.equal(orders.error.code, -32603);
+      assert.match(orders.error.message, /cannot open postgres:\/\/\[REDACTED:url-credentials\]@db\.internal/);
+      assert.deepEqual(leaked(guarded.seen), []);
+      const sanitized = guarded.events.filter((e) => e.event === "sanitized");
+      assert.deepEqual(sanitized.map((e) => [e.kind, e.code, e.method]), [["upstream-error", -32002, "resources/read"], ["upstream-error", -32603, "resources/read"]]);
+      // The operator's log keeps what happened (the stack, the path), never the credentials.
+      assert.match(sanitized[0].detail, /upstream error -32050: MCP error -32050: ledger declined/);
+      assert.ok(!/hunter2|sk_live_51/.test(JSON.stringify(guarded.events)));
+    } finally {
+      await direct.client.close();
+      await guarded.client.close();
+    }
+  });
+
+  test("the server dying mid-request: the pending call is answered at once, before the transport reports its close", async () => {
+    const direct = await connect({ guarded: false });
+    const guarded = await connect({ guarded: true });
+    try {
+      const sdkOwn = await outcome(direct.client.callTool({ name: "crash" }));
+      assert.deepEqual([sdkOwn.error.code, sdkOwn.error.message], [-32000, "MCP error -32000: Connection closed"]); // the SDK's own
+      const order = [];
+      const { transport } = guarded;
+      const [deliver, onclose] = [transport.onmessage, transport.onclose];
+      transport.onmessage = (message, extra) => {
+        order.push(`message ${message.id}`);
+        deliver(message, extra);
+      };
+      transport.onclose = () => {
+        order.push("closed");
+        onclose?.();
+      };
+      const started = performance.now();
+      const answer = await outcome(guarded.client.callTool({ name: "crash" }));
+      assert.ok(performance.now() - started < 1000);
+      // The guard's answer, not the SDK's "Connection closed": it came through onmessage before onclose.
+      assert.deepEqual(order.slice(-2), [`message ${guarded.seen.at(-1).id}`, "closed"]);
+      assert.deepEqual(answer.error, {
+        code: -32000,
+        message: "MCP error -32000: Upstream connection failed",
+        data: { ...answer.error.data, type: "upstream-connection-failed", category: "upstream", retryable: true, details: "upstream" },
+      });
+      assert.ok(guarded.seen.some((m) => m.error?.data?.type === "upstream-connection-failed"));
+      assert.deepEqual(
+        guarded.events.filter((e) => e.level === "error").map((e) => e.event),
+        ["upstream-ended", "answered"],
+      );
+      assert.equal(guarded.transport.closed, true);
+      await assert.rejects(guarded.transport.send({ jsonrpc: "2.0", id: 99, method: "ping" }), /Not connected/);
+    } finally {
+      await direct.client.close();
+      await guarded.client.close();
+    }
+  });
+
+  test("a request that waits past timeoutMs is answered upstream-timeout and cancelled upstream; the late answer never arrives", async () => {
+    const aborted = [];
+    const guarded = await connect({ guarded: true, hooks: { aborted: (ms) => aborted.push(ms) }, options: { timeoutMs: 150 } });
+    try {
+      const started = performance.now();
+      const answer = await outcome(guarded.client.callTool({ name: "sleep", arguments: { ms: 1500 } }));
+      const elapsed = performance.now() - started;
+      assert.ok(elapsed >= 150 && elapsed < 1000, `${elapsed} ms`);
+      assert.equal(answer.error.code, -32001);
+      assert.equal(answer.error.data.type, "upstream-timeout");
+      assert.deepEqual(aborted, [1500]); // the server saw notifications/cancelled and stopped
+      // The session goes on.
+      assert.equal((await guarded.client.callTool({ name: "echo", arguments: { text: "still here" } })).content[0].text, "still here");
+      assert.deepEqual(guarded.transportErrors, []);
+      assert.equal(guarded.transport.pending, 0);
+    } finally {
+      await guarded.client.close();
+    }
+  });
+});
+
+/** An inner transport that records what it is given and lets the test speak for the upstream. */
+class ScriptedUpstream {
+  sent = [];
+  started = false;
+  closed = false;
+  protocolVersions = [];
+  sessionId = "session-7";
+  startError = undefined;
+  async start() {
+    if (this.startError) throw this.startError;
+    this.started = true;
+  }
+  async send(message, options) {
+    this.sent.push({ message, options });
+  }
+  async close() {
+    this.closed = true;
+    this.onclose?.();
+  }
+  setProtocolVersion(version) {
+    this.protocolVersions.push(version);
+  }
+}
+
+function wire(transport) {
+  const got = [];
+  transport.onmessage = (message, extra) => got.push({ message, extra });
+  return got;
+}
+
+describe("the adapter's contract", () => {
+  test("a forwarded message is the same object with the same send options; upstream messages keep their extra info", async () => {
+    const inner = new ScriptedUpstream();
+    const t = new GuardedTransport(inner);
+    const got = wire(t);
+    await t.start();
+    assert.equal(inner.started, true);
+    const request = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "x" } };
+    const options = { relatedRequestId: 4, resumptionToken: "r-1" };
+    await t.send(request, options);
+    assert.equal(inner.sent[0].message, request);
+    assert.equal(inner.sent[0].options, options);
+    assert.equal(t.pending, 1);
+    const response = { jsonrpc: "2.0", id: 1, result: { content: [] } };
+    const extra = { authInfo: { token: "t", clientId: "c", scopes: [] } };
+    inner.onmessage(response, extra);
+    assert.equal(got[0].message, response);
+    assert.equal(got[0].extra, extra);
+    assert.equal(t.pending, 0);
+    // The SDK's optional members are delegated.
+    assert.equal(t.sessionId, "session-7");
+    t.setProtocolVersion("2025-11-25");
+    assert.deepEqual(inner.protocolVersions, ["2025-11-25"]);
+    assert.equal(new GuardedTransport({ async start() {}, async send() {}, async close() {} }).setProtocolVersion, undefined);
+    await t.close();
+  });
+
+  test("raw client lines are judged as the CLI judges them: not JSON, a batch, a member given twice, an id in flight", async () => {
+    const inner = new ScriptedUpstream();
+    const t = guardTransport(inner, { timeoutMs: 0 });
+    const got = wire(t);
+    await t.start();
+    await t.sendLine("{nope");
+    await t.sendLine('[{"jsonrpc":"2.0","id":1,"method":"ping"}]');
+    await t.sendLine('{"jsonrpc":"2.0","id":2,"method":"ping","method":"tools/list"}');
+    await t.sendLine(new TextEncoder().encode('{"jsonrpc":"2.0","id":3,"method":"ping","stray":true}'));
+    await t.send({ jsonrpc: "2.0", id: 3, method: "ping" });
+    await t.sendOversize(20_000_000);
+    const answers = got.map(({ message }) => [message.id, message.error.code, message.error.data.reason ?? message.error.data.type]);
+    assert.deepEqual(answers, [
+      [null, -32700, "parse-error"],
+      [null, -32600, "batch-not-supported"],
+      [null, -32600, "duplicate-member"],
+      [3, -32600, "duplicate-id"],
+      [null, -32600, "oversize"],
+    ]);
+    // Only the line with a stray member went on, parsed from its own bytes.
+    assert.deepEqual(inner.sent.map((s) => s.message), [{ jsonrpc: "2.0", id: 3, method: "ping", stray: true }]);
+    // The session's verdicts, compared with a GuardSession given the same lines.
+    const s = new GuardSession({ timeoutMs: null });
+    const reference = ["{nope", '[{"jsonrpc":"2.0","id":1,"method":"ping"}]'].map((l) => JSON.parse(s.clientLine(l).steps.find((x) => x.step === "send").line));
+    s.close();
+    assert.deepEqual(got.slice(0, 2).map((g) => g.message.error.data.details), reference.map((r) => r.error.data.details));
+    await t.close();
+  });
+
+  test("the upstream's requests and the client's answers to them pass through; garbage from the guard's view is dropped", async () => {
+    const inner = new ScriptedUpstream();
+    const t = guardTransport(inner);
+    const got = wire(t);
+    const events = [];
+    t.onclose = () => events.push("closed");
+    await t.start();
+    const sampling = { jsonrpc: "2.0", id: "s-1", method: "sampling/createMessage", params: { messages: [], maxTokens: 5 } };
+    inner.onmessage(sampling);
+    assert.equal(got[0].message, sampling);
+    const reply = { jsonrpc: "2.0", id: "s-1", result: { role: "assistant", content: { type: "text", text: "hi" }, model: "m" } };
+    await t.send(reply);
+    assert.equal(inner.sent[0].message, reply);
+    // An answer to nothing pending is not relayed.
+    inner.onmessage({ jsonrpc: "2.0", id: 77, result: {} });
+    assert.equal(got.length, 1);
+    await t.close();
+    assert.deepEqual(events, ["closed"]);
+  });
+
+  test("an upstream that cannot start: the request after it is answered by the guard", async () => {
+    const inner = new ScriptedUpstream();
+    inner.startError = Object.assign(new Error("spawn nope ENOENT"), { code: "ENOENT" });
+    const events = [];
+    const t = guardTransport(inner, { upstream: "stdio:nope", onEvent: (e) => events.push(e) });
+    const got = wire(t);
+    await assert.rejects(t.start(), /ENOENT/);
+    await t.send({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+    assert.deepEqual(inner.sent, []);
+    assert.equal(got[0].message.error.code, -32000);
+    assert.equal(got[0].message.error.data.details, "stdio:nope");
+    assert.match(events.find((e) => e.event === "upstream-ended").detail, /could not be started: spawn nope ENOENT/);
+    await t.close();
+  });
+
+  test("close answers what is pending, then onclose; the deadline timer does not outlive the transport", async () => {
+    const inner = new ScriptedUpstream();
+    const t = guardTransport(inner, { timeoutMs: 60_000 });
+    const order = [];
+    t.onmessage = (m) => order.push(`answer ${m.id} ${m.error.code}`);
+    t.onclose = () => order.push("close");
+    await t.start();
+    await t.send({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "slow" } });
+    await t.close();
+    await t.close();
+    assert.deepEqual(order, ["answer 5 -32000", "close"]);
+    assert.equal(inner.closed, true);
+    // Nothing keeps the event loop alive (the 60 s deadline's timer is gone): node:test would wait otherwise.
+  });
+
+  test("defaults are the CLI's: dialect canonical, a 50 s timeout; bad options are refused up front", async () => {
+    assert.equal(DEFAULT_TIMEOUT_MS, 50_000);
+    const inner = new ScriptedUpstream();
+    const t = guardTransport(inner);
+    const events = [];
+    t.onmessage = (m) => events.push(m);
+    const before = Date.now();
+    await t.send({ jsonrpc: "2.0", id: 1, method: "ping" });
+    inner.onmessage({ jsonrpc: "2.0", id: 1, error: { code: -32050, message: "custom" } });
+    assert.equal(events[0].error.code, -32002); // canonical's upstream-error
+    await t.send({ jsonrpc: "2.0", id: 2, method: "ping" });
+    assert.equal(t.pending, 1);
+    await t.close();
+    assert.ok(Date.now() - before < 1000);
+    assert.throws(() => guardTransport(inner, { dialect: "klingon" }), /unknown-dialect|dialect/);
+    assert.throws(() => guardTransport({}, {}), /Transport/);
+    assert.throws(() => guardTransport(inner, { onEvent: 3 }), /onEvent/);
+  });
+
+  test("a trap of the guard module ends the transport: reported to onerror, inner closed, onclose called", async () => {
+    const inner = new ScriptedUpstream();
+    const t = guardTransport(inner);
+    const errors = [];
+    let closed = false;
+    t.onerror = (e) => errors.push(e.name);
+    t.onclose = () => (closed = true);
+    await t.start();
+    assert.throws(trapGuardForTests);
+    await t.send({ jsonrpc: "2.0", id: 1, method: "ping" });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.deepEqual(errors, ["WasmFaultError"]);
+    assert.equal(inner.closed, true);
+    assert.equal(closed, true);
+    assert.deepEqual(inner.sent, []);
+  });
+});
