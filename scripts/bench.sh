@@ -17,6 +17,8 @@ if [ -x bindings/python/.venv/bin/python ]; then
   (cd bindings/python && .venv/bin/python bench.py)
 fi
 if [ -d bindings/js/dist ]; then
+  # The redactors a Node user might pick instead (redact-pii, @arcjet/redact): bench-only, never a dependency.
+  (cd bench/peers && ../../scripts/npm-install.sh > /dev/null) || echo "(bench/peers not installed: the Node peers are skipped)"
   echo; echo "### Node (wasm-bindgen)"
   (cd bindings/js && node bench/bench.mjs)
 fi

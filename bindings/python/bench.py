@@ -96,6 +96,7 @@ def make_log(size=1 << 20):
 
 def main():
     import wasmtime
+    from wasmtime.component import Record
 
     import jsonrpc_errors as jre
     from jsonrpc_errors import _runtime
@@ -115,7 +116,12 @@ def main():
 
     w, f = naive_setup()
     text = json.dumps(ERROR)
-    naive = best_of(lambda n: [f(w.store, text, "canonical", *CTX) for _ in range(n)], 2000)
+    # The public wasmtime-py way: an enum as its case name, a record as an object with one attribute per field.
+    ctx = Record()
+    # (wasmtime-py reads record fields by their WIT names, dashes included.)
+    setattr(ctx, "unix-millis", CTX[0])
+    setattr(ctx, "entropy", CTX[1])
+    naive = best_of(lambda n: [f(w.store, text, "canonical", ctx) for _ in range(n)], 2000)
     _runtime.get()._release(w)
     # Interleaved rounds (each candidate once per round, best round kept): a shared machine's slow spells
     # then hit every candidate alike instead of whichever happened to run during them.
@@ -160,6 +166,24 @@ def main():
     print(f"ratio Python re / component:       {py_t/ours_r:.1f}x   (goal >= 20x)")
     if skipped:
         print(f"  ({len(skipped)} patterns not compilable by Python re skipped: {', '.join(i for i, _ in skipped)})")
+
+    # --- side by side on the shared logs written by `cargo run --release -p jsonrpc-errors-host --example bench`:
+    # a secret-dense log (three lines in four carry a secret) and a mixed one (one in fifty); rounds alternate.
+    shared = [(label, ROOT / "target" / "bench" / f"{label}-1mb.log") for label in ("dense", "mixed")]
+    if all(path.exists() for _, path in shared):
+        texts = [(label, path.read_text(encoding="utf-8")) for label, path in shared]
+        best = {(label, who): float("inf") for label, _ in texts for who in ("ours", "re")}
+        for _ in range(3):
+            for label, text in texts:
+                best[label, "ours"] = min(best[label, "ours"], _timed(lambda: jre.redact(text)))
+                best[label, "re"] = min(best[label, "re"], _timed(lambda: py_redact(text)))
+        print("redaction side by side (MB/s, best of 3 alternating rounds)")
+        print(f"{'':34}{'dense':>10}{'mixed':>10}")
+        for who, name in (("ours", "jsonrpc-errors redact"), ("re", "re list of our rules")):
+            row = "".join(f"{len(text.encode()) / 1e6 / best[label, who]:10.1f}" for label, text in texts)
+            print(f"{name:34}{row}")
+        for label, _ in texts:
+            print(f"  {label}: jsonrpc-errors / re list {best[label, 're'] / best[label, 'ours']:.1f}x   (goal >= 20x)")
 
     # --- the shared mixed logs written by `cargo run --release -p jsonrpc-errors-host --example bench`
     for label in ("1mb", "10mb"):

@@ -3,8 +3,8 @@
 //! - per-call cost of `map` through the component vs the native guest code;
 //! - process start to first answer: `jsonrpc-errors map` vs `jsonrpc-errors --version`;
 //! - component size (raw and gzip);
-//! - redaction throughput, native vs wasmtime, on 1 MB and 10 MB mixed logs (written to target/bench/ for the
-//!   Node and Python benchmarks);
+//! - redaction throughput, native vs wasmtime, on 1 MB and 10 MB mixed logs and a 1 MB secret-dense log (written
+//!   to target/bench/ for the Node and Python benchmarks);
 //! - the redaction recall/precision report over the generated corpus.
 
 #[path = "common/corpus.rs"]
@@ -108,6 +108,15 @@ fn main() {
         println!("{label:>5}: native {:>7.1} MB/s   wasmtime {:>7.1} MB/s   wasmtime/native {:>5.1}%   (goal >= 25%)",
             mb_per_s(log.len(), n), mb_per_s(log.len(), w), 100.0 * n.as_secs_f64() / w.as_secs_f64());
     }
+    // Secret-dense text (a failing auth loop, a dumped config): where the engine's capture groups cost most.
+    let dense = corpus::dense_log(1_000_000);
+    std::fs::write(dir.join("dense-1mb.log"), &dense).unwrap();
+    assert_eq!(api::redact_json(&dense), rt.redact_json(&dense).unwrap(), "native and component agree on the dense log");
+    let found = api::redact(&dense).findings.len();
+    let n = best_of(5, || drop(api::redact(&dense)));
+    let w = best_of(5, || drop(rt.redact_json(&dense)));
+    println!(" dense: native {:>7.1} MB/s   wasmtime {:>7.1} MB/s   wasmtime/native {:>5.1}%   ({found} findings in {} lines)",
+        mb_per_s(dense.len(), n), mb_per_s(dense.len(), w), 100.0 * n.as_secs_f64() / w.as_secs_f64(), dense.lines().count());
     // Linear scaling, and the adversarial worst case: every line holds keywords of every rule.
     let worst_line: String = jsonrpc_errors_guest::redact::catalogue_rules().iter().flat_map(|r| r.keywords.iter().take(1)).map(|k| format!("{k} ")).collect();
     let worst = format!("{worst_line}\n").repeat(1_000_000 / (worst_line.len() + 1));

@@ -11,7 +11,7 @@ import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { randomUUID } from "node:crypto";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { mapError, redact, setEnvironment } from "jsonrpc-errors";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
@@ -156,6 +156,51 @@ const [tWasm, tJs] = interleaved(
 console.log(`  speed jsonrpc-errors / JS RegExps: ${(tJs / tWasm).toFixed(2)}×  (goal ≥ 3×)`);
 console.log(`  throughput: ${((log.length / (1 << 20)) / (tWasm / 1e9)).toFixed(1)} MiB/s vs ${((log.length / (1 << 20)) / (tJs / 1e9)).toFixed(1)} MiB/s`);
 if (sink === 0) console.log("");
+
+// Peers side by side on the shared logs written by `cargo run --release -p jsonrpc-errors-host --example bench`
+// (a secret-dense log: three lines in four carry a secret; a mixed log: one in fifty). Each round runs every
+// redactor once per log, in turn; the best round counts.
+async function sideBySide() {
+  const logs = [["dense-1mb", "dense"], ["mixed-1mb", "mixed"]].flatMap(([file, label]) => {
+    try { return [[label, readFileSync(join(root, "target", "bench", `${file}.log`), "utf8")]]; } catch { return []; }
+  });
+  if (logs.length < 2) {
+    console.log("\n(peers side by side skipped: run `cargo run --release -p jsonrpc-errors-host --example bench` first)");
+    return;
+  }
+  let others = [];
+  try {
+    others = await (await import(pathToFileURL(join(root, "bench", "peers", "peers.mjs")).href)).peers();
+  } catch (e) {
+    console.log(`\n(peers not installed: \`cd bench/peers && ../../scripts/npm-install.sh\`; ${e.message.split("\n")[0]})`);
+  }
+  const candidates = [
+    { name: "jsonrpc-errors redact", redact: async (text) => redact(text) },
+    { name: "RegExp list of our rules", redact: async (text) => redactJs(text) },
+    ...others,
+  ];
+  const best = logs.map(() => candidates.map(() => Infinity));
+  for (let round = 0; round < 5; round++) {
+    for (const [l, [, text]] of logs.entries()) {
+      for (const [c, cand] of candidates.entries()) {
+        const t0 = performance.now();
+        sink += (await cand.redact(text)).length;
+        best[l][c] = Math.min(best[l][c], performance.now() - t0);
+      }
+    }
+  }
+  const mbps = (l, c) => Buffer.byteLength(logs[l][1]) / 1e6 / (best[l][c] / 1e3);
+  console.log(`\nredaction side by side, Node ${process.version} (MB/s, best of 5 rounds, one run)`);
+  console.log(`${"".padEnd(28)}${logs.map(([label]) => label.padStart(10)).join("")}`);
+  for (const [c, cand] of candidates.entries()) {
+    console.log(`${cand.name.padEnd(28)}${logs.map((_, l) => mbps(l, c).toFixed(1).padStart(10)).join("")}`);
+  }
+  const ratio = (l, peer) => (best[l][peer] / best[l][0]).toFixed(2);
+  const pii = candidates.findIndex((c) => c.name.startsWith("redact-pii"));
+  if (pii >= 0) console.log(`  dense: jsonrpc-errors / redact-pii ${ratio(0, pii)}×  (goal ≥ 5×)`);
+  console.log(`  mixed: jsonrpc-errors / RegExp list of our rules ${ratio(1, 1)}×  (goal ≥ 3×)`);
+}
+await sideBySide();
 
 // The shared mixed logs written by `cargo run --release -p jsonrpc-errors-host --example bench`.
 for (const label of ["1mb", "10mb"]) {

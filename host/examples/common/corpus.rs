@@ -88,6 +88,59 @@ pub fn negatives() -> Vec<String> {
 
 /// A deterministic mixed log of about `bytes` bytes: mostly ordinary lines, one line in 50 carrying a secret.
 pub fn mixed_log(bytes: usize) -> String {
+    log_with_secrets(bytes, 50)
+}
+
+/// Secrets that fill a failing auth loop or a dumped config: a token, an e-mail or a credential.
+const DENSE_SHAPES: [&str; 8] = [
+    "auth failed for {email}: token {github} rejected",
+    "retrying with Authorization: Bearer {jwt}",
+    "connect postgres://app:{password}@db.internal:5432/orders refused",
+    "config dump: db_password={password} api_key={hex}",
+    "login attempt from {ip} as {email} denied",
+    "AWS_SECRET_ACCESS_KEY={aws} in environment",
+    "sending to {email} via smtp://mailer:{password}@smtp.internal failed",
+    "request from {ip} carried x-api-key: {hex}",
+];
+
+/// A deterministic secret-dense log of about `bytes` bytes: three lines in four carry one or two secrets (a
+/// token, an e-mail, a credential, an address), the rest are ordinary.
+pub fn dense_log(bytes: usize) -> String {
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    let mut word = |len: usize, alphabet: &[u8]| -> String { (0..len).map(|_| alphabet[next() as usize % alphabet.len()] as char).collect() };
+    let mut out = String::with_capacity(bytes + 512);
+    let mut line = 0u64;
+    while out.len() < bytes {
+        line += 1;
+        let ts = format!("2026-11-21T10:{:02}:{:02}.{:03}Z", (line / 60) % 60, line % 60, line % 1000);
+        if line % 4 == 0 {
+            let b = BENIGN[(line / 4) as usize % BENIGN.len()];
+            out.push_str(&format!("{ts} INFO  {b}\n"));
+            continue;
+        }
+        let shape = DENSE_SHAPES[(line as usize * 7 + 3) % DENSE_SHAPES.len()];
+        let text = shape
+            .replace("{email}", &format!("{}.{}@example.com", word(6, b"abcdefghijklmnopqrstuvwxyz"), word(4, b"abcdefghijklmnopqrstuvwxyz")))
+            .replace("{github}", &format!("ghp_{}", word(36, ALNUM)))
+            .replace("{jwt}", &format!("eyJhbGciOiJIUzI1NiJ9.eyJ{}.{}", word(24, ALNUM), word(43, ALNUM)))
+            .replace("{password}", &word(14, ALNUM))
+            .replace("{hex}", &word(32, b"0123456789abcdef"))
+            .replace("{ip}", &format!("10.{}.{}.{}", line % 250, (line / 7) % 250, (line / 3) % 250 + 1))
+            .replace("{aws}", &word(40, ALNUM));
+        out.push_str(&format!("{ts} ERROR {text}\n"));
+    }
+    out
+}
+
+/// About `bytes` bytes of log lines, one in `every` carrying a secret from the catalogue's examples.
+fn log_with_secrets(bytes: usize, every: u64) -> String {
     let examples = redact::examples();
     let secrets: Vec<&String> = redact::catalogue_rules().iter().flat_map(|r| examples[&r.id].examples.iter()).collect();
     let mut state: u64 = 0x2545_F491_4F6C_DD1D;
@@ -103,8 +156,8 @@ pub fn mixed_log(bytes: usize) -> String {
         line += 1;
         let r = next();
         let ts = format!("2026-11-21T10:{:02}:{:02}.{:03}Z", (line / 60) % 60, line % 60, r % 1000);
-        if r % 50 == 0 {
-            let s = secrets[(r / 50) as usize % secrets.len()];
+        if r % every == 0 {
+            let s = secrets[(r / every) as usize % secrets.len()];
             out.push_str(&format!("{ts} ERROR {}\n", s));
         } else {
             let b = BENIGN[(r >> 8) as usize % BENIGN.len()];
