@@ -4,6 +4,7 @@
 //! none. Best of 3 per figure; a measurement, not a test.
 
 #[path = "common/corpus.rs"]
+#[allow(dead_code)] // the shared corpus module; this example needs only the dense log
 mod corpus;
 use jsonrpc_errors_guest::redact::{self, Policy, Secrets};
 fn time(text: &str, p: &Policy) -> f64 {

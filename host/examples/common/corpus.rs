@@ -120,7 +120,7 @@ pub fn dense_log(bytes: usize) -> String {
     while out.len() < bytes {
         line += 1;
         let ts = format!("2026-11-21T10:{:02}:{:02}.{:03}Z", (line / 60) % 60, line % 60, line % 1000);
-        if line % 4 == 0 {
+        if line.is_multiple_of(4) {
             let b = BENIGN[(line / 4) as usize % BENIGN.len()];
             out.push_str(&format!("{ts} INFO  {b}\n"));
             continue;
