@@ -30,7 +30,7 @@ import traceback
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import IO, Literal, Optional, TypedDict, TypeVar, Union, cast
+from typing import IO, TYPE_CHECKING, Literal, Optional, TypedDict, TypeVar, Union, cast
 
 try:
     import anyio
@@ -50,6 +50,9 @@ except ImportError as missing:  # pragma: no cover - exercised in a subprocess w
     ) from missing
 
 from ._guard import GuardSession, Outcome, Step
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
 from ._taxonomy import DEFAULT_MAX_BYTES, Dialect
 
 __all__ = [
@@ -62,6 +65,7 @@ __all__ = [
     "guard_streams",
     "guard_transport",
     "guard_tool",
+    "guard_tools",
     "upstream_stderr_log",
 ]
 
@@ -587,6 +591,23 @@ async def upstream_stderr_log(logger: Optional[logging.Logger] = None, *, settle
 # ---------------------------------------------------------------------------------------------- tool errors
 
 
+def _guard_answer(tool: str, reply: dict[str, object], dialect: Union[str, Dialect]) -> dict[str, object]:
+    """The message a guard session in ``dialect`` sends the client when the upstream answers a ``tools/call``
+    of ``tool`` with ``reply`` (its ``result`` or ``error`` member)."""
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool}}
+    with GuardSession(dialect) as session:
+        session.client_line(json.dumps(request, ensure_ascii=False, separators=(",", ":")))
+        outcome = session.upstream_line(json.dumps({"jsonrpc": "2.0", "id": 1, **reply}, ensure_ascii=False, separators=(",", ":")))
+    for step in outcome["steps"]:
+        if step["step"] == "send" and step["to"] == "client":
+            answer: dict[str, object] = json.loads(step["line"])
+            return answer
+        if step["step"] == "forward" and step["to"] == "client":
+            return {"jsonrpc": "2.0", "id": 1, **reply}
+    # The session answers every response to a pending request; anything else is a broken component.
+    raise RuntimeError("the guard session wrote nothing for the tool's answer")
+
+
 def canonical_tool_error(tool: str, error: BaseException, *, dialect: Union[str, Dialect] = "mcp") -> Union[CallToolResult, ErrorData]:
     """What the guard answers a client whose ``tools/call`` of ``tool`` failed with ``error``.
 
@@ -594,26 +615,16 @@ def canonical_tool_error(tool: str, error: BaseException, *, dialect: Union[str,
     response a server sends when an exception escapes (code -32603, message ``"<ExceptionClass>: <str(error)>"``,
     ``data.traceback``); what it writes to the client is returned: a tool result (``isError``) where the
     dialect answers with one, else the error object. The TypeScript package does the same with
-    ``"<error.name>: <error.message>"`` and ``data.stack``, so both runtimes answer alike.
+    ``"<error.name>: <error.message>"`` and ``data.stack``, so both runtimes answer alike. (The component keeps
+    standard codes such as -32603 as errors in every dialect, ``mcp`` included; only server-specific codes
+    become ``isError`` results there.)
     """
-    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool}}
     text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-    response = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "error": {"code": SYNTHETIC_TOOL_ERROR_CODE, "message": f"{type(error).__name__}: {error}", "data": {"traceback": text}},
-    }
-    with GuardSession(dialect) as session:
-        session.client_line(json.dumps(request, separators=(",", ":")))
-        outcome = session.upstream_line(json.dumps(response, ensure_ascii=False, separators=(",", ":")))
-    for step in outcome["steps"]:
-        if step["step"] == "send" and step["to"] == "client":
-            answer = json.loads(step["line"])
-            if "result" in answer:
-                return CallToolResult.model_validate(answer["result"])
-            return ErrorData.model_validate(answer["error"])
-    # The session answers every response to a pending request; anything else is a broken component.
-    raise RuntimeError("the guard session wrote no answer for the tool's error")
+    failure = {"code": SYNTHETIC_TOOL_ERROR_CODE, "message": f"{type(error).__name__}: {error}", "data": {"traceback": text}}
+    answer = _guard_answer(tool, {"error": failure}, dialect)
+    if "result" in answer:
+        return CallToolResult.model_validate(answer["result"])
+    return ErrorData.model_validate(answer["error"])
 
 
 def _answered(tool: str, error: Exception, dialect: Union[str, Dialect], logger: Optional[logging.Logger]) -> CallToolResult:
@@ -625,6 +636,21 @@ def _answered(tool: str, error: Exception, dialect: Union[str, Dialect], logger:
         # `from None`: the original stays in the log, not in what the SDK might report.
         raise MCPError(answer.code, answer.message, answer.data) from None
     return answer
+
+
+_Result = TypeVar("_Result")
+
+
+def _checked(tool: str, result: _Result, dialect: Union[str, Dialect]) -> _Result:
+    """A tool's own ``isError`` result with its text redacted and cut as the guard does an upstream's; any
+    other result untouched."""
+    if not (isinstance(result, CallToolResult) and result.is_error):
+        return result
+    answer = _guard_answer(tool, {"result": result.model_dump(by_alias=True, mode="json", exclude_none=True)}, dialect)
+    if "result" in answer:
+        return cast(_Result, CallToolResult.model_validate(answer["result"]))
+    error = ErrorData.model_validate(answer["error"])
+    raise MCPError(error.code, error.message, error.data)
 
 
 CallToolHandler = TypeVar("CallToolHandler", bound=Callable[..., Awaitable[object]])
@@ -641,19 +667,22 @@ def guard_call_tool(
 
     An exception it raises becomes :func:`canonical_tool_error` for ``params.name``: returned when it is a
     tool result, raised as ``MCPError`` (which the SDK answers with) when it is an error object. The exception
-    goes to the log with its traceback. ``Server(on_call_tool=guard_call_tool(handler))`` or
-    ``@guard_call_tool(dialect="thoughtgate")``.
+    goes to the log with its traceback. An ``isError`` result the handler returns is redacted and cut as the
+    guard does an upstream's; any other result is returned untouched. ``UrlElicitationRequiredError`` passes
+    through. ``Server(on_call_tool=guard_call_tool(handler))`` or ``@guard_call_tool(dialect="thoughtgate")``.
     """
+    GuardSession(dialect).close()  # an unknown dialect is refused now, not at the first failure
 
     def wrap(inner: CallToolHandler) -> CallToolHandler:
         @functools.wraps(inner)
         async def guarded(ctx: object, params: CallToolRequestParams) -> object:
             try:
-                return await inner(ctx, params)
+                result = await inner(ctx, params)
             except _PASSTHROUGH:
                 raise
             except Exception as error:  # noqa: BLE001 - every tool failure gets the canonical answer
                 return await anyio.to_thread.run_sync(_answered, params.name, error, dialect, logger)
+            return await anyio.to_thread.run_sync(_checked, params.name, result, dialect)
 
         return cast(CallToolHandler, guarded)
 
@@ -671,36 +700,59 @@ def guard_tool(
 
     An exception the tool raises becomes :func:`canonical_tool_error` (``name`` is the tool's name, by default
     the function's, as ``@server.tool()`` names it): a tool result is returned, an error object raised as
-    ``MCPError``, which ``MCPServer`` answers with. The signature, context parameter and return annotation
-    stay the function's. ``UrlElicitationRequiredError`` passes through.
+    ``MCPError``, which ``MCPServer`` answers with; the exception goes to the log with its traceback. A
+    ``CallToolResult`` with ``is_error`` the tool returns is redacted and cut as the guard does an upstream's.
+    The signature, context parameter and return annotation stay the function's (``MCPServer`` reads them).
+    ``UrlElicitationRequiredError`` passes through.
     """
+    GuardSession(dialect).close()  # an unknown dialect is refused now, not at the first failure
 
     def wrap(inner: ToolFunction) -> ToolFunction:
         tool = name or inner.__name__
         if _is_async(inner):
+
             @functools.wraps(inner)
             async def guarded_async(*args: object, **kwargs: object) -> object:
                 try:
-                    return await cast(Callable[..., Awaitable[object]], inner)(*args, **kwargs)
+                    result = await cast(Callable[..., Awaitable[object]], inner)(*args, **kwargs)
                 except _PASSTHROUGH:
                     raise
                 except Exception as error:  # noqa: BLE001
                     return await anyio.to_thread.run_sync(_answered, tool, error, dialect, logger)
+                return await anyio.to_thread.run_sync(_checked, tool, result, dialect)
 
             return cast(ToolFunction, guarded_async)
 
         @functools.wraps(inner)
         def guarded(*args: object, **kwargs: object) -> object:
+            # MCPServer runs a sync tool on a worker thread, so the guard's calls here block no event loop.
             try:
-                return inner(*args, **kwargs)
+                result = inner(*args, **kwargs)
             except _PASSTHROUGH:
                 raise
             except Exception as error:  # noqa: BLE001
                 return _answered(tool, error, dialect, logger)
+            return _checked(tool, result, dialect)
 
         return cast(ToolFunction, guarded)
 
     return wrap(fn) if fn is not None else wrap
+
+
+def guard_tools(server: MCPServer, *, dialect: Union[str, Dialect] = "mcp", logger: Optional[logging.Logger] = None) -> MCPServer:
+    """Guards every tool ``server`` registers from now on (``@server.tool()``, ``server.add_tool``) with
+    :func:`guard_tool` under the name it is registered with. Call it before registering tools; returns the
+    server: ``mcp = guard_tools(MCPServer("name"))``."""
+    GuardSession(dialect).close()
+    add_tool = server.add_tool
+
+    @functools.wraps(add_tool)
+    def add_guarded_tool(fn: Callable[..., object], name: Optional[str] = None, *args: object, **kwargs: object) -> None:
+        add_tool(guard_tool(fn, name=name or fn.__name__, dialect=dialect, logger=logger), name, *args, **kwargs)  # type: ignore[arg-type]
+
+    # On the instance: `@server.tool()` registers through `self.add_tool`.
+    setattr(server, "add_tool", add_guarded_tool)
+    return server
 
 
 def _is_async(fn: Callable[..., object]) -> bool:
