@@ -3,14 +3,20 @@
 #   - the vectors and the API through the package (wasm-bindgen build) in Node, and the npm tarball
 #     (npm pack --dry-run contents; installed into an empty project and imported);
 #   - the browser: every vector in headless Chromium, and a Vite 7 build of a page importing the tarball;
-#   - the component (target/component/jsonrpc-errors.wasm) transpiled by jco, every vector in Node.
+#   - the component (target/component/jsonrpc-errors.wasm) transpiled by jco, every vector in Node;
+#   - jsonrpc-errors/mcp with the official MCP SDK: in process, in Chromium, in the tarball, and the example
+#     proxy (examples/mcp-proxy-ts) over real stdio in front of the Python SDK's misbehaving server.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
 # scripts/test-all.sh has just run the setup; a direct call sets up first.
 [ "${JSONRPC_ERRORS_SETUP_DONE:-0}" = 1 ] || "$here/setup.sh"
+# The stdio test's upstream runs on the Python SDK (mcp), which the guard's fixtures install.
+"$root/bindings/python/.venv/bin/python" -c "import mcp" 2>/dev/null || "$root/tests/guard/setup.sh"
 cd "$here"
 # The spec reporter lists every test and ends with node:test's summary (tests / pass / fail ...).
 node --test --test-reporter=spec \
   test/vectors.test.mjs test/api.test.mjs test/guard.test.mjs test/pack.test.mjs \
   test/browser.test.mjs \
-  test/jco.test.mjs
+  test/jco.test.mjs \
+  test/mcp-transport.test.mjs test/mcp-tool.test.mjs test/mcp-stdio.test.mjs test/mcp-browser.test.mjs test/mcp-pack.test.mjs

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the npm package's build and tests need, then builds it:
-# Debian's chromium (for the browser test), the npm devDependencies, the wasm-bindgen build (`cargo xtask js`,
-# which also compiles the TypeScript into dist/), and the component the jco test transpiles.
+# Debian's chromium (for the browser test), the npm devDependencies (the MCP SDK among them), the wasm-bindgen
+# build (`cargo xtask js`, which also compiles the TypeScript into dist/), the component the jco test
+# transpiles, and the example MCP proxy on the package (examples/mcp-proxy-ts: npm ci + tsc).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -19,3 +20,5 @@ cargo xtask js
 if [ ! -f target/component/jsonrpc-errors.wasm ]; then
   cargo xtask component
 fi
+
+"$root/examples/mcp-proxy-ts/setup.sh"
