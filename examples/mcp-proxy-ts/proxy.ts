@@ -80,7 +80,7 @@ const relay = (line: ClientLine, message?: JSONRPCMessage): void => {
   sent.catch((e: Error) => log("warn", "upstream-write-failed", guarded.upstreamLog(e.message)));
 };
 guarded.onmessage = (message) => void client.send(message);
-guarded.onerror = (error) => log("warn", "upstream-unreadable", guarded.upstreamLog(error.message));
+guarded.onerror = (error) => log("warn", "upstream-transport-error", guarded.upstreamLog(error.message));
 guarded.onclose = async () => {
   // What the upstream wrote to stderr as it died is still on its way: relay it (briefly), then leave.
   await Promise.race([stderrEnded, new Promise((resolve) => setTimeout(resolve, 500))]);

@@ -232,3 +232,17 @@ test("lines no SDK client sends get what `jsonrpc-errors guard` answers; a close
   const cli = await rawSession(GUARD, ["guard", "--", PY, SERVER], RAW_LINES);
   assert.deepEqual(proxy.got, cli.got);
 });
+
+test("an upstream that cannot be run: exit 127 when not found, 126 when not executable, as the CLI", async () => {
+  requireFixtures();
+  for (const [command, status] of [["/nonexistent/mcp-server", 127], [join(REPO_ROOT, "examples"), 126]]) { // a directory cannot be run
+    const child = spawn("node", [PROXY, "--", command], { stdio: ["pipe", "pipe", "pipe"] });
+    child.stdin.end();
+    child.stdout.resume();
+    let stderr = "";
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const code = await within(new Promise((resolve) => child.on("exit", resolve)), 10_000, "still running");
+    assert.equal(code, status, stderr);
+    assert.match(stderr, /"event":"upstream-failed"/);
+  }
+});
