@@ -310,6 +310,19 @@ export interface ToolAnswer {
   error?: { code: number; message: string; data?: unknown };
 }
 
+/** ErrorCode.UrlElicitationRequired: how a tool asks the client for a URL-mode elicitation. A protocol step,
+ *  not a failure: McpServer hands it on as an error, and so does the wrapper (as the Python package does). */
+const URL_ELICITATION_REQUIRED = -32042;
+
+function isProtocolStep(thrown: unknown): boolean {
+  return thrown instanceof Error && (thrown as { code?: unknown }).code === URL_ELICITATION_REQUIRED;
+}
+
+/** Handlers made by guardTool and servers given to guardTools: wrapping twice would canonicalize the
+ *  canonical error again ("McpError: Error: ..."). */
+const guardedHandlers = new WeakSet<object>();
+const guardedServers = new WeakSet<object>();
+
 function isToolErrorResult(value: unknown): value is CallToolResult {
   return typeof value === "object" && value !== null && (value as { isError?: unknown }).isError === true;
 }
@@ -357,7 +370,9 @@ function loadMcpError(): Promise<McpErrorClass> {
  * guard answers with an error object, throws it as an `McpError` carrying exactly that code, message and
  * data (a request handler's thrown error is what the SDK puts on the wire; `McpServer` turns it into an
  * `isError` result with that message). A result the tool itself marks `isError` is redacted and cut as
- * the guard does an upstream's; any other result is returned untouched.
+ * the guard does an upstream's; any other result is returned untouched. An `McpError` asking for a URL
+ * elicitation (-32042) is a protocol step, not a failure: it passes through. A handler already guarded is
+ * returned as it is.
  */
 export function guardTool<Args extends unknown[], R>(
   handler: (...args: Args) => R | Promise<R>,
@@ -371,11 +386,13 @@ export function guardTool<Args extends unknown[], R>(
   const dialect = options.dialect ?? "mcp";
   // Refuse an unknown dialect now, not at the first failure.
   new GuardSession({ dialect }).close();
-  return async (...args: Args): Promise<R | CallToolResult> => {
+  if (guardedHandlers.has(handler)) return handler as (...args: Args) => Promise<R | CallToolResult>;
+  const guarded = async (...args: Args): Promise<R | CallToolResult> => {
     let result: R;
     try {
       result = await handler(...args);
     } catch (thrown) {
+      if (isProtocolStep(thrown)) throw thrown;
       try {
         onError?.(thrown, name);
       } catch {
@@ -394,6 +411,8 @@ export function guardTool<Args extends unknown[], R>(
     const answer = guardAnswer(name, dialect, { result });
     return answer?.result ?? result;
   };
+  guardedHandlers.add(guarded);
+  return guarded;
 }
 
 /** What `McpServer.registerTool` takes and returns, as far as wrapping its callback goes. */
@@ -401,13 +420,15 @@ type RegisterTool = McpServer["registerTool"];
 
 /**
  * Guards every tool registered on `server` from now on (`registerTool`, and the deprecated `tool`): each
- * callback is wrapped by {@link guardTool} with the tool's name. Call it before registering the tools.
- * Returns the server.
+ * callback is wrapped by {@link guardTool} with the tool's name. Call it before registering the tools (once:
+ * a second call changes nothing). Returns the server.
  */
 export function guardTools<S extends { registerTool: RegisterTool }>(server: S, options: Omit<GuardToolOptions, "name"> = {}): S {
   if (typeof server !== "object" || server === null || typeof server.registerTool !== "function") {
     throw new ArgumentTypeError("server must be an McpServer");
   }
+  if (guardedServers.has(server)) return server;
+  guardedServers.add(server);
   const wrap = (name: unknown, callback: unknown): unknown =>
     typeof name === "string" && typeof callback === "function"
       ? guardTool(callback as (...args: unknown[]) => unknown, { ...options, name })

@@ -152,6 +152,28 @@ describe("guardTool as a low-level tools/call handler", () => {
     assert.deepEqual(canonicalToolError("t", "plain string"), canonicalToolError("t", new Error("plain string")));
   });
 
+  test("a URL elicitation request passes through; wrapping twice changes nothing", async () => {
+    const elicit = new McpError(-32042, "URL elicitation required", { elicitations: [{ mode: "url", elicitationId: "e1", url: "https://example.com/auth", message: "sign in" }] });
+    const errors = [];
+    const handler = guardTool(async () => {
+      throw elicit;
+    }, { name: "t", onError: (e) => errors.push(e) });
+    await assert.rejects(handler(), (e) => e === elicit);
+    assert.deepEqual(errors, []);
+    assert.equal(guardTool(handler, { name: "t" }), handler);
+    const server = new McpServer({ name: "s", version: "1" });
+    assert.equal(guardTools(guardTools(server)), server);
+    server.registerTool("boom", {}, async () => {
+      throw new Error("once");
+    });
+    const { client } = await connected(server);
+    try {
+      assert.equal((await client.callTool({ name: "boom" })).content[0].text, "Error: once");
+    } finally {
+      await client.close();
+    }
+  });
+
   test("bad arguments are refused when wrapping, not at the first failure", () => {
     assert.throws(() => guardTool(async () => ({}), {}), /name/);
     assert.throws(() => guardTool("nope", { name: "t" }), /handler/);
