@@ -18,7 +18,6 @@
 import { basename } from "node:path";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { setEnvironment } from "jsonrpc-errors/guard";
 import { guardTransport, type Dialect, type GuardedTransport } from "jsonrpc-errors/mcp";
 import { startClient, type ClientLine, type ClientLines } from "./client-lines.js";
@@ -75,8 +74,9 @@ upstream.stderr?.on("data", (chunk: Buffer) => {
   stderrTimer ??= setTimeout(flushStderr, 20);
 });
 
-const relay = (line: ClientLine, message?: JSONRPCMessage): void => {
-  const sent = typeof line === "number" ? guarded.sendOversize(line) : guarded.sendLine(line, message);
+// A forwarded line goes upstream as its own parse, not the SDK's (which drops members its schema lacks).
+const relay = (line: ClientLine): void => {
+  const sent = typeof line === "number" ? guarded.sendOversize(line) : guarded.sendLine(line);
   sent.catch((e: Error) => log("warn", "upstream-write-failed", guarded.upstreamLog(e.message)));
 };
 guarded.onmessage = (message) => void client.send(message);

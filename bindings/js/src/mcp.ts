@@ -236,7 +236,12 @@ export class GuardedTransport implements Transport {
     const writes: Promise<void>[] = [];
     for (const step of outcome.steps) {
       if (step.step === "event") {
-        this.#onEvent?.(step);
+        try {
+          this.#onEvent?.(step);
+        } catch (error) {
+          // A failing log callback must not cost anyone the steps after it (an answer, a cancellation).
+          this.onerror?.(asError(error));
+        }
         continue;
       }
       const forwarded = step.step === "forward";

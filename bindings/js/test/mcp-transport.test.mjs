@@ -345,6 +345,20 @@ describe("the adapter's contract", () => {
     assert.throws(() => guardTransport(inner, { onEvent: 3 }), /onEvent/);
   });
 
+  test("an onEvent callback that throws costs nothing: the answer after the event is still delivered", async () => {
+    const inner = new ScriptedUpstream();
+    const t = guardTransport(inner, { onEvent: () => {
+      throw new Error("log sink down");
+    } });
+    const errors = [];
+    t.onerror = (e) => errors.push(e.message);
+    const got = wire(t);
+    await t.sendLine("{nope");
+    assert.equal(got[0].message.error.code, -32700);
+    assert.deepEqual(errors, ["log sink down"]);
+    await t.close();
+  });
+
   test("a trap of the guard module ends the transport: reported to onerror, inner closed, onclose called", async () => {
     const inner = new ScriptedUpstream();
     const t = guardTransport(inner);
