@@ -17,6 +17,7 @@ import argparse
 import codecs
 import logging
 import os
+import shutil
 import sys
 import threading
 from pathlib import Path
@@ -87,6 +88,9 @@ def main() -> None:
     logging.getLogger("mcp").setLevel(logging.WARNING)
     # The SDK logs each upstream line it cannot parse, text and all; the guard logs it once, redacted.
     logging.getLogger("mcp.client.stdio").addFilter(lambda record: not record.getMessage().startswith("Failed to parse JSONRPC"))
+    if shutil.which(args.command[0]) is None:  # jsonrpc-errors guard's statuses: 127 not found, 126 not runnable
+        logging.error("upstream-failed: cannot start the upstream %r", args.command[0])
+        sys.exit(126 if os.path.exists(args.command[0]) else 127)
     anyio.run(proxy, args)
 
 

@@ -154,3 +154,25 @@ def test_the_log_is_the_operators_with_no_credential(sessions):
     assert [s for s in CREDENTIALS if s in log] == [], log
     assert [line for line in log.splitlines() if "upstream-stderr" in line and "connecting with API_KEY=[REDACTED:" in line]
     assert [line for line in log.splitlines() if " answered " in line and '"upstream-connection-failed"' in line]
+
+
+def test_the_proxy_exits_when_the_client_closes_stdin():
+    import subprocess
+
+    proc = subprocess.Popen([sys.executable, str(PROXY), "--", *SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                  "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps(initialize).encode() + b"\n")
+        proc.stdin.flush()
+        answer = json.loads(proc.stdout.readline())
+        assert answer["id"] == 1 and answer["result"]["serverInfo"]["name"] == "misbehaving-server", answer
+        proc.stdin.close()
+        assert proc.wait(timeout=10) == 0
+        assert proc.stdout.read() == b""  # nothing but messages on stdout
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -137,11 +137,14 @@ def _log_event(logger: logging.Logger, step: Step) -> None:
 
 
 class _Outbox:
-    """Messages for one peer, in the order the session decided them, delivered by one writer task.
+    """Messages for one peer, in the order the session decided them.
 
-    Session calls only queue (under the session's lock, never waiting on a peer), so a peer that is slow to
-    read never holds up the other direction, and nobody waits on a consumer that is waiting on them. The
-    producer waits only when more than ``QUEUE_BUDGET_BYTES`` are queued toward this peer.
+    A message relayed in its own direction (the client's request toward the upstream, the upstream's answer
+    toward the client) is delivered by the task that read it, once the session's lock is released, when
+    nothing is queued ahead of it: a slow peer then slows the side that feeds it, like a plain stream. What
+    the session writes to the side a call came from (its answer to a bad client line, the answers when the
+    upstream ends or a deadline passes) is queued for a writer task instead, so that no caller ever waits on
+    a consumer that may be waiting on it. A producer waits when more than ``QUEUE_BUDGET_BYTES`` are queued.
     """
 
     def __init__(self, peer: Peer, stream: Union[WriteStream[SessionMessage], MemoryObjectSendStream[SessionMessage]],
@@ -151,31 +154,57 @@ class _Outbox:
         self._logger = logger
         self._queue: deque[tuple[SessionMessage, int]] = deque()
         self._queued_bytes = 0
-        self._has_items = anyio.Event()
+        self._wake_writer = anyio.Event()
         self._has_room = anyio.Event()
         self._has_room.set()
         self._closing = False
         self._gone = False
-        self._delivering = False
-        # A receiver already waiting on our own memory stream takes a message without a task switch.
+        # A delivery is under way (or reserved for the task that read the message): others queue behind it.
+        self._busy = False
+        # A receiver already waiting on a plain memory stream takes a message without a task switch.
         self._nowait = stream.send_nowait if isinstance(stream, MemoryObjectSendStream) else None
 
+    def reserve(self) -> bool:
+        """Whether the caller may deliver its message itself (nothing ahead of it). Under the session's lock."""
+        if self._queue or self._busy or self._closing or self._gone:
+            return False
+        self._busy = True
+        return True
+
+    async def deliver(self, message: SessionMessage) -> None:
+        """Delivers a message :meth:`reserve` made room for."""
+        try:
+            if self._nowait is not None:
+                try:
+                    self._nowait(message)
+                    return
+                except anyio.WouldBlock:
+                    pass
+            await self._stream.send(message)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            self._stream_gone()
+        finally:
+            self._busy = False
+            if self._queue or self._closing:
+                self._wake_writer.set()  # what queued up behind this message, or the close
+
     def put(self, message: SessionMessage, size: int) -> None:
+        """Queues a message for the writer task. Under the session's lock."""
         if self._closing or self._gone:
             self._logger.debug("a message for the %s was dropped: it is gone", self.peer)
             return
-        if self._nowait is not None and not self._queue and not self._delivering:
+        if self._nowait is not None and not self._queue and not self._busy:
             try:
                 self._nowait(message)
                 return
             except anyio.WouldBlock:
                 pass
             except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                self._gone = True
+                self._stream_gone()
                 return
         self._queue.append((message, size))
         self._queued_bytes += size
-        self._has_items.set()
+        self._wake_writer.set()
         if self._queued_bytes > QUEUE_BUDGET_BYTES and self._has_room.is_set():
             self._has_room = anyio.Event()
 
@@ -184,35 +213,40 @@ class _Outbox:
         await self._has_room.wait()
 
     def close(self) -> None:
-        """No more messages: the writer delivers what is queued, then closes the stream."""
+        """No more messages: what is queued is delivered, then the stream is closed."""
         self._closing = True
-        self._has_items.set()
+        self._wake_writer.set()
+
+    def _stream_gone(self) -> None:
+        if not self._gone:
+            self._logger.debug("the %s's stream is closed; %d queued messages dropped", self.peer, len(self._queue))
+        self._gone = True
+        self._queue.clear()
+        self._queued_bytes = 0
+        self._has_room.set()
 
     async def run(self) -> None:
+        """The writer task."""
         try:
-            while True:
-                if not self._queue:
-                    if self._closing:
+            while not self._gone:
+                if self._busy or not self._queue:
+                    if self._closing and not self._busy and not self._queue:
+                        await self._stream.aclose()
                         break
-                    self._has_items = anyio.Event()
-                    await self._has_items.wait()
+                    self._wake_writer = anyio.Event()
+                    await self._wake_writer.wait()
                     continue
                 message, size = self._queue.popleft()
                 self._queued_bytes -= size
                 if self._queued_bytes <= QUEUE_BUDGET_BYTES:
                     self._has_room.set()
-                self._delivering = True
+                self._busy = True
                 try:
                     await self._stream.send(message)
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                    self._logger.debug("the %s's stream is closed; %d queued messages dropped", self.peer, len(self._queue))
-                    self._gone = True
-                    self._queue.clear()
-                    self._has_room.set()
-                    break
+                    self._stream_gone()
                 finally:
-                    self._delivering = False
-            await self._stream.aclose()
+                    self._busy = False
         finally:
             self._gone = True
             self._has_room.set()
@@ -268,7 +302,8 @@ class _Guard:
         self._max_upstream_bytes = max_upstream_bytes
         self._grace = grace
         # One guard call at a time; anyio's lock, since a large message's call is awaited on a worker thread.
-        self._lock = anyio.Lock()
+        # fast_acquire: an uncontended acquire does not yield to the event loop (a task switch per message).
+        self._lock = anyio.Lock(fast_acquire=True)
         self._outboxes: dict[Peer, _Outbox] = {
             "client": _Outbox("client", client_send, logger),
             "upstream": _Outbox("upstream", upstream_write, logger),
@@ -347,7 +382,9 @@ class _Guard:
             line, original = recovered, None
         async with self._lock:
             outcome = await self._decide(self._session.client_line_json, line)
-            self._apply(outcome, original, "upstream", len(line))
+            inline = self._apply(outcome, original, "upstream", len(line))
+        if inline is not None:
+            await inline[0].deliver(inline[1])
         await self._room("upstream")
 
     async def _from_upstream(self, item: Item) -> None:
@@ -365,7 +402,9 @@ class _Guard:
                 outcome = self._session.upstream_oversize(len(line))
             else:
                 outcome = await self._decide(self._session.upstream_line_json, line)
-            self._apply(outcome, original, "client", len(line))
+            inline = self._apply(outcome, original, "client", len(line))
+        if inline is not None:
+            await inline[0].deliver(inline[1])
         await self._room("client")
 
     async def _decide(self, call: Callable[[bytes], str], line: bytes) -> Outcome:
@@ -376,9 +415,16 @@ class _Guard:
         outcome: Outcome = json.loads(text)
         return outcome
 
-    def _apply(self, outcome: Outcome, original: Optional[SessionMessage], toward: Optional[Peer], size: int = 0) -> None:
-        """Carries out a session call's steps (queues messages, logs events). Called under the lock."""
+    def _apply(
+        self, outcome: Outcome, original: Optional[SessionMessage], toward: Optional[Peer], size: int = 0
+    ) -> Optional[tuple[_Outbox, SessionMessage]]:
+        """Carries out a session call's steps (queues messages, logs events). Called under the lock.
+
+        Returns the message the caller delivers itself once the lock is released, if any: the first one
+        going ``toward`` the peer the call's message was heading for, when nothing is queued ahead of it.
+        """
         metadata = original.metadata if original is not None else None
+        inline: Optional[tuple[_Outbox, SessionMessage]] = None
         for step in outcome["steps"]:
             what = step["step"]
             if what == "event":
@@ -388,18 +434,26 @@ class _Guard:
                     self._logger.error("the guard asked to forward a message twice; the second copy was not sent")
                     continue
                 # The SDK's message itself, metadata and all: never re-encoded by us.
-                self._outboxes[step["to"]].put(original, size)
+                inline = inline or self._send(step["to"], toward, original, size)
                 original = None
             elif what == "send":
                 line = step["line"]
                 # A reply to the message just read keeps its transport metadata (e.g. the request it relates to).
                 kept = metadata if step["to"] == toward else None
                 for message in _messages(line):
-                    self._outboxes[step["to"]].put(SessionMessage(message, kept), len(line))
+                    inline = inline or self._send(step["to"], toward, SessionMessage(message, kept), len(line))
         self._pending = outcome["pending"]
         self._set_deadline(outcome["deadline"])
         if self._client_closed and self._pending == 0:
             self._nothing_pending.set()
+        return inline
+
+    def _send(self, to: Peer, toward: Optional[Peer], message: SessionMessage, size: int) -> Optional[tuple[_Outbox, SessionMessage]]:
+        outbox = self._outboxes[to]
+        if to == toward and outbox.reserve():
+            return outbox, message
+        outbox.put(message, size)
+        return None
 
     def _set_deadline(self, deadline: Optional[int]) -> None:
         self._deadline = deadline
