@@ -12,15 +12,16 @@
 // SIGTERM and SIGKILL 2 s apart if it lingers), or when the upstream ends, once every pending request has
 // been answered. Exit status: 0, or 2 for bad arguments, 126/127 if CMD cannot be run or is not found.
 //
-// The guard judges the bytes the client wrote, as the CLI does (client-lines.ts pairs them with the SDK's
+// The guard judges the bytes the client wrote, as the CLI does (stdio.ts pairs them with the SDK's
 // parse), so even a line the SDK cannot parse gets the CLI's answer.
 
 import { basename } from "node:path";
+import { parseArgs } from "node:util";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { setEnvironment } from "jsonrpc-errors/guard";
 import { guardTransport, type Dialect, type GuardedTransport } from "jsonrpc-errors/mcp";
-import { startClient, type ClientLine, type ClientLines } from "./client-lines.js";
+import { relayStderr, startClient, type ClientLine, type ClientLines } from "./stdio.js";
 
 const MAX_BYTES = 10 * 1024 * 1024; // the guard's default largest client message
 const SDK_BUFFER_BYTES = 64 * 1024 * 1024; // the CLI's --max-upstream-bytes (the SDK's own default is 10 MiB)
@@ -33,13 +34,16 @@ function usage(problem: string): never {
   process.exit(2);
 }
 
-const argv = process.argv.slice(2);
-const split = argv.indexOf("--");
-const flags = new Map<string, string>();
-for (let i = 0; i < split; i += 2) flags.set(argv[i] ?? "", argv[i + 1] ?? "");
-const [command, ...args] = split < 0 ? [] : argv.slice(split + 1);
-const timeout = Number(flags.get("--timeout") ?? "50");
-if (command === undefined || split % 2 !== 0 || [...flags.keys()].some((f) => f !== "--dialect" && f !== "--timeout")) usage("bad arguments");
+const split = process.argv.indexOf("--", 2);
+const [command, ...args] = split < 0 ? [] : process.argv.slice(split + 1);
+if (command === undefined) usage("no upstream command after --");
+let flags: { dialect?: string | undefined; timeout?: string | undefined } = {};
+try {
+  flags = parseArgs({ args: process.argv.slice(2, split), options: { dialect: { type: "string" }, timeout: { type: "string" } } }).values;
+} catch (error) {
+  usage((error as Error).message);
+}
+const timeout = Number(flags.timeout ?? "50");
 if (!(timeout >= 0)) usage("--timeout takes seconds (0: none)");
 
 setEnvironment(process.env); // the environment's secret values are scrubbed from everything, as the CLI does
@@ -48,7 +52,7 @@ const upstream = new StdioClientTransport({ command, args, env, stderr: "pipe", 
 let guarded: GuardedTransport;
 try {
   guarded = guardTransport(upstream, {
-    dialect: (flags.get("--dialect") ?? "canonical") as Dialect,
+    dialect: (flags.dialect ?? "canonical") as Dialect,
     timeoutMs: timeout === 0 ? null : Math.max(1, Math.round(timeout * 1000)),
     upstream: `stdio:${basename(command)}`,
     onEvent: ({ step: _, level, event, ...fields }) => log(level, event, fields.kind ?? event, fields),
@@ -58,21 +62,7 @@ try {
 }
 const client = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: SDK_BUFFER_BYTES });
 
-// The upstream's stderr, redacted in bursts (a trace written at once stays whole), one record per line.
-let stderrText = "";
-let stderrTimer: NodeJS.Timeout | undefined;
-const stderrDecoder = new TextDecoder();
-const stderrEnded = new Promise((resolve) => upstream.stderr?.on("end", resolve));
-const flushStderr = () => {
-  clearTimeout(stderrTimer);
-  stderrTimer = undefined;
-  for (const line of guarded.upstreamLog(stderrText).split("\n")) if (line !== "") log("info", "upstream-stderr", line);
-  stderrText = "";
-};
-upstream.stderr?.on("data", (chunk: Buffer) => {
-  stderrText += stderrDecoder.decode(chunk, { stream: true });
-  stderrTimer ??= setTimeout(flushStderr, 20);
-});
+const stderr = relayStderr(upstream.stderr, (text) => guarded.upstreamLog(text), (line) => log("info", "upstream-stderr", line));
 
 // A forwarded line goes upstream as its own parse, not the SDK's (which drops members its schema lacks).
 const relay = (line: ClientLine): void => {
@@ -82,9 +72,7 @@ const relay = (line: ClientLine): void => {
 guarded.onmessage = (message) => void client.send(message);
 guarded.onerror = (error) => log("warn", "upstream-transport-error", guarded.upstreamLog(error.message));
 guarded.onclose = async () => {
-  // What the upstream wrote to stderr as it died is still on its way: relay it (briefly), then leave.
-  await Promise.race([stderrEnded, new Promise((resolve) => setTimeout(resolve, 500))]);
-  flushStderr();
+  await stderr.drain(500); // what the upstream wrote to stderr as it died is still on its way
   log("info", "exit", "the upstream ended; the proxy exits");
   process.stdout.write("", () => process.exit(0));
 };
