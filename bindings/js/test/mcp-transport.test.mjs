@@ -188,6 +188,25 @@ describe("an SDK client and McpServer through the adapter (InMemoryTransport)", 
       await guarded.client.close();
     }
   });
+
+  test("a request the client cancels is owed nothing: the cancellation goes upstream, the late answer is dropped", async () => {
+    const aborted = [];
+    const guarded = await connect({ guarded: true, hooks: { aborted: (ms) => aborted.push(ms) } });
+    try {
+      const controller = new AbortController();
+      const call = outcome(guarded.client.callTool({ name: "sleep", arguments: { ms: 300 } }, undefined, { signal: controller.signal }));
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      controller.abort("changed my mind");
+      assert.equal((await call).error.code, -32001); // the SDK's own rejection of an aborted request
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.deepEqual(aborted, [300]);
+      assert.deepEqual(guarded.events.map((e) => e.event), ["client-cancelled"]);
+      assert.equal(guarded.transport.pending, 0);
+      assert.deepEqual(guarded.transportErrors, []);
+    } finally {
+      await guarded.client.close();
+    }
+  });
 });
 
 /** An inner transport that records what it is given and lets the test speak for the upstream. */
