@@ -26,7 +26,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp import Client, MCPError  # noqa: E402
 from mcp.client._memory import InMemoryTransport  # noqa: E402  (what Client(server) connects with)
 from mcp.shared.message import ClientMessageMetadata, SessionMessage  # noqa: E402
-from mcp.types import JSONRPCError, JSONRPCRequest, JSONRPCResponse, jsonrpc_message_adapter  # noqa: E402
+from mcp.types import JSONRPCRequest, JSONRPCResponse, jsonrpc_message_adapter  # noqa: E402
 from pydantic import ValidationError  # noqa: E402
 
 import jsonrpc_errors  # noqa: E402
@@ -135,6 +135,48 @@ def test_the_default_client_mode_works_through_the_guard():
             return wire(await client.call_tool("echo", {"text": "hi"}))
 
     assert anyio.run(main)["structuredContent"] == {"result": "hi"}
+
+
+def test_concurrent_calls_on_one_session_are_each_answered_once():
+    async def main() -> dict[int, Any]:
+        answers: dict[int, Any] = {}
+        async with Client(guard_transport(InMemoryTransport(SERVER), timeout=5), mode="legacy") as client:
+
+            async def one(i: int) -> None:
+                # A mix of slow and fast calls, so that answers come back out of order.
+                if i % 3 == 0:
+                    result = await client.call_tool("sleep", {"ms": 30 - i % 30})
+                else:
+                    result = await client.call_tool("echo", {"text": f"call {i}"})
+                answers[i] = wire(result)["structuredContent"]["result"]
+
+            async with anyio.create_task_group() as tg:
+                for i in range(60):
+                    tg.start_soon(one, i)
+        return answers
+
+    answers = anyio.run(main)
+    assert answers == {i: "slept" if i % 3 == 0 else f"call {i}" for i in range(60)}
+
+
+def test_progress_restarts_the_timeout():
+    # Four steps 150 ms apart with a 400 ms timeout: answered, because each progress notification restarts
+    # the wait (the guard's rule); the same call without a progress token times out.
+    async def main() -> tuple[dict[str, Any], dict[str, Any], list[float]]:
+        progress: list[float] = []
+
+        async def on_progress(value: float, total: float | None, message: str | None) -> None:
+            progress.append(value)
+
+        async with Client(guard_transport(InMemoryTransport(SERVER), timeout=0.4), mode="legacy") as client:
+            arguments = {"steps": 4, "delay_ms": 150}
+            with_progress = await outcome(client.call_tool("count", arguments, progress_callback=on_progress))
+            without = await outcome(client.call_tool("count", arguments))
+        return with_progress, without, progress
+
+    with_progress, without, progress = anyio.run(main)
+    assert with_progress["result"]["structuredContent"] == {"result": "counted 4"} and progress == [1, 2, 3, 4]
+    assert without["error"]["code"] == -32001 and without["error"]["data"]["type"] == "upstream-timeout", without
 
 
 # ---------------------------------------------------------------------------------------------- raw upstreams

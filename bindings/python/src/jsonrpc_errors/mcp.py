@@ -30,7 +30,7 @@ import traceback
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import IO, TYPE_CHECKING, Literal, Optional, TypedDict, TypeVar, Union, cast
+from typing import TYPE_CHECKING, Literal, Optional, TextIO, TypedDict, TypeVar, Union, cast
 
 try:
     import anyio
@@ -50,10 +50,10 @@ except ImportError as missing:  # pragma: no cover - exercised in a subprocess w
     ) from missing
 
 from ._guard import GuardSession, Outcome, Step
+from ._taxonomy import Dialect
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
-from ._taxonomy import DEFAULT_MAX_BYTES, Dialect
 
 __all__ = [
     "DEFAULT_OFFLOAD_BYTES",
@@ -73,8 +73,8 @@ Peer = Literal["client", "upstream"]
 Item = Union[SessionMessage, Exception]
 
 #: Guard calls on messages larger than this run on a worker thread, so the event loop keeps running while the
-#: component reads them (a 10 MB message takes tens of milliseconds). Smaller ones run inline: a thread hop costs
-#: more than the call.
+#: component reads them (most of a second for 10 MB). Smaller ones run inline: on a small message the thread hop
+#: would cost more than the call.
 DEFAULT_OFFLOAD_BYTES = 64 * 1024
 #: The Rust guard's `--max-upstream-bytes` default: an upstream message this long is discarded, not relayed.
 DEFAULT_MAX_UPSTREAM_BYTES = 64 * 1024 * 1024
@@ -388,15 +388,16 @@ class _Guard:
         await self._room("upstream")
 
     async def _from_upstream(self, item: Item) -> None:
+        original: Optional[SessionMessage] = None
         if isinstance(item, SessionMessage):
-            line: Optional[bytes] = _wire(item.message)
-            original: Optional[SessionMessage] = item
+            line, original = _wire(item.message), item
         else:
-            line, original = _unread_line(item), None
-            if line is None:
+            recovered = _unread_line(item)
+            if recovered is None:
                 # Not a line the guard could judge (the transport's own failure): logged, never relayed.
                 self._logger.warning("the upstream's transport reported %s; not relayed", type(item).__name__)
                 return
+            line = recovered
         async with self._lock:
             if len(line) > self._max_upstream_bytes:
                 outcome = self._session.upstream_oversize(len(line))
@@ -586,7 +587,7 @@ async def guard_transport(
 
 
 @asynccontextmanager
-async def upstream_stderr_log(logger: Optional[logging.Logger] = None, *, settle: float = 0.5) -> AsyncIterator[IO[str]]:
+async def upstream_stderr_log(logger: Optional[logging.Logger] = None, *, settle: float = 0.5) -> AsyncIterator[TextIO]:
     """A file to give an upstream process as its stderr; every line it writes is logged, secrets redacted.
 
     ``async with upstream_stderr_log() as errlog, stdio_client(params, errlog=errlog) as streams: ...``.
