@@ -189,6 +189,22 @@ describe("an SDK client and McpServer through the adapter (InMemoryTransport)", 
     }
   });
 
+  test("progress notifications restart the wait: a long call that reports progress is not timed out", async () => {
+    const guarded = await connect({ guarded: true, options: { timeoutMs: 150 } });
+    try {
+      const args = { steps: 4, delay_ms: 90 }; // 360 ms in all, never 150 ms without news
+      const progress = [];
+      const reported = await outcome(guarded.client.callTool({ name: "count", arguments: args }, undefined, { onprogress: (p) => progress.push(p.progress) }));
+      assert.equal(reported.result?.content[0].text, "counted 4", JSON.stringify(reported));
+      assert.deepEqual(progress, [1, 2, 3, 4]);
+      // The same call without a progress token (no onprogress) gets no progress and times out.
+      const silent = await outcome(guarded.client.callTool({ name: "count", arguments: args }));
+      assert.equal(silent.error?.data?.type, "upstream-timeout");
+    } finally {
+      await guarded.client.close();
+    }
+  });
+
   test("a request the client cancels is owed nothing: the cancellation goes upstream, the late answer is dropped", async () => {
     const aborted = [];
     const guarded = await connect({ guarded: true, hooks: { aborted: (ms) => aborted.push(ms) } });

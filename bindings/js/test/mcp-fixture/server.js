@@ -38,10 +38,10 @@ export function misbehavingServer(hooks = {}) {
   server.registerTool("echo", { description: "Return the text unchanged.", inputSchema: { text: z.string() } }, async ({ text }) => ({
     content: [{ type: "text", text }],
   }));
-  server.registerTool("count", { inputSchema: { steps: z.number().int().default(3) } }, async ({ steps }, extra) => {
+  server.registerTool("count", { inputSchema: { steps: z.number().int().default(3), delay_ms: z.number().int().default(5) } }, async ({ steps, delay_ms }, extra) => {
     const token = extra._meta?.progressToken;
     for (let i = 1; i <= steps; i++) {
-      await sleep(5);
+      await sleep(delay_ms);
       if (token !== undefined) await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: i, total: steps } });
     }
     // The SDK client dispatches notifications a microtask later than responses: let the last one land first.
