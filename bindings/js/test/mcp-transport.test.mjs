@@ -189,6 +189,20 @@ describe("an SDK client and McpServer through the adapter (InMemoryTransport)", 
     }
   });
 
+  test("concurrent calls answered out of order: each once, to the right caller", async () => {
+    const guarded = await connect({ guarded: true });
+    try {
+      const delays = Array.from({ length: 40 }, (_, i) => (i * 7) % 23);
+      const results = await Promise.all(delays.map((ms, i) => guarded.client.callTool({ name: i % 2 ? "sleep" : "echo", arguments: i % 2 ? { ms } : { text: `call ${i}` } })));
+      assert.deepEqual(results.map((r) => r.content[0].text), delays.map((_, i) => (i % 2 ? "slept" : `call ${i}`)));
+      assert.equal(guarded.seen.filter((m) => "result" in m || "error" in m).length, 40); // seen from after initialize
+      assert.equal(guarded.transport.pending, 0);
+      assert.deepEqual(guarded.transportErrors, []);
+    } finally {
+      await guarded.client.close();
+    }
+  });
+
   test("progress notifications restart the wait: a long call that reports progress is not timed out", async () => {
     const guarded = await connect({ guarded: true, options: { timeoutMs: 150 } });
     try {
