@@ -30,7 +30,7 @@ from mcp.types import JSONRPCRequest, JSONRPCResponse, jsonrpc_message_adapter  
 from pydantic import ValidationError  # noqa: E402
 
 import jsonrpc_errors  # noqa: E402
-from jsonrpc_errors.mcp import guard_streams, guard_transport  # noqa: E402
+from jsonrpc_errors.mcp import guard_streams, guard_transport, upstream_stderr_log  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "examples" / "guard"))
@@ -389,3 +389,26 @@ def test_the_package_imports_without_the_sdk_and_the_adapter_names_the_extra():
     proc = subprocess.run([sys.executable, "-c", blocker], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "pip install 'jsonrpc-errors[mcp]'" in proc.stdout, proc.stdout
+
+
+def test_an_upstream_processes_stderr_is_logged_line_by_line_with_secrets_redacted(caplog):
+    caplog.set_level(logging.INFO, logger="jsonrpc_errors.mcp")
+    script = (
+        "import sys\n"
+        "sys.stderr.write('starting with API_KEY=sk-proj-Zq8xW3vN6mK2pL9rT4yU7iO1aS5dF0gH\\n')\n"
+        "sys.stderr.write('Traceback (most recent call last):\\n  File \"/srv/app.py\", line 1\\n')\n"
+        "sys.stderr.write('last words, no newline')\n"
+    )
+
+    async def main() -> None:
+        async with upstream_stderr_log() as errlog:
+            await anyio.run_process([sys.executable, "-c", script], stderr=errlog)
+
+    anyio.run(main)
+    lines = [r.guard_event["message"] for r in caplog.records if getattr(r, "guard_event", {}).get("event") == "upstream-stderr"]
+    assert lines == [
+        "starting with API_KEY=[REDACTED:secret-assignment]",
+        "Traceback (most recent call last):",  # traces and paths stay: they are what the operator debugs with
+        '  File "/srv/app.py", line 1',
+        "last words, no newline",
+    ], lines

@@ -622,6 +622,9 @@ async def upstream_stderr_log(logger: Optional[logging.Logger] = None, *, settle
                 lines, _, partial = (partial + chunk).rpartition(b"\n")
                 if lines:
                     emit(lines)
+                if len(partial) > 64 * 1024:  # a line that never ends is logged in pieces, not held
+                    emit(partial)
+                    partial = b""
             if partial:
                 emit(partial)
         finally:
