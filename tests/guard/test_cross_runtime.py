@@ -1,0 +1,156 @@
+"""One scripted session, three proxies, one answer.
+
+The same raw client lines go through `jsonrpc-errors guard` (the Rust shell), the Python example proxy
+(`examples/mcp-proxy-python/proxy.py`: the official Python SDK's stdio transports plus
+`jsonrpc_errors.mcp.guard_streams`) and the TypeScript example proxy (`examples/mcp-proxy-ts/proxy.js`: the
+official TypeScript SDK's stdio transports plus `jsonrpc-errors/mcp`), each in front of the bundled
+misbehaving server. Every message the client sees must be the same in all three.
+
+What is compared: each line the client receives, parsed and written back as canonical JSON (members sorted,
+no spaces), with the generated correlation ids and timestamps removed. Not the raw bytes: both SDKs
+re-serialize every message in their schema's member order (`jsonrpc`, `id`, `error`), where the Rust guard
+forwards the upstream's bytes untouched and writes its own answers as `jsonrpc`, `error`, `id`. Ids, numbers
+and strings in this session are written the same way by all three (integers, no escapes that differ).
+
+What is not compared: the non-JSON line `flaky_print` writes to the wire. The Rust guard reads it, drops it
+and logs it; the SDKs' stdio transports never hand it to the adapter (they report a parse error). The client
+sees nothing of it in all three, which the comparison covers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import queue
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+GUARD = Path(os.environ.get("JSONRPC_ERRORS_BIN", ROOT / "target" / "release" / "jsonrpc-errors"))
+PYTHON = sys.executable
+SERVER = [PYTHON, str(ROOT / "examples" / "guard" / "misbehaving_server.py")]
+PY_PROXY = ROOT / "examples" / "mcp-proxy-python" / "proxy.py"
+TS_PROXY = ROOT / "examples" / "mcp-proxy-ts" / "proxy.js"
+WAIT = 30.0
+
+# Members generated per call (clock and entropy): different in every run of every runtime.
+GENERATED = {"correlation_id", "correlationId", "timestamp"}
+
+PROTOCOL = "2025-06-18"
+# (line to send, id of the answer to wait for or None). Requests are sent one at a time, each after the
+# previous one's answer, so the order of what comes back is the session's, not a race.
+SCRIPT: list[tuple[dict[str, Any], int | None]] = [
+    ({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+      "params": {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "cross-runtime", "version": "1"}}}, 1),
+    ({"jsonrpc": "2.0", "method": "notifications/initialized"}, None),
+    ({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, 2),
+    ({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "hello"}}}, 3),
+    ({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+      "params": {"name": "count", "arguments": {"steps": 3, "delay_ms": 10}, "_meta": {"progressToken": "p-4"}}}, 4),
+    ({"jsonrpc": "2.0", "id": 5, "method": "resources/read", "params": {"uri": "info://server"}}, 5),
+    ({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "query_orders", "arguments": {"customer": "acme"}}}, 6),
+    ({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "charge_card", "arguments": {"amount": 12.5}}}, 7),
+    ({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "export_report", "arguments": {}}}, 8),
+    ({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "flaky_print", "arguments": {}}}, 9),
+    ({"jsonrpc": "2.0", "id": 10, "method": "prompts/get", "params": {"name": "nothing-here"}}, 10),
+    # The server exits while this is in flight: the proxy owes the answer.
+    ({"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {"name": "crash", "arguments": {}}}, 11),
+]
+
+# Secrets the misbehaving server puts in its failures and logs (see misbehaving_server.py).
+SECRETS = ["ghp_A1b2C3d4", "hunter2", "sk_live_51HxQ2", "sk-proj-Zq8x", "/home/alice", "Traceback"]
+
+
+def without_generated(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: without_generated(v) for k, v in value.items() if k not in GENERATED}
+    if isinstance(value, list):
+        return [without_generated(v) for v in value]
+    return value
+
+
+def canonical(line: bytes) -> str:
+    return json.dumps(without_generated(json.loads(line)), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def run_session(command: list[str]) -> tuple[list[str], str]:
+    """Drives one proxy through SCRIPT; the client-visible lines in canonical form, and its stderr."""
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    lines: queue.Queue[bytes | None] = queue.Queue()
+    stderr: list[bytes] = []
+
+    def pump_stdout() -> None:
+        for line in proc.stdout:
+            lines.put(line)
+        lines.put(None)
+
+    def pump_stderr() -> None:
+        stderr.extend(proc.stderr)
+
+    threading.Thread(target=pump_stdout, daemon=True).start()
+    err_pump = threading.Thread(target=pump_stderr, daemon=True)
+    err_pump.start()
+    seen: list[str] = []
+    try:
+        for message, answer_id in SCRIPT:
+            proc.stdin.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+            proc.stdin.flush()
+            if answer_id is None:
+                continue
+            while True:
+                try:
+                    line = lines.get(timeout=WAIT)
+                except queue.Empty:
+                    raise AssertionError(f"{command[:3]}: no answer to id {answer_id}; stderr:\n" + b"".join(stderr).decode(errors="replace")[-3000:])
+                assert line is not None, f"{command[:3]}: stdout closed before id {answer_id}; stderr:\n" + b"".join(stderr).decode(errors="replace")[-3000:]
+                seen.append(canonical(line))
+                if json.loads(line).get("id") == answer_id:
+                    break
+        proc.stdin.close()
+        # Whatever else comes before the proxy exits (nothing is expected after the crash's answer).
+        while (line := lines.get(timeout=WAIT)) is not None:
+            seen.append(canonical(line))
+        proc.wait(timeout=WAIT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err_pump.join(timeout=5)
+    return seen, b"".join(stderr).decode(errors="replace")
+
+
+def proxies(dialect: str) -> dict[str, list[str]]:
+    return {
+        "rust guard": [str(GUARD), "guard", "--dialect", dialect, "--", *SERVER],
+        "python proxy": [PYTHON, str(PY_PROXY), "--dialect", dialect, "--", *SERVER],
+        "typescript proxy": ["node", str(TS_PROXY), "--dialect", dialect, "--", *SERVER],
+    }
+
+
+@pytest.mark.parametrize("dialect", ["canonical", "mcp"])
+def test_the_rust_guard_and_both_sdk_proxies_show_the_client_the_same_messages(dialect: str) -> None:
+    for path in (GUARD, PY_PROXY, TS_PROXY):
+        assert path.exists(), f"{path} is missing (run ./scripts/setup.sh)"
+    sessions = {name: run_session(command) for name, command in proxies(dialect).items()}
+    reference, _ = sessions["rust guard"]
+    # The session is what it should be before it is compared: every request answered once, nothing leaked.
+    answered = [json.loads(s).get("id") for s in reference if "id" in json.loads(s)]
+    assert answered == [m["id"] for m, a in SCRIPT if a is not None], reference
+    for line in reference:
+        for secret in SECRETS:
+            assert secret not in line, f"{secret} reached the client: {line}"
+    # The crash's answer is the proxy's own: an error, or in `mcp` a failed tool result.
+    crash = json.loads(reference[-1])
+    assert crash["id"] == 11 and ("error" in crash or crash["result"].get("isError") is True), crash
+    for name, (seen, stderr) in sessions.items():
+        assert seen == reference, (
+            f"{name} differs from the Rust guard in dialect {dialect}:\n"
+            + "\n".join(f"  rust: {r}\n  {name.split()[0]}: {s}" for r, s in zip(reference, seen) if r != s)
+            + f"\n({len(reference)} vs {len(seen)} lines)\nstderr tail:\n{stderr[-2000:]}"
+        )
