@@ -68,6 +68,43 @@ proptest! {
         prop_assert!(!out.contains(example.as_str()), "{:?} survived in {:?}", example, out);
     }
 
+    /// A rule's keyword earlier on the line, in a word of its own (or glued after other text), never hides
+    /// the rule's secret after it: in `use basic Basic <credential>` the credential leaked, since the first
+    /// hit's window ended before it and the second hit, inside that window, opened none (found by
+    /// cargo-fuzz).
+    #[test]
+    fn a_keyword_earlier_on_the_line_never_hides_a_secret(
+        rule in any::<proptest::sample::Index>(),
+        which in any::<proptest::sample::Index>(),
+        at in any::<proptest::sample::Index>(),
+        words in proptest::collection::vec((proptest::sample::select(WORDS), proptest::sample::select(&["", "=", ":", "/"][..]), any::<bool>()), 1..4),
+    ) {
+        let rules: Vec<_> = redact::catalogue_rules().iter().filter(|r| !r.keywords.is_empty() && r.span == 0).collect();
+        let rule = rule.get(&rules);
+        let example = which.get(&examples()[&rule.id].examples).clone();
+        let found = redact_text(&example).findings;
+        let Some(secret) = found.iter().find(|f| f.rule == rule.id) else { return Ok(()) };
+        // Before the word holding the example's last keyword ahead of its secret, not between that keyword and
+        // the secret (a word there legitimately breaks `bearer <token>`).
+        let lower = example.to_ascii_lowercase();
+        let keyword_at = rule.keywords.iter().filter_map(|k| lower[..secret.start].rfind(&k.to_ascii_lowercase())).max().unwrap_or(0);
+        let word_starts: Vec<usize> = std::iter::once(0)
+            .chain(example.char_indices().filter(|&(_, c)| c == ' ').map(|(i, _)| i + 1))
+            .filter(|&i| i <= keyword_at)
+            .collect();
+        let insert_at = *at.get(&word_starts);
+        let mut keywords = String::new();
+        for (i, (word, glue, upper)) in words.iter().enumerate() {
+            let keyword = &rule.keywords[i % rule.keywords.len()];
+            let keyword = if *upper { keyword.to_uppercase() } else { keyword.clone() };
+            keywords.push_str(&format!("{word}{glue}{keyword} "));
+        }
+        let t = format!("{}{keywords}{}", &example[..insert_at], &example[insert_at..]);
+        let secret_text = &example[secret.start..secret.end];
+        let out = redact_text(&t).text;
+        prop_assert!(!out.contains(secret_text), "{}: {:?} survived in {:?}", rule.id, secret_text, out);
+    }
+
     /// Line structure survives: a redacted span never takes the newline that ends its last line, so the
     /// line after a stack trace or a key is never glued to the marker.
     #[test]

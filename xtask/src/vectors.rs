@@ -376,6 +376,10 @@ fn redact_cases() -> Value {
         ("benign/empty", ""),
         ("benign/unicode", "Fehler: Datei „bericht.pdf“ nicht gefunden — 文件未找到"),
         ("mixed/several-secrets-one-line", "user alice@corp.example sent Authorization: Bearer abcDEF123456ghiJKL from /Users/alice/work with AKIAR6QMW4WXFOGO6MVN"),
+        // Found by cargo-fuzz: a keyword's window ended at the next word holding the keyword again, which then
+        // opened none, so the credential after it survived.
+        ("mixed/keyword-word-before-basic-credential", "use basic Basic YWxhZGRpbjpvcGVuc2VzYW1l for auth=basic Basic dXNlcjpwYXNzd29yZA=="),
+        ("mixed/keyword-word-before-bearer-token", "the bearer Bearer abcdefghijklmnopqrstuvwxyz0123456789"),
     ] {
         cases.push(case(name, "redact", json!({"text": text})));
     }

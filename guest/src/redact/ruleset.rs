@@ -129,6 +129,8 @@ impl RuleSet {
         // and are skipped before their line is looked for: one line holding thousands of hits (BEGIN headers
         // pasted into one JSON string) is scanned for its ends once, not once per hit.
         let mut span_line_end = vec![0usize; n];
+        // Per word-window rule: where the word holding its last hit ends.
+        let mut word_hit_end = vec![0usize; n];
         // A DFA built with MatchKind::Standard supports overlapping search: it cannot fail.
         for m in prefilter.try_find_overlapping_iter(Input::new(text)).expect("a Standard DFA searches overlapping") {
             let rule = self.keyword_rule[m.pattern().as_usize()];
@@ -159,8 +161,16 @@ impl RuleSet {
                 }
                 continue;
             }
-            if list.last().is_some_and(|&(_, end)| m.start() < end) {
-                continue; // this hit lies in a window already opened for the rule
+            if r.window == WindowKind::Word {
+                // A hit in the word of the rule's last hit opens the same window. One in a later word may lie
+                // inside that window yet reach further (`use basic Basic <credential>`: the first window ends
+                // at the second `Basic`, before its credential), so it opens its own, merged with the last.
+                if m.start() < word_hit_end[rule] {
+                    continue;
+                }
+                word_hit_end[rule] = word_end(bytes, m.end());
+            } else if list.last().is_some_and(|&(_, end)| m.start() < end) {
+                continue; // this hit lies in a window already opened for the rule, which ends at its line's end
             }
             if r.assignment_after_keyword && !assignment_follows(bytes, m.end()) {
                 continue;

@@ -56,6 +56,14 @@ pub(super) fn word_window(bytes: &[u8], start: usize, end: usize, words_after: u
     (s, e)
 }
 
+/// Where the whitespace-delimited word holding the byte before `at` (or starting at `at`) ends.
+pub(super) fn word_end(bytes: &[u8], mut at: usize) -> usize {
+    while at < bytes.len() && !is_space(bytes[at]) {
+        at += 1;
+    }
+    at
+}
+
 pub(super) fn push_window(list: &mut Vec<(usize, usize)>, (start, end): (usize, usize)) {
     match list.last_mut() {
         Some(last) if start <= last.1 => last.1 = last.1.max(end),
