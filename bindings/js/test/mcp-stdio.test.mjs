@@ -10,8 +10,8 @@ import { createInterface } from "node:readline";
 import { describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { REPO_ROOT } from "./helpers.mjs";
+import { outcome } from "./mcp-helpers.mjs";
 
 const PY = join(REPO_ROOT, "bindings", "python", ".venv", "bin", "python");
 const SERVER = join(REPO_ROOT, "examples", "guard", "misbehaving_server.py");
@@ -29,14 +29,6 @@ function requireFixtures() {
 
 const env = () => Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined));
 
-async function outcome(promise) {
-  try {
-    return { result: await promise };
-  } catch (e) {
-    assert.ok(e instanceof McpError, `not an McpError: ${e}`);
-    return { error: { code: e.code, message: e.message, data: e.data } };
-  }
-}
 
 /** One scripted SDK client session against `command`; what the client saw, and the command's stderr. */
 async function session(command, args) {

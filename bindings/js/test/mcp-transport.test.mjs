@@ -5,11 +5,11 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { GuardSession } from "jsonrpc-errors/guard";
 import { GuardedTransport, guardTransport, DEFAULT_TIMEOUT_MS } from "jsonrpc-errors/mcp";
 import { trapGuardForTests } from "../dist/runtime.js";
 import { misbehavingServer, SECRETS } from "./mcp-fixture/server.js";
+import { outcome } from "./mcp-helpers.mjs";
 
 /** A connected client/server pair; `seen` is every message the client received, `events` the guard's. */
 async function connect({ guarded, hooks = {}, options = {} }) {
@@ -31,15 +31,6 @@ async function connect({ guarded, hooks = {}, options = {} }) {
   return { client, server, transport, seen, events, transportErrors };
 }
 
-/** What a client gets from a call: its result, or the McpError it throws (code, message, data). */
-async function outcome(promise) {
-  try {
-    return { result: await promise };
-  } catch (e) {
-    assert.ok(e instanceof McpError, `not an McpError: ${e}`);
-    return { error: { code: e.code, message: e.message, data: e.data } };
-  }
-}
 
 async function normalSteps(client) {
   const progress = [];
