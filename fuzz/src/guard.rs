@@ -359,6 +359,9 @@ enum Waiting {
     Alone,
     /// A member of an allowed batch: its answer arrives in the batch's array.
     InBatch,
+    /// A batch member the upstream has answered, held by the guard until the batch's array is complete: owed
+    /// to the client still, but no longer pending (a second upstream answer to it answers nothing).
+    Filled,
 }
 
 /// What a session call was.
@@ -433,11 +436,12 @@ impl Model {
     /// How the request with this key is waiting, if it is: what a built answer to it must lead to.
     pub fn expectation(&self, key: &str) -> Option<bool> {
         let w = self.waiting.get(key)?;
-        Some(w.contains(&Waiting::Alone))
+        w.iter().any(|w| *w != Waiting::Filled).then(|| w.contains(&Waiting::Alone))
     }
 
+    /// Requests owed an answer that the upstream has not given yet.
     fn owed(&self) -> usize {
-        self.waiting.values().map(Vec::len).sum()
+        self.waiting.values().flatten().filter(|w| **w != Waiting::Filled).count()
     }
 
     fn owed_alone(&self) -> usize {
@@ -521,6 +525,11 @@ impl Model {
                 assert!(answered.contains(&k), "the upstream answered {k}, and the client got no answer: {json}");
             } else {
                 assert_eq!(out.pending + 1, self.pending, "the upstream answered batch member {k}; pending did not drop: {json}");
+                // One of its slots is filled now; the array that carries it reaches the client later.
+                let list = self.waiting.get_mut(&k).expect("an expectation comes from a waiting request");
+                if let Some(w) = list.iter_mut().find(|w| **w == Waiting::InBatch) {
+                    *w = Waiting::Filled;
+                }
             }
         }
         assert!(out.pending <= self.forwarded, "{} pending, {} forwarded", out.pending, self.forwarded);
@@ -541,7 +550,9 @@ impl Model {
         match classify(text) {
             Msg::Request { id, params } => {
                 let k = key(id.get());
-                assert!(!self.waiting.contains_key(&k), "forwarded a request whose id {k} is already in flight: {text}");
+                // In flight: waiting for the upstream (a batch member the upstream answered is not).
+                let in_flight = self.waiting.get(&k).is_some_and(|w| w.iter().any(|w| *w != Waiting::Filled));
+                assert!(!in_flight, "forwarded a request whose id {k} is already in flight: {text}");
                 self.waiting.entry(k).or_default().push(how);
                 self.forwarded += 1;
                 self.ids.push(id.get().to_string());
@@ -584,7 +595,7 @@ impl Model {
                         panic!("a batch answer holds {}, which is no response", m.get())
                     };
                     let k = key(id.get());
-                    if !self.take(&k, Waiting::InBatch) {
+                    if !self.take(&k, Waiting::Filled) && !self.take(&k, Waiting::InBatch) {
                         let allowance = self.batch_replies.get_mut(&k).filter(|n| **n > 0);
                         let Some(n) = allowance else { panic!("a batch answer to {k}, which is owed none: {text}") };
                         *n -= 1;
