@@ -7,6 +7,9 @@ use std::fmt::Write;
 use std::{env, fs, path::PathBuf};
 use toml::{map::Map, Value};
 
+#[path = "build/programs.rs"]
+mod programs;
+
 fn read_toml(source: &str) -> Value {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let path = manifest.join("..").join(source);
@@ -256,7 +259,7 @@ fn field_row(owner: &str, spec: &str, object_allowed: bool) -> String {
 /// and the vector generator read, so they never weigh on the shipped wasm. Descriptions are documentation
 /// that only native code (tests, docs) reads: the wasm builds leave them empty, which saves the npm module
 /// 6 KB.
-fn catalogue_rows(toml: Value) -> (String, String) {
+fn catalogue_rows(toml: Value) -> (String, String, String) {
     let keep_descriptions = env::var("CARGO_CFG_TARGET_ARCH").as_deref() != Ok("wasm32");
     let mut root = Table::new("rules.toml", toml);
     let mut out = String::from("CatalogueRows {\n");
@@ -281,6 +284,7 @@ fn catalogue_rows(toml: Value) -> (String, String) {
         other => panic!("[[rule]] must be an array of tables, found {other:?}"),
     };
     let mut examples = Map::new();
+    let mut patterns = Vec::new();
     for rule in rules {
         let id = rule.get("id").and_then(Value::as_str).unwrap_or("?").to_string();
         let mut r = Table::new(format!("rule `{id}`"), rule);
@@ -297,7 +301,9 @@ fn catalogue_rows(toml: Value) -> (String, String) {
         let description = if keep_descriptions { description } else { String::new() };
         let _ = writeln!(out, "            description: {},", lit(&description));
         let _ = writeln!(out, "            keywords: {},", str_slice(&r.opt_strings("keywords").unwrap_or_default()));
-        let _ = writeln!(out, "            pattern: {},", lit(&r.str("pattern")));
+        let pattern = r.str("pattern");
+        let _ = writeln!(out, "            pattern: {},", lit(&pattern));
+        patterns.push((id.clone(), pattern));
         let groups = r
             .opt_list("secret_groups", |v| v.as_integer().and_then(|n| usize::try_from(n).ok()))
             .unwrap_or_default();
@@ -321,7 +327,7 @@ fn catalogue_rows(toml: Value) -> (String, String) {
     root.finish();
     out.push_str("    ],\n}\n");
     let examples = serde_json::to_string(&Value::Table(examples)).expect("TOML values are JSON-representable");
-    (out, examples)
+    (out, examples, programs::programs(&patterns))
 }
 
 /// `taxonomy.rs`'s `Dialect` enum: one variant per `[meta.dialects]` entry, in the file's order (the order
@@ -369,7 +375,8 @@ fn main() {
     let taxonomy = read_toml("taxonomy/taxonomy.toml");
     write_out("dialect.rs", &dialect_enum(&taxonomy));
     write_out("taxonomy_rows.rs", &taxonomy_rows(taxonomy));
-    let (rules, examples) = catalogue_rows(read_toml("redaction/rules.toml"));
+    let (rules, examples, programs) = catalogue_rows(read_toml("redaction/rules.toml"));
     write_out("catalogue_rows.rs", &rules);
     write_out("redaction_examples.json", &examples);
+    write_out("redaction_programs.rs", &programs);
 }

@@ -39,6 +39,28 @@ fn benign() -> impl Strategy<Value = String> {
         .prop_map(|parts| parts.into_iter().map(|(p, g)| format!("{p}{g}")).collect())
 }
 
+/// Every group's span of every match, as regex-lite's `captures_iter` finds them.
+fn regex_matches(regex: &regex_lite::Regex, hay: &str) -> Vec<Vec<Option<(usize, usize)>>> {
+    regex.captures_iter(hay).map(|c| (0..c.len()).map(|g| c.get(g).map(|m| (m.start(), m.end()))).collect()).collect()
+}
+
+/// The same from the rule's step program.
+fn program_matches(program: &[u8], groups: usize, hay: &str) -> Vec<Vec<Option<(usize, usize)>>> {
+    redact::programs::matches(program, hay).map(|m| (0..groups).map(|g| m.get(g)).collect()).collect()
+}
+
+/// Checks that every rule's program finds what its regex finds in `hay` (and at every start, anchored).
+fn programs_agree_on(hay: &str) -> Result<(), TestCaseError> {
+    for (i, rule) in redact::catalogue_rules().iter().enumerate() {
+        let Some(program) = redact::programs::for_rule(i) else { continue };
+        let regex = regex_lite::Regex::new(&rule.pattern).unwrap();
+        let expected = regex_matches(&regex, hay);
+        let found = program_matches(program, regex.captures_len(), hay);
+        prop_assert_eq!(&found, &expected, "rule {} on {:?}", rule.id, hay);
+    }
+    Ok(())
+}
+
 fn redact_text(t: &str) -> redact::Redacted {
     redact::redact_with(t, Secrets::none(), &Policy::default())
 }
@@ -103,6 +125,15 @@ proptest! {
         let secret_text = &example[secret.start..secret.end];
         let out = redact_text(&t).text;
         prop_assert!(!out.contains(secret_text), "{}: {:?} survived in {:?}", rule.id, secret_text, out);
+    }
+
+    /// A rule's step program (derived from its pattern at build time) finds exactly the matches and groups
+    /// regex-lite finds, on text mixing every rule's examples, benign words and glue.
+    #[test]
+    fn step_programs_find_what_the_regexes_find(t in text(), raw in "\\PC{0,60}") {
+        programs_agree_on(&t)?;
+        programs_agree_on(&raw)?;
+        programs_agree_on(&format!("{raw}{t}"))?;
     }
 
     /// Line structure survives: a redacted span never takes the newline that ends its last line, so the

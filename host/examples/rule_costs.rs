@@ -20,6 +20,7 @@ fn main() {
     let dense = corpus::dense_log(1_000_000);
     let all = time(&dense, &Policy::default());
     println!("dense 1 MB log, all {} rules: {all:.1} ms; the 15 costliest rules (ms saved when switched off):", redact::catalogue_rules().len());
+    println!("(disabling nothing: {:.1} ms)", time(&dense, &Policy::disabling(&["no-such-rule"])));
     let mut rows = vec![];
     for r in redact::catalogue_rules() {
         let t = time(&dense, &Policy::disabling(&[&r.id]));

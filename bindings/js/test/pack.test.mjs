@@ -47,16 +47,17 @@ test("the shipped .wasm stays within the size budget: ≤ 400,000 bytes raw and 
 // `jsonrpc-errors/guard` and `jsonrpc-errors/redact`, so the base module above keeps its budget. Its own
 // budget: the base module's measured size plus the guard session's (+49 KB raw, +20 KB gzipped when it was
 // introduced) plus redactWith/redactJsonValue (+35 KB raw, +12 KB gzipped: options parsing, callers' rules,
-// HMAC-SHA256), with a few KB of room.
-test("the guard .wasm stays within its own budget: ≤ 480,000 bytes raw and ≤ 196,000 gzipped", async () => {
+// HMAC-SHA256) plus the redaction rules' step programs (+5 KB raw, +3.7 KB gzipped; the base module goes
+// without them: same findings, its budget has no room), with a few KB of room.
+test("the guard .wasm stays within its own budget: ≤ 490,000 bytes raw and ≤ 201,000 gzipped", async () => {
   const { readFileSync } = await import("node:fs");
   const { gzipSync } = await import("node:zlib");
   const { PKG_DIR } = await import("./helpers.mjs");
   const wasm = readFileSync(join(PKG_DIR, "dist", "wasm", "jsonrpc_errors_guard_bg.wasm"));
   const gzipped = gzipSync(wasm, { level: 9 }).length;
   console.log(`# guard .wasm: ${wasm.length} bytes raw, ${gzipped} bytes gzipped (zlib level 9)`);
-  assert.ok(wasm.length <= 480_000, `the guard .wasm is ${wasm.length} bytes raw`);
-  assert.ok(gzipped <= 196_000, `the guard .wasm is ${gzipped} bytes gzipped`);
+  assert.ok(wasm.length <= 490_000, `the guard .wasm is ${wasm.length} bytes raw`);
+  assert.ok(gzipped <= 201_000, `the guard .wasm is ${gzipped} bytes gzipped`);
 });
 
 test("the public .d.ts has no `any`", async () => {

@@ -31,6 +31,7 @@ pub mod json;
 pub mod policy;
 pub mod rules;
 pub mod validators;
+pub mod programs;
 mod apply;
 mod encodings;
 mod ruleset;

@@ -3,6 +3,7 @@
 //! per process. What the rules are is data ([`super::rules`]); what happens to a match is [`super::apply`].
 
 use super::apply::Candidate;
+use super::programs;
 use super::windows::*;
 use super::{rules, validators, Catalogue, Policy, Rule, Trigger, WindowKind};
 use aho_corasick::automaton::Automaton as _;
@@ -17,6 +18,9 @@ pub struct RuleSet {
     regexes: Vec<OnceLock<Regex>>,
     /// For assignment windows: the pattern anchored at the window's start (see [`RuleSet::scan_assignments`]).
     anchored: Vec<OnceLock<Regex>>,
+    /// Per rule, the step program derived from its pattern at build time (built-in rules only; see
+    /// [`programs`]), used instead of the regex.
+    programs: Vec<Option<&'static [u8]>>,
     prefilter: Option<DFA>,
     /// keyword pattern index → rule index
     keyword_rule: Vec<usize>,
@@ -27,7 +31,9 @@ pub struct RuleSet {
 }
 
 impl RuleSet {
-    fn new(rules: Vec<Rule>) -> Self {
+    /// `builtin`: the catalogue's own rules, which may have step programs (a caller's rule never does, even
+    /// under a built-in rule's id).
+    fn new(rules: Vec<Rule>, builtin: bool) -> Self {
         let mut keywords = Vec::new();
         let mut keyword_rule = Vec::new();
         let mut unconditional = Vec::new();
@@ -56,16 +62,27 @@ impl RuleSet {
         });
         let regexes = rules.iter().map(|_| OnceLock::new()).collect();
         let anchored = rules.iter().map(|_| OnceLock::new()).collect();
-        RuleSet { rules, regexes, anchored, prefilter, keyword_rule, unconditional, structural }
+        let programs = (0..rules.len()).map(|i| if builtin { programs::for_rule(i) } else { None }).collect();
+        RuleSet { rules, regexes, anchored, programs, prefilter, keyword_rule, unconditional, structural }
     }
 
     /// Caller rules arrive compiled (so a bad pattern was already reported).
     pub(crate) fn with_regexes(rules: Vec<Rule>, compiled: Vec<Regex>) -> Self {
-        let set = RuleSet::new(rules);
+        let set = RuleSet::new(rules, false);
         for (slot, regex) in set.regexes.iter().zip(compiled) {
             let _ = slot.set(regex);
         }
         set
+    }
+
+    /// Rule `i`'s step program; never one without the `step-programs` feature, so that build links none of
+    /// the program code.
+    fn program(&self, i: usize) -> Option<&'static [u8]> {
+        if cfg!(feature = "step-programs") {
+            self.programs[i]
+        } else {
+            None
+        }
     }
 
     fn regex(&self, i: usize) -> &Regex {
@@ -256,9 +273,7 @@ impl RuleSet {
                 &windows
             };
             for &(offset, end) in windows {
-                for caps in self.regex(i).captures_iter(&text[offset..end]) {
-                    self.accept(i, &caps, offset, policy, priority_base, candidates);
-                }
+                self.accept_all(i, &text[offset..end], offset, policy, priority_base, candidates);
             }
         }
     }
@@ -278,61 +293,82 @@ impl RuleSet {
         priority_base: usize,
         candidates: &mut Vec<Candidate>,
     ) {
-        let regex = self.anchored_regex(i);
         let mut resume = 0;
         for &(offset, end) in windows {
             if offset < resume {
                 continue;
             }
-            if let Some(caps) = regex.captures(&text[offset..end]) {
-                // Only a value taken as a secret hides the windows inside it: a refused one (a placeholder,
-                // a plain word) must not keep the next key on the line from being looked at.
-                if self.accept(i, &caps, offset, policy, priority_base, candidates) {
-                    resume = offset + caps.get(0).map_or(0, |m| m.end());
-                }
+            let hay = &text[offset..end];
+            // Only a value taken as a secret hides the windows inside it: a refused one (a placeholder, a plain
+            // word) must not keep the next key on the line from being looked at.
+            let taken = if let Some(program) = self.program(i) {
+                programs::match_after_identifier(program, hay)
+                    .filter(|m| self.accept(i, &|g| m.get(g), hay, offset, policy, priority_base, candidates))
+                    .and_then(|m| m.get(0))
+            } else {
+                self.anchored_regex(i)
+                    .captures(hay)
+                    .filter(|c| self.accept(i, &|g| c.get(g).map(|m| (m.start(), m.end())), hay, offset, policy, priority_base, candidates))
+                    .and_then(|c| c.get(0).map(|m| (m.start(), m.end())))
+            };
+            if let Some((_, match_end)) = taken {
+                resume = offset + match_end;
             }
         }
     }
 
     /// Adds one match's secret to `candidates` unless it is empty, allowlisted or refused by the validator;
-    /// says whether it did.
+    /// says whether it did. `group` gives a group's span in `hay` (group 0: the whole match), which starts at
+    /// `offset` in the text.
+    #[allow(clippy::too_many_arguments)]
     fn accept(
         &self,
         i: usize,
-        caps: &regex_lite::Captures<'_>,
+        group: &dyn Fn(usize) -> Option<(usize, usize)>,
+        hay: &str,
         offset: usize,
         policy: &Policy,
         priority_base: usize,
         candidates: &mut Vec<Candidate>,
     ) -> bool {
         let rule = &self.rules[i];
-        let secret = if rule.secret_groups.is_empty() {
-            caps.get(0)
-        } else {
-            rule.secret_groups.iter().find_map(|g| caps.get(*g))
-        };
-        let Some(secret) = secret else { return false };
+        let secret = if rule.secret_groups.is_empty() { group(0) } else { rule.secret_groups.iter().find_map(|g| group(*g)) };
+        let Some((start, end)) = secret else { return false };
         // A secret never takes the line break that ends its last line: the next line stays a line of its
         // own after the marker (multi-line rules match whole lines, newline included).
-        let value = secret.as_str();
+        let value = &hay[start..end];
         let value = value.strip_suffix('\n').map_or(value, |v| v.strip_suffix('\r').unwrap_or(v));
         if value.is_empty() || engine().allowlisted(value) || policy.allowlist.iter().any(|a| a == value) {
             return false;
         }
         if let Some(v) = rule.validator {
-            if !validators::passes(v, caps.get(1).map(|m| m.as_str()), value) {
+            if !validators::passes(v, group(1).map(|(s, e)| &hay[s..e]), value) {
                 return false;
             }
         }
         candidates.push(Candidate {
-            start: offset + secret.start(),
-            end: offset + secret.start() + value.len(),
+            start: offset + start,
+            end: offset + start + value.len(),
             priority: priority_base + i,
             rule: rule.id.clone(),
             category: rule.category.clone(),
             delimits: rule.delimits,
         });
         true
+    }
+
+    /// Every match of rule `i` in `hay` (non-overlapping, leftmost first) offered to `accept`: through the
+    /// rule's step program when it has one, else its regex.
+    fn accept_all(&self, i: usize, hay: &str, offset: usize, policy: &Policy, priority_base: usize, candidates: &mut Vec<Candidate>) {
+        if let Some(program) = self.program(i) {
+            for m in programs::matches(program, hay) {
+                self.accept(i, &|g| m.get(g), hay, offset, policy, priority_base, candidates);
+            }
+        } else {
+            for caps in self.regex(i).captures_iter(hay) {
+                self.accept(i, &|g| caps.get(g).map(|m| (m.start(), m.end())), hay, offset, policy, priority_base, candidates);
+            }
+        }
     }
 }
 
@@ -346,7 +382,7 @@ pub(super) fn engine() -> &'static Engine {
     static ENGINE: OnceLock<Engine> = OnceLock::new();
     ENGINE.get_or_init(|| {
         let mut catalogue = rules::load();
-        let builtin = RuleSet::new(std::mem::take(&mut catalogue.rules));
+        let builtin = RuleSet::new(std::mem::take(&mut catalogue.rules), true);
         let env_name = Regex::new(&catalogue.environment.name_pattern).expect("environment.name_pattern compiles");
         Engine { catalogue, builtin, env_name }
     })
