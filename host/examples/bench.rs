@@ -117,6 +117,23 @@ fn main() {
     let w = best_of(5, || drop(rt.redact_json(&dense)));
     println!(" dense: native {:>7.1} MB/s   wasmtime {:>7.1} MB/s   wasmtime/native {:>5.1}%   ({found} findings in {} lines)",
         mb_per_s(dense.len(), n), mb_per_s(dense.len(), w), 100.0 * n.as_secs_f64() / w.as_secs_f64(), dense.lines().count());
+    // Against another build of the component (e.g. the commit before an engine change), same logs, same run:
+    //   BENCH_BASELINE_COMPONENT=path/to/jsonrpc-errors.wasm cargo run --release -p jsonrpc-errors-host --example bench
+    if let Ok(path) = std::env::var("BENCH_BASELINE_COMPONENT") {
+        let baseline = Runtime::from_bytes(&std::fs::read(&path).unwrap(), vec![]).unwrap();
+        let mixed = corpus::mixed_log(1_000_000);
+        println!("wasmtime, this build vs {path} (best of 5, rounds alternating):");
+        for (label, log) in [("dense", &dense), ("mixed", &mixed)] {
+            assert_eq!(rt.redact_json(log).unwrap(), baseline.redact_json(log).unwrap(), "both builds find the same in the {label} log");
+            let (mut now, mut then) = (Duration::MAX, Duration::MAX);
+            for _ in 0..5 {
+                now = now.min(best_of(1, || drop(rt.redact_json(log))));
+                then = then.min(best_of(1, || drop(baseline.redact_json(log))));
+            }
+            println!("{label:>6}: this build {:>6.1} MB/s   baseline {:>6.1} MB/s   speed-up {:.2}x",
+                mb_per_s(log.len(), now), mb_per_s(log.len(), then), then.as_secs_f64() / now.as_secs_f64());
+        }
+    }
     // Linear scaling, and the adversarial worst case: every line holds keywords of every rule.
     let worst_line: String = jsonrpc_errors_guest::redact::catalogue_rules().iter().flat_map(|r| r.keywords.iter().take(1)).map(|k| format!("{k} ")).collect();
     let worst = format!("{worst_line}\n").repeat(1_000_000 / (worst_line.len() + 1));
