@@ -525,9 +525,9 @@ impl Model {
                 assert!(answered.contains(&k), "the upstream answered {k}, and the client got no answer: {json}");
             } else {
                 assert_eq!(out.pending + 1, self.pending, "the upstream answered batch member {k}; pending did not drop: {json}");
-                // One of its slots is filled now; the array that carries it reaches the client later.
-                let list = self.waiting.get_mut(&k).expect("an expectation comes from a waiting request");
-                if let Some(w) = list.iter_mut().find(|w| **w == Waiting::InBatch) {
+                // One of its slots is filled now; the array that carries it reaches the client later (unless
+                // it was the last slot: then the array went out in this very call and took the entry).
+                if let Some(w) = self.waiting.get_mut(&k).and_then(|list| list.iter_mut().find(|w| **w == Waiting::InBatch)) {
                     *w = Waiting::Filled;
                 }
             }

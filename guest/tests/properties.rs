@@ -136,6 +136,24 @@ proptest! {
         programs_agree_on(&format!("{raw}{t}"))?;
     }
 
+    /// A quoted (or unterminated) value under a password key is redacted whatever its last word: the
+    /// validator judged only the last word, so `password: 'hunter2 x'` passed as a placeholder ("x") and
+    /// the password stayed in clear (found by cargo-fuzz).
+    #[test]
+    fn a_quoted_password_is_redacted_whatever_its_last_word(
+        key in proptest::sample::select(&["password", "DB_PASSWORD", "passwd", "smtp.passphrase", "pwd"][..]),
+        separator in proptest::sample::select(&[": ", "=", " = ", ":"][..]),
+        quote in proptest::sample::select(&["'", "\""][..]),
+        closed in any::<bool>(),
+        secret in "[a-zA-Z0-9]{8,16}",
+        last in "(x|aa|!!|ok|[a-z]{1,3}|\\*\\*)",
+    ) {
+        let end = if closed { quote } else { "" };
+        let t = format!("{key}{separator}{quote}{secret} {last}{end}");
+        let out = redact_text(&t).text;
+        prop_assert!(!out.contains(&secret), "{:?} survived in {:?}", secret, out);
+    }
+
     /// Line structure survives: a redacted span never takes the newline that ends its last line, so the
     /// line after a stack trace or a key is never glued to the marker.
     #[test]

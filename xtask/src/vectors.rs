@@ -380,6 +380,10 @@ fn redact_cases() -> Value {
         // opened none, so the credential after it survived.
         ("mixed/keyword-word-before-basic-credential", "use basic Basic YWxhZGRpbjpvcGVuc2VzYW1l for auth=basic Basic dXNlcjpwYXNzd29yZA=="),
         ("mixed/keyword-word-before-bearer-token", "the bearer Bearer abcdefghijklmnopqrstuvwxyz0123456789"),
+        // Found by cargo-fuzz: the assignment validator judged a value by its last word only, so a quoted
+        // password ending in a short or repeated word passed as a placeholder and stayed in clear.
+        ("assignment/quoted-password-ending-in-a-short-word", "DB_PASSWORD: 'hunter2 x' and password=\"c0rrect horse !!\""),
+        ("assignment/unterminated-token-value-then-password", "{\"authToken\": \"0ef82b15fc467fe93e81dd58a0c1f9a5 DB_PASSWORD: 'hunter2 x"),
     ] {
         cases.push(case(name, "redact", json!({"text": text})));
     }

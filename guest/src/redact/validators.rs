@@ -86,8 +86,14 @@ fn char_classes(v: &str) -> usize {
 }
 
 fn assignment_value_is_secret(name: Option<&str>, value: &str) -> bool {
-    // "Bearer ${API_TOKEN}": the credential is the last word, after any auth scheme.
-    let value = value.rsplit(char::is_whitespace).next().unwrap_or(value);
+    // "Bearer ${API_TOKEN}": after an auth scheme, the credential is what follows it. Any other value is
+    // judged whole: its last word alone would make `'hunter2 x'` a placeholder ("x", one repeated character)
+    // and leave the password in clear (found by cargo-fuzz).
+    const SCHEMES: [&str; 6] = ["bearer", "basic", "token", "digest", "negotiate", "apikey"];
+    let value = match value.trim().split_once(char::is_whitespace) {
+        Some((scheme, rest)) if SCHEMES.iter().any(|s| scheme.eq_ignore_ascii_case(s)) => rest.trim(),
+        _ => value,
+    };
     if is_placeholder(value) {
         return false;
     }
