@@ -383,6 +383,9 @@ fn redact_cases() -> Value {
         // Found by cargo-fuzz: the assignment validator judged a value by its last word only, so a quoted
         // password ending in a short or repeated word passed as a placeholder and stayed in clear.
         ("assignment/quoted-password-ending-in-a-short-word", "DB_PASSWORD: 'hunter2 x' and password=\"c0rrect horse !!\""),
+        // Found by cargo-fuzz: a value running from `${` to a `}` with spaces between was taken for a
+        // template (a placeholder) and left in clear.
+        ("assignment/braces-around-a-phrase-are-no-template", "db_password=\"${correct horse battery staple}\" but password=${DB_PASSWORD} stays"),
         ("assignment/unterminated-token-value-then-password", "{\"authToken\": \"0ef82b15fc467fe93e81dd58a0c1f9a5 DB_PASSWORD: 'hunter2 x"),
     ] {
         cases.push(case(name, "redact", json!({"text": text})));
@@ -581,6 +584,12 @@ fn guard_cases() -> Value {
             {"client": r#"{"jsonrpc":"2.0","id":"1","method":"ping"}"#}])),
         // Found by cargo-fuzz (guard): ids were keyed by their spelling, so a second request with an id in flight
         // written with escapes was forwarded, and an answer re-escaping the id was dropped as a stray.
+        // Found by cargo-fuzz (guard): the answer to a request the upstream made before it failed was still
+        // forwarded to the failed upstream.
+        g("client/answer-to-a-failed-upstreams-request-dropped", &canonical, json!([
+            {"upstream": r#"{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{}}"#},
+            {"upstream_failed": {"exited": 1}},
+            {"client": r#"{"jsonrpc":"2.0","id":"s1","result":{}}"#}])),
         g("client/id-spellings-are-one-id", &canonical, json!([
             {"client": r#"{"jsonrpc":"2.0","id":"é/1","method":"ping"}"#},
             {"client": r#"{"jsonrpc":"2.0","id":"\u00e9\/1","method":"ping"}"#},

@@ -432,12 +432,14 @@ impl Session {
 
     /// A client's response to one of the upstream's requests.
     fn client_response(&mut self, envelope: &Envelope<'_>) -> Verdict {
+        // Nothing goes to an upstream that has failed, not even the answer to a request it made before it
+        // went (found by cargo-fuzz: such an answer was still forwarded).
+        if self.down.is_some() {
+            return Verdict::Drop(Event::new(EventName::Dropped, "debug").detail("a client response after the upstream failed"));
+        }
         let key = envelope.id.map(message::id_key);
         match key.and_then(|k| self.server_requests.remove(&k)) {
             Some(_) => Verdict::Forward,
-            None if self.down.is_some() => {
-                Verdict::Drop(Event::new(EventName::Dropped, "debug").detail("a client response after the upstream failed"))
-            }
             None => {
                 let id = envelope.id.map(message::value).unwrap_or(Value::Null);
                 Verdict::Drop(Event::new(EventName::Dropped, "warn").id(&id).detail("a client response to no request of the upstream's"))

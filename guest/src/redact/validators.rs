@@ -65,6 +65,15 @@ pub fn is_template(value: &str) -> bool {
             return false;
         };
         let Some(end) = rest[open.len()..].find(close) else { return false };
+        // What a template holds is a variable's name or a short expression: `${VAR}`, `${VAR:-x}`,
+        // `{{ vault.key }}`. Text with line breaks, or (inside `${…}`) spaces, quotes or another `$`, is
+        // not one, however it starts and ends (found by cargo-fuzz: a value running from `${` to a `}` at the
+        // line's end was taken for a placeholder, then redacted once the secrets inside it were markers).
+        let inner = &rest[open.len()..open.len() + end];
+        let foreign: &[char] = if open == "${" { &[' ', '\t', '\n', '\r', '"', '\'', '$'] } else { &['\n', '\r'] };
+        if inner.contains(foreign) || inner.contains(open) {
+            return false;
+        }
         rest = rest[open.len() + end + close.len()..].trim_start();
         any = true;
     }
