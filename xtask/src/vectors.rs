@@ -590,6 +590,11 @@ fn guard_cases() -> Value {
             {"upstream": r#"{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{}}"#},
             {"upstream_failed": {"exited": 1}},
             {"client": r#"{"jsonrpc":"2.0","id":"s1","result":{}}"#}])),
+        // Found by cargo-fuzz (guard): an error response nested deeper than the JSON parser's limit took its
+        // request out of the pending table and answered nothing.
+        g("upstream/error-nested-too-deep-still-answered", &canonical, json!([
+            {"client": REQUEST_1},
+            {"upstream": format!(r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":-32000,"message":"deep","data":{}{}}}}}"#, "[".repeat(200), "]".repeat(200))}])),
         g("client/id-spellings-are-one-id", &canonical, json!([
             {"client": r#"{"jsonrpc":"2.0","id":"é/1","method":"ping"}"#},
             {"client": r#"{"jsonrpc":"2.0","id":"\u00e9\/1","method":"ping"}"#},

@@ -653,7 +653,15 @@ impl Session {
             return;
         }
         if envelope.error.is_some() {
+            // A well-formed envelope whose whole text serde_json still refuses (members nested deeper than its
+            // recursion limit) is answered like a malformed response: the request it took out of the pending
+            // table is owed an answer (found by cargo-fuzz: it got none).
             let Ok(Value::Object(response)) = serde_json::from_str::<Value>(source.text()) else {
+                let detail = format!("an upstream error response too deeply nested to read: {}", excerpt(source.text(), &env));
+                let f = fields(&[("message", json!("the upstream's error response could not be read"))]);
+                let a = self.answer(call, "upstream-error", f, pending.id.clone(), Some(&pending.method), detail);
+                call.event(a.event);
+                self.deliver(pending, Delivery::Rewritten(a.response), source, repaired, call);
                 return;
             };
             let ctx = call.next_ctx();
