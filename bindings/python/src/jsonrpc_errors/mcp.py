@@ -30,7 +30,7 @@ import traceback
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import TYPE_CHECKING, Literal, Optional, TextIO, TypedDict, TypeVar, Union, cast
+from typing import TYPE_CHECKING, Literal, Optional, TextIO, Tuple, TypedDict, TypeVar, Union, cast
 
 try:
     import anyio
@@ -124,6 +124,15 @@ def _unread_line(error: Exception) -> Optional[bytes]:
             except (TypeError, ValueError):
                 return None
     return None
+
+
+def _line_of(item: Item) -> Optional[Tuple[bytes, Optional[SessionMessage]]]:
+    """The line the guard judges for what a transport delivered, with the message itself when it is one;
+    None for a transport failure that carries no line."""
+    if isinstance(item, SessionMessage):
+        return _wire(item.message), item
+    recovered = _unread_line(item)
+    return None if recovered is None else (recovered, None)
 
 
 def _log_event(logger: logging.Logger, step: Step) -> None:
@@ -372,14 +381,11 @@ class _Guard:
     async def from_client(self, item: Item) -> None:
         if self._client_closed:
             raise anyio.ClosedResourceError
-        if isinstance(item, SessionMessage):
-            line, original = _wire(item.message), item
-        else:
-            recovered = _unread_line(item)
-            if recovered is None:
-                self._logger.warning("the client's transport reported %s; nothing to answer it with", type(item).__name__)
-                return
-            line, original = recovered, None
+        judged = _line_of(item)
+        if judged is None:
+            self._logger.warning("the client's transport reported %s; nothing to answer it with", type(item).__name__)
+            return
+        line, original = judged
         async with self._lock:
             outcome = await self._decide(self._session.client_line_json, line)
             inline = self._apply(outcome, original, "upstream", len(line))
@@ -388,16 +394,12 @@ class _Guard:
         await self._room("upstream")
 
     async def _from_upstream(self, item: Item) -> None:
-        original: Optional[SessionMessage] = None
-        if isinstance(item, SessionMessage):
-            line, original = _wire(item.message), item
-        else:
-            recovered = _unread_line(item)
-            if recovered is None:
-                # Not a line the guard could judge (the transport's own failure): logged, never relayed.
-                self._logger.warning("the upstream's transport reported %s; not relayed", type(item).__name__)
-                return
-            line = recovered
+        judged = _line_of(item)
+        if judged is None:
+            # Not a line the guard could judge (the transport's own failure): logged, never relayed.
+            self._logger.warning("the upstream's transport reported %s; not relayed", type(item).__name__)
+            return
+        line, original = judged
         async with self._lock:
             if len(line) > self._max_upstream_bytes:
                 outcome = self._session.upstream_oversize(len(line))
