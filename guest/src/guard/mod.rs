@@ -644,31 +644,34 @@ impl Session {
             call.event(Event::new(EventName::Dropped, level).id(&id).detail(why));
             return;
         };
-        if !message::is_well_formed_response(envelope) {
-            let detail = format!("not a valid JSON-RPC response: {}", excerpt(source.text(), &env));
-            let f = fields(&[("message", json!("the upstream's response was not valid JSON-RPC"))]);
-            let a = self.answer(call, "upstream-error", f, pending.id.clone(), Some(&pending.method), detail);
-            call.event(a.event);
-            self.deliver(pending, Delivery::Rewritten(a.response), source, repaired, call);
-            return;
-        }
-        if envelope.error.is_some() {
-            // A well-formed envelope whose whole text serde_json still refuses (members nested deeper than its
-            // recursion limit) is answered like a malformed response: the request it took out of the pending
-            // table is owed an answer (found by cargo-fuzz: it got none).
-            let Ok(Value::Object(response)) = serde_json::from_str::<Value>(source.text()) else {
-                let detail = format!("an upstream error response too deeply nested to read: {}", excerpt(source.text(), &env));
-                let f = fields(&[("message", json!("the upstream's error response could not be read"))]);
+        // A response the guard cannot read is still owed its answer: its request is out of the pending table.
+        let error_response = match (message::is_well_formed_response(envelope), envelope.error.is_some()) {
+            (false, _) => Err(("not a valid JSON-RPC response", "the upstream's response was not valid JSON-RPC")),
+            (true, false) => Ok(None),
+            // Well-formed, yet serde_json refuses the whole text: members nested deeper than its recursion
+            // limit (found by cargo-fuzz: such a response got no answer).
+            (true, true) => match serde_json::from_str::<Value>(source.text()) {
+                Ok(Value::Object(response)) => Ok(Some(response)),
+                _ => Err(("an upstream error response too deeply nested to read", "the upstream's error response could not be read")),
+            },
+        };
+        match error_response {
+            Err((what, message)) => {
+                let detail = format!("{what}: {}", excerpt(source.text(), &env));
+                let f = fields(&[("message", json!(message))]);
                 let a = self.answer(call, "upstream-error", f, pending.id.clone(), Some(&pending.method), detail);
                 call.event(a.event);
                 self.deliver(pending, Delivery::Rewritten(a.response), source, repaired, call);
                 return;
-            };
-            let ctx = call.next_ctx();
-            let a = rewrite::sanitized_error(&response, &self.options.dialect, &pending.id, Some(&pending.method), &ctx, &env);
-            call.event(a.event);
-            self.deliver(pending, Delivery::Rewritten(a.response), source, repaired, call);
-            return;
+            }
+            Ok(Some(response)) => {
+                let ctx = call.next_ctx();
+                let a = rewrite::sanitized_error(&response, &self.options.dialect, &pending.id, Some(&pending.method), &ctx, &env);
+                call.event(a.event);
+                self.deliver(pending, Delivery::Rewritten(a.response), source, repaired, call);
+                return;
+            }
+            Ok(None) => {}
         }
         if envelope.result.is_some_and(is_error_result) {
             if let Ok(Value::Object(mut response)) = serde_json::from_str::<Value>(source.text()) {
