@@ -154,6 +154,27 @@ proptest! {
         prop_assert!(!out.contains(&secret), "{:?} survived in {:?}", secret, out);
     }
 
+    /// A value refused as a placeholder (a template) whose end another rule's secret runs past is redacted
+    /// whole: once the secret is a marker, the template's end is gone and a second pass would take the rest
+    /// for a secret (found by cargo-fuzz). Redaction stays idempotent and the token never survives.
+    #[test]
+    fn a_template_whose_end_a_secret_runs_past_is_redacted_whole(
+        key in proptest::sample::select(&["secret", "api_key", "client_secret", "password", "auth_token"][..]),
+        open_close in proptest::sample::select(&[("{{", "}}"), ("{{ ", " }}"), ("${", "}")][..]),
+        name in "[a-z][a-z.]{0,8}",
+        param in proptest::sample::select(&["token", "access_token", "api_key", "sig"][..]),
+        token in "[A-Za-z0-9]{12,24}",
+        tail in "[}a-z%\\[]{0,4}",
+        after in proptest::sample::select(&["", " ok", "\nnext line", " password={{ vault.db }}"][..]),
+    ) {
+        let (open, close) = open_close;
+        let t = format!("{key}={open}{name}&{param}={token}{close}{tail}{after}");
+        let once = redact_text(&t).text;
+        prop_assert!(!once.contains(&token), "{:?} survived in {:?}", token, once);
+        let twice = redact_text(&once);
+        prop_assert!(twice.findings.is_empty(), "{:?} -> {:?}: a second pass finds {:?}", t, once, twice.findings);
+    }
+
     /// Line structure survives: a redacted span never takes the newline that ends its last line, so the
     /// line after a stack trace or a key is never glued to the marker.
     #[test]

@@ -386,6 +386,9 @@ fn redact_cases() -> Value {
         // Found by cargo-fuzz: a value running from `${` to a `}` with spaces between was taken for a
         // template (a placeholder) and left in clear.
         ("assignment/braces-around-a-phrase-are-no-template", "db_password=\"${correct horse battery staple}\" but password=${DB_PASSWORD} stays"),
+        // Found by cargo-fuzz: a template (a placeholder, refused) whose closing braces a URL token ran past
+        // was left in clear; once the token was a marker, a second pass took the rest for a secret.
+        ("assignment/template-whose-end-a-token-runs-past", "secret={{ vault.key&token=9f2Kq7LmZ3xW}} and password={{ vault.db }} stays"),
         ("assignment/unterminated-token-value-then-password", "{\"authToken\": \"0ef82b15fc467fe93e81dd58a0c1f9a5 DB_PASSWORD: 'hunter2 x"),
     ] {
         cases.push(case(name, "redact", json!({"text": text})));

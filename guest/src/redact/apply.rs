@@ -8,6 +8,7 @@ use super::{Finding, Policy, Redacted, Secrets, ENV_CATEGORY, ENV_RULE};
 use aho_corasick::automaton::Automaton as _;
 use aho_corasick::Input;
 
+#[derive(Clone)]
 pub(super) struct Candidate {
     pub(super) start: usize,
     pub(super) end: usize,
@@ -16,6 +17,9 @@ pub(super) struct Candidate {
     pub(super) category: String,
     /// The rule's match ends at a delimiter of the text's structure (see `Rule::delimits`).
     pub(super) delimits: bool,
+    /// Judged no secret (a placeholder, an allowlisted value): redacted only when another redaction reaches
+    /// its first or last byte (see `cut_values`).
+    pub(super) refused: bool,
 }
 
 /// Applies the candidates, then makes sure a second pass would find nothing more. A secret glued to another
@@ -26,8 +30,10 @@ pub(super) struct Candidate {
 /// line breaks. What turns up is mapped back to the input and the union applied, until nothing new does:
 /// redaction is idempotent. A marker standing alone between spaces costs nothing more; text with no
 /// finding costs nothing more at all.
-pub(super) fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, policy: &Policy) -> Redacted {
-    let mut r = apply(text, std::mem::take(&mut found), policy);
+pub(super) fn settle(text: &str, found: Vec<Candidate>, secrets: &Secrets, policy: &Policy) -> Redacted {
+    // The input's refused values take part in every round: a span found later can reach them too.
+    let refused: Vec<Candidate> = found.iter().filter(|c| c.refused).cloned().collect();
+    let mut r = apply(text, found, policy);
     // Bounded: each round only adds spans, and a glued secret is uncovered in a round or two.
     for _ in 0..4 {
         if r.findings.is_empty() {
@@ -55,7 +61,9 @@ pub(super) fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, p
             if start == out_start && end == out_end {
                 continue;
             }
-            for mut c in candidates(&r.text[start..end], secrets, policy) {
+            // A value refused in the output is judged on markers (`[REDACTED:…]` is a placeholder), not on
+            // what the input held there: only what a second pass would redact counts.
+            for mut c in candidates(&r.text[start..end], secrets, policy).into_iter().filter(|c| !c.refused) {
                 c.start += start;
                 c.end += start;
                 // Only what reaches past the markers is new: a marker itself is no secret.
@@ -80,9 +88,11 @@ pub(super) fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, p
                 rule: f.rule.clone(),
                 category: f.category.clone(),
                 delimits: engine().builtin.rules.iter().any(|rule| rule.id == f.rule && rule.delimits),
+                refused: false,
             })
             .collect();
         all.extend(more);
+        all.extend(refused.iter().cloned());
         let next = apply(text, all, policy);
         if next.findings == r.findings {
             break;
@@ -127,6 +137,7 @@ pub(super) fn candidates(text: &str, secrets: &Secrets, policy: &Policy) -> Vec<
                 rule: ENV_RULE.to_string(),
                 category: ENV_CATEGORY.to_string(),
                 delimits: false,
+                refused: false,
             });
         }
     }
@@ -137,34 +148,17 @@ pub(super) fn candidates(text: &str, secrets: &Secrets, policy: &Policy) -> Vec<
 /// order, then longest; a candidate that overlaps the span before it is merged into it: the union is
 /// redacted, never a part (an environment value a catalogue rule only partly covered, a token running on
 /// after an assignment's value). The one exception is a span whose rule `delimits` (URL userinfo ends at
-/// its `@`): what overlaps it is clipped there, so the host and path that follow survive.
-pub(super) fn apply(text: &str, mut candidates: Vec<Candidate>, policy: &Policy) -> Redacted {
-    // Unstable: candidates that compare equal (same span, same rule) are interchangeable, and the stable
-    // sort's code would be the only copy of it in the npm module (~6 KB).
-    candidates.sort_unstable_by(|a, b| a.start.cmp(&b.start).then(a.priority.cmp(&b.priority)).then(b.end.cmp(&a.end)));
-    // First settle the spans, then write: a span may still grow after it was accepted.
-    let mut spans: Vec<Finding> = Vec::new();
-    let mut cursor = 0;
-    let mut cursor_delimits = false;
-    for c in candidates {
-        if c.start < cursor {
-            if c.end > cursor && !cursor_delimits {
-                if let Some(last) = spans.last_mut() {
-                    last.end = c.end;
-                }
-                cursor = c.end;
-                cursor_delimits = c.delimits;
-            }
-            continue;
+/// its `@`): what overlaps it is clipped there, so the host and path that follow survive. A refused
+/// candidate counts only when a redaction reaches one of its ends (`cut_values`).
+pub(super) fn apply(text: &str, candidates: Vec<Candidate>, policy: &Policy) -> Redacted {
+    let (refused, mut accepted): (Vec<Candidate>, Vec<Candidate>) = candidates.into_iter().partition(|c| c.refused);
+    let mut spans = merge(&mut accepted);
+    if !refused.is_empty() && !spans.is_empty() {
+        let cut = cut_values(&spans, refused);
+        if !cut.is_empty() {
+            accepted.extend(cut);
+            spans = merge(&mut accepted);
         }
-        // Adjacent spans of one rule (consecutive stack frames found line by line) become one redaction.
-        if let Some(last) = spans.last_mut().filter(|l| l.rule == c.rule && l.end == c.start) {
-            last.end = c.end;
-        } else {
-            spans.push(Finding { rule: c.rule, category: c.category, start: c.start, end: c.end });
-        }
-        cursor = c.end;
-        cursor_delimits = c.delimits;
     }
     let mut out = String::with_capacity(text.len());
     let mut written = Vec::with_capacity(spans.len());
@@ -180,3 +174,87 @@ pub(super) fn apply(text: &str, mut candidates: Vec<Candidate>, policy: &Policy)
     Redacted { text: out, findings: spans, written }
 }
 
+/// The spans `candidates` resolve to (sorted, disjoint), as `apply` describes.
+fn merge(candidates: &mut [Candidate]) -> Vec<Finding> {
+    // Unstable: candidates that compare equal (same span, same rule) are interchangeable, and the stable
+    // sort's code would be the only copy of it in the npm module (~6 KB).
+    candidates.sort_unstable_by(|a, b| a.start.cmp(&b.start).then(a.priority.cmp(&b.priority)).then(b.end.cmp(&a.end)));
+    let mut spans: Vec<Finding> = Vec::new();
+    let mut cursor = 0;
+    let mut cursor_delimits = false;
+    for c in candidates.iter() {
+        if c.start < cursor {
+            if c.end > cursor && !cursor_delimits {
+                if let Some(last) = spans.last_mut() {
+                    last.end = c.end;
+                }
+                cursor = c.end;
+                cursor_delimits = c.delimits;
+            }
+            continue;
+        }
+        // Adjacent spans of one rule (consecutive stack frames found line by line) become one redaction.
+        if let Some(last) = spans.last_mut().filter(|l| l.rule == c.rule && l.end == c.start) {
+            last.end = c.end;
+        } else {
+            spans.push(Finding { rule: c.rule.clone(), category: c.category.clone(), start: c.start, end: c.end });
+        }
+        cursor = c.end;
+        cursor_delimits = c.delimits;
+    }
+    spans
+}
+
+/// The refused values whose first or last byte is redacted (by a span, or by another value this makes
+/// redacted), taken as secrets. Such a value was judged on its whole text (`${…}` or `{{…}}` end to end, a
+/// documented example key); once a marker replaces one of its ends, what is left is judged differently, so
+/// a second pass found it (cargo-fuzz: `secret={{ … &token=… }}` with the URL token running past the `}}`
+/// was a template, and its rest a secret once the token was a marker). Redacting it now keeps redaction
+/// idempotent. A value only whose middle is redacted keeps its verdict: its ends, which make it a template
+/// or a placeholder, stay. Linear: every value is judged once, when one of its ends is first reached, and
+/// each end is visited once.
+fn cut_values(spans: &[Finding], refused: Vec<Candidate>) -> Vec<Candidate> {
+    // Each value's first and last byte, sorted by position; `next` skips the ends already taken (a
+    // union-find "next end not taken" with path halving).
+    let ends = |last: bool| {
+        let mut v: Vec<(usize, usize)> =
+            refused.iter().enumerate().map(|(i, c)| (if last { c.end - 1 } else { c.start }, i)).collect();
+        v.sort_unstable();
+        v
+    };
+    let lists = [ends(false), ends(true)];
+    let mut next: [Vec<usize>; 2] = [(0..=refused.len()).collect(), (0..=refused.len()).collect()];
+    let mut seen = vec![false; refused.len()];
+    let mut taken = vec![false; refused.len()];
+    let mut work: Vec<(usize, usize)> = spans.iter().map(|f| (f.start, f.end)).collect();
+    while let Some((from, to)) = work.pop() {
+        for (list, next) in lists.iter().zip(next.iter_mut()) {
+            let mut k = first_not_taken(next, list.partition_point(|&(at, _)| at < from));
+            while k < list.len() && list[k].0 < to {
+                next[k] = k + 1;
+                let i = list[k].1;
+                let c = &refused[i];
+                if !seen[i] {
+                    seen[i] = true;
+                    // A value wholly inside what is redacted anyway changes nothing (the same value refused
+                    // by a looser rule, under an accepted one's span).
+                    if c.start < from || c.end > to {
+                        taken[i] = true;
+                        work.push((c.start, c.end));
+                    }
+                }
+                k = first_not_taken(next, k + 1);
+            }
+        }
+    }
+    refused.into_iter().zip(taken).filter(|(_, t)| *t).map(|(c, _)| Candidate { refused: false, ..c }).collect()
+}
+
+/// The first index at or after `k` whose end is not taken yet (`next[k] == k`), halving the path walked.
+fn first_not_taken(next: &mut [usize], mut k: usize) -> usize {
+    while next[k] != k {
+        next[k] = next[next[k]];
+        k = next[k];
+    }
+    k
+}

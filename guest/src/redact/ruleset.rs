@@ -317,9 +317,9 @@ impl RuleSet {
         }
     }
 
-    /// Adds one match's secret to `candidates` unless it is empty, allowlisted or refused by the validator;
-    /// says whether it did. `group` gives a group's span in `hay` (group 0: the whole match), which starts at
-    /// `offset` in the text.
+    /// Adds one match's secret to `candidates`, marked refused when it is allowlisted or its validator refuses
+    /// it (an empty one is not added); says whether it was taken as a secret. `group` gives a group's span in
+    /// `hay` (group 0: the whole match), which starts at `offset` in the text.
     #[allow(clippy::too_many_arguments)]
     fn accept(
         &self,
@@ -338,14 +338,14 @@ impl RuleSet {
         // own after the marker (multi-line rules match whole lines, newline included).
         let value = &hay[start..end];
         let value = value.strip_suffix('\n').map_or(value, |v| v.strip_suffix('\r').unwrap_or(v));
-        if value.is_empty() || engine().allowlisted(value) || policy.allowlist.iter().any(|a| a == value) {
+        if value.is_empty() {
             return false;
         }
-        if let Some(v) = rule.validator {
-            if !validators::passes(v, group(1).map(|(s, e)| &hay[s..e]), value) {
-                return false;
-            }
-        }
+        let refused = engine().allowlisted(value)
+            || policy.allowlist.iter().any(|a| a == value)
+            || rule.validator.is_some_and(|v| !validators::passes(v, group(1).map(|(s, e)| &hay[s..e]), value));
+        // A refused value is kept too: if another finding's redaction reaches its first or last byte, the
+        // verdict was on text that is no longer there, and `apply` redacts it after all.
         candidates.push(Candidate {
             start: offset + start,
             end: offset + start + value.len(),
@@ -353,8 +353,9 @@ impl RuleSet {
             rule: rule.id.clone(),
             category: rule.category.clone(),
             delimits: rule.delimits,
+            refused,
         });
-        true
+        !refused
     }
 
     /// Every match of rule `i` in `hay` (non-overlapping, leftmost first) offered to `accept`: through the
