@@ -8,7 +8,6 @@ use super::{Finding, Policy, Redacted, Secrets, ENV_CATEGORY, ENV_RULE};
 use aho_corasick::automaton::Automaton as _;
 use aho_corasick::Input;
 
-#[derive(Clone)]
 pub(super) struct Candidate {
     pub(super) start: usize,
     pub(super) end: usize,
@@ -17,8 +16,8 @@ pub(super) struct Candidate {
     pub(super) category: String,
     /// The rule's match ends at a delimiter of the text's structure (see `Rule::delimits`).
     pub(super) delimits: bool,
-    /// Judged no secret (a placeholder, an allowlisted value): redacted only when another redaction reaches
-    /// its first or last byte (see `cut_values`).
+    /// Judged no secret (a placeholder, an allowlisted value): redacted only when it overlaps a redaction
+    /// (see `apply`).
     pub(super) refused: bool,
 }
 
@@ -30,10 +29,10 @@ pub(super) struct Candidate {
 /// line breaks. What turns up is mapped back to the input and the union applied, until nothing new does:
 /// redaction is idempotent. A marker standing alone between spaces costs nothing more; text with no
 /// finding costs nothing more at all.
-pub(super) fn settle(text: &str, found: Vec<Candidate>, secrets: &Secrets, policy: &Policy) -> Redacted {
+pub(super) fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, policy: &Policy) -> Redacted {
+    let mut r = apply(text, &mut found, policy);
     // The input's refused values take part in every round: a span found later can reach them too.
-    let refused: Vec<Candidate> = found.iter().filter(|c| c.refused).cloned().collect();
-    let mut r = apply(text, found, policy);
+    found.retain(|c| c.refused);
     // Bounded: each round only adds spans, and a glued secret is uncovered in a round or two.
     for _ in 0..4 {
         if r.findings.is_empty() {
@@ -78,22 +77,18 @@ pub(super) fn settle(text: &str, found: Vec<Candidate>, secrets: &Secrets, polic
         if more.is_empty() {
             break;
         }
-        let mut all: Vec<Candidate> = r
-            .findings
-            .iter()
-            .map(|f| Candidate {
-                start: f.start,
-                end: f.end,
-                priority: 0,
-                rule: f.rule.clone(),
-                category: f.category.clone(),
-                delimits: engine().builtin.rules.iter().any(|rule| rule.id == f.rule && rule.delimits),
-                refused: false,
-            })
-            .collect();
-        all.extend(more);
-        all.extend(refused.iter().cloned());
-        let next = apply(text, all, policy);
+        found.extend(r.findings.iter().map(|f| Candidate {
+            start: f.start,
+            end: f.end,
+            priority: 0,
+            rule: f.rule.clone(),
+            category: f.category.clone(),
+            delimits: engine().builtin.rules.iter().any(|rule| rule.id == f.rule && rule.delimits),
+            refused: false,
+        }));
+        found.extend(more);
+        let next = apply(text, &mut found, policy);
+        found.retain(|c| c.refused);
         if next.findings == r.findings {
             break;
         }
@@ -148,17 +143,54 @@ pub(super) fn candidates(text: &str, secrets: &Secrets, policy: &Policy) -> Vec<
 /// order, then longest; a candidate that overlaps the span before it is merged into it: the union is
 /// redacted, never a part (an environment value a catalogue rule only partly covered, a token running on
 /// after an assignment's value). The one exception is a span whose rule `delimits` (URL userinfo ends at
-/// its `@`): what overlaps it is clipped there, so the host and path that follow survive. A refused
-/// candidate counts only when a redaction reaches one of its ends (`cut_values`).
-pub(super) fn apply(text: &str, candidates: Vec<Candidate>, policy: &Policy) -> Redacted {
-    let (refused, mut accepted): (Vec<Candidate>, Vec<Candidate>) = candidates.into_iter().partition(|c| c.refused);
-    let mut spans = merge(&mut accepted);
-    if !refused.is_empty() && !spans.is_empty() {
-        let cut = cut_values(&spans, refused);
-        if !cut.is_empty() {
-            accepted.extend(cut);
-            spans = merge(&mut accepted);
+/// its `@`): what overlaps it is clipped there, so the host and path that follow survive.
+///
+/// A refused value (a template, a placeholder, an allowlisted example) takes part in the union when it
+/// overlaps a redaction, directly or through other such values; alone, or wholly inside a span, it changes
+/// nothing. It was judged on its whole text (`${…}` or `{{…}}` end to end); once a marker replaces part of
+/// it, what is left is judged differently, so a second pass found it (cargo-fuzz: `secret={{ … &token=… }}`
+/// with the URL token running past the `}}` was a template, and its rest a secret once the token was a
+/// marker). Redacting it with the secret keeps redaction idempotent. One sort and one sweep, as before.
+pub(super) fn apply(text: &str, candidates: &mut [Candidate], policy: &Policy) -> Redacted {
+    // Unstable: candidates that compare equal (same span, same rule) are interchangeable, and the stable
+    // sort's code would be the only copy of it in the npm module (~6 KB). At one start, a secret goes before
+    // a refused value: the span takes the secret's name.
+    candidates.sort_unstable_by(|a, b| {
+        a.start.cmp(&b.start).then(a.refused.cmp(&b.refused)).then(a.priority.cmp(&b.priority)).then(b.end.cmp(&a.end))
+    });
+    // First settle the spans, then write: a span may still grow after it was accepted. The last span is
+    // `pending` while only refused values make it up: it is dropped unless a secret joins it.
+    let mut spans: Vec<Finding> = Vec::new();
+    let mut pending = false;
+    let mut cursor = 0;
+    let mut cursor_delimits = false;
+    for c in candidates.iter() {
+        if c.start < cursor {
+            pending &= c.refused;
+            if c.end > cursor && !cursor_delimits {
+                if let Some(last) = spans.last_mut() {
+                    last.end = c.end;
+                }
+                cursor = c.end;
+                cursor_delimits = c.delimits;
+            }
+            continue;
         }
+        if pending {
+            spans.pop();
+        }
+        pending = c.refused;
+        // Adjacent spans of one rule (consecutive stack frames found line by line) become one redaction.
+        if let Some(last) = spans.last_mut().filter(|l| !c.refused && l.rule == c.rule && l.end == c.start) {
+            last.end = c.end;
+        } else {
+            spans.push(Finding { rule: c.rule.clone(), category: c.category.clone(), start: c.start, end: c.end });
+        }
+        cursor = c.end;
+        cursor_delimits = c.delimits;
+    }
+    if pending {
+        spans.pop();
     }
     let mut out = String::with_capacity(text.len());
     let mut written = Vec::with_capacity(spans.len());
@@ -172,89 +204,4 @@ pub(super) fn apply(text: &str, candidates: Vec<Candidate>, policy: &Policy) -> 
     }
     out.push_str(&text[at..]);
     Redacted { text: out, findings: spans, written }
-}
-
-/// The spans `candidates` resolve to (sorted, disjoint), as `apply` describes.
-fn merge(candidates: &mut [Candidate]) -> Vec<Finding> {
-    // Unstable: candidates that compare equal (same span, same rule) are interchangeable, and the stable
-    // sort's code would be the only copy of it in the npm module (~6 KB).
-    candidates.sort_unstable_by(|a, b| a.start.cmp(&b.start).then(a.priority.cmp(&b.priority)).then(b.end.cmp(&a.end)));
-    let mut spans: Vec<Finding> = Vec::new();
-    let mut cursor = 0;
-    let mut cursor_delimits = false;
-    for c in candidates.iter() {
-        if c.start < cursor {
-            if c.end > cursor && !cursor_delimits {
-                if let Some(last) = spans.last_mut() {
-                    last.end = c.end;
-                }
-                cursor = c.end;
-                cursor_delimits = c.delimits;
-            }
-            continue;
-        }
-        // Adjacent spans of one rule (consecutive stack frames found line by line) become one redaction.
-        if let Some(last) = spans.last_mut().filter(|l| l.rule == c.rule && l.end == c.start) {
-            last.end = c.end;
-        } else {
-            spans.push(Finding { rule: c.rule.clone(), category: c.category.clone(), start: c.start, end: c.end });
-        }
-        cursor = c.end;
-        cursor_delimits = c.delimits;
-    }
-    spans
-}
-
-/// The refused values whose first or last byte is redacted (by a span, or by another value this makes
-/// redacted), taken as secrets. Such a value was judged on its whole text (`${…}` or `{{…}}` end to end, a
-/// documented example key); once a marker replaces one of its ends, what is left is judged differently, so
-/// a second pass found it (cargo-fuzz: `secret={{ … &token=… }}` with the URL token running past the `}}`
-/// was a template, and its rest a secret once the token was a marker). Redacting it now keeps redaction
-/// idempotent. A value only whose middle is redacted keeps its verdict: its ends, which make it a template
-/// or a placeholder, stay. Linear: every value is judged once, when one of its ends is first reached, and
-/// each end is visited once.
-fn cut_values(spans: &[Finding], refused: Vec<Candidate>) -> Vec<Candidate> {
-    // Each value's first and last byte, sorted by position; `next` skips the ends already taken (a
-    // union-find "next end not taken" with path halving).
-    let ends = |last: bool| {
-        let mut v: Vec<(usize, usize)> =
-            refused.iter().enumerate().map(|(i, c)| (if last { c.end - 1 } else { c.start }, i)).collect();
-        v.sort_unstable();
-        v
-    };
-    let lists = [ends(false), ends(true)];
-    let mut next: [Vec<usize>; 2] = [(0..=refused.len()).collect(), (0..=refused.len()).collect()];
-    let mut seen = vec![false; refused.len()];
-    let mut taken = vec![false; refused.len()];
-    let mut work: Vec<(usize, usize)> = spans.iter().map(|f| (f.start, f.end)).collect();
-    while let Some((from, to)) = work.pop() {
-        for (list, next) in lists.iter().zip(next.iter_mut()) {
-            let mut k = first_not_taken(next, list.partition_point(|&(at, _)| at < from));
-            while k < list.len() && list[k].0 < to {
-                next[k] = k + 1;
-                let i = list[k].1;
-                let c = &refused[i];
-                if !seen[i] {
-                    seen[i] = true;
-                    // A value wholly inside what is redacted anyway changes nothing (the same value refused
-                    // by a looser rule, under an accepted one's span).
-                    if c.start < from || c.end > to {
-                        taken[i] = true;
-                        work.push((c.start, c.end));
-                    }
-                }
-                k = first_not_taken(next, k + 1);
-            }
-        }
-    }
-    refused.into_iter().zip(taken).filter(|(_, t)| *t).map(|(c, _)| Candidate { refused: false, ..c }).collect()
-}
-
-/// The first index at or after `k` whose end is not taken yet (`next[k] == k`), halving the path walked.
-fn first_not_taken(next: &mut [usize], mut k: usize) -> usize {
-    while next[k] != k {
-        next[k] = next[next[k]];
-        k = next[k];
-    }
-    k
 }
