@@ -175,6 +175,24 @@ proptest! {
         prop_assert!(twice.findings.is_empty(), "{:?} -> {:?}: a second pass finds {:?}", t, once, twice.findings);
     }
 
+    /// URL userinfo ends at its `@` and clips what overlaps it; an assignment whose key sat in the userinfo
+    /// (`x-access-token:…`) is dropped there, and must not take the later assignments on the line with it
+    /// (found by cargo-fuzz: the value after `client_secret": "` stayed in clear).
+    #[test]
+    fn an_assignment_after_url_userinfo_holding_a_key_is_redacted(
+        user in proptest::sample::select(&["x-access-token", "api_key", "oauth2token", "secret"][..]),
+        password in "[a-z0-9]{8,16}",
+        path in "(/[a-z]{1,8}){0,3}",
+        glue in proptest::sample::select(&["/", "?x=1&", "\",\"", "#", ""][..]),
+        key in proptest::sample::select(&["client_secret", "db_password", "auth_token", "apiKey"][..]),
+        separator in proptest::sample::select(&["\": \"", "=", ": ", "\":\""][..]),
+        secret in "[A-Za-z]{6}[0-9]{6}[A-Za-z0-9]{0,12}",
+    ) {
+        let t = format!("https://{user}:{password}@example.com{path}{glue}{key}{separator}{secret}\" end");
+        let out = redact_text(&t).text;
+        prop_assert!(!out.contains(&secret) && !out.contains(&password), "{:?} -> {:?}", t, out);
+    }
+
     /// Line structure survives: a redacted span never takes the newline that ends its last line, so the
     /// line after a stack trace or a key is never glued to the marker.
     #[test]

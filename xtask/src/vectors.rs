@@ -389,6 +389,9 @@ fn redact_cases() -> Value {
         // Found by cargo-fuzz: a template (a placeholder, refused) whose closing braces a URL token ran past
         // was left in clear; once the token was a marker, a second pass took the rest for a secret.
         ("assignment/template-whose-end-a-token-runs-past", "secret={{ vault.key&token=9f2Kq7LmZ3xW}} and password={{ vault.db }} stays"),
+        // Found by cargo-fuzz: an assignment whose key sat in URL userinfo was clipped at the `@` and dropped,
+        // and the assignments its value had hidden were never looked at.
+        ("url/userinfo-key-hides-no-later-assignment", "fetch https://x-access-token:abcd1235efgh@github.com/org/repo/client_secret\": \"s3cr3tValue99xyz\" failed"),
         ("assignment/unterminated-token-value-then-password", "{\"authToken\": \"0ef82b15fc467fe93e81dd58a0c1f9a5 DB_PASSWORD: 'hunter2 x"),
     ] {
         cases.push(case(name, "redact", json!({"text": text})));

@@ -43,18 +43,25 @@ pub(super) fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, p
         let out = r.text.as_bytes();
         let mut more = Vec::new();
         let mut scanned_to = 0;
-        for &(out_start, out_end, in_start, in_end) in &markers {
+        for (&(out_start, out_end, in_start, in_end), f) in markers.iter().zip(&r.findings) {
             if out_start < scanned_to {
                 continue;
             }
-            let (start, end) = if text.as_bytes()[in_start..in_end].contains(&b'\n') {
-                // The line the marker now sits on.
-                let start = memchr::memrchr(b'\n', &out[..out_start]).map_or(0, |i| i + 1);
-                (start, memchr::memchr(b'\n', &out[out_end..]).map_or(out.len(), |i| out_end + i))
+            // A marker that replaced line breaks: the line it now sits on. Any other: the whitespace-delimited
+            // word holding it and whatever is glued to it, or, after a span that delimits (URL userinfo), to
+            // the end of the line: it clipped whatever overlapped it, so an assignment whose key sat in the
+            // userinfo was dropped, and the windows its value hid were never looked at (found by cargo-fuzz:
+            // `x-access-token:…@host/…client_secret": "…"` kept the secret). They lie on the rest of the line.
+            let multi_line = text.as_bytes()[in_start..in_end].contains(&b'\n');
+            let start = if multi_line {
+                memchr::memrchr(b'\n', &out[..out_start]).map_or(0, |i| i + 1)
             } else {
-                // The whitespace-delimited word holding the marker and whatever is glued to it.
-                let start = out[..out_start].iter().rposition(|b| is_space(*b)).map_or(0, |i| i + 1);
-                (start, out[out_end..].iter().position(|b| is_space(*b)).map_or(out.len(), |i| out_end + i))
+                out[..out_start].iter().rposition(|b| is_space(*b)).map_or(0, |i| i + 1)
+            };
+            let end = if multi_line || delimits(&f.rule) {
+                memchr::memchr(b'\n', &out[out_end..]).map_or(out.len(), |i| out_end + i)
+            } else {
+                out[out_end..].iter().position(|b| is_space(*b)).map_or(out.len(), |i| out_end + i)
             };
             scanned_to = end;
             if start == out_start && end == out_end {
@@ -83,7 +90,7 @@ pub(super) fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, p
             priority: 0,
             rule: f.rule.clone(),
             category: f.category.clone(),
-            delimits: engine().builtin.rules.iter().any(|rule| rule.id == f.rule && rule.delimits),
+            delimits: delimits(&f.rule),
             refused: false,
         }));
         found.extend(more);
@@ -95,6 +102,11 @@ pub(super) fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, p
         r = next;
     }
     r
+}
+
+/// Whether the built-in rule `rule` delimits (see `Rule::delimits`); callers' rules never do.
+fn delimits(rule: &str) -> bool {
+    engine().builtin.rules.iter().any(|r| r.id == rule && r.delimits)
 }
 
 /// Maps an output position back to the input: inside a marker, to the start (or, for an end, the end) of
