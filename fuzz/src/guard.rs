@@ -357,11 +357,12 @@ pub fn key(raw: &str) -> String {
 enum Waiting {
     /// Forwarded as a line of its own: its answer is a response of its own.
     Alone,
-    /// A member of an allowed batch: its answer arrives in the batch's array.
-    InBatch,
-    /// A batch member the upstream has answered, held by the guard until the batch's array is complete: owed
-    /// to the client still, but no longer pending (a second upstream answer to it answers nothing).
-    Filled,
+    /// A member of allowed batch number N (counted from 1 in the order the client sent them): its answer
+    /// arrives in that batch's array.
+    InBatch(u32),
+    /// A member of batch N the upstream has answered, held by the guard until the batch's array is complete:
+    /// owed to the client still, but no longer pending (a second upstream answer to it answers nothing).
+    Filled(u32),
 }
 
 /// What a session call was.
@@ -388,9 +389,14 @@ pub struct Model {
     pub ids: Vec<String>,
     pub tokens: Vec<String>,
     pub server_ids: Vec<String>,
-    /// Replies the guard wrote into an allowed batch for members it did not forward, by key: they reach
-    /// the client inside that batch's array.
-    batch_replies: HashMap<String, usize>,
+    /// Replies the guard wrote into an allowed batch for members it did not forward, by batch number and
+    /// key: they reach the client inside that batch's array (an upper bound: a notification gets none).
+    batch_replies: HashMap<(u32, String), usize>,
+    /// Client lines that were arrays: the number of the last one.
+    batches: u32,
+    /// The correlation ids of the guard's own replies to a batch's members, and the batch: a reply in an
+    /// array names its batch.
+    reply_batches: HashMap<String, u32>,
     down: bool,
     /// The session's `pending` after the last call.
     pending: usize,
@@ -436,12 +442,12 @@ impl Model {
     /// How the request with this key is waiting, if it is: what a built answer to it must lead to.
     pub fn expectation(&self, key: &str) -> Option<bool> {
         let w = self.waiting.get(key)?;
-        w.iter().any(|w| *w != Waiting::Filled).then(|| w.contains(&Waiting::Alone))
+        w.iter().any(|w| !matches!(w, Waiting::Filled(_))).then(|| w.contains(&Waiting::Alone))
     }
 
     /// Requests owed an answer that the upstream has not given yet.
     fn owed(&self) -> usize {
-        self.waiting.values().flatten().filter(|w| **w != Waiting::Filled).count()
+        self.waiting.values().flatten().filter(|w| !matches!(w, Waiting::Filled(_))).count()
     }
 
     fn owed_alone(&self) -> usize {
@@ -463,7 +469,24 @@ impl Model {
     /// (its slot must be filled now: one request fewer pending).
     pub fn check(&mut self, origin: &Origin<'_>, out: &Outcome, expect: Option<(String, bool)>) {
         let json = out.to_json();
+        if std::env::var_os("FUZZ_SHOW").is_some() {
+            // Replaying a finding: each call, its outcome and what the model expected before it.
+            let call = match origin {
+                Origin::Client(l) => format!("client_line {:?}", String::from_utf8_lossy(l)),
+                Origin::Upstream(l) => format!("upstream_line {:?}", String::from_utf8_lossy(l)),
+                Origin::ClientOversize => "client_oversize".into(),
+                Origin::UpstreamOversize => "upstream_oversize".into(),
+                Origin::Expire(now) => format!("expire {now}"),
+                Origin::Failed => "upstream_failed".into(),
+            };
+            eprintln!("== {call}\n   -> {json}\n   owed before: {:?}", self.waiting);
+        }
         assert!(serde_json::from_str::<&RawValue>(&json).is_ok(), "the outcome is not JSON: {json}");
+        if let Origin::Client(line) = origin {
+            if std::str::from_utf8(line).is_ok_and(|t| matches!(classify(t), Msg::Batch(_))) {
+                self.batches += 1;
+            }
+        }
 
         let mut answered: Vec<String> = Vec::new();
         let mut sent_members: Vec<&str> = Vec::new();
@@ -487,7 +510,7 @@ impl Model {
                         (Peer::Upstream, _) if self.down => panic!("wrote to the upstream after it failed: {line}"),
                         (Peer::Upstream, Origin::Client(_)) => {
                             sent_members.push(line);
-                            self.forwarded_to_upstream(line, Waiting::InBatch);
+                            self.forwarded_to_upstream(line, Waiting::InBatch(self.batches));
                         }
                         (Peer::Upstream, Origin::Expire(_)) => {
                             assert!(line.contains(r#""method":"notifications/cancelled""#), "expire wrote {line} upstream");
@@ -503,7 +526,13 @@ impl Model {
                     let k = key(&id.to_string());
                     assert!(self.take(&k, Waiting::Alone), "cancelled {k}, which was not waiting alone");
                 }
-                Step::Event(_) => {}
+                Step::Event(e) => {
+                    if let (Origin::Client(line), Some(c)) = (origin, &e.correlation_id) {
+                        if std::str::from_utf8(line).is_ok_and(|t| matches!(classify(t), Msg::Batch(_))) {
+                            self.reply_batches.insert(c.clone(), self.batches);
+                        }
+                    }
+                }
             }
         }
         if let Origin::Client(line) = origin {
@@ -520,6 +549,21 @@ impl Model {
             }
             _ => {}
         }
+        // A raw upstream line (not built from a template, so no expectation) that the guard took for the
+        // answer to a batch member: its slot is filled now, as a built answer's would be.
+        if let (None, Origin::Upstream(line)) = (&expect, origin) {
+            let id = std::str::from_utf8(line).ok().and_then(|l| match classify(l) {
+                Msg::Response { id: Some(id), .. } => Some(key(id.get())),
+                _ => None,
+            });
+            if let Some(k) = id.filter(|_| out.pending + 1 == self.pending) {
+                if let Some(w) = self.waiting.get_mut(&k).and_then(|list| list.iter_mut().find(|w| matches!(w, Waiting::InBatch(_)))) {
+                    if let Waiting::InBatch(n) = *w {
+                        *w = Waiting::Filled(n);
+                    }
+                }
+            }
+        }
         if let Some((k, alone)) = expect {
             if alone {
                 assert!(answered.contains(&k), "the upstream answered {k}, and the client got no answer: {json}");
@@ -527,8 +571,10 @@ impl Model {
                 assert_eq!(out.pending + 1, self.pending, "the upstream answered batch member {k}; pending did not drop: {json}");
                 // One of its slots is filled now; the array that carries it reaches the client later (unless
                 // it was the last slot: then the array went out in this very call and took the entry).
-                if let Some(w) = self.waiting.get_mut(&k).and_then(|list| list.iter_mut().find(|w| **w == Waiting::InBatch)) {
-                    *w = Waiting::Filled;
+                if let Some(w) = self.waiting.get_mut(&k).and_then(|list| list.iter_mut().find(|w| matches!(w, Waiting::InBatch(_)))) {
+                    if let Waiting::InBatch(n) = *w {
+                        *w = Waiting::Filled(n);
+                    }
                 }
             }
         }
@@ -551,7 +597,7 @@ impl Model {
             Msg::Request { id, params } => {
                 let k = key(id.get());
                 // In flight: waiting for the upstream (a batch member the upstream answered is not).
-                let in_flight = self.waiting.get(&k).is_some_and(|w| w.iter().any(|w| *w != Waiting::Filled));
+                let in_flight = self.waiting.get(&k).is_some_and(|w| w.iter().any(|w| !matches!(w, Waiting::Filled(_))));
                 assert!(!in_flight, "forwarded a request whose id {k} is already in flight: {text}");
                 self.waiting.entry(k).or_default().push(how);
                 self.forwarded += 1;
@@ -590,21 +636,83 @@ impl Model {
             }
             Msg::Batch(members) => {
                 assert!(!members.is_empty(), "an empty array reached the client");
-                for m in members {
-                    let Msg::Response { id: Some(id), .. } = classify(m.get()) else {
-                        panic!("a batch answer holds {}, which is no response", m.get())
-                    };
-                    let k = key(id.get());
-                    if !self.take(&k, Waiting::Filled) && !self.take(&k, Waiting::InBatch) {
-                        let allowance = self.batch_replies.get_mut(&k).filter(|n| **n > 0);
-                        let Some(n) = allowance else { panic!("a batch answer to {k}, which is owed none: {text}") };
+                let keys: Vec<String> = members
+                    .iter()
+                    .map(|m| match classify(m.get()) {
+                        Msg::Response { id: Some(id), .. } => key(id.get()),
+                        _ => panic!("a batch answer holds {}, which is no response", m.get()),
+                    })
+                    .collect();
+                // One batch's array: the batch whose members account for every answer in it (an id can be in
+                // flight in one batch and refused as a duplicate in a later one).
+                // An upstream answer completes the batch of the request it answers (in flight in one batch
+                // only); after a failure or a deadline, any batch that accounts for the answers will do.
+                let answering = match origin {
+                    Origin::Upstream(line) => std::str::from_utf8(line).ok().and_then(|l| match classify(l) {
+                        Msg::Response { id: Some(id), .. } => {
+                            let k = key(id.get());
+                            self.waiting.get(&k).into_iter().flatten().find_map(|w| match w {
+                                Waiting::InBatch(n) => Some(*n),
+                                _ => None,
+                            })
+                        }
+                        _ => None,
+                    }),
+                    _ => None,
+                };
+                // A reply of the guard's own names its batch by its correlation id.
+                let replying = members.iter().find_map(|m| {
+                    let error = RawObject::of(m).and_then(|o| o.get("error")).and_then(RawObject::of)?;
+                    let data = error.get("data").and_then(RawObject::of)?;
+                    let c: String = serde_json::from_str(data.get("correlation_id")?.get()).ok()?;
+                    self.reply_batches.get(&c).copied()
+                });
+                let batch = answering
+                    .or(replying)
+                    .or_else(|| self.batch_answered_by(&keys))
+                    .unwrap_or_else(|| panic!("a batch answer holding answers owed to no one batch: {text}"));
+                for k in keys {
+                    if !self.take(&k, Waiting::Filled(batch)) && !self.take(&k, Waiting::InBatch(batch)) {
+                        let allowance = self.batch_replies.get_mut(&(batch, k.clone())).filter(|n| **n > 0);
+                        let Some(n) = allowance else { panic!("batch {batch}'s array holds an answer to {k}, which it is not owed: {text}") };
                         *n -= 1;
                     }
                     answered.push(k);
                 }
+                // The array goes out once, complete: nothing of that batch is owed any more.
+                let left: Vec<&String> = self
+                    .waiting
+                    .iter()
+                    .filter(|(_, w)| w.iter().any(|w| matches!(w, Waiting::InBatch(n) | Waiting::Filled(n) if *n == batch)))
+                    .map(|(k, _)| k)
+                    .collect();
+                assert!(left.is_empty(), "batch {batch}'s array reached the client without answers to {left:?}: {text}");
             }
             Msg::Other => panic!("something that is no JSON-RPC message reached the client: {text}"),
         }
+    }
+
+    /// The batch whose members and replies can account for every one of `keys` (an array's answers).
+    fn batch_answered_by(&self, keys: &[String]) -> Option<u32> {
+        let first = keys.first()?;
+        let mut candidates: Vec<u32> = self.waiting.get(first).into_iter().flatten().filter_map(|w| match w {
+            Waiting::InBatch(n) | Waiting::Filled(n) => Some(*n),
+            Waiting::Alone => None,
+        }).collect();
+        candidates.extend(self.batch_replies.iter().filter(|((_, k), c)| k == first && **c > 0).map(|((n, _), _)| *n));
+        let slots = |n: u32, k: &String| {
+            self.waiting.get(k).map_or(0, |w| w.iter().filter(|w| matches!(w, Waiting::InBatch(b) | Waiting::Filled(b) if *b == n)).count())
+        };
+        candidates.into_iter().find(|&n| {
+            // Every answer in the array is one of batch n's slots or replies, and every slot of batch n still
+            // owed is in the array (it goes out complete).
+            let accounted = keys.iter().all(|k| {
+                let replies = self.batch_replies.get(&(n, k.clone())).copied().unwrap_or(0);
+                keys.iter().filter(|x| *x == k).count() <= slots(n, k) + replies
+            });
+            let complete = self.waiting.keys().all(|k| slots(n, k) <= keys.iter().filter(|x| *x == k).count());
+            accounted && complete
+        })
     }
 
     /// After a client batch that stays open (a member was forwarded as a request), the guard's replies to
@@ -630,7 +738,7 @@ impl Model {
             let id = obj
                 .and_then(|o| o.get("id"))
                 .filter(|id| !repeats && matches!(message::json_type(id), message::JsonType::String | message::JsonType::Number));
-            *self.batch_replies.entry(id.map_or_else(|| "null".to_string(), |id| key(id.get()))).or_default() += 1;
+            *self.batch_replies.entry((self.batches, id.map_or_else(|| "null".to_string(), |id| key(id.get())))).or_default() += 1;
         }
     }
 }

@@ -21,6 +21,9 @@ pub(super) struct Candidate {
     pub(super) refused: bool,
 }
 
+/// A replacement written: where it is in the output (start, end), and the span of the input it replaced.
+type Marker = (usize, usize, usize, usize);
+
 /// Applies the candidates, then makes sure a second pass would find nothing more. A secret glued to another
 /// one can be hidden by it (`sq0atp-…` followed by `-----BEGIN`: the `-` made the token look longer); once
 /// its neighbour is a marker, it is plain to see. And a multi-line secret replaced by one marker joins the
@@ -38,11 +41,19 @@ pub(super) fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, p
         if r.findings.is_empty() {
             break;
         }
-        let markers: Vec<(usize, usize, usize, usize)> =
+        let markers: Vec<Marker> =
             r.findings.iter().zip(&r.written).map(|(f, &(s, e))| (s, e, f.start, f.end)).collect();
         let out = r.text.as_bytes();
         let mut more = Vec::new();
         let mut scanned_to = 0;
+        // Regions looked at again without finding anything new, with the places of the markers in them: the
+        // same text with markers in the same places finds the same again (what `candidates` finds depends on
+        // the text alone). A secret-dense log repeats `password=[REDACTED:secret-assignment]` or
+        // `"[REDACTED:email]",` on line after line: looked at once, not once per line (the rescans were 40% of
+        // the time on such a log). At most 32 are kept, so that text of all-different words costs as before;
+        // none without the `settle-memo` feature (the npm base module, which has no room for the code).
+        const REMEMBERED: usize = if cfg!(feature = "settle-memo") { 32 } else { 0 };
+        let mut quiet: Vec<(&str, usize, &[Marker])> = Vec::new();
         for (&(out_start, out_end, in_start, in_end), f) in markers.iter().zip(&r.findings) {
             if out_start < scanned_to {
                 continue;
@@ -67,9 +78,22 @@ pub(super) fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, p
             if start == out_start && end == out_end {
                 continue;
             }
+            let region = &r.text[start..end];
+            let inside = if REMEMBERED > 0 {
+                &markers[markers.partition_point(|m| m.0 < start)..markers.partition_point(|m| m.0 < end)]
+            } else {
+                &[]
+            };
+            let same_places = |at: usize, other: &[Marker]| {
+                other.len() == inside.len() && other.iter().zip(inside).all(|(o, m)| o.0 - at == m.0 - start && o.1 - at == m.1 - start)
+            };
+            if REMEMBERED > 0 && quiet.iter().any(|&(text, at, other)| text == region && same_places(at, other)) {
+                continue;
+            }
+            let found_before = more.len();
             // A value refused in the output is judged on markers (`[REDACTED:…]` is a placeholder), not on
             // what the input held there: only what a second pass would redact counts.
-            for mut c in candidates(&r.text[start..end], secrets, policy).into_iter().filter(|c| !c.refused) {
+            for mut c in candidates(region, secrets, policy).into_iter().filter(|c| !c.refused) {
                 c.start += start;
                 c.end += start;
                 // Only what reaches past the markers is new: a marker itself is no secret.
@@ -79,6 +103,9 @@ pub(super) fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, p
                 c.start = to_input(&markers, c.start, false);
                 c.end = to_input(&markers, c.end, true);
                 more.push(c);
+            }
+            if REMEMBERED > 0 && more.len() == found_before && quiet.len() < REMEMBERED {
+                quiet.push((region, start, inside));
             }
         }
         if more.is_empty() {
@@ -111,7 +138,7 @@ fn delimits(rule: &str) -> bool {
 
 /// Maps an output position back to the input: inside a marker, to the start (or, for an end, the end) of
 /// the span it replaced; elsewhere, by the length the markers before it added or removed.
-pub(super) fn to_input(markers: &[(usize, usize, usize, usize)], at: usize, is_end: bool) -> usize {
+pub(super) fn to_input(markers: &[Marker], at: usize, is_end: bool) -> usize {
     let mut shift: isize = 0;
     for &(out_start, out_end, in_start, in_end) in markers {
         let inside = if is_end { out_start < at && at <= out_end } else { out_start <= at && at < out_end };
