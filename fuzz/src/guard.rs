@@ -389,8 +389,8 @@ pub struct Model {
     pub ids: Vec<String>,
     pub tokens: Vec<String>,
     pub server_ids: Vec<String>,
-    /// Replies the guard wrote into an allowed batch for members it did not forward, by batch number and
-    /// key: they reach the client inside that batch's array (an upper bound: a notification gets none).
+    /// Replies the guard wrote into an allowed batch for members it did not forward (its `answered` events
+    /// in the batch's call), by batch number and key: they reach the client inside that batch's array.
     batch_replies: HashMap<(u32, String), usize>,
     /// Client lines that were arrays: the number of the last one.
     batches: u32,
@@ -479,14 +479,14 @@ impl Model {
                 Origin::Expire(now) => format!("expire {now}"),
                 Origin::Failed => "upstream_failed".into(),
             };
-            eprintln!("== {call}\n   -> {json}\n   owed before: {:?}", self.waiting);
+            eprintln!("== {call}\n   -> {json}\n   owed before: {:?}, batch replies {:?}", self.waiting, self.batch_replies);
         }
         assert!(serde_json::from_str::<&RawValue>(&json).is_ok(), "the outcome is not JSON: {json}");
-        if let Origin::Client(line) = origin {
-            if std::str::from_utf8(line).is_ok_and(|t| matches!(classify(t), Msg::Batch(_))) {
-                self.batches += 1;
-            }
+        let client_batch = matches!(origin, Origin::Client(line) if std::str::from_utf8(line).is_ok_and(|t| matches!(classify(t), Msg::Batch(_))));
+        if client_batch {
+            self.batches += 1;
         }
+        let mut replies: Vec<String> = Vec::new();
 
         let mut answered: Vec<String> = Vec::new();
         let mut sent_members: Vec<&str> = Vec::new();
@@ -527,16 +527,21 @@ impl Model {
                     assert!(self.take(&k, Waiting::Alone), "cancelled {k}, which was not waiting alone");
                 }
                 Step::Event(e) => {
-                    if let (Origin::Client(line), Some(c)) = (origin, &e.correlation_id) {
-                        if std::str::from_utf8(line).is_ok_and(|t| matches!(classify(t), Msg::Batch(_))) {
+                    // In a client batch's call, the guard's own replies to its members: each is reported.
+                    if client_batch && e.event == EventName::Answered {
+                        replies.push(e.id.as_ref().map_or_else(|| "null".to_string(), |id| key(&id.to_string())));
+                        if let Some(c) = &e.correlation_id {
                             self.reply_batches.insert(c.clone(), self.batches);
                         }
                     }
                 }
             }
         }
-        if let Origin::Client(line) = origin {
-            self.note_batch_replies(line, &sent_members);
+        // A batch that stays open (a member went upstream as a request): the replies wait in its array.
+        if client_batch && sent_members.iter().any(|s| matches!(classify(s), Msg::Request { .. })) {
+            for k in replies {
+                *self.batch_replies.entry((self.batches, k)).or_default() += 1;
+            }
         }
         match origin {
             Origin::Failed => {
@@ -715,30 +720,4 @@ impl Model {
         })
     }
 
-    /// After a client batch that stays open (a member was forwarded as a request), the guard's replies to
-    /// the members it did not forward wait in the batch too: allowed in its array.
-    fn note_batch_replies(&mut self, line: &[u8], sent: &[&str]) {
-        let Ok(text) = std::str::from_utf8(line) else { return };
-        let Msg::Batch(members) = classify(text) else { return };
-        if !sent.iter().any(|s| matches!(classify(s), Msg::Request { .. })) {
-            return;
-        }
-        let mut next = 0;
-        for m in members {
-            if sent.get(next) == Some(&m.get()) {
-                next += 1;
-                continue;
-            }
-            // The reply carries the member's id when it is a string or a number and the member repeats none
-            // of the members JSON-RPC reads (a repeated one is refused before any id is read).
-            let obj = RawObject::of(m);
-            let repeats = obj.as_ref().is_some_and(|o| {
-                ["jsonrpc", "id", "method", "params", "result", "error"].iter().any(|n| o.0.iter().filter(|(k, _)| k == n).count() > 1)
-            });
-            let id = obj
-                .and_then(|o| o.get("id"))
-                .filter(|id| !repeats && matches!(message::json_type(id), message::JsonType::String | message::JsonType::Number));
-            *self.batch_replies.entry((self.batches, id.map_or_else(|| "null".to_string(), |id| key(id.get())))).or_default() += 1;
-        }
-    }
 }

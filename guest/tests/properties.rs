@@ -175,6 +175,26 @@ proptest! {
         prop_assert!(twice.findings.is_empty(), "{:?} -> {:?}: a second pass finds {:?}", t, once, twice.findings);
     }
 
+    /// A `{{ … }}` template is read to the first `}}` on its line: a `}` inside another rule's secret must not
+    /// end it in the first pass only to let a second pass, where that secret is a marker, read it whole
+    /// (found by cargo-fuzz). Redaction stays idempotent and the token never survives.
+    #[test]
+    fn a_brace_inside_a_secret_does_not_end_a_template(
+        key in proptest::sample::select(&["secret", "api_key", "password"][..]),
+        name in "[a-z][a-z.]{0,8}",
+        param in proptest::sample::select(&["token", "access_token", "sig"][..]),
+        token in "[A-Za-z0-9]{12,24}",
+        glued in "[}`x]{1,3}",
+        words in "( [a-z]{1,6}){0,3}",
+        later in proptest::sample::select(&["password={{ vault.db }}", "x }}", "}}", "stays"][..]),
+    ) {
+        let t = format!("{key}={{{{ {name}&{param}={token}{glued}{words} {later} end");
+        let once = redact_text(&t).text;
+        prop_assert!(!once.contains(&token), "{:?} survived in {:?}", token, once);
+        let twice = redact_text(&once);
+        prop_assert!(twice.findings.is_empty(), "{:?} -> {:?}: a second pass finds {:?}", t, once, twice.findings);
+    }
+
     /// URL userinfo ends at its `@` and clips what overlaps it; an assignment whose key sat in the userinfo
     /// (`x-access-token:…`) is dropped there, and must not take the later assignments on the line with it
     /// (found by cargo-fuzz: the value after `client_secret": "` stayed in clear).
