@@ -394,9 +394,6 @@ pub struct Model {
     batch_replies: HashMap<(u32, String), usize>,
     /// Client lines that were arrays: the number of the last one.
     batches: u32,
-    /// The correlation ids of the guard's own replies to a batch's members, and the batch: a reply in an
-    /// array names its batch.
-    reply_batches: HashMap<String, u32>,
     down: bool,
     /// The session's `pending` after the last call.
     pending: usize,
@@ -487,6 +484,7 @@ impl Model {
             self.batches += 1;
         }
         let mut replies: Vec<String> = Vec::new();
+        let mut last_answered: Option<String> = None;
 
         let mut answered: Vec<String> = Vec::new();
         let mut sent_members: Vec<&str> = Vec::new();
@@ -500,7 +498,7 @@ impl Model {
                     let text = std::str::from_utf8(line).unwrap_or_else(|_| panic!("forwarded invalid UTF-8 as it is: {line:?}"));
                     match to {
                         Peer::Upstream => self.forwarded_to_upstream(text, Waiting::Alone),
-                        Peer::Client => self.reached_client(text, origin, &mut answered),
+                        Peer::Client => self.reached_client(text, origin, last_answered.as_deref(), &mut answered),
                     }
                 }
                 Step::Send { to, line } => {
@@ -518,7 +516,7 @@ impl Model {
                         (Peer::Upstream, _) => panic!("wrote {line} upstream in answer to the upstream"),
                         // The guard's replies to the client's own message: not answers to anything forwarded.
                         (Peer::Client, Origin::Client(_) | Origin::ClientOversize) => {}
-                        (Peer::Client, _) => self.reached_client(line, origin, &mut answered),
+                        (Peer::Client, _) => self.reached_client(line, origin, last_answered.as_deref(), &mut answered),
                     }
                 }
                 Step::Event(e) if e.event == EventName::ClientCancelled => {
@@ -528,11 +526,12 @@ impl Model {
                 }
                 Step::Event(e) => {
                     // In a client batch's call, the guard's own replies to its members: each is reported.
-                    if client_batch && e.event == EventName::Answered {
-                        replies.push(e.id.as_ref().map_or_else(|| "null".to_string(), |id| key(&id.to_string())));
-                        if let Some(c) = &e.correlation_id {
-                            self.reply_batches.insert(c.clone(), self.batches);
+                    if e.event == EventName::Answered {
+                        let k = e.id.as_ref().map_or_else(|| "null".to_string(), |id| key(&id.to_string()));
+                        if client_batch {
+                            replies.push(k.clone());
                         }
+                        last_answered = Some(k);
                     }
                 }
             }
@@ -620,7 +619,9 @@ impl Model {
 
     /// A message that reached the client from the upstream, or an answer of the guard's own: an answer must
     /// be owed, and is then no longer.
-    fn reached_client(&mut self, text: &str, origin: &Origin<'_>, answered: &mut Vec<String>) {
+    /// `last_answered`: the request the guard last reported answering in this call (after a failure or a
+    /// deadline, the array that follows is the batch that answer completed).
+    fn reached_client(&mut self, text: &str, origin: &Origin<'_>, last_answered: Option<&str>, answered: &mut Vec<String>) {
         let from_upstream = matches!(origin, Origin::Upstream(_));
         match classify(text) {
             Msg::Request { .. } | Msg::Notification => {
@@ -652,28 +653,23 @@ impl Model {
                 // flight in one batch and refused as a duplicate in a later one).
                 // An upstream answer completes the batch of the request it answers (in flight in one batch
                 // only); after a failure or a deadline, any batch that accounts for the answers will do.
-                let answering = match origin {
+                // The request whose answer completed the batch: the upstream's, or the guard's own (reported
+                // just before the array); it is in flight in one batch only. Else any batch that accounts for
+                // every answer in the array.
+                let completed_by = match origin {
                     Origin::Upstream(line) => std::str::from_utf8(line).ok().and_then(|l| match classify(l) {
-                        Msg::Response { id: Some(id), .. } => {
-                            let k = key(id.get());
-                            self.waiting.get(&k).into_iter().flatten().find_map(|w| match w {
-                                Waiting::InBatch(n) => Some(*n),
-                                _ => None,
-                            })
-                        }
+                        Msg::Response { id: Some(id), .. } => Some(key(id.get())),
                         _ => None,
                     }),
-                    _ => None,
+                    _ => last_answered.map(str::to_string),
                 };
-                // A reply of the guard's own names its batch by its correlation id.
-                let replying = members.iter().find_map(|m| {
-                    let error = RawObject::of(m).and_then(|o| o.get("error")).and_then(RawObject::of)?;
-                    let data = error.get("data").and_then(RawObject::of)?;
-                    let c: String = serde_json::from_str(data.get("correlation_id")?.get()).ok()?;
-                    self.reply_batches.get(&c).copied()
+                let completing = completed_by.and_then(|k| {
+                    self.waiting.get(&k).into_iter().flatten().find_map(|w| match w {
+                        Waiting::InBatch(n) => Some(*n),
+                        _ => None,
+                    })
                 });
-                let batch = answering
-                    .or(replying)
+                let batch = completing
                     .or_else(|| self.batch_answered_by(&keys))
                     .unwrap_or_else(|| panic!("a batch answer holding answers owed to no one batch: {text}"));
                 for k in keys {

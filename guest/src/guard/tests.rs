@@ -372,3 +372,23 @@ fn the_upstreams_stderr_keeps_traces_and_loses_secrets() {
     assert!(out.contains("Traceback") && out.contains("/home/alice/app.py"), "{out}");
     assert!(!out.contains("hunter22"), "{out}");
 }
+
+#[test]
+fn a_secret_across_an_excerpts_cut_never_shows_in_the_log() {
+    // An unroutable upstream line is logged as a bounded excerpt; wherever a secret straddles the cut, none of
+    // its characters beyond its rule's fixed prefix reach the event.
+    let secrets = ["sk_live_83RZJzzzzgEOzdmenCkhvMdg", "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"];
+    for secret in secrets {
+        for at in LINE_EXCERPT_BYTES - 40..LINE_EXCERPT_BYTES + 10 {
+            let filler = "x".repeat(at.saturating_sub(60));
+            let line = format!(r#"{{"jsonrpc":"2.0","id":null,"result":{{"text":"{filler} {secret} tail"}}}}"#);
+            let mut s = canonical();
+            let out = upstream(&mut s, &line);
+            let json = out.to_json();
+            let body = &secret[8..];
+            for window in 0..body.len() - 8 {
+                assert!(!json.contains(&body[window..window + 8]), "part of {secret} at {at} in {json}");
+            }
+        }
+    }
+}
