@@ -83,3 +83,31 @@ fn keyword_dense_text_costs_linear_fuel_for_every_rule() {
     println!("benign: {benign_per_byte:.0} fuel/byte\n{}", report.join("\n"));
     assert!(failures.is_empty(), "{}\n\n{}", failures.join("\n"), report.join("\n"));
 }
+
+/// One long word with no space in it, made of a rule's keyword glued again and again: every hit lies in the
+/// same word or identifier, the shape where a look back from each hit to its word's or identifier's start
+/// made `authorization_authorization_…` quadratic (0.2 s for 100 KB natively).
+#[test]
+fn one_long_word_of_repeated_keywords_costs_linear_fuel_for_every_rule() {
+    let mut m = Metered::new();
+    let mut failures = Vec::new();
+    let mut worst = (0.0f64, String::new());
+    for rule in jsonrpc_errors_guest::redact::catalogue_rules() {
+        let Some(keyword) = rule.keywords.first() else { continue };
+        for glue in ["_", "-a.", "=a&"] {
+            let unit = format!("{keyword}{glue}");
+            let small = repeated(&unit, 50_000);
+            let large = repeated(&unit, 100_000);
+            let (f_small, f_large) = (m.fuel(&small), m.fuel(&large));
+            let growth = (f_large as f64 / large.len() as f64) / (f_small as f64 / small.len() as f64);
+            if growth > worst.0 {
+                worst = (growth, format!("{} {unit:?}", rule.id));
+            }
+            if growth > 1.3 {
+                failures.push(format!("{} {unit:?}: cost per byte grew {growth:.2}x when the text doubled", rule.id));
+            }
+        }
+    }
+    println!("worst growth per byte when doubled: x{:.2} ({})", worst.0, worst.1);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

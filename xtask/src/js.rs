@@ -10,7 +10,7 @@
 
 use crate::{cargo, root, run};
 use anyhow::{Context, Result};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const NAME: &str = "jsonrpc_errors";
@@ -48,6 +48,33 @@ fn js_cargo() -> Command {
     c
 }
 
+/// `--remap-path-prefix` flags that cut the build machine's paths out of the module. Panic locations name
+/// the file of the crate they come from: unmapped, the cargo home of whoever built the package
+/// (`/root/.cargo/registry/src/index.crates.io-…/serde_json-1.0.154/src/raw.rs`) and rustc's source path
+/// (`/rustc/<commit>/library/…`) shipped in every .wasm: 60 paths, 5 KB raw, different on every machine.
+/// Mapped, they read `serde_json-1.0.154/src/raw.rs` and `library/core/…`. Added to the flags already set
+/// for the target, if any.
+fn path_remaps() -> Result<String> {
+    let mut flags: Vec<String> = std::env::var("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS")
+        .map(|f| f.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default();
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    if let Some(registry) = home.map(|h| h.join("registry/src")) {
+        // One directory per registry index (`index.crates.io-<hash>`); the crates' own directories stay.
+        for index in std::fs::read_dir(&registry).into_iter().flatten().flatten() {
+            flags.push(format!("--remap-path-prefix={}/=", index.path().display()));
+        }
+    }
+    let rustc = Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into())).arg("-vV").output()?;
+    let version = String::from_utf8_lossy(&rustc.stdout);
+    if let Some(commit) = version.lines().find_map(|l| l.strip_prefix("commit-hash: ")) {
+        flags.push(format!("--remap-path-prefix=/rustc/{commit}/="));
+    }
+    Ok(flags.join(" "))
+}
+
 /// The modules the package ships: the base API, and the base API with the guard session (loaded only by the
 /// `jsonrpc-errors/guard` entry), each built from the same crate with its own features.
 const MODULES: [(&str, &[&str]); 2] = [(NAME, &[]), ("jsonrpc_errors_guard", &["guard"])];
@@ -79,6 +106,7 @@ fn build_module(js: &Path, out: &Path, name: &str, features: &[&str]) -> Result<
     let root = root();
     let mut b = js_cargo();
     b.args(["build", "-p", "jsonrpc-errors-js", "--lib", "--target", "wasm32-unknown-unknown", "--profile", "npm"]);
+    b.env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS", path_remaps()?);
     if !features.is_empty() {
         b.args(["--features", &features.join(",")]);
     }
@@ -103,14 +131,16 @@ fn build_module(js: &Path, out: &Path, name: &str, features: &[&str]) -> Result<
     // --converge (repeat until nothing shrinks: -160 B gzipped) and --low-memory-unused (-550 B: lets
     // binaryen fold constant addresses into loads, assuming the lowest 1 KB of memory is never used, true
     // of Rust's wasm layout, where the stack grows down to it only on overflow) are worth their few bytes
-    // since the guard's hardening brought the module to its budget.
+    // since the guard's hardening brought the module to its budget. --strip-target-features drops the
+    // custom section that lists the wasm features the module was built with (-120 B gzipped): wasm-bindgen
+    // has read it by now, and no engine does.
     let wasm_opt = js.join("node_modules/binaryen/bin/wasm-opt");
     if wasm_opt.exists() {
         let tmp = out.join(format!("{name}_bg.opt.wasm"));
         let mut opt = Command::new("node");
         opt.arg(&wasm_opt)
             .arg(&wasm)
-            .args(["-Oz", "-sp", "inlining-optimizing", "--converge", "--low-memory-unused"])
+            .args(["-Oz", "-sp", "inlining-optimizing", "--converge", "--low-memory-unused", "--strip-target-features"])
             .args(["--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext"])
             .args(["--enable-mutable-globals", "--enable-multivalue", "--enable-reference-types"])
             .args(["--strip-debug", "--strip-producers", "-o"])
