@@ -556,10 +556,12 @@ impl Model {
         // A raw upstream line (not built from a template, so no expectation) that the guard took for the
         // answer to a batch member: its slot is filled now, as a built answer's would be.
         if let (None, Origin::Upstream(line)) = (&expect, origin) {
-            let id = std::str::from_utf8(line).ok().and_then(|l| match classify(l) {
+            // As the guard reads it: invalid UTF-8 repaired.
+            let text = String::from_utf8_lossy(line);
+            let id = match classify(&text) {
                 Msg::Response { id: Some(id), .. } => Some(key(id.get())),
                 _ => None,
-            });
+            };
             if let Some(k) = id.filter(|_| out.pending + 1 == self.pending) {
                 if let Some(w) = self.waiting.get_mut(&k).and_then(|list| list.iter_mut().find(|w| matches!(w, Waiting::InBatch(_)))) {
                     if let Waiting::InBatch(n) = *w {
@@ -657,10 +659,10 @@ impl Model {
                 // just before the array); it is in flight in one batch only. Else any batch that accounts for
                 // every answer in the array.
                 let completed_by = match origin {
-                    Origin::Upstream(line) => std::str::from_utf8(line).ok().and_then(|l| match classify(l) {
+                    Origin::Upstream(line) => match classify(&String::from_utf8_lossy(line)) {
                         Msg::Response { id: Some(id), .. } => Some(key(id.get())),
                         _ => None,
-                    }),
+                    },
                     _ => last_answered.map(str::to_string),
                 };
                 let completing = completed_by.and_then(|k| {

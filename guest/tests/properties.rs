@@ -195,6 +195,23 @@ proptest! {
         prop_assert!(twice.findings.is_empty(), "{:?} -> {:?}: a second pass finds {:?}", t, once, twice.findings);
     }
 
+    /// A secret glued to a multi-line one (an e-mail right before `-----BEGIN …`): the two markers make one
+    /// word, and the lines the block's marker joined are looked at again even so (found by cargo-fuzz: the
+    /// joined line read as a stack frame on a second pass only).
+    #[test]
+    fn a_block_glued_to_another_secret_leaves_nothing_for_a_second_pass(
+        prefix in proptest::sample::select(&["    at /", "    at f (/srv/", "at ", ""][..]),
+        glued in proptest::sample::select(&["ann@corp.example", "5@g.co", "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"][..]),
+        label in proptest::sample::select(&["PRIVATE KEY", "RSA PRIVATE KEY", "OPENSSH PRIVATE KEY"][..]),
+        body in "[A-Za-z0-9+/]{0,20}=?",
+        tail in "(:[0-9]{1,3}){0,2}\\)?",
+    ) {
+        let t = format!("{prefix}{glued}-----BEGIN{label}-----\n{body}{tail}");
+        let once = redact_text(&t).text;
+        let twice = redact_text(&once);
+        prop_assert!(twice.findings.is_empty(), "{:?} -> {:?}: a second pass finds {:?}", t, once, twice.findings);
+    }
+
     /// URL userinfo ends at its `@` and clips what overlaps it; an assignment whose key sat in the userinfo
     /// (`x-access-token:…`) is dropped there, and must not take the later assignments on the line with it
     /// (found by cargo-fuzz: the value after `client_secret": "` stayed in clear).

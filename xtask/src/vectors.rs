@@ -398,6 +398,9 @@ fn redact_cases() -> Value {
         // Found by cargo-fuzz: a `}` inside a URL token ended a `{{ … }}` template early; once the token was a
         // marker, a second pass read the template to its `}}` and redacted it.
         ("assignment/brace-inside-a-token-does-not-end-a-template", "secret={{ vault.key&token=9f2Kq7LmZ3xW}x and password={{ vault.db }} stays"),
+        // Found by cargo-fuzz: an e-mail glued to a PEM block; the e-mail's word hid the lines the block's
+        // marker joined, which a second pass then read as a JS stack frame.
+        ("mixed/block-glued-to-an-email-in-a-frame-line", "    at /5@g.co-----BEGINPRIVATE KEY-----\n=:5"),
         ("assignment/unterminated-token-value-then-password", "{\"authToken\": \"0ef82b15fc467fe93e81dd58a0c1f9a5 DB_PASSWORD: 'hunter2 x"),
     ] {
         cases.push(case(name, "redact", json!({"text": text})));

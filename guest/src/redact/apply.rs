@@ -54,25 +54,33 @@ pub(super) fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, p
         // none without the `settle-memo` feature (the npm base module, which has no room for the code).
         const REMEMBERED: usize = if cfg!(feature = "settle-memo") { 32 } else { 0 };
         let mut quiet: Vec<(&str, usize, &[Marker])> = Vec::new();
-        for (&(out_start, out_end, in_start, in_end), f) in markers.iter().zip(&r.findings) {
+        let replaced_lines = |m: &Marker| text.as_bytes()[m.2..m.3].contains(&b'\n');
+        for (at, (&(out_start, out_end, _, _), f)) in markers.iter().zip(&r.findings).enumerate() {
             if out_start < scanned_to {
                 continue;
             }
-            // A marker that replaced line breaks: the line it now sits on. Any other: the whitespace-delimited
-            // word holding it and whatever is glued to it, or, after a span that delimits (URL userinfo), to
-            // the end of the line: it clipped whatever overlapped it, so an assignment whose key sat in the
-            // userinfo was dropped, and the windows its value hid were never looked at (found by cargo-fuzz:
-            // `x-access-token:…@host/…client_secret": "…"` kept the secret). They lie on the rest of the line.
-            let multi_line = text.as_bytes()[in_start..in_end].contains(&b'\n');
-            let start = if multi_line {
-                memchr::memrchr(b'\n', &out[..out_start]).map_or(0, |i| i + 1)
+            // A marker: the whitespace-delimited word holding it and whatever is glued to it, or, after a span
+            // that delimits (URL userinfo), to the end of the line: it clipped whatever overlapped it, so an
+            // assignment whose key sat in the userinfo was dropped, and the windows its value hid were never
+            // looked at (found by cargo-fuzz: `x-access-token:…@host/…client_secret": "…"` kept the secret).
+            // They lie on the rest of the line.
+            let to_line_end = delimits(&f.rule);
+            let word_end = out[out_end..]
+                .iter()
+                .position(|&b| if to_line_end { b == b'\n' } else { is_space(b) })
+                .map_or(out.len(), |i| out_end + i);
+            // A marker that replaced line breaks (this one, or one glued into its word, which the word's
+            // region would otherwise hide: found by cargo-fuzz, `at /5@g.co-----BEGIN…`) joined the lines
+            // around it: a multi-line rule's match, a stack trace, that now runs on through the joined line may
+            // start lines above it and run on below (found by cargo-fuzz: a PEM block inside a JS trace). So
+            // the text is looked at again from the line of the region looked at last to its end: regions
+            // never overlap but for a line, so each byte is looked at about once more per round, and only
+            // when a multi-line secret was found.
+            let multi_line = markers[at..].iter().take_while(|m| m.0 < word_end).any(replaced_lines);
+            let (start, end) = if multi_line {
+                (memchr::memrchr(b'\n', &out[..scanned_to]).map_or(0, |i| i + 1), out.len())
             } else {
-                out[..out_start].iter().rposition(|b| is_space(*b)).map_or(0, |i| i + 1)
-            };
-            let end = if multi_line || delimits(&f.rule) {
-                memchr::memchr(b'\n', &out[out_end..]).map_or(out.len(), |i| out_end + i)
-            } else {
-                out[out_end..].iter().position(|b| is_space(*b)).map_or(out.len(), |i| out_end + i)
+                (out[..out_start].iter().rposition(|b| is_space(*b)).map_or(0, |i| i + 1), word_end)
             };
             scanned_to = end;
             if start == out_start && end == out_end {
