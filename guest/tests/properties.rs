@@ -65,6 +65,17 @@ fn redact_text(t: &str) -> redact::Redacted {
     redact::redact_with(t, Secrets::none(), &Policy::default())
 }
 
+/// Redacts `t` and checks that `secret` (if given) is gone and that a second pass finds nothing more.
+fn redacted_for_good(t: &str, secret: Option<&str>) -> Result<(), TestCaseError> {
+    let once = redact_text(t).text;
+    if let Some(secret) = secret {
+        prop_assert!(!once.contains(secret), "{:?} survived in {:?}", secret, once);
+    }
+    let twice = redact_text(&once);
+    prop_assert!(twice.findings.is_empty(), "{:?} -> {:?}: a second pass finds {:?}", t, once, twice.findings);
+    Ok(())
+}
+
 proptest! {
     // 400 cases per property in the test run; PROPTEST_CASES=N for a longer search.
     #![proptest_config(ProptestConfig {
@@ -169,10 +180,7 @@ proptest! {
     ) {
         let (open, close) = open_close;
         let t = format!("{key}={open}{name}&{param}={token}{close}{tail}{after}");
-        let once = redact_text(&t).text;
-        prop_assert!(!once.contains(&token), "{:?} survived in {:?}", token, once);
-        let twice = redact_text(&once);
-        prop_assert!(twice.findings.is_empty(), "{:?} -> {:?}: a second pass finds {:?}", t, once, twice.findings);
+        redacted_for_good(&t, Some(&token))?;
     }
 
     /// A `{{ … }}` template is read to the first `}}` on its line: a `}` inside another rule's secret must not
@@ -189,10 +197,7 @@ proptest! {
         later in proptest::sample::select(&["password={{ vault.db }}", "x }}", "}}", "stays"][..]),
     ) {
         let t = format!("{key}={{{{ {name}&{param}={token}{glued}{words} {later} end");
-        let once = redact_text(&t).text;
-        prop_assert!(!once.contains(&token), "{:?} survived in {:?}", token, once);
-        let twice = redact_text(&once);
-        prop_assert!(twice.findings.is_empty(), "{:?} -> {:?}: a second pass finds {:?}", t, once, twice.findings);
+        redacted_for_good(&t, Some(&token))?;
     }
 
     /// A secret glued to a multi-line one (an e-mail right before `-----BEGIN …`): the two markers make one
@@ -207,9 +212,7 @@ proptest! {
         tail in "(:[0-9]{1,3}){0,2}\\)?",
     ) {
         let t = format!("{prefix}{glued}-----BEGIN{label}-----\n{body}{tail}");
-        let once = redact_text(&t).text;
-        let twice = redact_text(&once);
-        prop_assert!(twice.findings.is_empty(), "{:?} -> {:?}: a second pass finds {:?}", t, once, twice.findings);
+        redacted_for_good(&t, None)?;
     }
 
     /// URL userinfo ends at its `@` and clips what overlaps it; an assignment whose key sat in the userinfo
