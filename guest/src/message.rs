@@ -151,7 +151,7 @@ pub fn value(raw: &RawValue) -> Value {
 }
 
 /// The key under which an id (or a progress token) is looked up: its JSON text, with an integer written
-/// with a zero fraction (`7.0`) keyed as the integer, so that a server re-serializing the client's number
+/// with a zero fraction (`7.0`, of any length) keyed as the integer, so that a server re-serializing the client's number
 /// still meets it, while `"7"` stays apart. Other spellings (`7e0`) are keyed as written. A string is keyed
 /// by its value, not its escapes: `"é"` and `"\u00e9"` are one id (to a client that sends both while the
 /// first is in flight, and to a server that re-escapes the id in its answer).
@@ -174,7 +174,9 @@ pub fn id_key(raw: &RawValue) -> String {
         Some((whole, fraction)) if fraction.bytes().all(|b| b == b'0') => whole,
         _ => text,
     };
-    if integer.parse::<i64>().is_ok() || integer.parse::<u64>().is_ok() {
+    // Any integer, not only one that fits 64 bits: `444…441.0` answers `444…441` as `7.0` answers `7` (found
+    // by cargo-fuzz: an 80-digit id re-spelled with `.0` was dropped as an answer to nothing).
+    if integer.strip_prefix('-').unwrap_or(integer).bytes().all(|b| b.is_ascii_digit()) {
         // "-0" and "0" are the same id.
         return if integer == "-0" { "0".to_string() } else { integer.to_string() };
     }

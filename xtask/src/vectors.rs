@@ -614,6 +614,11 @@ fn guard_cases() -> Value {
             {"client": r#"{"jsonrpc":"2.0","id":"é/1","method":"ping"}"#},
             {"client": r#"{"jsonrpc":"2.0","id":"\u00e9\/1","method":"ping"}"#},
             {"upstream": r#"{"jsonrpc":"2.0","id":"\u00E9/1","result":{}}"#}])),
+        // Found by cargo-fuzz: an id beyond 64 bits answered with a zero fraction was dropped as an answer to
+        // nothing, while `7.0` answered `7`.
+        g("client/big-integer-id-answered-with-zero-fraction", &canonical, json!([
+            {"client": r#"{"jsonrpc":"2.0","id":44444444444444444444444444444444444444441,"method":"ping"}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","id":44444444444444444444444444444444444444441.0,"result":{}}"#}])),
         g("client/oversize-never-read", &json!({"dialect": "canonical", "max_bytes": 64, "upstream": "stdio:server"}), json!([
             {"client": r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"token":"ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}}"#},
             {"client_oversize": 10_485_761}])),
