@@ -395,6 +395,9 @@ fn redact_cases() -> Value {
         // Found by cargo-fuzz: an assignment whose key sat in URL userinfo was clipped at the `@` and dropped,
         // and the assignments its value had hidden were never looked at.
         ("url/userinfo-key-hides-no-later-assignment", "fetch https://x-access-token:abcd1235efgh@github.com/org/repo/client_secret\": \"s3cr3tValue99xyz\" failed"),
+        // Found by cargo-fuzz: the same, with the URL glued to a secret before it: that marker's word hid the
+        // URL marker's, which looks at the rest of the line.
+        ("url/userinfo-key-glued-to-a-secret-before-it", "Pwd=vb'https://token:2x9@api.example.com/client_secret: s3cr3tValue99xyz failed"),
         // Found by cargo-fuzz: a `}` inside a URL token ended a `{{ … }}` template early; once the token was a
         // marker, a second pass read the template to its `}}` and redacted it.
         ("assignment/brace-inside-a-token-does-not-end-a-template", "secret={{ vault.key&token=9f2Kq7LmZ3xW}x and password={{ vault.db }} stays"),

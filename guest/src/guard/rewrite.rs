@@ -1,7 +1,7 @@
 //! What a guard writes that it did not receive: the errors it answers with, upstream error responses
 //! sanitized into the dialect, and `isError` tool results with their text redacted.
 
-use super::steps::{Event, EventName};
+use super::steps::{self, Event, EventName};
 use crate::context::CallContext;
 use crate::error::{error_response, ErrorObject};
 use crate::ordered::Fields;
@@ -79,7 +79,7 @@ pub fn answer(
     event.category = Some(happened.category.clone());
     event.gate = happened.gate.clone();
     event.correlation_id = response.contains(&correlation_id).then_some(correlation_id);
-    event.method = method.map(str::to_string);
+    event.method = method.map(steps::quoted);
     Answer { response, event }
 }
 
@@ -112,7 +112,7 @@ pub fn sanitized_error(
     let text = rewritten.to_string();
     let kind = taxonomy().kind("upstream-error").expect("upstream-error is in the taxonomy");
     let mut event = Event::new(EventName::Sanitized, &kind.log_level).id(id).detail(for_operator(&detail, env));
-    event.method = method.map(str::to_string);
+    event.method = method.map(steps::quoted);
     event.kind = Some(kind.name.clone());
     event.code = code;
     event.category = Some(kind.category.clone());

@@ -392,3 +392,26 @@ fn a_secret_across_an_excerpts_cut_never_shows_in_the_log() {
         }
     }
 }
+
+#[test]
+fn ids_and_methods_either_peer_wrote_reach_the_log_redacted() {
+    // An upstream answering an id of its own choosing, and a client naming a method, write text the guard
+    // logs: it goes through the operator's redaction like any detail. Numbers stay as they are.
+    let token = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
+    let mut s = canonical();
+    let o = upstream(&mut s, &format!(r#"{{"jsonrpc":"2.0","id":"{token}","result":{{}}}}"#));
+    assert_eq!(events(&o)[0].event, EventName::Dropped);
+    assert_eq!(events(&o)[0].id, Some(json!("[REDACTED:github-token]")), "{}", o.to_json());
+
+    let o = client(&mut s, &format!(r#"{{"jsonrpc":"2.0","id":"{token}","method":"tools/{token}"}}"#));
+    assert!(!o.to_json().contains("u8jzPde0"), "{}", o.to_json());
+    let o = upstream(&mut s, &format!(r#"{{"jsonrpc":"2.0","id":"{token}","error":{{"code":-32000,"message":"x"}}}}"#));
+    // The client gets its id back as it wrote it; the log does not.
+    let e = events(&o)[0];
+    assert_eq!((e.id.clone(), e.method.as_deref()), (Some(json!("[REDACTED:github-token]")), Some("tools/[REDACTED:github-token]")));
+    assert_eq!(only_client_value(&o)["id"], json!(token));
+
+    client(&mut s, r#"{"jsonrpc":"2.0","id":4111111111111111,"method":"tools/call"}"#);
+    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":4111111111111111,"error":{"code":-32000,"message":"x"}}"#);
+    assert_eq!(events(&o)[0].id, Some(json!(4111111111111111u64)));
+}

@@ -2,7 +2,7 @@
 //! spans, the replacements are written, and the result is settled (scanned again where a replacement can
 //! have uncovered more) so that redaction is idempotent.
 
-use super::ruleset::engine;
+use super::ruleset::{cannot_fail, engine};
 use super::windows::is_space;
 use super::{Finding, Policy, Redacted, Secrets, ENV_CATEGORY, ENV_RULE};
 use aho_corasick::automaton::Automaton as _;
@@ -56,15 +56,18 @@ pub(super) fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, p
         let mut quiet: Vec<(&str, usize, &[Marker])> = Vec::new();
         let replaced_lines = |m: &Marker| text.as_bytes()[m.2..m.3].contains(&b'\n');
         for (at, (&(out_start, out_end, _, _), f)) in markers.iter().zip(&r.findings).enumerate() {
-            if out_start < scanned_to {
-                continue;
-            }
             // A marker: the whitespace-delimited word holding it and whatever is glued to it, or, after a span
             // that delimits (URL userinfo), to the end of the line: it clipped whatever overlapped it, so an
             // assignment whose key sat in the userinfo was dropped, and the windows its value hid were never
             // looked at (found by cargo-fuzz: `x-access-token:…@host/…client_secret": "…"` kept the secret).
             // They lie on the rest of the line.
             let to_line_end = delimits(&f.rule);
+            // A marker in the region looked at last adds nothing (that region held its word, or ran on to the
+            // line's end or the text's), but for a delimiting one glued into a word that region ended (found by
+            // cargo-fuzz: `Pwd=vb'ts://token:2@secret: …` kept the last secret).
+            if out_start < scanned_to && !(to_line_end && out.get(scanned_to).is_some_and(|&b| b != b'\n')) {
+                continue;
+            }
             let word_end = out[out_end..]
                 .iter()
                 .position(|&b| if to_line_end { b == b'\n' } else { is_space(b) })
@@ -171,7 +174,7 @@ pub(super) fn candidates(text: &str, secrets: &Secrets, policy: &Policy) -> Vec<
     }
     if let Some(matcher) = secrets.matcher.as_ref().filter(|_| policy.enabled(ENV_RULE, ENV_CATEGORY)) {
         // An unanchored search (the DFA's default start kind) cannot fail.
-        for m in matcher.try_find_iter(Input::new(text)).expect("an unanchored DFA search") {
+        for m in matcher.try_find_iter(Input::new(text)).unwrap_or_else(|_| cannot_fail("an unanchored DFA search")) {
             candidates.push(Candidate {
                 start: m.start(),
                 end: m.end(),

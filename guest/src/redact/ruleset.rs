@@ -58,7 +58,7 @@ impl RuleSet {
                 .ascii_case_insensitive(true)
                 .match_kind(MatchKind::Standard)
                 .build(&keywords)
-                .expect("keywords are plain literals")
+                .unwrap_or_else(|_| cannot_fail("keywords are plain literals"))
         });
         let regexes = rules.iter().map(|_| OnceLock::new()).collect();
         let anchored = rules.iter().map(|_| OnceLock::new()).collect();
@@ -87,7 +87,7 @@ impl RuleSet {
 
     fn regex(&self, i: usize) -> &Regex {
         // Built-in patterns are compiled by the catalogue test on every build before anything ships.
-        self.regexes[i].get_or_init(|| Regex::new(&self.rules[i].pattern).expect("rule pattern compiles"))
+        self.regexes[i].get_or_init(|| Regex::new(&self.rules[i].pattern).unwrap_or_else(|_| cannot_fail("rule pattern compiles")))
     }
 
     /// The rule's pattern, matched only from the start of the haystack, after any run of identifier
@@ -95,7 +95,7 @@ impl RuleSet {
     /// Capture group numbers are unchanged.
     fn anchored_regex(&self, i: usize) -> &Regex {
         self.anchored[i].get_or_init(|| {
-            Regex::new(&format!("^[A-Za-z0-9_.\\-]*?(?:{})", self.rules[i].pattern)).expect("rule pattern compiles")
+            Regex::new(&format!("^[A-Za-z0-9_.\\-]*?(?:{})", self.rules[i].pattern)).unwrap_or_else(|_| cannot_fail("rule pattern compiles"))
         })
     }
 
@@ -136,7 +136,7 @@ impl RuleSet {
         let Some(prefilter) = &self.prefilter else { return windows };
         // Most short texts (messages, field values) hold no keyword at all: one quick check skips the
         // overlapping search.
-        if prefilter.try_find(&Input::new(text).earliest(true)).expect("an unanchored DFA search").is_none() {
+        if prefilter.try_find(&Input::new(text).earliest(true)).unwrap_or_else(|_| cannot_fail("an unanchored DFA search")).is_none() {
             return windows;
         }
         if windows.is_empty() {
@@ -151,7 +151,7 @@ impl RuleSet {
         // Per assignment rule: where its last hit starts.
         let mut hit_at = vec![0usize; n];
         // A DFA built with MatchKind::Standard supports overlapping search: it cannot fail.
-        for m in prefilter.try_find_overlapping_iter(Input::new(text)).expect("a Standard DFA searches overlapping") {
+        for m in prefilter.try_find_overlapping_iter(Input::new(text)).unwrap_or_else(|_| cannot_fail("a Standard DFA searches overlapping")) {
             let rule = self.keyword_rule[m.pattern().as_usize()];
             let list = &mut windows[rule];
             if self.rules[rule].span > 0 {
@@ -382,6 +382,13 @@ impl RuleSet {
     }
 }
 
+/// Panics with `why` for an error that cannot happen (a build-time rule that compiles, a search its automaton
+/// supports). Not `expect`: that prints the error's `Debug`, whose code (aho-corasick's and regex-lite's
+/// error kinds) would ship in the npm module for a panic that never comes.
+pub(super) fn cannot_fail<T>(why: &str) -> T {
+    panic!("{why}")
+}
+
 pub(super) struct Engine {
     pub(super) catalogue: Catalogue,
     pub(super) builtin: RuleSet,
@@ -393,7 +400,7 @@ pub(super) fn engine() -> &'static Engine {
     ENGINE.get_or_init(|| {
         let mut catalogue = rules::load();
         let builtin = RuleSet::new(std::mem::take(&mut catalogue.rules), true);
-        let env_name = Regex::new(&catalogue.environment.name_pattern).expect("environment.name_pattern compiles");
+        let env_name = Regex::new(&catalogue.environment.name_pattern).unwrap_or_else(|_| cannot_fail("environment.name_pattern compiles"));
         Engine { catalogue, builtin, env_name }
     })
 }
