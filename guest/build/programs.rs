@@ -1,9 +1,12 @@
 //! Build time: lowers a redaction rule's pattern to a step program (see `src/redact/programs.rs`) when the
 //! pattern is made only of what such a program runs exactly like regex-lite: literals, byte classes repeated
 //! greedily where the greedy run can never have to give a byte back, ASCII word boundaries, text start and
-//! end, capture groups, and alternations (tried in order, backtracking only there). Anything else (a class
-//! that shares a byte with what may follow it, a repeated group, a lazy repetition, Unicode classes) gets no
-//! program and stays with regex-lite. The answer is written out as Rust static tables.
+//! end, capture groups, alternations (tried in order, backtracking only there), and a group repeated greedily
+//! (`(?:\.[a-z0-9-]+)*`, the labels of a domain) whose body is literals and such runs and after which a match
+//! takes a bounded number of bytes (the runner backtracks over its repetitions, each tail cheap). Anything
+//! else (a class that shares a byte with what may follow it, other repeated groups, a lazy repetition,
+//! Unicode classes) gets no program and stays with regex-lite. The answer is written out as Rust static
+//! tables.
 
 use regex_syntax::hir::{Class, Hir, HirKind, Look};
 use std::fmt::Write;
@@ -53,6 +56,9 @@ enum Node {
     Set { bytes: Bytes, min: u32, max: u32 },
     Save(usize),
     Alt(Vec<Vec<Node>>),
+    /// A group repeated greedily, any number of times; its body consumes bytes and holds only literals, runs
+    /// and boundaries (no group, no alternation), so each repetition can end in one place only.
+    Star(Vec<Node>),
 }
 
 fn lower(hir: &Hir, out: &mut Vec<Node>) -> Option<()> {
@@ -81,6 +87,19 @@ fn lower(hir: &Hir, out: &mut Vec<Node>) -> Option<()> {
                     let mut once = Vec::new();
                     lower(&rep.sub, &mut once)?;
                     out.push(Node::Alt(vec![once, Vec::new()]));
+                }
+                // `(?:...)*` and `(?:...)+` (the body once, then any number more).
+                _ if rep.min <= 1 && max == u32::MAX => {
+                    let mut body = Vec::new();
+                    lower(&rep.sub, &mut body)?;
+                    let simple = body.iter().all(|n| matches!(n, Node::Bound | Node::Lit(_) | Node::LitFold(_) | Node::Set { .. }));
+                    if !simple || min_len(&body) == 0 {
+                        return None;
+                    }
+                    if rep.min == 1 {
+                        out.extend(body.iter().cloned());
+                    }
+                    out.push(Node::Star(body));
                 }
                 _ => return None,
             }
@@ -166,6 +185,8 @@ fn next(seq: &[Node], from: usize, cont: &[(&[Node], usize)]) -> Next {
                     }
                     return n;
                 }
+                // Another repetition (whose body always reads a byte), or what follows the group.
+                Node::Star(body) => n.bytes.union(&next(body, 0, &[]).bytes),
             }
         }
     }
@@ -200,6 +221,15 @@ fn possessive_safe(seq: &[Node], cont: &[(&[Node], usize)]) -> bool {
                     return false;
                 }
             }
+            // After the body comes the group again (another repetition, or what follows it): the
+            // continuation is the group's own node.
+            Node::Star(body) => {
+                let mut inner = cont.to_vec();
+                inner.push((seq, i));
+                if !possessive_safe(body, &inner) {
+                    return false;
+                }
+            }
             _ => {}
         }
     }
@@ -216,6 +246,40 @@ fn min_len(seq: &[Node]) -> usize {
             _ => 0,
         })
         .sum()
+}
+
+/// The most bytes a match of `seq` can take, if bounded.
+fn max_len(seq: &[Node]) -> Option<usize> {
+    seq.iter().try_fold(0usize, |sum, n| {
+        let len = match n {
+            Node::Lit(l) | Node::LitFold(l) => l.len(),
+            // Counted in characters: up to 4 bytes each.
+            Node::Set { max, .. } => (*max != u32::MAX).then(|| 4 * *max as usize)?,
+            Node::Alt(alts) => alts.iter().map(|a| max_len(a)).collect::<Option<Vec<_>>>()?.into_iter().max().unwrap_or(0),
+            Node::Star(_) => return None,
+            _ => 0,
+        };
+        Some(sum + len)
+    })
+}
+
+/// Repeated groups stand in the program's own sequence (not in an alternative), each followed by a bounded
+/// tail: the runner tries the tail after each repetition count, most first, so that bound keeps a match
+/// attempt linear in the bytes it reads.
+fn repetitions_are_bounded(seq: &[Node]) -> bool {
+    seq.iter().enumerate().all(|(i, n)| match n {
+        Node::Star(_) => max_len(&seq[i + 1..]).is_some_and(|l| l <= 256),
+        Node::Alt(alts) => !alts.iter().any(|a| has_star(a)),
+        _ => true,
+    })
+}
+
+fn has_star(seq: &[Node]) -> bool {
+    seq.iter().any(|n| match n {
+        Node::Star(_) => true,
+        Node::Alt(alts) => alts.iter().any(|a| has_star(a)),
+        _ => false,
+    })
 }
 
 /// The one byte a single-byte set stands for, folded: `Some((b, false))` for {b}, `Some((lower, true))` for an
@@ -242,6 +306,7 @@ fn fold_literals(seq: Vec<Node>) -> Vec<Node> {
         let Some((piece, fold)) = piece else {
             out.push(match node {
                 Node::Alt(alts) => Node::Alt(alts.into_iter().map(fold_literals).collect()),
+                Node::Star(body) => Node::Star(fold_literals(body)),
                 other => other,
             });
             continue;
@@ -272,7 +337,7 @@ fn program(pattern: &str) -> Option<Vec<Node>> {
     seq.push(Node::Save(1));
     // Group slots: a program records at most 8 groups (programs.rs keeps 16 slots).
     let slots_fit = max_slot(&seq) < 16 && max_alternatives(&seq) <= 32;
-    (slots_fit && min_len(&seq) > 0 && possessive_safe(&seq, &[])).then(|| fold_literals(seq))
+    (slots_fit && min_len(&seq) > 0 && repetitions_are_bounded(&seq) && possessive_safe(&seq, &[])).then(|| fold_literals(seq))
 }
 
 /// The most alternatives one step offers (the runner keeps at most 32 at a time).
@@ -306,6 +371,7 @@ const LIT_FOLD: u8 = 4;
 const SET: u8 = 5;
 const SAVE: u8 = 6;
 const ALT: u8 = 7;
+const STAR: u8 = 8;
 
 /// Appends the byte code of `seq`; sets are interned in `sets`.
 fn encode(seq: &[Node], sets: &mut Vec<Bytes>, code: &mut Vec<u8>) {
@@ -340,6 +406,13 @@ fn encode(seq: &[Node], sets: &mut Vec<Bytes>, code: &mut Vec<u8>) {
                     code.extend(u16::try_from(body.len()).expect("an alternative below 64 KiB").to_le_bytes());
                     code.extend(body);
                 }
+            }
+            Node::Star(body) => {
+                let mut inner = Vec::new();
+                encode(body, sets, &mut inner);
+                code.push(STAR);
+                code.extend(u16::try_from(inner.len()).expect("a repeated group below 64 KiB").to_le_bytes());
+                code.extend(inner);
             }
         }
     }

@@ -147,6 +147,19 @@ proptest! {
         programs_agree_on(&format!("{raw}{t}"))?;
     }
 
+    /// The same on e-mail-shaped words, where a program backtracks over a repeated group (a domain's labels):
+    /// labels with digits and hyphens, top-level parts too long or too short, words glued on either side.
+    #[test]
+    fn step_programs_find_what_the_regexes_find_in_addresses(
+        before in "[a-z0-9._%+-]{0,6}[ @.:]?",
+        local in "[A-Za-z0-9._%+-]{0,8}",
+        at in proptest::sample::select(&["@", "@@", ""][..]),
+        labels in proptest::collection::vec("[A-Za-z0-9-]{0,5}|[a-z]{20,27}", 0..5),
+        after in "[a-z0-9_@.-]{0,4}[ ,\n]?",
+    ) {
+        programs_agree_on(&format!("{before}{local}{at}{}{after}", labels.join(".")))?;
+    }
+
     /// A quoted (or unterminated) value under a password key is redacted whatever its last word: the
     /// validator judged only the last word, so `password: 'hunter2 x'` passed as a placeholder ("x") and
     /// the password stayed in clear (found by cargo-fuzz).

@@ -55,7 +55,33 @@ const UNITS: &[(&str, &str)] = &[
     ("go: repeated headers", "goroutine 1 [running]:\n"),
     ("assignments on one line", "password=x token=y "),
     ("urls", "https://u:p@h/ "),
+    ("e-mail: one word of dotted parts and @", "a.b@c.d1-"),
 ];
+
+/// One e-mail-shaped word as long as the text: the e-mail rule's step program backtracks over a domain's
+/// labels, and its opening run could start again at every word boundary of a dotted local part (without
+/// the skip past a run already read, `a.a.a.…@` cost grew with the square of its length).
+#[test]
+fn one_long_address_shaped_word_costs_linear_fuel() {
+    let mut m = Metered::new();
+    type Word = fn(usize) -> String;
+    let shapes: [(&str, Word); 3] = [
+        ("a dotted local part", |n| format!("{}@b", "a.".repeat(n))),
+        ("a domain of many labels and no top level", |n| format!("x@{}1", "b.".repeat(n))),
+        ("labels too long for a top level", |n| format!("x@{}", "abcdefghijklmnopqrstuvwxyz.".repeat(n / 13))),
+    ];
+    let mut failures = Vec::new();
+    for (name, word) in shapes {
+        let (small, large) = (word(25_000), word(50_000));
+        let (f_small, f_large) = (m.fuel(&small), m.fuel(&large));
+        let growth = (f_large as f64 / large.len() as f64) / (f_small as f64 / small.len() as f64);
+        println!("{name}: {:.0} fuel/byte, growth x{growth:.2} per byte when doubled", f_large as f64 / large.len() as f64);
+        if growth > 1.3 {
+            failures.push(format!("{name}: cost per byte grew {growth:.2}x when the text doubled"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
 
 #[test]
 fn keyword_dense_text_costs_linear_fuel_for_every_rule() {

@@ -12,7 +12,10 @@
 // - `5 set min:u16 max:u16` min..=max characters (u16::MAX: no limit) whose bytes are all in `SETS[set]`,
 //   taken greedily and whole: the build proved a shorter run can never lead to a match;
 // - `6 slot` records the position in a group slot (group g: slots 2g and 2g+1);
-// - `7 k (len:u16 body…)×k` alternatives, tried in order, each followed by the rest of the program.
+// - `7 k (len:u16 body…)×k` alternatives, tried in order, each followed by the rest of the program;
+// - `8 len:u16 body…` the body (literals, runs, boundaries: one way to match at most) repeated greedily:
+//   as many times as it goes, then the rest of the program tried after each count, most first. The build
+//   allows it only where the rest takes a bounded number of bytes.
 // Byte code rather than a tree of enum values: a quarter of the size in the npm module, where every
 // kilobyte counts.
 #[cfg(feature = "step-programs")]
@@ -56,9 +59,7 @@ fn run(hay: &[u8], code: &[u8], rest: Option<&Rest<'_>>, mut pos: usize, slots: 
     while pc < code.len() {
         match code[pc] {
             0 => {
-                let before = pos > 0 && is_word(hay[pos - 1]);
-                let after = pos < hay.len() && is_word(hay[pos]);
-                if before == after {
+                if !at_boundary(hay, pos) {
                     return None;
                 }
                 pc += 1;
@@ -110,8 +111,8 @@ fn run(hay: &[u8], code: &[u8], rest: Option<&Rest<'_>>, mut pos: usize, slots: 
                 slots[code[pc + 1] as usize] = pos;
                 pc += 2;
             }
-            _ => {
-                // 7: alternatives; the code after the last one is what follows each.
+            7 => {
+                // Alternatives; the code after the last one is what follows each.
                 let k = code[pc + 1] as usize;
                 let mut at = pc + 2;
                 let mut bodies = [(0usize, 0usize); 32];
@@ -129,6 +130,17 @@ fn run(hay: &[u8], code: &[u8], rest: Option<&Rest<'_>>, mut pos: usize, slots: 
                     *slots = saved;
                 }
                 return None;
+            }
+            _ => {
+                // 8: a repeated group. Where each repetition ends, then the rest from the last one back.
+                let len = u16_at(code, pc + 1) as usize;
+                let (body, after) = (&code[pc + 3..pc + 3 + len], &code[pc + 3 + len..]);
+                let mut ends = vec![pos];
+                while let Some(end) = run(hay, body, None, pos, slots) {
+                    pos = end;
+                    ends.push(end);
+                }
+                return ends.into_iter().rev().find_map(|at| run(hay, after, rest, at, slots));
             }
         }
     }
@@ -159,6 +171,7 @@ pub fn match_at(program: &[u8], hay: &str, start: usize) -> Option<Groups> {
 /// Every match in `hay`, leftmost first and not overlapping, as a regex's `captures_iter` finds them.
 pub fn matches<'a>(program: &'a [u8], hay: &'a str) -> impl Iterator<Item = Groups> + 'a {
     let mut at = 0;
+    let leading = leading_run(program);
     std::iter::from_fn(move || {
         while at <= hay.len() {
             let start = at;
@@ -168,9 +181,35 @@ pub fn matches<'a>(program: &'a [u8], hay: &'a str) -> impl Iterator<Item = Grou
                 at = g.get(0).map_or(at, |(_, e)| e.max(at));
                 return Some(g);
             }
+            // A program that opens with an unbounded run (`[A-Za-z0-9._%+\-]+@…`) and got into it here fails
+            // from every later start inside the run: each would take the run to the same end and go on from
+            // there as this one did. Skipping them keeps a long run (`a.a.a.…`, a word boundary at every
+            // byte) linear.
+            if let Some((bytes, _)) = leading.filter(|&(_, bound)| !bound || at_boundary(hay.as_bytes(), start)) {
+                let run = hay.as_bytes()[start..].iter().take_while(|b| in_set(bytes, **b)).count();
+                at = at.max(start + run);
+            }
         }
         None
     })
+}
+
+/// The set of a program's opening run when it is unbounded (after its group-0 slot and a boundary, if any),
+/// and whether that boundary is there.
+fn leading_run(program: &[u8]) -> Option<(&'static [u64; 4], bool)> {
+    let code = program.strip_prefix(&[6, 0])?;
+    let (code, bound) = code.strip_prefix(&[0]).map_or((code, false), |rest| (rest, true));
+    match code {
+        [5, set, _, _, 0xFF, 0xFF, ..] => Some((SETS.get(*set as usize)?, bound)),
+        _ => None,
+    }
+}
+
+/// An ASCII word boundary (`\b`) at `pos`.
+fn at_boundary(hay: &[u8], pos: usize) -> bool {
+    let before = pos > 0 && is_word(hay[pos - 1]);
+    let after = pos < hay.len() && is_word(hay[pos]);
+    before != after
 }
 
 /// The match an assignment window's anchored regex finds (`^[A-Za-z0-9_.\-]*?(?:pattern)`): the first start,
