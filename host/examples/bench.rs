@@ -124,7 +124,14 @@ fn main() {
         let mixed = corpus::mixed_log(1_000_000);
         println!("wasmtime, this build vs {path} (best of 5, rounds alternating):");
         for (label, log) in [("dense", &dense), ("mixed", &mixed)] {
-            assert_eq!(rt.redact_json(log).unwrap(), baseline.redact_json(log).unwrap(), "both builds find the same in the {label} log");
+            // A speed-up means something only for the same work: a baseline from before a fix that changed
+            // findings in this log is not compared on it (said, not asserted: this is a measurement).
+            let (ours, theirs) = (rt.redact_json(log).unwrap(), baseline.redact_json(log).unwrap());
+            if ours != theirs {
+                let count = |json: &str| json.matches("\"rule\":").count();
+                println!("{label:>6}: not compared: the builds' findings differ ({} here, {} in the baseline)", count(&ours), count(&theirs));
+                continue;
+            }
             let (mut now, mut then) = (Duration::MAX, Duration::MAX);
             for _ in 0..5 {
                 now = now.min(best_of(1, || drop(rt.redact_json(log))));
