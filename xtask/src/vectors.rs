@@ -434,6 +434,16 @@ fn contract_cases() -> Value {
                 {"id": "order-id", "category": "pii", "pattern": "ORD-[0-9]{6}"}
             ]}}),
         ),
+        // Found by cargo-fuzz (redact): a pattern nested deeper than regex-lite's default limit but within the
+        // policy's was accepted, and its assignment window's anchored form panicked when first compiled.
+        case(
+            "redact-with/extra-assignment-rule-nested-55-deep",
+            "redact_with",
+            json!({"text": "login password=hunter2 failed", "options": {"extra_rules": [
+                {"id": "deep", "category": "credential", "keywords": ["password"], "window": "assignment",
+                 "pattern": format!("{}password=[a-z0-9]+{}", "(?:".repeat(55), ")".repeat(55))}
+            ]}}),
+        ),
         case("redact-with/env-value", "redact_with", json!({"text": "dial hunter2-hunter2 now", "options": {"method": "mask"}, "env": [["DB_PASSWORD", "hunter2-hunter2"]]})),
         case("fail/redact-with-hash-without-key", "redact_with", json!({"text": line, "options": {"method": "hash"}})),
         case("fail/redact-with-unknown-option", "redact_with", json!({"text": line, "options": {"hashkey": "0123456789abcdef"}})),

@@ -349,4 +349,24 @@ mod tests {
         // url-credentials keeps its matches; the URLs without userinfo never reach its regex.
         assert_eq!(redact(text, &[]).text, "a=https://h/x b=https://[REDACTED:url-credentials]@h c=https://h/y d@");
     }
+
+    #[test]
+    fn a_caller_rule_the_policy_accepts_runs_in_every_window_kind() {
+        // Every regex a caller's rule runs is compiled when the policy is read, under its limits: a pattern
+        // nested deeper than regex-lite's default limit (50) but within the policy's (64) was accepted, and
+        // an assignment window's anchored form then panicked on first use (found by cargo-fuzz).
+        for depth in 45..=70 {
+            let pattern = format!("{}password=[a-z0-9]+{}", "(?:".repeat(depth), ")".repeat(depth));
+            for window in ["line", "word", "assignment"] {
+                let options = format!(r#"{{"extra_rules":[{{"id":"deep","category":"credential","keywords":["password"],"window":"{window}","pattern":"{pattern}"}}]}}"#);
+                match Policy::from_json(&options) {
+                    Ok(policy) => {
+                        let out = redact_with("login password=hunter2 failed", Secrets::none(), &policy);
+                        assert_eq!(out.text, "login [REDACTED:deep] failed", "depth {depth}, {window}");
+                    }
+                    Err(e) => assert!(depth > 60 && e.to_string().contains("does not compile"), "depth {depth}, {window}: {e}"),
+                }
+            }
+        }
+    }
 }

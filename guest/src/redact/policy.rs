@@ -1,7 +1,8 @@
 //! What a caller may change about redaction: the method, which rules and categories run, extra rules and an
 //! allowlist. Options arrive as JSON and are validated here; a bad option is a clear error, never a panic.
 
-use super::rules::Rule;
+use super::rules::{Rule, WindowKind};
+use super::ruleset::anchored_pattern;
 use super::RuleSet;
 use hmac::{Hmac, Mac};
 use serde::Deserialize;
@@ -110,15 +111,23 @@ impl Policy {
             if rule.pattern.len() > MAX_PATTERN_LEN {
                 return Err(PolicyError::PatternTooLong { id: rule.id.clone() });
             }
-            let regex = regex_lite::RegexBuilder::new(&rule.pattern)
-                .size_limit(REGEX_SIZE_LIMIT)
-                .nest_limit(REGEX_NEST_LIMIT)
-                .build()
-                .map_err(|e| PolicyError::BadPattern { id: rule.id.clone(), message: e.to_string() })?;
+            let compile = |pattern: &str, wrapped: u32| {
+                regex_lite::RegexBuilder::new(pattern)
+                    .size_limit(REGEX_SIZE_LIMIT + 1024 * wrapped as usize)
+                    .nest_limit(REGEX_NEST_LIMIT + wrapped)
+                    .build()
+                    .map_err(|e| PolicyError::BadPattern { id: rule.id.clone(), message: e.to_string() })
+            };
+            let regex = compile(&rule.pattern, 0)?;
             if let Some(g) = rule.secret_groups.iter().find(|g| **g >= regex.captures_len()) {
                 return Err(PolicyError::BadGroup { id: rule.id.clone(), group: *g });
             }
-            regexes.push(regex);
+            // Every regex the rule will run is compiled now, under the same limits (plus the wrapper's own
+            // group and prefix): an assignment window's anchored form was compiled on first use with
+            // regex-lite's defaults, whose nesting limit is lower, and a pattern nested 51 deep panicked
+            // there (found by cargo-fuzz).
+            let anchored = if rule.window == WindowKind::Assignment { Some(compile(&anchored_pattern(&rule.pattern), 1)?) } else { None };
+            regexes.push((regex, anchored));
         }
         let extra = (!options.extra_rules.is_empty()).then(|| RuleSet::with_regexes(options.extra_rules, regexes));
         Ok(Policy {

@@ -66,11 +66,15 @@ impl RuleSet {
         RuleSet { rules, regexes, anchored, programs, prefilter, keyword_rule, unconditional, structural }
     }
 
-    /// Caller rules arrive compiled (so a bad pattern was already reported).
-    pub(crate) fn with_regexes(rules: Vec<Rule>, compiled: Vec<Regex>) -> Self {
+    /// Caller rules arrive with every regex they will run compiled under the policy's limits (so a pattern
+    /// that cannot be run was already reported): the pattern, and for an assignment rule its anchored form.
+    pub(crate) fn with_regexes(rules: Vec<Rule>, compiled: Vec<(Regex, Option<Regex>)>) -> Self {
         let set = RuleSet::new(rules, false);
-        for (slot, regex) in set.regexes.iter().zip(compiled) {
+        for ((slot, anchored_slot), (regex, anchored)) in set.regexes.iter().zip(&set.anchored).zip(compiled) {
             let _ = slot.set(regex);
+            if let Some(anchored) = anchored {
+                let _ = anchored_slot.set(anchored);
+            }
         }
         set
     }
@@ -94,9 +98,9 @@ impl RuleSet {
     /// characters (shortest first, so the match found is the leftmost one an unanchored search would find).
     /// Capture group numbers are unchanged.
     fn anchored_regex(&self, i: usize) -> &Regex {
-        self.anchored[i].get_or_init(|| {
-            Regex::new(&format!("^[A-Za-z0-9_.\\-]*?(?:{})", self.rules[i].pattern)).unwrap_or_else(|_| cannot_fail("rule pattern compiles"))
-        })
+        // Set in advance for a caller's rule (see `with_regexes`): compiled here only for built-in patterns.
+        self.anchored[i]
+            .get_or_init(|| Regex::new(&anchored_pattern(&self.rules[i].pattern)).unwrap_or_else(|_| cannot_fail("rule pattern compiles")))
     }
 
     /// Per rule, the merged candidate windows (byte ranges on line boundaries) that its keywords open.
@@ -380,6 +384,12 @@ impl RuleSet {
             }
         }
     }
+}
+
+/// An assignment rule's pattern matched from a window's start, after any run of identifier characters
+/// (one group more around the pattern).
+pub(crate) fn anchored_pattern(pattern: &str) -> String {
+    format!("^[A-Za-z0-9_.\\-]*?(?:{pattern})")
 }
 
 /// Panics with `why` for an error that cannot happen (a build-time rule that compiles, a search its automaton
