@@ -35,7 +35,7 @@ extra=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --) shift; extra=("$@"); break ;;
-        -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *)
             if [[ " ${ALL[*]} " != *" $1 "* ]]; then
                 echo "unknown target '$1' (targets: ${ALL[*]})" >&2
