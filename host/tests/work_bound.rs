@@ -137,3 +137,41 @@ fn one_long_word_of_repeated_keywords_costs_linear_fuel_for_every_rule() {
     println!("worst growth per byte when doubled: x{:.2} ({})", worst.0, worst.1);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// One word as long as the text, made of one printable character (or a character and a separator a rule's
+/// classes take) over and over: where a pattern repeats a class and then a wider one (`A{20,}[A-Za-z0-9%]{50,}`),
+/// a run the two share can be split between them at any byte, and regex-lite's PikeVM carries one thread per
+/// possible split through every byte. Linear still, but with a constant no rule may have: a run of `A`s cost
+/// 19,000 fuel per byte (186x ordinary text, the next worst character 10x) before that pattern was written
+/// `A{20}[…]{50,}`.
+#[test]
+fn a_long_run_of_one_character_costs_a_bounded_amount_per_byte() {
+    let mut m = Metered::new();
+    let benign = repeated("2026-11-21T10:02:14Z INFO request 42 took 12ms (ok)\n", 100_000);
+    let benign_per_byte = m.fuel(&benign) as f64 / benign.len() as f64;
+    let mut units: Vec<String> = (0x21u8..0x7f).map(|c| (c as char).to_string()).collect();
+    for separator in ["-", ".", "_", "/", "%", "=", "+"] {
+        units.extend(["A", "a", "1"].map(|c| format!("{c}{separator}")));
+    }
+    let mut costs: Vec<(f64, String)> = Vec::new();
+    let mut failures = Vec::new();
+    for unit in &units {
+        let (small, large) = (repeated(unit, 25_000), repeated(unit, 50_000));
+        let (f_small, f_large) = (m.fuel(&small), m.fuel(&large));
+        let per_byte = f_large as f64 / large.len() as f64;
+        let growth = per_byte / (f_small as f64 / small.len() as f64);
+        if growth > 1.3 {
+            failures.push(format!("{unit:?}: cost per byte grew {growth:.2}x when the text doubled"));
+        }
+        // The worst single characters cost about 10x ordinary text (runs of digits and letters every
+        // token rule's class takes); a shared run split at every byte cost 186x.
+        if per_byte > 25.0 * benign_per_byte {
+            failures.push(format!("{unit:?}: {per_byte:.0} fuel per byte, {:.0}x ordinary text", per_byte / benign_per_byte));
+        }
+        costs.push((per_byte / benign_per_byte, unit.clone()));
+    }
+    costs.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let worst: Vec<String> = costs.iter().take(6).map(|(x, u)| format!("{u:?} {x:.1}x")).collect();
+    println!("benign: {benign_per_byte:.0} fuel/byte; worst runs: {}", worst.join(", "));
+    assert!(failures.is_empty(), "{}\nworst runs: {}", failures.join("\n"), worst.join(", "));
+}
