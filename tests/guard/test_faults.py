@@ -316,6 +316,44 @@ def test_flood_to_a_client_that_does_not_read(start):
     assert message["result"]["echo"]["count"] == 30_000
 
 
+def test_answers_to_a_client_that_does_not_read_them(start):
+    # The client writes lines the guard answers itself (invalid requests) and reads none of the answers. The
+    # answers hold the client's budget as forwarded lines do, so the guard stops reading the client instead
+    # of queueing answers without end (before: 160 bytes of memory per line, 2.8 MB of `x` lines grew it
+    # to 437 MB); once the client reads, every line is answered exactly once, in order.
+    g = start(["--timeout", "30", "--log-level", "error"])
+    g.pause_reading()
+    total = 300_000
+    taken = [0]
+
+    def write():
+        try:
+            for first in range(0, total, 1000):
+                g.proc.stdin.write(b"".join(b'{"jsonrpc":"2.0","id":%d,"method":5}\n' % i for i in range(first, first + 1000)))
+                g.proc.stdin.flush()
+                taken[0] = first + 1000
+        except (BrokenPipeError, ValueError):
+            pass
+
+    writer = threading.Thread(target=write, daemon=True)
+    with RssSampler(g.proc.pid) as rss:
+        writer.start()
+        # Wait until the guard stops taking lines (no progress for 2 s) or has taken them all.
+        last, still_since = -1, time.monotonic()
+        while writer.is_alive() and time.monotonic() - still_since < 2:
+            if taken[0] != last:
+                last, still_since = taken[0], time.monotonic()
+            time.sleep(0.05)
+    assert writer.is_alive(), f"the guard took all {total} lines while none of its answers was read (peak {rss.max_kb} kB)"
+    assert taken[0] < total // 2, taken[0]
+    assert 0 < rss.max_kb < RSS_LIMIT_KB, rss.max_kb
+    g.resume_reading()
+    for i in range(total):
+        assert_error(g.read(timeout=60), i, -32600)
+    writer.join(timeout=60)
+    assert not writer.is_alive()
+
+
 @pytest.mark.parametrize("cap", [1 << 20, None], ids=["max-upstream-bytes-1MiB", "default-cap"])
 def test_huge_upstream_line(start, cap):
     args = ["--timeout", "3"] + (["--max-upstream-bytes", str(cap)] if cap else [])

@@ -1,7 +1,7 @@
 //! The guard's pipes: newline-delimited lines read with a size cap (an oversize line is discarded as it
-//! streams, never held), written in order with one flush per burst, and a byte budget between each reader
-//! and the writer on the far side so a peer that stops reading slows the other peer down instead of
-//! growing the guard's memory.
+//! streams, never held), written in order with one flush per burst, and a byte budget per reader, held by
+//! each line it read until that line, or what the guard writes in its place, is written: a peer that stops
+//! reading makes the guard stop reading whoever fills its queue, instead of growing the guard's memory.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -58,7 +58,8 @@ pub async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, cap: usize) -> R
 /// Bytes a reader may have in flight toward the far writer before it waits.
 pub const BUDGET_BYTES: usize = 16 * 1024 * 1024;
 
-/// A byte budget shared by a reader and the writer its lines go to.
+/// A reader's byte budget: held by each line it read, and by what the guard writes because of that line,
+/// until the writer has written it.
 #[derive(Clone)]
 pub struct Budget(Arc<Semaphore>);
 
@@ -71,6 +72,20 @@ impl Budget {
     pub async fn reserve(&self, len: usize) -> Option<OwnedSemaphorePermit> {
         let n = len.clamp(1, BUDGET_BYTES) as u32;
         self.0.clone().acquire_many_owned(n).await.ok()
+    }
+
+    /// Takes up to `len` bytes of what is free now, without waiting: the charge for a line the guard writes
+    /// itself because of a line this budget's reader read (an answer to a bad client line, a rewritten
+    /// upstream error). The main loop cannot wait (it also keeps the clock and the signals), so when the
+    /// budget is spent the line goes out partly uncharged; the reader, which does wait, stops reading until
+    /// the far peer has read what is queued. Uncharged bytes are thus bounded by the lines already read
+    /// and queued for the main loop.
+    pub fn charge(&self, len: usize) -> Option<OwnedSemaphorePermit> {
+        let n = len.min(self.0.available_permits()).min(BUDGET_BYTES) as u32;
+        if n == 0 {
+            return None;
+        }
+        self.0.clone().try_acquire_many_owned(n).ok()
     }
 }
 

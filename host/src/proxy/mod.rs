@@ -176,8 +176,18 @@ impl Shell {
         }
     }
 
-    /// Carries out a session call's steps. `line` is the line the call was about (for `forward`).
-    fn apply(&mut self, outcome: Result<Outcome, jsonrpc_errors_host::Failure>, mut line: Option<Vec<u8>>, read_at: Option<Instant>, mut permit: Option<OwnedSemaphorePermit>) {
+    /// Carries out a session call's steps. `line` is the line the call was about (for `forward`), `permit`
+    /// the budget it holds, and `budget` the budget of the reader that read it: what the guard writes
+    /// itself because of that line is charged to it too, so a peer that does not read the guard's answers
+    /// to another peer's lines stops that peer's reader instead of growing the guard's memory.
+    fn apply(
+        &mut self,
+        outcome: Result<Outcome, jsonrpc_errors_host::Failure>,
+        mut line: Option<Vec<u8>>,
+        read_at: Option<Instant>,
+        mut permit: Option<OwnedSemaphorePermit>,
+        budget: Option<&Budget>,
+    ) {
         let outcome = match outcome {
             Ok(o) => o,
             Err(_) => {
@@ -186,13 +196,26 @@ impl Shell {
                 return;
             }
         };
+        // A line answered instead of forwarded hands its budget on to what the guard writes in its place.
+        let forwarded = outcome.steps.iter().any(|s| matches!(s, Step::Forward { .. }));
         for step in outcome.steps {
             match step {
                 Step::Forward { to } => match line.take() {
                     Some(bytes) => self.send(to, bytes, true, read_at, permit.take()),
                     None => tracing::error!(event = "guard-failed", "a line was to be forwarded twice; the second copy was not"),
                 },
-                Step::Send { to, line } => self.send(to, line.into_bytes(), false, read_at, None),
+                Step::Send { to, line } => {
+                    let mut held = if forwarded { None } else { permit.take() };
+                    let needed = line.len() + 1;
+                    let covered = held.as_ref().map_or(0, |p| p.num_permits());
+                    if let Some(extra) = budget.filter(|_| needed > covered).and_then(|b| b.charge(needed - covered)) {
+                        match &mut held {
+                            Some(h) => h.merge(extra),
+                            None => held = Some(extra),
+                        }
+                    }
+                    self.send(to, line.into_bytes(), false, read_at, held)
+                }
                 Step::Event(e) => {
                     self.metrics.event(&e);
                     log_event(&e);
@@ -269,14 +292,14 @@ async fn guard(args: Args, runtime: Runtime) -> u8 {
     tracing::info!(event = "started", pid = pgid, "upstream {:?} started", args.command[0]);
 
     let (tx, mut rx) = mpsc::channel::<Input>(256);
-    let to_upstream = Budget::new();
-    let to_client = Budget::new();
+    let from_client = Budget::new();
+    let from_upstream = Budget::new();
     let (Some(child_in), Some(child_out), Some(child_err)) = (child.stdin.take(), child.stdout.take(), child.stderr.take()) else {
         tracing::error!(event = "guard-failed", "the upstream's pipes are missing");
         return status::GUARD_FAILED;
     };
-    pump_lines(tokio::io::stdin(), args.session.max_bytes.unwrap_or(10 * 1024 * 1024) as usize, to_upstream, tx.clone(), Input::Client);
-    pump_lines(child_out, args.max_upstream_bytes, to_client, tx.clone(), Input::Upstream);
+    pump_lines(tokio::io::stdin(), args.session.max_bytes.unwrap_or(10 * 1024 * 1024) as usize, from_client.clone(), tx.clone(), Input::Client);
+    pump_lines(child_out, args.max_upstream_bytes, from_upstream.clone(), tx.clone(), Input::Upstream);
     {
         let tx = tx.clone();
         tokio::spawn(async move {
@@ -328,7 +351,7 @@ async fn guard(args: Args, runtime: Runtime) -> u8 {
                     UpstreamGone::SpawnFailed(_) => "spawn-failed",
                 });
                 let outcome = shell.session.upstream_failed(&gone, Context::now());
-                shell.apply(outcome, None, None, None);
+                shell.apply(outcome, None, None, None, None);
                 if gone == UpstreamGone::ClosedOutput && stage == Stage::Running {
                     stage = close_upstream(&mut shell);
                 }
@@ -355,12 +378,12 @@ async fn guard(args: Args, runtime: Runtime) -> u8 {
                     Read::Line(line) => {
                         metrics.line_read(Peer::Client);
                         let outcome = shell.session.client_line(&line, Context::now());
-                        shell.apply(outcome, Some(line), Some(at), permit);
+                        shell.apply(outcome, Some(line), Some(at), permit, Some(&from_client));
                     }
                     Read::Oversize(n) => {
                         metrics.line_read(Peer::Client);
                         let outcome = shell.session.client_oversize(n, Context::now());
-                        shell.apply(outcome, None, Some(at), None);
+                        shell.apply(outcome, None, Some(at), None, Some(&from_client));
                     }
                     Read::Eof | Read::Failed(_) => {
                         if let Read::Failed(e) = read {
@@ -376,12 +399,12 @@ async fn guard(args: Args, runtime: Runtime) -> u8 {
                     Read::Line(line) => {
                         metrics.line_read(Peer::Upstream);
                         let outcome = shell.session.upstream_line(&line, Context::now());
-                        shell.apply(outcome, Some(line), Some(at), permit);
+                        shell.apply(outcome, Some(line), Some(at), permit, Some(&from_upstream));
                     }
                     Read::Oversize(n) => {
                         metrics.line_read(Peer::Upstream);
                         let outcome = shell.session.upstream_oversize(n, Context::now());
-                        shell.apply(outcome, None, Some(at), None);
+                        shell.apply(outcome, None, Some(at), None, Some(&from_upstream));
                     }
                     Read::Eof | Read::Failed(_) => {
                         if let Read::Failed(e) = read {
@@ -424,7 +447,7 @@ async fn guard(args: Args, runtime: Runtime) -> u8 {
                 let now = Instant::now();
                 if expire_at.is_some_and(|at| now >= at) {
                     let outcome = shell.session.expire(Context::now());
-                    shell.apply(outcome, None, None, None);
+                    shell.apply(outcome, None, None, None, None);
                 }
                 if exited.is_none() {
                     match stage {
