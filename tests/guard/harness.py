@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import resource
 import signal
 import subprocess
 import sys
@@ -102,13 +103,19 @@ class Guard:
     through pipe back-pressure, unless it means to), so reads here are waits on queues with timeouts.
     """
 
-    def __init__(self, args: list[str], upstream: list[str], env: dict[str, str] | None = None):
+    def __init__(self, args: list[str], upstream: list[str], env: dict[str, str] | None = None,
+                 max_open_files: int | None = None):
+        def limit_files() -> None:
+            if max_open_files is not None:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (max_open_files, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
         self.proc = subprocess.Popen(
             [str(GUARD), "guard", *args, "--", *upstream],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env={**os.environ, **(env or {})},
+            preexec_fn=limit_files if max_open_files is not None else None,
         )
         self.lines: queue.Queue[bytes | None] = queue.Queue()
         self.stderr_lines: list[str] = []

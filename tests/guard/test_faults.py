@@ -564,3 +564,42 @@ def test_metrics_are_served_while_the_guard_runs(start):
     assert "jsonrpc_errors_guard_pending_requests 0" in text
     g.close_stdin()  # the lifecycle is another test's subject
     assert g.wait() == 124
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_idle_metrics_connections_neither_spin_the_guard_nor_lock_out_scrapes(tmp_path):
+    # 60 connections that never send a request, to a guard allowed 56 open files. Before: they took every
+    # descriptor, accept failed at once forever and the guard's one thread spun on it (3 s of CPU in 3 s),
+    # and no scrape got through while they stayed open. Now scrapes are served a bounded number at a time,
+    # one request per connection, and a connection that sends no request head within 5 s is closed.
+    g = Guard(["--metrics-addr", "127.0.0.1:0"], [PY, str(FAULT_SERVER), "--log", str(tmp_path / "received.log")],
+              max_open_files=56)
+    idle = []
+    try:
+        host, port = g.wait_event("metrics")["addr"].rsplit(":", 1)
+        g.upstream_pid
+        for _ in range(60):
+            idle.append(socket.create_connection((host, int(port)), timeout=5))
+        time.sleep(0.5)
+        before = cpu_seconds(g.proc.pid)
+        time.sleep(2)
+        spent = cpu_seconds(g.proc.pid) - before
+        assert spent < 0.5, f"the guard used {spent:.2f} s of CPU in 2 s with idle metrics connections open"
+        g.request(1, "echo", {"n": 1})
+        assert g.read()["result"] == {"echo": {"n": 1}}
+        # Served once the idle connections ahead of it have timed out (5 s each round), while they stay open.
+        with socket.create_connection((host, int(port)), timeout=30) as s:
+            s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+            reply = b""
+            while chunk := s.recv(65536):
+                reply += chunk
+        assert reply.startswith(b"HTTP/1.1 200"), reply[:200]
+        assert b"jsonrpc_errors_guard_lines_read_total" in reply
+    finally:
+        for s in idle:
+            s.close()
+        g.kill()

@@ -142,13 +142,38 @@ impl Metrics {
 }
 
 /// Serves the metrics on `listener` until the guard exits.
+/// Scrapes served at once; further connections wait in the kernel's backlog instead of holding descriptors
+/// (a peer opening connections without end would otherwise take every descriptor the guard may have).
+const MAX_CONNECTIONS: usize = 32;
+/// How long a connection may take to send its request head, and to be served in all. Each connection
+/// serves one scrape (no keep-alive), so an idle one cannot hold a slot for longer.
+const HEAD_TIMEOUT: Duration = Duration::from_secs(5);
+const CONNECTION_DEADLINE: Duration = Duration::from_secs(15);
+/// The pause after a failed accept (out of descriptors, say): it fails again at once until something
+/// changes, and this loop runs on the thread that relays the session.
+const ACCEPT_RETRY: Duration = Duration::from_millis(100);
+
 pub async fn serve(listener: tokio::net::TcpListener, metrics: Arc<Metrics>) {
     use http_body_util::Full;
     use hyper::body::Bytes;
     use hyper::service::service_fn;
-    use hyper_util::rt::TokioIo;
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let mut accept_failed = false;
     loop {
-        let Ok((stream, _)) = listener.accept().await else { continue };
+        let Ok(slot) = slots.clone().acquire_owned().await else { return };
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                if !accept_failed {
+                    tracing::warn!(event = "metrics-accept-failed", detail = %e, "cannot accept a metrics connection; retrying every {ACCEPT_RETRY:?}");
+                    accept_failed = true;
+                }
+                tokio::time::sleep(ACCEPT_RETRY).await;
+                continue;
+            }
+        };
+        accept_failed = false;
         let metrics = metrics.clone();
         tokio::spawn(async move {
             let service = service_fn(move |_request| {
@@ -159,7 +184,13 @@ pub async fn serve(listener: tokio::net::TcpListener, metrics: Arc<Metrics>) {
                         .body(Full::new(Bytes::from(body)))
                 }
             });
-            let _ = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+            let connection = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEAD_TIMEOUT)
+                .keep_alive(false)
+                .serve_connection(TokioIo::new(stream), service);
+            let _ = tokio::time::timeout(CONNECTION_DEADLINE, connection).await;
+            drop(slot);
         });
     }
 }
