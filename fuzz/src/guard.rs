@@ -343,6 +343,28 @@ fn respell(id: &str, how: &Respell) -> String {
 /// An id's identity, as JSON-RPC means it: numbers as the guard keys them (`message::id_key`: `7`, `7.0`
 /// and `-0`/`0` are one id each), strings by their value whatever escapes spell them (the guard answers with
 /// the client's id as a value, so its own answers spell strings their own way).
+/// An id as the guard's events carry it: a string one redacted and cut for the operator's log.
+fn logged_form(id: &Value) -> Value {
+    match id {
+        Value::String(s) => Value::String(jsonrpc_errors_guest::guard::steps::quoted(s)),
+        other => other.clone(),
+    }
+}
+
+/// The request ids a client line's cancellations name (the line alone, or each member of a batch).
+fn cancelled_ids(line: &[u8]) -> Vec<Value> {
+    let Ok(value) = serde_json::from_slice::<Value>(line) else { return Vec::new() };
+    let members = match value {
+        Value::Array(members) => members,
+        one => vec![one],
+    };
+    members
+        .into_iter()
+        .filter(|m| m["method"] == "notifications/cancelled")
+        .filter_map(|m| m["params"].get("requestId").cloned())
+        .collect()
+}
+
 pub fn key(raw: &str) -> String {
     match serde_json::from_str::<Value>(raw) {
         Ok(Value::String(s)) => json_string(&s),
@@ -451,6 +473,17 @@ impl Model {
         self.waiting.values().flatten().filter(|w| **w == Waiting::Alone).count()
     }
 
+    /// The key of a waiting request whose id the operator's log shows as `logged` (ids are redacted there);
+    /// `logged`'s own key when none is waiting (the guard's replies to requests it never forwarded).
+    fn waiting_key_logged_as(&self, logged: &Value) -> String {
+        let mut keys: Vec<&String> = self.waiting.keys().collect();
+        keys.sort();
+        keys.into_iter()
+            .find(|k| serde_json::from_str::<Value>(k).is_ok_and(|id| logged_form(&id) == *logged))
+            .cloned()
+            .unwrap_or_else(|| key(&logged.to_string()))
+    }
+
     fn take(&mut self, key: &str, how: Waiting) -> bool {
         let Some(list) = self.waiting.get_mut(key) else { return false };
         let Some(i) = list.iter().position(|w| *w == how) else { return false };
@@ -520,14 +553,22 @@ impl Model {
                     }
                 }
                 Step::Event(e) if e.event == EventName::ClientCancelled => {
-                    let id = e.id.as_ref().expect("a cancellation names its request");
-                    let k = key(&id.to_string());
-                    assert!(self.take(&k, Waiting::Alone), "cancelled {k}, which was not waiting alone");
+                    // An event's id is the id as the operator's log shows it (a string one redacted): the request
+                    // is one the client's cancellation named whose logged form that is, and which waited alone.
+                    let logged = e.id.as_ref().expect("a cancellation names its request");
+                    let Origin::Client(line) = origin else { panic!("a cancellation reported outside a client call: {e:?}") };
+                    let named = cancelled_ids(line);
+                    let k = named
+                        .iter()
+                        .filter(|id| logged_form(id) == *logged)
+                        .map(|id| key(&id.to_string()))
+                        .find(|k| self.take(k, Waiting::Alone));
+                    assert!(k.is_some(), "cancelled {logged}, which no cancellation in the line named while it waited alone (named: {named:?})");
                 }
                 Step::Event(e) => {
                     // In a client batch's call, the guard's own replies to its members: each is reported.
                     if e.event == EventName::Answered {
-                        let k = e.id.as_ref().map_or_else(|| "null".to_string(), |id| key(&id.to_string()));
+                        let k = e.id.as_ref().map_or_else(|| "null".to_string(), |id| self.waiting_key_logged_as(id));
                         if client_batch {
                             replies.push(k.clone());
                         }
