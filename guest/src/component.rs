@@ -297,7 +297,7 @@ impl exports::jsonrpc_errors::core::guard::GuestSession for GuardSession {
     }
 
     fn upstream_log(&self, text: String) -> String {
-        self.0.borrow().upstream_log(&text)
+        self.0.borrow_mut().upstream_log(&text)
     }
 }
 

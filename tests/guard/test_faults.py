@@ -4,7 +4,9 @@ the shutdown sequence and exit statuses, bad client lines, batches and metrics."
 
 from __future__ import annotations
 
+import base64
 import collections
+import hashlib
 import json
 import os
 import random
@@ -216,6 +218,30 @@ def test_upstream_stderr_is_logged_with_secrets_redacted(start):
     # Stack traces and paths are the operator's business: kept.
     g.wait_event("upstream-stderr", message='File "/srv/app/main.py", line 3')
     g.assert_log_is_json()
+
+
+def test_a_large_stderr_burst_is_logged_without_a_secret_in_part(start):
+    # 250 KB in one write: private-key blocks and token lines, read by the guard in pieces of about 64 KB.
+    # Before, a piece ended wherever 64 KB fell (a token across it was logged in two halves, neither
+    # redacted) and a key block across it had its remaining body lines logged as they were. Now pieces end
+    # at line ends, and a block a piece leaves open is redacted in the next up to its END line.
+    g = start()
+    body_lines, units = [], []
+    for b in range(110):
+        body = ["MIIE" + base64.b64encode(hashlib.sha512(f"{b}/{i}".encode()).digest()).decode()[:60] for i in range(30)]
+        body_lines += body
+        units.append(f"connecting with token {GITHUB_TOKEN}\nloading key {b}\n-----BEGIN RSA PRIVATE KEY-----\n"
+                     + "\n".join(body) + "\n-----END RSA PRIVATE KEY-----")
+    text = "\n".join(units) + "\nstderr done"
+    assert len(text) > 200_000
+    g.request(1, "stderr", {"text": text})
+    g.read()
+    g.wait_event("upstream-stderr", message="stderr done")
+    logged = "\n".join(e["message"] for e in g.events("upstream-stderr"))
+    assert logged.count("loading key") == 110 and logged.count("[REDACTED:pem-private-key]") >= 110, logged[:2000]
+    leaked = [line for line in body_lines if line[:24] in logged]
+    assert not leaked, f"{len(leaked)} key body lines reached the log, e.g. {leaked[0]}"
+    assert "ghp_" not in logged and GITHUB_TOKEN[10:30] not in logged
 
 
 # ───────────────────────────── timeouts and cancellation ─────────────────────────────

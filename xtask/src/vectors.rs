@@ -716,6 +716,12 @@ fn guard_cases() -> Value {
             {"client": "[]"}])),
         case("upstream-log/secrets-redacted-traces-kept", "guard", json!({"options": canonical, "env": [["DEPLOY_TOKEN", "tok-9f8e7d6c5b4a"]], "script": [
             {"upstream_log": "Traceback (most recent call last):\n  File \"/home/alice/app.py\", line 3, in <module>\nValueError: password=hunter22 token tok-9f8e7d6c5b4a\n"}]})),
+        // One stream: a private-key block the first chunk leaves open is redacted in the next up to its END
+        // line; the chunk after that is logged as it is.
+        case("upstream-log/key-block-split-between-chunks", "guard", json!({"options": canonical, "script": [
+            {"upstream_log": "loading tls key\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\n"},
+            {"upstream_log": "VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK\nLxoRDuwUZ7bMhe0jjo9Ydkpu+3ezH6SSQbvrkaE+yGUXzkHn/7/vTK/FSRkYhs9Z\n-----END RSA PRIVATE KEY-----\nkey loaded\n"},
+            {"upstream_log": "MIIE is a prefix, not a key\n"}]})),
         case("fail/unknown-dialect", "guard", json!({"options": {"dialect": "klingon"}, "script": []})),
     ];
     json!({"description": "guard: scripted sessions of a proxy's per-message policy (client lines, upstream lines, failures, timeouts); one output per step.", "cases": cases})

@@ -179,7 +179,7 @@ impl GuardSession {
     }
 
     #[wasm_bindgen(js_name = upstreamLog)]
-    pub fn upstream_log(&self, text: &str) -> String {
+    pub fn upstream_log(&mut self, text: &str) -> String {
         self.0.upstream_log(text)
     }
 }

@@ -187,7 +187,11 @@ export class GuardSession {
     return this.#call((s) => s.expire(ms, hi, lo));
   }
 
-  /** Text from the upstream's stderr, for the operator's log: secrets redacted, traces and paths kept. */
+  /**
+   * Text from the upstream's stderr, for the operator's log: secrets redacted, traces and paths kept.
+   * Successive calls are one stream, given whole lines: a private-key block one call's text leaves open
+   * (BEGIN, no END yet) is redacted in the next call's text up to its END line.
+   */
   upstreamLog(text: string): string {
     if (typeof text !== "string") throw new ArgumentTypeError("text must be a string");
     return this.#call((s) => s.upstreamLog(text));

@@ -170,7 +170,11 @@ export class GuardedTransport implements Transport {
     if (outcome !== undefined) await this.#carryOut(outcome, NOTHING_ARRIVED);
   }
 
-  /** Text from the upstream's stderr, for the operator's log: secrets redacted, traces and paths kept. */
+  /**
+   * Text from the upstream's stderr, for the operator's log: secrets redacted, traces and paths kept. Give
+   * it whole lines, in order: successive calls are one stream (a private-key block one call leaves open is
+   * redacted in the next up to its END line).
+   */
   upstreamLog(text: string): string {
     if (!this.#closed && !this.#broken) return this.#session.upstreamLog(text);
     // A process's last words can arrive after its transport closed: a session of their own redacts them.

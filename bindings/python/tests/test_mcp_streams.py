@@ -412,3 +412,28 @@ def test_an_upstream_processes_stderr_is_logged_line_by_line_with_secrets_redact
         '  File "/srv/app.py", line 1',
         "last words, no newline",
     ], lines
+
+
+def test_a_key_block_and_an_endless_line_on_stderr_never_reach_the_log_in_part(caplog):
+    # The block is written a line at a time (each read may get one line): the session redacts the lines that
+    # continue a block an earlier read left open. The endless line is cut between characters, not inside one.
+    caplog.set_level(logging.INFO, logger="jsonrpc_errors.mcp")
+    body = ["MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0g" + f"{i:02d}" for i in range(20)]
+    script = (
+        "import sys, time\n"
+        "for line in ['loading key', '-----BEGIN RSA PRIVATE KEY-----', *%r, '-----END RSA PRIVATE KEY-----', 'key loaded']:\n"
+        "    sys.stderr.write(line + '\\n'); sys.stderr.flush(); time.sleep(0.002)\n"
+        "sys.stderr.write('\u20ac' * 400000 + '\\n')\n" % (body,)
+    )
+
+    async def main() -> None:
+        async with upstream_stderr_log() as errlog:
+            await anyio.run_process([sys.executable, "-c", script], stderr=errlog)
+
+    anyio.run(main)
+    lines = [r.guard_event["message"] for r in caplog.records if getattr(r, "guard_event", {}).get("event") == "upstream-stderr"]
+    logged = "\n".join(lines)
+    assert not [b for b in body if b[:30] in logged], lines[:30]
+    assert "loading key" in lines and "key loaded" in lines, lines[:30]
+    euros = "".join(line for line in lines if line.startswith("\u20ac"))
+    assert euros == "\u20ac" * 400000, f"{len(euros)} characters, {euros.count(chr(0xFFFD))} replaced"

@@ -151,6 +151,8 @@ pub struct Session {
     finished_tokens: Vec<String>,
     down: Option<Failure>,
     seq: u64,
+    /// The text `upstream_log` was last given ended inside a private-key block (its BEGIN line, no END yet).
+    stderr_key_block_open: bool,
 }
 
 /// Where an upstream message came from, which decides how "pass it on unchanged" is written.
@@ -247,6 +249,7 @@ impl Session {
             finished_tokens: Vec::new(),
             down: None,
             seq: 0,
+            stderr_key_block_open: false,
         }
     }
 
@@ -829,15 +832,58 @@ impl Session {
     }
 
     /// A chunk of the upstream's stderr, for the operator's log: secrets redacted, stack traces and paths
-    /// kept.
-    pub fn upstream_log(&self, text: &str) -> String {
-        crate::redact::redact_with(text, &crate::environment(), &rewrite::operator_policy()).text
+    /// kept. Successive chunks are one stream, cut at line ends by the caller: a private-key block one chunk
+    /// leaves open (a pipe read, a burst cut at a size limit) is redacted in the next one up to its END
+    /// line, as if they had come in one piece; its body lines never reach the log on their own.
+    pub fn upstream_log(&mut self, text: &str) -> String {
+        let continued = self.stderr_key_block_open;
+        // A block whose BEGIN line was in an earlier chunk: one is put before this chunk, so the rule takes
+        // the body lines that continue it (and its END line) together with it.
+        let mut joined = String::new();
+        let source = if continued {
+            joined.reserve(KEY_BLOCK_HEADER.len() + 1 + text.len());
+            joined.push_str(KEY_BLOCK_HEADER);
+            joined.push('\n');
+            joined.push_str(text);
+            &joined
+        } else {
+            text
+        };
+        let r = crate::redact::redact_with(source, &crate::environment(), &rewrite::operator_policy());
+        self.stderr_key_block_open = ends_in_open_key_block(source, &r);
+        if !continued {
+            return r.text;
+        }
+        // The header and the rest of the block are one replacement: it stands where the block went on. When
+        // nothing in this chunk continued the block (its first line is no body line), the header's
+        // replacement and the line break after it are not part of the chunk; nor is the header itself, were
+        // it ever left as it is (the operator's policy always redacts it).
+        let header_end = match (r.findings.first(), r.written.first()) {
+            (Some(f), _) if f.start == 0 && f.end > KEY_BLOCK_HEADER.len() => return r.text,
+            (Some(f), Some(&(_, written_end))) if f.start == 0 => written_end,
+            _ => KEY_BLOCK_HEADER.len(),
+        };
+        let rest = r.text.get(header_end..).unwrap_or_default();
+        rest.strip_prefix('\n').unwrap_or(rest).to_string()
     }
 
     /// Client requests waiting for a response.
     pub fn pending(&self) -> usize {
         self.pending.len()
     }
+}
+
+/// The catalogue rule for private-key blocks, and the BEGIN line that reopens a block an earlier stderr
+/// chunk left open (`Session::upstream_log`).
+const KEY_BLOCK_RULE: &str = "pem-private-key";
+const KEY_BLOCK_HEADER: &str = "-----BEGIN PRIVATE KEY-----";
+
+/// Whether `source` ends inside a private-key block: its last block has no END line and nothing but blank
+/// space follows it (a block the rule ended at a line that is no body line is closed).
+fn ends_in_open_key_block(source: &str, redacted: &crate::redact::Redacted) -> bool {
+    redacted.findings.iter().rev().find(|f| f.rule == KEY_BLOCK_RULE).is_some_and(|f| {
+        !source[f.start..f.end].contains("-----END") && source[f.end..].trim().is_empty()
+    })
 }
 
 /// `result.isError` is `true` (read without building the result's tree).

@@ -366,11 +366,50 @@ fn allowed_batches_are_split_upstream_and_gathered_for_the_client() {
 
 #[test]
 fn the_upstreams_stderr_keeps_traces_and_loses_secrets() {
-    let s = canonical();
+    let mut s = canonical();
     let log = "Traceback (most recent call last):\n  File \"/home/alice/app.py\", line 3, in <module>\nValueError: password=hunter22\n";
     let out = s.upstream_log(log);
     assert!(out.contains("Traceback") && out.contains("/home/alice/app.py"), "{out}");
     assert!(!out.contains("hunter22"), "{out}");
+}
+
+/// A private-key block in the upstream's stderr, cut between two `upstream_log` calls at any line end (a
+/// pipe read, a burst cut at its size limit): none of its body reaches the log, and what follows the block
+/// is logged as it would be in one piece.
+#[test]
+fn a_key_block_split_between_stderr_chunks_never_reaches_the_log_in_part() {
+    let body: Vec<String> = (0..12).map(|i| format!("{}{i:02}", "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0g".replace('A', &i.to_string()))).collect();
+    let blocks = [
+        format!("-----BEGIN RSA PRIVATE KEY-----\n{}\n-----END RSA PRIVATE KEY-----\n", body.join("\n")),
+        format!("-----BEGIN ENCRYPTED PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n\n{}\n-----END ENCRYPTED PRIVATE KEY-----\n", body.join("\n")),
+        // Cut off before its END line, then the process went on logging.
+        format!("key: -----BEGIN OPENSSH PRIVATE KEY-----\n{}\n", body.join("\n")),
+        format!("config dump: {{\"tls_key\": \"-----BEGIN PRIVATE KEY-----\\n{}\\n-----END PRIVATE KEY-----\"}}\n", body.join("\\n")),
+    ];
+    for block in &blocks {
+        let text = format!("2026-11-23 INFO starting\n{block}2026-11-23 INFO listening on :8080 as alice@example.com\n");
+        let whole = canonical().upstream_log(&text);
+        let line_ends: Vec<usize> = text.match_indices('\n').map(|(i, _)| i + 1).collect();
+        for &cut in &line_ends {
+            for second_cut in line_ends.iter().copied().filter(|&c| c > cut).chain([text.len()]) {
+                let mut s = canonical();
+                let out: String = [&text[..cut], &text[cut..second_cut], &text[second_cut..]].iter().map(|chunk| s.upstream_log(chunk)).collect();
+                for line in &body {
+                    assert!(!out.contains(&line[..20]), "body line {line} reached the log, cut at {cut} and {second_cut}:\n{out}");
+                }
+                assert!(out.contains("INFO starting") && out.contains("listening on :8080 as"), "{out}");
+                assert!(!out.contains("alice@example.com"), "{out}");
+                assert!(out.ends_with("listening on :8080 as [REDACTED:email]\n"), "{out}");
+            }
+        }
+        // Whole, the block is one replacement; cut, one per chunk it spans at most.
+        assert_eq!(whole.matches("[REDACTED:pem-private-key]").count(), 1, "{whole}");
+    }
+    // A chunk that ends a block with its END line closes it: the next chunk is logged as it is.
+    let mut s = canonical();
+    s.upstream_log(&format!("-----BEGIN RSA PRIVATE KEY-----\n{}\n", body[0]));
+    s.upstream_log("-----END RSA PRIVATE KEY-----\n");
+    assert_eq!(s.upstream_log("MIIE is not a key here\n"), "MIIE is not a key here\n");
 }
 
 #[test]

@@ -155,7 +155,10 @@ class GuardSession:
                 raise _runtime.get()._fault() from e
 
     def upstream_log(self, text: str) -> str:
-        """Text from the upstream's stderr for the operator's log: secrets redacted, traces and paths kept."""
+        """Text from the upstream's stderr for the operator's log: secrets redacted, traces and paths kept.
+
+        Successive calls are one stream, given whole lines: a private-key block one call's text leaves open
+        (BEGIN, no END yet) is redacted in the next call's text up to its END line."""
         return str(self._call("[method]session.upstream-log", _text(text, "text")))
 
     def client_line(self, line: Union[bytes, str], *, context: Optional[Context] = None) -> Outcome:

@@ -588,6 +588,24 @@ async def guard_transport(
 # ---------------------------------------------------------------------------------------------- upstream stderr
 
 
+#: A stderr line longer than this, its end not yet written, is logged in pieces (as the Rust guard does).
+STDERR_LINE_CAP = 1024 * 1024
+
+
+def _overlong_line_cut(line: bytes) -> int:
+    """Where to cut a line too long to hold: after its last space or tab (a word, a token, stays whole), or, in
+    a line without one, at its end unless that splits a UTF-8 sequence (then before the sequence)."""
+    space = max(line.rfind(b" "), line.rfind(b"\t"))
+    if space >= 0:
+        return space + 1
+    for start in range(len(line) - 1, max(len(line) - 5, -1), -1):
+        lead = line[start]
+        if lead & 0xC0 != 0x80:
+            width = 4 if lead >= 0xF0 else 3 if lead >= 0xE0 else 2 if lead >= 0xC0 else 1
+            return start if start + width > len(line) else len(line)
+    return len(line)
+
+
 @asynccontextmanager
 async def upstream_stderr_log(logger: Optional[logging.Logger] = None, *, settle: float = 0.5) -> AsyncIterator[TextIO]:
     """A file to give an upstream process as its stderr; every line it writes is logged, secrets redacted.
@@ -621,12 +639,15 @@ async def upstream_stderr_log(logger: Optional[logging.Logger] = None, *, settle
                     continue
                 if not chunk:
                     break
+                # Whole lines only: a line cut in two is redacted as two (a token across the cut would reach
+                # the log in halves). A private-key block a read leaves open the session carries into the next.
                 lines, _, partial = (partial + chunk).rpartition(b"\n")
                 if lines:
                     emit(lines)
-                if len(partial) > 64 * 1024:  # a line that never ends is logged in pieces, not held
-                    emit(partial)
-                    partial = b""
+                if len(partial) > STDERR_LINE_CAP:  # a line that never ends is logged in pieces, not held
+                    cut = _overlong_line_cut(partial)
+                    emit(partial[:cut])
+                    partial = partial[cut:]
             if partial:
                 emit(partial)
         finally:
