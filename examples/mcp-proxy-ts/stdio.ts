@@ -65,20 +65,35 @@ export async function startClient(
   };
 }
 
-/** Relays a child's `stderr` through `redact` to `log`, one call per line. */
+/** As the Rust guard: a burst is redacted in pieces of about 64 KB, and a stderr line longer than 1 MiB, its
+ *  end not yet written, is relayed in pieces. */
+const STDERR_CHUNK = 64 * 1024;
+const STDERR_LINE_CAP = 1024 * 1024;
+
+/**
+ * Relays a child's `stderr` through `redact` to `log`, one call per line. What arrives within 20 ms is
+ * redacted in one piece (a multi-line trace or key block stays whole), and only whole lines: a line cut in
+ * two would be redacted as two, and a token across the cut would reach the log in halves. `redact` is one
+ * stream (a session's `upstreamLog`), which carries a key block one piece leaves open into the next.
+ */
 export function relayStderr(stderr: Stream | null, redact: (text: string) => string, log: (line: string) => void) {
   let text = "";
   let timer: NodeJS.Timeout | undefined;
   const decoder = new TextDecoder();
-  const flush = () => {
+  const flush = (all: boolean) => {
     clearTimeout(timer);
     timer = undefined;
-    for (const line of redact(text).split("\n")) if (line !== "") log(line);
-    text = "";
+    let cut = all ? text.length : text.lastIndexOf("\n") + 1;
+    if (cut === 0 && text.length > STDERR_LINE_CAP) cut = text.lastIndexOf(" ") + 1 || text.length;
+    if (cut === 0) return;
+    const whole = text.slice(0, cut);
+    text = text.slice(cut);
+    for (const line of redact(whole).split("\n")) if (line !== "") log(line);
   };
   stderr?.on("data", (chunk: Buffer) => {
     text += decoder.decode(chunk, { stream: true });
-    timer ??= setTimeout(flush, 20);
+    if (text.length >= STDERR_CHUNK) flush(false);
+    if (text !== "") timer ??= setTimeout(() => flush(false), 20);
   });
   const ended = new Promise<void>((resolve) => (stderr ? stderr.on("end", resolve) : resolve()));
   return {
@@ -88,7 +103,8 @@ export function relayStderr(stderr: Stream | null, redact: (text: string) => str
       let late: NodeJS.Timeout | undefined;
       await Promise.race([ended, new Promise<void>((resolve) => (late = setTimeout(resolve, settleMs)))]);
       clearTimeout(late);
-      flush();
+      text += decoder.decode();
+      flush(true);
     },
   };
 }

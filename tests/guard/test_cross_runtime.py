@@ -24,6 +24,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 import queue
 from pathlib import Path
 from typing import Any
@@ -154,3 +155,58 @@ def test_the_rust_guard_and_both_sdk_proxies_show_the_client_the_same_messages(d
             + "\n".join(f"  rust: {r}\n  {name.split()[0]}: {s}" for r, s in zip(reference, seen) if r != s)
             + f"\n({len(reference)} vs {len(seen)} lines)\nstderr tail:\n{stderr[-2000:]}"
         )
+
+
+# An upstream that writes to its stderr: one 250 KB burst of token lines and private-key blocks, then a key
+# block a line at a time (each read may get one line), then a line in two writes, then serves nothing until
+# its stdin closes.
+NOISY_UPSTREAM = r"""
+import base64, hashlib, sys, time
+def body(b):
+    return ["MIIE" + base64.b64encode(hashlib.sha512(f"{b}/{i}".encode()).digest()).decode()[:60] for i in range(30)]
+burst = []
+for b in range(110):
+    burst.append("connecting with token ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8\nloading key %d\n-----BEGIN RSA PRIVATE KEY-----\n" % b
+                 + "\n".join(body(b)) + "\n-----END RSA PRIVATE KEY-----\n")
+sys.stderr.write("".join(burst)); sys.stderr.flush()
+for line in ["loading key 110", "-----BEGIN RSA PRIVATE KEY-----", *body(110), "-----END RSA PRIVATE KEY-----"]:
+    sys.stderr.write(line + "\n"); sys.stderr.flush(); time.sleep(0.002)
+# A line written in two parts, some time apart (a logger writing a message, then its end).
+sys.stderr.write("retrying with token ghp_A1b2C3d4E5f6"); sys.stderr.flush(); time.sleep(1)
+sys.stderr.write("G7h8I9j0K1l2M3n4O5p6Q7r8\nstderr done\n"); sys.stderr.flush()
+sys.stdin.read()
+"""
+
+
+def key_body_lines() -> list[str]:
+    import base64
+    import hashlib
+    return ["MIIE" + base64.b64encode(hashlib.sha512(f"{b}/{i}".encode()).digest()).decode()[:60] for b in range(111) for i in range(30)]
+
+
+@pytest.mark.parametrize("proxy", ["rust guard", "python proxy", "typescript proxy"])
+def test_no_proxy_logs_a_secret_of_its_upstreams_stderr_in_part(proxy: str, tmp_path: Path) -> None:
+    # Before, the Rust guard cut a burst wherever 64 KB fell (a token across the cut was logged in halves, a
+    # key block's rest in clear), the Python relay redacted each read on its own (a block written a line at a
+    # time was logged in clear) and the TypeScript one redacted a line's first part on its own when its end
+    # came later. Each now hands whole lines to one redaction stream per session.
+    upstream = tmp_path / "noisy_upstream.py"
+    upstream.write_text(NOISY_UPSTREAM)
+    command = proxies("canonical")[proxy]
+    command = command[: command.index("--") + 1] + [PYTHON, str(upstream)]
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    log: list[bytes] = []
+    pump = threading.Thread(target=lambda: log.extend(proc.stderr), daemon=True)
+    pump.start()
+    deadline = time.monotonic() + WAIT
+    while b"stderr done" not in b"".join(log[-5:]) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.stdin.close()
+    proc.wait(timeout=WAIT)
+    pump.join(timeout=5)
+    text = b"".join(log).decode(errors="replace")
+    assert "stderr done" in text and text.count("loading key") == 111, text[-3000:]
+    leaked = [line for line in key_body_lines() if line[:24] in text]
+    assert not leaked, f"{proxy}: {len(leaked)} key body lines reached its log, e.g. {leaked[0]}"
+    for part in ("ghp_A1b2C3d4", "E5f6", "K1l2M3n4O5p6"):  # the token, and each half of the one written in two
+        assert part not in text, f"{proxy} logged {part}"
