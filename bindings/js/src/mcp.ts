@@ -48,6 +48,9 @@ const NOTHING_ARRIVED: Arrival = {
   },
 };
 
+/** How long the session outlives its transport for the upstream's last stderr (`upstreamLog`). */
+const LATE_LOG_MS = 5_000;
+
 /** setTimeout's longest delay; a later deadline is waited for in steps (the session re-reports it). */
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
@@ -79,6 +82,7 @@ export class GuardedTransport implements Transport {
   setProtocolVersion?: ((version: string) => void) | undefined;
 
   readonly #session: GuardSession;
+  #sessionFreed = false;
   readonly #onEvent: ((event: EventStep) => void) | undefined;
   readonly #upstreamFailure: () => UpstreamFailure;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -173,11 +177,12 @@ export class GuardedTransport implements Transport {
   /**
    * Text from the upstream's stderr, for the operator's log: secrets redacted, traces and paths kept. Give
    * it whole lines, in order: successive calls are one stream (a private-key block one call leaves open is
-   * redacted in the next up to its END line).
+   * redacted in the next up to its END line), also for 5 s after the transport closed (a process's last
+   * words).
    */
   upstreamLog(text: string): string {
-    if (!this.#closed && !this.#broken) return this.#session.upstreamLog(text);
-    // A process's last words can arrive after its transport closed: a session of their own redacts them.
+    if (!this.#sessionFreed && !this.#broken) return this.#session.upstreamLog(text);
+    // Words later still (the session is freed LATE_LOG_MS after the transport closed): a session of their own.
     const late = new GuardSession({ timeoutMs: null });
     try {
       return late.upstreamLog(text);
@@ -292,7 +297,13 @@ export class GuardedTransport implements Transport {
     this.#upstreamEnded(this.#upstreamFailure());
     this.#closed = true;
     this.#arm(null);
-    this.#session.close();
+    // The upstream's last stderr can arrive after its transport closed, and go on with a key block an earlier
+    // chunk left open: the session, which knows, redacts it for a while longer, then is freed.
+    const free = setTimeout(() => {
+      this.#sessionFreed = true;
+      this.#session.close();
+    }, LATE_LOG_MS);
+    (free as { unref?: () => void }).unref?.(); // Node: the delay keeps no process alive
     this.onclose?.();
   }
 }

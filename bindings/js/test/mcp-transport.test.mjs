@@ -366,6 +366,18 @@ describe("the adapter's contract", () => {
     // Nothing keeps the event loop alive (the 60 s deadline's timer is gone): node:test would wait otherwise.
   });
 
+  test("the upstream's last stderr after close still goes on with a key block an earlier chunk left open", async () => {
+    const inner = new ScriptedUpstream();
+    const t = guardTransport(inner);
+    await t.start();
+    const body = Array.from({ length: 6 }, (_, i) => `MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0g${i}${i}`);
+    const before = t.upstreamLog(`dumping key\n-----BEGIN RSA PRIVATE KEY-----\n${body.slice(0, 3).join("\n")}\n`);
+    await inner.close(); // the process died mid-dump; its last words come after the transport closed
+    const after = t.upstreamLog(`${body.slice(3).join("\n")}\n-----END RSA PRIVATE KEY-----\nexiting\n`);
+    assert.equal(before, "dumping key\n[REDACTED:pem-private-key]\n");
+    assert.equal(after, "[REDACTED:pem-private-key]\nexiting\n");
+  });
+
   test("defaults are the CLI's: dialect canonical, a 50 s timeout; bad options are refused up front", async () => {
     assert.equal(DEFAULT_TIMEOUT_MS, 50_000);
     const inner = new ScriptedUpstream();
