@@ -476,10 +476,11 @@ impl Model {
     /// The key of a waiting request whose id the operator's log shows as `logged` (ids are redacted there);
     /// `logged`'s own key when none is waiting (the guard's replies to requests it never forwarded).
     fn waiting_key_logged_as(&self, logged: &Value) -> String {
+        let logged_key = key(&logged.to_string());
         let mut keys: Vec<&String> = self.waiting.keys().collect();
         keys.sort();
         keys.into_iter()
-            .find(|k| serde_json::from_str::<Value>(k).is_ok_and(|id| logged_form(&id) == *logged))
+            .find(|k| serde_json::from_str::<Value>(k).is_ok_and(|id| key(&logged_form(&id).to_string()) == logged_key))
             .cloned()
             .unwrap_or_else(|| key(&logged.to_string()))
     }
@@ -558,9 +559,11 @@ impl Model {
                     let logged = e.id.as_ref().expect("a cancellation names its request");
                     let Origin::Client(line) = origin else { panic!("a cancellation reported outside a client call: {e:?}") };
                     let named = cancelled_ids(line);
+                    // Compared by key, as the guard compares ids: `-0` names the request `0`.
+                    let logged_key = key(&logged.to_string());
                     let k = named
                         .iter()
-                        .filter(|id| logged_form(id) == *logged)
+                        .filter(|id| key(&logged_form(id).to_string()) == logged_key)
                         .map(|id| key(&id.to_string()))
                         .find(|k| self.take(k, Waiting::Alone));
                     assert!(k.is_some(), "cancelled {logged}, which no cancellation in the line named while it waited alone (named: {named:?})");
