@@ -236,6 +236,9 @@ proptest! {
     #[test]
     fn an_assignment_after_url_userinfo_holding_a_key_is_redacted(
         before in proptest::sample::select(&["", "pwd=vb'", "token=Zq81x0\"", "mail a@b.co,"][..]),
+        // A token glued to the front of the userinfo: the span it begins is named after it, and ends at the
+        // `@` all the same (cargo-fuzz: the rest of the line went unread when the span's name decided).
+        lead in proptest::sample::select(&["", "sk_test_BQokikJOvBiI2HlWgH4olfQ2", "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"][..]),
         user in proptest::sample::select(&["x-access-token", "api_key", "oauth2token", "secret"][..]),
         password in "[a-z0-9]{8,16}",
         path in "(/[a-z]{1,8}){0,3}",
@@ -244,7 +247,7 @@ proptest! {
         separator in proptest::sample::select(&["\": \"", "=", ": ", "\":\""][..]),
         secret in "[A-Za-z]{6}[0-9]{6}[A-Za-z0-9]{0,12}",
     ) {
-        let t = format!("{before}https://{user}:{password}@example.com{path}{glue}{key}{separator}{secret}\" end");
+        let t = format!("{before}https://{lead}{user}:{password}@example.com{path}{glue}{key}{separator}{secret}\" end");
         let out = redact_text(&t).text;
         prop_assert!(!out.contains(&secret) && !out.contains(&password), "{:?} -> {:?}", t, out);
     }

@@ -398,6 +398,9 @@ fn redact_cases() -> Value {
         // Found by cargo-fuzz: the same, with the URL glued to a secret before it: that marker's word hid the
         // URL marker's, which looks at the rest of the line.
         ("url/userinfo-key-glued-to-a-secret-before-it", "Pwd=vb'https://token:2x9@api.example.com/client_secret: s3cr3tValue99xyz failed"),
+        // Found by cargo-fuzz: a token glued to the front of URL userinfo named the span (`stripe-key`), and the
+        // span's name, not its end at the `@`, decided whether the rest of the line was read again.
+        ("url/userinfo-begun-by-a-token", "fetch https://sk_test_BQokikJOvBiI2HlWgH4olfQ2x-access-token:abd123h@github.com/org/repo/client_secret\": \"s3cr3tValue99xyz\" failed"),
         // Found by cargo-fuzz: a `}` inside a URL token ended a `{{ … }}` template early; once the token was a
         // marker, a second pass read the template to its `}}` and redacted it.
         ("assignment/brace-inside-a-token-does-not-end-a-template", "secret={{ vault.key&token=9f2Kq7LmZ3xW}x and password={{ vault.db }} stays"),

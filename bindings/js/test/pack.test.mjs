@@ -48,8 +48,11 @@ test("the shipped .wasm stays within the size budget: ≤ 400,000 bytes raw and 
 // budget: the base module's measured size plus the guard session's (+49 KB raw, +20 KB gzipped when it was
 // introduced) plus redactWith/redactJsonValue (+35 KB raw, +12 KB gzipped: options parsing, callers' rules,
 // HMAC-SHA256) plus the redaction rules' step programs (+5 KB raw, +3.7 KB gzipped; the base module goes
-// without them: same findings, its budget has no room), with a few KB of room.
-test("the guard .wasm stays within its own budget: ≤ 490,000 bytes raw and ≤ 201,000 gzipped", async () => {
+// without them: same findings, its budget has no room), with a few KB of room. That room was spent by
+// 2026-11-23, when two leak fixes needed ~300 bytes gzipped more (upstream-log as one stream, so a key block
+// split between stderr chunks is redacted whole; spans that remember ending at URL userinfo's `@`): the
+// gzipped budget went from 201,000 to 202,000 bytes, the raw one stayed.
+test("the guard .wasm stays within its own budget: ≤ 490,000 bytes raw and ≤ 202,000 gzipped", async () => {
   const { readFileSync } = await import("node:fs");
   const { gzipSync } = await import("node:zlib");
   const { PKG_DIR } = await import("./helpers.mjs");
@@ -57,7 +60,7 @@ test("the guard .wasm stays within its own budget: ≤ 490,000 bytes raw and ≤
   const gzipped = gzipSync(wasm, { level: 9 }).length;
   console.log(`# guard .wasm: ${wasm.length} bytes raw, ${gzipped} bytes gzipped (zlib level 9)`);
   assert.ok(wasm.length <= 490_000, `the guard .wasm is ${wasm.length} bytes raw`);
-  assert.ok(gzipped <= 201_000, `the guard .wasm is ${gzipped} bytes gzipped`);
+  assert.ok(gzipped <= 202_000, `the guard .wasm is ${gzipped} bytes gzipped`);
 });
 
 test("the public .d.ts has no `any`", async () => {

@@ -55,13 +55,19 @@ pub(super) fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, p
         const REMEMBERED: usize = if cfg!(feature = "settle-memo") { 32 } else { 0 };
         let mut quiet: Vec<(&str, usize, &[Marker])> = Vec::new();
         let replaced_lines = |m: &Marker| text.as_bytes()[m.2..m.3].contains(&b'\n');
-        for (at, (&(out_start, out_end, _, _), f)) in markers.iter().zip(&r.findings).enumerate() {
+        // The next span that ends at a delimiter: spans are visited in order.
+        let mut next_delimited = 0;
+        for (at, &(out_start, out_end, _, _)) in markers.iter().enumerate() {
             // A marker: the whitespace-delimited word holding it and whatever is glued to it, or, after a span
             // that delimits (URL userinfo), to the end of the line: it clipped whatever overlapped it, so an
             // assignment whose key sat in the userinfo was dropped, and the windows its value hid were never
             // looked at (found by cargo-fuzz: `x-access-token:…@host/…client_secret": "…"` kept the secret).
             // They lie on the rest of the line.
-            let to_line_end = delimits(&f.rule);
+            // The span's end, not its name: a delimiting match merged into a span a token began (cargo-fuzz:
+            // `https://sk_test_…x-access-token:…@github.com/…client_secret": "…"`, named `stripe-key`) clipped
+            // just the same.
+            let to_line_end = r.ends_at_delimiter.get(next_delimited) == Some(&at);
+            next_delimited += to_line_end as usize;
             // A marker in the region looked at last adds nothing (that region held its word, or ran on to the
             // line's end or the text's), but for a delimiting one glued into a word that region ended (found by
             // cargo-fuzz: `Pwd=vb'ts://token:2@secret: …` kept the last secret).
@@ -122,13 +128,18 @@ pub(super) fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, p
         if more.is_empty() {
             break;
         }
-        found.extend(r.findings.iter().map(|f| Candidate {
+        let mut next_delimited = 0;
+        found.extend(r.findings.iter().enumerate().map(|(at, f)| Candidate {
             start: f.start,
             end: f.end,
             priority: 0,
             rule: f.rule.clone(),
             category: f.category.clone(),
-            delimits: delimits(&f.rule),
+            delimits: {
+                let delimits = r.ends_at_delimiter.get(next_delimited) == Some(&at);
+                next_delimited += delimits as usize;
+                delimits
+            },
             refused: false,
         }));
         found.extend(more);
@@ -140,11 +151,6 @@ pub(super) fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, p
         r = next;
     }
     r
-}
-
-/// Whether the built-in rule `rule` delimits (see `Rule::delimits`); callers' rules never do.
-fn delimits(rule: &str) -> bool {
-    engine().builtin.rules.iter().any(|r| r.id == rule && r.delimits)
 }
 
 /// Maps an output position back to the input: inside a marker, to the start (or, for an end, the end) of
@@ -211,6 +217,11 @@ pub(super) fn apply(text: &str, candidates: &mut [Candidate], policy: &Policy) -
     // First settle the spans, then write: a span may still grow after it was accepted. The last span is
     // `pending` while only refused values make it up: it is dropped unless a secret joins it.
     let mut spans: Vec<Finding> = Vec::new();
+    // The spans whose end is a delimiting candidate's (whoever began them), by index: the last span's is
+    // known once another follows it. (Indexes, not a flag per span: the npm module has no room for the code
+    // of one more vector type.)
+    let mut ends_at_delimiter: Vec<usize> = Vec::new();
+    let mut last_delimited = false;
     let mut pending = false;
     let mut cursor = 0;
     let mut cursor_delimits = false;
@@ -228,19 +239,27 @@ pub(super) fn apply(text: &str, candidates: &mut [Candidate], policy: &Policy) -
         }
         if pending {
             spans.pop();
+        } else if cursor_delimits && !spans.is_empty() {
+            last_delimited = true;
         }
         pending = c.refused;
         // Adjacent spans of one rule (consecutive stack frames found line by line) become one redaction.
         if let Some(last) = spans.last_mut().filter(|l| !c.refused && l.rule == c.rule && l.end == c.start) {
             last.end = c.end;
         } else {
+            if last_delimited {
+                ends_at_delimiter.push(spans.len() - 1);
+            }
             spans.push(Finding { rule: c.rule.clone(), category: c.category.clone(), start: c.start, end: c.end });
         }
+        last_delimited = false;
         cursor = c.end;
         cursor_delimits = c.delimits;
     }
     if pending {
         spans.pop();
+    } else if cursor_delimits && !spans.is_empty() {
+        ends_at_delimiter.push(spans.len() - 1);
     }
     let mut out = String::with_capacity(text.len());
     let mut written = Vec::with_capacity(spans.len());
@@ -253,5 +272,5 @@ pub(super) fn apply(text: &str, candidates: &mut [Candidate], policy: &Policy) -
         at = f.end;
     }
     out.push_str(&text[at..]);
-    Redacted { text: out, findings: spans, written }
+    Redacted { text: out, findings: spans, written, ends_at_delimiter }
 }

@@ -68,6 +68,11 @@ pub struct Redacted {
     /// Where each finding's replacement sits in `text` (byte range), in the findings' order.
     #[serde(skip)]
     pub written: Vec<(usize, usize)>,
+    /// The findings (indexes, ascending) that end where a delimiting rule's match ended (URL userinfo at its
+    /// `@`), also when that match was merged into a span another rule's match began (a token in the
+    /// userinfo), whose name the span carries.
+    #[serde(skip)]
+    pub ends_at_delimiter: Vec<usize>,
 }
 
 /// Redacts `text` with the default policy: every catalogue rule, plus the secret-looking values in `env`.
