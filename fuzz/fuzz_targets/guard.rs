@@ -43,6 +43,9 @@ fuzz_target!(init: secrets::install_environment(), |data: &[u8]| {
     // Whether the fuzzer wrote secret material into a client line: events may quote the client (a request's
     // method and id), so from then on a planted secret is no case for the leak check (see `secrets`).
     let mut client_wrote_secret = false;
+    // The same for upstream lines: a batch's answer array holds the answers of earlier upstream lines, so once
+    // the fuzzer wrote secret material into one, a later call's output can carry it with no leak.
+    let mut upstream_wrote_secret = false;
     for (i, call) in script(payload).enumerate() {
         let ctx = CallContext { unix_millis: now, entropy: base.entropy.wrapping_add(i as u64) };
         match call {
@@ -63,7 +66,10 @@ fuzz_target!(init: secrets::install_environment(), |data: &[u8]| {
                 let out = session.client_oversize(n, ctx);
                 model.check(&Origin::ClientOversize, &out, None);
             }
-            Call::Upstream(line) => upstream(&mut session, &mut model, line, ctx, None, None),
+            Call::Upstream(line) => {
+                upstream_wrote_secret |= secrets::leak_in(line).is_some();
+                upstream(&mut session, &mut model, line, ctx, None, None)
+            }
             Call::Answer(t) => {
                 let id = pick(&model.ids, t.pick).unwrap_or_else(|| (t.pick % 8).to_string());
                 let secret = t.plant.map(|s| secrets::secret(s, true));
@@ -76,8 +82,12 @@ fuzz_target!(init: secrets::install_environment(), |data: &[u8]| {
                 let expect = (t.answers() && k != "null")
                     .then(|| model.expectation(&k).map(|alone| (k, alone)))
                     .flatten();
-                let planted = secret
-                    .filter(|s| !client_wrote_secret && secrets::leak_in(line.replacen(&format!(" {s} "), "", 1).as_bytes()).is_none());
+                let fuzzer_wrote_secret = match secret {
+                    Some(s) => secrets::leak_in(line.replacen(&format!(" {s} "), "", 1).as_bytes()).is_some(),
+                    None => secrets::leak_in(line.as_bytes()).is_some(),
+                };
+                upstream_wrote_secret |= fuzzer_wrote_secret;
+                let planted = secret.filter(|_| !client_wrote_secret && !upstream_wrote_secret);
                 upstream(&mut session, &mut model, line.as_bytes(), ctx, expect, planted);
             }
             Call::Progress(n) => {
