@@ -382,8 +382,9 @@ enum Waiting {
     /// A member of allowed batch number N (counted from 1 in the order the client sent them): its answer
     /// arrives in that batch's array.
     InBatch(u32),
-    /// A member of batch N the upstream has answered, held by the guard until the batch's array is complete:
-    /// owed to the client still, but no longer pending (a second upstream answer to it answers nothing).
+    /// A member of batch N answered (by the upstream, or by the guard at its deadline), held by the guard
+    /// until the batch's array is complete: owed to the client still, and so in flight (its id may not be
+    /// used again yet), but no longer pending (a second or late upstream answer to it answers nothing).
     Filled(u32),
 }
 
@@ -519,6 +520,9 @@ impl Model {
         }
         let mut replies: Vec<String> = Vec::new();
         let mut last_answered: Option<String> = None;
+        // At a deadline, the request the guard just cancelled upstream (named exactly, where the event that
+        // follows names it as the operator's log shows it).
+        let mut last_cancelled: Option<String> = None;
 
         let mut answered: Vec<String> = Vec::new();
         let mut sent_members: Vec<&str> = Vec::new();
@@ -546,6 +550,7 @@ impl Model {
                         }
                         (Peer::Upstream, Origin::Expire(_)) => {
                             assert!(line.contains(r#""method":"notifications/cancelled""#), "expire wrote {line} upstream");
+                            last_cancelled = cancelled_ids(line.as_bytes()).first().map(|id| key(&id.to_string()));
                         }
                         (Peer::Upstream, _) => panic!("wrote {line} upstream in answer to the upstream"),
                         // The guard's replies to the client's own message: not answers to anything forwarded.
@@ -571,9 +576,18 @@ impl Model {
                 Step::Event(e) => {
                     // In a client batch's call, the guard's own replies to its members: each is reported.
                     if e.event == EventName::Answered {
-                        let k = e.id.as_ref().map_or_else(|| "null".to_string(), |id| self.waiting_key_logged_as(id));
+                        let logged = e.id.as_ref().map_or_else(|| "null".to_string(), |id| self.waiting_key_logged_as(id));
+                        let k = match origin {
+                            Origin::Expire(_) => last_cancelled.take().unwrap_or(logged),
+                            _ => logged,
+                        };
                         if client_batch {
                             replies.push(k.clone());
+                        }
+                        // A batch member answered at its deadline: its answer waits in the array, and a late
+                        // upstream answer to it is dropped.
+                        if matches!(origin, Origin::Expire(_)) {
+                            self.fill(&k);
                         }
                         last_answered = Some(k);
                     }
@@ -607,11 +621,7 @@ impl Model {
                 _ => None,
             };
             if let Some(k) = id.filter(|_| out.pending + 1 == self.pending) {
-                if let Some(w) = self.waiting.get_mut(&k).and_then(|list| list.iter_mut().find(|w| matches!(w, Waiting::InBatch(_)))) {
-                    if let Waiting::InBatch(n) = *w {
-                        *w = Waiting::Filled(n);
-                    }
-                }
+                self.fill(&k);
             }
         }
         if let Some((k, alone)) = expect {
@@ -621,11 +631,7 @@ impl Model {
                 assert_eq!(out.pending + 1, self.pending, "the upstream answered batch member {k}; pending did not drop: {json}");
                 // One of its slots is filled now; the array that carries it reaches the client later (unless
                 // it was the last slot: then the array went out in this very call and took the entry).
-                if let Some(w) = self.waiting.get_mut(&k).and_then(|list| list.iter_mut().find(|w| matches!(w, Waiting::InBatch(_)))) {
-                    if let Waiting::InBatch(n) = *w {
-                        *w = Waiting::Filled(n);
-                    }
-                }
+                self.fill(&k);
             }
         }
         assert!(out.pending <= self.forwarded, "{} pending, {} forwarded", out.pending, self.forwarded);
@@ -640,14 +646,23 @@ impl Model {
         self.pending = out.pending;
     }
 
+    /// A batch member's slot is filled: its answer waits for the rest of the array.
+    fn fill(&mut self, k: &str) {
+        if let Some(w) = self.waiting.get_mut(k).and_then(|list| list.iter_mut().find(|w| matches!(w, Waiting::InBatch(_)))) {
+            if let Waiting::InBatch(n) = *w {
+                *w = Waiting::Filled(n);
+            }
+        }
+    }
+
     /// A client message the guard passed upstream: a request is now owed an answer.
     fn forwarded_to_upstream(&mut self, text: &str, how: Waiting) {
         assert!(!self.down, "forwarded to the upstream after it failed: {text}");
         match classify(text) {
             Msg::Request { id, params } => {
                 let k = key(id.get());
-                // In flight: waiting for the upstream (a batch member the upstream answered is not).
-                let in_flight = self.waiting.get(&k).is_some_and(|w| w.iter().any(|w| !matches!(w, Waiting::Filled(_))));
+                // In flight until its answer reaches the client (a batch member's, in its array).
+                let in_flight = self.waiting.get(&k).is_some_and(|w| !w.is_empty());
                 assert!(!in_flight, "forwarded a request whose id {k} is already in flight: {text}");
                 self.waiting.entry(k).or_default().push(how);
                 self.forwarded += 1;
@@ -711,8 +726,8 @@ impl Model {
                 };
                 let completing = completed_by.and_then(|k| {
                     self.waiting.get(&k).into_iter().flatten().find_map(|w| match w {
-                        Waiting::InBatch(n) => Some(*n),
-                        _ => None,
+                        Waiting::InBatch(n) | Waiting::Filled(n) => Some(*n),
+                        Waiting::Alone => None,
                     })
                 });
                 let batch = completing

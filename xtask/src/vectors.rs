@@ -717,6 +717,18 @@ fn guard_cases() -> Value {
             {"expire": true, "at": 1_000},
             {"client": r#"[{"jsonrpc":"2.0","method":"n"}]"#},
             {"client": "[]"}])),
+        // Found by cargo-fuzz (guard): a member answered (by the upstream, or at its deadline) while the rest of
+        // its batch was not could have its id used again before the array reached the client.
+        g("batch/member-in-flight-until-its-array-goes-out", &json!({"dialect": "canonical", "batch": "allow", "timeout_ms": 1000, "upstream": "stdio:server"}), json!([
+            {"client": r#"[{"jsonrpc":"2.0","id":1,"method":"a","params":{"_meta":{"progressToken":"p"}}}, {"jsonrpc":"2.0","id":2,"method":"b"}, {"jsonrpc":"2.0","id":3,"method":"c"}]"#},
+            {"upstream": r#"{"jsonrpc":"2.0","id":3,"result":"C"}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#, "at": 900},
+            {"expire": true, "at": 1_000},
+            {"client": r#"{"jsonrpc":"2.0","id":2,"method":"again"}"#},
+            {"client": r#"[{"jsonrpc":"2.0","id":3.0,"method":"again"}]"#},
+            {"upstream": r#"{"jsonrpc":"2.0","id":2,"result":"late"}"#, "at": 1_100},
+            {"upstream": r#"{"jsonrpc":"2.0","id":1,"result":"A"}"#, "at": 1_200},
+            {"client": r#"{"jsonrpc":"2.0","id":2,"method":"again"}"#, "at": 1_300}])),
         case("upstream-log/secrets-redacted-traces-kept", "guard", json!({"options": canonical, "env": [["DEPLOY_TOKEN", "tok-9f8e7d6c5b4a"]], "script": [
             {"upstream_log": "Traceback (most recent call last):\n  File \"/home/alice/app.py\", line 3, in <module>\nValueError: password=hunter22 token tok-9f8e7d6c5b4a\n"}]})),
         // One stream: a private-key block the first chunk leaves open is redacted in the next up to its END

@@ -101,6 +101,8 @@ struct Pending {
 struct Batch {
     slots: Vec<Option<String>>,
     open: usize,
+    /// The keys of the members forwarded upstream: in flight until the array goes out.
+    members: Vec<String>,
 }
 
 /// Why a request is no longer pending although no upstream answer reached the client: a late answer for it
@@ -129,6 +131,8 @@ enum Entry {
     Progress(String),
     /// An allowed batch's answers being gathered.
     Batch(Batch),
+    /// A member of an allowed batch whose array has not gone out yet.
+    BatchMember,
 }
 
 /// One session between one client and one upstream.
@@ -145,6 +149,11 @@ pub struct Session {
     server_requests: HashMap<String, Entry>,
     /// Allowed batches being gathered, by batch number.
     batches: HashMap<String, Entry>,
+    /// The keys of the forwarded members of those batches. A member stays in flight after it leaves the
+    /// pending table (answered by the upstream, or by the guard on a timeout) until its array reaches the
+    /// client: only then does the client have its answer and may use its id again (found by cargo-fuzz: a
+    /// request reusing a timed-out member's id was forwarded, and the client got two answers with that id).
+    batch_members: HashMap<String, Entry>,
     settled: Vec<(String, Settled)>,
     /// Progress tokens of requests no longer in flight (a bounded window): MCP allows progress only for
     /// active requests, and a client SDK reports any other as an error, so late progress is dropped.
@@ -245,6 +254,7 @@ impl Session {
             progress: HashMap::new(),
             server_requests: HashMap::new(),
             batches: HashMap::new(),
+            batch_members: HashMap::new(),
             settled: Vec::new(),
             finished_tokens: Vec::new(),
             down: None,
@@ -399,7 +409,8 @@ impl Session {
             return Verdict::Reply(a);
         }
         let key = message::id_key(raw_id);
-        if self.pending.contains_key(&key) {
+        // In flight from the moment it is forwarded until its answer reaches the client.
+        if self.pending.contains_key(&key) || self.batch_members.contains_key(&key) {
             let f = invalid_request("duplicate-id", "a request with this id is already in flight");
             let detail = format!("id {} is already in flight", raw_id.get());
             return Verdict::Reply(self.answer(call, "invalid-request", f, id, Some(&checked.method), detail));
@@ -465,7 +476,7 @@ impl Session {
         }
         self.seq += 1;
         let batch_id = self.seq;
-        let mut batch = Batch { slots: Vec::new(), open: 0 };
+        let mut batch = Batch { slots: Vec::new(), open: 0, members: Vec::new() };
         for member in members {
             let text = member.get();
             let verdict = match message::parse(text) {
@@ -486,6 +497,8 @@ impl Session {
                     batch.slots.push(None);
                     batch.open += 1;
                     call.send(Peer::Upstream, text);
+                    self.batch_members.insert(key.clone(), Entry::BatchMember);
+                    batch.members.push(key.clone());
                     self.register(key, pending, call.ctx.unix_millis);
                 }
                 Verdict::Reply(a) => {
@@ -742,6 +755,9 @@ impl Session {
         batch.slots[slot] = Some(text);
         if batch.open == 0 {
             if let Some(Entry::Batch(batch)) = self.batches.remove(&id) {
+                for key in &batch.members {
+                    self.batch_members.remove(key);
+                }
                 call.send(Peer::Client, join_batch(batch.slots));
             }
         }

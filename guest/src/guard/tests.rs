@@ -364,6 +364,51 @@ fn allowed_batches_are_split_upstream_and_gathered_for_the_client() {
     assert_eq!(only_client_value(&client(&mut s, "[]"))["error"]["data"]["reason"], "empty-batch");
 }
 
+/// Found by cargo-fuzz (guard, two artifacts): a member answered while the rest of its batch was not left the
+/// pending table, and a request reusing its id was forwarded: the client, still waiting for the array, got
+/// two answers with that id. A member is in flight until its array reaches the client, however it was
+/// answered; a late upstream answer to one answered at its deadline is dropped, as for a request alone.
+#[test]
+fn a_batch_members_id_stays_in_flight_until_its_array_reaches_the_client() {
+    let mut s = session("canonical", Some(1000), BatchPolicy::Allow);
+    let o = client(
+        &mut s,
+        r#"[{"jsonrpc":"2.0","id":1,"method":"a","params":{"_meta":{"progressToken":"p"}}},{"jsonrpc":"2.0","id":2,"method":"b"},{"jsonrpc":"2.0","id":3,"method":"c"}]"#,
+    );
+    assert_eq!(o.pending, 3);
+    // 3 is answered by the upstream, 2 by its deadline; progress keeps 1 waiting, and the array open.
+    assert!(lines(&upstream(&mut s, r#"{"jsonrpc":"2.0","id":3,"result":"C"}"#), Peer::Client).is_empty());
+    s.upstream_line(br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#, ctx(T0 + 900));
+    let o = s.expire(ctx(T0 + 1000));
+    assert!(lines(&o, Peer::Client).is_empty(), "the array waits for 1: {:?}", o.steps);
+    assert_eq!(lines(&o, Peer::Upstream).len(), 1, "2 is cancelled upstream");
+    assert_eq!(o.pending, 1);
+    for id in ["2", "3", "2.0"] {
+        let o = client(&mut s, &format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"again"}}"#));
+        assert!(lines(&o, Peer::Upstream).is_empty(), "id {id} was forwarded while its answer waits in the array");
+        assert_eq!(only_client_value(&o)["error"]["data"]["reason"], "duplicate-id");
+    }
+    // In a second batch too.
+    let o = client(&mut s, r#"[{"jsonrpc":"2.0","id":2,"method":"again"}]"#);
+    assert!(lines(&o, Peer::Upstream).is_empty());
+    assert_eq!(only_client_value(&o)[0]["error"]["data"]["reason"], "duplicate-id");
+    // The upstream's late answer to 2 is dropped; the slot keeps the timeout.
+    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":2,"result":"late"}"#);
+    assert!(lines(&o, Peer::Client).is_empty());
+    assert_eq!((events(&o)[0].level.as_str(), o.pending), ("info", 1));
+    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":1,"result":"A"}"#);
+    let all = only_client_value(&o);
+    assert_eq!(all[0]["result"], "A");
+    assert_eq!(all[1]["error"]["code"], -32001);
+    assert_eq!(all[2]["result"], "C");
+    // The array is out: every id may be used again.
+    for id in [1, 2, 3] {
+        let o = client(&mut s, &format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"again"}}"#));
+        assert_eq!(lines(&o, Peer::Upstream), ["<forward>"], "id {id}");
+    }
+    assert_eq!(s.pending(), 3);
+}
+
 #[test]
 fn the_upstreams_stderr_keeps_traces_and_loses_secrets() {
     let mut s = canonical();
