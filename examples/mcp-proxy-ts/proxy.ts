@@ -62,7 +62,7 @@ try {
 }
 const client = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: SDK_BUFFER_BYTES });
 
-const stderr = relayStderr(upstream.stderr, (text) => guarded.upstreamLog(text), (line) => log("info", "upstream-stderr", line));
+const stderr = relayStderr(upstream.stderr, guarded, (line) => log("info", "upstream-stderr", line));
 
 // A forwarded line goes upstream as its own parse, not the SDK's (which drops members its schema lacks).
 const relay = (line: ClientLine): void => {

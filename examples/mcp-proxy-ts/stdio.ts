@@ -65,35 +65,41 @@ export async function startClient(
   };
 }
 
-/** As the Rust guard: a burst is redacted in pieces of about 64 KB, and a stderr line longer than 1 MiB, its
- *  end not yet written, is relayed in pieces. */
+/** As the Rust guard: what arrives within 20 ms, up to 64 KB, goes to the session in one piece. */
 const STDERR_CHUNK = 64 * 1024;
-const STDERR_LINE_CAP = 1024 * 1024;
+
+/** A session's stderr stream (`GuardedTransport.upstreamStderr`/`upstreamStderrEnd`): it cuts the bytes at
+ *  line ends, holding an unfinished line until its end, and returns the redacted lines. */
+export interface StderrRedactor {
+  upstreamStderr(bytes: Uint8Array): string;
+  upstreamStderrEnd(): string;
+}
 
 /**
- * Relays a child's `stderr` through `redact` to `log`, one call per line. What arrives within 20 ms is
- * redacted in one piece (a multi-line trace or key block stays whole), and only whole lines: a line cut in
- * two would be redacted as two, and a token across the cut would reach the log in halves. `redact` is one
- * stream (a session's `upstreamLog`), which carries a key block one piece leaves open into the next.
+ * Relays a child's `stderr` through `redactor` to `log`, one call per line. What arrives within 20 ms is
+ * handed on in one piece (a multi-line trace or key block stays whole); where the text may be cut is the
+ * session's business, the same in every runtime.
  */
-export function relayStderr(stderr: Stream | null, redact: (text: string) => string, log: (line: string) => void) {
-  let text = "";
+export function relayStderr(stderr: Stream | null, redactor: StderrRedactor, log: (line: string) => void) {
+  let burst: Buffer[] = [];
+  let burstBytes = 0;
   let timer: NodeJS.Timeout | undefined;
-  const decoder = new TextDecoder();
-  const flush = (all: boolean) => {
+  const emit = (clean: string) => {
+    for (const line of clean.split("\n")) if (line !== "") log(line);
+  };
+  const flush = () => {
     clearTimeout(timer);
     timer = undefined;
-    let cut = all ? text.length : text.lastIndexOf("\n") + 1;
-    if (cut === 0 && text.length > STDERR_LINE_CAP) cut = text.lastIndexOf(" ") + 1 || text.length;
-    if (cut === 0) return;
-    const whole = text.slice(0, cut);
-    text = text.slice(cut);
-    for (const line of redact(whole).split("\n")) if (line !== "") log(line);
+    if (burstBytes === 0) return;
+    const bytes = Buffer.concat(burst, burstBytes);
+    [burst, burstBytes] = [[], 0];
+    emit(redactor.upstreamStderr(bytes));
   };
   stderr?.on("data", (chunk: Buffer) => {
-    text += decoder.decode(chunk, { stream: true });
-    if (text.length >= STDERR_CHUNK) flush(false);
-    if (text !== "") timer ??= setTimeout(() => flush(false), 20);
+    burst.push(chunk);
+    burstBytes += chunk.length;
+    if (burstBytes >= STDERR_CHUNK) flush();
+    else timer ??= setTimeout(flush, 20);
   });
   const ended = new Promise<void>((resolve) => (stderr ? stderr.on("end", resolve) : resolve()));
   return {
@@ -103,8 +109,8 @@ export function relayStderr(stderr: Stream | null, redact: (text: string) => str
       let late: NodeJS.Timeout | undefined;
       await Promise.race([ended, new Promise<void>((resolve) => (late = setTimeout(resolve, settleMs)))]);
       clearTimeout(late);
-      text += decoder.decode();
-      flush(true);
+      flush();
+      emit(redactor.upstreamStderrEnd());
     },
   };
 }

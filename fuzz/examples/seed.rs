@@ -245,6 +245,13 @@ fn guard(seeds: &mut Seeds, name: &str, case: &Value) {
             line(b"e", b"");
         } else if let Some(t) = s("upstream_log") {
             line(b"l", t.as_bytes());
+        } else if let Some(t) = s("upstream_stderr") {
+            line(b"E", t.replace('\n', "~").as_bytes());
+        } else if let Some(h) = s("upstream_stderr_hex") {
+            let bytes: Vec<u8> = hex(h).into_iter().map(|b| if b == b'\n' { b'~' } else { b }).collect();
+            line(b"E", &bytes);
+        } else if step.get("upstream_stderr_end").is_some() {
+            line(b"Z", b"");
         }
     }
     seeds.add("guard", name, h, &script);

@@ -12,7 +12,8 @@
 //! exceeds the requests forwarded nor the answers owed; after `upstream_failed` nothing is pending, every
 //! request has its answer, and nothing more goes upstream; after `expire` no deadline has passed; a
 //! deadline is reported exactly when a timeout is set and something is pending; a secret planted in an
-//! upstream answer or log reaches neither the client nor the operator's log.
+//! upstream answer or log reaches neither the client nor the operator's log, also when the upstream's stderr
+//! brings it in two pieces cut anywhere.
 
 #![no_main]
 
@@ -123,6 +124,24 @@ fuzz_target!(init: secrets::install_environment(), |data: &[u8]| {
                     _ => {
                         session.upstream_log(&fuzzed);
                     }
+                }
+            }
+            Call::Stderr(bytes) => {
+                session.upstream_stderr(&bytes, false);
+            }
+            Call::StderrEnd => {
+                session.upstream_stderr(&[], true);
+            }
+            Call::StderrSplit { secret, cut, bytes } => {
+                // What an earlier call left unfinished is logged first: the planted secret starts clean.
+                session.upstream_stderr(&[], true);
+                if secrets::leak_in(&bytes).is_none() {
+                    let planted = secrets::plant(&bytes, bytes.len() / 2, secrets::secret(secret, true));
+                    let at = planted.len() * cut as usize / 256;
+                    let mut log = session.upstream_stderr(&planted[..at], false);
+                    log += &session.upstream_stderr(&planted[at..], false);
+                    log += &session.upstream_stderr(&[], true);
+                    secrets::assert_no_leak(&log, "the operator's log of upstream stderr given in two pieces");
                 }
             }
         }

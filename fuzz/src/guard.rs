@@ -24,6 +24,9 @@
 //! | `e` | `expire` |
 //! | `t` DECIMAL | the clock: DECIMAL milliseconds after the header's time (no call) |
 //! | `l` TEXT / `L` N TEXT | `upstream_log(TEXT)` / with secret N planted in its middle |
+//! | `E` BYTES | `upstream_stderr(BYTES)`, each `~` in them a line break |
+//! | `Z` | `upstream_stderr_end()` |
+//! | `K` N C BYTES | `upstream_stderr` of BYTES (`~`: a line break) with secret N planted in their middle, given in two pieces cut at C/256 of the length (anywhere: inside the secret, inside a character), then `upstream_stderr_end()` |
 //!
 //! Any other line is skipped.
 
@@ -52,6 +55,14 @@ pub enum Call<'a> {
     Expire,
     Clock(u64),
     Log(&'a [u8], Option<u8>),
+    Stderr(Vec<u8>),
+    StderrEnd,
+    StderrSplit { secret: u8, cut: u8, bytes: Vec<u8> },
+}
+
+/// Stderr bytes as a script line spells them: `~` is a line break (a script line holds none).
+fn stderr_bytes(spelled: &[u8]) -> Vec<u8> {
+    spelled.iter().map(|&b| if b == b'~' { b'\n' } else { b }).collect()
 }
 
 /// The calls of a script, in order.
@@ -81,6 +92,9 @@ fn call(line: &[u8]) -> Option<Call<'_>> {
         b't' => Call::Clock(number() as u64),
         b'l' => Call::Log(rest, None),
         b'L' => Call::Log(rest.get(1..).unwrap_or_default(), Some(byte())),
+        b'E' => Call::Stderr(stderr_bytes(rest)),
+        b'Z' => Call::StderrEnd,
+        b'K' => Call::StderrSplit { secret: byte(), cut: rest.get(1).copied().unwrap_or(0), bytes: stderr_bytes(rest.get(2..).unwrap_or_default()) },
         _ => return None,
     })
 }

@@ -296,6 +296,14 @@ impl exports::jsonrpc_errors::core::guard::GuestSession for GuardSession {
         self.0.borrow_mut().expire(ctx(c)).to_json()
     }
 
+    fn upstream_stderr(&self, bytes: Vec<u8>) -> String {
+        self.0.borrow_mut().upstream_stderr(&bytes, false)
+    }
+
+    fn upstream_stderr_end(&self) -> String {
+        self.0.borrow_mut().upstream_stderr(&[], true)
+    }
+
     fn upstream_log(&self, text: String) -> String {
         self.0.borrow_mut().upstream_log(&text)
     }

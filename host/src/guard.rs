@@ -188,7 +188,21 @@ impl Session {
         Outcome::parse(&self.expire_json(ctx)?)
     }
 
-    /// Text from the upstream's stderr for the operator's log (secrets redacted, traces kept).
+    /// Bytes of the upstream's stderr as read, in any pieces: the redacted text of the lines they complete
+    /// (secrets redacted, traces kept; an unfinished line is held until its end, or [`Self::upstream_stderr_end`]).
+    pub fn upstream_stderr(&mut self, bytes: &[u8]) -> Result<String, Failure> {
+        if bytes.len() > self.max_input_bytes {
+            return Err(Failure::internal());
+        }
+        self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_upstream_stderr(&mut i.store, h, bytes))
+    }
+
+    /// The upstream's stderr has ended: the redacted text of the unfinished line held, if any.
+    pub fn upstream_stderr_end(&mut self) -> Result<String, Failure> {
+        self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_upstream_stderr_end(&mut i.store, h))
+    }
+
+    /// Other text about the upstream for the operator's log, whole lines (secrets redacted, traces kept).
     pub fn upstream_log(&mut self, text: &str) -> Result<String, Failure> {
         let limit = self.max_input_bytes;
         if text.len() > limit {

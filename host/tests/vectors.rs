@@ -83,6 +83,8 @@ enum GuardStep<'a> {
     Failed(&'a Value),
     Expire,
     Log(&'a str),
+    Stderr(Vec<u8>),
+    StderrEnd,
 }
 
 /// The script's steps with the call context of each (`at` milliseconds after the case's clock, entropy
@@ -113,6 +115,12 @@ fn guard_steps(case: &Value) -> Vec<(GuardStep<'_>, (u64, u64))> {
                 GuardStep::Failed(f)
             } else if step.get("expire").is_some() {
                 GuardStep::Expire
+            } else if let Some(t) = text("upstream_stderr") {
+                GuardStep::Stderr(t.as_bytes().to_vec())
+            } else if let Some(h) = text("upstream_stderr_hex") {
+                GuardStep::Stderr(hex(h))
+            } else if step.get("upstream_stderr_end").is_some() {
+                GuardStep::StderrEnd
             } else {
                 GuardStep::Log(text("upstream_log").expect("a known guard step"))
             };
@@ -151,6 +159,8 @@ fn native_guard(case: &Value) -> Result<String, jsonrpc_errors_guest::error::Err
             }
             GuardStep::Expire => session.expire(ctx).to_json(),
             GuardStep::Log(t) => session.upstream_log(t),
+            GuardStep::Stderr(b) => session.upstream_stderr(&b, false),
+            GuardStep::StderrEnd => session.upstream_stderr(&[], true),
         });
     }
     Ok(serde_json::to_string(&outputs).unwrap())
@@ -180,6 +190,8 @@ fn component_guard(rt: &Runtime, case: &Value) -> Result<String, Failure> {
             }
             GuardStep::Expire => session.expire_json(ctx)?,
             GuardStep::Log(t) => session.upstream_log(t)?,
+            GuardStep::Stderr(b) => session.upstream_stderr(&b)?,
+            GuardStep::StderrEnd => session.upstream_stderr_end()?,
         });
     }
     Ok(serde_json::to_string(&outputs).unwrap())

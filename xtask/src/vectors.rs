@@ -568,6 +568,12 @@ fn guard_script(case: &Map<String, Value>, ctx: &CallContext) -> Result<Vec<Stri
             session.expire(at).to_json()
         } else if let Some(t) = text("upstream_log") {
             session.upstream_log(t)
+        } else if let Some(t) = text("upstream_stderr") {
+            session.upstream_stderr(t.as_bytes(), false)
+        } else if let Some(h) = text("upstream_stderr_hex") {
+            session.upstream_stderr(&hex(h), false)
+        } else if step.get("upstream_stderr_end").is_some() {
+            session.upstream_stderr(&[], true)
         } else {
             panic!("unknown guard step {step}")
         };
@@ -737,6 +743,18 @@ fn guard_cases() -> Value {
             {"upstream_log": "loading tls key\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\n"},
             {"upstream_log": "VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK\nLxoRDuwUZ7bMhe0jjo9Ydkpu+3ezH6SSQbvrkaE+yGUXzkHn/7/vTK/FSRkYhs9Z\n-----END RSA PRIVATE KEY-----\nkey loaded\n"},
             {"upstream_log": "MIIE is a prefix, not a key\n"}]})),
+        // The upstream's stderr as a shell reads it, cut anywhere: the session cuts it at line ends, holding an
+        // unfinished line (a token, a character, a key block's line across a read) until its end.
+        case("upstream-stderr/cut-only-at-line-ends", "guard", json!({"options": canonical, "script": [
+            {"upstream_stderr": "starting\nconnecting with tok"},
+            {"upstream_stderr": "en=ghp_u8jzPde0IgxLd6GncfBAepfJBd0"},
+            {"upstream_stderr": "Kh8oOOL8d ok\nnext"},
+            {"upstream_stderr_hex": "20636166c3"},
+            {"upstream_stderr_hex": "a920ff0a"},
+            {"upstream_stderr": "loading tls key\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOE"},
+            {"upstream_stderr": "ePzNm0tRgeLezV6ffAt0gun\nVTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK\n-----END RSA PRIVATE KEY-----\nkey loaded\n"},
+            {"upstream_stderr": "last words, password=hunter22"},
+            {"upstream_stderr_end": true}]})),
         case("fail/unknown-dialect", "guard", json!({"options": {"dialect": "klingon"}, "script": []})),
     ];
     json!({"description": "guard: scripted sessions of a proxy's per-message policy (client lines, upstream lines, failures, timeouts); one output per step.", "cases": cases})

@@ -143,7 +143,9 @@ function redactJs(text) {
 }
 
 const log = makeLog(1 << 20);
-console.log(`redact on a ${(log.length / 1024).toFixed(0)} KiB log (${rules.length} rules)`);
+// A log of its own with a secret on 3 lines in 10: between the shared dense and mixed logs below, which the
+// goals are stated on. No goal here (it printed one, 3×, that read as contradicting the mixed log's).
+console.log(`redact on a ${(log.length / 1024).toFixed(0)} KiB log, a secret on 3 lines in 10 (${rules.length} rules; no goal: see the shared logs below)`);
 if (!redact(log).includes("[REDACTED:github-token]")) throw new Error("redact found nothing");
 const [tWasm, tJs] = interleaved(
   [
@@ -153,7 +155,7 @@ const [tWasm, tJs] = interleaved(
   8,
   3,
 );
-console.log(`  speed jsonrpc-errors / JS RegExps: ${(tJs / tWasm).toFixed(2)}×  (goal ≥ 3×)`);
+console.log(`  speed jsonrpc-errors / JS RegExps: ${(tJs / tWasm).toFixed(2)}×`);
 console.log(`  throughput: ${((log.length / (1 << 20)) / (tWasm / 1e9)).toFixed(1)} MiB/s vs ${((log.length / (1 << 20)) / (tJs / 1e9)).toFixed(1)} MiB/s`);
 if (sink === 0) console.log("");
 

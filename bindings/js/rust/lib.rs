@@ -123,7 +123,7 @@ pub fn trap_for_tests() {
 }
 
 /// A guard session (see `jsonrpc_errors_guest::guard`): every method returns the outcome's JSON text
-/// (`upstreamLog`: the redacted text). The context is passed as for the functions above.
+/// (`upstreamStderr`, `upstreamLog`: the redacted text). The context is passed as for the functions above.
 #[cfg(feature = "guard")]
 #[wasm_bindgen]
 pub struct GuardSession(guard::Session);
@@ -176,6 +176,11 @@ impl GuardSession {
 
     pub fn expire(&mut self, unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> String {
         self.0.expire(ctx(unix_millis, entropy_hi, entropy_lo)).to_json()
+    }
+
+    #[wasm_bindgen(js_name = upstreamStderr)]
+    pub fn upstream_stderr(&mut self, bytes: &[u8], end: bool) -> String {
+        self.0.upstream_stderr(bytes, end)
     }
 
     #[wasm_bindgen(js_name = upstreamLog)]

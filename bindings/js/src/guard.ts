@@ -188,9 +188,25 @@ export class GuardSession {
   }
 
   /**
-   * Text from the upstream's stderr, for the operator's log: secrets redacted, traces and paths kept.
-   * Successive calls are one stream, given whole lines: a private-key block one call's text leaves open
-   * (BEGIN, no END yet) is redacted in the next call's text up to its END line.
+   * Bytes of the upstream's stderr as read, in any pieces, for the operator's log: the redacted text of the
+   * lines they complete (secrets redacted, traces and paths kept). Text is cut only at line ends: an
+   * unfinished line is held until its end arrives (or `upstreamStderrEnd`); a line over 1 MiB is logged in
+   * pieces, cut after a space. A string is taken as its UTF-8 bytes.
+   */
+  upstreamStderr(data: string | Uint8Array): string {
+    const b = bytes(data, "data");
+    return this.#call((s) => s.upstreamStderr(b, false));
+  }
+
+  /** The upstream's stderr has ended: the redacted text of the unfinished line held, if any. */
+  upstreamStderrEnd(): string {
+    return this.#call((s) => s.upstreamStderr(new Uint8Array(0), true));
+  }
+
+  /**
+   * Other text about the upstream for the operator's log, whole lines: redacted as its stderr. Successive
+   * calls (with `upstreamStderr`'s) are one stream: a private-key block one call's text leaves open (BEGIN,
+   * no END yet) is redacted in the next call's text up to its END line.
    */
   upstreamLog(text: string): string {
     if (typeof text !== "string") throw new ArgumentTypeError("text must be a string");

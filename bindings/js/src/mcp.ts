@@ -48,7 +48,7 @@ const NOTHING_ARRIVED: Arrival = {
   },
 };
 
-/** How long the session outlives its transport for the upstream's last stderr (`upstreamLog`). */
+/** How long the session outlives its transport for the upstream's last stderr (`upstreamStderr`). */
 const LATE_LOG_MS = 5_000;
 
 /** setTimeout's longest delay; a later deadline is waited for in steps (the session re-reports it). */
@@ -175,17 +175,33 @@ export class GuardedTransport implements Transport {
   }
 
   /**
-   * Text from the upstream's stderr, for the operator's log: secrets redacted, traces and paths kept. Give
-   * it whole lines, in order: successive calls are one stream (a private-key block one call leaves open is
-   * redacted in the next up to its END line), also for 5 s after the transport closed (a process's last
-   * words).
+   * Bytes of the upstream's stderr as read, in any pieces, for the operator's log: the redacted text of the
+   * lines they complete (secrets redacted, traces and paths kept; an unfinished line is held until its end,
+   * or `upstreamStderrEnd`). Successive calls are one stream, also for 5 s after the transport closed (a
+   * process's last words).
    */
+  upstreamStderr(data: string | Uint8Array): string {
+    return this.#logged((s) => s.upstreamStderr(data), true);
+  }
+
+  /** The upstream's stderr has ended: the redacted text of the unfinished line held, if any. */
+  upstreamStderrEnd(): string {
+    return this.#logged((s) => s.upstreamStderrEnd(), false);
+  }
+
+  /** Other text about the upstream for the operator's log, whole lines: redacted as its stderr. */
   upstreamLog(text: string): string {
-    if (!this.#sessionFreed && !this.#broken) return this.#session.upstreamLog(text);
-    // Words later still (the session is freed LATE_LOG_MS after the transport closed): a session of their own.
+    return this.#logged((s) => s.upstreamLog(text), false);
+  }
+
+  #logged(call: (s: GuardSession) => string, holdsLines: boolean): string {
+    if (!this.#sessionFreed && !this.#broken) return call(this.#session);
+    // Words later still (the session is freed LATE_LOG_MS after the transport closed): a session of their
+    // own, which ends its stream at once (nothing would come to finish a line it held).
     const late = new GuardSession({ timeoutMs: null });
     try {
-      return late.upstreamLog(text);
+      const text = call(late);
+      return holdsLines ? text + late.upstreamStderrEnd() : text;
     } finally {
       late.close();
     }

@@ -48,6 +48,7 @@ export interface GlueGuardSession {
   upstreamOversize(length: number, unixMillis: number, entropyHi: number, entropyLo: number): string;
   upstreamFailed(how: string, code: number, reason: string, unixMillis: number, entropyHi: number, entropyLo: number): string;
   expire(unixMillis: number, entropyHi: number, entropyLo: number): string;
+  upstreamStderr(bytes: Uint8Array, end: boolean): string;
   upstreamLog(text: string): string;
 }
 

@@ -101,6 +101,8 @@ function adapter() {
         upstreamOversize: (n, c) => s.upstreamOversize(BigInt(n), ctx(c)),
         failed: (f, c) => s.upstreamFailed(failure(f), ctx(c)),
         expire: (c) => s.expire(ctx(c)),
+        stderr: (b) => s.upstreamStderr(b),
+        stderrEnd: () => s.upstreamStderrEnd(),
         log: (t) => s.upstreamLog(t),
         close: () => s[Symbol.dispose]?.(),
       };

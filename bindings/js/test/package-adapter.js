@@ -27,6 +27,8 @@ export function packageAdapter(pkg, guardPkg, runtime) {
         upstreamOversize: (n, ctx) => s.upstreamOversizeJson(n, context(ctx)),
         failed: (f, ctx) => s.upstreamFailedJson(upstreamFailure(f), context(ctx)),
         expire: (ctx) => s.expireJson(context(ctx)),
+        stderr: (b) => s.upstreamStderr(b),
+        stderrEnd: () => s.upstreamStderrEnd(),
         log: (t) => s.upstreamLog(t),
         close: () => s.close(),
       };

@@ -7,7 +7,8 @@
 // refusal(problem) (throws the refusal: problem is {unknown_dialect | unknown_format: name} or
 // {not_unicode | too_large: n}),
 // guard(options) → a session with client(bytes, ctx), clientOversize(n, ctx), upstream(bytes, ctx),
-// upstreamOversize(n, ctx), failed(failure, ctx), expire(ctx), log(text), close(), setEnv(pairs), and
+// upstreamOversize(n, ctx), failed(failure, ctx), expire(ctx), stderr(bytes), stderrEnd(), log(text), close(),
+// setEnv(pairs), and
 // failureOf(thrown) → the JSON-RPC error object of a refused input, or null. Every op returns the library's
 // output text (lookup: the kind name or null). `ctx` is {unixMillis, entropy: bigint}.
 
@@ -100,6 +101,9 @@ function guardScript(adapter, c) {
       else if ("upstream_oversize" in step) outputs.push(session.upstreamOversize(step.upstream_oversize, ctx));
       else if ("upstream_failed" in step) outputs.push(session.failed(step.upstream_failed, ctx));
       else if ("expire" in step) outputs.push(session.expire(ctx));
+      else if ("upstream_stderr" in step) outputs.push(session.stderr(new TextEncoder().encode(step.upstream_stderr)));
+      else if ("upstream_stderr_hex" in step) outputs.push(session.stderr(hexToBytes(step.upstream_stderr_hex)));
+      else if ("upstream_stderr_end" in step) outputs.push(session.stderrEnd());
       else outputs.push(session.log(step.upstream_log));
     });
   } finally {

@@ -119,6 +119,12 @@ def _guard_script(case, context):
                 out = session.upstream_failed_json(failure, context=ctx)
             elif "expire" in step:
                 out = session.expire_json(context=ctx)
+            elif "upstream_stderr" in step:
+                out = session.upstream_stderr(step["upstream_stderr"].encode())
+            elif "upstream_stderr_hex" in step:
+                out = session.upstream_stderr(bytes.fromhex(step["upstream_stderr_hex"]))
+            elif "upstream_stderr_end" in step:
+                out = session.upstream_stderr_end()
             else:
                 out = session.upstream_log(step["upstream_log"])
             outputs.append(out)

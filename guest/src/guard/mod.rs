@@ -162,6 +162,10 @@ pub struct Session {
     seq: u64,
     /// The text `upstream_log` was last given ended inside a private-key block (its BEGIN line, no END yet).
     stderr_key_block_open: bool,
+    /// What `upstream_stderr` holds of a line whose end has not been written yet, and how much of it is
+    /// known to hold no line break (it is not searched again as the line grows).
+    stderr_partial: Vec<u8>,
+    stderr_no_newline_before: usize,
 }
 
 /// Where an upstream message came from, which decides how "pass it on unchanged" is written.
@@ -260,6 +264,8 @@ impl Session {
             down: None,
             seq: 0,
             stderr_key_block_open: false,
+            stderr_partial: Vec::new(),
+            stderr_no_newline_before: 0,
         }
     }
 
@@ -847,8 +853,9 @@ impl Session {
         self.finish(call)
     }
 
-    /// A chunk of the upstream's stderr, for the operator's log: secrets redacted, stack traces and paths
-    /// kept. Successive chunks are one stream, cut at line ends by the caller: a private-key block one chunk
+    /// Text about the upstream for the operator's log, whole lines (the upstream's stderr comes through
+    /// [`Session::upstream_stderr`], which cuts it at line ends): secrets redacted, stack traces and paths
+    /// kept. Successive texts are one stream: a private-key block one chunk
     /// leaves open (a pipe read, a burst cut at a size limit) is redacted in the next one up to its END
     /// line, as if they had come in one piece; its body lines never reach the log on their own.
     pub fn upstream_log(&mut self, text: &str) -> String {
@@ -870,12 +877,11 @@ impl Session {
         if !continued {
             return r.text;
         }
-        // The header and the rest of the block are one replacement: it stands where the block went on. When
-        // nothing in this chunk continued the block (its first line is no body line), the header's
-        // replacement and the line break after it are not part of the chunk; nor is the header itself, were
-        // it ever left as it is (the operator's policy always redacts it).
+        // The header and the rest of the block are one replacement, and the block has one already, where it
+        // began: this one goes, with the line break after it, so the log reads the same however the stream
+        // was cut. Nor is the header itself part of the chunk, were it ever left as it is (the operator's
+        // policy always redacts it).
         let header_end = match (r.findings.first(), r.written.first()) {
-            (Some(f), _) if f.start == 0 && f.end > KEY_BLOCK_HEADER.len() => return r.text,
             (Some(f), Some(&(_, written_end))) if f.start == 0 => written_end,
             _ => KEY_BLOCK_HEADER.len(),
         };
@@ -883,10 +889,61 @@ impl Session {
         rest.strip_prefix('\n').unwrap_or(rest).to_string()
     }
 
+    /// Bytes of the upstream's stderr as a shell read them, in any pieces (`end`: the stream is over), for
+    /// the operator's log: the redacted text of the lines they complete. Text is only ever cut at a line end:
+    /// a line cut in two would be redacted as two, and a token across the cut would reach the log in two
+    /// halves (found probing the guard: every runtime's shell cut wherever its buffer filled). The unfinished
+    /// line is held until its end arrives, except beyond [`STDERR_LINE_CAP`] (then it is logged in pieces,
+    /// cut after a space where it has one, never inside a UTF-8 sequence). Invalid UTF-8 is repaired.
+    pub fn upstream_stderr(&mut self, bytes: &[u8], end: bool) -> String {
+        let partial = &mut self.stderr_partial;
+        partial.extend_from_slice(bytes);
+        let cut = if end {
+            partial.len()
+        } else {
+            match partial[self.stderr_no_newline_before..].iter().rposition(|&b| b == b'\n') {
+                Some(i) => self.stderr_no_newline_before + i + 1,
+                None if partial.len() >= STDERR_LINE_CAP => overlong_line_cut(partial),
+                None => {
+                    self.stderr_no_newline_before = partial.len();
+                    0
+                }
+            }
+        };
+        if cut == 0 {
+            return String::new();
+        }
+        let rest = partial.split_off(cut);
+        let lines = std::mem::replace(partial, rest);
+        self.stderr_no_newline_before = 0;
+        self.upstream_log(&String::from_utf8_lossy(&lines))
+    }
+
     /// Client requests waiting for a response.
     pub fn pending(&self) -> usize {
         self.pending.len()
     }
+}
+
+/// A stderr line longer than this, its end not yet written, is logged in pieces rather than held without
+/// bound (`Session::upstream_stderr`).
+pub const STDERR_LINE_CAP: usize = 1024 * 1024;
+
+/// Where to cut a line too long to hold: after its last space or tab (a word, a token, stays whole), or, in a
+/// line without one, at its end unless that splits a UTF-8 sequence (then before the sequence).
+fn overlong_line_cut(line: &[u8]) -> usize {
+    if let Some(i) = line.iter().rposition(|&b| b == b' ' || b == b'\t') {
+        return i + 1;
+    }
+    let len = line.len();
+    let Some(start) = (len.saturating_sub(4)..len).rev().find(|&i| line[i] & 0xC0 != 0x80) else { return len };
+    let width = match line[start] {
+        0xF0.. => 4,
+        0xE0.. => 3,
+        0xC0.. => 2,
+        _ => 1,
+    };
+    if start + width > len { start } else { len }
 }
 
 /// The catalogue rule for private-key blocks, and the BEGIN line that reopens a block an earlier stderr

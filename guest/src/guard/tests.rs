@@ -409,6 +409,81 @@ fn a_batch_members_id_stays_in_flight_until_its_array_reaches_the_client() {
     assert_eq!(s.pending(), 3);
 }
 
+/// The stderr of an upstream as a shell reads it: cut wherever a read or a buffer ended. Every runtime cut it
+/// itself before, each with its own bug (a token across a cut reached the log in two halves).
+const STDERR: &str = "starting pid 42 café\nconnect: token=ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d password=hunter22 db=postgres://app:s3cretpw@db/x\n\
+loading tls key\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\n\
+VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK\n-----END RSA PRIVATE KEY-----\n\
+Traceback (most recent call last):\n  File \"/home/alice/app.py\", line 3, in <module>\nValueError: api_key=sk-proj-Zq8xW3vN6mK2pL9rT4yU7iO1aS5dF0gH\n\
+last words without a line end: Bearer abcdefghijklmnopqrstuvwxyz0123456789";
+
+/// What a shell logs of a text: one record per line, empty lines skipped (a blank line inside a key block
+/// that a cut left open is the one difference a cut makes to the text).
+fn log_records(text: &str) -> Vec<&str> {
+    text.lines().filter(|l| !l.is_empty()).collect()
+}
+
+fn stderr_in_pieces(cuts: &[usize]) -> String {
+    let mut s = canonical();
+    let bytes = STDERR.as_bytes();
+    let mut out = String::new();
+    let mut from = 0;
+    for &cut in cuts.iter().chain([&bytes.len()]) {
+        out += &s.upstream_stderr(&bytes[from..cut], false);
+        from = cut;
+    }
+    out + &s.upstream_stderr(&[], true)
+}
+
+#[test]
+fn stderr_is_logged_the_same_however_it_was_cut_into_pieces() {
+    let whole = stderr_in_pieces(&[]);
+    for secret in ["ghp_u8jz", "hunter22", "s3cretpw", "MIIEow", "VTLw7", "sk-proj-Zq8", "abcdefghijklmnop"] {
+        assert!(!whole.contains(secret), "{secret} in {whole}");
+    }
+    assert!(whole.contains("café") && whole.contains("/home/alice/app.py") && whole.contains("last words"), "{whole}");
+    // Every cut in two (inside tokens, inside `é`, inside the key block), and every pair of cuts 7 bytes apart.
+    let n = STDERR.len();
+    let whole = log_records(&whole);
+    for a in 0..=n {
+        assert_eq!(log_records(&stderr_in_pieces(&[a])), whole, "cut at {a}");
+    }
+    for a in (0..n).step_by(7) {
+        for b in (a..n).step_by(7) {
+            assert_eq!(log_records(&stderr_in_pieces(&[a, b])), whole, "cut at {a} and {b}");
+        }
+    }
+    // Byte by byte.
+    let every: Vec<usize> = (1..n).collect();
+    assert_eq!(log_records(&stderr_in_pieces(&every)), whole);
+}
+
+#[test]
+fn an_endless_stderr_line_is_logged_in_pieces_cut_at_a_space_or_between_characters() {
+    for (line, cut_after) in [("word ".repeat(STDERR_LINE_CAP / 5 + 1000), Some(' ')), ("€".repeat(STDERR_LINE_CAP / 3 + 1000), None)] {
+        let mut s = canonical();
+        let mut pieces = Vec::new();
+        for chunk in line.as_bytes().chunks(64 * 1024 + 1) {
+            pieces.push(s.upstream_stderr(chunk, false));
+        }
+        let held_back = s.upstream_stderr(&[], true);
+        let logged: Vec<&String> = pieces.iter().filter(|p| !p.is_empty()).collect();
+        assert!(!logged.is_empty(), "nothing logged before the end: the line was held without bound");
+        assert!(held_back.len() < STDERR_LINE_CAP + 64 * 1024 + 1);
+        if let Some(c) = cut_after {
+            assert!(logged.iter().all(|p| p.ends_with(c)), "a piece cut inside a word");
+        }
+        assert_eq!(pieces.concat() + &held_back, line, "a cut split a character (U+FFFD in the log), or lost bytes");
+    }
+}
+
+#[test]
+fn invalid_utf8_on_stderr_is_repaired_and_a_character_across_pieces_is_not() {
+    let mut s = canonical();
+    assert_eq!(s.upstream_stderr(b"caf\xc3", false), "");
+    assert_eq!(s.upstream_stderr(b"\xa9 \xff\n", false), "café \u{FFFD}\n");
+}
+
 #[test]
 fn the_upstreams_stderr_keeps_traces_and_loses_secrets() {
     let mut s = canonical();
@@ -445,9 +520,15 @@ fn a_key_block_split_between_stderr_chunks_never_reaches_the_log_in_part() {
                 assert!(out.contains("INFO starting") && out.contains("listening on :8080 as"), "{out}");
                 assert!(!out.contains("alice@example.com"), "{out}");
                 assert!(out.ends_with("listening on :8080 as [REDACTED:email]\n"), "{out}");
+                // The log reads as if the text had come whole, for a block with its END line. (One cut off
+                // before its END line swallows the start of the next line when whole, `2026` of the date: the
+                // engine's reading of a block without an end, left as it is; cut, the log differs there.)
+                if block.contains("-----END") {
+                    assert_eq!(log_records(&out), log_records(&whole), "cut at {cut} and {second_cut}");
+                }
             }
         }
-        // Whole, the block is one replacement; cut, one per chunk it spans at most.
+        // Whole or cut, the block is one replacement.
         assert_eq!(whole.matches("[REDACTED:pem-private-key]").count(), 1, "{whole}");
     }
     // A chunk that ends a block with its END line closes it: the next chunk is logged as it is.
@@ -499,3 +580,4 @@ fn ids_and_methods_either_peer_wrote_reach_the_log_redacted() {
     let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":4111111111111111,"error":{"code":-32000,"message":"x"}}"#);
     assert_eq!(events(&o)[0].id, Some(json!(4111111111111111u64)));
 }
+

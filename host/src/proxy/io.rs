@@ -131,73 +131,33 @@ pub async fn write_lines<W: AsyncWrite + Unpin>(
     writer.shutdown().await
 }
 
-/// Most text the upstream's stderr is redacted in one piece: a stack trace or a PEM block written in a
-/// burst stays whole, so multi-line rules see it all.
+/// Most bytes of the upstream's stderr handed on at once: a stack trace or a PEM block written in a burst
+/// reaches the session in one call.
 pub const STDERR_CHUNK: usize = 64 * 1024;
-/// A stderr line longer than this, its end not yet written, is handed on in pieces (cut after a space where
-/// it has one), not held without bound.
-pub const STDERR_LINE_CAP: usize = 1024 * 1024;
 
 /// Reads a stderr pipe in bursts: whatever arrives within 20 ms of the first byte (up to [`STDERR_CHUNK`])
-/// is handed on as complete lines, so a multi-line trace is redacted as one text. Text is only ever cut at
-/// a line end (a line cut in two would be redacted as two: a token across the cut reached the log in two
-/// halves), except a line longer than [`STDERR_LINE_CAP`]. What a burst leaves of a private-key block the
-/// session's redaction carries into the next (`upstream-log` is one stream).
-pub async fn read_stderr_bursts<R: AsyncRead + Unpin>(mut reader: R, mut emit: impl AsyncFnMut(String)) {
-    let mut pending = Vec::new();
+/// is handed on in one piece. Where the text may be cut is the session's business (`upstream-stderr` holds
+/// an unfinished line until its end), so that every runtime cuts it the same way.
+pub async fn read_stderr_bursts<R: AsyncRead + Unpin>(mut reader: R, mut emit: impl AsyncFnMut(Vec<u8>)) {
     let mut chunk = vec![0u8; 8192];
     let mut eof = false;
-    // `pending[..no_newline_before]` holds no line break (it is not searched again as the line grows).
-    let mut no_newline_before = 0;
     while !eof {
+        let mut burst = Vec::new();
         match reader.read(&mut chunk).await {
             Ok(0) | Err(_) => eof = true,
-            Ok(n) => pending.extend_from_slice(&chunk[..n]),
+            Ok(n) => burst.extend_from_slice(&chunk[..n]),
         }
-        while !eof && pending.len() < STDERR_CHUNK {
+        while !eof && burst.len() < STDERR_CHUNK {
             match tokio::time::timeout(std::time::Duration::from_millis(20), reader.read(&mut chunk)).await {
                 Ok(Ok(0)) | Ok(Err(_)) => eof = true,
-                Ok(Ok(n)) => pending.extend_from_slice(&chunk[..n]),
+                Ok(Ok(n)) => burst.extend_from_slice(&chunk[..n]),
                 Err(_) => break,
             }
         }
-        let cut = if eof {
-            pending.len()
-        } else {
-            match memchr::memrchr(b'\n', &pending[no_newline_before..]) {
-                Some(i) => no_newline_before + i + 1,
-                None if pending.len() >= STDERR_LINE_CAP => overlong_line_cut(&pending),
-                None => {
-                    no_newline_before = pending.len();
-                    0
-                }
-            }
-        };
-        if cut > 0 {
-            let rest = pending.split_off(cut);
-            let text = String::from_utf8_lossy(&pending).into_owned();
-            pending = rest;
-            no_newline_before = 0;
-            emit(text).await;
+        if !burst.is_empty() {
+            emit(burst).await;
         }
     }
-}
-
-/// Where to cut a line too long to hold: after its last space or tab (a word, a token, stays whole), or,
-/// in a line without one, at its end unless that splits a UTF-8 sequence (then before the sequence).
-fn overlong_line_cut(line: &[u8]) -> usize {
-    if let Some(i) = memchr::memrchr2(b' ', b'\t', line) {
-        return i + 1;
-    }
-    let len = line.len();
-    let Some(start) = (len.saturating_sub(4)..len).rev().find(|&i| line[i] & 0xC0 != 0x80) else { return len };
-    let width = match line[start] {
-        0xF0.. => 4,
-        0xE0.. => 3,
-        0xC0.. => 2,
-        _ => 1,
-    };
-    if start + width > len { start } else { len }
 }
 
 #[cfg(test)]
@@ -225,32 +185,12 @@ mod tests {
         assert!(lines(b"", 10).await.is_empty());
     }
 
-    async fn stderr_pieces(input: &[u8]) -> Vec<String> {
-        let mut pieces = Vec::new();
-        read_stderr_bursts(input, async |text: String| pieces.push(text)).await;
-        pieces
-    }
-
     #[tokio::test]
-    async fn a_burst_of_stderr_is_cut_only_at_line_ends() {
-        // 300 KB in one burst, more than a chunk: before, it was cut wherever 64 KB fell, inside a line.
-        let burst: String = (0..3000).map(|i| format!("{i:05} token=ghp_{}\n", "x".repeat(80))).collect();
-        let pieces = stderr_pieces(burst.as_bytes()).await;
-        assert!(pieces.len() > 1, "{} pieces", pieces.len());
-        assert!(pieces.iter().all(|p| p.ends_with('\n')), "a piece ends inside a line");
-        assert_eq!(pieces.concat(), burst);
-    }
-
-    #[tokio::test]
-    async fn an_endless_line_is_cut_at_a_space_or_a_character_boundary() {
-        let spaced: String = "word ".repeat(STDERR_LINE_CAP / 5 + 1000);
-        let pieces = stderr_pieces(spaced.as_bytes()).await;
-        assert!(pieces.len() > 1 && pieces[..pieces.len() - 1].iter().all(|p| p.ends_with(' ')), "{}", pieces.len());
-        assert_eq!(pieces.concat(), spaced);
-        // No space at all, and three-byte characters: every cut falls between characters.
-        let unspaced: String = "€".repeat(STDERR_LINE_CAP / 3 + 1000);
-        let pieces = stderr_pieces(unspaced.as_bytes()).await;
-        assert!(pieces.len() > 1);
-        assert_eq!(pieces.concat(), unspaced, "a cut split a character (U+FFFD in the log)");
+    async fn a_stderr_burst_is_handed_on_whole_up_to_a_chunk() {
+        let mut pieces: Vec<Vec<u8>> = Vec::new();
+        let burst = vec![b'x'; 3 * STDERR_CHUNK + 5];
+        read_stderr_bursts(&burst[..], async |bytes: Vec<u8>| pieces.push(bytes)).await;
+        assert!(pieces.len() >= 3 && pieces.iter().all(|p| p.len() <= STDERR_CHUNK + 8192), "{}", pieces.len());
+        assert_eq!(pieces.concat(), burst, "bytes lost or reordered");
     }
 }

@@ -76,7 +76,7 @@ fn now_ms() -> u64 {
 enum Input {
     Client(Read, Instant, Option<OwnedSemaphorePermit>),
     Upstream(Read, Instant, Option<OwnedSemaphorePermit>),
-    Stderr(String),
+    Stderr(Vec<u8>),
     /// The upstream's stderr reached its end.
     StderrClosed,
     WriteFailed(Peer, std::io::Error),
@@ -150,6 +150,7 @@ struct Shell {
     deadline: Option<u64>,
     /// The policy component failed (a trap): the guard stops relaying and exits 125.
     broken: bool,
+    stderr_ended: bool,
 }
 
 impl Shell {
@@ -164,9 +165,23 @@ impl Shell {
         }
     }
 
-    /// The upstream's stderr, redacted by the session, one log record per line.
-    fn log_stderr(&mut self, text: &str) {
-        match self.session.upstream_log(text) {
+    /// The upstream's stderr as read, redacted by the session (which cuts it at line ends), one log record
+    /// per line.
+    fn log_stderr(&mut self, bytes: &[u8]) {
+        let clean = self.session.upstream_stderr(bytes);
+        self.log_stderr_lines(clean);
+    }
+
+    /// The upstream's stderr has ended (or is no longer waited for): the line the session held, if any.
+    fn end_stderr(&mut self) {
+        if !std::mem::replace(&mut self.stderr_ended, true) {
+            let clean = self.session.upstream_stderr_end();
+            self.log_stderr_lines(clean);
+        }
+    }
+
+    fn log_stderr_lines(&mut self, clean: Result<String, jsonrpc_errors_host::Failure>) {
+        match clean {
             Ok(clean) => {
                 for line in clean.lines().filter(|l| !l.is_empty()) {
                     tracing::info!(event = "upstream-stderr", "{line}");
@@ -304,8 +319,8 @@ async fn guard(args: Args, runtime: Runtime) -> u8 {
         let tx = tx.clone();
         tokio::spawn(async move {
             let lines = tx.clone();
-            io::read_stderr_bursts(child_err, async move |text: String| {
-                let _ = lines.send(Input::Stderr(text)).await;
+            io::read_stderr_bursts(child_err, async move |bytes: Vec<u8>| {
+                let _ = lines.send(Input::Stderr(bytes)).await;
             })
             .await;
             let _ = tx.send(Input::StderrClosed).await;
@@ -315,7 +330,7 @@ async fn guard(args: Args, runtime: Runtime) -> u8 {
     let (upstream_out, _) = spawn_writer(child_in, Peer::Upstream, metrics.clone(), tx.clone());
     drop(tx);
 
-    let mut shell = Shell { session, metrics: metrics.clone(), client_out: Some(client_out), upstream_out: Some(upstream_out), deadline: None, broken: false };
+    let mut shell = Shell { session, metrics: metrics.clone(), client_out: Some(client_out), upstream_out: Some(upstream_out), deadline: None, broken: false, stderr_ended: false };
     let mut stage = Stage::Running;
     let mut terminated_by_guard = false;
     let mut exited: Option<(std::process::ExitStatus, Instant)> = None;
@@ -413,8 +428,11 @@ async fn guard(args: Args, runtime: Runtime) -> u8 {
                         output_closed.get_or_insert_with(Instant::now);
                     }
                 },
-                Some(Input::Stderr(text)) => shell.log_stderr(&text),
-                Some(Input::StderrClosed) => stderr_open = false,
+                Some(Input::Stderr(bytes)) => shell.log_stderr(&bytes),
+                Some(Input::StderrClosed) => {
+                    stderr_open = false;
+                    shell.end_stderr();
+                }
                 Some(Input::WriteFailed(peer, e)) => match peer {
                     Peer::Client => {
                         tracing::info!(event = "client-closed", detail = %e, "the client stopped reading; stopping the upstream");
@@ -474,11 +492,12 @@ async fn guard(args: Args, runtime: Runtime) -> u8 {
     let settle = tokio::time::Instant::now() + SETTLE;
     while stderr_open {
         match tokio::time::timeout_at(settle, rx.recv()).await {
-            Ok(Some(Input::Stderr(text))) => shell.log_stderr(&text),
+            Ok(Some(Input::Stderr(bytes))) => shell.log_stderr(&bytes),
             Ok(Some(Input::StderrClosed) | None) | Err(_) => stderr_open = false,
             Ok(Some(_)) => {}
         }
     }
+    shell.end_stderr();
     // The upstream has ended and its end was reported: deliver what is queued for the client, then leave.
     if process::group_alive(pgid) {
         process::signal_group(pgid, libc::SIGTERM);

@@ -66,7 +66,7 @@ def _loads(text: str) -> Outcome:
 class GuardSession:
     """One session between one client and one upstream.
 
-    Every method but :meth:`upstream_log` returns the :class:`Outcome` (``*_json`` variants: its JSON text).
+    Every method but :meth:`upstream_stderr`, :meth:`upstream_stderr_end` and :meth:`upstream_log` returns the :class:`Outcome` (``*_json`` variants: its JSON text).
     A session owns a component instance of its own; methods may be called from any thread, one at a time
     (a lock serializes them). A fault inside the component ends the session: later calls raise
     :class:`ComponentFault`. Close it (or use it as a context manager) to free the instance.
@@ -154,11 +154,23 @@ class GuardSession:
                 self._worker = None
                 raise _runtime.get()._fault() from e
 
-    def upstream_log(self, text: str) -> str:
-        """Text from the upstream's stderr for the operator's log: secrets redacted, traces and paths kept.
+    def upstream_stderr(self, data: Union[bytes, str]) -> str:
+        """Bytes of the upstream's stderr as read, in any pieces, for the operator's log: the redacted text of
+        the lines they complete (secrets redacted, traces and paths kept).
 
-        Successive calls are one stream, given whole lines: a private-key block one call's text leaves open
-        (BEGIN, no END yet) is redacted in the next call's text up to its END line."""
+        Text is cut only at line ends: an unfinished line is held until its end arrives (or
+        :meth:`upstream_stderr_end`); a line over 1 MiB is logged in pieces, cut after a space."""
+        return str(self._call("[method]session.upstream-stderr", _raw(data, "data")))
+
+    def upstream_stderr_end(self) -> str:
+        """The upstream's stderr has ended: the redacted text of the unfinished line held, if any."""
+        return str(self._call("[method]session.upstream-stderr-end"))
+
+    def upstream_log(self, text: str) -> str:
+        """Other text about the upstream for the operator's log, whole lines: redacted as its stderr.
+
+        Successive calls (with :meth:`upstream_stderr`'s) are one stream: a private-key block one call's text
+        leaves open (BEGIN, no END yet) is redacted in the next call's text up to its END line."""
         return str(self._call("[method]session.upstream-log", _text(text, "text")))
 
     def client_line(self, line: Union[bytes, str], *, context: Optional[Context] = None) -> Outcome:

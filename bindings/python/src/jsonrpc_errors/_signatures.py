@@ -33,5 +33,7 @@ GUARD: dict[str, Optional[tuple[tuple[Any, ...], str]]] = {
     "[method]session.upstream-oversize": (("u64", ("record", (("unix-millis", "u64"), ("entropy", "u64"),))), "string"),
     "[method]session.upstream-failed": None,
     "[method]session.expire": ((("record", (("unix-millis", "u64"), ("entropy", "u64"),)),), "string"),
+    "[method]session.upstream-stderr": (("bytes",), "string"),
+    "[method]session.upstream-stderr-end": ((), "string"),
     "[method]session.upstream-log": (("string",), "string"),
 }

@@ -588,24 +588,6 @@ async def guard_transport(
 # ---------------------------------------------------------------------------------------------- upstream stderr
 
 
-#: A stderr line longer than this, its end not yet written, is logged in pieces (as the Rust guard does).
-STDERR_LINE_CAP = 1024 * 1024
-
-
-def _overlong_line_cut(line: bytes) -> int:
-    """Where to cut a line too long to hold: after its last space or tab (a word, a token, stays whole), or, in
-    a line without one, at its end unless that splits a UTF-8 sequence (then before the sequence)."""
-    space = max(line.rfind(b" "), line.rfind(b"\t"))
-    if space >= 0:
-        return space + 1
-    for start in range(len(line) - 1, max(len(line) - 5, -1), -1):
-        lead = line[start]
-        if lead & 0xC0 != 0x80:
-            width = 4 if lead >= 0xF0 else 3 if lead >= 0xE0 else 2 if lead >= 0xC0 else 1
-            return start if start + width > len(line) else len(line)
-    return len(line)
-
-
 @asynccontextmanager
 async def upstream_stderr_log(logger: Optional[logging.Logger] = None, *, settle: float = 0.5) -> AsyncIterator[TextIO]:
     """A file to give an upstream process as its stderr; every line it writes is logged, secrets redacted.
@@ -623,13 +605,14 @@ async def upstream_stderr_log(logger: Optional[logging.Logger] = None, *, settle
     redactor = GuardSession()
     ended = anyio.Event()
 
-    def emit(burst: bytes) -> None:
-        for line in redactor.upstream_log(burst.decode("utf-8", "replace")).splitlines():
+    def emit(clean: str) -> None:
+        for line in clean.splitlines():
             if line:
                 log.info("upstream-stderr %s", line, extra={"guard_event": {"event": "upstream-stderr", "level": "info", "message": line}})
 
     async def relay() -> None:
-        partial = b""
+        # The bytes go to the session as read: it cuts them at line ends (a line cut in two would be
+        # redacted as two), holding an unfinished line until its end, as in every runtime.
         try:
             while True:
                 await anyio.wait_readable(read_fd)
@@ -639,18 +622,10 @@ async def upstream_stderr_log(logger: Optional[logging.Logger] = None, *, settle
                     continue
                 if not chunk:
                     break
-                # Whole lines only: a line cut in two is redacted as two (a token across the cut would reach
-                # the log in halves). A private-key block a read leaves open the session carries into the next.
-                lines, _, partial = (partial + chunk).rpartition(b"\n")
-                if lines:
-                    emit(lines)
-                if len(partial) > STDERR_LINE_CAP:  # a line that never ends is logged in pieces, not held
-                    cut = _overlong_line_cut(partial)
-                    emit(partial[:cut])
-                    partial = partial[cut:]
-            if partial:
-                emit(partial)
+                emit(redactor.upstream_stderr(chunk))
         finally:
+            # At the end, or when no longer waited for (a process that left the pipe open): the line held.
+            emit(redactor.upstream_stderr_end())
             ended.set()
 
     try:
