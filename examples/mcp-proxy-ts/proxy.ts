@@ -19,7 +19,7 @@ import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { setEnvironment } from "jsonrpc-errors/guard";
+import { GuardSession, setEnvironment } from "jsonrpc-errors/guard";
 import { guardTransport, type Dialect, type GuardedTransport } from "jsonrpc-errors/mcp";
 import { relayStderr, startClient, type ClientLine, type ClientLines } from "./stdio.js";
 
@@ -64,13 +64,25 @@ const client = new StdioServerTransport(process.stdin, process.stdout, { maxBuff
 
 const stderr = relayStderr(upstream.stderr, guarded, (line) => log("info", "upstream-stderr", line));
 
+/** Text about the upstream that is not its stderr (a transport's error), redacted for the log on a session of
+ *  its own: the stderr stream's session carries a key block one read leaves open into the next, and would
+ *  take this text for the block's continuation. */
+function redactedForLog(text: string): string {
+  const session = new GuardSession({ timeoutMs: null });
+  try {
+    return session.upstreamLog(text);
+  } finally {
+    session.close();
+  }
+}
+
 // A forwarded line goes upstream as its own parse, not the SDK's (which drops members its schema lacks).
 const relay = (line: ClientLine): void => {
   const sent = typeof line === "number" ? guarded.sendOversize(line) : guarded.sendLine(line);
-  sent.catch((e: Error) => log("warn", "upstream-write-failed", guarded.upstreamLog(e.message)));
+  sent.catch((e: Error) => log("warn", "upstream-write-failed", redactedForLog(e.message)));
 };
 guarded.onmessage = (message) => void client.send(message);
-guarded.onerror = (error) => log("warn", "upstream-transport-error", guarded.upstreamLog(error.message));
+guarded.onerror = (error) => log("warn", "upstream-transport-error", redactedForLog(error.message));
 guarded.onclose = async () => {
   await stderr.drain(500); // what the upstream wrote to stderr as it died is still on its way
   log("info", "exit", "the upstream ended; the proxy exits");

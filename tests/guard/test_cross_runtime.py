@@ -210,3 +210,40 @@ def test_no_proxy_logs_a_secret_of_its_upstreams_stderr_in_part(proxy: str, tmp_
     assert not leaked, f"{proxy}: {len(leaked)} key body lines reached its log, e.g. {leaked[0]}"
     for part in ("ghp_A1b2C3d4", "E5f6", "K1l2M3n4O5p6"):  # the token, and each half of the one written in two
         assert part not in text, f"{proxy} logged {part}"
+
+
+# A key block left open on stderr (its END line not written yet), then a stray line on stdout holding a token.
+STRAY_DURING_A_KEY_BLOCK = r"""
+import sys, time
+sys.stderr.write("dumping key\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\n")
+sys.stderr.flush(); time.sleep(0.5)
+sys.stdout.write("Starting worker with token ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8\n"); sys.stdout.flush(); time.sleep(0.5)
+sys.stderr.write("-----END RSA PRIVATE KEY-----\nstderr done\n"); sys.stderr.flush()
+sys.stdin.read()
+"""
+
+
+def test_the_typescript_proxy_logs_a_transport_error_on_its_own_not_as_part_of_a_key_block(tmp_path: Path) -> None:
+    # The TypeScript SDK reports a stray stdout line as a transport error, whose text (the line) the proxy
+    # logs redacted. It went through the stderr stream's session, which took it for the continuation of the
+    # key block left open there and swallowed its first word into the block's marker.
+    upstream = tmp_path / "stray_upstream.py"
+    upstream.write_text(STRAY_DURING_A_KEY_BLOCK)
+    command = proxies("canonical")["typescript proxy"]
+    command = command[: command.index("--") + 1] + [PYTHON, str(upstream)]
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    log: list[bytes] = []
+    pump = threading.Thread(target=lambda: log.extend(proc.stderr), daemon=True)
+    pump.start()
+    deadline = time.monotonic() + WAIT
+    while b"stderr done" not in b"".join(log[-5:]) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.stdin.close()
+    proc.wait(timeout=WAIT)
+    pump.join(timeout=5)
+    records = [json.loads(line) for line in b"".join(log).decode().splitlines() if line.startswith("{")]
+    # Node's JSON.parse message quotes the line's first characters: `Unexpected token 'S', "Starting w"...`.
+    errors = [r["message"] for r in records if r.get("event") == "upstream-transport-error"]
+    assert errors and all(m.startswith("Unexpected token") and "Starting w" in m for m in errors), errors
+    stderr_lines = [r["message"] for r in records if r.get("event") == "upstream-stderr"]
+    assert stderr_lines == ["dumping key", "[REDACTED:pem-private-key]", "stderr done"], stderr_lines
