@@ -66,7 +66,8 @@ def _loads(text: str) -> Outcome:
 class GuardSession:
     """One session between one client and one upstream.
 
-    Every method but :meth:`upstream_stderr`, :meth:`upstream_stderr_end` and :meth:`upstream_log` returns the :class:`Outcome` (``*_json`` variants: its JSON text).
+    Every method but :meth:`upstream_stderr`, :meth:`upstream_stderr_end` and :meth:`upstream_log` (which return
+    the redacted text) returns the :class:`Outcome` (``*_json`` variants: its JSON text).
     A session owns a component instance of its own; methods may be called from any thread, one at a time
     (a lock serializes them). A fault inside the component ends the session: later calls raise
     :class:`ComponentFault`. Close it (or use it as a context manager) to free the instance.
