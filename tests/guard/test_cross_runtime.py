@@ -184,14 +184,9 @@ def key_body_lines() -> list[str]:
     return ["MIIE" + base64.b64encode(hashlib.sha512(f"{b}/{i}".encode()).digest()).decode()[:60] for b in range(111) for i in range(30)]
 
 
-@pytest.mark.parametrize("proxy", ["rust guard", "python proxy", "typescript proxy"])
-def test_no_proxy_logs_a_secret_of_its_upstreams_stderr_in_part(proxy: str, tmp_path: Path) -> None:
-    # Before, the Rust guard cut a burst wherever 64 KB fell (a token across the cut was logged in halves, a
-    # key block's rest in clear), the Python relay redacted each read on its own (a block written a line at a
-    # time was logged in clear) and the TypeScript one redacted a line's first part on its own when its end
-    # came later. Each now hands whole lines to one redaction stream per session.
-    upstream = tmp_path / "noisy_upstream.py"
-    upstream.write_text(NOISY_UPSTREAM)
+def log_of_proxy_before(proxy: str, upstream: Path) -> str:
+    """What `proxy` logs (its stderr) with the Python script `upstream` behind it, until that script's stderr
+    says "stderr done"; then the client closes."""
     command = proxies("canonical")[proxy]
     command = command[: command.index("--") + 1] + [PYTHON, str(upstream)]
     proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
@@ -204,7 +199,18 @@ def test_no_proxy_logs_a_secret_of_its_upstreams_stderr_in_part(proxy: str, tmp_
     proc.stdin.close()
     proc.wait(timeout=WAIT)
     pump.join(timeout=5)
-    text = b"".join(log).decode(errors="replace")
+    return b"".join(log).decode(errors="replace")
+
+
+@pytest.mark.parametrize("proxy", ["rust guard", "python proxy", "typescript proxy"])
+def test_no_proxy_logs_a_secret_of_its_upstreams_stderr_in_part(proxy: str, tmp_path: Path) -> None:
+    # Before, the Rust guard cut a burst wherever 64 KB fell (a token across the cut was logged in halves, a
+    # key block's rest in clear), the Python relay redacted each read on its own (a block written a line at a
+    # time was logged in clear) and the TypeScript one redacted a line's first part on its own when its end
+    # came later. Each now hands whole lines to one redaction stream per session.
+    upstream = tmp_path / "noisy_upstream.py"
+    upstream.write_text(NOISY_UPSTREAM)
+    text = log_of_proxy_before(proxy, upstream)
     assert "stderr done" in text and text.count("loading key") == 111, text[-3000:]
     leaked = [line for line in key_body_lines() if line[:24] in text]
     assert not leaked, f"{proxy}: {len(leaked)} key body lines reached its log, e.g. {leaked[0]}"
@@ -229,19 +235,8 @@ def test_the_typescript_proxy_logs_a_transport_error_on_its_own_not_as_part_of_a
     # key block left open there and swallowed its first word into the block's marker.
     upstream = tmp_path / "stray_upstream.py"
     upstream.write_text(STRAY_DURING_A_KEY_BLOCK)
-    command = proxies("canonical")["typescript proxy"]
-    command = command[: command.index("--") + 1] + [PYTHON, str(upstream)]
-    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
-    log: list[bytes] = []
-    pump = threading.Thread(target=lambda: log.extend(proc.stderr), daemon=True)
-    pump.start()
-    deadline = time.monotonic() + WAIT
-    while b"stderr done" not in b"".join(log[-5:]) and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.05)
-    proc.stdin.close()
-    proc.wait(timeout=WAIT)
-    pump.join(timeout=5)
-    records = [json.loads(line) for line in b"".join(log).decode().splitlines() if line.startswith("{")]
+    text = log_of_proxy_before("typescript proxy", upstream)
+    records = [json.loads(line) for line in text.splitlines() if line.startswith("{")]
     # Node's JSON.parse message quotes the line's first characters: `Unexpected token 'S', "Starting w"...`.
     errors = [r["message"] for r in records if r.get("event") == "upstream-transport-error"]
     assert errors and all(m.startswith("Unexpected token") and "Starting w" in m for m in errors), errors
