@@ -111,7 +111,7 @@ fn check_request(parsed: Parsed<'_>) -> Result<Value, Rejection> {
         _ => return Err(invalid_request("not-an-object", Some("a request must be a JSON object".into()), Value::Null)),
     };
     let call = message::check_call(&envelope)
-        .map_err(|e| invalid_request(e.reason, Some(e.details.to_string()), if e.reason == "invalid-id-type" { Value::Null } else { message::readable_id(&envelope) }))?;
+        .map_err(|e| invalid_request(e.reason, Some(e.details.to_string()), if e.reason.starts_with("invalid-id") { Value::Null } else { message::readable_id(&envelope) }))?;
     let mut ok = Map::new();
     ok.insert("valid".into(), Value::Bool(true));
     if let Some(raw_id) = call.id {

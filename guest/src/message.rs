@@ -211,6 +211,12 @@ pub fn check_call<'a>(envelope: &Envelope<'a>) -> Result<Call<'a>, Invalid> {
         if !matches!(json_type(id), JsonType::String | JsonType::Number | JsonType::Null) {
             return Err(Invalid { reason: "invalid-id-type", details: "id must be a string, a number or null" });
         }
+        // A string whose escapes are no Unicode (a lone surrogate, `"\uDEe9"`) cannot be read, so it cannot be
+        // written back either: every answer of the guard's own carried `null` where the client looks for its
+        // id, and `validate` said "valid" with `id: null` (found by cargo-fuzz). Refused like a wrong type.
+        if json_type(id) == JsonType::String && id.get().contains('\\') && string_value(id).is_none() {
+            return Err(Invalid { reason: "invalid-id-string", details: "a string id must be valid Unicode (it holds a lone surrogate escape)" });
+        }
     }
     if envelope.jsonrpc.and_then(string_value).as_deref() != Some("2.0") {
         return Err(Invalid { reason: "invalid-jsonrpc-version", details: "jsonrpc must be exactly \"2.0\"" });
@@ -306,6 +312,10 @@ mod tests {
     fn calls_are_checked_in_validate_order() {
         let reason = |t: &str| check_call(&object(t)).err().map(|e| e.reason);
         assert_eq!(reason(r#"{"jsonrpc":"2.0","id":{},"method":"m"}"#), Some("invalid-id-type"));
+        assert_eq!(reason(r#"{"jsonrpc":"2.0","id":"a\uDEe9","method":"m"}"#), Some("invalid-id-string"));
+        assert_eq!(reason(r#"{"jsonrpc":"2.0","id":"\uD800x","method":"m"}"#), Some("invalid-id-string"));
+        // A pair is one character; other escapes are fine.
+        assert_eq!(reason(r#"{"jsonrpc":"2.0","id":"\uD83D\uDE00 \u00e9\/\n","method":"m"}"#), None);
         assert_eq!(reason(r#"{"jsonrpc":"1.0","id":1,"method":"m"}"#), Some("invalid-jsonrpc-version"));
         assert_eq!(reason(r#"{"jsonrpc":"2.0","id":1}"#), Some("missing-method"));
         assert_eq!(reason(r#"{"jsonrpc":"2.0","id":1,"method":5}"#), Some("invalid-method-type"));

@@ -306,6 +306,10 @@ fn validate_cases() -> Value {
         c("deep-nesting-does-not-crash", &deep_req, json!({})),
         c("deep-nesting-100k-levels-read-iteratively", &format!("{{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"id\":2,\"params\":{}{}}}", "[".repeat(100_000), "]".repeat(100_000)), json!({})),
         c("duplicate-method-refused", r#"{"jsonrpc":"2.0","method":"tools/list","id":1,"method":"tools/call"}"#, json!({})),
+        // Found by cargo-fuzz (guard): a string id holding a lone surrogate escape cannot be read, so no answer could
+        // carry it back (it was "valid" with `id: null`).
+        c("invalid-id-string-lone-surrogate", r#"{"jsonrpc":"2.0","method":"ping","id":"-\uDEe9\/1"}"#, json!({})),
+        c("id-string-with-a-surrogate-pair-is-valid", r#"{"jsonrpc":"2.0","method":"ping","id":"\uD83D\uDE00"}"#, json!({})),
         c("duplicate-id-refused-in-a-batch-member", r#"[{"jsonrpc":"2.0","method":"a","id":1,"id":2},{"jsonrpc":"2.0","method":"b","id":3}]"#, json!({"batch": "allow"})),
         c("unknown-members-may-repeat", r#"{"jsonrpc":"2.0","method":"a","id":1,"x":1,"x":2}"#, json!({})),
         c("id-object", r#"{"jsonrpc":"2.0","method":"a","id":{"x":1}}"#, json!({})),
@@ -632,6 +636,12 @@ fn guard_cases() -> Value {
         g("upstream/error-nested-too-deep-still-answered", &canonical, json!([
             {"client": REQUEST_1},
             {"upstream": format!(r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":-32000,"message":"deep","data":{}{}}}}}"#, "[".repeat(200), "]".repeat(200))}])),
+        // Found by cargo-fuzz (guard): a request whose string id holds a lone surrogate was forwarded, and every
+        // answer of the guard's own to it (timeout, cancellation, failure) carried `null` for its id.
+        g("client/lone-surrogate-id-refused", &json!({"dialect": "canonical", "timeout_ms": 1000, "upstream": "stdio:server"}), json!([
+            {"client": r#"{"jsonrpc":"2.0","id":"-\uDEe9\/1","method":"ping"}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":"\uD83D\uDE00","method":"ping"}"#},
+            {"expire": true, "at": 1_000}])),
         g("client/id-spellings-are-one-id", &canonical, json!([
             {"client": r#"{"jsonrpc":"2.0","id":"é/1","method":"ping"}"#},
             {"client": r#"{"jsonrpc":"2.0","id":"\u00e9\/1","method":"ping"}"#},

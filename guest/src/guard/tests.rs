@@ -77,12 +77,14 @@ fn notifications_are_forwarded_and_never_answered() {
 
 #[test]
 fn bad_client_lines_are_answered_here_and_never_forwarded() {
-    let cases: [(&str, i64, Value, &str); 7] = [
+    let cases: [(&str, i64, Value, &str); 8] = [
         ("{not json", -32700, Value::Null, ""),
         ("42", -32600, Value::Null, "not-an-object"),
         (r#"{"jsonrpc":"2.0","id":7}"#, -32600, json!(7), "missing-method"),
         (r#"{"jsonrpc":"1.0","id":"a","method":"m"}"#, -32600, json!("a"), "invalid-jsonrpc-version"),
         (r#"{"jsonrpc":"2.0","id":{"x":1},"method":"m"}"#, -32600, Value::Null, "invalid-id-type"),
+        // An id the guard could not write back (found by cargo-fuzz: its answers carried `null`).
+        (r#"{"jsonrpc":"2.0","id":"-\uDEe9\/1","method":"ping"}"#, -32600, Value::Null, "invalid-id-string"),
         (r#"{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}"#, -32600, Value::Null, "duplicate-member"),
         (r#"[{"jsonrpc":"2.0","id":1,"method":"a"}]"#, -32600, Value::Null, "batch-not-supported"),
     ];
