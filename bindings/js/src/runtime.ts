@@ -52,8 +52,11 @@ export interface GlueGuardSession {
   upstreamLog(text: string): string;
 }
 
-/** The guard module's glue: the base API plus the guard session class. */
-export interface GuardGlue extends Glue {
+/**
+ * The guard module's glue: the guard session class and the calls the guard entry makes (bindings/js/rust/lib.rs
+ * leaves the base API out of that module).
+ */
+export interface GuardGlue extends Pick<Glue, "setEnvironment" | "refusal" | "maxInputBytes" | "__trapForTests" | "__wbg_reset_state"> {
   redactWith(text: string, optionsJson: string): string;
   redactJsonValue(json: string, optionsJson: string): string;
   GuardSession: new (
@@ -176,8 +179,8 @@ function reinstantiate(p: Platform): void {
 
 let maxInput: number | undefined;
 
-/** The glue of whichever module is loaded (both hold the base API). */
-function anyGlue(): Glue {
+/** The glue of whichever module is loaded (both hold these calls). */
+function anyGlue(): Pick<Glue, "refusal" | "maxInputBytes"> {
   if (platform !== undefined) return platform.glue;
   return currentGuard();
 }
