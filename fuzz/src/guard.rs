@@ -242,6 +242,11 @@ pub enum Respell {
     Decoded,
     /// An integer with a zero fraction (`7` as `7.0`).
     FractionZero,
+    /// A number with an exponent (`7` as `7E0`, `1.5` as `15e-1`).
+    Exponent,
+    /// A number through a double, as a JavaScript server writes it back (`1E2` as `100`; a long id rounded
+    /// to another number, which then answers nothing).
+    Double,
 }
 
 #[derive(Arbitrary, Debug)]
@@ -348,15 +353,22 @@ fn respell(id: &str, how: &Respell) -> String {
         }
         (Respell::Decoded, Some(Value::String(s))) => json_string(&s),
         (Respell::FractionZero, Some(Value::Number(_))) if id.bytes().all(|b| b.is_ascii_digit() || b == b'-') => format!("{id}.0"),
+        (Respell::Exponent, Some(Value::Number(_))) if !id.contains(['e', 'E']) => match id.split_once('.') {
+            Some((whole, fraction)) => format!("{whole}{fraction}e-{}", fraction.len()),
+            None => format!("{id}E0"),
+        },
+        (Respell::Double, Some(Value::Number(_))) => match id.parse::<f64>() {
+            Ok(f) if f.is_finite() => {
+                if f.abs() >= 1e21 { format!("{f:e}") } else { format!("{f}") }
+            }
+            _ => id.to_string(),
+        },
         _ => id.to_string(),
     }
 }
 
 // ───────────────────────────── the model ─────────────────────────────
 
-/// An id's identity, as JSON-RPC means it: numbers as the guard keys them (`message::id_key`: `7`, `7.0`
-/// and `-0`/`0` are one id each), strings by their value whatever escapes spell them (the guard answers with
-/// the client's id as a value, so its own answers spell strings their own way).
 /// An id as the guard's events carry it: a string one redacted and cut for the operator's log.
 fn logged_form(id: &Value) -> Value {
     match id {
@@ -379,6 +391,10 @@ fn cancelled_ids(line: &[u8]) -> Vec<Value> {
         .collect()
 }
 
+/// An id's identity, as JSON-RPC means it: numbers by value as the guard keys them (`message::id_key`: `7`,
+/// `7.0`, `7E0` and `0.7e+1` are one id, `-0` and `0` another), strings by their value whatever escapes spell
+/// them (the guard answers with the client's id as a value, so its own answers spell strings, and numbers'
+/// exponents, their own way).
 pub fn key(raw: &str) -> String {
     match serde_json::from_str::<Value>(raw) {
         Ok(Value::String(s)) => json_string(&s),

@@ -150,11 +150,12 @@ pub fn value(raw: &RawValue) -> Value {
     serde_json::from_str(raw.get()).unwrap_or(Value::Null)
 }
 
-/// The key under which an id (or a progress token) is looked up: its JSON text, with an integer written
-/// with a zero fraction (`7.0`, of any length) keyed as the integer, so that a server re-serializing the client's number
-/// still meets it, while `"7"` stays apart. Other spellings (`7e0`) are keyed as written. A string is keyed
-/// by its value, not its escapes: `"é"` and `"\u00e9"` are one id (to a client that sends both while the
-/// first is in flight, and to a server that re-escapes the id in its answer).
+/// The key under which an id (or a progress token) is looked up. A number is keyed by its value, however it
+/// is spelled (`7`, `7.0`, `7e0`, `0.7E+1`, `70e-1` are one id; `-0` is `0`), since the peers that re-serialize
+/// an id write it their own way: a JavaScript or Python server answers `1E2` with `100` or `100.0`, and this
+/// library's own JSON writer spells it `1e+2`. `"7"` stays apart. A string is keyed by its value, not its
+/// escapes: `"é"` and `"\u00e9"` are one id (to a client that sends both while the first is in flight, and to
+/// a server that re-escapes the id in its answer).
 pub fn id_key(raw: &RawValue) -> String {
     let text = raw.get();
     match json_type(raw) {
@@ -170,17 +171,61 @@ pub fn id_key(raw: &RawValue) -> String {
         }
         _ => return text.to_string(),
     }
-    let integer = match text.split_once('.') {
-        Some((whole, fraction)) if fraction.bytes().all(|b| b == b'0') => whole,
-        _ => text,
-    };
-    // Any integer, not only one that fits 64 bits: `444…441.0` answers `444…441` as `7.0` answers `7` (found
-    // by cargo-fuzz: an 80-digit id re-spelled with `.0` was dropped as an answer to nothing).
-    if integer.strip_prefix('-').unwrap_or(integer).bytes().all(|b| b.is_ascii_digit()) {
-        // "-0" and "0" are the same id.
-        return if integer == "-0" { "0".to_string() } else { integer.to_string() };
+    number_key(text)
+}
+
+/// A JSON number's value as text, exactly (no float: ids of any length stay apart): `-` for a negative one,
+/// its significant digits, and `e` with the power of ten of the last one unless that is 0 to 32 (then the
+/// integer is written out: `7`, `100`, the common ids keyed as written). An exponent is counted up to 2^56
+/// only: numbers beyond it (infinite, or zero, to every runtime that reads JSON numbers as doubles) are one
+/// id per mantissa and sign of the exponent.
+fn number_key(text: &str) -> String {
+    // One walk over the bytes, no `str` patterns or integer parsing: the guard's npm module has a size
+    // budget, and those generic routines cost it more than this whole function.
+    let bytes = text.as_bytes();
+    let mut key = Vec::new();
+    let (mut at, mut first, mut last, mut fraction, mut point) = (0, None, 0, 0i64, false);
+    while at < bytes.len() && bytes[at] | 0x20 != b'e' {
+        match bytes[at] {
+            b'-' => key.push(b'-'),
+            b'.' => point = true,
+            digit => {
+                if digit != b'0' {
+                    first = first.or(Some(at));
+                    last = at;
+                }
+                fraction += i64::from(point);
+            }
+        }
+        at += 1;
     }
-    text.to_string()
+    let Some(first) = first else { return "0".to_string() };
+    // The power of ten of the last significant digit: the digits after it, less those after the point,
+    // plus the exponent.
+    let mut power = -fraction;
+    for (i, &b) in bytes[first..at].iter().enumerate() {
+        match b {
+            b'.' => {}
+            _ if first + i <= last => key.push(b),
+            _ => power += 1,
+        }
+    }
+    let (mut exponent, mut negative) = (0i64, false);
+    for &b in bytes.get(at + 1..).unwrap_or_default() {
+        match b {
+            b'-' => negative = true,
+            b'+' => {}
+            digit => exponent = (exponent * 10 + i64::from(digit - b'0')).min(1 << 56),
+        }
+    }
+    power += if negative { -exponent } else { exponent };
+    if (0..=32).contains(&power) {
+        key.resize(key.len() + power as usize, b'0');
+    } else {
+        key.push(b'e');
+        key.extend(power.to_string().bytes());
+    }
+    String::from_utf8(key).unwrap_or_default()
 }
 
 /// Why a request object is not a valid JSON-RPC 2.0 request: the invalid-request reason and its details
@@ -305,7 +350,28 @@ mod tests {
         assert_ne!(key("7"), key("\"7\""));
         assert_eq!(key("\"a\""), "\"a\"");
         assert_eq!(key("18446744073709551615"), "18446744073709551615");
-        assert_eq!(key("0.5"), "0.5");
+        assert_eq!(key("0.5"), "5e-1");
+        // Exponents, however written, and the spelling serde_json writes back (`1E2` as `1e+2`).
+        for same in ["100", "100.0", "1E2", "1e+2", "1e2", "10E1", "0.1e3", "1000e-1", "1.000e2", "100.00E+0"] {
+            assert_eq!(key(same), "100", "{same}");
+        }
+        assert_eq!(key("-7e0"), "-7");
+        assert_eq!(key("-0e5"), "0");
+        assert_ne!(key("1e2"), key("1e3"));
+        assert_ne!(key("1e2"), key("-1e2"));
+        assert_ne!(key("15e-1"), key("15"));
+        assert_eq!(key("15e-1"), key("1.5"));
+        // Ids of any length stay apart: no float rounds two of them into one.
+        assert_ne!(key("12345678901234567890123"), key("12345678901234567890124"));
+        assert_eq!(key("1e40"), "1e40");
+        assert_eq!(key("1e999999999"), key("10e999999998"));
+        // An exponent of any length (found by cargo-fuzz: `75555555E555555`, which the guard's own answer
+        // spells `75555555e+555555`), counted up to 2^56.
+        let huge = "9".repeat(60);
+        assert_eq!(key(&format!("75555555E{huge}")), key(&format!("75555555e+{huge}")));
+        assert_eq!(key(&format!("75555555E{huge}")), key(&format!("75555555.00e{huge}")));
+        assert_ne!(key(&format!("75555555E{huge}")), key(&format!("75555555E-{huge}")));
+        assert_ne!(key(&format!("75555555E{huge}")), key(&format!("75555556E{huge}")));
     }
 
     #[test]

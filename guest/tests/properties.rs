@@ -178,6 +178,43 @@ proptest! {
         prop_assert!(!out.contains(&secret), "{:?} survived in {:?}", secret, out);
     }
 
+    /// A numeric id is keyed by its value: any spelling of the same number (the point moved, an exponent,
+    /// zeros before or after, `e`/`E`, a `+`) meets the others, and another number never does, however
+    /// many digits they share (a float would round 20-digit ids into one).
+    #[test]
+    fn a_numeric_id_is_keyed_by_its_value_however_it_is_spelled(
+        negative in any::<bool>(),
+        digits in "[1-9][0-9]{0,24}",
+        point in 0usize..30,
+        exponent in -40i64..40,
+        zeros in 0usize..3,
+        upper in any::<bool>(),
+        plus in any::<bool>(),
+        other in "[1-9][0-9]{0,24}",
+    ) {
+        use jsonrpc_errors_guest::message::id_key;
+        let key = |t: &str| id_key(&serde_json::from_str::<Box<serde_json::value::RawValue>>(t).unwrap());
+        let sign = if negative { "-" } else { "" };
+        // digits × 10^exponent, written as d.ddd × 10^(exponent + shift) with the point `point` places
+        // from the right (zeros padded in front when the point goes past the first digit).
+        let point = point.min(digits.len() + 3);
+        let padded = format!("{}{digits}{}", "0".repeat(point.saturating_sub(digits.len()) + 1), "0".repeat(zeros));
+        let at = padded.len() - point - zeros;
+        let (whole, fraction) = padded.split_at(at);
+        let whole = match whole.trim_start_matches('0') { "" => "0", w => w };
+        let fraction = if fraction.is_empty() { String::new() } else { format!(".{fraction}") };
+        let e = exponent + point as i64;
+        let marker = if upper { "E" } else { "e" };
+        let e_text = if e >= 0 && plus { format!("+{e}") } else { e.to_string() };
+        let plain = format!("{sign}{digits}e{exponent}");
+        let moved = format!("{sign}{whole}{fraction}{marker}{e_text}");
+        prop_assert_eq!(key(&plain), key(&moved), "{} and {}", plain, moved);
+        if other != digits {
+            prop_assert_ne!(key(&plain), key(&format!("{sign}{other}e{exponent}")));
+        }
+        prop_assert_ne!(key(&plain), key(&format!("\"{plain}\"")));
+    }
+
     /// A value refused as a placeholder (a template) whose end another rule's secret runs past is redacted
     /// whole: once the secret is a marker, the template's end is gone and a second pass would take the rest
     /// for a secret (found by cargo-fuzz). Redaction stays idempotent and the token never survives.

@@ -651,6 +651,15 @@ fn guard_cases() -> Value {
         g("client/big-integer-id-answered-with-zero-fraction", &canonical, json!([
             {"client": r#"{"jsonrpc":"2.0","id":44444444444444444444444444444444444444441,"method":"ping"}"#},
             {"upstream": r#"{"jsonrpc":"2.0","id":44444444444444444444444444444444444444441.0,"result":{}}"#}])),
+        // Found by cargo-fuzz: an id with an exponent was keyed as written, so a server that answered `1E2`
+        // with `100` (JavaScript, Python) answered nothing, and another spelling of the same number was no
+        // duplicate. Numbers are keyed by value; the guard's own answer writes the id as serde_json does.
+        g("client/exponent-id-keyed-by-its-value", &canonical, json!([
+            {"client": r#"{"jsonrpc":"2.0","id":1E2,"method":"ping"}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":100.0,"method":"ping"}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","id":100,"result":{}}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":15e-1,"method":"ping"}"#},
+            {"upstream_failed": {"exited": 1}}])),
         g("client/oversize-never-read", &json!({"dialect": "canonical", "max_bytes": 64, "upstream": "stdio:server"}), json!([
             {"client": r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"token":"ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}}"#},
             {"client_oversize": 10_485_761}])),

@@ -14,8 +14,10 @@
 //!   (exits, closes its output, cannot be started) or does not answer within the timeout (the request is
 //!   then cancelled upstream, and a late answer is dropped). A notification never gets one.
 //!
-//! Ids are keys into the pending table ([`message::id_key`]); the client's own spelling of an id is what its
-//! answers carry. Batches (when allowed) are split into their members upstream, since MCP servers no longer
+//! Ids are keys into the pending table ([`message::id_key`]: a number by its value, a string by its value).
+//! The upstream's answers pass with the id it wrote; the guard's own answers carry the client's id as a JSON
+//! value, written by serde_json (a string's escapes its own way, a number's exponent as `1e+2` for `1E2`):
+//! the same id, as JSON-RPC compares them. Batches (when allowed) are split into their members upstream, since MCP servers no longer
 //! take batches, and their answers are gathered into one array for the client.
 
 pub mod rewrite;
