@@ -119,6 +119,11 @@ enum Settled {
 /// late answers depends on it, never what is relayed).
 const SETTLED_WINDOW: usize = 1024;
 
+/// The upstream's own requests the client has not answered that are remembered. Beyond it the oldest is
+/// forgotten (its late response is then dropped): a server that keeps asking a client that never answers
+/// must not grow the session without bound. MCP servers ask a client rarely (sampling, elicitation, roots).
+const SERVER_REQUEST_WINDOW: usize = 1024;
+
 /// How much of an unreadable line the operator's log shows.
 const LINE_EXCERPT_BYTES: usize = 512;
 
@@ -127,8 +132,8 @@ const LINE_EXCERPT_BYTES: usize = 512;
 enum Entry {
     /// A client request waiting for the upstream.
     Request(Pending),
-    /// One of the upstream's own requests, waiting for the client's response.
-    ServerRequest,
+    /// One of the upstream's own requests, waiting for the client's response (its order of arrival).
+    ServerRequest(u64),
     /// A progress token: the key of the request it belongs to.
     Progress(String),
     /// An allowed batch's answers being gathered.
@@ -454,6 +459,22 @@ impl Session {
         Verdict::Forward
     }
 
+    /// Makes room for one more of the upstream's requests: the oldest the client has not answered is
+    /// forgotten, and the operator told.
+    fn forget_oldest_server_request(&mut self, call: &mut Call) {
+        let oldest = self.server_requests.iter().min_by_key(|(_, e)| match e {
+            Entry::ServerRequest(arrival) => *arrival,
+            _ => u64::MAX,
+        });
+        if let Some(key) = oldest.map(|(k, _)| k.clone()) {
+            self.server_requests.remove(&key);
+            let detail = format!(
+                "the upstream has {SERVER_REQUEST_WINDOW} requests the client has not answered: the oldest is forgotten, and a client response to it will be dropped"
+            );
+            call.event(Event::new(EventName::Dropped, "warn").detail(&detail));
+        }
+    }
+
     /// A client's response to one of the upstream's requests.
     fn client_response(&mut self, envelope: &Envelope<'_>) -> Verdict {
         // Nothing goes to an upstream that has failed, not even the answer to a request it made before it
@@ -631,7 +652,12 @@ impl Session {
             if let Ok(checked) = message::check_call(envelope) {
                 match checked.id {
                     Some(id) => {
-                        self.server_requests.insert(message::id_key(id), Entry::ServerRequest);
+                        let key = message::id_key(id);
+                        if !self.server_requests.contains_key(&key) && self.server_requests.len() >= SERVER_REQUEST_WINDOW {
+                            self.forget_oldest_server_request(call);
+                        }
+                        self.seq += 1;
+                        self.server_requests.insert(key, Entry::ServerRequest(self.seq));
                     }
                     None if checked.method == "notifications/progress" => {
                         if let Some(token) = message::param_key(envelope.params, "progressToken") {

@@ -340,6 +340,29 @@ fn the_upstreams_requests_reach_the_client_and_its_responses_go_back() {
 }
 
 #[test]
+fn the_upstreams_unanswered_requests_are_remembered_in_a_bounded_window() {
+    let mut s = canonical();
+    let ask = |s: &mut Session, id: usize| upstream(s, &format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"roots/list"}}"#));
+    for id in 0..1024 {
+        let o = ask(&mut s, id);
+        assert!(events(&o).is_empty(), "{id}: {:?}", o.steps);
+    }
+    // The same id again is no new request to remember.
+    assert!(events(&ask(&mut s, 5)).is_empty());
+    // One more: the oldest (0) is forgotten and the operator told; every request is still relayed.
+    let o = ask(&mut s, 1024);
+    assert_eq!(lines(&o, Peer::Client), ["<forward>"]);
+    let e = events(&o);
+    assert_eq!((e.len(), e[0].event), (1, EventName::Dropped));
+    assert!(e[0].detail.as_deref().unwrap().contains("oldest is forgotten"), "{:?}", e[0].detail);
+    let answer = |s: &mut Session, id: usize| client(s, &format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"roots":[]}}}}"#));
+    assert!(lines(&answer(&mut s, 0), Peer::Upstream).is_empty(), "the forgotten request's response is dropped");
+    for id in [1, 5, 1023, 1024] {
+        assert_eq!(lines(&answer(&mut s, id), Peer::Upstream), ["<forward>"], "{id}");
+    }
+}
+
+#[test]
 fn allowed_batches_are_split_upstream_and_gathered_for_the_client() {
     let mut s = session("canonical", Some(1000), BatchPolicy::Allow);
     let o = client(
