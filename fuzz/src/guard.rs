@@ -244,8 +244,9 @@ pub enum Respell {
     FractionZero,
     /// A number with an exponent (`7` as `7E0`, `1.5` as `15e-1`).
     Exponent,
-    /// A number through a double, as a JavaScript server writes it back (`1E2` as `100`; a long id rounded
-    /// to another number, which then answers nothing).
+    /// A number through a double, as a JavaScript server writes it back (`1E2` as `100`), when the double
+    /// holds it exactly (a long id rounded to another number answers another request, or none: the
+    /// expectation is built for the id sent).
     Double,
 }
 
@@ -359,7 +360,8 @@ fn respell(id: &str, how: &Respell) -> String {
         },
         (Respell::Double, Some(Value::Number(_))) => match id.parse::<f64>() {
             Ok(f) if f.is_finite() => {
-                if f.abs() >= 1e21 { format!("{f:e}") } else { format!("{f}") }
+                let written = if f.abs() >= 1e21 { format!("{f:e}") } else { format!("{f}") };
+                if key(&written) == key(id) { written } else { id.to_string() }
             }
             _ => id.to_string(),
         },
