@@ -3,7 +3,7 @@
 
 use crate::exports::jsonrpc_errors::core::guard::{GuardOptions, UpstreamFailure};
 use crate::exports::jsonrpc_errors::core::types::BatchPolicy;
-use crate::{Context, Failure, Instance, Runtime};
+use crate::{failure, Context, Failure, InputProblem, Instance, Runtime};
 use serde::Deserialize;
 use serde_json::Value;
 use wasmtime::component::ResourceAny;
@@ -132,8 +132,19 @@ impl Session {
         }
     }
 
+    /// Refuses an input longer than the guest takes with the guest's own error (`too-large`, as every other
+    /// call of this library and the Python and npm sessions refuse it), before it is copied in.
+    fn sized(&mut self, len: usize) -> Result<(), Failure> {
+        if len <= self.max_input_bytes {
+            return Ok(());
+        }
+        let refusal = self.call(|i, _| i.api.jsonrpc_errors_core_api().call_refusal(&mut i.store, &InputProblem::TooLarge(len as u64)))?;
+        Err(failure(refusal))
+    }
+
     /// A line from the client (newline removed): the outcome's JSON text.
     pub fn client_line_json(&mut self, line: &[u8], ctx: Context) -> Result<String, Failure> {
+        self.sized(line.len())?;
         self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_client_line(&mut i.store, h, line, ctx.wit()))
     }
 
@@ -143,6 +154,7 @@ impl Session {
 
     /// A line from the upstream's output (newline removed).
     pub fn upstream_line_json(&mut self, line: &[u8], ctx: Context) -> Result<String, Failure> {
+        self.sized(line.len())?;
         self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_upstream_line(&mut i.store, h, line, ctx.wit()))
     }
 
@@ -191,9 +203,7 @@ impl Session {
     /// Bytes of the upstream's stderr as read, in any pieces: the redacted text of the lines they complete
     /// (secrets redacted, traces kept; an unfinished line is held until its end, or [`Self::upstream_stderr_end`]).
     pub fn upstream_stderr(&mut self, bytes: &[u8]) -> Result<String, Failure> {
-        if bytes.len() > self.max_input_bytes {
-            return Err(Failure::internal());
-        }
+        self.sized(bytes.len())?;
         self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_upstream_stderr(&mut i.store, h, bytes))
     }
 
@@ -204,10 +214,7 @@ impl Session {
 
     /// Other text about the upstream for the operator's log, whole lines (secrets redacted, traces kept).
     pub fn upstream_log(&mut self, text: &str) -> Result<String, Failure> {
-        let limit = self.max_input_bytes;
-        if text.len() > limit {
-            return Err(Failure::internal());
-        }
+        self.sized(text.len())?;
         self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_upstream_log(&mut i.store, h, text))
     }
 }

@@ -74,7 +74,7 @@ fn outcome(o: Outcome) -> Result<String, Failure> {
     }
 }
 
-fn failure(e: WitErrorObject) -> Failure {
+pub(crate) fn failure(e: WitErrorObject) -> Failure {
     Failure { code: e.code, message: e.message, data: e.data_json }
 }
 

@@ -73,6 +73,30 @@ fn oversize_input_never_enters_wasm() {
     assert_eq!(serde_json::from_str::<serde_json::Value>(err.data.as_deref().unwrap()).unwrap(), want.data.unwrap());
 }
 
+/// A guard session refuses an oversize line, stderr piece or log text as every other call does (the guest's
+/// own refusal), before it is copied in; the session goes on.
+#[test]
+fn a_guard_session_refuses_oversize_input_as_every_call_does() {
+    let rt = Runtime::new(vec![]).unwrap();
+    let mut session = rt.guard_session(&jsonrpc_errors_host::guard::Options::default()).unwrap();
+    let limit = rt.max_input_bytes();
+    let want = jsonrpc_errors_guest::api::refusal(jsonrpc_errors_guest::api::Refusal::TooLarge(limit as u64 + 1));
+    let huge = vec![b' '; limit + 1];
+    let text = " ".repeat(limit + 1);
+    let refusals = [
+        session.client_line_json(&huge, Context::default()).unwrap_err(),
+        session.upstream_line_json(&huge, Context::default()).unwrap_err(),
+        session.upstream_stderr(&huge).unwrap_err(),
+        session.upstream_log(&text).unwrap_err(),
+    ];
+    for err in refusals {
+        assert_eq!(err.code, -32600);
+        assert_eq!(serde_json::from_str::<serde_json::Value>(err.data.as_deref().unwrap()).unwrap(), *want.data.as_ref().unwrap());
+    }
+    let request = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    assert!(session.client_line_json(request, Context::default()).unwrap().contains(r#""pending":1"#));
+}
+
 #[test]
 fn the_host_default_size_limit_is_the_taxonomy_default() {
     let rt = Runtime::new(vec![]).unwrap();

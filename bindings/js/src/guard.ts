@@ -4,7 +4,7 @@
 // upstream fails, is the guest's, identical in every runtime.
 
 import { ArgumentTypeError, WasmFaultError } from "./errors.js";
-import { INTERNAL_ERROR, callGuard, contextArgs, guardGenerationNow, type GlueGuardSession } from "./runtime.js";
+import { INTERNAL_ERROR, callGuard, checkedBytes, checkedText, contextArgs, guardGenerationNow, type GlueGuardSession } from "./runtime.js";
 import type { Dialect } from "./taxonomy.js";
 import type { ContextOptions, Id } from "./types.js";
 
@@ -69,9 +69,14 @@ export type UpstreamFailure =
 
 const encoder = new TextEncoder();
 
+/**
+ * A line or piece as bytes, refused (with the guest's `too-large` error, as every other call and the Python
+ * and Rust sessions refuse it) when longer than the guest takes: copied in, it would exhaust the module's
+ * memory and trap, ending every session.
+ */
 function bytes(line: unknown, what: string): Uint8Array {
-  if (typeof line === "string") return encoder.encode(line);
-  if (line instanceof Uint8Array) return line;
+  if (typeof line === "string") return checkedBytes(encoder.encode(checkedText(line)));
+  if (line instanceof Uint8Array) return checkedBytes(line);
   throw new ArgumentTypeError(`${what} must be a string or a Uint8Array`);
 }
 
@@ -210,7 +215,8 @@ export class GuardSession {
    */
   upstreamLog(text: string): string {
     if (typeof text !== "string") throw new ArgumentTypeError("text must be a string");
-    return this.#call((s) => s.upstreamLog(text));
+    const checked = checkedText(text);
+    return this.#call((s) => s.upstreamLog(checked));
   }
 
   clientLine(line: string | Uint8Array, options?: ContextOptions): GuardOutcome {

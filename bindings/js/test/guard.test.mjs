@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import * as pkg from "jsonrpc-errors";
 import { GuardSession, InvalidInputError, ArgumentTypeError, WasmFaultError, setEnvironment } from "jsonrpc-errors/guard";
-import { trapGuardForTests } from "../dist/runtime.js";
+import { maxInputBytes, trapGuardForTests } from "../dist/runtime.js";
 
 const request = (id) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{}}`;
 const sends = (outcome) => outcome.steps.filter((s) => s.step === "send").map((s) => JSON.parse(s.line));
@@ -27,6 +27,23 @@ test("bad arguments are refused with the package's own errors", () => {
   assert.throws(() => s.clientLine(42), ArgumentTypeError);
   assert.throws(() => s.upstreamFailed({ vanished: 1 }), ArgumentTypeError);
   assert.throws(() => s.upstreamFailed({ exited: 2 ** 40 }), ArgumentTypeError);
+  s.close();
+});
+
+test("an input longer than the guest takes is refused as every call refuses it, and the session goes on", () => {
+  const s = new GuardSession();
+  const over = maxInputBytes() + 1;
+  const tooLarge = (e) =>
+    e instanceof InvalidInputError && e.error.code === -32600 && e.error.data.reason === "oversize" && e.error.data.details.includes(`${over} bytes`);
+  const huge = new Uint8Array(over).fill(0x20);
+  assert.throws(() => s.clientLine(huge), tooLarge);
+  assert.throws(() => s.upstreamLine(huge), tooLarge);
+  assert.throws(() => s.upstreamStderr(huge), tooLarge);
+  assert.throws(() => s.upstreamLog(" ".repeat(over)), tooLarge);
+  // A lone surrogate is no text: refused, as Python refuses it, not replaced.
+  assert.throws(() => s.upstreamLog("token \uD800"), (e) => e instanceof InvalidInputError && e.error.data.reason === "not-unicode");
+  assert.throws(() => s.clientLine(`{"jsonrpc":"2.0","id":"\uDC00","method":"m"}`), (e) => e instanceof InvalidInputError && e.error.data.reason === "not-unicode");
+  assert.equal(s.clientLine(request(1)).pending, 1);
   s.close();
 });
 

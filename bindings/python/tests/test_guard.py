@@ -37,6 +37,24 @@ def test_bad_arguments_are_refused_clearly():
             s.upstream_failed(("vanished", 1))
 
 
+def test_an_input_longer_than_the_guest_takes_is_refused_as_every_call_refuses_it():
+    from jsonrpc_errors import _runtime
+
+    over = _runtime.get().max_input_bytes() + 1
+    huge = b" " * over
+    with jre.GuardSession() as s:
+        for call in (s.client_line, s.upstream_line, s.upstream_stderr, lambda b: s.upstream_log(b.decode())):
+            with pytest.raises(jre.InvalidInput) as info:
+                call(huge)
+            assert info.value.error["code"] == -32600
+            assert info.value.error["data"]["reason"] == "oversize"
+            assert f"{over} bytes" in info.value.error["data"]["details"]
+        with pytest.raises(jre.InvalidInput) as info:
+            s.upstream_log("token \ud800")
+        assert info.value.error["data"]["reason"] == "not-unicode"
+        assert s.client_line(REQUEST % 1)["pending"] == 1
+
+
 def test_a_closed_session_refuses_calls_and_closing_twice_is_harmless():
     s = jre.GuardSession()
     s.close()
