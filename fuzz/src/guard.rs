@@ -245,8 +245,8 @@ pub enum Respell {
     /// A number with an exponent (`7` as `7E0`, `1.5` as `15e-1`).
     Exponent,
     /// A number through a double, as a JavaScript server writes it back (`1E2` as `100`), when the double
-    /// holds it exactly (a long id rounded to another number answers another request, or none: the
-    /// expectation is built for the id sent).
+    /// holds it exactly (`respell`: a long id rounded to another number would answer another request, or
+    /// none, while the expectation is built for the id sent).
     Double,
 }
 
@@ -331,7 +331,14 @@ fn json_string(s: &str) -> String {
     serde_json::to_string(s).expect("a string serializes")
 }
 
+/// The id as the upstream writes it back: the same JSON value, spelled its way (a spelling that is not
+/// valid JSON or not the same id, a mistake of this harness, falls back to the id as sent).
 fn respell(id: &str, how: &Respell) -> String {
+    let written = respelled(id, how);
+    if serde_json::from_str::<Value>(&written).is_ok() && key(&written) == key(id) { written } else { id.to_string() }
+}
+
+fn respelled(id: &str, how: &Respell) -> String {
     let decoded = serde_json::from_str::<Value>(id).ok();
     match (how, decoded) {
         (Respell::Escaped, Some(Value::String(s))) => {
@@ -355,13 +362,21 @@ fn respell(id: &str, how: &Respell) -> String {
         (Respell::Decoded, Some(Value::String(s))) => json_string(&s),
         (Respell::FractionZero, Some(Value::Number(_))) if id.bytes().all(|b| b.is_ascii_digit() || b == b'-') => format!("{id}.0"),
         (Respell::Exponent, Some(Value::Number(_))) if !id.contains(['e', 'E']) => match id.split_once('.') {
-            Some((whole, fraction)) => format!("{whole}{fraction}e-{}", fraction.len()),
+            // The point moved to the end (`-0.50` as `-50e-2`), without the leading zeros JSON forbids.
+            Some((whole, fraction)) => {
+                let (sign, whole) = whole.strip_prefix('-').map_or(("", whole), |w| ("-", w));
+                let digits = format!("{whole}{fraction}");
+                let digits = match digits.trim_start_matches('0') {
+                    "" => "0",
+                    d => d,
+                };
+                format!("{sign}{digits}e-{}", fraction.len())
+            }
             None => format!("{id}E0"),
         },
         (Respell::Double, Some(Value::Number(_))) => match id.parse::<f64>() {
             Ok(f) if f.is_finite() => {
-                let written = if f.abs() >= 1e21 { format!("{f:e}") } else { format!("{f}") };
-                if key(&written) == key(id) { written } else { id.to_string() }
+                if f.abs() >= 1e21 { format!("{f:e}") } else { format!("{f}") }
             }
             _ => id.to_string(),
         },
