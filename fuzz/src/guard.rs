@@ -394,6 +394,21 @@ fn logged_form(id: &Value) -> Value {
     }
 }
 
+/// The key of the one id among a client batch's members that the operator's log shows as `logged` (ids are
+/// redacted there: a member holding a secret in its id is answered with its id whole, and logged redacted).
+fn member_key_logged_as(line: &[u8], logged: &Value) -> Option<String> {
+    let Ok(Value::Array(members)) = serde_json::from_slice::<Value>(line) else { return None };
+    let logged_key = key(&logged.to_string());
+    let mut keys: Vec<String> = members
+        .iter()
+        .filter_map(|m| m.get("id"))
+        .filter(|id| key(&logged_form(id).to_string()) == logged_key)
+        .map(|id| key(&id.to_string()))
+        .collect();
+    keys.dedup();
+    (keys.len() == 1).then(|| keys.remove(0))
+}
+
 /// The request ids a client line's cancellations name (the line alone, or each member of a batch).
 fn cancelled_ids(line: &[u8]) -> Vec<Value> {
     let Ok(value) = serde_json::from_slice::<Value>(line) else { return Vec::new() };
@@ -623,7 +638,11 @@ impl Model {
                 Step::Event(e) => {
                     // In a client batch's call, the guard's own replies to its members: each is reported.
                     if e.event == EventName::Answered {
-                        let logged = e.id.as_ref().map_or_else(|| "null".to_string(), |id| self.waiting_key_logged_as(id));
+                        let logged = e.id.as_ref().map_or_else(|| "null".to_string(), |id| match origin {
+                            // A batch member answered here (never forwarded): its id is one of the line's.
+                            Origin::Client(line) if client_batch => member_key_logged_as(line, id).unwrap_or_else(|| self.waiting_key_logged_as(id)),
+                            _ => self.waiting_key_logged_as(id),
+                        });
                         let k = match origin {
                             Origin::Expire(_) => last_cancelled.take().unwrap_or(logged),
                             _ => logged,
