@@ -17,8 +17,10 @@
 //! Ids are keys into the pending table ([`message::id_key`]: a number by its value, a string by its value).
 //! The upstream's answers pass with the id it wrote; the guard's own answers carry the client's id as a JSON
 //! value, written by serde_json (a string's escapes its own way, a number's exponent as `1e+2` for `1E2`):
-//! the same id, as JSON-RPC compares them. Batches (when allowed) are split into their members upstream, since MCP servers no longer
-//! take batches, and their answers are gathered into one array for the client.
+//! the same id, as JSON-RPC compares them.
+//!
+//! Batches (when allowed) are split into their members upstream, since MCP servers no longer take batches,
+//! and their answers are gathered into one array for the client.
 
 pub mod rewrite;
 pub mod steps;
