@@ -1,12 +1,13 @@
 //! Build time: lowers a redaction rule's pattern to a step program (see `src/redact/programs.rs`) when the
 //! pattern is made only of what such a program runs exactly like regex-lite: literals, byte classes repeated
 //! greedily where the greedy run can never have to give a byte back, ASCII word boundaries, text start and
-//! end, capture groups, alternations (tried in order, backtracking only there), and a group repeated greedily
-//! (`(?:\.[a-z0-9-]+)*`, the labels of a domain) whose body is literals and such runs and after which a match
-//! takes a bounded number of bytes (the runner backtracks over its repetitions, each tail cheap). Anything
-//! else (a class that shares a byte with what may follow it, other repeated groups, a lazy repetition,
-//! Unicode classes) gets no program and stays with regex-lite. The answer is written out as Rust static
-//! tables.
+//! end, capture groups, alternations (tried in order, backtracking only there), a group repeated greedily
+//! (`(?:\.[a-z0-9-]+)*`, the labels of a domain; `(?:[a-z0-9]+[_.\-])*`, the parts of a key) whose body is
+//! literals and such runs (the runner backtracks over its repetitions and remembers the positions that
+//! failed), and, where whatever follows always matches, alternatives repeated greedily (a value's characters,
+//! `${…}` and `{{…}}`) and a lazy run up to a literal. Anything else (a class that shares a byte with what
+//! may follow it, a repeated group with groups inside, a lazy run elsewhere, Unicode classes) gets no program
+//! and stays with regex-lite. The answer is written out as Rust static tables.
 
 use regex_syntax::hir::{Class, Hir, HirKind, Look};
 use std::fmt::Write;
@@ -59,6 +60,13 @@ enum Node {
     /// A group repeated greedily, any number of times; its body consumes bytes and holds only literals, runs
     /// and boundaries (no group, no alternation), so each repetition can end in one place only.
     Star(Vec<Node>),
+    /// A group of alternatives repeated greedily, at least `min` times, where whatever follows always
+    /// matches: each repetition takes the first alternative that matches (alone), and the repetitions stop
+    /// where none does. Never given back, since a match that ends sooner is never the first found.
+    Loop { min: u32, alts: Vec<Vec<Node>> },
+    /// `[set]*?` and a literal (`\{\{[^\r\n]*?\}\}`'s tail), where whatever follows always matches: the
+    /// shortest run of the set that the literal follows.
+    Until { bytes: Bytes, lit: Vec<u8> },
 }
 
 fn lower(hir: &Hir, out: &mut Vec<Node>) -> Option<()> {
@@ -93,7 +101,17 @@ fn lower(hir: &Hir, out: &mut Vec<Node>) -> Option<()> {
                     let mut body = Vec::new();
                     lower(&rep.sub, &mut body)?;
                     let simple = body.iter().all(|n| matches!(n, Node::Bound | Node::Lit(_) | Node::LitFold(_) | Node::Set { .. }));
-                    if !simple || min_len(&body) == 0 {
+                    if !simple {
+                        // Alternatives (or one body) repeated: a Loop, if what follows allows one (checked later).
+                        let alts = match <[Node; 1]>::try_from(body) {
+                            Ok([Node::Alt(alts)]) => alts,
+                            Ok([one]) => vec![vec![one]],
+                            Err(body) => vec![body],
+                        };
+                        out.push(Node::Loop { min: rep.min, alts });
+                        return Some(());
+                    }
+                    if min_len(&body) == 0 {
                         return None;
                     }
                     if rep.min == 1 {
@@ -110,8 +128,19 @@ fn lower(hir: &Hir, out: &mut Vec<Node>) -> Option<()> {
             out.push(Node::Save(2 * cap.index as usize + 1));
         }
         HirKind::Concat(subs) => {
-            for s in subs {
-                lower(s, out)?;
+            let mut i = 0;
+            while i < subs.len() {
+                // A lazy run of a class and the literal it runs to: one step.
+                if let (HirKind::Repetition(rep), Some(HirKind::Literal(lit))) = (subs[i].kind(), subs.get(i + 1).map(|h| h.kind())) {
+                    // The literal's first byte is ASCII: it never stands inside a character the run reads.
+                    if let (false, 0, None, HirKind::Class(class), true) = (rep.greedy, rep.min, rep.max, rep.sub.kind(), lit.0[0].is_ascii()) {
+                        out.push(Node::Until { bytes: class_bytes(class)?, lit: lit.0.to_vec() });
+                        i += 2;
+                        continue;
+                    }
+                }
+                lower(&subs[i], out)?;
+                i += 1;
             }
         }
         HirKind::Alternation(subs) => {
@@ -187,6 +216,19 @@ fn next(seq: &[Node], from: usize, cont: &[(&[Node], usize)]) -> Next {
                 }
                 // Another repetition (whose body always reads a byte), or what follows the group.
                 Node::Star(body) => n.bytes.union(&next(body, 0, &[]).bytes),
+                Node::Loop { min, alts } => {
+                    for alt in alts {
+                        n.bytes.union(&next(alt, 0, &[]).bytes);
+                    }
+                    if *min > 0 {
+                        return n;
+                    }
+                }
+                Node::Until { bytes, lit } => {
+                    n.bytes.union(bytes);
+                    n.bytes.add(lit[0]);
+                    return n;
+                }
             }
         }
     }
@@ -230,10 +272,49 @@ fn possessive_safe(seq: &[Node], cont: &[(&[Node], usize)]) -> bool {
                     return false;
                 }
             }
+            // A repetition's alternative runs alone (its own first match is taken): nothing follows it.
+            Node::Loop { alts, .. } if !alts.iter().all(|a| possessive_safe(a, &[])) => return false,
             _ => {}
         }
     }
     true
+}
+
+/// Whether `seq[from..]`, then the continuation, matches wherever it is tried (reading nothing, or what it
+/// may): only group slots, optional runs, alternations with such an alternative, and optional repetitions.
+fn always_matches(seq: &[Node], from: usize, cont: &[(&[Node], usize)]) -> bool {
+    let own = seq[from..].iter().all(|n| match n {
+        Node::Save(_) | Node::Star(_) | Node::Set { min: 0, .. } | Node::Loop { min: 0, .. } => true,
+        Node::Alt(alts) => alts.iter().any(|a| always_matches(a, 0, &[])),
+        _ => false,
+    });
+    own && cont.iter().all(|&(s, f)| always_matches(s, f, &[]))
+}
+
+/// Loops and lazy runs stand only where whatever follows them always matches (the first match they find is
+/// then the regex's), and a loop's alternatives each read a byte and record no group.
+fn loops_are_sound(seq: &[Node], cont: &[(&[Node], usize)]) -> bool {
+    seq.iter().enumerate().all(|(i, n)| match n {
+        Node::Loop { alts, .. } => {
+            always_matches(seq, i + 1, cont)
+                && alts.iter().all(|a| min_len(a) > 0 && !records_or_repeats(a) && loops_are_sound(a, &[]))
+        }
+        Node::Until { .. } => always_matches(seq, i + 1, cont),
+        Node::Alt(alts) => {
+            let mut inner = cont.to_vec();
+            inner.push((seq, i + 1));
+            alts.iter().all(|a| loops_are_sound(a, &inner))
+        }
+        _ => true,
+    })
+}
+
+fn records_or_repeats(seq: &[Node]) -> bool {
+    seq.iter().any(|n| match n {
+        Node::Save(_) | Node::Star(_) | Node::Loop { .. } => true,
+        Node::Alt(alts) => alts.iter().any(|a| records_or_repeats(a)),
+        _ => false,
+    })
 }
 
 /// The least number of bytes a match takes.
@@ -243,32 +324,18 @@ fn min_len(seq: &[Node]) -> usize {
             Node::Lit(l) | Node::LitFold(l) => l.len(),
             Node::Set { min, .. } => *min as usize,
             Node::Alt(alts) => alts.iter().map(|a| min_len(a)).min().unwrap_or(0),
+            Node::Loop { min, alts } => *min as usize * alts.iter().map(|a| min_len(a)).min().unwrap_or(0),
+            Node::Until { lit, .. } => lit.len(),
             _ => 0,
         })
         .sum()
 }
 
-/// The most bytes a match of `seq` can take, if bounded.
-fn max_len(seq: &[Node]) -> Option<usize> {
-    seq.iter().try_fold(0usize, |sum, n| {
-        let len = match n {
-            Node::Lit(l) | Node::LitFold(l) => l.len(),
-            // Counted in characters: up to 4 bytes each.
-            Node::Set { max, .. } => (*max != u32::MAX).then(|| 4 * *max as usize)?,
-            Node::Alt(alts) => alts.iter().map(|a| max_len(a)).collect::<Option<Vec<_>>>()?.into_iter().max().unwrap_or(0),
-            Node::Star(_) => return None,
-            _ => 0,
-        };
-        Some(sum + len)
-    })
-}
-
-/// Repeated groups stand in the program's own sequence (not in an alternative), each followed by a bounded
-/// tail: the runner tries the tail after each repetition count, most first, so that bound keeps a match
-/// attempt linear in the bytes it reads.
-fn repetitions_are_bounded(seq: &[Node]) -> bool {
-    seq.iter().enumerate().all(|(i, n)| match n {
-        Node::Star(_) => max_len(&seq[i + 1..]).is_some_and(|l| l <= 256),
+/// Repeated groups stand in the program's own sequence (not in an alternative). The runner tries what
+/// follows after each repetition count, most first, and remembers the positions from which that failed
+/// (`src/redact/programs.rs`), so no position is tried twice whatever the tail.
+fn repetitions_are_unnested(seq: &[Node]) -> bool {
+    seq.iter().all(|n| match n {
         Node::Alt(alts) => !alts.iter().any(|a| has_star(a)),
         _ => true,
     })
@@ -307,6 +374,7 @@ fn fold_literals(seq: Vec<Node>) -> Vec<Node> {
             out.push(match node {
                 Node::Alt(alts) => Node::Alt(alts.into_iter().map(fold_literals).collect()),
                 Node::Star(body) => Node::Star(fold_literals(body)),
+                Node::Loop { min, alts } => Node::Loop { min, alts: alts.into_iter().map(fold_literals).collect() },
                 other => other,
             });
             continue;
@@ -337,14 +405,14 @@ fn program(pattern: &str) -> Option<Vec<Node>> {
     seq.push(Node::Save(1));
     // Group slots: a program records at most 8 groups (programs.rs keeps 16 slots).
     let slots_fit = max_slot(&seq) < 16 && max_alternatives(&seq) <= 32;
-    (slots_fit && min_len(&seq) > 0 && repetitions_are_bounded(&seq) && possessive_safe(&seq, &[])).then(|| fold_literals(seq))
+    (slots_fit && min_len(&seq) > 0 && repetitions_are_unnested(&seq) && loops_are_sound(&seq, &[]) && possessive_safe(&seq, &[])).then(|| fold_literals(seq))
 }
 
 /// The most alternatives one step offers (the runner keeps at most 32 at a time).
 fn max_alternatives(seq: &[Node]) -> usize {
     seq.iter()
         .map(|n| match n {
-            Node::Alt(alts) => alts.iter().map(|a| max_alternatives(a)).max().unwrap_or(0).max(alts.len()),
+            Node::Alt(alts) | Node::Loop { alts, .. } => alts.iter().map(|a| max_alternatives(a)).max().unwrap_or(0).max(alts.len()),
             _ => 0,
         })
         .max()
@@ -372,6 +440,15 @@ const SET: u8 = 5;
 const SAVE: u8 = 6;
 const ALT: u8 = 7;
 const STAR: u8 = 8;
+const LOOP: u8 = 9;
+const UNTIL: u8 = 10;
+
+fn intern(sets: &mut Vec<Bytes>, bytes: &Bytes) -> usize {
+    sets.iter().position(|s| s == bytes).unwrap_or_else(|| {
+        sets.push(*bytes);
+        sets.len() - 1
+    })
+}
 
 /// Appends the byte code of `seq`; sets are interned in `sets`.
 fn encode(seq: &[Node], sets: &mut Vec<Bytes>, code: &mut Vec<u8>) {
@@ -387,10 +464,7 @@ fn encode(seq: &[Node], sets: &mut Vec<Bytes>, code: &mut Vec<u8>) {
                 code.extend(l);
             }
             Node::Set { bytes, min, max } => {
-                let set = sets.iter().position(|s| s == bytes).unwrap_or_else(|| {
-                    sets.push(*bytes);
-                    sets.len() - 1
-                });
+                let set = intern(sets, bytes);
                 code.extend([SET, short(set, "set index")]);
                 // Counts as u16; u16::MAX stands for "no limit".
                 let count = |c: u32| if c == u32::MAX { u16::MAX } else { u16::try_from(c).expect("a count below 65535") };
@@ -406,6 +480,20 @@ fn encode(seq: &[Node], sets: &mut Vec<Bytes>, code: &mut Vec<u8>) {
                     code.extend(u16::try_from(body.len()).expect("an alternative below 64 KiB").to_le_bytes());
                     code.extend(body);
                 }
+            }
+            Node::Loop { min, alts } => {
+                code.extend([LOOP, short(*min as usize, "loop minimum"), short(alts.len(), "alternative count")]);
+                for a in alts {
+                    let mut body = Vec::new();
+                    encode(a, sets, &mut body);
+                    code.extend(u16::try_from(body.len()).expect("an alternative below 64 KiB").to_le_bytes());
+                    code.extend(body);
+                }
+            }
+            Node::Until { bytes, lit } => {
+                let set = intern(sets, bytes);
+                code.extend([UNTIL, short(set, "set index"), short(lit.len(), "literal")]);
+                code.extend(lit);
             }
             Node::Star(body) => {
                 let mut inner = Vec::new();

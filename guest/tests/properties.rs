@@ -49,7 +49,8 @@ fn program_matches(program: &[u8], groups: usize, hay: &str) -> Vec<Vec<Option<(
     redact::programs::matches(program, hay).map(|m| (0..groups).map(|g| m.get(g)).collect()).collect()
 }
 
-/// Checks that every rule's program finds what its regex finds in `hay` (and at every start, anchored).
+/// Checks that every rule's program finds what its regex finds in `hay`; for an assignment rule, also what
+/// its anchored regex finds from every start (an assignment window's search).
 fn programs_agree_on(hay: &str) -> Result<(), TestCaseError> {
     for (i, rule) in redact::catalogue_rules().iter().enumerate() {
         let Some(program) = redact::programs::for_rule(i) else { continue };
@@ -57,6 +58,19 @@ fn programs_agree_on(hay: &str) -> Result<(), TestCaseError> {
         let expected = regex_matches(&regex, hay);
         let found = program_matches(program, regex.captures_len(), hay);
         prop_assert_eq!(&found, &expected, "rule {} on {:?}", rule.id, hay);
+        if rule.window == redact::WindowKind::Assignment {
+            let anchored = regex_lite::Regex::new(&redact::anchored_pattern(&rule.pattern)).unwrap();
+            // Group 0: its end (the anchored regex's match starts at the window, the program's at the key).
+            let groups = |g: &mut dyn FnMut(usize) -> Option<(usize, usize)>| {
+                (0..anchored.captures_len()).map(|i| if i == 0 { g(0).map(|(_, e)| (0, e)) } else { g(i) }).collect::<Vec<_>>()
+            };
+            for (start, _) in hay.char_indices() {
+                let window = &hay[start..];
+                let expected = anchored.captures(window).map(|c| groups(&mut |g| c.get(g).map(|m| (m.start(), m.end()))));
+                let found = redact::programs::match_after_identifier(program, window).map(|m| groups(&mut |g| m.get(g)));
+                prop_assert_eq!(&found, &expected, "rule {} anchored on {:?}", rule.id, window);
+            }
+        }
     }
     Ok(())
 }
@@ -145,6 +159,22 @@ proptest! {
         programs_agree_on(&t)?;
         programs_agree_on(&raw)?;
         programs_agree_on(&format!("{raw}{t}"))?;
+    }
+
+    /// The same on assignment-shaped text, where the assignment rule's program repeats alternatives (a
+    /// value's characters, `${…}`, `{{…}}`, escapes in quotes) and backtracks over a key's dotted parts.
+    #[test]
+    fn step_programs_find_what_the_regexes_find_in_assignments(
+        parts in proptest::collection::vec(
+            proptest::sample::select(&[
+                "password", "PASSWORD", "db_", "a.", "x-", "api", "_key", "key", "secret", "client_", "token", "s",
+                "=", ":", ":=", "=>", " ", "\t", "\"", "'", "\\", "\\\"", "${", "}", "{{", "}}", "$", "{", "a", "9", ",", ";",
+                "&", ")", "]", "<", ">", "\n", "\r\n", "é", "文",
+            ][..]),
+            0..16,
+        ),
+    ) {
+        programs_agree_on(&parts.concat())?;
     }
 
     /// The same on e-mail-shaped words, where a program backtracks over a repeated group (a domain's labels):

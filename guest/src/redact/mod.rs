@@ -40,7 +40,7 @@ mod windows;
 
 pub use json::{redact_value, JsonFinding};
 pub use policy::{Method, Policy, PolicyError};
-pub use ruleset::RuleSet;
+pub use ruleset::{anchored_pattern, RuleSet};
 pub use rules::{examples, Catalogue, Examples, Rule, Trigger, Validator, WindowKind};
 pub use secrets::Secrets;
 

@@ -14,8 +14,16 @@
 // - `6 slot` records the position in a group slot (group g: slots 2g and 2g+1);
 // - `7 k (len:u16 body…)×k` alternatives, tried in order, each followed by the rest of the program;
 // - `8 len:u16 body…` the body (literals, runs, boundaries: one way to match at most) repeated greedily:
-//   as many times as it goes, then the rest of the program tried after each count, most first. The build
-//   allows it only where the rest takes a bounded number of bytes.
+//   as many times as it goes, then the rest of the program tried after each count, most first; a position
+//   from which that failed is remembered and never tried again;
+// - `9 min k (len:u16 body…)×k` alternatives repeated greedily, at least `min` times, each repetition the
+//   first alternative that matches alone; the build allows it only where whatever follows always matches,
+//   so the repetitions are never given back;
+// - `10 set n bytes…` the shortest run of `SETS[set]` followed by the n bytes (a lazy `[…]*?` and a literal),
+//   where whatever follows always matches.
+// Runs, lazy runs and failed repetitions are remembered per step (`Memo`) while one text is searched:
+// a search that starts again at each position of an identifier or a value then reads each byte a bounded
+// number of times.
 // Byte code rather than a tree of enum values: a quarter of the size in the npm module, where every
 // kilobyte counts.
 #[cfg(feature = "step-programs")]
@@ -54,9 +62,92 @@ fn u16_at(code: &[u8], at: usize) -> u16 {
     u16::from_le_bytes([code[at], code[at + 1]])
 }
 
-fn run(hay: &[u8], code: &[u8], rest: Option<&Rest<'_>>, mut pos: usize, slots: &mut [usize; 16]) -> Option<usize> {
+/// What the steps of one program learned about one text, each keyed by the step's address (every step
+/// is always followed by the same code, so what it learned holds wherever it runs again).
+#[derive(Default)]
+pub struct Memo {
+    /// An unbounded run read from `.1` ends at `.2` (its set's bytes all the way).
+    runs: Vec<(usize, usize, usize)>,
+    /// A lazy run from `.1`: its literal first stands at `.2`, or (usize::MAX) not before `.3` stops the run.
+    untils: Vec<(usize, usize, usize, usize)>,
+    /// The positions from which a repeated group, and what follows it, fails (one bit each).
+    failed: Vec<(usize, Vec<u64>)>,
+}
+
+impl Memo {
+    fn failed(&self, step: usize, pos: usize) -> bool {
+        self.failed.iter().any(|(s, bits)| *s == step && bits[pos / 64] & (1 << (pos % 64)) != 0)
+    }
+
+    fn fail(&mut self, step: usize, pos: usize, len: usize) {
+        let at = match self.failed.iter().position(|(s, _)| *s == step) {
+            Some(at) => at,
+            None => {
+                self.failed.push((step, vec![0; len / 64 + 1]));
+                self.failed.len() - 1
+            }
+        };
+        self.failed[at].1[pos / 64] |= 1 << (pos % 64);
+    }
+}
+
+/// Where the run of `bytes` that starts at `pos` ends (greedy, unbounded), remembered for `step`.
+fn run_end(hay: &[u8], bytes: &[u64; 4], pos: usize, step: usize, memo: &mut Memo) -> usize {
+    if let Some(&(_, _, end)) = memo.runs.iter().find(|&&(s, from, end)| s == step && from <= pos && pos <= end) {
+        return end;
+    }
+    let end = pos + hay[pos..].iter().take_while(|b| in_set(bytes, **b)).count();
+    match memo.runs.iter_mut().find(|r| r.0 == step) {
+        Some(r) => *r = (step, pos, end),
+        None => memo.runs.push((step, pos, end)),
+    }
+    end
+}
+
+/// Where `lit` first stands at or after `pos` with only `bytes` before it, remembered for `step`.
+fn until(hay: &[u8], bytes: &[u64; 4], lit: &[u8], pos: usize, step: usize, memo: &mut Memo) -> Option<usize> {
+    let known = memo.untils.iter().find(|&&(s, from, at, stop)| s == step && from <= pos && pos <= at.min(stop));
+    let at = match known {
+        Some(&(_, _, at, _)) => at,
+        None => {
+            let mut p = pos;
+            let (at, stop) = loop {
+                if hay[p..].starts_with(lit) {
+                    break (p, p);
+                }
+                if p == hay.len() || !in_set(bytes, hay[p]) {
+                    break (usize::MAX, p);
+                }
+                p += 1;
+            };
+            match memo.untils.iter_mut().find(|u| u.0 == step) {
+                Some(u) => *u = (step, pos, at, stop),
+                None => memo.untils.push((step, pos, at, stop)),
+            }
+            at
+        }
+    };
+    (at != usize::MAX).then_some(at)
+}
+
+/// The alternatives of an `ALT` or `LOOP` step whose count stands at `at`: their spans, and where the code
+/// after them starts.
+fn alternatives(code: &[u8], at: usize) -> ([(usize, usize); 32], usize, usize) {
+    let k = code[at] as usize;
+    let mut next = at + 1;
+    let mut bodies = [(0usize, 0usize); 32];
+    for body in bodies.iter_mut().take(k) {
+        let len = u16_at(code, next) as usize;
+        *body = (next + 2, next + 2 + len);
+        next += 2 + len;
+    }
+    (bodies, k, next)
+}
+
+fn run(hay: &[u8], code: &[u8], rest: Option<&Rest<'_>>, mut pos: usize, slots: &mut [usize; 16], memo: &mut Memo) -> Option<usize> {
     let mut pc = 0;
     while pc < code.len() {
+        let step = code.as_ptr() as usize + pc;
         match code[pc] {
             0 => {
                 if !at_boundary(hay, pos) {
@@ -86,6 +177,15 @@ fn run(hay: &[u8], code: &[u8], rest: Option<&Rest<'_>>, mut pos: usize, slots: 
                 pos += n;
                 pc += 2 + n;
             }
+            5 if code[pc + 4..pc + 6] == [0xFF, 0xFF] && u16_at(code, pc + 2) <= 1 => {
+                // Unbounded, at most one character required: the run's end, remembered.
+                let end = run_end(hay, &SETS[code[pc + 1] as usize], pos, step, memo);
+                if end == pos && code[pc + 2] == 1 {
+                    return None;
+                }
+                pos = end;
+                pc += 6;
+            }
             5 => {
                 let bytes = &SETS[code[pc + 1] as usize];
                 let (min, max) = (u16_at(code, pc + 2), u16_at(code, pc + 4));
@@ -113,39 +213,72 @@ fn run(hay: &[u8], code: &[u8], rest: Option<&Rest<'_>>, mut pos: usize, slots: 
             }
             7 => {
                 // Alternatives; the code after the last one is what follows each.
-                let k = code[pc + 1] as usize;
-                let mut at = pc + 2;
-                let mut bodies = [(0usize, 0usize); 32];
-                for body in bodies.iter_mut().take(k) {
-                    let len = u16_at(code, at) as usize;
-                    *body = (at + 2, at + 2 + len);
-                    at += 2 + len;
-                }
+                let (bodies, k, at) = alternatives(code, pc + 1);
                 let after = Rest { code: &code[at..], then: rest };
                 let saved = *slots;
                 for &(s, e) in &bodies[..k] {
-                    if let Some(end) = run(hay, &code[s..e], Some(&after), pos, slots) {
+                    if let Some(end) = run(hay, &code[s..e], Some(&after), pos, slots, memo) {
                         return Some(end);
                     }
                     *slots = saved;
                 }
                 return None;
             }
-            _ => {
-                // 8: a repeated group. Where each repetition ends, then the rest from the last one back.
+            8 => {
+                // A repeated group. Where each repetition ends (up to a position known to fail), then the rest
+                // from the last one back; if none leads to a match, none of them ever will.
+                if memo.failed(step, pos) {
+                    return None;
+                }
                 let len = u16_at(code, pc + 1) as usize;
                 let (body, after) = (&code[pc + 3..pc + 3 + len], &code[pc + 3 + len..]);
                 let mut ends = vec![pos];
-                while let Some(end) = run(hay, body, None, pos, slots) {
+                while let Some(end) = run(hay, body, None, pos, slots, memo) {
+                    if memo.failed(step, end) {
+                        break;
+                    }
                     pos = end;
                     ends.push(end);
                 }
-                return ends.into_iter().rev().find_map(|at| run(hay, after, rest, at, slots));
+                let found = ends.iter().rev().find_map(|&at| run(hay, after, rest, at, slots, memo));
+                if found.is_none() {
+                    for at in ends {
+                        memo.fail(step, at, hay.len());
+                    }
+                }
+                return found;
+            }
+            9 => {
+                // Repeated alternatives: each time the first that matches alone, until none does.
+                let min = code[pc + 1];
+                let (bodies, k, at) = alternatives(code, pc + 2);
+                let mut count = 0u8;
+                'repeat: loop {
+                    for &(s, e) in &bodies[..k] {
+                        if let Some(end) = run(hay, &code[s..e], None, pos, slots, memo) {
+                            pos = end;
+                            count = count.saturating_add(1);
+                            continue 'repeat;
+                        }
+                    }
+                    break;
+                }
+                if count < min {
+                    return None;
+                }
+                pc = at;
+            }
+            _ => {
+                // 10: a lazy run and its literal.
+                let n = code[pc + 2] as usize;
+                let lit = &code[pc + 3..pc + 3 + n];
+                pos = until(hay, &SETS[code[pc + 1] as usize], lit, pos, step, memo)? + n;
+                pc += 3 + n;
             }
         }
     }
     match rest {
-        Some(r) => run(hay, r.code, r.then, pos, slots),
+        Some(r) => run(hay, r.code, r.then, pos, slots, memo),
         None => Some(pos),
     }
 }
@@ -162,22 +295,24 @@ impl Groups {
     }
 }
 
-/// The program's match starting exactly at `start`, if any.
-pub fn match_at(program: &[u8], hay: &str, start: usize) -> Option<Groups> {
+/// The program's match starting exactly at `start`, if any (`memo`: what earlier searches of this text by
+/// this program learned).
+pub fn match_at(program: &[u8], hay: &str, start: usize, memo: &mut Memo) -> Option<Groups> {
     let mut slots = [usize::MAX; 16];
-    run(hay.as_bytes(), program, None, start, &mut slots).map(|_| Groups { slots })
+    run(hay.as_bytes(), program, None, start, &mut slots, memo).map(|_| Groups { slots })
 }
 
 /// Every match in `hay`, leftmost first and not overlapping, as a regex's `captures_iter` finds them.
 pub fn matches<'a>(program: &'a [u8], hay: &'a str) -> impl Iterator<Item = Groups> + 'a {
     let mut at = 0;
     let leading = leading_run(program);
+    let mut memo = Memo::default();
     std::iter::from_fn(move || {
         while at <= hay.len() {
             let start = at;
             // Next character boundary (programs never match empty, so no empty-match rule is needed).
             at += hay[at..].chars().next().map_or(1, char::len_utf8);
-            if let Some(g) = match_at(program, hay, start) {
+            if let Some(g) = match_at(program, hay, start, &mut memo) {
                 at = g.get(0).map_or(at, |(_, e)| e.max(at));
                 return Some(g);
             }
@@ -217,5 +352,6 @@ fn at_boundary(hay: &[u8], pos: usize) -> bool {
 pub fn match_after_identifier(program: &[u8], hay: &str) -> Option<Groups> {
     let bytes = hay.as_bytes();
     let run = bytes.iter().take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')).count();
-    (0..=run).find_map(|start| match_at(program, hay, start))
+    let mut memo = Memo::default();
+    (0..=run).find_map(|start| match_at(program, hay, start, &mut memo))
 }

@@ -388,7 +388,7 @@ impl RuleSet {
 
 /// An assignment rule's pattern matched from a window's start, after any run of identifier characters
 /// (one group more around the pattern).
-pub(crate) fn anchored_pattern(pattern: &str) -> String {
+pub fn anchored_pattern(pattern: &str) -> String {
     format!("^[A-Za-z0-9_.\\-]*?(?:{pattern})")
 }
 
