@@ -83,6 +83,36 @@ fn one_long_address_shaped_word_costs_linear_fuel() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// One assignment whose key or value is as long as the text, in the shapes where the assignment rule's step
+/// program could read the same bytes again and again: a key's identifier tried from each of its starts (a
+/// run of letters, of dotted parts), a value's `${` or `{{` opened at every byte and never closed, escapes
+/// in a quoted value. Linear only because the program remembers runs, lazy runs and failed repetitions.
+#[test]
+fn one_long_assignment_costs_linear_fuel() {
+    let mut m = Metered::new();
+    type Shape = fn(usize) -> String;
+    let shapes: [(&str, Shape); 7] = [
+        ("a key of one run of letters", |n| format!("{}password=hunter2", "a".repeat(n))),
+        ("a key of dotted parts", |n| format!("{}apassword=hunter2", "a_".repeat(n / 2))),
+        ("a key of parts and no secret key", |n| format!("{}_token=x", "a_b.".repeat(n / 4))),
+        ("a value of unclosed ${", |n| format!("password={}", "${".repeat(n / 2))),
+        ("a value of unclosed {{", |n| format!("password={}", "{{".repeat(n / 2))),
+        ("a value of ${ and spaces", |n| format!("password=x{}", "${a ".repeat(n / 4))),
+        ("a quoted value of escapes", |n| format!("password=\"{}", "\\\"".repeat(n / 3))),
+    ];
+    let mut failures = Vec::new();
+    for (name, text) in shapes {
+        let (small, large) = (text(25_000), text(50_000));
+        let (f_small, f_large) = (m.fuel(&small), m.fuel(&large));
+        let growth = (f_large as f64 / large.len() as f64) / (f_small as f64 / small.len() as f64);
+        println!("{name}: {:.0} fuel/byte, growth x{growth:.2} per byte when doubled", f_large as f64 / large.len() as f64);
+        if growth > 1.3 {
+            failures.push(format!("{name}: cost per byte grew {growth:.2}x when the text doubled"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 #[test]
 fn keyword_dense_text_costs_linear_fuel_for_every_rule() {
     let mut m = Metered::new();
