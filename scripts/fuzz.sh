@@ -19,7 +19,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-ALL=(validate map sanitize redact redact_json lookup guard)
+ALL=(validate map sanitize redact redact_json lookup guard programs)
 # Never the main target directory: a fuzz build must not wait for (or invalidate) the normal build's lock.
 export CARGO_TARGET_DIR="$ROOT/target/fuzz"
 SANITIZER=${FUZZ_SANITIZER:-none}

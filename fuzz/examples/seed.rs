@@ -30,7 +30,12 @@ impl Seeds {
     fn add(&mut self, target: &str, name: &str, h: Header, payload: &[u8]) {
         let bytes = [h.to_bytes(), payload.to_vec()].concat();
         assert_eq!(Header::split(&bytes).0, h, "Header::to_bytes is not the inverse of Header::split");
-        if payload.len() > MAX_SEED {
+        self.add_bytes(target, name, bytes, payload.len());
+    }
+
+    /// A seed for a target that reads no header (`programs`: a selector byte, then the text).
+    fn add_bytes(&mut self, target: &str, name: &str, bytes: Vec<u8>, payload_len: usize) {
+        if payload_len > MAX_SEED {
             return;
         }
         let clean: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
@@ -105,6 +110,7 @@ fn main() {
                 "redact" => {
                     let text = case["text"].as_str().unwrap();
                     seeds.add("redact", name, Header::default(), text.as_bytes());
+                    seeds.add_bytes("programs", name, [&[PROGRAMS_ALL_RULES][..], text.as_bytes()].concat(), text.len());
                     redact_texts.push((name.to_string(), text.to_string()));
                 }
                 "lookup" | "explain" | "codes" => lookup(&mut seeds, name, case, h),
@@ -142,8 +148,24 @@ fn main() {
             seeds.add("redact_json", &format!("{name}-doc-options"), Header { mode: 2 << 1, ..Header::default() }, payload.as_bytes());
         }
     }
+    // Every rule's examples, for the rule alone (selector = the rule's place among the rules with programs,
+    // as the target counts them) and for all rules at once.
+    use jsonrpc_errors_guest::redact::{catalogue_rules, examples, programs};
+    let all_examples = examples();
+    let with_programs = (0..catalogue_rules().len()).filter(|&i| programs::for_rule(i).is_some());
+    for (place, i) in with_programs.enumerate() {
+        let rule = &catalogue_rules()[i];
+        let Some(e) = all_examples.get(&rule.id) else { continue };
+        for (k, text) in e.examples.iter().chain(&e.negative_examples).enumerate() {
+            let selector = (place % 0x80) as u8;
+            seeds.add_bytes("programs", &format!("{}-{k}", rule.id), [&[selector][..], text.as_bytes()].concat(), text.len());
+        }
+    }
     seeds.write();
 }
+
+/// The `programs` target's selector byte that checks every rule (high bit set).
+const PROGRAMS_ALL_RULES: u8 = 0x80;
 
 /// validate: flags bit 0 max_bytes (number 0), bit 2 content type (the payload's first line), bit 3
 /// content length (number 1).
