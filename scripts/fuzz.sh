@@ -5,7 +5,8 @@
 #
 # Installs what it needs (the nightly toolchain, cargo-fuzz) when missing, seeds every corpus from
 # tests/vectors, then runs each TARGET (default: all) in turn, one process at a time, for -runs=10000000,
-# with -rss_limit_mb=2048 and -timeout=10 (programs: also -max_len=1024). LIBFUZZER_ARGS come last, so they override (e.g. -- -runs=100000).
+# with -rss_limit_mb=2048 and -timeout=10 (programs: also -max_len=1024). LIBFUZZER_ARGS come last, so they
+# override (e.g. -- -runs=100000).
 # Per target it prints the executions, exec/s, new coverage and what was found; the exit status is 1 when
 # anything was.
 #
@@ -35,7 +36,7 @@ extra=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --) shift; extra=("$@"); break ;;
-        -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *)
             if [[ " ${ALL[*]} " != *" $1 "* ]]; then
                 echo "unknown target '$1' (targets: ${ALL[*]})" >&2
