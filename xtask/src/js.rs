@@ -1,6 +1,7 @@
 //! `cargo xtask js`: the wasm-bindgen build of `bindings/js` for the `jsonrpc-errors` npm package.
 //!
-//! 1. builds the `jsonrpc-errors-js` crate for wasm32-unknown-unknown with the size-oriented `npm` profile;
+//! 1. builds the `jsonrpc-errors-js` crate for wasm32-unknown-unknown with the size-oriented `npm` profile
+//!    (the redaction module: `npm-redact`);
 //! 2. runs wasm-bindgen (`--target web`) through the `wasm-bindgen-cli-support` library, wrapped in the
 //!    `bindings/js/bindgen` helper so that xtask itself does not compile it for every other command;
 //! 3. shrinks the module with binaryen's `wasm-opt -Oz` (without its inlining) when the npm package
@@ -75,9 +76,14 @@ fn path_remaps() -> Result<String> {
     Ok(flags.join(" "))
 }
 
-/// The modules the package ships: the base API, and the base API with the guard session (loaded only by the
-/// `jsonrpc-errors/guard` entry), each built from the same crate with its own features.
-const MODULES: [(&str, &[&str]); 2] = [(NAME, &[]), ("jsonrpc_errors_guard", &["guard"])];
+/// The modules the package ships, each built from the same crate with its own features and cargo profile
+/// (Cargo.toml): the base API; the guard session with redaction under options (loaded only by the
+/// `jsonrpc-errors/guard` entry); redaction under options alone, built for speed (`jsonrpc-errors/redact`).
+const MODULES: [(&str, &[&str], &str); 3] = [
+    (NAME, &[], "npm"),
+    ("jsonrpc_errors_guard", &["guard"], "npm"),
+    ("jsonrpc_errors_redact", &["redact"], "npm-redact"),
+];
 
 pub fn build() -> Result<()> {
     let root = root();
@@ -87,8 +93,8 @@ pub fn build() -> Result<()> {
         std::fs::remove_dir_all(&out)?;
     }
     std::fs::create_dir_all(&out)?;
-    for (name, features) in MODULES {
-        build_module(&js, &out, name, features)?;
+    for (name, features, profile) in MODULES {
+        build_module(&js, &out, name, features, profile)?;
     }
 
     if js.join("node_modules").exists() {
@@ -102,18 +108,18 @@ pub fn build() -> Result<()> {
     Ok(())
 }
 
-fn build_module(js: &Path, out: &Path, name: &str, features: &[&str]) -> Result<()> {
+fn build_module(js: &Path, out: &Path, name: &str, features: &[&str], profile: &str) -> Result<()> {
     let root = root();
     let mut b = js_cargo();
-    b.args(["build", "-p", "jsonrpc-errors-js", "--lib", "--target", "wasm32-unknown-unknown", "--profile", "npm"]);
+    b.args(["build", "-p", "jsonrpc-errors-js", "--lib", "--target", "wasm32-unknown-unknown", "--profile", profile]);
     b.env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS", path_remaps()?);
     if !features.is_empty() {
         b.args(["--features", &features.join(",")]);
     }
     run(b)?;
     // Each feature set overwrites the same artifact: keep a copy under the module's own name.
-    let built = root.join("target/js/wasm32-unknown-unknown/npm/jsonrpc_errors_js.wasm");
-    let core = root.join(format!("target/js/wasm32-unknown-unknown/npm/{name}.core.wasm"));
+    let built = root.join(format!("target/js/wasm32-unknown-unknown/{profile}/jsonrpc_errors_js.wasm"));
+    let core = root.join(format!("target/js/wasm32-unknown-unknown/{profile}/{name}.core.wasm"));
     std::fs::copy(&built, &core)?;
     report("core module", &core)?;
 

@@ -5,19 +5,23 @@
 //! entropy) is passed as two f64s per call: u64 would cost a BigInt conversion at each crossing, and the
 //! entropy is split into two u32 halves by the wrapper.
 //!
-//! Two modules are built from this file. The base module has the functions the package's main entry calls.
+//! Three modules are built from this file. The base module has the functions the package's main entry calls.
 //! The guard module (feature `guard`) has the guard session and the calls its entry makes (`setEnvironment`,
-//! `redactWith`, `redactJsonValue`, `refusal`, `maxInputBytes`). The rest of the base functions are left out
-//! of it: the package never calls them there, and they cost it 15 KB gzipped (the codes table's Markdown,
-//! `explain`, `validate`).
+//! `redactWith`, `redactJsonValue`, `refusal`, `maxInputBytes`). The redaction module (feature `redact`, the
+//! `jsonrpc-errors/redact` entry) has those calls without the session, and is built for speed (Cargo.toml,
+//! `profile.npm-redact`). The rest of the base functions are left out of both: the package never calls them
+//! there, and they cost 15 KB gzipped (the codes table's Markdown, `explain`, `validate`).
 
 use jsonrpc_errors_guest::api;
 #[cfg(feature = "guard")]
 use jsonrpc_errors_guest::guard;
+#[cfg(any(feature = "guard", not(feature = "redact")))]
 use jsonrpc_errors_guest::context::CallContext;
 use jsonrpc_errors_guest::error::ErrorObject;
 use wasm_bindgen::prelude::*;
 
+// Every module's calls but the redaction module's take a call context.
+#[cfg(any(feature = "guard", not(feature = "redact")))]
 fn ctx(unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> CallContext {
     CallContext { unix_millis: unix_millis as u64, entropy: ((entropy_hi as u64) << 32) | entropy_lo as u64 }
 }
@@ -37,14 +41,14 @@ pub fn set_environment(env: Vec<String>) -> u32 {
     jsonrpc_errors_guest::set_environment(&pairs) as u32
 }
 
-#[cfg(not(feature = "guard"))]
+#[cfg(not(any(feature = "guard", feature = "redact")))]
 #[wasm_bindgen(js_name = mapError)]
 pub fn map_error(input: &str, dialect: &str, unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> Result<String, JsValue> {
     outcome(api::map_error(input, dialect, &ctx(unix_millis, entropy_hi, entropy_lo)))
 }
 
 #[allow(clippy::too_many_arguments)]
-#[cfg(not(feature = "guard"))]
+#[cfg(not(any(feature = "guard", feature = "redact")))]
 #[wasm_bindgen]
 pub fn validate(
     raw: &[u8],
@@ -67,64 +71,65 @@ pub fn validate(
     outcome(api::validate(raw, &args, &ctx(unix_millis, entropy_hi, entropy_lo)))
 }
 
-#[cfg(not(feature = "guard"))]
+#[cfg(not(any(feature = "guard", feature = "redact")))]
 #[wasm_bindgen]
 pub fn sanitize(raw: &[u8], dialect: &str, unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> Result<String, JsValue> {
     outcome(api::sanitize(raw, dialect, &ctx(unix_millis, entropy_hi, entropy_lo)))
 }
 
 /// `{"text", "findings"}` as JSON text.
-#[cfg(not(feature = "guard"))]
+#[cfg(not(any(feature = "guard", feature = "redact")))]
 #[wasm_bindgen(js_name = redactJson)]
 pub fn redact_json(text: &str) -> String {
     api::redact_json(text)
 }
 
 /// The redacted text only (no findings document to build or parse).
-#[cfg(not(feature = "guard"))]
+#[cfg(not(any(feature = "guard", feature = "redact")))]
 #[wasm_bindgen]
 pub fn redact(text: &str) -> String {
     api::redact(text).text
 }
 
-/// Redaction under caller options (JSON): `{"text", "findings"}`. In the guard module only: parsing options,
-/// compiling callers' rules and HMAC-SHA256 cost ~12 KB gzipped, more than the base module's budget holds.
-#[cfg(feature = "guard")]
+/// Redaction under caller options (JSON): `{"text", "findings"}`. In the guard and redaction modules only:
+/// parsing options, compiling callers' rules and HMAC-SHA256 cost ~12 KB gzipped, more than the base module's
+/// budget holds.
+#[cfg(any(feature = "guard", feature = "redact"))]
 #[wasm_bindgen(js_name = redactWith)]
 pub fn redact_with(text: &str, options_json: &str) -> Result<String, JsValue> {
     outcome(api::redact_with(text, options_json))
 }
 
 /// JSON-aware redaction of a JSON document (text) under caller options: `{"value", "findings"}`. In the
-/// guard module only, as `redactWith`.
-#[cfg(feature = "guard")]
+/// guard and redaction modules only, as `redactWith`.
+#[cfg(any(feature = "guard", feature = "redact"))]
 #[wasm_bindgen(js_name = redactJsonValue)]
 pub fn redact_json_value(json: &str, options_json: &str) -> Result<String, JsValue> {
     outcome(api::redact_json_value(json, options_json))
 }
 
 /// The taxonomy table as JSON text.
-#[cfg(not(feature = "guard"))]
+#[cfg(not(any(feature = "guard", feature = "redact")))]
 #[wasm_bindgen(js_name = kindsJson)]
 pub fn kinds_json() -> String {
     api::kinds_json()
 }
 
-#[cfg(not(feature = "guard"))]
+#[cfg(not(any(feature = "guard", feature = "redact")))]
 #[wasm_bindgen]
 pub fn explain(dialect: &str, code: f64) -> Result<String, JsValue> {
     outcome(api::explain(dialect, code as i64))
 }
 
 /// The kind name, or `undefined` when the code stands for none.
-#[cfg(not(feature = "guard"))]
+#[cfg(not(any(feature = "guard", feature = "redact")))]
 #[wasm_bindgen(js_name = lookupKind)]
 pub fn lookup_kind(dialect: &str, code: f64, message: Option<String>, data_json: Option<String>) -> Result<Option<String>, JsValue> {
     api::lookup_kind(dialect, code as i64, message.as_deref(), data_json.as_deref())
         .map_err(|e| JsValue::from_str(&api::failure_json(&e)))
 }
 
-#[cfg(not(feature = "guard"))]
+#[cfg(not(any(feature = "guard", feature = "redact")))]
 #[wasm_bindgen]
 pub fn codes(dialect: Option<String>, format: &str) -> Result<String, JsValue> {
     outcome(api::codes(dialect.as_deref(), format))

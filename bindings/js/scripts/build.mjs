@@ -11,6 +11,7 @@ const glue = join(here, "wasm");
 const files = [
   ...["jsonrpc_errors.js", "jsonrpc_errors.d.ts", "jsonrpc_errors_bg.wasm"],
   ...["jsonrpc_errors_guard.js", "jsonrpc_errors_guard.d.ts", "jsonrpc_errors_guard_bg.wasm"],
+  ...["jsonrpc_errors_redact.js", "jsonrpc_errors_redact.d.ts", "jsonrpc_errors_redact_bg.wasm"],
 ];
 for (const f of files) {
   if (!existsSync(join(glue, f))) {

@@ -1,4 +1,4 @@
-// `jsonrpc-errors/guard` for Node: loads the guard module (the base API plus guard sessions) synchronously.
+// `jsonrpc-errors/guard` for Node: loads the guard module (guard sessions, redaction under options) synchronously.
 // A module of its own so that the base package's download stays within its budget; importing both entries
 // loads both modules, and `setEnvironment` reaches both.
 

@@ -1,9 +1,11 @@
-// Everything `jsonrpc-errors/guard` (alias `jsonrpc-errors/redact`) exports, whichever entry point loaded the
-// guard module: guard sessions, and redaction under options.
+// Everything `jsonrpc-errors/guard` exports, whichever entry point (Node, browser) loaded the guard module:
+// guard sessions, and redaction under options run on the guard module.
 
 export { GuardSession } from "./guard.js";
 export type { EventStep, ForwardStep, GuardOptions, GuardOutcome, GuardStep, Peer, SendStep, UpstreamFailure } from "./guard.js";
-export { redactJsonValue, redactJsonValueJson, redactWith, redactWithJson } from "./redact-options.js";
+import { redactionOn } from "./redact-options.js";
+import { callGuard } from "./runtime.js";
+export const { redactJsonValue, redactJsonValueJson, redactWith, redactWithJson } = redactionOn(callGuard);
 export type { ExtraRule, JsonFinding, JsonRedaction, RedactionMethod, RedactOptions } from "./types.js";
 export { setEnvironment } from "./api.js";
 export { ArgumentTypeError, ArgumentValueError, InvalidInputError, JsonRpcErrorsError, WasmFaultError } from "./errors.js";

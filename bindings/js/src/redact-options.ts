@@ -1,10 +1,11 @@
 // Redaction under caller options (method, rules switched off, extra rules, allowlist) and JSON-aware
-// redaction. These live in the guard module: parsing options, compiling a caller's rules and HMAC-SHA256
-// cost ~12 KB gzipped, more than the base module's download budget holds (measured: 156 KB → 168 KB).
+// redaction. These live in the guard module and in the redaction module, not in the base one: parsing options,
+// compiling a caller's rules and HMAC-SHA256 cost ~12 KB gzipped, more than the base module's download budget
+// holds (measured: 156 KB → 168 KB). Each entry binds them to its own module (`redactionOn`).
 
 import { jsonOf, text } from "./api.js";
 import { ArgumentTypeError } from "./errors.js";
-import { callGuard } from "./runtime.js";
+import type { RedactGlue } from "./runtime.js";
 import type { ExtraRule, JsonRedaction, JsonValue, Redaction, RedactOptions } from "./types.js";
 
 const OPTION_KEYS: Readonly<Record<keyof RedactOptions, string>> = {
@@ -51,28 +52,36 @@ function optionsJson(options: RedactOptions | undefined): string {
   return jsonOf(out, "options");
 }
 
-/** `redactWith` as JSON text; `optionsJson` uses the guest's snake_case keys (`hash_key`, `extra_rules`, ...). */
-export function redactWithJson(input: string, optionsJsonText: string): string {
-  const t = text(input, "text");
-  const o = text(optionsJsonText, "options");
-  return callGuard((g) => g.redactWith(t, o));
+/** Redaction under options, as one entry point offers it. */
+export interface RedactionCalls {
+  /** `redactWith` as JSON text; `optionsJsonText` uses the guest's snake_case keys (`hash_key`, `extra_rules`, ...). */
+  redactWithJson(input: string, optionsJsonText: string): string;
+  /** Redacts `input` under options: the method, rules or categories switched off, extra rules, an allowlist.
+   *  Bad options throw `InvalidInputError` (-32602) naming what is wrong. */
+  redactWith(input: string, options?: RedactOptions): Redaction;
+  /** `redactJsonValue` on JSON text: `{"value", "findings"}` as JSON text. */
+  redactJsonValueJson(json: string, optionsJsonText: string): string;
+  /** JSON-aware redaction: values under sensitive keys (password, token, authorization, cookie, api_key, ...)
+   *  go whole, every other string is scanned; findings name the JSON Pointer of each secret's string. */
+  redactJsonValue(value: JsonValue, options?: RedactOptions): JsonRedaction;
 }
 
-/** Redacts `input` under options: the method, rules or categories switched off, extra rules, an allowlist.
- *  Bad options throw `InvalidInputError` (-32602) naming what is wrong. */
-export function redactWith(input: string, options?: RedactOptions): Redaction {
-  return JSON.parse(redactWithJson(input, optionsJson(options))) as Redaction;
-}
-
-/** `redactJsonValue` on JSON text: `{"value", "findings"}` as JSON text. */
-export function redactJsonValueJson(json: string, optionsJsonText: string): string {
-  const j = text(json, "json");
-  const o = text(optionsJsonText, "options");
-  return callGuard((g) => g.redactJsonValue(j, o));
-}
-
-/** JSON-aware redaction: values under sensitive keys (password, token, authorization, cookie, api_key, ...)
- *  go whole, every other string is scanned; findings name the JSON Pointer of each secret's string. */
-export function redactJsonValue(value: JsonValue, options?: RedactOptions): JsonRedaction {
-  return JSON.parse(redactJsonValueJson(jsonOf(value, "value"), optionsJson(options))) as JsonRedaction;
+/** The calls, run on the module `call` reaches (the guard entry's or the redaction entry's). */
+export function redactionOn(call: <T>(f: (glue: RedactGlue) => T) => T): RedactionCalls {
+  const redactWithJson = (input: string, optionsJsonText: string): string => {
+    const t = text(input, "text");
+    const o = text(optionsJsonText, "options");
+    return call((g) => g.redactWith(t, o));
+  };
+  const redactJsonValueJson = (json: string, optionsJsonText: string): string => {
+    const j = text(json, "json");
+    const o = text(optionsJsonText, "options");
+    return call((g) => g.redactJsonValue(j, o));
+  };
+  return {
+    redactWithJson,
+    redactWith: (input, options) => JSON.parse(redactWithJson(input, optionsJson(options))) as Redaction,
+    redactJsonValueJson,
+    redactJsonValue: (value, options) => JSON.parse(redactJsonValueJson(jsonOf(value, "value"), optionsJson(options))) as JsonRedaction,
+  };
 }

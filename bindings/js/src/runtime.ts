@@ -53,12 +53,16 @@ export interface GlueGuardSession {
 }
 
 /**
- * The guard module's glue: the guard session class and the calls the guard entry makes (bindings/js/rust/lib.rs
- * leaves the base API out of that module).
+ * The redaction module's glue (the `jsonrpc-errors/redact` entry): redaction under options, and the calls every
+ * module has (bindings/js/rust/lib.rs leaves the base API out of it).
  */
-export interface GuardGlue extends Pick<Glue, "setEnvironment" | "refusal" | "maxInputBytes" | "__trapForTests" | "__wbg_reset_state"> {
+export interface RedactGlue extends Pick<Glue, "setEnvironment" | "refusal" | "maxInputBytes" | "__trapForTests" | "__wbg_reset_state"> {
   redactWith(text: string, optionsJson: string): string;
   redactJsonValue(json: string, optionsJson: string): string;
+}
+
+/** The guard module's glue: the redaction module's calls and the guard session class. */
+export interface GuardGlue extends RedactGlue {
   GuardSession: new (
     dialect: string,
     maxBytes: number | undefined,
@@ -72,6 +76,8 @@ let platform: Platform | undefined;
 /** The guard module (loaded by the `jsonrpc-errors/guard` entry only), and how many times it was re-instantiated. */
 let guardGlue: GuardGlue | undefined;
 let guardGeneration = 0;
+/** The redaction module (loaded by the `jsonrpc-errors/redact` entry only). */
+let redactGlue: RedactGlue | undefined;
 let randomFill: ((array: Uint32Array) => void) | undefined;
 /** The environment last handed to the module, flattened: re-applied after a re-instantiation. */
 let environment: string[] | undefined;
@@ -91,6 +97,13 @@ export function installGuard(glue: GuardGlue, fill: (array: Uint32Array) => void
   if (environment !== undefined) glue.setEnvironment(environment);
 }
 
+/** Installs the redaction module (and applies the environment already handed to the library). */
+export function installRedact(glue: RedactGlue, fill: (array: Uint32Array) => void): void {
+  redactGlue = glue;
+  randomFill ??= fill;
+  if (environment !== undefined) glue.setEnvironment(environment);
+}
+
 function currentGuard(): GuardGlue {
   if (guardGlue === undefined) {
     throw new JsonRpcErrorsError("jsonrpc-errors: the guard module is not initialised (import it from jsonrpc-errors/guard)");
@@ -105,13 +118,24 @@ export function guardGenerationNow(): number {
 
 /** Runs one call on the guard module; failures become typed errors, a trap re-instantiates the module. */
 export function callGuard<T>(f: (glue: GuardGlue) => T): T {
-  const g = currentGuard();
+  return callModule(currentGuard(), f, () => guardGeneration++);
+}
+
+/** Runs one call on the redaction module, as `callGuard` does on the guard module. */
+export function callRedact<T>(f: (glue: RedactGlue) => T): T {
+  if (redactGlue === undefined) {
+    throw new JsonRpcErrorsError("jsonrpc-errors: the redaction module is not initialised (import it from jsonrpc-errors/redact)");
+  }
+  return callModule(redactGlue, f, () => {});
+}
+
+function callModule<G extends RedactGlue, T>(g: G, f: (glue: G) => T, reinstantiated: () => void): T {
   try {
     return f(g);
   } catch (e) {
     if (isTrap(e)) {
       faults++;
-      guardGeneration++;
+      reinstantiated();
       g.__wbg_reset_state();
       if (environment !== undefined) g.setEnvironment(environment);
     }
@@ -179,10 +203,10 @@ function reinstantiate(p: Platform): void {
 
 let maxInput: number | undefined;
 
-/** The glue of whichever module is loaded (both hold these calls). */
+/** The glue of whichever module is loaded (every one holds these calls). */
 function anyGlue(): Pick<Glue, "refusal" | "maxInputBytes"> {
   if (platform !== undefined) return platform.glue;
-  return currentGuard();
+  return redactGlue ?? currentGuard();
 }
 
 /** The guest's refusal of an input before the call it was meant for, as the package's error. */
@@ -222,10 +246,14 @@ export function checkedBytes(value: Uint8Array): Uint8Array {
   return value;
 }
 
-/** Hands the environment to every loaded module (the base one, and the guard one when loaded). */
+/** Hands the environment to every loaded module (the base one, the guard one, the redaction one). */
 export function setEnvironmentFlat(flat: string[]): number {
-  const kept = platform !== undefined ? call((g) => g.setEnvironment(flat)) : callGuard((g) => g.setEnvironment(flat));
-  if (platform !== undefined && guardGlue !== undefined) callGuard((g) => g.setEnvironment(flat));
+  let kept: number | undefined;
+  if (platform !== undefined) kept = call((g) => g.setEnvironment(flat));
+  if (guardGlue !== undefined) kept = callGuard((g) => g.setEnvironment(flat));
+  if (redactGlue !== undefined) kept = callRedact((g) => g.setEnvironment(flat));
+  // Every entry installs its module before its `setEnvironment` can be called: none loaded is a bug here.
+  if (kept === undefined) throw new JsonRpcErrorsError("jsonrpc-errors: no WebAssembly module is initialised");
   environment = flat.length === 0 ? undefined : flat;
   return kept;
 }
@@ -243,6 +271,11 @@ export function trapForTests(): void {
 /** Traps the guard module on purpose (for tests). */
 export function trapGuardForTests(): void {
   callGuard((g) => g.__trapForTests());
+}
+
+/** Traps the redaction module on purpose (for tests). */
+export function trapRedactForTests(): void {
+  callRedact((g) => g.__trapForTests());
 }
 
 // ------------------------------------------------------------------------------------------ call context

@@ -19,10 +19,11 @@ const TYPES = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/ja
 const PAGE = `<!doctype html>
 <meta charset="utf-8">
 <title>jsonrpc-errors vectors</title>
-<script type="importmap">{"imports": {"jsonrpc-errors": "/pkg/dist/browser.js", "jsonrpc-errors/guard": "/pkg/dist/guard-browser.js"}}</script>
+<script type="importmap">{"imports": {"jsonrpc-errors": "/pkg/dist/browser.js", "jsonrpc-errors/guard": "/pkg/dist/guard-browser.js", "jsonrpc-errors/redact": "/pkg/dist/redact-browser.js"}}</script>
 <script type="module">
   import * as pkg from "jsonrpc-errors";
   import * as guardPkg from "jsonrpc-errors/guard";
+  import * as redactPkg from "jsonrpc-errors/redact";
   import { runAll, parseVectors } from "/pkg/test/vectors-lib.js";
   import { packageAdapter } from "/pkg/test/package-adapter.js";
   try {
@@ -31,11 +32,16 @@ const PAGE = `<!doctype html>
     for (const file of list) files.push({ file, doc: parseVectors(await (await fetch("/vectors/" + file)).text()) });
     const runtime = await import("/pkg/dist/runtime.js");
     const results = runAll(packageAdapter(pkg, guardPkg, runtime), files);
+    // The redaction entry's own module on every case it can run (as test/vectors.test.mjs does in Node).
+    const redactionAdapter = { ...packageAdapter(pkg, guardPkg, runtime, redactPkg), redact: (text) => redactPkg.redactWithJson(text, "{}") };
+    const redactionOps = new Set(["redact", "redact_with", "redact_json_value"]);
+    const redactionFiles = files.map(({ file, doc }) => ({ file, doc: { ...doc, cases: doc.cases.filter((c) => redactionOps.has(c.op)) } }));
+    const redactionResults = runAll(redactionAdapter, redactionFiles);
     // trap recovery in the browser: a panic becomes the -32603 error and the module is re-instantiated
     let trap = null;
     try { runtime.trapForTests(); } catch (e) { trap = { name: e.name, code: e.code }; }
     const after = pkg.mapError({ kind: "method-not-found", method: "m", id: 5 }).id;
-    window.__done = { results, trap, after };
+    window.__done = { results, redactionResults, trap, after };
   } catch (e) {
     window.__done = { error: String(e && e.stack || e) };
   }
@@ -117,6 +123,13 @@ describe("chromium: the package's browser entry, unbundled", () => {
     const files = new Set(done.results.map((r) => r.file));
     console.log(`# chromium: ${done.results.length - failed.length} of ${done.results.length} vector cases passed (${files.size} files)`);
     assert.ok(done.results.length > 0);
+    assert.deepEqual(failed.map((r) => `${r.file}::${r.name}: ${r.message}`), []);
+  });
+
+  test("every redaction vector passes in the page on the redaction module (jsonrpc-errors/redact)", () => {
+    const failed = done.redactionResults.filter((r) => !r.pass);
+    console.log(`# chromium, redaction module: ${done.redactionResults.length - failed.length} of ${done.redactionResults.length} vector cases passed`);
+    assert.ok(done.redactionResults.length > 0);
     assert.deepEqual(failed.map((r) => `${r.file}::${r.name}: ${r.message}`), []);
   });
 

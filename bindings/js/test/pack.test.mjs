@@ -21,10 +21,12 @@ test("npm pack --dry-run: the tarball holds only what users need", () => {
     p === "dist/wasm/jsonrpc_errors.js" ||
     p === "dist/wasm/jsonrpc_errors_bg.wasm" ||
     p === "dist/wasm/jsonrpc_errors_guard.js" ||
-    p === "dist/wasm/jsonrpc_errors_guard_bg.wasm";
+    p === "dist/wasm/jsonrpc_errors_guard_bg.wasm" ||
+    p === "dist/wasm/jsonrpc_errors_redact.js" ||
+    p === "dist/wasm/jsonrpc_errors_redact_bg.wasm";
   const unexpected = files.filter((p) => !allowed(p));
   assert.deepEqual(unexpected, [], `unexpected files in the tarball: ${unexpected.join(", ")}`);
-  for (const needed of ["package.json", "dist/node.js", "dist/node.d.ts", "dist/browser.js", "dist/taxonomy.js", "dist/wasm/jsonrpc_errors.js", "dist/wasm/jsonrpc_errors_bg.wasm", "dist/guard-node.js", "dist/guard-browser.js", "dist/guard-node.d.ts", "dist/wasm/jsonrpc_errors_guard.js", "dist/wasm/jsonrpc_errors_guard_bg.wasm"]) {
+  for (const needed of ["package.json", "dist/node.js", "dist/node.d.ts", "dist/browser.js", "dist/taxonomy.js", "dist/wasm/jsonrpc_errors.js", "dist/wasm/jsonrpc_errors_bg.wasm", "dist/guard-node.js", "dist/guard-browser.js", "dist/guard-node.d.ts", "dist/wasm/jsonrpc_errors_guard.js", "dist/wasm/jsonrpc_errors_guard_bg.wasm", "dist/redact-node.js", "dist/redact-browser.js", "dist/redact-node.d.ts", "dist/wasm/jsonrpc_errors_redact.js", "dist/wasm/jsonrpc_errors_redact_bg.wasm"]) {
     assert.ok(files.includes(needed), `${needed} is missing from the tarball`);
   }
   assert.ok(!files.some((p) => p.startsWith("src/") || p.startsWith("test/") || p.startsWith("rust/") || p.endsWith(".rs")));
@@ -43,8 +45,8 @@ test("the shipped .wasm stays within the size budget: ≤ 400,000 bytes raw and 
   assert.ok(gzipped <= 160_000, `the .wasm is ${gzipped} bytes gzipped`);
 });
 
-// The guard module (the base API plus guard sessions and redaction under options) is loaded only by
-// `jsonrpc-errors/guard` and `jsonrpc-errors/redact`, so the base module above keeps its budget. Its own
+// The guard module (guard sessions and redaction under options) is loaded only by `jsonrpc-errors/guard`
+// (until 2026-11-23 also by `jsonrpc-errors/redact`), so the base module above keeps its budget. Its own
 // budget: the base module's measured size plus the guard session's (+49 KB raw, +20 KB gzipped when it was
 // introduced) plus redactWith/redactJsonValue (+35 KB raw, +12 KB gzipped: options parsing, callers' rules,
 // HMAC-SHA256) plus the redaction rules' step programs (+5 KB raw, +3.7 KB gzipped; the base module goes
@@ -63,6 +65,20 @@ test("the guard .wasm stays within its own budget: ≤ 490,000 bytes raw and ≤
   assert.ok(gzipped <= 202_000, `the guard .wasm is ${gzipped} bytes gzipped`);
 });
 
+// The redaction module (`jsonrpc-errors/redact`: redaction under options, no guard session) is built for
+// speed at opt-level "s" (Cargo.toml, `npm-redact`), as far as the base module's budget allows: a browser
+// that only redacts downloads this module alone, so it is held to the same download budget.
+test("the redaction .wasm stays within the base module's budget: ≤ 400,000 bytes raw and ≤ 160,000 gzipped", async () => {
+  const { readFileSync } = await import("node:fs");
+  const { gzipSync } = await import("node:zlib");
+  const { PKG_DIR } = await import("./helpers.mjs");
+  const wasm = readFileSync(join(PKG_DIR, "dist", "wasm", "jsonrpc_errors_redact_bg.wasm"));
+  const gzipped = gzipSync(wasm, { level: 9 }).length;
+  console.log(`# redaction .wasm: ${wasm.length} bytes raw, ${gzipped} bytes gzipped (zlib level 9)`);
+  assert.ok(wasm.length <= 400_000, `the redaction .wasm is ${wasm.length} bytes raw`);
+  assert.ok(gzipped <= 160_000, `the redaction .wasm is ${gzipped} bytes gzipped`);
+});
+
 test("the public .d.ts has no `any`", async () => {
   const { readFileSync, readdirSync } = await import("node:fs");
   const { PKG_DIR } = await import("./helpers.mjs");
@@ -77,20 +93,22 @@ test("installed from the tarball into an empty project, `import { mapError } fro
 import { mapError, redact, InvalidInputError } from "jsonrpc-errors";
 import { KINDS } from "jsonrpc-errors/taxonomy";
 import { GuardSession } from "jsonrpc-errors/guard";
+import { redactWith } from "jsonrpc-errors/redact";
+const masked = redactWith("password=hunter2hunter2", { method: "mask" }).text;
 const session = new GuardSession({ timeoutMs: 1000 });
 const forwarded = session.clientLine('{"jsonrpc":"2.0","id":1,"method":"ping"}').steps[0].step;
 const answered = JSON.parse(session.upstreamFailed({ exited: 1 }).steps.find((s) => s.step === "send").line).error.code;
 const r = mapError({ kind: "method-not-found", method: "tools/call", id: 1 }, "canonical", { context: { unixMillis: 0, entropy: 1n } });
 let refused = null;
 try { mapError({ kind: "nope" }); } catch (e) { refused = e instanceof InvalidInputError ? e.error.data.reason : String(e); }
-console.log(JSON.stringify({ code: r.error.code, id: r.id, redacted: redact("password=hunter2hunter2"), refused, status: KINDS["method-not-found"].httpStatus, guard: [forwarded, answered] }));
+console.log(JSON.stringify({ code: r.error.code, id: r.id, redacted: redact("password=hunter2hunter2"), refused, status: KINDS["method-not-found"].httpStatus, guard: [forwarded, answered], masked }));
 `;
   const { dir, project, tarball } = installIntoTempProject({ "main.js": main });
   cleanup.push(dir);
   assert.ok(statSync(tarball).size > 0);
   const out = execFileSync(process.execPath, [join(project, "main.js")], { cwd: project, encoding: "utf8" });
   const got = JSON.parse(out.trim());
-  assert.deepEqual(got, { code: -32601, id: 1, redacted: "password=[REDACTED:secret-assignment]", refused: "unknown-kind", status: 404, guard: ["forward", -32000] });
+  assert.deepEqual(got, { code: -32601, id: 1, redacted: "password=[REDACTED:secret-assignment]", refused: "unknown-kind", status: 404, guard: ["forward", -32000], masked: "password=**************" });
   // the CommonJS-free package is ESM only: require() of it is not expected, but a dynamic import from CJS works
   const cjs = execFileSync(process.execPath, ["-e", "import('jsonrpc-errors').then(m => console.log(m.lookupKind(-32601)))"], { cwd: project, encoding: "utf8" });
   assert.equal(cjs.trim(), "method-not-found");

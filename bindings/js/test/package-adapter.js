@@ -8,8 +8,9 @@ export function upstreamFailure(f) {
 }
 
 /** `runtime` is the package's internal runtime module (dist/runtime.js, the instance the entries loaded): the
- *  refusals and the input limit are runtime-internal in the npm package, as in Python. */
-export function packageAdapter(pkg, guardPkg, runtime) {
+ *  refusals and the input limit are runtime-internal in the npm package, as in Python. Redaction under options
+ *  runs on `redaction`: the guard entry's module, or the redaction entry's (`jsonrpc-errors/redact`). */
+export function packageAdapter(pkg, guardPkg, runtime, redaction = guardPkg) {
   const context = (ctx) => ({ context: { unixMillis: ctx.unixMillis, entropy: ctx.entropy } });
   return {
     guard: (o) => {
@@ -49,8 +50,8 @@ export function packageAdapter(pkg, guardPkg, runtime) {
     lookup: (code, dialect, message, dataJson) =>
       pkg.lookupKind(code, dialect, message ?? undefined, dataJson === null ? undefined : JSON.parse(dataJson)),
     codes: (dialect, format) => pkg.codes(dialect, format),
-    redactWith: (text, options) => guardPkg.redactWithJson(text, options),
-    redactJsonValue: (value, options) => guardPkg.redactJsonValueJson(value, options),
+    redactWith: (text, options) => redaction.redactWithJson(text, options),
+    redactJsonValue: (value, options) => redaction.redactJsonValueJson(value, options),
     kinds: () => pkg.kindsJson(),
     maxInputBytes: () => runtime.maxInputBytes(),
     refusal: (problem) => {

@@ -15,7 +15,7 @@ const WIT = readFileSync(join(REPO_ROOT, "wit", "world.wit"), "utf8");
 /** Where each export is reached when not under its camelCase name in the base entry. */
 const ELSEWHERE = {
   // Options parsing, callers' rules and HMAC-SHA256 cost ~12 KB gzipped that the base module's budget
-  // cannot hold: they live in the guard module, exported by `jsonrpc-errors/redact` (and `/guard`).
+  // cannot hold: they live in the redaction module (`jsonrpc-errors/redact`) and the guard module (`/guard`).
   "redact-with": () => redactPkg.redactWith,
   "redact-json-value": () => redactPkg.redactJsonValue,
   // The typed form takes an object and crosses as JSON text (one string each way).

@@ -2,7 +2,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ArgumentTypeError, InvalidInputError, kinds, kindsJson } from "jsonrpc-errors";
-import { redactJsonValue, redactWith, redactWithJson } from "jsonrpc-errors/redact";
+import { redactJsonValue, redactWith, redactWithJson, setEnvironment, WasmFaultError } from "jsonrpc-errors/redact";
+import * as guardPkg from "jsonrpc-errors/guard";
+import { trapRedactForTests } from "../dist/runtime.js";
 
 test("camelCase options reach the guest as its snake_case keys", () => {
   const r = redactWith("ticket TCK-998877 from bob@example.com", {
@@ -44,4 +46,28 @@ test("kinds() is the taxonomy table with every kind's fields", () => {
   const mnf = table.find((k) => k.kind === "method-not-found");
   assert.deepEqual([mnf.code, mnf.message, mnf.fields], [-32601, "Method not found", [{ name: "method", type: "string", required: true }]]);
   assert.ok(table.length >= 40 && new Set(table.map((k) => k.kind)).size === table.length);
+});
+
+test("jsonrpc-errors/redact runs on a module of its own: a trap there re-instantiates it alone", () => {
+  const session = new guardPkg.GuardSession();
+  assert.equal(session.clientLine('{"jsonrpc":"2.0","id":1,"method":"ping"}').pending, 1);
+  assert.throws(trapRedactForTests, (e) => e instanceof WasmFaultError && e.code === -32603);
+  // The redaction module works again, and the guard module (a session made before the trap) was not touched.
+  assert.equal(redactWith("password=hunter2hunter2").text, "password=[REDACTED:secret-assignment]");
+  assert.equal(session.clientLine('{"jsonrpc":"2.0","id":2,"method":"ping"}').pending, 2);
+  assert.equal(guardPkg.redactWith("password=hunter2hunter2").text, "password=[REDACTED:secret-assignment]");
+  session.close();
+});
+
+test("setEnvironment reaches the redaction module, also after it was re-instantiated", () => {
+  setEnvironment({ DEPLOY_TOKEN: "tok-9f8e7d6c5b4a" });
+  try {
+    assert.equal(redactWith("auth with tok-9f8e7d6c5b4a failed").text, "auth with [REDACTED:env-value] failed");
+    assert.throws(trapRedactForTests, WasmFaultError);
+    assert.equal(redactWith("auth with tok-9f8e7d6c5b4a failed").text, "auth with [REDACTED:env-value] failed");
+    assert.equal(guardPkg.redactWith("tok-9f8e7d6c5b4a").text, "[REDACTED:env-value]");
+  } finally {
+    setEnvironment([]);
+  }
+  assert.equal(redactWith("auth with tok-9f8e7d6c5b4a failed").text, "auth with tok-9f8e7d6c5b4a failed");
 });
