@@ -33,16 +33,21 @@ test("npm pack --dry-run: the tarball holds only what users need", () => {
   console.log(`# tarball: ${files.length} files, ${info.size} bytes packed, ${info.unpackedSize} unpacked`);
 });
 
-test("the shipped .wasm stays within the size budget: ≤ 400,000 bytes raw and ≤ 160,000 gzipped", async () => {
+/** Fails when the module `file` (dist/wasm/) is over `raw` bytes, or over `gzipped` bytes compressed with zlib
+ *  at level 9 (Node's and most servers' deflate: ~2% larger than GNU gzip -9 on these modules). */
+async function assertWithinBudget(label, file, raw, gzipped) {
   const { readFileSync } = await import("node:fs");
   const { gzipSync } = await import("node:zlib");
   const { PKG_DIR } = await import("./helpers.mjs");
-  const wasm = readFileSync(join(PKG_DIR, "dist", "wasm", "jsonrpc_errors_bg.wasm"));
-  // zlib at level 9 (Node's and most servers' deflate): ~2% larger than GNU gzip -9 on this module.
-  const gzipped = gzipSync(wasm, { level: 9 }).length;
-  console.log(`# .wasm: ${wasm.length} bytes raw, ${gzipped} bytes gzipped (zlib level 9)`);
-  assert.ok(wasm.length <= 400_000, `the .wasm is ${wasm.length} bytes raw`);
-  assert.ok(gzipped <= 160_000, `the .wasm is ${gzipped} bytes gzipped`);
+  const wasm = readFileSync(join(PKG_DIR, "dist", "wasm", file));
+  const gz = gzipSync(wasm, { level: 9 }).length;
+  console.log(`# ${label}: ${wasm.length} bytes raw, ${gz} bytes gzipped (zlib level 9)`);
+  assert.ok(wasm.length <= raw, `the ${label} is ${wasm.length} bytes raw`);
+  assert.ok(gz <= gzipped, `the ${label} is ${gz} bytes gzipped`);
+}
+
+test("the shipped .wasm stays within the size budget: ≤ 400,000 bytes raw and ≤ 160,000 gzipped", async () => {
+  await assertWithinBudget(".wasm", "jsonrpc_errors_bg.wasm", 400_000, 160_000);
 });
 
 // The guard module (guard sessions and redaction under options) is loaded only by `jsonrpc-errors/guard`
@@ -55,28 +60,14 @@ test("the shipped .wasm stays within the size budget: ≤ 400,000 bytes raw and 
 // split between stderr chunks is redacted whole; spans that remember ending at URL userinfo's `@`): the
 // gzipped budget went from 201,000 to 202,000 bytes, the raw one stayed.
 test("the guard .wasm stays within its own budget: ≤ 490,000 bytes raw and ≤ 202,000 gzipped", async () => {
-  const { readFileSync } = await import("node:fs");
-  const { gzipSync } = await import("node:zlib");
-  const { PKG_DIR } = await import("./helpers.mjs");
-  const wasm = readFileSync(join(PKG_DIR, "dist", "wasm", "jsonrpc_errors_guard_bg.wasm"));
-  const gzipped = gzipSync(wasm, { level: 9 }).length;
-  console.log(`# guard .wasm: ${wasm.length} bytes raw, ${gzipped} bytes gzipped (zlib level 9)`);
-  assert.ok(wasm.length <= 490_000, `the guard .wasm is ${wasm.length} bytes raw`);
-  assert.ok(gzipped <= 202_000, `the guard .wasm is ${gzipped} bytes gzipped`);
+  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 490_000, 202_000);
 });
 
 // The redaction module (`jsonrpc-errors/redact`: redaction under options, no guard session) is built for
 // speed at opt-level "s" (Cargo.toml, `npm-redact`), as far as the base module's budget allows: a browser
 // that only redacts downloads this module alone, so it is held to the same download budget.
 test("the redaction .wasm stays within the base module's budget: ≤ 400,000 bytes raw and ≤ 160,000 gzipped", async () => {
-  const { readFileSync } = await import("node:fs");
-  const { gzipSync } = await import("node:zlib");
-  const { PKG_DIR } = await import("./helpers.mjs");
-  const wasm = readFileSync(join(PKG_DIR, "dist", "wasm", "jsonrpc_errors_redact_bg.wasm"));
-  const gzipped = gzipSync(wasm, { level: 9 }).length;
-  console.log(`# redaction .wasm: ${wasm.length} bytes raw, ${gzipped} bytes gzipped (zlib level 9)`);
-  assert.ok(wasm.length <= 400_000, `the redaction .wasm is ${wasm.length} bytes raw`);
-  assert.ok(gzipped <= 160_000, `the redaction .wasm is ${gzipped} bytes gzipped`);
+  await assertWithinBudget("redaction .wasm", "jsonrpc_errors_redact_bg.wasm", 400_000, 160_000);
 });
 
 test("the public .d.ts has no `any`", async () => {
