@@ -450,6 +450,16 @@ fn intern(sets: &mut Vec<Bytes>, bytes: &Bytes) -> usize {
     })
 }
 
+/// Appends each alternative's byte code, led by its length (how ALT and LOOP steps skip to the next one).
+fn encode_alternatives(alts: &[Vec<Node>], sets: &mut Vec<Bytes>, code: &mut Vec<u8>) {
+    for a in alts {
+        let mut body = Vec::new();
+        encode(a, sets, &mut body);
+        code.extend(u16::try_from(body.len()).expect("an alternative below 64 KiB").to_le_bytes());
+        code.extend(body);
+    }
+}
+
 /// Appends the byte code of `seq`; sets are interned in `sets`.
 fn encode(seq: &[Node], sets: &mut Vec<Bytes>, code: &mut Vec<u8>) {
     let short = |n: usize, what: &str| u8::try_from(n).unwrap_or_else(|_| panic!("a program's {what} must fit a byte"));
@@ -474,21 +484,11 @@ fn encode(seq: &[Node], sets: &mut Vec<Bytes>, code: &mut Vec<u8>) {
             Node::Save(slot) => code.extend([SAVE, short(*slot, "slot")]),
             Node::Alt(alts) => {
                 code.extend([ALT, short(alts.len(), "alternative count")]);
-                for a in alts {
-                    let mut body = Vec::new();
-                    encode(a, sets, &mut body);
-                    code.extend(u16::try_from(body.len()).expect("an alternative below 64 KiB").to_le_bytes());
-                    code.extend(body);
-                }
+                encode_alternatives(alts, sets, code);
             }
             Node::Loop { min, alts } => {
                 code.extend([LOOP, short(*min as usize, "loop minimum"), short(alts.len(), "alternative count")]);
-                for a in alts {
-                    let mut body = Vec::new();
-                    encode(a, sets, &mut body);
-                    code.extend(u16::try_from(body.len()).expect("an alternative below 64 KiB").to_le_bytes());
-                    code.extend(body);
-                }
+                encode_alternatives(alts, sets, code);
             }
             Node::Until { bytes, lit } => {
                 let set = intern(sets, bytes);
