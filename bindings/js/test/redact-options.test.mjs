@@ -1,10 +1,12 @@
 // Redaction under options and JSON-aware redaction through `jsonrpc-errors/redact`, and the taxonomy table.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { test } from "node:test";
 import { ArgumentTypeError, InvalidInputError, kinds, kindsJson } from "jsonrpc-errors";
 import { redactJsonValue, redactWith, redactWithJson, setEnvironment, WasmFaultError } from "jsonrpc-errors/redact";
 import * as guardPkg from "jsonrpc-errors/guard";
 import { trapRedactForTests } from "../dist/runtime.js";
+import { PKG_DIR } from "./helpers.mjs";
 
 test("camelCase options reach the guest as its snake_case keys", () => {
   const r = redactWith("ticket TCK-998877 from bob@example.com", {
@@ -70,4 +72,15 @@ test("setEnvironment reaches the redaction module, also after it was re-instanti
     setEnvironment([]);
   }
   assert.equal(redactWith("auth with tok-9f8e7d6c5b4a failed").text, "auth with tok-9f8e7d6c5b4a failed");
+});
+
+test("jsonrpc-errors/redact alone refuses what the guest would not take, worded by its own module", () => {
+  // A process that loads only this entry: the refusals come from the redaction module (no base module there).
+  const script = `
+import { redactWith, InvalidInputError } from "jsonrpc-errors/redact";
+const reason = (f) => { try { f(); return "accepted"; } catch (e) { return e instanceof InvalidInputError ? e.error.data.reason : String(e); } };
+console.log(JSON.stringify([reason(() => redactWith("token \\uD800")), reason(() => redactWith("x".repeat(64 * 1024 * 1024 + 1)))]));
+`;
+  const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: PKG_DIR, encoding: "utf8" });
+  assert.deepEqual(JSON.parse(out.trim()), ["not-unicode", "oversize"]);
 });
