@@ -156,6 +156,27 @@ fn taxonomy_rows(toml: Value) -> String {
             .collect();
         let _ = writeln!(out, "        {key}: &[{}],", entries.join(", "));
     }
+    let mut protocol = Table::new("[meta.protocol]", meta.req("protocol"));
+    let ints = |t: &mut Table, key: &str| -> Vec<i32> {
+        let what = format!("meta.protocol.{key}");
+        t.opt_list(key, |v| v.as_integer().and_then(|n| i32::try_from(n).ok()))
+            .unwrap_or_else(|| panic!("{what} is missing"))
+    };
+    let range = |t: &mut Table, key: &str| -> String {
+        let r = ints(t, key);
+        assert!(r.len() == 2 && r[0] <= r[1], "meta.protocol.{key} must be [lowest, highest]");
+        format!("({}, {})", r[0], r[1])
+    };
+    let list = |t: &mut Table, key: &str| -> String {
+        let codes: Vec<String> = ints(t, key).iter().map(i32::to_string).collect();
+        format!("&[{}]", codes.join(", "))
+    };
+    let _ = writeln!(out, "        standard_codes: {},", list(&mut protocol, "standard_codes"));
+    let _ = writeln!(out, "        implementation_codes: {},", range(&mut protocol, "implementation_codes"));
+    let _ = writeln!(out, "        spec_reserved_codes: {},", range(&mut protocol, "spec_reserved_codes"));
+    let _ = writeln!(out, "        spec_retired_codes: {},", list(&mut protocol, "spec_retired_codes"));
+    let _ = writeln!(out, "        mcp_handshake_revisions: {},", str_slice(&protocol.strings("mcp_handshake_revisions")));
+    protocol.finish();
     let mut generic = Table::new("[meta.dialect_fields]", meta.req("dialect_fields"));
     let entries: Vec<String> = std::mem::take(&mut generic.map)
         .into_iter()

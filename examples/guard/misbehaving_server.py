@@ -86,7 +86,7 @@ def charge_card(amount: float) -> str:
     """Answer with a JSON-RPC error response (not an isError result) that carries secrets."""
     # MCPError passes through MCPServer untouched and becomes the response's `error`.
     raise MCPError(
-        code=-32050,
+        code=-32010,
         message=f"charge of {amount} declined: Stripe key {STRIPE_KEY} rejected, password=hunter2",
         data={"stack": _inner_traceback(), "db": DB_URL},
     )

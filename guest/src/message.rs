@@ -297,10 +297,33 @@ pub fn is_well_formed_response(envelope: &Envelope<'_>) -> bool {
     version && envelope.id.is_some() && one_member && error_ok
 }
 
-/// `params._meta.progressToken` of a request (MCP), as a lookup key.
-pub fn progress_token(params: Option<&RawValue>) -> Option<String> {
-    let meta = RawObject::of(params?)?.get("_meta")?;
-    RawObject::of(meta)?.get("progressToken").map(id_key)
+/// What a request's `params._meta` (MCP) tells a proxy.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct RequestMeta {
+    /// `progressToken`, as a lookup key.
+    pub progress_token: Option<String>,
+    /// The MCP revision the request is made under, in the stateless revisions (2026-07-28 on), which name it
+    /// per request instead of negotiating it once.
+    pub protocol_version: Option<String>,
+}
+
+/// The `_meta` key under which a stateless MCP revision names itself on every request.
+pub const PROTOCOL_VERSION_META_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// Reads a request's `params._meta` once.
+pub fn request_meta(params: Option<&RawValue>) -> RequestMeta {
+    let Some(meta) = params.and_then(RawObject::of).and_then(|p| p.get("_meta")).and_then(RawObject::of) else {
+        return RequestMeta::default();
+    };
+    RequestMeta {
+        progress_token: meta.get("progressToken").map(id_key),
+        protocol_version: meta.get(PROTOCOL_VERSION_META_KEY).and_then(string_value),
+    }
+}
+
+/// `result.protocolVersion` of a successful `initialize` response: the revision the handshake agreed on.
+pub fn negotiated_revision(result: &RawValue) -> Option<String> {
+    RawObject::of(result)?.get("protocolVersion").and_then(string_value)
 }
 
 /// A named member of an object-valued `params` (e.g. `requestId` of a cancellation, `progressToken` of a
@@ -404,9 +427,14 @@ mod tests {
     #[test]
     fn progress_tokens_and_param_keys() {
         let params = |t: &str| serde_json::from_str::<Box<RawValue>>(t).unwrap();
-        assert_eq!(progress_token(Some(&params(r#"{"_meta":{"progressToken":"p1"},"name":"x"}"#))), Some("\"p1\"".into()));
-        assert_eq!(progress_token(Some(&params(r#"{"name":"x"}"#))), None);
-        assert_eq!(progress_token(Some(&params("[1]"))), None);
+        let token = |t: &str| request_meta(Some(&params(t))).progress_token;
+        assert_eq!(token(r#"{"_meta":{"progressToken":"p1"},"name":"x"}"#), Some("\"p1\"".into()));
+        assert_eq!(token(r#"{"name":"x"}"#), None);
+        assert_eq!(token("[1]"), None);
+        let meta = request_meta(Some(&params(r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":7}}"#)));
+        assert_eq!(meta, RequestMeta { progress_token: Some("7".into()), protocol_version: Some("2026-07-28".into()) });
+        assert_eq!(request_meta(Some(&params(r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":5}}"#))).protocol_version, None);
+        assert_eq!(negotiated_revision(&params(r#"{"protocolVersion":"2025-06-18","capabilities":{}}"#)).as_deref(), Some("2025-06-18"));
         assert_eq!(param_key(Some(&params(r#"{"requestId":3.0,"reason":"x"}"#)), "requestId"), Some("3".into()));
     }
 }

@@ -18,9 +18,6 @@ fn is_diagnostic(key: &str) -> bool {
     DIAGNOSTIC_KEYS.contains(&k.as_str())
 }
 
-fn is_standard(code: i64) -> bool {
-    matches!(code, -32700 | -32600 | -32601 | -32602 | -32603)
-}
 
 /// Drops diagnostic keys at any depth.
 fn without_diagnostics(value: &Value) -> Value {
@@ -64,18 +61,23 @@ pub struct Target<'a> {
     pub id: Option<Value>,
     /// The correlation id to put where the dialect carries one (generated from the context when none).
     pub correlation_id: Option<String>,
+    /// The MCP revision the request was made under, when known: a result written in place of the error
+    /// carries what that revision requires.
+    pub protocol_version: Option<&'a str>,
 }
 
 impl<'a> Target<'a> {
     pub fn standalone(dialect: &'a str) -> Self {
-        Target { dialect, results_allowed: true, id: None, correlation_id: None }
+        Target { dialect, results_allowed: true, id: None, correlation_id: None, protocol_version: None }
     }
 }
 
 /// Sanitizes raw upstream bytes (invalid UTF-8 is repaired first).
 ///
 /// - a success response passes through unchanged;
-/// - a standard code (-32700, -32600..-32603) keeps its code, with the message and data scrubbed;
+/// - a code a protocol owns (JSON-RPC's standard codes; the codes MCP's spec defines, reserves or retired:
+///   `[meta.protocol]` in the taxonomy) keeps its code and the structure of its data, with the message and
+///   every value scrubbed: the client acts on it (completes a URL elicitation, negotiates a version);
 /// - any other code means something only in the upstream's own dialect, so it becomes `upstream-error` in the
 ///   target dialect when that dialect has one, else keeps its code with message and data scrubbed;
 /// - anything that is not a JSON-RPC response is an error while handling an error: a plain -32603.
@@ -115,7 +117,7 @@ pub fn sanitize_response(response: &Map<String, Value>, target: &Target<'_>, ctx
         .kind("upstream-error")
         .and_then(|k| k.dialect(dialect))
         .is_some_and(|entry| target.results_allowed || entry.style == Style::Error);
-    if !is_standard(code) && upstream_error {
+    if !crate::taxonomy::taxonomy().meta.protocol.owns(code) && upstream_error {
         let mut input = Map::new();
         input.insert("kind".into(), json!("upstream-error"));
         if i32::try_from(code).is_ok() {
@@ -125,6 +127,9 @@ pub fn sanitize_response(response: &Map<String, Value>, target: &Target<'_>, ctx
         input.insert("id".into(), id.clone());
         if let Some(c) = &target.correlation_id {
             input.insert("correlation_id".into(), json!(c));
+        }
+        if let Some(v) = target.protocol_version {
+            input.insert("protocol_version".into(), json!(v));
         }
         return match parse_input(&Value::Object(input), dialect).and_then(|p| render(&p, dialect, ctx, env)) {
             Ok(o) => o.into_value(),

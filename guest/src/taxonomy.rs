@@ -27,6 +27,38 @@ pub struct Meta {
     pub dialects: Named<String>,
     /// Each dialect's generic fields: accepted on every kind when mapping to that dialect.
     pub dialect_fields: Vec<(String, Vec<Field>)>,
+    /// What the guard must know of the protocols it carries (`[meta.protocol]`).
+    pub protocol: Protocol,
+}
+
+/// Codes and revisions of JSON-RPC and MCP (`[meta.protocol]` in the taxonomy).
+#[derive(Debug)]
+pub struct Protocol {
+    /// JSON-RPC 2.0's own codes.
+    pub standard_codes: Vec<i32>,
+    /// MCP's implementation-defined range, lowest and highest.
+    pub implementation_codes: (i32, i32),
+    /// The range MCP reserves for the codes its spec defines, lowest and highest.
+    pub spec_reserved_codes: (i32, i32),
+    /// Codes earlier MCP revisions defined, retired and never reused.
+    pub spec_retired_codes: Vec<i32>,
+    /// MCP revisions reached through the `initialize` handshake.
+    pub mcp_handshake_revisions: Vec<String>,
+}
+
+impl Protocol {
+    /// A code whose meaning a protocol defines (JSON-RPC's own, or one MCP's spec owns): a guard keeps it,
+    /// with the structure of its data, instead of re-labelling it as an upstream's own error.
+    pub fn owns(&self, code: i64) -> bool {
+        let in_range = |(low, high): (i32, i32)| (i64::from(low)..=i64::from(high)).contains(&code);
+        self.standard_codes.iter().chain(&self.spec_retired_codes).any(|&c| i64::from(c) == code) || in_range(self.spec_reserved_codes)
+    }
+
+    /// Whether results under MCP revision `revision` must carry `resultType`: every revision but the ones
+    /// reached through the `initialize` handshake (a revision the taxonomy does not know yet is a newer one).
+    pub fn requires_result_type(&self, revision: &str) -> bool {
+        !self.mcp_handshake_revisions.iter().any(|r| r == revision)
+    }
 }
 
 impl Meta {
@@ -221,6 +253,11 @@ struct MetaRow {
     categories: &'static [(&'static str, &'static str)],
     dialects: &'static [(&'static str, &'static str)],
     dialect_fields: &'static [(&'static str, &'static [FieldRow])],
+    standard_codes: &'static [i32],
+    implementation_codes: (i32, i32),
+    spec_reserved_codes: (i32, i32),
+    spec_retired_codes: &'static [i32],
+    mcp_handshake_revisions: &'static [&'static str],
 }
 
 struct KindRow {
@@ -271,6 +308,13 @@ fn owned(rows: &TaxonomyRows) -> Taxonomy {
         categories: pairs(m.categories),
         dialects: pairs(m.dialects),
         dialect_fields: m.dialect_fields.iter().map(|(d, fields)| (d.to_string(), field_list(fields))).collect(),
+        protocol: Protocol {
+            standard_codes: m.standard_codes.to_vec(),
+            implementation_codes: m.implementation_codes,
+            spec_reserved_codes: m.spec_reserved_codes,
+            spec_retired_codes: m.spec_retired_codes.to_vec(),
+            mcp_handshake_revisions: strings(m.mcp_handshake_revisions),
+        },
     };
     let kinds = rows
         .kinds
@@ -319,6 +363,27 @@ pub fn is_dialect(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a guard answers by default (and in the MCP dialect) must not reuse a code MCP gives another
+    /// meaning: its own codes are standard ones, or in MCP's implementation-defined range and not one MCP
+    /// retired (-32002 was ThoughtGate's upstream-error and MCP's resource-not-found).
+    #[test]
+    fn guard_dialects_reuse_no_code_mcp_owns() {
+        let t = taxonomy();
+        let p = &t.meta.protocol;
+        let (low, high) = p.implementation_codes;
+        for dialect in ["canonical", "mcp"] {
+            for kind in &t.kinds {
+                let Some(code) = kind.dialect(dialect).and_then(|e| e.code) else { continue };
+                let standard = p.standard_codes.contains(&code);
+                let ours = (low..=high).contains(&code) && !p.owns(i64::from(code));
+                assert!(standard || ours, "{dialect}: `{}` answers {code}, a code MCP owns", kind.name);
+            }
+        }
+        assert!(p.owns(-32042) && p.owns(-32022) && p.owns(-32020) && p.owns(-32099) && p.owns(-32002) && p.owns(-32602));
+        assert!(!p.owns(-32019) && !p.owns(-32000) && !p.owns(-32100) && !p.owns(-31999));
+        assert!(!p.requires_result_type("2025-11-25") && p.requires_result_type("2026-07-28"));
+    }
 
     #[test]
     fn taxonomy_loads_and_is_consistent() {
@@ -384,7 +449,10 @@ mod tests {
         for (name, code) in expected {
             let kind = t.kind(name).unwrap();
             assert_eq!(kind.dialect("thoughtgate").unwrap().code, Some(code), "{name}");
-            assert_eq!(kind.dialect("canonical").unwrap().code, Some(code), "{name} canonical");
+            // Canonical follows ThoughtGate except where MCP owns the code (ThoughtGate's -32002 is MCP's
+            // resource-not-found): see `guard_dialects_reuse_no_code_mcp_owns`.
+            let canonical = if t.meta.protocol.owns(i64::from(code)) { -32019 } else { code };
+            assert_eq!(kind.dialect("canonical").unwrap().code, Some(canonical), "{name} canonical");
         }
     }
 }

@@ -343,7 +343,7 @@ proptest! {
         redact_value(&mut doc, Secrets::none(), &Policy::default());
         let text = doc.to_string();
         prop_assert!(serde_json::from_str::<Value>(&text).is_ok());
-        let response = json!({"jsonrpc": "2.0", "error": {"code": -32050, "message": values[0], "data": doc}, "id": 1});
+        let response = json!({"jsonrpc": "2.0", "error": {"code": -32010, "message": values[0], "data": doc}, "id": 1});
         let out = api::sanitize(response.to_string().as_bytes(), "canonical", &CallContext::default()).unwrap();
         prop_assert!(serde_json::from_str::<Value>(&out).is_ok(), "{}", out);
     }
@@ -353,6 +353,46 @@ proptest! {
     fn sanitize_answers_any_bytes_with_json(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
         let out = api::sanitize(&bytes, "thoughtgate", &CallContext::default()).unwrap();
         prop_assert!(serde_json::from_str::<Value>(&out).is_ok(), "{}", out);
+    }
+
+    /// A code a protocol owns (JSON-RPC's standard codes, MCP's -32020..-32099 and retired -32002/-32042) keeps
+    /// its code and its data's keys and value types in every dialect, whatever the data (only diagnostic keys
+    /// go); a server's own code (MCP's implementation range) is never passed off as one of them.
+    #[test]
+    fn codes_a_protocol_owns_keep_their_code_and_data_shape(
+        code in prop_oneof![Just(-32700i64), -32603i64..=-32600, -32099i64..=-32020, Just(-32002i64), Just(-32042i64), -32019i64..=-32000],
+        keys in proptest::collection::vec("[a-zA-Z_]{1,12}", 0..5),
+        values in proptest::collection::vec(text(), 0..5),
+        dialect in proptest::sample::select(vec!["canonical", "mcp", "thoughtgate", "watchgate", "duet", "a2a"]),
+    ) {
+        let diagnostic = |k: &str| ["stack", "stacktrace", "traceback", "backtrace", "frames", "trace", "exception", "env", "environment", "cause"]
+            .contains(&k.to_ascii_lowercase().replace(['_', '-'], "").as_str());
+        let mut data = Map::new();
+        for (k, v) in keys.iter().zip(values.iter().cycle()) {
+            data.insert(k.clone(), json!([v, {"nested": v}]));
+        }
+        let response = json!({"jsonrpc": "2.0", "error": {"code": code, "message": "m", "data": data}, "id": 1});
+        let out: Value = serde_json::from_str(&api::sanitize(response.to_string().as_bytes(), dialect, &CallContext::default()).unwrap()).unwrap();
+        let owned = taxonomy().meta.protocol.owns(code);
+        if owned {
+            prop_assert_eq!(out["error"]["code"].as_i64(), Some(code), "{}", out);
+            let kept: Vec<&String> = data.keys().filter(|k| !diagnostic(k)).collect();
+            let out_data = out["error"]["data"].as_object();
+            let got: Vec<&String> = out_data.map(|d| d.keys().collect()).unwrap_or_default();
+            prop_assert_eq!(got, kept, "{}", out);
+            for (k, v) in out_data.into_iter().flatten() {
+                prop_assert!(v.is_array() && v[1]["nested"].is_string(), "{}: {}", k, out);
+            }
+        } else {
+            // Re-labelled as the dialect's upstream error (a tool result where the dialect has one), or kept. The
+            // guard's default and MCP dialects never use a code MCP owns for it; the others are systems of
+            // their own an operator chooses (ThoughtGate's upstream-error is -32002).
+            let guard_dialect = dialect == "canonical" || dialect == "mcp";
+            match out["error"]["code"].as_i64() {
+                Some(out_code) => prop_assert!(out_code == code || !guard_dialect || !taxonomy().meta.protocol.owns(out_code), "{}", out),
+                None => prop_assert!(out["result"].is_object(), "{}", out),
+            }
+        }
     }
 
     /// Truncation never splits a code point and never exceeds its limit.

@@ -166,7 +166,7 @@ fn cli_validate_and_sanitize() {
     assert!(out.contains("\"reason\":\"oversize\"") && out.contains("\"id\":null"), "{out}");
     let (_, out, _) = cli(&["validate", "--content-type", "text/html"], "{}", &[]);
     assert!(out.contains("unsupported-content-type"), "{out}");
-    let (_, out, _) = cli(&["sanitize", "--dialect", "thoughtgate"], r#"{"jsonrpc":"2.0","error":{"code":-32050,"message":"failed for ann@corp.example"},"id":4}"#, &[]);
+    let (_, out, _) = cli(&["sanitize", "--dialect", "thoughtgate"], r#"{"jsonrpc":"2.0","error":{"code":-32005,"message":"failed for ann@corp.example"},"id":4}"#, &[]);
     assert!(out.contains("-32002") && out.contains("[REDACTED:email]") && !out.contains("ann@"), "{out}");
 }
 

@@ -175,7 +175,7 @@ def test_lines_that_are_not_answers_are_dropped_and_the_answer_still_arrives(sta
 def test_upstream_errors_are_sanitized(start):
     g = start()
     data = {"stack": "Traceback (most recent call last):\n  File \"/home/alice/app.py\", line 1", "token": GITHUB_TOKEN}
-    nonstandard = {"code": -32050, "message": "charge declined, password=hunter2", "data": data}
+    nonstandard = {"code": -32010, "message": "charge declined, password=hunter2", "data": data}
     standard = {"code": -32602, "message": f"bad argument, key {GITHUB_TOKEN}", "data": {"traceback": data["stack"], "param": "amount"}}
     for id, error in [(1, nonstandard), (2, standard)]:
         g.request(id, "say", {"lines": [json.dumps({"jsonrpc": "2.0", "id": "$ID", "error": error}).replace('"$ID"', "$ID")]})

@@ -138,7 +138,7 @@ def test_charge_card_error_is_sanitized(pair):
     _, guarded, _, server = pair
     step = guarded.steps["charge_card"]
     if server == "py":
-        # The Python SDK sends MCPError(-32050, ...) as a JSON-RPC error: a non-standard code.
+        # The Python SDK sends MCPError(-32010, ...) as a JSON-RPC error: a non-standard code.
         assert step["outcome"] == "error", step
         assert step["error"]["code"] == -32002, step
         assert step["error"]["message"] == "Upstream error"

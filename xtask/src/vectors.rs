@@ -338,7 +338,10 @@ fn sanitize_cases() -> Value {
     let c = |name: &str, raw: &str, dialect: &str| case(name, "sanitize", json!({"raw": raw, "dialect": dialect, "ctx": ctx_json()}));
     let cases = vec![
         c("standard-code-kept-message-scrubbed", r#"{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params: token=ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d","data":{"param":"x","trace":"at foo (/srv/a.js:1:2)","owner":"ann@corp.example"}},"id":5}"#, "canonical"),
-        c("custom-code-becomes-upstream-error", r#"{"jsonrpc":"2.0","error":{"code":-32050,"message":"DB down: postgres://app:pw@db/x"},"id":"a"}"#, "canonical"),
+        c("custom-code-becomes-upstream-error", r#"{"jsonrpc":"2.0","error":{"code":-32005,"message":"DB down: postgres://app:pw@db/x"},"id":"a"}"#, "canonical"),
+        // MCP's spec owns -32020..-32099 (and the retired -32002, -32042): kept with their data's structure.
+        c("spec-code-kept-with-its-data", r#"{"jsonrpc":"2.0","error":{"code":-32042,"message":"URL elicitation required","data":{"elicitations":[{"mode":"url","elicitationId":"e-1","url":"https://auth.example.com/x?e=1","message":"sign in as ann@corp.example"}],"stack":"at x"}},"id":"u"}"#, "thoughtgate"),
+        c("spec-reserved-code-kept", r#"{"jsonrpc":"2.0","error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2025-11-25"],"requested":"2099-01-01"}},"id":9}"#, "canonical"),
         c("custom-code-thoughtgate", r#"{"jsonrpc":"2.0","error":{"code":-32001,"message":"timeout talking to /home/svc/sock"},"id":2}"#, "thoughtgate"),
         c("custom-code-kept-where-dialect-has-no-upstream-error", r#"{"jsonrpc":"2.0","error":{"code":-32001,"message":"Upstream connection failed","data":{"details":"x","stack":"Traceback..."}},"id":2}"#, "watchgate"),
         c("stack-trace-in-message", "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32603,\"message\":\"boom\\n    at handler (/srv/app/index.js:10:5)\\n    at run (/srv/app/main.js:3:1)\\n\"},\"id\":3}", "canonical"),
@@ -592,7 +595,8 @@ fn guard_cases() -> Value {
     let opts = |dialect: &str, timeout: Option<u64>| json!({"dialect": dialect, "timeout_ms": timeout, "upstream": "stdio:server"});
     let canonical = opts("canonical", Some(30_000));
     let g = |name: &str, options: &Value, script: Value| case(name, "guard", json!({"options": options, "ctx": ctx_json(), "script": script}));
-    let secret_error = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32050,"message":"DB down: postgres://app:hunter2@db.internal/x from /home/alice/app.py","data":{"stack":"Traceback (most recent call last):\n  File \"/home/alice/app.py\", line 3","token":"ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}}}"#;
+    // A server's own code (MCP's implementation-defined range): the upstream's error, re-labelled.
+    let secret_error = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"DB down: postgres://app:hunter2@db.internal/x from /home/alice/app.py","data":{"stack":"Traceback (most recent call last):\n  File \"/home/alice/app.py\", line 3","token":"ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}}}"#;
     let failed_tool = json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [
         {"type": "text", "text": "Error executing tool query: token ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d for alice@corp.example"},
         {"type": "text", "text": format!("log: {}", "0123456789".repeat(150))},
@@ -776,7 +780,74 @@ fn guard_cases() -> Value {
             {"upstream_stderr_end": true}]})),
         case("fail/unknown-dialect", "guard", json!({"options": {"dialect": "klingon"}, "script": []})),
     ];
+    let mut cases = cases;
+    cases.extend(fidelity_cases(&g, &opts));
     json!({"description": "guard: scripted sessions of a proxy's per-message policy (client lines, upstream lines, failures, timeouts); one output per step.", "cases": cases})
+}
+
+/// The guard never breaks the protocol it carries: results under each MCP revision, the spec's own codes, odd
+/// ids and framing.
+fn fidelity_cases(g: &dyn Fn(&str, &Value, Value) -> Value, opts: &dyn Fn(&str, Option<u64>) -> Value) -> Vec<Value> {
+    let mcp = opts("mcp", Some(5_000));
+    let canonical = opts("canonical", Some(30_000));
+    let handshake = |revision: &str| {
+        let init = format!(r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{revision}","capabilities":{{}},"clientInfo":{{"name":"c","version":"1"}}}}}}"#);
+        let answer = format!(r#"{{"jsonrpc":"2.0","id":0,"result":{{"protocolVersion":"{revision}","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"s","version":"1"}}}}}}"#);
+        json!([
+            {"client": init},
+            {"upstream": answer},
+            {"client": r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#},
+            {"client": REQUEST_1},
+            {"upstream": r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"db down"}}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow"}}"#},
+            {"expire": true, "at": 5_000},
+            {"client": r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"crash"}}"#, "at": 5_001},
+            {"upstream_failed": {"exited": 1}, "at": 5_002}])
+    };
+    let modern = |id: u64, name: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{{}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{{"name":"c","version":"1"}},"io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#)
+    };
+    let spec_error = |code: i64, data: Value| json!({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "as the spec words it", "data": data}}).to_string();
+    let elicitation = json!({"elicitations": [{"mode": "url", "elicitationId": "e-1", "url": "https://auth.example.com/connect?elicitation=e-1",
+        "message": "Authorize access (token ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d)"}]});
+    vec![
+        // Handshake revisions: results the guard writes carry no `resultType` (those clients' schemas have none).
+        g("revision/2025-06-18-results-without-result-type", &mcp, handshake("2025-06-18")),
+        g("revision/2025-11-25-results-without-result-type", &mcp, handshake("2025-11-25")),
+        // 2026-07-28 names the revision on every request (`_meta`) and requires `resultType` on every result: an
+        // `isError` result the guard writes (upstream error, timeout, exit) says it is complete.
+        g("revision/2026-07-28-results-carry-result-type", &mcp, json!([
+            {"client": r#"{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","id":"d","result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"},"resultType":"complete"}}"#},
+            {"client": modern(1, "query")},
+            {"upstream": r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"db down"}}"#},
+            {"client": modern(2, "slow")},
+            {"expire": true, "at": 5_000},
+            {"client": modern(3, "crash"), "at": 5_001},
+            {"upstream_failed": {"exited": 1}, "at": 5_002}])),
+        // Codes MCP's spec owns keep their code and the structure of their data (values scrubbed), in every
+        // dialect and for every method: a client completes the URL elicitation, negotiates the version.
+        g("upstream/spec-codes-kept-with-their-data", &canonical, json!([
+            {"client": REQUEST_1}, {"upstream": spec_error(-32042, elicitation.clone())},
+            {"client": REQUEST_1}, {"upstream": spec_error(-32022, json!({"supported": ["2025-06-18", "2025-11-25"], "requested": "2026-07-28"}))},
+            {"client": REQUEST_1}, {"upstream": spec_error(-32021, json!({"required": {"elicitation": {}}}))},
+            {"client": REQUEST_1}, {"upstream": spec_error(-32020, json!({"header": "Mcp-Method", "expected": "tools/call"}))},
+            {"client": REQUEST_1}, {"upstream": spec_error(-32002, json!({"uri": "file:///missing.txt"}))}])),
+        g("upstream/spec-code-stays-an-error-in-mcp-tool-call", &mcp, json!([
+            {"client": REQUEST_1}, {"upstream": spec_error(-32042, elicitation)}])),
+        g("client/null-id-answered-at-once", &canonical, json!([
+            {"client": r#"{"jsonrpc":"2.0","id":null,"method":"tools/list"}"#}])),
+        g("upstream/result-and-error-answered-at-once", &canonical, json!([
+            {"client": REQUEST_1},
+            {"upstream": r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":-32603,"message":"both"}}"#}])),
+        g("framing/byte-order-mark-read-past", &canonical, json!([
+            {"client_hex": "efbbbf7b226a736f6e727063223a22322e30222c226964223a312c226d6574686f64223a2270696e67227d"},
+            {"upstream_hex": "efbbbf7b226a736f6e727063223a22322e30222c226964223a312c22726573756c74223a7b7d7d"}])),
+        g("server-requests/unusable-id-refused-not-relayed", &canonical, json!([
+            {"upstream": r#"{"jsonrpc":"2.0","id":{"a":1},"method":"sampling/createMessage","params":{}}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","id":[1],"method":"roots/list"}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","method":5}"#}])),
+    ]
 }
 
 pub fn write() -> Result<()> {

@@ -126,7 +126,7 @@ describe("an SDK client through the example proxy to the Python SDK's misbehavin
       for (const item of result.content) assert.ok(Buffer.byteLength(item.text) <= 1024, `${name}: ${Buffer.byteLength(item.text)} bytes`);
     }
     assert.match(proxied.failures.query_orders.result.content[0].text, /\[REDACTED:github-token\]/);
-    assert.equal(direct.failures.charge_card.error.code, -32050);
+    assert.equal(direct.failures.charge_card.error.code, -32010);
     assert.deepEqual(proxied.failures.charge_card.error, {
       code: -32002,
       message: "MCP error -32002: Upstream error",

@@ -96,7 +96,7 @@ describe("an SDK client and McpServer through the adapter (InMemoryTransport)", 
     const guarded = await connect({ guarded: true });
     try {
       const rawCharges = await outcome(direct.client.readResource({ uri: "ledger://charges" }));
-      assert.equal(rawCharges.error.code, -32050);
+      assert.equal(rawCharges.error.code, -32010);
       assert.ok(leaked(rawCharges).length >= 3, "the fixture leaks directly");
       const charges = await outcome(guarded.client.readResource({ uri: "ledger://charges" }));
       assert.equal(charges.error.code, -32002);
@@ -112,7 +112,7 @@ describe("an SDK client and McpServer through the adapter (InMemoryTransport)", 
       const sanitized = guarded.events.filter((e) => e.event === "sanitized");
       assert.deepEqual(sanitized.map((e) => [e.kind, e.code, e.method]), [["upstream-error", -32002, "resources/read"], ["upstream-error", -32603, "resources/read"]]);
       // The operator's log keeps what happened (the stack, the path), never the credentials.
-      assert.match(sanitized[0].detail, /upstream error -32050: MCP error -32050: ledger declined/);
+      assert.match(sanitized[0].detail, /upstream error -32010: MCP error -32010: ledger declined/);
       assert.ok(!/hunter2|sk_live_51/.test(JSON.stringify(guarded.events)));
     } finally {
       await direct.client.close();
@@ -389,7 +389,7 @@ describe("the adapter's contract", () => {
     t.onmessage = (m) => events.push(m);
     const before = Date.now();
     await t.send({ jsonrpc: "2.0", id: 1, method: "ping" });
-    inner.onmessage({ jsonrpc: "2.0", id: 1, error: { code: -32050, message: "custom" } });
+    inner.onmessage({ jsonrpc: "2.0", id: 1, error: { code: -32010, message: "custom" } });
     assert.equal(events[0].error.code, -32002); // canonical's upstream-error
     await t.send({ jsonrpc: "2.0", id: 2, method: "ping" });
     assert.equal(t.pending, 1);

@@ -106,7 +106,7 @@ def test_failing_tools_are_canonical_and_clean(sessions):
     assert query["isError"] is True and "[REDACTED:github-token]" in query["content"][0]["text"]
     report = guarded["export_report"]["result"]
     assert report["isError"] is True and len(report["content"][0]["text"].encode()) <= 1024
-    # MCPError(-32050, ...) is a server-specific code: the canonical upstream-error, scrubbed.
+    # MCPError(-32010, ...) is a server-specific code: the canonical upstream-error, scrubbed.
     charge = guarded["charge_card"]["error"]
     assert (charge["code"], charge["message"], charge["data"]["type"]) == (-32002, "Upstream error", "upstream-error")
 
@@ -120,7 +120,7 @@ def test_every_event_is_one_structured_record_and_no_body_is_logged(caplog):
     assert sanitized.levelno == logging.WARNING and sanitized.guard_event["event"] == "sanitized"
     # In the mcp dialect the client got an isError result (no code); the operator's detail keeps the upstream's.
     assert sanitized.guard_event["method"] == "tools/call" and "code" not in sanitized.guard_event
-    assert sanitized.guard_event["detail"].startswith("upstream error -32050: charge of 12.5 declined")
+    assert sanitized.guard_event["detail"].startswith("upstream error -32010: charge of 12.5 declined")
     assert [r.guard_event["event"] for r in events if r.guard_event.get("id") == 6] == ["redacted"]
     text = "\n".join(r.getMessage() for r in caplog.records)
     # Request and result bodies never reach the log; credentials not even in the internal details.

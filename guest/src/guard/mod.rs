@@ -97,6 +97,8 @@ struct Pending {
     seq: u64,
     deadline: Option<u64>,
     progress_token: Option<String>,
+    /// The MCP revision the request named in its `_meta` (the stateless revisions do, on every request).
+    revision: Option<String>,
     /// The batch and the position in it, for a member of an allowed batch.
     slot: Option<(u64, usize)>,
 }
@@ -168,6 +170,9 @@ pub struct Session {
     /// active requests, and a client SDK reports any other as an error, so late progress is dropped.
     finished_tokens: Vec<String>,
     down: Option<Failure>,
+    /// The MCP revision the `initialize` handshake agreed on (the upstream's answer), for requests that do
+    /// not name one themselves: what a result the guard writes must carry depends on it.
+    revision: Option<String>,
     seq: u64,
     /// The text `upstream_log` was last given ended inside a private-key block (its BEGIN line, no END yet).
     stderr_key_block_open: bool,
@@ -271,6 +276,7 @@ impl Session {
             settled: Vec::new(),
             finished_tokens: Vec::new(),
             down: None,
+            revision: None,
             seq: 0,
             stderr_key_block_open: false,
             stderr_partial: Vec::new(),
@@ -326,14 +332,20 @@ impl Session {
         }
     }
 
-    fn answer(&self, call: &mut Call, kind: &str, fields: Fields, id: Value, method: Option<&str>, detail: String) -> Answer {
+    #[allow(clippy::too_many_arguments)]
+    fn answer(&self, call: &mut Call, kind: &str, fields: Fields, id: Value, method: Option<&str>, revision: Option<&str>, detail: String) -> Answer {
         let ctx = call.next_ctx();
-        rewrite::answer(&self.options.dialect, kind, fields, id, method, detail, &ctx, &crate::environment())
+        rewrite::answer(&self.options.dialect, kind, fields, id, method, revision, detail, &ctx, &crate::environment())
+    }
+
+    /// The MCP revision a request is answered under: the one it named, else the one the handshake agreed on.
+    fn revision_for<'a>(&'a self, named: Option<&'a str>) -> Option<&'a str> {
+        named.or(self.revision.as_deref())
     }
 
     /// Answers a whole client line here.
     fn reply(&self, call: &mut Call, kind: &str, fields: Fields, id: Value, detail: String) {
-        let a = self.answer(call, kind, fields, id, None, detail);
+        let a = self.answer(call, kind, fields, id, None, None, detail);
         call.send(Peer::Client, a.response);
         call.event(a.event);
     }
@@ -355,7 +367,15 @@ impl Session {
             Ok(text) if text.trim().is_empty() => {
                 call.event(Event::new(EventName::Dropped, "debug").detail("an empty line from the client"));
             }
-            Ok(text) => self.client_text(text, &mut call),
+            Ok(text) => match text.strip_prefix(BYTE_ORDER_MARK) {
+                // A byte order mark is no part of JSON (RFC 8259 §8.1): read past it, and the message goes on
+                // without it, since the upstream's reader would refuse it as the guard's did.
+                Some(rest) => {
+                    call.event(Event::new(EventName::Repaired, "debug").detail("a byte order mark before a client message removed"));
+                    self.client_text(rest, Some(rest), &mut call)
+                }
+                None => self.client_text(text, None, &mut call),
+            },
         }
         self.finish(call)
     }
@@ -373,7 +393,12 @@ impl Session {
         self.reply(call, "invalid-request", invalid_request("oversize", &details), Value::Null, detail);
     }
 
-    fn client_text(&mut self, text: &str, call: &mut Call) {
+    /// A client line's text; `rewritten`: the text to send in place of the line as read (when it was changed).
+    fn client_text(&mut self, text: &str, rewritten: Option<&str>, call: &mut Call) {
+        let forward = |call: &mut Call| match rewritten {
+            Some(text) => call.send(Peer::Upstream, text),
+            None => call.steps.push(Step::Forward { to: Peer::Upstream }),
+        };
         match message::parse(text) {
             Parsed::NotJson(details) => {
                 self.reply(call, "parse-error", fields(&[("details", json!(details))]), Value::Null, details.clone());
@@ -388,9 +413,9 @@ impl Session {
             }
             Parsed::Batch(members) => self.client_batch(&members, call),
             Parsed::Object(envelope) => match self.client_message(&envelope, call) {
-                Verdict::Forward => call.steps.push(Step::Forward { to: Peer::Upstream }),
+                Verdict::Forward => forward(call),
                 Verdict::Await(key, pending) => {
-                    call.steps.push(Step::Forward { to: Peer::Upstream });
+                    forward(call);
                     self.register(key, pending, call.ctx.unix_millis);
                 }
                 Verdict::Reply(a) => {
@@ -412,15 +437,25 @@ impl Session {
             Err(invalid) => {
                 let id = message::readable_id(envelope);
                 let detail = format!("invalid request: {}", invalid.details);
-                return Verdict::Reply(self.answer(call, "invalid-request", invalid_request(invalid.reason, invalid.details), id, None, detail));
+                return Verdict::Reply(self.answer(call, "invalid-request", invalid_request(invalid.reason, invalid.details), id, None, None, detail));
             }
         };
         let Some(raw_id) = checked.id else {
             return self.client_notification(&checked.method, envelope.params, call);
         };
+        // JSON-RPC allows a null id but no answer to it could be told from an error about an unreadable
+        // request, and MCP forbids it: answered here rather than left to wait (forwarded, it waited for the
+        // timeout, as the upstream's answer carried no id to match).
+        if json_type(raw_id) == JsonType::Null {
+            let f = invalid_request("null-id", "id must not be null: an answer to it could not be matched");
+            let detail = format!("a {} request with a null id", checked.method);
+            return Verdict::Reply(self.answer(call, "invalid-request", f, Value::Null, Some(&checked.method), None, detail));
+        }
         let id = message::value(raw_id);
+        let meta = message::request_meta(envelope.params);
         if let Some(failure) = &self.down {
-            let a = self.upstream_gone_answer(call, failure.clone(), id, &checked.method, "arrived after");
+            let revision = self.revision_for(meta.protocol_version.as_deref());
+            let a = self.upstream_gone_answer(call, failure.clone(), id, &checked.method, revision, "arrived after");
             return Verdict::Reply(a);
         }
         let key = message::id_key(raw_id);
@@ -428,14 +463,15 @@ impl Session {
         if self.pending.contains_key(&key) || self.batch_members.contains_key(&key) {
             let f = invalid_request("duplicate-id", "a request with this id is already in flight");
             let detail = format!("id {} is already in flight", raw_id.get());
-            return Verdict::Reply(self.answer(call, "invalid-request", f, id, Some(&checked.method), detail));
+            return Verdict::Reply(self.answer(call, "invalid-request", f, id, Some(&checked.method), None, detail));
         }
         let pending = Pending {
             id,
             method: checked.method,
             seq: 0,
             deadline: None,
-            progress_token: message::progress_token(envelope.params),
+            progress_token: meta.progress_token,
+            revision: meta.protocol_version,
             slot: None,
         };
         Verdict::Await(key, pending)
@@ -514,11 +550,11 @@ impl Session {
                 Parsed::Object(envelope) => self.client_message(&envelope, call),
                 Parsed::Duplicate(name) => {
                     let details = format!("member \"{name}\" appears more than once");
-                    Verdict::Reply(self.answer(call, "invalid-request", invalid_request("duplicate-member", &details), Value::Null, None, details.clone()))
+                    Verdict::Reply(self.answer(call, "invalid-request", invalid_request("duplicate-member", &details), Value::Null, None, None, details.clone()))
                 }
                 _ => {
                     let f = invalid_request("not-an-object", "a request must be a JSON object");
-                    Verdict::Reply(self.answer(call, "invalid-request", f, Value::Null, None, "a batch member that is not an object".into()))
+                    Verdict::Reply(self.answer(call, "invalid-request", f, Value::Null, None, None, "a batch member that is not an object".into()))
                 }
             };
             match verdict {
@@ -596,8 +632,16 @@ impl Session {
             call.event(Event::new(EventName::Dropped, "debug").detail("an empty line from the upstream"));
             return self.finish(call);
         }
-        let source = if repaired { Source::Text(&text) } else { Source::Line(&text) };
-        match message::parse(&text) {
+        let (text, source) = match text.strip_prefix(BYTE_ORDER_MARK) {
+            // As from the client: read past a byte order mark, and pass the message on without it.
+            Some(rest) => {
+                call.event(Event::new(EventName::Repaired, "debug").detail("a byte order mark before an upstream message removed"));
+                (rest, Source::Text(rest))
+            }
+            None if repaired => (&*text, Source::Text(&text)),
+            None => (&*text, Source::Line(&text)),
+        };
+        match message::parse(text) {
             Parsed::NotJson(why) => {
                 let detail = format!("a line from the upstream that is not JSON ({why}): {}", excerpt(&text, &env));
                 call.event(Event::new(EventName::Dropped, "warn").detail(detail));
@@ -650,8 +694,28 @@ impl Session {
     fn upstream_message(&mut self, envelope: &Envelope<'_>, source: Source<'_>, repaired: bool, call: &mut Call) {
         let env = crate::environment();
         if envelope.method.is_some() {
-            // The upstream's own request or notification: relayed as it is, whatever its method.
-            if let Ok(checked) = message::check_call(envelope) {
+            // The upstream's own request or notification: relayed as it is, whatever its method, when it is a
+            // valid JSON-RPC call. One that is not (an object for an id, no version, a method that is no
+            // string) would break the client that reads it: it is dropped and, unless it is a notification,
+            // answered to the upstream with the error its peer would have given it (id null: its id is unusable).
+            let checked = match message::check_call(envelope) {
+                Ok(checked) => checked,
+                Err(invalid) => {
+                    let detail = format!("an upstream call that is not valid JSON-RPC ({}): {}", invalid.details, excerpt(source.text(), &env));
+                    call.event(Event::new(EventName::Dropped, "warn").detail(detail));
+                    if envelope.id.is_some() {
+                        // Plain JSON-RPC, not the client's dialect: the upstream is the one told.
+                        let error = crate::error::ErrorObject {
+                            code: -32600,
+                            message: "Invalid Request".into(),
+                            data: Some(json!({"reason": invalid.reason, "details": invalid.details})),
+                        };
+                        call.send(Peer::Upstream, crate::error::error_response(&error, Value::Null).to_string());
+                    }
+                    return;
+                }
+            };
+            {
                 match checked.id {
                     Some(id) => {
                         let key = message::id_key(id);
@@ -713,19 +777,26 @@ impl Session {
             Err((what, message)) => {
                 let detail = format!("{what}: {}", excerpt(source.text(), &env));
                 let f = fields(&[("message", json!(message))]);
-                let a = self.answer(call, "upstream-error", f, pending.id.clone(), Some(&pending.method), detail);
+                let revision = self.revision_for(pending.revision.as_deref());
+                let a = self.answer(call, "upstream-error", f, pending.id.clone(), Some(&pending.method), revision, detail);
                 call.event(a.event);
                 self.deliver(pending, Delivery::Rewritten(a.response), source, repaired, call);
                 return;
             }
             Ok(Some(response)) => {
                 let ctx = call.next_ctx();
-                let a = rewrite::sanitized_error(&response, &self.options.dialect, &pending.id, Some(&pending.method), &ctx, &env);
+                let revision = self.revision_for(pending.revision.as_deref());
+                let a = rewrite::sanitized_error(&response, &self.options.dialect, &pending.id, Some(&pending.method), revision, &ctx, &env);
                 call.event(a.event);
                 self.deliver(pending, Delivery::Rewritten(a.response), source, repaired, call);
                 return;
             }
             Ok(None) => {}
+        }
+        if pending.method == "initialize" {
+            if let Some(revision) = envelope.result.and_then(message::negotiated_revision) {
+                self.revision = Some(revision);
+            }
         }
         if envelope.result.is_some_and(is_error_result) {
             if let Ok(Value::Object(mut response)) = serde_json::from_str::<Value>(source.text()) {
@@ -747,7 +818,7 @@ impl Session {
         match (envelope.error.is_some(), parsed) {
             (true, Ok(Value::Object(response))) => {
                 let ctx = call.next_ctx();
-                let a = rewrite::sanitized_error(&response, &self.options.dialect, &Value::Null, None, &ctx, &env);
+                let a = rewrite::sanitized_error(&response, &self.options.dialect, &Value::Null, None, None, &ctx, &env);
                 call.send(Peer::Client, a.response);
                 call.event(a.event);
             }
@@ -815,11 +886,12 @@ impl Session {
 
     // ───────────────────────────── failures and time ─────────────────────────────
 
-    fn upstream_gone_answer(&self, call: &mut Call, failure: Failure, id: Value, method: &str, when: &str) -> Answer {
+    #[allow(clippy::too_many_arguments)]
+    fn upstream_gone_answer(&self, call: &mut Call, failure: Failure, id: Value, method: &str, revision: Option<&str>, when: &str) -> Answer {
         let reason = failure.describe();
         let f = fields(&[("url", json!(self.options.upstream)), ("reason", json!(reason))]);
         let detail = format!("{method} {when} {reason}");
-        self.answer(call, "upstream-connection-failed", f, id, Some(method), detail)
+        self.answer(call, "upstream-connection-failed", f, id, Some(method), revision, detail)
     }
 
     /// The upstream can no longer answer: every pending request is answered, in the order it arrived, and
@@ -843,7 +915,8 @@ impl Session {
         self.server_requests.clear();
         while let Some(Reverse((_, _, key))) = order.pop() {
             let Some(Entry::Request(p)) = table.remove(&key) else { continue };
-            let a = self.upstream_gone_answer(&mut call, failure.clone(), p.id.clone(), &p.method, "was pending when");
+            let revision = self.revision_for(p.revision.as_deref());
+            let a = self.upstream_gone_answer(&mut call, failure.clone(), p.id.clone(), &p.method, revision, "was pending when");
             call.event(a.event);
             self.deliver_answer(p, a.response, &mut call);
         }
@@ -870,7 +943,8 @@ impl Session {
                 if cancel { "; cancelled upstream" } else { "; not cancelled (MCP forbids cancelling initialize)" }
             );
             let f = fields(&[("timeout_secs", json!(secs))]);
-            let a = self.answer(&mut call, "upstream-timeout", f, p.id.clone(), Some(&p.method), detail);
+            let revision = self.revision_for(p.revision.as_deref());
+            let a = self.answer(&mut call, "upstream-timeout", f, p.id.clone(), Some(&p.method), revision, detail);
             if cancel {
                 let reason = format!("no response within {secs}s (jsonrpc-errors guard)");
                 let notification = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
@@ -954,6 +1028,10 @@ impl Session {
         self.pending.len()
     }
 }
+
+/// U+FEFF at the start of a line: some writers (PowerShell, .NET's UTF-8 encoder) put it before the first
+/// message.
+const BYTE_ORDER_MARK: char = '\u{feff}';
 
 /// A stderr line longer than this, its end not yet written, is logged in pieces rather than held without
 /// bound (`Session::upstream_stderr`).

@@ -48,6 +48,7 @@ pub fn answer(
     fields: Fields,
     id: Value,
     method: Option<&str>,
+    revision: Option<&str>,
     detail: String,
     ctx: &CallContext,
     env: &Secrets,
@@ -65,6 +66,7 @@ pub fn answer(
         id: id.clone(),
         correlation_id: Some(correlation_id.clone()),
         timestamp: None,
+        protocol_version: revision.map(str::to_string),
         generic: Fields::new(),
     };
     let response = match render(&input, dialect, ctx, env) {
@@ -84,11 +86,13 @@ pub fn answer(
 }
 
 /// An upstream error response (well-formed, parsed), sanitized and mapped for the client's request.
+#[allow(clippy::too_many_arguments)]
 pub fn sanitized_error(
     response: &Map<String, Value>,
     dialect: &str,
     id: &Value,
     method: Option<&str>,
+    revision: Option<&str>,
     ctx: &CallContext,
     env: &Secrets,
 ) -> Answer {
@@ -98,6 +102,7 @@ pub fn sanitized_error(
         results_allowed: method == Some(TOOL_CALL),
         id: Some(id.clone()),
         correlation_id: Some(correlation_id.clone()),
+        protocol_version: revision,
     };
     let rewritten = sanitize_response(response, &target, ctx, env);
     let code = rewritten.pointer("/error/code").and_then(Value::as_i64).and_then(|c| i32::try_from(c).ok());

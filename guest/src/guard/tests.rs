@@ -144,17 +144,17 @@ fn upstream_errors_are_sanitized_into_the_dialect() {
     client(&mut s, r#"{"jsonrpc":"2.0","id":"q1","method":"tools/call"}"#);
     let o = upstream(
         &mut s,
-        r#"{"jsonrpc":"2.0","id":"q1","error":{"code":-32050,"message":"DB down: postgres://app:hunter2@db/x","data":{"stack":"Traceback (most recent call last):\n  File \"/home/alice/app.py\", line 3"}}}"#,
+        r#"{"jsonrpc":"2.0","id":"q1","error":{"code":-32005,"message":"DB down: postgres://app:hunter2@db/x","data":{"stack":"Traceback (most recent call last):\n  File \"/home/alice/app.py\", line 3"}}}"#,
     );
     let r = only_client_value(&o);
-    assert_eq!(r["error"]["code"], -32002);
+    assert_eq!(r["error"]["code"], -32019);
     assert_eq!(r["id"], "q1");
     let text = r.to_string();
     assert!(!text.contains("hunter2") && !text.contains("Traceback") && !text.contains("alice"), "{text}");
     let e = events(&o);
-    assert_eq!((e[0].event, e[0].kind.as_deref(), e[0].code), (EventName::Sanitized, Some("upstream-error"), Some(-32002)));
+    assert_eq!((e[0].event, e[0].kind.as_deref(), e[0].code), (EventName::Sanitized, Some("upstream-error"), Some(-32019)));
     let detail = e[0].detail.as_deref().unwrap();
-    assert!(detail.contains("-32050") && detail.contains("Traceback") && !detail.contains("hunter2"), "{detail}");
+    assert!(detail.contains("-32005") && detail.contains("Traceback") && !detail.contains("hunter2"), "{detail}");
     assert_eq!(e[0].correlation_id.as_deref(), r["error"]["data"]["correlation_id"].as_str());
 }
 
@@ -289,8 +289,8 @@ fn mcp_answers_tool_calls_with_results_and_other_methods_with_errors() {
     assert_eq!((e[1].kind.as_deref(), e[1].code), (Some("upstream-timeout"), Some(-32603)));
 
     client(&mut s, r#"{"jsonrpc":"2.0","id":3,"method":"resources/read"}"#);
-    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32050,"message":"nope"}}"#);
-    assert_eq!(only_client_value(&o)["error"]["code"], -32050, "no result-shaped answer outside tools/call");
+    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32010,"message":"nope"}}"#);
+    assert_eq!(only_client_value(&o)["error"]["code"], -32010, "no result-shaped answer outside tools/call");
 }
 
 #[test]
@@ -312,7 +312,7 @@ fn a_malformed_response_to_a_pending_request_is_answered_canonically() {
     client(&mut s, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#);
     let o = upstream(&mut s, r#"{"id":1,"result":{}}"#);
     let r = only_client_value(&o);
-    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(1), json!(-32002)));
+    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(1), json!(-32019)));
     assert_eq!(o.pending, 0);
 }
 
@@ -606,3 +606,132 @@ fn ids_and_methods_either_peer_wrote_reach_the_log_redacted() {
     assert_eq!(events(&o)[0].id, Some(json!(4111111111111111u64)));
 }
 
+
+// ───────────────────────────── protocol fidelity (revisions, spec codes, odd ids) ─────────────────────────────
+
+const CALL_MODERN: &str = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+const CALL_PLAIN: &str = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t"}}"#;
+
+/// The session after an `initialize` handshake that agreed on `revision`.
+fn initialized(dialect: &str, revision: &str) -> Session {
+    let mut s = session(dialect, Some(30_000), BatchPolicy::Reject);
+    let request = format!(r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{revision}"}}}}"#);
+    client(&mut s, &request);
+    let answer = format!(r#"{{"jsonrpc":"2.0","id":0,"result":{{"protocolVersion":"{revision}","capabilities":{{}}}}}}"#);
+    assert_eq!(lines(&upstream(&mut s, &answer), Peer::Client), ["<forward>"]);
+    s
+}
+
+#[test]
+fn results_the_guard_writes_carry_what_the_revision_requires() {
+    // Stateless (2026-07-28): the revision is named per request; every result needs `resultType`.
+    for (failure, expect_kind) in [("timeout", "upstream-timeout"), ("exit", "upstream-connection-failed"), ("error", "upstream-error")] {
+        let mut s = session("mcp", Some(30_000), BatchPolicy::Reject);
+        client(&mut s, CALL_MODERN);
+        let o = match failure {
+            "timeout" => s.expire(ctx(T0 + 30_000)),
+            "exit" => s.upstream_failed(Failure::Exited(1), ctx(T0)),
+            _ => upstream(&mut s, r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32005,"message":"db down"}}"#),
+        };
+        let r = only_client_value(&o);
+        assert_eq!((r["result"]["isError"].clone(), r["result"]["resultType"].clone()), (json!(true), json!("complete")), "{failure}: {r}");
+        assert_eq!(events(&o).iter().find_map(|e| e.kind.clone()).as_deref(), Some(expect_kind));
+    }
+    // Handshake revisions: no `resultType` (what those clients' schemas expect), from the handshake or not.
+    for revision in ["2025-06-18", "2025-11-25"] {
+        let mut s = initialized("mcp", revision);
+        client(&mut s, CALL_PLAIN);
+        let r = only_client_value(&s.upstream_failed(Failure::Exited(1), ctx(T0)));
+        assert_eq!(r["result"]["isError"], true);
+        assert!(r["result"].get("resultType").is_none(), "{revision}: {r}");
+    }
+    // A handshake that agreed on a revision the taxonomy does not know is a newer one.
+    let mut s = initialized("mcp", "2027-01-01");
+    client(&mut s, CALL_PLAIN);
+    let r = only_client_value(&s.upstream_failed(Failure::Exited(1), ctx(T0)));
+    assert_eq!(r["result"]["resultType"], "complete");
+    // An upstream's own isError result keeps what it wrote.
+    let mut s = session("mcp", Some(30_000), BatchPolicy::Reject);
+    client(&mut s, CALL_MODERN);
+    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"no"}],"isError":true,"resultType":"complete"}}"#);
+    assert_eq!(lines(&o, Peer::Client), ["<forward>"]);
+}
+
+#[test]
+fn codes_the_spec_owns_keep_their_code_and_data() {
+    let cases = [
+        (-32042, json!({"elicitations":[{"mode":"url","elicitationId":"e1","url":"https://auth.example.com/connect?elicitation=e1","message":"Authorize"}]})),
+        (-32022, json!({"supported":["2025-06-18","2025-11-25"],"requested":"2026-07-28"})),
+        (-32021, json!({"required":{"sampling":{}}})),
+        (-32020, json!({"header":"Mcp-Method","expected":"tools/call"})),
+        (-32002, json!({"uri":"file:///missing.txt"})),
+    ];
+    for dialect in ["canonical", "mcp", "thoughtgate"] {
+        for method in ["tools/call", "resources/read", "initialize"] {
+            for (code, data) in &cases {
+                let mut s = session(dialect, Some(30_000), BatchPolicy::Reject);
+                client(&mut s, &format!(r#"{{"jsonrpc":"2.0","id":3,"method":"{method}","params":{{}}}}"#));
+                let response = json!({"jsonrpc":"2.0","id":3,"error":{"code":code,"message":"m","data":data}});
+                let r = only_client_value(&upstream(&mut s, &response.to_string()));
+                assert_eq!(r["error"]["code"], json!(code), "{dialect} {method} {code}: {r}");
+                assert_eq!(&r["error"]["data"], data, "{dialect} {method} {code}: {r}");
+            }
+        }
+    }
+    // Values are still scrubbed; the structure stays.
+    let mut s = canonical();
+    client(&mut s, CALL_PLAIN);
+    let response = json!({"jsonrpc":"2.0","id":7,"error":{"code":-32042,"message":"m","data":{"elicitations":[{"mode":"url","elicitationId":"e2","url":"https://a.example/x","message":"token ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}]}}});
+    let r = only_client_value(&upstream(&mut s, &response.to_string()));
+    let e = &r["error"]["data"]["elicitations"][0];
+    assert_eq!((e["mode"].clone(), e["elicitationId"].clone(), e["url"].clone()), (json!("url"), json!("e2"), json!("https://a.example/x")));
+    assert!(!e["message"].as_str().unwrap().contains("ghp_"), "{r}");
+    // A server's own code (implementation-defined) is still the upstream's error, not the spec's.
+    let mut s = canonical();
+    client(&mut s, CALL_PLAIN);
+    let r = only_client_value(&upstream(&mut s, r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32011,"message":"m","data":{"x":1}}}"#));
+    assert_eq!(r["error"]["code"], -32019);
+}
+
+#[test]
+fn a_request_with_a_null_id_is_answered_at_once() {
+    let mut s = canonical();
+    let o = client(&mut s, r#"{"jsonrpc":"2.0","id":null,"method":"tools/list"}"#);
+    assert!(lines(&o, Peer::Upstream).is_empty());
+    let r = only_client_value(&o);
+    assert_eq!((r["id"].clone(), r["error"]["code"].clone(), r["error"]["data"]["reason"].clone()), (Value::Null, json!(-32600), json!("null-id")));
+    assert_eq!(o.pending, 0);
+}
+
+#[test]
+fn an_answer_with_both_result_and_error_is_answered_at_once() {
+    let mut s = canonical();
+    client(&mut s, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":-32603,"message":"x"}}"#);
+    let r = only_client_value(&o);
+    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(1), json!(-32019)));
+    assert_eq!(o.pending, 0);
+}
+
+#[test]
+fn a_byte_order_mark_before_a_message_is_read_past_and_not_passed_on() {
+    let mut s = canonical();
+    let o = client(&mut s, "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
+    assert_eq!(lines(&o, Peer::Upstream), ["{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"]);
+    assert_eq!(o.pending, 1);
+    let o = upstream(&mut s, "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}");
+    assert_eq!(lines(&o, Peer::Client), ["{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"]);
+    assert_eq!(o.pending, 0);
+}
+
+#[test]
+fn an_upstream_request_with_an_unusable_id_is_not_relayed() {
+    let mut s = canonical();
+    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":{"a":1},"method":"sampling/createMessage","params":{}}"#);
+    assert!(lines(&o, Peer::Client).is_empty(), "{:?}", o.steps);
+    let told: Value = serde_json::from_str(&lines(&o, Peer::Upstream)[0]).unwrap();
+    assert_eq!((told["id"].clone(), told["error"]["code"].clone()), (Value::Null, json!(-32600)));
+    // A malformed notification is dropped without an answer.
+    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","method":5}"#);
+    assert!(lines(&o, Peer::Client).is_empty() && lines(&o, Peer::Upstream).is_empty());
+}

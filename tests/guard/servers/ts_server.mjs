@@ -92,7 +92,7 @@ server.registerTool(
   // does not reach the wire as a JSON-RPC error (see tests/guard/README.md).
   async ({ amount }) => {
     throw new McpError(
-      -32050,
+      -32010,
       `charge of ${amount} declined: Stripe key ${STRIPE_KEY} rejected, password=hunter2`,
       { stack: innerStack(), db: DB_URL },
     );
