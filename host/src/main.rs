@@ -120,9 +120,10 @@ enum Command {
         log_format: LogFormatArg,
         #[arg(long, value_enum, default_value = "info")]
         log_level: LogLevelArg,
-        /// Serve Prometheus metrics on this address (e.g. 127.0.0.1:9464).
+        /// Serve Prometheus metrics on this address: an IP or a host name, and a port (127.0.0.1:9464,
+        /// localhost:9464, [::1]:9464; port 0 lets the system choose, and the log says which).
         #[arg(long, value_name = "HOST:PORT")]
-        metrics_addr: Option<std::net::SocketAddr>,
+        metrics_addr: Option<String>,
         /// The upstream server's command line.
         #[arg(last = true, required = true, value_name = "UPSTREAM_CMD")]
         command: Vec<String>,
@@ -298,12 +299,22 @@ fn guard(command: Command) -> ExitCode {
         }
     };
     // Refuse a bad dialect before anything starts (the message is the library's, as for every subcommand).
+    // On stderr only: the guard's stdout is the MCP channel, and carries nothing but messages.
     if let Err(f) = runtime.dialect(&session.dialect) {
-        let mut stdout = std::io::stdout().lock();
-        let _ = writeln!(stdout, "{}", f.to_json());
-        eprintln!("jsonrpc-errors guard: {f}");
-        return ExitCode::from(2);
+        return usage(format!("{f}"));
     }
+    // A line longer than the component takes could not be judged: every pending request would go unanswered.
+    // So the limits stop there (lines beyond them are refused as they stream, and answered).
+    let most = runtime.max_input_bytes() as u64;
+    for (flag, value) in [("--max-bytes", max_bytes.unwrap_or(0)), ("--max-upstream-bytes", max_upstream_bytes as u64)] {
+        if value > most {
+            return usage(format!("{flag} {value} is over the largest line the guard can judge ({most} bytes)"));
+        }
+    }
+    let metrics_addr = match metrics_addr.map(|a| proxy::MetricsAddr::parse(&a)).transpose() {
+        Ok(a) => a,
+        Err(msg) => return usage(msg),
+    };
     let level = match log_level {
         LogLevelArg::Error => tracing::Level::ERROR,
         LogLevelArg::Warn => tracing::Level::WARN,

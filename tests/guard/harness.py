@@ -104,7 +104,7 @@ class Guard:
     """
 
     def __init__(self, args: list[str], upstream: list[str], env: dict[str, str] | None = None,
-                 max_open_files: int | None = None):
+                 max_open_files: int | None = None, read_stderr: bool = True):
         def limit_files() -> None:
             if max_open_files is not None:
                 resource.setrlimit(resource.RLIMIT_NOFILE, (max_open_files, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
@@ -125,7 +125,9 @@ class Guard:
         self._stdout_pump = threading.Thread(target=self._pump_stdout, daemon=True)
         self._stderr_pump = threading.Thread(target=self._pump_stderr, daemon=True)
         self._stdout_pump.start()
-        self._stderr_pump.start()
+        # Not reading stderr leaves it a pipe nobody reads: it fills and stays full, as with a careless client.
+        if read_stderr:
+            self._stderr_pump.start()
 
     # ── the pipes ──
 
@@ -194,7 +196,8 @@ class Guard:
             status = self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             raise AssertionError(f"the guard did not exit within {timeout} s; log:\n" + "\n".join(self.stderr_lines[-20:]))
-        self._stderr_pump.join(timeout=5)
+        if self._stderr_pump.is_alive():
+            self._stderr_pump.join(timeout=5)
         return status
 
     # ── the log ──

@@ -13,13 +13,14 @@ import random
 import re
 import signal
 import socket
+import subprocess
 import threading
 import time
 import urllib.request
 
 import pytest
 
-from harness import FAULT_SERVER, HANG, PY, Guard, pgid_of, vm_rss_kb, wait_gone, wait_group_gone
+from harness import FAULT_SERVER, GUARD, HANG, PY, Guard, pgid_of, vm_rss_kb, wait_gone, wait_group_gone
 
 SECRETS = ["hunter2", "ghp_A1b2", "sk_live_", "/home/alice", "Traceback (most recent call last)"]
 GITHUB_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
@@ -180,7 +181,7 @@ def test_upstream_errors_are_sanitized(start):
     for id, error in [(1, nonstandard), (2, standard)]:
         g.request(id, "say", {"lines": [json.dumps({"jsonrpc": "2.0", "id": "$ID", "error": error}).replace('"$ID"', "$ID")]})
     custom, kept = g.read(), g.read()
-    error = assert_error(custom, 1, -32002, "upstream-error")
+    error = assert_error(custom, 1, -32019, "upstream-error")
     assert error["message"] == "Upstream error"
     assert "declined" in error["data"]["details"]
     error = assert_error(kept, 2, -32602)
@@ -459,14 +460,57 @@ def test_sigkill_of_the_guard_kills_the_upstream(start):
 
 
 def test_exit_status_when_the_upstream_cannot_start(tmp_path):
+    # A client writes its first request before it can know the server did not start: it is answered, and so
+    # is every later one, until the client leaves; then the status says why.
     not_executable = tmp_path / "server.sh"
     not_executable.write_text("#!/bin/sh\n")
     for command, status in [([str(tmp_path / "no-such-server")], 127), ([str(not_executable)], 126)]:
         g = Guard([], command)
         try:
+            g.request(1, "initialize", {})
+            assert_error(g.read(), 1, -32000, "upstream-connection-failed")
+            g.request(2, "ping")
+            assert_error(g.read(), 2, -32000, "upstream-connection-failed")
+            g.close_stdin()
             assert g.wait() == status
+            assert g.read_until_eof() == []
+            g.assert_log_is_json()
         finally:
             g.kill()
+
+
+@pytest.mark.parametrize("args", [["--dialect", "bogus"], ["--max-bytes", "100000000"], ["--max-upstream-bytes", "70000000"],
+                                  ["--metrics-addr", "localhost"], ["--timeout", "-1"]],
+                         ids=["dialect", "max-bytes", "max-upstream-bytes", "metrics-addr", "timeout"])
+def test_usage_errors_write_nothing_on_the_mcp_channel(args):
+    # stdout is the MCP channel: a usage error goes to stderr only, and nothing starts.
+    done = subprocess.run([str(GUARD), "guard", *args, "--", PY, "-c", "pass"], capture_output=True, timeout=HANG)
+    assert (done.returncode, done.stdout) == (2, b""), done
+    assert done.stderr.strip(), "a usage error says why"
+
+
+def test_metrics_address_may_be_a_host_name(start):
+    g = start(["--metrics-addr", "localhost:0"])
+    addr = g.wait_event("metrics")["addr"]
+    with urllib.request.urlopen(f"http://{addr}/metrics", timeout=10) as response:
+        assert b"jsonrpc_errors_guard_pending_requests" in response.read()
+
+
+def test_a_stderr_nobody_reads_never_holds_up_the_relay(tmp_path):
+    # 20,000 garbage lines, each logged as dropped: far more than a pipe holds. Nobody reads the guard's
+    # stderr, yet the answer after them arrives, and the records that did not fit are counted.
+    port = free_port()
+    g = Guard(["--metrics-addr", f"127.0.0.1:{port}"], [PY, str(FAULT_SERVER), "--log", str(tmp_path / "received.log")], read_stderr=False)
+    try:
+        lines = [f"garbage line {i} that is not JSON-RPC" for i in range(20_000)]
+        g.request(1, "say", {"lines": lines, "answer": True})
+        answer = g.read(timeout=HANG)
+        assert answer["id"] == 1 and "result" in answer, answer
+        g.request(2, "echo", {"after": "the flood"})
+        assert g.read()["id"] == 2
+        assert counter(scrape(port), "jsonrpc_errors_guard_log_records_dropped_total") > 0
+    finally:
+        g.kill()
 
 
 # ───────────────────────────── client lines ─────────────────────────────
@@ -559,8 +603,8 @@ def counter(text: str, name: str, **labels: str) -> float:
     """The sum of the samples of `name` whose labels include `labels` (0 if none)."""
     total = 0.0
     for line in text.splitlines():
-        m = re.match(rf"{name}\{{(.*)\}} (\S+)$", line)
-        if m and all(f'{k}="{v}"' in m.group(1) for k, v in labels.items()):
+        m = re.match(rf"{name}(?:\{{(.*)\}})? (\S+)$", line)
+        if m and all(f'{k}="{v}"' in (m.group(1) or "") for k, v in labels.items()):
             total += float(m.group(2))
     return total
 

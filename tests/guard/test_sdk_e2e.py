@@ -140,7 +140,7 @@ def test_charge_card_error_is_sanitized(pair):
     if server == "py":
         # The Python SDK sends MCPError(-32010, ...) as a JSON-RPC error: a non-standard code.
         assert step["outcome"] == "error", step
-        assert step["error"]["code"] == -32002, step
+        assert step["error"]["code"] == -32019, step
         assert step["error"]["message"] == "Upstream error"
         assert step["error"]["data"]["type"] == "upstream-error"
     else:

@@ -64,7 +64,7 @@ test("chromium: an SDK client and server through the adapter; failures answered 
     // guardTool: the canonical -32603 with the message scrubbed, which McpServer hands on as an isError result.
     assert.deepEqual(done.guarded, { content: [{ type: "text", text: "Error: lookup with [REDACTED:github-token] in /home/[REDACTED:home-user]/app/db.js failed" }], isError: true });
     assert.deepEqual(done.toolErrors, ["guarded_query: true"]);
-    assert.deepEqual(done.charges, { code: -32002, message: "MCP error -32002: Upstream error", type: "upstream-error" });
+    assert.deepEqual(done.charges, { code: -32019, message: "MCP error -32019: Upstream error", type: "upstream-error" });
     assert.deepEqual(done.crash, { code: -32000, message: "MCP error -32000: Upstream connection failed", type: "upstream-connection-failed" });
     assert.deepEqual(done.leaked, []);
     assert.deepEqual(done.events, ["redacted", "sanitized", "upstream-ended", "answered"]);

@@ -128,8 +128,8 @@ describe("an SDK client through the example proxy to the Python SDK's misbehavin
     assert.match(proxied.failures.query_orders.result.content[0].text, /\[REDACTED:github-token\]/);
     assert.equal(direct.failures.charge_card.error.code, -32010);
     assert.deepEqual(proxied.failures.charge_card.error, {
-      code: -32002,
-      message: "MCP error -32002: Upstream error",
+      code: -32019,
+      message: "MCP error -32019: Upstream error",
       data: { ...proxied.failures.charge_card.error.data, type: "upstream-error", category: "upstream" },
     });
   });

@@ -99,8 +99,8 @@ describe("an SDK client and McpServer through the adapter (InMemoryTransport)", 
       assert.equal(rawCharges.error.code, -32010);
       assert.ok(leaked(rawCharges).length >= 3, "the fixture leaks directly");
       const charges = await outcome(guarded.client.readResource({ uri: "ledger://charges" }));
-      assert.equal(charges.error.code, -32002);
-      assert.equal(charges.error.message, "MCP error -32002: Upstream error");
+      assert.equal(charges.error.code, -32019);
+      assert.equal(charges.error.message, "MCP error -32019: Upstream error");
       assert.equal(charges.error.data.type, "upstream-error");
       assert.equal(charges.error.data.category, "upstream");
       assert.match(charges.error.data.correlation_id, /^[0-9a-f-]{36}$/);
@@ -110,7 +110,7 @@ describe("an SDK client and McpServer through the adapter (InMemoryTransport)", 
       assert.match(orders.error.message, /cannot open postgres:\/\/\[REDACTED:url-credentials\]@db\.internal/);
       assert.deepEqual(leaked(guarded.seen), []);
       const sanitized = guarded.events.filter((e) => e.event === "sanitized");
-      assert.deepEqual(sanitized.map((e) => [e.kind, e.code, e.method]), [["upstream-error", -32002, "resources/read"], ["upstream-error", -32603, "resources/read"]]);
+      assert.deepEqual(sanitized.map((e) => [e.kind, e.code, e.method]), [["upstream-error", -32019, "resources/read"], ["upstream-error", -32603, "resources/read"]]);
       // The operator's log keeps what happened (the stack, the path), never the credentials.
       assert.match(sanitized[0].detail, /upstream error -32010: MCP error -32010: ledger declined/);
       assert.ok(!/hunter2|sk_live_51/.test(JSON.stringify(guarded.events)));
@@ -390,7 +390,7 @@ describe("the adapter's contract", () => {
     const before = Date.now();
     await t.send({ jsonrpc: "2.0", id: 1, method: "ping" });
     inner.onmessage({ jsonrpc: "2.0", id: 1, error: { code: -32010, message: "custom" } });
-    assert.equal(events[0].error.code, -32002); // canonical's upstream-error
+    assert.equal(events[0].error.code, -32019); // canonical's upstream-error
     await t.send({ jsonrpc: "2.0", id: 2, method: "ping" });
     assert.equal(t.pending, 1);
     await t.close();

@@ -7,7 +7,6 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -56,6 +55,7 @@ pub struct Metrics {
     upstream_exits: Family<ExitLabels, Counter>,
     pending: Gauge,
     latency: Family<PeerLabels, Histogram, fn() -> Histogram>,
+    log_dropped: Counter,
 }
 
 pub fn peer_name(peer: Peer) -> &'static str {
@@ -94,7 +94,13 @@ impl Metrics {
             "Time from reading a line to writing what it became, by destination",
             latency.clone(),
         );
-        Metrics { registry, read, written, errors, events, upstream_exits, pending, latency }
+        let log_dropped = Counter::default();
+        registry.register(
+            "log_records_dropped",
+            "Log records dropped because stderr was not read fast enough (logging never holds up the relay)",
+            log_dropped.clone(),
+        );
+        Metrics { registry, read, written, errors, events, upstream_exits, pending, latency, log_dropped }
     }
 
     pub fn line_read(&self, from: Peer) {
@@ -123,6 +129,11 @@ impl Metrics {
                 self.errors.get_or_create(&labels).inc();
             }
         }
+    }
+
+    /// The counter the log writer increments for each record it had no room for.
+    pub fn log_records_dropped(&self) -> Counter {
+        self.log_dropped.clone()
     }
 
     pub fn upstream_ended(&self, how: &str) {
@@ -195,7 +206,64 @@ pub async fn serve(listener: tokio::net::TcpListener, metrics: Arc<Metrics>) {
     }
 }
 
-/// Binds the metrics address before the upstream starts, so a bad address fails the guard at once.
-pub async fn bind(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
-    tokio::net::TcpListener::bind(addr).await
+/// `--metrics-addr`: a host (an IP, bracketed for IPv6, or a name) and a port; a name is resolved when the
+/// guard binds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetricsAddr {
+    host: String,
+    port: u16,
+}
+
+impl MetricsAddr {
+    pub fn parse(text: &str) -> Result<MetricsAddr, String> {
+        let bad = |why: &str| format!("--metrics-addr {text:?}: {why} (expected HOST:PORT, e.g. 127.0.0.1:9464 or localhost:9464)");
+        let (host, port) = text.rsplit_once(':').ok_or_else(|| bad("no port"))?;
+        let port = port.parse::<u16>().map_err(|_| bad("the port is not a number from 0 to 65535"))?;
+        let host = match host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+            Some(v6) => v6,
+            None if host.contains(':') => return Err(bad("an IPv6 address must be in brackets")),
+            None => host,
+        };
+        if host.is_empty() {
+            return Err(bad("no host"));
+        }
+        Ok(MetricsAddr { host: host.to_string(), port })
+    }
+}
+
+impl std::fmt::Display for MetricsAddr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.host.contains(':') {
+            true => write!(f, "[{}]:{}", self.host, self.port),
+            false => write!(f, "{}:{}", self.host, self.port),
+        }
+    }
+}
+
+/// Binds the metrics address before the upstream starts, so a bad address fails the guard at once. A name
+/// that resolves to several addresses is bound on the first that works.
+pub async fn bind(addr: &MetricsAddr) -> std::io::Result<tokio::net::TcpListener> {
+    tokio::net::TcpListener::bind((addr.host.as_str(), addr.port)).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metrics_addresses_take_ips_names_and_bracketed_ipv6() {
+        for (text, host, port) in [("127.0.0.1:9464", "127.0.0.1", 9464), ("localhost:0", "localhost", 0), ("[::1]:80", "::1", 80)] {
+            assert_eq!(MetricsAddr::parse(text), Ok(MetricsAddr { host: host.into(), port }), "{text}");
+            assert_eq!(MetricsAddr::parse(text).unwrap().to_string(), text);
+        }
+        for bad in ["localhost", ":9464", "::1:80", "host:http", "host:70000"] {
+            assert!(MetricsAddr::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_host_name_is_resolved_when_bound() {
+        let listener = bind(&MetricsAddr::parse("localhost:0").unwrap()).await.unwrap();
+        assert!(listener.local_addr().unwrap().ip().is_loopback());
+    }
 }

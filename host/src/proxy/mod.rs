@@ -6,14 +6,16 @@
 //! and the I/O waits are what a proxy spends its time on.
 
 mod io;
+mod log_writer;
 mod metrics;
 mod process;
 
 use io::{Budget, Outgoing, Read};
 use jsonrpc_errors_host::guard::{Event, Options, Outcome, Peer, Session, Step, UpstreamGone};
 use jsonrpc_errors_host::{Context, Runtime};
+use log_writer::LogWriter;
 use metrics::Metrics;
-use std::net::SocketAddr;
+pub use metrics::MetricsAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -36,7 +38,7 @@ pub struct Args {
     pub max_upstream_bytes: usize,
     pub log_format: LogFormat,
     pub log_level: tracing::Level,
-    pub metrics_addr: Option<SocketAddr>,
+    pub metrics_addr: Option<MetricsAddr>,
     pub command: Vec<String>,
 }
 
@@ -45,7 +47,15 @@ pub struct Args {
 const SETTLE: Duration = Duration::from_millis(500);
 
 pub fn run(args: Args, runtime: Runtime) -> ExitCode {
-    init_logging(args.log_format, args.log_level);
+    let metrics = Arc::new(Metrics::new());
+    let log = match LogWriter::start(std::io::stderr(), metrics.log_records_dropped()) {
+        Ok(log) => log,
+        Err(e) => {
+            eprintln!("jsonrpc-errors guard: cannot start the log writer: {e}");
+            return ExitCode::from(status::GUARD_FAILED);
+        }
+    };
+    init_logging(args.log_format, args.log_level, log.clone());
     let tokio = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
@@ -53,15 +63,23 @@ pub fn run(args: Args, runtime: Runtime) -> ExitCode {
             return ExitCode::from(status::GUARD_FAILED);
         }
     };
-    let code = tokio.block_on(guard(args, runtime));
+    let code = tokio.block_on(guard(args, runtime, metrics));
     // The client's stdin is read on a blocking thread that may still wait in read(2) (the client keeps its end
     // open): dropping the runtime would wait for it forever, so it is left behind as the process exits.
     tokio.shutdown_background();
+    if log.dropped() > 0 {
+        tracing::warn!(event = "log-records-dropped", count = log.dropped(), "stderr was not read fast enough: log records were dropped");
+    }
+    log.drain(LOG_DRAIN);
     ExitCode::from(code)
 }
 
-fn init_logging(format: LogFormat, level: tracing::Level) {
-    let builder = tracing_subscriber::fmt().with_writer(std::io::stderr).with_max_level(level).with_target(false);
+/// How long the guard waits at exit for its last log records to be written (a stderr nobody reads does
+/// not hold the exit longer).
+const LOG_DRAIN: Duration = Duration::from_secs(1);
+
+fn init_logging(format: LogFormat, level: tracing::Level, writer: LogWriter) {
+    let builder = tracing_subscriber::fmt().with_writer(writer).with_max_level(level).with_target(false);
     match format {
         LogFormat::Json => builder.json().flatten_event(true).with_current_span(false).with_span_list(false).init(),
         LogFormat::Text => builder.with_ansi(false).init(),
@@ -269,9 +287,8 @@ fn log_event(e: &Event) {
     }
 }
 
-async fn guard(args: Args, runtime: Runtime) -> u8 {
-    let metrics = Arc::new(Metrics::new());
-    if let Some(addr) = args.metrics_addr {
+async fn guard(args: Args, runtime: Runtime, metrics: Arc<Metrics>) -> u8 {
+    if let Some(addr) = &args.metrics_addr {
         match metrics::bind(addr).await {
             Ok(listener) => {
                 // The bound address, which --metrics-addr HOST:0 leaves to the system, is logged.
@@ -296,11 +313,13 @@ async fn guard(args: Args, runtime: Runtime) -> u8 {
     let mut child = match process::spawn(&args.command) {
         Ok(child) => child,
         Err(e) => {
-            let mut session = session;
-            let _ = session.upstream_failed(&UpstreamGone::SpawnFailed(e.to_string()), Context::now());
             metrics.upstream_ended("spawn-failed");
             tracing::error!(event = "upstream-failed", detail = %e, "cannot start the upstream {:?}", args.command[0]);
-            return process::spawn_failure_code(&e);
+            let code = process::spawn_failure_code(&e);
+            let mut shell = Shell { session, metrics, client_out: None, upstream_out: None, deadline: None, broken: false, stderr_ended: true };
+            let outcome = shell.session.upstream_failed(&UpstreamGone::SpawnFailed(e.to_string()), Context::now());
+            shell.apply(outcome, None, None, None, None);
+            return answer_without_upstream(shell, args.session.max_bytes, code).await;
         }
     };
     let pgid = child.id().unwrap_or(0);
@@ -509,6 +528,48 @@ async fn guard(args: Args, runtime: Runtime) -> u8 {
     let (st, _) = exited.expect("the loop ends once the upstream has exited");
     let code = if shell.broken { status::GUARD_FAILED } else { process::exit_code(st, terminated_by_guard) };
     tracing::info!(event = "exit", status = code, "upstream ended ({st}); guard exits with {code}");
+    code
+}
+
+/// The upstream could not be started: a client that already wrote a request (it cannot know) is still owed
+/// an answer, and so is every request it sends, until it closes its input (or a signal ends the guard). The
+/// session, told of the failure, answers each one; then the guard exits with `code` (126 or 127).
+async fn answer_without_upstream(mut shell: Shell, max_bytes: Option<u64>, code: u8) -> u8 {
+    let (tx, mut rx) = mpsc::channel::<Input>(256);
+    let from_client = Budget::new();
+    pump_lines(tokio::io::stdin(), max_bytes.unwrap_or(10 * 1024 * 1024) as usize, from_client.clone(), tx.clone(), Input::Client);
+    let (client_out, client_writer) = spawn_writer(tokio::io::stdout(), Peer::Client, shell.metrics.clone(), tx.clone());
+    drop(tx);
+    shell.client_out = Some(client_out);
+    let mut signals = Signals::new();
+    loop {
+        tokio::select! {
+            input = rx.recv() => match input {
+                Some(Input::Client(Read::Line(line), at, permit)) => {
+                    shell.metrics.line_read(Peer::Client);
+                    let outcome = shell.session.client_line(&line, Context::now());
+                    shell.apply(outcome, Some(line), Some(at), permit, Some(&from_client));
+                }
+                Some(Input::Client(Read::Oversize(n), at, _)) => {
+                    shell.metrics.line_read(Peer::Client);
+                    let outcome = shell.session.client_oversize(n, Context::now());
+                    shell.apply(outcome, None, Some(at), None, Some(&from_client));
+                }
+                Some(Input::WriteFailed(..)) | Some(Input::Client(Read::Eof | Read::Failed(_), ..)) | None => break,
+                Some(_) => {}
+            },
+            name = signals.recv() => {
+                tracing::info!(event = "signal", "received {name}; exiting");
+                break;
+            }
+        }
+        if shell.broken {
+            return status::GUARD_FAILED;
+        }
+    }
+    shell.client_out = None;
+    let _ = tokio::time::timeout(Duration::from_secs(2), client_writer).await;
+    tracing::info!(event = "exit", status = code, "the upstream could not be started; guard exits with {code}");
     code
 }
 
