@@ -351,6 +351,14 @@ fn usage_error(e: clap::Error) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    // The guard's keeper (proxy/keeper.rs), started by the guard itself: no component, no clap, no logging.
+    #[cfg(target_os = "linux")]
+    {
+        let args: Vec<String> = std::env::args().collect();
+        if args.get(1).map(String::as_str) == Some("__keep") && args.get(2).map(String::as_str) == Some("--") && args.len() > 3 {
+            proxy::keeper::run(&args[3..]);
+        }
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),

@@ -459,6 +459,36 @@ def test_sigkill_of_the_guard_kills_the_upstream(start):
     assert wait_gone([upstream]) == [], "the upstream survived the guard (PDEATHSIG)"
 
 
+@pytest.mark.parametrize("setsid", [False, True], ids=["in-its-group", "setsid"])
+def test_an_upstream_that_exits_leaves_no_grandchild_and_no_wait(start, setsid):
+    # The grandchild holds the upstream's stdout open, so no end-of-file says the upstream is gone: its exit
+    # does. Pending requests are answered at once, and the grandchild (even one that left the process group
+    # with setsid) does not outlive the upstream.
+    g = start(["--grace", "5", "--timeout", "30"])
+    g.request(1, "spawn", {"setsid": setsid})
+    grandchild = g.read()["result"]["pid"]
+    g.request(2, "never")
+    started = time.monotonic()
+    g.request(3, "exit", {"status": 4})
+    answers = [g.read(timeout=5) for _ in range(2)]
+    assert time.monotonic() - started < 5, "the answers waited for more than the upstream's exit"
+    assert sorted(a["id"] for a in answers) == [2, 3]
+    assert wait_gone([grandchild]) == [], "the grandchild outlived its upstream"
+    assert g.wait() == 4
+
+
+def test_sigkill_of_the_guard_ends_the_whole_tree(start):
+    # PDEATHSIG reaches the upstream only; the keeper ends the rest when the guard's lifeline closes.
+    g = start([], "--ignore-stdin-eof", "--ignore-sigterm")
+    upstream = g.upstream_pid
+    g.request(1, "spawn", {"setsid": False})
+    g.request(2, "spawn", {"setsid": True})
+    grandchildren = [g.read()["result"]["pid"] for _ in range(2)]
+    g.proc.send_signal(signal.SIGKILL)
+    g.proc.wait()
+    assert wait_gone([upstream, *grandchildren]) == [], "something of the upstream's tree outlived the guard"
+
+
 def test_exit_status_when_the_upstream_cannot_start(tmp_path):
     # A client writes its first request before it can know the server did not start: it is answered, and so
     # is every later one, until the client leaves; then the status says why.

@@ -643,15 +643,15 @@ impl Session {
         };
         match message::parse(text) {
             Parsed::NotJson(why) => {
-                let detail = format!("a line from the upstream that is not JSON ({why}): {}", excerpt(&text, &env));
+                let detail = format!("a line from the upstream that is not JSON ({why}): {}", excerpt(text, &env));
                 call.event(Event::new(EventName::Dropped, "warn").detail(detail));
             }
             Parsed::Scalar => {
-                let detail = format!("a JSON value from the upstream that is not a message: {}", excerpt(&text, &env));
+                let detail = format!("a JSON value from the upstream that is not a message: {}", excerpt(text, &env));
                 call.event(Event::new(EventName::Dropped, "warn").detail(detail));
             }
             Parsed::Duplicate(name) => {
-                let detail = format!("an upstream message with member \"{name}\" twice: {}", excerpt(&text, &env));
+                let detail = format!("an upstream message with member \"{name}\" twice: {}", excerpt(text, &env));
                 call.event(Event::new(EventName::Dropped, "warn").detail(detail));
             }
             Parsed::Batch(members) => {

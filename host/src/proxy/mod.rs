@@ -6,6 +6,8 @@
 //! and the I/O waits are what a proxy spends its time on.
 
 mod io;
+#[cfg(target_os = "linux")]
+pub mod keeper;
 mod log_writer;
 mod metrics;
 mod process;
@@ -310,8 +312,8 @@ async fn guard(args: Args, runtime: Runtime, metrics: Arc<Metrics>) -> u8 {
             return status::GUARD_FAILED;
         }
     };
-    let mut child = match process::spawn(&args.command) {
-        Ok(child) => child,
+    let upstream = match process::spawn(&args.command) {
+        Ok(upstream) => upstream,
         Err(e) => {
             metrics.upstream_ended("spawn-failed");
             tracing::error!(event = "upstream-failed", detail = %e, "cannot start the upstream {:?}", args.command[0]);
@@ -322,7 +324,8 @@ async fn guard(args: Args, runtime: Runtime, metrics: Arc<Metrics>) -> u8 {
             return answer_without_upstream(shell, args.session.max_bytes, code).await;
         }
     };
-    let pgid = child.id().unwrap_or(0);
+    let pgid = upstream.pid;
+    let mut child = upstream.child;
     tracing::info!(event = "started", pid = pgid, "upstream {:?} started", args.command[0]);
 
     let (tx, mut rx) = mpsc::channel::<Input>(256);

@@ -18,6 +18,7 @@ fault is exactly the one asked for. What a request does is chosen by its method 
 | `huge` | writes `params.bytes` bytes of `x` with no newline, then (if `params.newline`) a newline, then (if `params.answer`) the answer; otherwise stays silent |
 | `close-stdout` | closes its stdout (fd 1) and keeps running |
 | `stderr` | writes `params.text` on stderr, then answers |
+| `spawn` | starts a grandchild that sleeps and holds the server's stdout and stderr open (in a session of its own if `params.setsid`), then answers `{"pid": N}` |
 
 Every line received is appended (raw, one per line, flushed) to `--log` or `$FAULT_SERVER_LOG`, so a test can
 see exactly what the guard forwarded (e.g. its `notifications/cancelled`, or that a bad line never came).
@@ -119,6 +120,10 @@ def handle(req: dict, opts: argparse.Namespace) -> None:
         with _write_lock:
             _stdout_open = False
             os.close(1)
+    elif method == "spawn":
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], stdin=subprocess.DEVNULL,
+                                 start_new_session=bool(params.get("setsid")))
+        send({"jsonrpc": "2.0", "id": req["id"], "result": {"pid": child.pid}})
     elif method == "stderr":
         sys.stderr.write(params.get("text", "") + "\n")
         sys.stderr.flush()
