@@ -64,7 +64,7 @@ fuzz_target!(init: secrets::install_environment(), |data: &[u8]| {
                 client(&mut session, &mut model, &mut client_wrote_secret, line.as_bytes(), ctx);
             }
             Call::ClientOversize(n) => {
-                let out = session.client_oversize(n, ctx);
+                let out = session.client_oversize(n, b"", b"", ctx);
                 model.check(&Origin::ClientOversize, &out, None);
             }
             Call::Upstream(line) => {
@@ -101,7 +101,7 @@ fuzz_target!(init: secrets::install_environment(), |data: &[u8]| {
                 upstream(&mut session, &mut model, line.as_bytes(), ctx, None, None);
             }
             Call::UpstreamOversize(n) => {
-                let out = session.upstream_oversize(n, ctx);
+                let out = session.upstream_oversize(n, b"", b"", ctx);
                 model.check(&Origin::UpstreamOversize, &out, None);
             }
             Call::Failed(f) => {

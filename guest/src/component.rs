@@ -270,16 +270,16 @@ impl exports::jsonrpc_errors::core::guard::GuestSession for GuardSession {
         self.0.borrow_mut().client_line(&line, ctx(c)).to_json()
     }
 
-    fn client_oversize(&self, length: u64, c: WitContext) -> String {
-        self.0.borrow_mut().client_oversize(length, ctx(c)).to_json()
+    fn client_oversize(&self, length: u64, head: Vec<u8>, tail: Vec<u8>, c: WitContext) -> String {
+        self.0.borrow_mut().client_oversize(length, &head, &tail, ctx(c)).to_json()
     }
 
     fn upstream_line(&self, line: Vec<u8>, c: WitContext) -> String {
         self.0.borrow_mut().upstream_line(&line, ctx(c)).to_json()
     }
 
-    fn upstream_oversize(&self, length: u64, c: WitContext) -> String {
-        self.0.borrow_mut().upstream_oversize(length, ctx(c)).to_json()
+    fn upstream_oversize(&self, length: u64, head: Vec<u8>, tail: Vec<u8>, c: WitContext) -> String {
+        self.0.borrow_mut().upstream_oversize(length, &head, &tail, ctx(c)).to_json()
     }
 
     fn upstream_failed(&self, failure: UpstreamFailure, c: WitContext) -> String {

@@ -16,6 +16,7 @@ pub mod redact;
 pub mod render;
 pub mod sanitize;
 pub mod scrub;
+pub mod sniff;
 pub mod taxonomy;
 
 #[cfg(feature = "component")]

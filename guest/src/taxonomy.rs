@@ -31,19 +31,20 @@ pub struct Meta {
     pub protocol: Protocol,
 }
 
-/// Codes and revisions of JSON-RPC and MCP (`[meta.protocol]` in the taxonomy).
+/// Codes and revisions of JSON-RPC and MCP (`[meta.protocol]` in the taxonomy). Static slices, as build.rs
+/// wrote them: nothing is copied (the npm module is downloaded, and pays for every copy loop).
 #[derive(Debug)]
 pub struct Protocol {
     /// JSON-RPC 2.0's own codes.
-    pub standard_codes: Vec<i32>,
+    pub standard_codes: &'static [i32],
     /// MCP's implementation-defined range, lowest and highest.
     pub implementation_codes: (i32, i32),
     /// The range MCP reserves for the codes its spec defines, lowest and highest.
     pub spec_reserved_codes: (i32, i32),
     /// Codes earlier MCP revisions defined, retired and never reused.
-    pub spec_retired_codes: Vec<i32>,
+    pub spec_retired_codes: &'static [i32],
     /// MCP revisions reached through the `initialize` handshake.
-    pub mcp_handshake_revisions: Vec<String>,
+    pub mcp_handshake_revisions: &'static [&'static str],
 }
 
 impl Protocol {
@@ -51,13 +52,13 @@ impl Protocol {
     /// with the structure of its data, instead of re-labelling it as an upstream's own error.
     pub fn owns(&self, code: i64) -> bool {
         let in_range = |(low, high): (i32, i32)| (i64::from(low)..=i64::from(high)).contains(&code);
-        self.standard_codes.iter().chain(&self.spec_retired_codes).any(|&c| i64::from(c) == code) || in_range(self.spec_reserved_codes)
+        self.standard_codes.iter().chain(self.spec_retired_codes).any(|&c| i64::from(c) == code) || in_range(self.spec_reserved_codes)
     }
 
     /// Whether results under MCP revision `revision` must carry `resultType`: every revision but the ones
     /// reached through the `initialize` handshake (a revision the taxonomy does not know yet is a newer one).
     pub fn requires_result_type(&self, revision: &str) -> bool {
-        !self.mcp_handshake_revisions.iter().any(|r| r == revision)
+        !self.mcp_handshake_revisions.contains(&revision)
     }
 }
 
@@ -309,11 +310,11 @@ fn owned(rows: &TaxonomyRows) -> Taxonomy {
         dialects: pairs(m.dialects),
         dialect_fields: m.dialect_fields.iter().map(|(d, fields)| (d.to_string(), field_list(fields))).collect(),
         protocol: Protocol {
-            standard_codes: m.standard_codes.to_vec(),
+            standard_codes: m.standard_codes,
             implementation_codes: m.implementation_codes,
             spec_reserved_codes: m.spec_reserved_codes,
-            spec_retired_codes: m.spec_retired_codes.to_vec(),
-            mcp_handshake_revisions: strings(m.mcp_handshake_revisions),
+            spec_retired_codes: m.spec_retired_codes,
+            mcp_handshake_revisions: m.mcp_handshake_revisions,
         },
     };
     let kinds = rows

@@ -148,8 +148,11 @@ impl Session {
         self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_client_line(&mut i.store, h, line, ctx.wit()))
     }
 
-    pub fn client_oversize_json(&mut self, length: u64, ctx: Context) -> Result<String, Failure> {
-        self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_client_oversize(&mut i.store, h, length, ctx.wit()))
+    /// A client line longer than `max_bytes`, discarded unread: its length, and its first and last bytes as
+    /// they passed (up to 4 KiB each; empty when none were kept), from which the session reads its id.
+    pub fn client_oversize_json(&mut self, length: u64, head: &[u8], tail: &[u8], ctx: Context) -> Result<String, Failure> {
+        self.sized(head.len() + tail.len())?;
+        self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_client_oversize(&mut i.store, h, length, head, tail, ctx.wit()))
     }
 
     /// A line from the upstream's output (newline removed).
@@ -158,8 +161,10 @@ impl Session {
         self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_upstream_line(&mut i.store, h, line, ctx.wit()))
     }
 
-    pub fn upstream_oversize_json(&mut self, length: u64, ctx: Context) -> Result<String, Failure> {
-        self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_upstream_oversize(&mut i.store, h, length, ctx.wit()))
+    /// An upstream line longer than the shell takes, discarded unread: as for `client_oversize_json`.
+    pub fn upstream_oversize_json(&mut self, length: u64, head: &[u8], tail: &[u8], ctx: Context) -> Result<String, Failure> {
+        self.sized(head.len() + tail.len())?;
+        self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_upstream_oversize(&mut i.store, h, length, head, tail, ctx.wit()))
     }
 
     pub fn upstream_failed_json(&mut self, gone: &UpstreamGone, ctx: Context) -> Result<String, Failure> {
@@ -180,16 +185,16 @@ impl Session {
         Outcome::parse(&self.client_line_json(line, ctx)?)
     }
 
-    pub fn client_oversize(&mut self, length: u64, ctx: Context) -> Result<Outcome, Failure> {
-        Outcome::parse(&self.client_oversize_json(length, ctx)?)
+    pub fn client_oversize(&mut self, length: u64, head: &[u8], tail: &[u8], ctx: Context) -> Result<Outcome, Failure> {
+        Outcome::parse(&self.client_oversize_json(length, head, tail, ctx)?)
     }
 
     pub fn upstream_line(&mut self, line: &[u8], ctx: Context) -> Result<Outcome, Failure> {
         Outcome::parse(&self.upstream_line_json(line, ctx)?)
     }
 
-    pub fn upstream_oversize(&mut self, length: u64, ctx: Context) -> Result<Outcome, Failure> {
-        Outcome::parse(&self.upstream_oversize_json(length, ctx)?)
+    pub fn upstream_oversize(&mut self, length: u64, head: &[u8], tail: &[u8], ctx: Context) -> Result<Outcome, Failure> {
+        Outcome::parse(&self.upstream_oversize_json(length, head, tail, ctx)?)
     }
 
     pub fn upstream_failed(&mut self, gone: &UpstreamGone, ctx: Context) -> Result<Outcome, Failure> {

@@ -77,9 +77,9 @@ fn hex(h: &str) -> Vec<u8> {
 /// One step of a `guard` script, whichever runtime runs it.
 enum GuardStep<'a> {
     Client(Vec<u8>),
-    ClientOversize(u64),
+    ClientOversize(u64, &'a [u8], &'a [u8]),
     Upstream(Vec<u8>),
-    UpstreamOversize(u64),
+    UpstreamOversize(u64, &'a [u8], &'a [u8]),
     Failed(&'a Value),
     Expire,
     Log(&'a str),
@@ -99,18 +99,20 @@ fn guard_steps(case: &Value) -> Vec<(GuardStep<'_>, (u64, u64))> {
         .map(|(i, step)| {
             let at = (unix_millis + step.get("at").and_then(Value::as_u64).unwrap_or(0), entropy.wrapping_add(i as u64));
             let text = |k: &str| step.get(k).and_then(Value::as_str);
+            // An oversize line's ends, as the shell kept them (none when the step gives none).
+            let edge = |k: &str| text(k).unwrap_or("").as_bytes();
             let s = if let Some(l) = text("client") {
                 GuardStep::Client(l.as_bytes().to_vec())
             } else if let Some(h) = text("client_hex") {
                 GuardStep::Client(hex(h))
             } else if let Some(n) = step.get("client_oversize").and_then(Value::as_u64) {
-                GuardStep::ClientOversize(n)
+                GuardStep::ClientOversize(n, edge("head"), edge("tail"))
             } else if let Some(l) = text("upstream") {
                 GuardStep::Upstream(l.as_bytes().to_vec())
             } else if let Some(h) = text("upstream_hex") {
                 GuardStep::Upstream(hex(h))
             } else if let Some(n) = step.get("upstream_oversize").and_then(Value::as_u64) {
-                GuardStep::UpstreamOversize(n)
+                GuardStep::UpstreamOversize(n, edge("head"), edge("tail"))
             } else if let Some(f) = step.get("upstream_failed") {
                 GuardStep::Failed(f)
             } else if step.get("expire").is_some() {
@@ -145,9 +147,9 @@ fn native_guard(case: &Value) -> Result<String, jsonrpc_errors_guest::error::Err
         let ctx = CallContext { unix_millis, entropy };
         outputs.push(match step {
             GuardStep::Client(l) => session.client_line(&l, ctx).to_json(),
-            GuardStep::ClientOversize(n) => session.client_oversize(n, ctx).to_json(),
+            GuardStep::ClientOversize(n, head, tail) => session.client_oversize(n, head, tail, ctx).to_json(),
             GuardStep::Upstream(l) => session.upstream_line(&l, ctx).to_json(),
-            GuardStep::UpstreamOversize(n) => session.upstream_oversize(n, ctx).to_json(),
+            GuardStep::UpstreamOversize(n, head, tail) => session.upstream_oversize(n, head, tail, ctx).to_json(),
             GuardStep::Failed(f) => {
                 let failure = match (f.get("exited"), f.get("killed"), f.get("spawn_failed")) {
                     (Some(n), _, _) => Failure::Exited(n.as_i64().unwrap() as i32),
@@ -176,9 +178,9 @@ fn component_guard(rt: &Runtime, case: &Value) -> Result<String, Failure> {
         let ctx = Context { unix_millis, entropy };
         outputs.push(match step {
             GuardStep::Client(l) => session.client_line_json(&l, ctx)?,
-            GuardStep::ClientOversize(n) => session.client_oversize_json(n, ctx)?,
+            GuardStep::ClientOversize(n, head, tail) => session.client_oversize_json(n, head, tail, ctx)?,
             GuardStep::Upstream(l) => session.upstream_line_json(&l, ctx)?,
-            GuardStep::UpstreamOversize(n) => session.upstream_oversize_json(n, ctx)?,
+            GuardStep::UpstreamOversize(n, head, tail) => session.upstream_oversize_json(n, head, tail, ctx)?,
             GuardStep::Failed(f) => {
                 let gone = match (f.get("exited"), f.get("killed"), f.get("spawn_failed")) {
                     (Some(n), _, _) => UpstreamGone::Exited(n.as_i64().unwrap() as i32),

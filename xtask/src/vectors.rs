@@ -551,18 +551,19 @@ fn guard_script(case: &Map<String, Value>, ctx: &CallContext) -> Result<Vec<Stri
             entropy: ctx.entropy.wrapping_add(i as u64),
         };
         let text = |k: &str| step.get(k).and_then(Value::as_str);
+        let edge = |k: &str| text(k).unwrap_or("").as_bytes();
         let out = if let Some(line) = text("client") {
             session.client_line(line.as_bytes(), at).to_json()
         } else if let Some(h) = text("client_hex") {
             session.client_line(&hex(h), at).to_json()
         } else if let Some(n) = step.get("client_oversize").and_then(Value::as_u64) {
-            session.client_oversize(n, at).to_json()
+            session.client_oversize(n, edge("head"), edge("tail"), at).to_json()
         } else if let Some(line) = text("upstream") {
             session.upstream_line(line.as_bytes(), at).to_json()
         } else if let Some(h) = text("upstream_hex") {
             session.upstream_line(&hex(h), at).to_json()
         } else if let Some(n) = step.get("upstream_oversize").and_then(Value::as_u64) {
-            session.upstream_oversize(n, at).to_json()
+            session.upstream_oversize(n, edge("head"), edge("tail"), at).to_json()
         } else if let Some(f) = step.get("upstream_failed") {
             let failure = match (f.get("exited"), f.get("killed"), f.get("spawn_failed")) {
                 (Some(n), _, _) => Failure::Exited(n.as_i64().unwrap() as i32),
@@ -843,6 +844,15 @@ fn fidelity_cases(g: &dyn Fn(&str, &Value, Value) -> Value, opts: &dyn Fn(&str, 
         g("framing/byte-order-mark-read-past", &canonical, json!([
             {"client_hex": "efbbbf7b226a736f6e727063223a22322e30222c226964223a312c226d6574686f64223a2270696e67227d"},
             {"upstream_hex": "efbbbf7b226a736f6e727063223a22322e30222c226964223a312c22726573756c74223a7b7d7d"}])),
+        // A line too long to read is answered from what its ends show: an oversize response answers its
+        // request at once (TypeScript writes the id last), an oversize request carries its own id back.
+        g("oversize/answered-from-the-lines-ends", &mcp, json!([
+            {"client": REQUEST_1},
+            {"client": r#"{"jsonrpc":"2.0","id":"r2","method":"resources/read","params":{"uri":"file:///big.png"}}"#},
+            {"upstream_oversize": 70_000_000, "head": r#"{"result":{"content":[{"type":"image","data":"iVBORw0KGgo"#, "tail": r#"AAAA"}]},"jsonrpc":"2.0","id":1}"#},
+            {"upstream_oversize": 80_000_000, "head": r#"{"jsonrpc":"2.0","id":"r2","result":{"contents":[{"blob":"AAAA"#, "tail": r#"AAAA"}]}}"#},
+            {"client_oversize": 11_000_000, "head": r#"{"method":"tools/call","params":{"name":"upload","arguments":{"blob":"AAAA"#, "tail": r#"AAAA"}},"jsonrpc":"2.0","id":3}"#},
+            {"upstream_oversize": 70_000_000, "head": r#"{"jsonrpc":"2.0","id":"s9","method":"sampling/createMessage","params":{"messages":[{"content":"#, "tail": ""}])),
         g("server-requests/unusable-id-refused-not-relayed", &canonical, json!([
             {"upstream": r#"{"jsonrpc":"2.0","id":{"a":1},"method":"sampling/createMessage","params":{}}"#},
             {"upstream": r#"{"jsonrpc":"2.0","id":[1],"method":"roots/list"}"#},

@@ -164,8 +164,8 @@ impl GuardSession {
     }
 
     #[wasm_bindgen(js_name = clientOversize)]
-    pub fn client_oversize(&mut self, length: f64, unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> String {
-        self.0.client_oversize(length as u64, ctx(unix_millis, entropy_hi, entropy_lo)).to_json()
+    pub fn client_oversize(&mut self, length: f64, head: &[u8], tail: &[u8], unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> String {
+        self.0.client_oversize(length as u64, head, tail, ctx(unix_millis, entropy_hi, entropy_lo)).to_json()
     }
 
     #[wasm_bindgen(js_name = upstreamLine)]
@@ -174,8 +174,8 @@ impl GuardSession {
     }
 
     #[wasm_bindgen(js_name = upstreamOversize)]
-    pub fn upstream_oversize(&mut self, length: f64, unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> String {
-        self.0.upstream_oversize(length as u64, ctx(unix_millis, entropy_hi, entropy_lo)).to_json()
+    pub fn upstream_oversize(&mut self, length: f64, head: &[u8], tail: &[u8], unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> String {
+        self.0.upstream_oversize(length as u64, head, tail, ctx(unix_millis, entropy_hi, entropy_lo)).to_json()
     }
 
     /// `how`: "exited" | "killed" (with `code`), "spawn-failed" (with `reason`), "closed-output".

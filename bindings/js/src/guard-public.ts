@@ -6,6 +6,6 @@ export type { EventStep, ForwardStep, GuardOptions, GuardOutcome, GuardStep, Pee
 import { redactionOn } from "./redact-options.js";
 import { callGuard } from "./runtime.js";
 export const { redactJsonValue, redactJsonValueJson, redactWith, redactWithJson } = redactionOn(callGuard);
-export type { ExtraRule, JsonFinding, JsonRedaction, RedactionMethod, RedactOptions } from "./types.js";
+export type { ExtraRule, JsonFinding, JsonRedaction, OversizeOptions, RedactionMethod, RedactOptions } from "./types.js";
 export { setEnvironment } from "./api.js";
 export { ArgumentTypeError, ArgumentValueError, InvalidInputError, JsonRpcErrorsError, WasmFaultError } from "./errors.js";

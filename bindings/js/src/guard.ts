@@ -6,7 +6,7 @@
 import { ArgumentTypeError, WasmFaultError } from "./errors.js";
 import { INTERNAL_ERROR, callGuard, checkedBytes, checkedText, contextArgs, guardGenerationNow, type GlueGuardSession } from "./runtime.js";
 import type { Dialect } from "./taxonomy.js";
-import type { ContextOptions, Id } from "./types.js";
+import type { ContextOptions, Id, OversizeOptions } from "./types.js";
 
 export type Peer = "client" | "upstream";
 
@@ -142,11 +142,15 @@ export class GuardSession {
     return this.#call((s) => s.clientLine(b, ms, hi, lo));
   }
 
-  /** A client line longer than `maxBytes`, discarded unread: its length. */
-  clientOversizeJson(length: number, options?: ContextOptions): string {
+  /**
+   * A client line longer than `maxBytes`, discarded unread: its length, and (`head`, `tail`) its first and last
+   * bytes as they passed, from which the session reads its id to answer it with.
+   */
+  clientOversizeJson(length: number, options?: OversizeOptions): string {
     const n = u64(length, "length");
+    const [head, tail] = [bytes(options?.head ?? "", "head"), bytes(options?.tail ?? "", "tail")];
     const [ms, hi, lo] = contextArgs(options?.context);
-    return this.#call((s) => s.clientOversize(n, ms, hi, lo));
+    return this.#call((s) => s.clientOversize(n, head, tail, ms, hi, lo));
   }
 
   /** A line from the upstream's output (its newline removed). */
@@ -156,11 +160,15 @@ export class GuardSession {
     return this.#call((s) => s.upstreamLine(b, ms, hi, lo));
   }
 
-  /** An upstream line longer than the proxy accepts, discarded unread: its length. */
-  upstreamOversizeJson(length: number, options?: ContextOptions): string {
+  /**
+   * An upstream line longer than the proxy accepts, discarded unread: as `clientOversizeJson` (a response whose
+   * id its ends show answers its request at once).
+   */
+  upstreamOversizeJson(length: number, options?: OversizeOptions): string {
     const n = u64(length, "length");
+    const [head, tail] = [bytes(options?.head ?? "", "head"), bytes(options?.tail ?? "", "tail")];
     const [ms, hi, lo] = contextArgs(options?.context);
-    return this.#call((s) => s.upstreamOversize(n, ms, hi, lo));
+    return this.#call((s) => s.upstreamOversize(n, head, tail, ms, hi, lo));
   }
 
   /** The upstream can no longer answer: every pending request is answered. */
@@ -223,7 +231,7 @@ export class GuardSession {
     return JSON.parse(this.clientLineJson(line, options)) as GuardOutcome;
   }
 
-  clientOversize(length: number, options?: ContextOptions): GuardOutcome {
+  clientOversize(length: number, options?: OversizeOptions): GuardOutcome {
     return JSON.parse(this.clientOversizeJson(length, options)) as GuardOutcome;
   }
 
@@ -231,7 +239,7 @@ export class GuardSession {
     return JSON.parse(this.upstreamLineJson(line, options)) as GuardOutcome;
   }
 
-  upstreamOversize(length: number, options?: ContextOptions): GuardOutcome {
+  upstreamOversize(length: number, options?: OversizeOptions): GuardOutcome {
     return JSON.parse(this.upstreamOversizeJson(length, options)) as GuardOutcome;
   }
 

@@ -43,9 +43,9 @@ export interface Platform {
 export interface GlueGuardSession {
   free(): void;
   clientLine(line: Uint8Array, unixMillis: number, entropyHi: number, entropyLo: number): string;
-  clientOversize(length: number, unixMillis: number, entropyHi: number, entropyLo: number): string;
+  clientOversize(length: number, head: Uint8Array, tail: Uint8Array, unixMillis: number, entropyHi: number, entropyLo: number): string;
   upstreamLine(line: Uint8Array, unixMillis: number, entropyHi: number, entropyLo: number): string;
-  upstreamOversize(length: number, unixMillis: number, entropyHi: number, entropyLo: number): string;
+  upstreamOversize(length: number, head: Uint8Array, tail: Uint8Array, unixMillis: number, entropyHi: number, entropyLo: number): string;
   upstreamFailed(how: string, code: number, reason: string, unixMillis: number, entropyHi: number, entropyLo: number): string;
   expire(unixMillis: number, entropyHi: number, entropyLo: number): string;
   upstreamStderr(bytes: Uint8Array, end: boolean): string;

@@ -81,6 +81,12 @@ export interface ContextOptions {
   context?: CallContext;
 }
 
+/** A line discarded unread: its first and last bytes as they passed (up to 4 KiB each), from which the session reads its id. */
+export interface OversizeOptions extends ContextOptions {
+  head?: string | Uint8Array;
+  tail?: string | Uint8Array;
+}
+
 export type BatchPolicy = "reject" | "allow";
 
 export interface ValidateOptions extends ContextOptions {

@@ -96,9 +96,9 @@ function adapter() {
       });
       return {
         client: (b, c) => s.clientLine(b, ctx(c)),
-        clientOversize: (n, c) => s.clientOversize(BigInt(n), ctx(c)),
+        clientOversize: (n, head, tail, c) => s.clientOversize(BigInt(n), head, tail, ctx(c)),
         upstream: (b, c) => s.upstreamLine(b, ctx(c)),
-        upstreamOversize: (n, c) => s.upstreamOversize(BigInt(n), ctx(c)),
+        upstreamOversize: (n, head, tail, c) => s.upstreamOversize(BigInt(n), head, tail, ctx(c)),
         failed: (f, c) => s.upstreamFailed(failure(f), ctx(c)),
         expire: (c) => s.expire(ctx(c)),
         stderr: (b) => s.upstreamStderr(b),

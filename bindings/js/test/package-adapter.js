@@ -23,9 +23,9 @@ export function packageAdapter(pkg, guardPkg, runtime, redaction = guardPkg) {
       });
       return {
         client: (b, ctx) => s.clientLineJson(b, context(ctx)),
-        clientOversize: (n, ctx) => s.clientOversizeJson(n, context(ctx)),
+        clientOversize: (n, head, tail, ctx) => s.clientOversizeJson(n, { head, tail, ...context(ctx) }),
         upstream: (b, ctx) => s.upstreamLineJson(b, context(ctx)),
-        upstreamOversize: (n, ctx) => s.upstreamOversizeJson(n, context(ctx)),
+        upstreamOversize: (n, head, tail, ctx) => s.upstreamOversizeJson(n, { head, tail, ...context(ctx) }),
         failed: (f, ctx) => s.upstreamFailedJson(upstreamFailure(f), context(ctx)),
         expire: (ctx) => s.expireJson(context(ctx)),
         stderr: (b) => s.upstreamStderr(b),

@@ -6,8 +6,8 @@
 // redactWith(text, optionsText), redactJsonValue(valueText, optionsText), kinds(), maxInputBytes() (a number),
 // refusal(problem) (throws the refusal: problem is {unknown_dialect | unknown_format: name} or
 // {not_unicode | too_large: n}),
-// guard(options) → a session with client(bytes, ctx), clientOversize(n, ctx), upstream(bytes, ctx),
-// upstreamOversize(n, ctx), failed(failure, ctx), expire(ctx), stderr(bytes), stderrEnd(), log(text), close(),
+// guard(options) → a session with client(bytes, ctx), clientOversize(n, head, tail, ctx), upstream(bytes, ctx),
+// upstreamOversize(n, head, tail, ctx) (head, tail: bytes), failed(failure, ctx), expire(ctx), stderr(bytes), stderrEnd(), log(text), close(),
 // setEnv(pairs), and
 // failureOf(thrown) → the JSON-RPC error object of a refused input, or null. Every op returns the library's
 // output text (lookup: the kind name or null). `ctx` is {unixMillis, entropy: bigint}.
@@ -85,6 +85,9 @@ function run(adapter, c) {
   }
 }
 
+/** An oversize step's `head` or `tail`, as bytes (none when the step gives none). */
+const edge = (text) => new TextEncoder().encode(text ?? "");
+
 /** Runs a `guard` case's script on one session: one output text per step (format: tests/vectors/README.md). */
 function guardScript(adapter, c) {
   const session = adapter.guard(c.options ?? {});
@@ -95,10 +98,10 @@ function guardScript(adapter, c) {
       const ctx = { unixMillis: base.unixMillis + (step.at ?? 0), entropy: (base.entropy + BigInt(i)) % (1n << 64n) };
       if ("client" in step) outputs.push(session.client(new TextEncoder().encode(step.client), ctx));
       else if ("client_hex" in step) outputs.push(session.client(hexToBytes(step.client_hex), ctx));
-      else if ("client_oversize" in step) outputs.push(session.clientOversize(step.client_oversize, ctx));
+      else if ("client_oversize" in step) outputs.push(session.clientOversize(step.client_oversize, edge(step.head), edge(step.tail), ctx));
       else if ("upstream" in step) outputs.push(session.upstream(new TextEncoder().encode(step.upstream), ctx));
       else if ("upstream_hex" in step) outputs.push(session.upstream(hexToBytes(step.upstream_hex), ctx));
-      else if ("upstream_oversize" in step) outputs.push(session.upstreamOversize(step.upstream_oversize, ctx));
+      else if ("upstream_oversize" in step) outputs.push(session.upstreamOversize(step.upstream_oversize, edge(step.head), edge(step.tail), ctx));
       else if ("upstream_failed" in step) outputs.push(session.failed(step.upstream_failed, ctx));
       else if ("expire" in step) outputs.push(session.expire(ctx));
       else if ("upstream_stderr" in step) outputs.push(session.stderr(new TextEncoder().encode(step.upstream_stderr)));

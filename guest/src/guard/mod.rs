@@ -30,6 +30,7 @@ use crate::envelope::BatchPolicy;
 use crate::message::{self, json_type, Envelope, JsonType, Parsed};
 use crate::ordered::Fields;
 use crate::redact::Secrets;
+use crate::sniff;
 use crate::taxonomy::taxonomy;
 use rewrite::Answer;
 use serde_json::value::RawValue;
@@ -127,6 +128,10 @@ const SETTLED_WINDOW: usize = 1024;
 /// forgotten (its late response is then dropped): a server that keeps asking a client that never answers
 /// must not grow the session without bound. MCP servers ask a client rarely (sampling, elicitation, roots).
 const SERVER_REQUEST_WINDOW: usize = 1024;
+
+/// How much of each end of an oversize line the session reads an id from (a shell keeps as much of a line
+/// it discards: `head` and `tail` of the oversize calls).
+pub const SNIFF_BYTES: usize = 4096;
 
 /// How much of an unreadable line the operator's log shows.
 const LINE_EXCERPT_BYTES: usize = 512;
@@ -356,7 +361,8 @@ impl Session {
     pub fn client_line(&mut self, line: &[u8], ctx: CallContext) -> Outcome {
         let mut call = Call::new(ctx);
         if line.len() as u64 > self.options.max_bytes {
-            self.reject_oversize(line.len() as u64, &mut call);
+            let edge = SNIFF_BYTES.min(line.len());
+            self.reject_oversize(line.len() as u64, &line[..edge], &line[line.len() - edge..], &mut call);
             return self.finish(call);
         }
         match std::str::from_utf8(line) {
@@ -381,16 +387,43 @@ impl Session {
     }
 
     /// A client line longer than `max-bytes`, which the shell discarded unread: only its length is known.
-    pub fn client_oversize(&mut self, length: u64, ctx: CallContext) -> Outcome {
+    /// `head` and `tail`: the line's first and last bytes as the shell saw them pass (a few KiB each, or
+    /// none), from which its id is read so that the answer carries it.
+    pub fn client_oversize(&mut self, length: u64, head: &[u8], tail: &[u8], ctx: CallContext) -> Outcome {
         let mut call = Call::new(ctx);
-        self.reject_oversize(length, &mut call);
+        self.reject_oversize(length, head, tail, &mut call);
         self.finish(call)
     }
 
-    fn reject_oversize(&self, length: u64, call: &mut Call) {
+    /// Answers a client line too long to read. A request is answered with its own id when its head or tail
+    /// shows it (the client can then match the answer; with `null` it waited for its own timeout), unless
+    /// that id is in flight (the answer would be a second one for it). A response to one of the upstream's
+    /// requests is answered to the upstream instead, which would otherwise wait for it for ever.
+    fn reject_oversize(&mut self, length: u64, head: &[u8], tail: &[u8], call: &mut Call) {
         let details = format!("request exceeds {} bytes", self.options.max_bytes);
         let detail = format!("a client line of {length} bytes exceeds the limit of {} bytes; not read", self.options.max_bytes);
-        self.reply(call, "invalid-request", invalid_request("oversize", &details), Value::Null, detail);
+        let sniffed = sniff::sniff(head, tail);
+        let id = sniffed.id.as_deref().and_then(|text| serde_json::from_str::<&RawValue>(text).ok());
+        if sniffed.response && !sniffed.method {
+            let key = id.map(message::id_key);
+            if key.as_ref().is_some_and(|k| self.server_requests.remove(k).is_some()) && self.down.is_none() {
+                let error = crate::error::ErrorObject {
+                    code: -32600,
+                    message: "Invalid Request".into(),
+                    data: Some(json!({"reason": "oversize", "details": "the client's response exceeds the guard's limit"})),
+                };
+                let id = id.map(message::value).unwrap_or(Value::Null);
+                call.send(Peer::Upstream, crate::error::error_response(&error, id).to_string());
+            }
+            call.event(Event::new(EventName::Dropped, "warn").detail(format!("{detail} (a response)")));
+            return;
+        }
+        let in_flight = |raw: &RawValue| {
+            let key = message::id_key(raw);
+            self.pending.contains_key(&key) || self.batch_members.contains_key(&key)
+        };
+        let id = id.filter(|raw| !in_flight(raw)).map(message::value).unwrap_or(Value::Null);
+        self.reply(call, "invalid-request", invalid_request("oversize", &details), id, detail);
     }
 
     /// A client line's text; `rewritten`: the text to send in place of the line as read (when it was changed).
@@ -673,10 +706,31 @@ impl Session {
     }
 
     /// An upstream line longer than the shell's limit, discarded unread.
-    pub fn upstream_oversize(&mut self, length: u64, ctx: CallContext) -> Outcome {
+    /// `head` and `tail`: its first and last bytes as the shell saw them pass. A response whose id they show
+    /// answers its pending request at once, with the guard's error (it waited for its timeout, and was then
+    /// answered as one); a request of the upstream's whose id they show is refused to the upstream.
+    pub fn upstream_oversize(&mut self, length: u64, head: &[u8], tail: &[u8], ctx: CallContext) -> Outcome {
         let mut call = Call::new(ctx);
         let detail = format!("a line of {length} bytes from the upstream exceeds the guard's limit; discarded unread");
-        call.event(Event::new(EventName::Dropped, "error").detail(detail));
+        call.event(Event::new(EventName::Dropped, "error").detail(&detail));
+        let sniffed = sniff::sniff(head, tail);
+        let Some(id) = sniffed.id.as_deref().and_then(|text| serde_json::from_str::<&RawValue>(text).ok()) else {
+            return self.finish(call);
+        };
+        if sniffed.method {
+            let error = crate::error::ErrorObject {
+                code: -32600,
+                message: "Invalid Request".into(),
+                data: Some(json!({"reason": "oversize", "details": "the request exceeds the guard's limit"})),
+            };
+            call.send(Peer::Upstream, crate::error::error_response(&error, message::value(id)).to_string());
+        } else if let Some(pending) = self.take_pending(&message::id_key(id)) {
+            let f = fields(&[("message", json!(format!("the upstream's response of {length} bytes exceeds the guard's limit")))]);
+            let revision = self.revision_for(pending.revision.as_deref());
+            let a = self.answer(&mut call, "upstream-error", f, pending.id.clone(), Some(&pending.method), revision, detail);
+            call.event(a.event);
+            self.deliver_answer(pending, a.response, &mut call);
+        }
         self.finish(call)
     }
 

@@ -120,7 +120,7 @@ fn parse_and_oversize_errors_never_log_the_body() {
     let text = o.to_json();
     assert!(!text.contains("ghp_"), "{text}");
     assert_eq!(only_client_value(&o)["error"]["data"]["reason"], "oversize");
-    let o = small.client_oversize(1 << 30, ctx(T0));
+    let o = small.client_oversize(1 << 30, b"", b"", ctx(T0));
     assert_eq!(only_client_value(&o)["error"]["data"]["reason"], "oversize");
 }
 
@@ -734,4 +734,41 @@ fn an_upstream_request_with_an_unusable_id_is_not_relayed() {
     // A malformed notification is dropped without an answer.
     let o = upstream(&mut s, r#"{"jsonrpc":"2.0","method":5}"#);
     assert!(lines(&o, Peer::Client).is_empty() && lines(&o, Peer::Upstream).is_empty());
+}
+
+#[test]
+fn an_oversize_response_answers_its_request_at_once() {
+    for dialect in ["canonical", "mcp"] {
+        let mut s = session(dialect, Some(30_000), BatchPolicy::Reject);
+        client(&mut s, r#"{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"screenshot"}}"#);
+        client(&mut s, r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#);
+        // TypeScript writes the body first and the id last: only the tail shows it.
+        let o = s.upstream_oversize(70_000_000, br#"{"result":{"content":[{"type":"image","data":"iVBOR"#, br#"AAAA"}]},"jsonrpc":"2.0","id":"big"}"#, ctx(T0));
+        let r = only_client_value(&o);
+        assert_eq!(r["id"], "big", "{dialect}: {r}");
+        assert!(r["error"].is_object() || r["result"]["isError"] == true, "{r}");
+        assert_eq!(o.pending, 1, "only that request is answered");
+    }
+    // An oversize request of the upstream's is refused to it, not left waiting.
+    let mut s = canonical();
+    let o = s.upstream_oversize(70_000_000, br#"{"jsonrpc":"2.0","id":9,"method":"sampling/createMessage","params":{"#, b"", ctx(T0));
+    let told: Value = serde_json::from_str(&lines(&o, Peer::Upstream)[0]).unwrap();
+    assert_eq!((told["id"].clone(), told["error"]["data"]["reason"].clone()), (json!(9), json!("oversize")));
+}
+
+#[test]
+fn an_oversize_client_request_is_answered_with_its_id() {
+    let mut s = canonical();
+    let o = s.client_oversize(20_000_000, br#"{"method":"tools/call","params":{"arguments":{"blob":"AAAA"#, br#"AAA"}},"jsonrpc":"2.0","id":41}"#, ctx(T0));
+    assert_eq!(only_client_value(&o)["id"], 41);
+    // An id in flight is not answered twice: such an answer carries null.
+    client(&mut s, r#"{"jsonrpc":"2.0","id":42,"method":"ping"}"#);
+    let o = s.client_oversize(20_000_000, br#"{"jsonrpc":"2.0","id":42,"method":"tools/call""#, b"", ctx(T0));
+    assert_eq!(only_client_value(&o)["id"], Value::Null);
+    // A client response to the upstream's request, too large: the upstream gets the error, the client nothing.
+    upstream(&mut s, r#"{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{}}"#);
+    let o = s.client_oversize(20_000_000, br#"{"jsonrpc":"2.0","id":"s1","result":{"content":"#, b"", ctx(T0));
+    assert!(lines(&o, Peer::Client).is_empty());
+    let told: Value = serde_json::from_str(&lines(&o, Peer::Upstream)[0]).unwrap();
+    assert_eq!(told["id"], "s1");
 }

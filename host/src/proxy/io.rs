@@ -13,17 +13,36 @@ use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 pub enum Read {
     /// A line without its newline (a final line without one counts too).
     Line(Vec<u8>),
-    /// A line longer than the cap, discarded unread: its length.
-    Oversize(u64),
+    /// A line longer than the cap, discarded unread: its length, and its first and last bytes (up to
+    /// [`EDGE_BYTES`] each), from which the session reads its id.
+    Oversize { length: u64, head: Vec<u8>, tail: Vec<u8> },
     Eof,
     Failed(std::io::Error),
 }
 
-/// Reads one line of at most `cap` bytes.
+/// How much of each end of an oversize line is kept for the session (its `SNIFF_BYTES`).
+pub const EDGE_BYTES: usize = 4096;
+
+/// The last [`EDGE_BYTES`] of `kept` followed by `more`.
+fn keep_tail(tail: &mut Vec<u8>, more: &[u8]) {
+    if more.len() >= EDGE_BYTES {
+        tail.clear();
+        tail.extend_from_slice(&more[more.len() - EDGE_BYTES..]);
+    } else {
+        tail.extend_from_slice(more);
+        if tail.len() > EDGE_BYTES {
+            tail.drain(..tail.len() - EDGE_BYTES);
+        }
+    }
+}
+
+/// Reads one line of at most `cap` bytes; of a longer one, only its ends are kept.
 pub async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, cap: usize) -> Read {
     let mut line = Vec::new();
     let mut total: u64 = 0;
     let mut oversize = false;
+    let mut tail = Vec::new();
+    let discarded = |line: Vec<u8>, tail: Vec<u8>, length: u64| Read::Oversize { length, head: line, tail };
     loop {
         let buf = match reader.fill_buf().await {
             Ok(buf) => buf,
@@ -32,25 +51,36 @@ pub async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, cap: usize) -> R
         if buf.is_empty() {
             return match (total, oversize) {
                 (0, _) => Read::Eof,
-                (_, true) => Read::Oversize(total),
+                (_, true) => discarded(line, tail, total),
                 (_, false) => Read::Line(line),
             };
         }
         let newline = memchr::memchr(b'\n', buf);
         let chunk = &buf[..newline.unwrap_or(buf.len())];
         total += chunk.len() as u64;
-        if !oversize {
-            if line.len() + chunk.len() > cap {
-                oversize = true;
-                line = Vec::new();
-            } else {
-                line.extend_from_slice(chunk);
+        if oversize {
+            // `line` is the head now: filled up to its size, then left alone.
+            let room = EDGE_BYTES.saturating_sub(line.len()).min(chunk.len());
+            line.extend_from_slice(&chunk[..room]);
+            keep_tail(&mut tail, chunk);
+        } else if line.len() + chunk.len() > cap {
+            oversize = true;
+            // What was read so far: its start is the head, its end (with this chunk) the tail so far.
+            keep_tail(&mut tail, &line);
+            keep_tail(&mut tail, chunk);
+            let head_len = line.len().min(EDGE_BYTES);
+            if head_len < EDGE_BYTES {
+                line.extend_from_slice(&chunk[..(EDGE_BYTES - head_len).min(chunk.len())]);
             }
+            line.truncate(EDGE_BYTES);
+            line.shrink_to_fit();
+        } else {
+            line.extend_from_slice(chunk);
         }
         let consumed = newline.map_or(buf.len(), |i| i + 1);
         reader.consume(consumed);
         if newline.is_some() {
-            return if oversize { Read::Oversize(total) } else { Read::Line(line) };
+            return if oversize { discarded(line, tail, total) } else { Read::Line(line) };
         }
     }
 }
@@ -170,7 +200,11 @@ mod tests {
         loop {
             match read_line(&mut r, cap).await {
                 Read::Line(l) => out.push(String::from_utf8(l).unwrap()),
-                Read::Oversize(n) => out.push(format!("<oversize {n}>")),
+                Read::Oversize { length, head, tail } => out.push(format!(
+                    "<oversize {length} {}..{}>",
+                    String::from_utf8_lossy(&head),
+                    String::from_utf8_lossy(&tail)
+                )),
                 Read::Eof => return out,
                 Read::Failed(e) => panic!("{e}"),
             }
@@ -180,9 +214,24 @@ mod tests {
     #[tokio::test]
     async fn lines_are_split_capped_and_resynchronized() {
         assert_eq!(lines(b"a\nbb\n\nccc", 10).await, ["a", "bb", "", "ccc"]);
-        assert_eq!(lines(b"0123456789ABC\nok\n", 10).await, ["<oversize 13>", "ok"]);
+        assert_eq!(lines(b"0123456789ABC\nok\n", 10).await, ["<oversize 13 0123456789ABC..0123456789ABC>", "ok"]);
         assert_eq!(lines(b"0123456789\n", 10).await, ["0123456789"]);
         assert!(lines(b"", 10).await.is_empty());
+    }
+
+    #[tokio::test]
+    async fn an_oversize_line_keeps_its_ends_only() {
+        let line: Vec<u8> = (0..20_000u32).map(|i| b'a' + (i % 26) as u8).collect();
+        let input = [line.as_slice(), b"\n"].concat();
+        let mut r = tokio::io::BufReader::with_capacity(700, &input[..]);
+        match read_line(&mut r, 5_000).await {
+            Read::Oversize { length, head, tail } => {
+                assert_eq!(length, 20_000);
+                assert_eq!(head, line[..EDGE_BYTES]);
+                assert_eq!(tail, line[line.len() - EDGE_BYTES..]);
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[tokio::test]

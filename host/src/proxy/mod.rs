@@ -417,9 +417,9 @@ async fn guard(args: Args, runtime: Runtime, metrics: Arc<Metrics>) -> u8 {
                         let outcome = shell.session.client_line(&line, Context::now());
                         shell.apply(outcome, Some(line), Some(at), permit, Some(&from_client));
                     }
-                    Read::Oversize(n) => {
+                    Read::Oversize { length, head, tail } => {
                         metrics.line_read(Peer::Client);
-                        let outcome = shell.session.client_oversize(n, Context::now());
+                        let outcome = shell.session.client_oversize(length, &head, &tail, Context::now());
                         shell.apply(outcome, None, Some(at), None, Some(&from_client));
                     }
                     Read::Eof | Read::Failed(_) => {
@@ -438,9 +438,9 @@ async fn guard(args: Args, runtime: Runtime, metrics: Arc<Metrics>) -> u8 {
                         let outcome = shell.session.upstream_line(&line, Context::now());
                         shell.apply(outcome, Some(line), Some(at), permit, Some(&from_upstream));
                     }
-                    Read::Oversize(n) => {
+                    Read::Oversize { length, head, tail } => {
                         metrics.line_read(Peer::Upstream);
-                        let outcome = shell.session.upstream_oversize(n, Context::now());
+                        let outcome = shell.session.upstream_oversize(length, &head, &tail, Context::now());
                         shell.apply(outcome, None, Some(at), None, Some(&from_upstream));
                     }
                     Read::Eof | Read::Failed(_) => {
@@ -553,9 +553,9 @@ async fn answer_without_upstream(mut shell: Shell, max_bytes: Option<u64>, code:
                     let outcome = shell.session.client_line(&line, Context::now());
                     shell.apply(outcome, Some(line), Some(at), permit, Some(&from_client));
                 }
-                Some(Input::Client(Read::Oversize(n), at, _)) => {
+                Some(Input::Client(Read::Oversize { length, head, tail }, at, _)) => {
                     shell.metrics.line_read(Peer::Client);
-                    let outcome = shell.session.client_oversize(n, Context::now());
+                    let outcome = shell.session.client_oversize(length, &head, &tail, Context::now());
                     shell.apply(outcome, None, Some(at), None, Some(&from_client));
                 }
                 Some(Input::WriteFailed(..)) | Some(Input::Client(Read::Eof | Read::Failed(_), ..)) | None => break,

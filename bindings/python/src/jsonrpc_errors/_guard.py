@@ -123,16 +123,23 @@ class GuardSession:
         """A line from the client (its newline removed)."""
         return str(self._call("[method]session.client-line", _raw(line, "line"), _context(context)))
 
-    def client_oversize_json(self, length: int, *, context: Optional[Context] = None) -> str:
-        """A client line longer than ``max_bytes``, discarded unread: its length."""
-        return str(self._call("[method]session.client-oversize", _u64(length, "length"), _context(context)))
+    def client_oversize_json(self, length: int, *, head: Union[bytes, str] = b"", tail: Union[bytes, str] = b"",
+                             context: Optional[Context] = None) -> str:
+        """A client line longer than ``max_bytes``, discarded unread: its length, and its first and last bytes
+        as they passed (up to 4 KiB each; none if none were kept), from which the session reads its id."""
+        return str(self._call("[method]session.client-oversize", _u64(length, "length"), _raw(head, "head"), _raw(tail, "tail"),
+                              _context(context)))
 
     def upstream_line_json(self, line: Union[bytes, str], *, context: Optional[Context] = None) -> str:
         """A line from the upstream's output (its newline removed)."""
         return str(self._call("[method]session.upstream-line", _raw(line, "line"), _context(context)))
 
-    def upstream_oversize_json(self, length: int, *, context: Optional[Context] = None) -> str:
-        return str(self._call("[method]session.upstream-oversize", _u64(length, "length"), _context(context)))
+    def upstream_oversize_json(self, length: int, *, head: Union[bytes, str] = b"", tail: Union[bytes, str] = b"",
+                               context: Optional[Context] = None) -> str:
+        """An upstream line longer than the shell takes, discarded unread: as :meth:`client_oversize_json` (a
+        response whose id its ends show answers its request at once)."""
+        return str(self._call("[method]session.upstream-oversize", _u64(length, "length"), _raw(head, "head"), _raw(tail, "tail"),
+                              _context(context)))
 
     def expire_json(self, *, context: Optional[Context] = None) -> str:
         """Answers (and cancels upstream) every request whose deadline has passed."""
@@ -177,14 +184,16 @@ class GuardSession:
     def client_line(self, line: Union[bytes, str], *, context: Optional[Context] = None) -> Outcome:
         return _loads(self.client_line_json(line, context=context))
 
-    def client_oversize(self, length: int, *, context: Optional[Context] = None) -> Outcome:
-        return _loads(self.client_oversize_json(length, context=context))
+    def client_oversize(self, length: int, *, head: Union[bytes, str] = b"", tail: Union[bytes, str] = b"",
+                        context: Optional[Context] = None) -> Outcome:
+        return _loads(self.client_oversize_json(length, head=head, tail=tail, context=context))
 
     def upstream_line(self, line: Union[bytes, str], *, context: Optional[Context] = None) -> Outcome:
         return _loads(self.upstream_line_json(line, context=context))
 
-    def upstream_oversize(self, length: int, *, context: Optional[Context] = None) -> Outcome:
-        return _loads(self.upstream_oversize_json(length, context=context))
+    def upstream_oversize(self, length: int, *, head: Union[bytes, str] = b"", tail: Union[bytes, str] = b"",
+                          context: Optional[Context] = None) -> Outcome:
+        return _loads(self.upstream_oversize_json(length, head=head, tail=tail, context=context))
 
     def expire(self, *, context: Optional[Context] = None) -> Outcome:
         return _loads(self.expire_json(context=context))

@@ -28,9 +28,9 @@ API: dict[str, Optional[tuple[tuple[Any, ...], str]]] = {
 GUARD: dict[str, Optional[tuple[tuple[Any, ...], str]]] = {
     "[constructor]session": None,
     "[method]session.client-line": (("bytes", ("record", (("unix-millis", "u64"), ("entropy", "u64"),))), "string"),
-    "[method]session.client-oversize": (("u64", ("record", (("unix-millis", "u64"), ("entropy", "u64"),))), "string"),
+    "[method]session.client-oversize": (("u64", "bytes", "bytes", ("record", (("unix-millis", "u64"), ("entropy", "u64"),))), "string"),
     "[method]session.upstream-line": (("bytes", ("record", (("unix-millis", "u64"), ("entropy", "u64"),))), "string"),
-    "[method]session.upstream-oversize": (("u64", ("record", (("unix-millis", "u64"), ("entropy", "u64"),))), "string"),
+    "[method]session.upstream-oversize": (("u64", "bytes", "bytes", ("record", (("unix-millis", "u64"), ("entropy", "u64"),))), "string"),
     "[method]session.upstream-failed": None,
     "[method]session.expire": ((("record", (("unix-millis", "u64"), ("entropy", "u64"),)),), "string"),
     "[method]session.upstream-stderr": (("bytes",), "string"),
