@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// Keys of the map input that are not the kind's own fields.
-const ENVELOPE_KEYS: [&str; 5] = ["kind", "id", "correlation_id", "timestamp", "protocol_version"];
+const ENVELOPE_KEYS: [&str; 4] = ["kind", "id", "correlation_id", "timestamp"];
 
 /// One validated map input.
 #[derive(Debug)]
@@ -21,9 +21,10 @@ pub struct ErrorInput<'a> {
     pub id: Value,
     pub correlation_id: Option<String>,
     pub timestamp: Option<String>,
-    /// The MCP revision the response answers under, when known: a result the dialect renders (a tool result,
-    /// a domain error) carries what that revision requires of results (`resultType` from 2026-07-28).
-    pub protocol_version: Option<String>,
+    /// A result the dialect renders (a tool result, a domain error) must say `"resultType": "complete"`: the
+    /// MCP revision the request was made under requires it (2026-07-28 on). Only a guard knows the revision;
+    /// not part of the map input.
+    pub result_type: bool,
     /// The target dialect's generic fields the caller gave (see `meta.dialect_fields`).
     pub generic: Fields,
 }
@@ -87,7 +88,6 @@ pub fn parse_fields(obj: Fields, dialect: &str) -> Result<ErrorInput<'static>, I
     check_id(&id)?;
     let correlation_id = optional_string(&obj, "correlation_id")?;
     let timestamp = optional_string(&obj, "timestamp")?;
-    let protocol_version = optional_string(&obj, "protocol_version")?;
     let mut fields = Fields::with_capacity(kind.fields.len());
     let mut generic = Fields::new();
     let dialect_fields = taxonomy().meta.generic_fields(dialect);
@@ -131,7 +131,7 @@ pub fn parse_fields(obj: Fields, dialect: &str) -> Result<ErrorInput<'static>, I
             }
         }
     }
-    Ok(ErrorInput { kind, fields, id, correlation_id, timestamp, protocol_version, generic })
+    Ok(ErrorInput { kind, fields, id, correlation_id, timestamp, result_type: false, generic })
 }
 
 /// Several errors for one request (e.g. several gates failed): the first gate in gate order wins;
@@ -226,13 +226,6 @@ fn camel_case(snake: &str) -> String {
     out
 }
 
-/// A result written under an MCP revision that requires `resultType` (2026-07-28 on) says it is complete.
-fn push_result_type(result: &mut Obj<'_>, input: &ErrorInput<'_>) {
-    if input.protocol_version.as_deref().is_some_and(|v| taxonomy().meta.protocol.requires_result_type(v)) {
-        result.push("resultType", "complete");
-    }
-}
-
 /// Renders a validated input in a dialect. Every string that reaches the output has been scrubbed.
 pub fn render<'a>(input: &ErrorInput<'a>, dialect: &str, ctx: &CallContext, env: &Secrets) -> Result<Obj<'a>, InputError> {
     let Some(which) = Dialect::from_name(dialect) else {
@@ -270,6 +263,8 @@ pub fn render<'a>(input: &ErrorInput<'a>, dialect: &str, ctx: &CallContext, env:
         None => ctx.correlation_id(),
     };
 
+    // Only a guard session learns a revision: without one (the npm base module) the code is left out.
+    let result_type = cfg!(feature = "mcp-revisions") && input.result_type;
     let mut response = Obj::with_capacity(3);
     response.push("jsonrpc", "2.0");
     match entry.style {
@@ -284,7 +279,9 @@ pub fn render<'a>(input: &ErrorInput<'a>, dialect: &str, ctx: &CallContext, env:
             let mut result = Obj::with_capacity(3);
             result.push("content", Value::Array(vec![Value::Object(content)]));
             result.push("isError", true);
-            push_result_type(&mut result, input);
+            if result_type {
+                result.push("resultType", "complete");
+            }
             response.push("result", result);
         }
         Style::Domain => {
@@ -324,7 +321,9 @@ pub fn render<'a>(input: &ErrorInput<'a>, dialect: &str, ctx: &CallContext, env:
             error.push("details", detail_obj);
             let mut result = Obj::with_capacity(2);
             result.push("error", error);
-            push_result_type(&mut result, input);
+            if result_type {
+                result.push("resultType", "complete");
+            }
             response.push("result", result);
         }
         Style::Error => {

@@ -61,14 +61,13 @@ pub struct Target<'a> {
     pub id: Option<Value>,
     /// The correlation id to put where the dialect carries one (generated from the context when none).
     pub correlation_id: Option<String>,
-    /// The MCP revision the request was made under, when known: a result written in place of the error
-    /// carries what that revision requires.
-    pub protocol_version: Option<&'a str>,
+    /// A result written in place of the error must carry `resultType` (the request's MCP revision requires it).
+    pub result_type: bool,
 }
 
 impl<'a> Target<'a> {
     pub fn standalone(dialect: &'a str) -> Self {
-        Target { dialect, results_allowed: true, id: None, correlation_id: None, protocol_version: None }
+        Target { dialect, results_allowed: true, id: None, correlation_id: None, result_type: false }
     }
 }
 
@@ -128,10 +127,14 @@ pub fn sanitize_response(response: &Map<String, Value>, target: &Target<'_>, ctx
         if let Some(c) = &target.correlation_id {
             input.insert("correlation_id".into(), json!(c));
         }
-        if let Some(v) = target.protocol_version {
-            input.insert("protocol_version".into(), json!(v));
-        }
-        return match parse_input(&Value::Object(input), dialect).and_then(|p| render(&p, dialect, ctx, env)) {
+        let parsed = parse_input(&Value::Object(input), dialect);
+        // Only a guard session learns a revision: without one (the npm base module) the code is left out.
+        #[cfg(feature = "mcp-revisions")]
+        let parsed = parsed.map(|mut p| {
+            p.result_type = target.result_type;
+            p
+        });
+        return match parsed.and_then(|p| render(&p, dialect, ctx, env)) {
             Ok(o) => o.into_value(),
             Err(_) => internal(id),
         };

@@ -36,14 +36,19 @@ pub struct Meta {
 #[derive(Debug)]
 pub struct Protocol {
     /// JSON-RPC 2.0's own codes.
+    #[cfg(test)]
     pub standard_codes: &'static [i32],
     /// MCP's implementation-defined range, lowest and highest.
+    #[cfg(test)]
     pub implementation_codes: (i32, i32),
     /// The range MCP reserves for the codes its spec defines, lowest and highest.
+    #[cfg(test)]
     pub spec_reserved_codes: (i32, i32),
     /// Codes earlier MCP revisions defined, retired and never reused.
+    #[cfg(test)]
     pub spec_retired_codes: &'static [i32],
     /// MCP revisions reached through the `initialize` handshake.
+    #[cfg(feature = "mcp-revisions")]
     pub mcp_handshake_revisions: &'static [&'static str],
 }
 
@@ -51,12 +56,12 @@ impl Protocol {
     /// A code whose meaning a protocol defines (JSON-RPC's own, or one MCP's spec owns): a guard keeps it,
     /// with the structure of its data, instead of re-labelling it as an upstream's own error.
     pub fn owns(&self, code: i64) -> bool {
-        let in_range = |(low, high): (i32, i32)| (i64::from(low)..=i64::from(high)).contains(&code);
-        self.standard_codes.iter().chain(self.spec_retired_codes).any(|&c| i64::from(c) == code) || in_range(self.spec_reserved_codes)
+        owned_by_protocol(code)
     }
 
     /// Whether results under MCP revision `revision` must carry `resultType`: every revision but the ones
     /// reached through the `initialize` handshake (a revision the taxonomy does not know yet is a newer one).
+    #[cfg(feature = "mcp-revisions")]
     pub fn requires_result_type(&self, revision: &str) -> bool {
         !self.mcp_handshake_revisions.contains(&revision)
     }
@@ -254,10 +259,15 @@ struct MetaRow {
     categories: &'static [(&'static str, &'static str)],
     dialects: &'static [(&'static str, &'static str)],
     dialect_fields: &'static [(&'static str, &'static [FieldRow])],
+    #[cfg(test)]
     standard_codes: &'static [i32],
+    #[cfg(test)]
     implementation_codes: (i32, i32),
+    #[cfg(test)]
     spec_reserved_codes: (i32, i32),
+    #[cfg(test)]
     spec_retired_codes: &'static [i32],
+    #[cfg(feature = "mcp-revisions")]
     mcp_handshake_revisions: &'static [&'static str],
 }
 
@@ -287,6 +297,8 @@ struct DialectRow {
 
 static ROWS: TaxonomyRows = include!(concat!(env!("OUT_DIR"), "/taxonomy_rows.rs"));
 
+include!(concat!(env!("OUT_DIR"), "/owned_codes.rs"));
+
 fn strings(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| s.to_string()).collect()
 }
@@ -310,10 +322,15 @@ fn owned(rows: &TaxonomyRows) -> Taxonomy {
         dialects: pairs(m.dialects),
         dialect_fields: m.dialect_fields.iter().map(|(d, fields)| (d.to_string(), field_list(fields))).collect(),
         protocol: Protocol {
+            #[cfg(test)]
             standard_codes: m.standard_codes,
+            #[cfg(test)]
             implementation_codes: m.implementation_codes,
+            #[cfg(test)]
             spec_reserved_codes: m.spec_reserved_codes,
+            #[cfg(test)]
             spec_retired_codes: m.spec_retired_codes,
+            #[cfg(feature = "mcp-revisions")]
             mcp_handshake_revisions: m.mcp_handshake_revisions,
         },
     };

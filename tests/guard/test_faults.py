@@ -399,12 +399,28 @@ def test_huge_upstream_line(start, cap):
 
 def test_oversize_client_line_is_answered_unread(start, received):
     g = start(["--max-bytes", "4096"])
+    # Answered under its own id, read from the line's first bytes as they passed; and with the id written
+    # last (as TypeScript writes it), from its last bytes.
     g.send({"jsonrpc": "2.0", "id": 1, "method": "echo", "params": {"pad": "x" * 10_000}})
-    error = assert_error(g.read(), None, -32600, "invalid-request")
+    error = assert_error(g.read(), 1, -32600, "invalid-request")
     assert error["data"]["reason"] == "oversize"
+    g.send(b'{"method":"echo","params":{"pad":"' + b"y" * 10_000 + b'"},"jsonrpc":"2.0","id":"last"}')
+    assert_error(g.read(), "last", -32600, "invalid-request")
     g.request(2, "echo")
     assert g.read()["id"] == 2
     assert [json.loads(line)["id"] for line in received()] == [2]
+
+
+def test_an_oversize_answer_is_answered_at_once_not_at_the_timeout(start):
+    # A response over --max-upstream-bytes cannot be relayed: its request is answered when it streams past,
+    # from the id its ends show (at the end here, as TypeScript servers write it), not when it times out.
+    g = start(["--max-upstream-bytes", "4096", "--timeout", "30"])
+    big = '{"result":{"content":[{"type":"text","text":"' + "z" * 20_000 + '"}]},"jsonrpc":"2.0","id":7}'
+    started = time.monotonic()
+    g.request(7, "say", {"lines": [big]})
+    error = assert_error(g.read(timeout=10), 7, -32019, "upstream-error")
+    assert "exceeds" in error["data"]["details"]
+    assert time.monotonic() - started < 10
 
 
 # ───────────────────────────── shutdown and processes ─────────────────────────────

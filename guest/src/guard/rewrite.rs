@@ -30,6 +30,18 @@ pub fn for_operator(text: &str, env: &Secrets) -> String {
     scrub::truncate(&redact::redact_with(text, env, &operator_policy()).text, DETAIL_BYTES)
 }
 
+/// Whether results written under `revision` (when known) must carry `resultType`.
+#[cfg(feature = "mcp-revisions")]
+fn requires_result_type(revision: Option<&str>) -> bool {
+    revision.is_some_and(|v| taxonomy().meta.protocol.requires_result_type(v))
+}
+
+/// Without the feature (the npm base module, which has no guard session) no revision is ever known.
+#[cfg(not(feature = "mcp-revisions"))]
+fn requires_result_type(_revision: Option<&str>) -> bool {
+    false
+}
+
 /// An error the guard answers with: the response text and the event that reports it.
 pub struct Answer {
     pub response: String,
@@ -38,9 +50,13 @@ pub struct Answer {
 
 /// Renders `kind` (with `fields`) as the response to a request, in the dialect.
 ///
-/// A kind the dialect does not define, or defines only as a result while the request is not a tool call,
-/// is answered with the dialect's `internal-error` (every dialect has one): the client gets a well-formed
-/// error in its own code space, and the operator's event still names what happened.
+/// A kind the dialect defines only as a result (MCP's `isError` tool results, the Error Model's domain
+/// errors) while the request is not a tool call is answered as the canonical dialect's error for it: its
+/// codes sit in MCP's implementation range and reuse none MCP owns (a taxonomy test holds them there), and
+/// they match what the MCP SDKs themselves answer (-32001 a timeout, -32000 a connection gone), so a client
+/// still sees a retryable timeout rather than a bare internal error. A kind the dialect does not define at
+/// all is answered with the dialect's `internal-error` (every dialect has one): a well-formed error in its
+/// own code space; the operator's event still names what happened.
 #[allow(clippy::too_many_arguments)]
 pub fn answer(
     dialect: &str,
@@ -55,10 +71,13 @@ pub fn answer(
 ) -> Answer {
     let t = taxonomy();
     let happened = t.kind(kind).expect("the guard answers with kinds of the taxonomy");
-    let fits = happened
-        .dialect(dialect)
-        .is_some_and(|entry| entry.style == Style::Error || method == Some(TOOL_CALL));
-    let (rendered_kind, fields) = if fits { (happened, fields) } else { (t.kind("internal-error").expect("internal-error is in the taxonomy"), Fields::new()) };
+    let entry = happened.dialect(dialect);
+    let fits = entry.is_some_and(|entry| entry.style == Style::Error || method == Some(TOOL_CALL));
+    let (dialect, rendered_kind, fields) = match (fits, entry) {
+        (true, _) => (dialect, happened, fields),
+        (false, Some(_)) => ("canonical", happened, fields),
+        (false, None) => (dialect, t.kind("internal-error").expect("internal-error is in the taxonomy"), Fields::new()),
+    };
     let correlation_id = ctx.correlation_id();
     let input = ErrorInput {
         kind: rendered_kind,
@@ -66,7 +85,7 @@ pub fn answer(
         id: id.clone(),
         correlation_id: Some(correlation_id.clone()),
         timestamp: None,
-        protocol_version: revision.map(str::to_string),
+        result_type: requires_result_type(revision),
         generic: Fields::new(),
     };
     let response = match render(&input, dialect, ctx, env) {
@@ -102,7 +121,7 @@ pub fn sanitized_error(
         results_allowed: method == Some(TOOL_CALL),
         id: Some(id.clone()),
         correlation_id: Some(correlation_id.clone()),
-        protocol_version: revision,
+        result_type: requires_result_type(revision),
     };
     let rewritten = sanitize_response(response, &target, ctx, env);
     let code = rewritten.pointer("/error/code").and_then(Value::as_i64).and_then(|c| i32::try_from(c).ok());
