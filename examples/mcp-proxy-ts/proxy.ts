@@ -1,30 +1,29 @@
-// An MCP stdio proxy on the official TypeScript SDK with the guard in the middle: it decides exactly what
-// `jsonrpc-errors guard` decides (the policy is the same WebAssembly, reached through `jsonrpc-errors/mcp`).
-// The client talks to an SDK `StdioServerTransport` (this process's stdin/stdout); the upstream is an SDK
-// `StdioClientTransport`, wrapped by `guardTransport`; messages are relayed both ways.
+// An MCP stdio proxy with the guard in the middle: it decides exactly what `jsonrpc-errors guard` decides (the
+// policy is the same WebAssembly, reached through `jsonrpc-errors/mcp`'s GuardedTransport). The client's
+// lines come from this process's stdin and its answers go to stdout; the upstream is a child process
+// (stdio.ts). Both sides carry lines as bytes: the guard judges the bytes the client wrote and forwards
+// exactly those bytes, as the CLI does (the SDK's stdio transports would parse and re-serialize every line).
 //
 //   examples/mcp-proxy-ts/setup.sh        # npm ci + tsc: proxy.ts -> proxy.js (idempotent)
 //   node examples/mcp-proxy-ts/proxy.js [--dialect D] [--timeout SECS] -- CMD [ARGS...]
 //
 // Defaults as the CLI's: dialect "canonical", timeout 50 s (0: none). stdout carries only messages; stderr
 // gets JSON log lines (the guard's events, and the upstream's stderr, redacted). The proxy exits when the
-// client closes stdin (or on SIGTERM/SIGINT/SIGHUP; the SDK then closes the upstream's stdin, and sends
-// SIGTERM and SIGKILL 2 s apart if it lingers), or when the upstream ends, once every pending request has
-// been answered. Exit status: 0, or 2 for bad arguments, 126/127 if CMD cannot be run or is not found.
-//
-// The guard judges the bytes the client wrote, as the CLI does (stdio.ts pairs them with the SDK's
-// parse), so even a line the SDK cannot parse gets the CLI's answer.
+// client closes stdin (or on SIGTERM/SIGINT/SIGHUP: the upstream's stdin is closed, then its process group
+// and its descendants get SIGTERM and SIGKILL 2 s apart if it lingers), or when the upstream exits, once
+// every pending request has been answered; nothing the upstream started is left running. Exit status as
+// the CLI's: the upstream's own (128+N if signal N ended it), 124 if the proxy had to terminate it, 2 for
+// bad arguments, 126/127 if CMD cannot be run or is not found.
 
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { GuardSession, setEnvironment } from "jsonrpc-errors/guard";
 import { guardTransport, type Dialect, type GuardedTransport } from "jsonrpc-errors/mcp";
-import { relayStderr, startClient, type ClientLine, type ClientLines } from "./stdio.js";
+import { readLines, relayStderr, UpstreamProcess, writeLine, type Line, type LineReader } from "./stdio.js";
 
-const MAX_BYTES = 10 * 1024 * 1024; // the guard's default largest client message
-const SDK_BUFFER_BYTES = 64 * 1024 * 1024; // the CLI's --max-upstream-bytes (the SDK's own default is 10 MiB)
+const MAX_BYTES = 10 * 1024 * 1024; // the guard's default largest client message (--max-bytes)
+const MAX_UPSTREAM_BYTES = 64 * 1024 * 1024; // the CLI's --max-upstream-bytes
+const GRACE_MS = 2_000; // the CLI's --grace
 
 function log(level: string, event: string, message: string, fields: object = {}): void {
   process.stderr.write(`${JSON.stringify({ timestamp: new Date().toISOString(), level: level.toUpperCase(), message, event, ...fields })}\n`);
@@ -47,8 +46,7 @@ const timeout = Number(flags.timeout ?? "50");
 if (!(timeout >= 0)) usage("--timeout takes seconds (0: none)");
 
 setEnvironment(process.env); // the environment's secret values are scrubbed from everything, as the CLI does
-const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
-const upstream = new StdioClientTransport({ command, args, env, stderr: "pipe", maxBufferSize: SDK_BUFFER_BYTES });
+const upstream = new UpstreamProcess(command, args, { env: process.env, maxLineBytes: MAX_UPSTREAM_BYTES, graceMs: GRACE_MS });
 let guarded: GuardedTransport;
 try {
   guarded = guardTransport(upstream, {
@@ -60,11 +58,8 @@ try {
 } catch (error) {
   usage((error as Error).message); // an unknown dialect: the library's own refusal
 }
-const client = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: SDK_BUFFER_BYTES });
 
-const stderr = relayStderr(upstream.stderr, guarded, (line) => log("info", "upstream-stderr", line));
-
-/** Text about the upstream that is not its stderr (a transport's error), redacted for the log on a session of
+/** Text about the upstream that is not its stderr (a failed write), redacted for the log on a session of
  *  its own: the stderr stream's session carries a key block one read leaves open into the next, and would
  *  take this text for the block's continuation. */
 function redactedForLog(text: string): string {
@@ -76,20 +71,28 @@ function redactedForLog(text: string): string {
   }
 }
 
-// A forwarded line goes upstream as its own parse, not the SDK's (which drops members its schema lacks).
-const relay = (line: ClientLine): void => {
-  const sent = typeof line === "number" ? guarded.sendOversize(line) : guarded.sendLine(line);
-  sent.catch((e: Error) => log("warn", "upstream-write-failed", redactedForLog(e.message)));
+const relay = (line: Line): void => {
+  const sent = Buffer.isBuffer(line) ? guarded.sendLine(line) : guarded.sendOversize(line.length, { head: line.head, tail: line.tail });
+  sent.catch((e: Error) => log("warn", "client-line-failed", redactedForLog(e.message)));
 };
-guarded.onmessage = (message) => void client.send(message);
+// What the guard sends the client is written as it is: the upstream's bytes, or the guard's own line.
+guarded.onrawline = (line) => void writeLine(process.stdout, line).catch(() => stop("the client stopped reading")());
 guarded.onerror = (error) => log("warn", "upstream-transport-error", redactedForLog(error.message));
+
+let stderr: ReturnType<typeof relayStderr> | undefined;
 guarded.onclose = async () => {
-  await stderr.drain(500); // what the upstream wrote to stderr as it died is still on its way
-  log("info", "exit", "the upstream ended; the proxy exits");
-  process.stdout.write("", () => process.exit(0));
+  // Every pending request has been answered. An upstream that closed its output but runs on is stopped
+  // first, as the CLI does; then whatever it left behind goes, and its last stderr is relayed.
+  await upstream.close();
+  const leftovers = await upstream.killLeftovers();
+  if (leftovers > 0) log("info", "leftovers", "terminated what was left of the upstream's process tree", { count: leftovers });
+  await stderr?.drain(500);
+  const status = upstream.exitStatus();
+  log("info", "exit", `the upstream ended; the proxy exits with ${status}`, { status });
+  process.stdout.write("", () => process.exit(status));
 };
 
-let clientLines: ClientLines | undefined;
+let clientLines: LineReader | undefined;
 let stopping = false;
 const stop = (why: string) => () => {
   if (stopping) return;
@@ -110,4 +113,6 @@ try {
   process.exit((error as NodeJS.ErrnoException).code === "ENOENT" ? 127 : 126);
 }
 log("info", "started", `upstream ${JSON.stringify(command)} started`, { pid: upstream.pid });
-clientLines = await startClient(client, process.stdin, MAX_BYTES, relay, (e) => log("warn", "client-input-failed", e.message));
+stderr = relayStderr(upstream.stderr, guarded, (line) => log("info", "upstream-stderr", line));
+clientLines = readLines(process.stdin, MAX_BYTES, relay);
+process.stdin.on("error", (e) => log("warn", "client-input-failed", e.message));

@@ -4,17 +4,53 @@
 // goes to the session, and the steps it returns are carried out in order.
 //
 // The SDK is imported for its types only (it is an optional peer dependency); the one runtime use, McpError
-// for tool errors outside the `mcp` dialect, is a dynamic import made when such an error happens.
+// for tool errors the guard answers with an error object, is a dynamic import made when such an error happens.
 
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
 import { ArgumentTypeError, JsonRpcErrorsError, WasmFaultError } from "./errors.js";
-import { GuardSession, type EventStep, type GuardOptions, type GuardOutcome, type UpstreamFailure } from "./guard.js";
+import { GuardSession, type EventStep, type GuardOptions, type GuardOutcome, type SendStep, type ForwardStep, type UpstreamFailure } from "./guard.js";
+import { maxInputBytes } from "./runtime.js";
 import type { Dialect } from "./taxonomy.js";
 
 /** The `jsonrpc-errors guard` CLI's default `--timeout` (50 s, below the 60 s most MCP clients wait). */
 export const DEFAULT_TIMEOUT_MS = 50_000;
+
+/**
+ * A transport that carries each message as the line it is on the wire (a child process's stdio, a socket):
+ * the guard is handed the bytes as read and forwards exactly those bytes, so nothing is lost to a parse
+ * (an id beyond 2^53, an id spelled `1E2` or `1.5`, a member no schema knows). `GuardedTransport` is one
+ * itself (toward its user); examples/mcp-proxy-ts/stdio.ts has one for an upstream process.
+ */
+/** A discarded line's first and last bytes, as they passed (up to 4 KiB each). */
+export interface LineEnds {
+  head: Uint8Array;
+  tail: Uint8Array;
+}
+
+/** The ends of a line held whole that is too long for the guard to read. */
+function endsOf(line: string | Uint8Array): LineEnds {
+  const bytes = typeof line === "string" ? encoder.encode(line) : line;
+  const edge = Math.min(4096, bytes.length);
+  return { head: bytes.subarray(0, edge), tail: bytes.subarray(bytes.length - edge) };
+}
+
+export interface LineTransport {
+  start(): Promise<void>;
+  /** Writes `line` (no newline in it) exactly as given. */
+  sendLine(line: string | Uint8Array): Promise<void>;
+  close(): Promise<void>;
+  /** A line as read, its newline removed. */
+  onrawline?: ((line: Uint8Array) => void) | undefined;
+  /** A line longer than the transport takes, discarded as it streamed: its length, and its first and last
+   *  bytes when it kept them (the guard reads the line's id there, to answer it at once). */
+  onoversize?: ((length: number, ends?: LineEnds) => void) | undefined;
+  /** The transport has ended (it must say so: nothing else tells the guard), with how the upstream ended
+   *  when it knows (a process's exit status). */
+  onclose?: ((failure?: UpstreamFailure) => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+}
 
 export interface GuardTransportOptions {
   /** Default "canonical", as the CLI. */
@@ -30,73 +66,127 @@ export interface GuardTransportOptions {
   /** Every event the guard reports (answered, sanitized, redacted, dropped, ...): for the operator's log
    *  and metrics. Events carry no message body; `detail` is redacted (it keeps stack traces and paths). */
   onEvent?: (event: EventStep) => void;
-  /** What the guard is told when the inner transport closes (default "closed-output": the SDK's transports
-   *  do not say whether a process exited, or with which status). Only the operator's log shows it. */
-  upstreamFailure?: () => UpstreamFailure;
+  /** What the guard is told when an SDK transport closes, or loses its connection (`error`: what it
+   *  reported). Default "closed-output": the SDK's transports do not say whether a process exited, or with
+   *  which status. Only the operator's log shows it. A `LineTransport` says itself, in its `onclose`. */
+  upstreamFailure?: (error?: Error) => UpstreamFailure;
 }
 
-/** Where a line the session was given came from, for a `forward` step: the message as it arrived. */
+/** Where a line the session was given came from, for a `forward` step. */
 interface Arrival {
-  message(): JSONRPCMessage;
+  /** What the session was given: forwarded byte for byte where the far side takes lines. */
+  line?: string | Uint8Array;
+  /** The message as an SDK transport parsed it (else the line's own parse, when a side wants messages). */
+  message?: JSONRPCMessage;
   options?: TransportSendOptions | undefined;
   extra?: MessageExtraInfo | undefined;
 }
 
-const NOTHING_ARRIVED: Arrival = {
-  message() {
-    throw new JsonRpcErrorsError("the guard asked to forward a line it was not given");
-  },
-};
+const NOTHING_ARRIVED: Arrival = {};
 
 /** How long the session outlives its transport for the upstream's last stderr (`upstreamStderr`). */
 const LATE_LOG_MS = 5_000;
+
+/** How long an SDK transport that lost its connection gets to close (and deliver what it still has) before
+ *  the guard answers for the upstream: the CLI's wait between an upstream's exit and its output's end. */
+const CONNECTION_SETTLE_MS = 500;
 
 /** setTimeout's longest delay; a later deadline is waited for in steps (the session re-reports it). */
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
 const decoder = new TextDecoder();
+const encoder = new TextEncoder();
 
 function asError(value: unknown): Error {
   return value instanceof Error ? value : new Error(String(value));
 }
 
+function carriesLines(inner: Transport | LineTransport): inner is LineTransport {
+  return typeof (inner as Partial<LineTransport>).sendLine === "function";
+}
+
+/** The line's length in bytes when it is longer than the guard module takes (64 MiB; it is then told the
+ *  length, as of a line discarded unread), else null. */
+function tooLongForTheGuard(line: string | Uint8Array): number | null {
+  const max = maxInputBytes();
+  if (typeof line !== "string") return line.length > max ? line.length : null;
+  if (line.length * 3 <= max) return null; // at most 3 bytes per UTF-16 unit: no need to encode
+  const length = encoder.encode(line).length;
+  return length > max ? length : null;
+}
+
+function parsed(arrival: Arrival): JSONRPCMessage {
+  if (arrival.message !== undefined) return arrival.message;
+  const { line } = arrival;
+  if (line === undefined) throw new JsonRpcErrorsError("the guard asked to forward a line it was not given");
+  return JSON.parse(typeof line === "string" ? line : decoder.decode(line)) as JSONRPCMessage;
+}
+
+/**
+ * Whether an SDK transport's error means its connection to the upstream is gone, not that one message
+ * failed. The SDK's transports report a message they could not parse (a stray `print`, a schema mismatch)
+ * as a SyntaxError or a ZodError: that costs the message only. A lost connection shows as fetch's TypeError
+ * ("fetch failed" when a request cannot reach the server, "terminated" when its response breaks), a socket's
+ * or a pipe's system error (ECONNRESET, EPIPE, ...), or, from the Streamable HTTP transport, only as the text
+ * of the error it makes of a broken response stream.
+ */
+function lostConnection(error: Error): boolean {
+  if (error.name === "SyntaxError" || error.name === "ZodError") return false;
+  if (error instanceof TypeError || typeof (error as { code?: unknown }).code === "string") return true;
+  return /^(SSE stream disconnected|Failed to reconnect SSE stream|Maximum reconnection attempts)/.test(error.message);
+}
+
 /**
  * An SDK `Transport` to an upstream server with the guard in front of it: hand it to `Client.connect`, or
- * pump a proxy's client-facing transport into it. `inner` is the transport to the upstream (a
- * `StdioClientTransport`, a `StreamableHTTPClientTransport`, one end of an `InMemoryTransport` pair, ...).
+ * pump a proxy's client-facing transport into it. `inner` is the transport to the upstream: an SDK one (a
+ * `StdioClientTransport`, a `StreamableHTTPClientTransport`, one end of an `InMemoryTransport` pair, ...) or
+ * a {@link LineTransport}.
  *
  * - `send` (the client side's messages) checks each message with the guard (`clientLine` of its JSON text):
  *   a forwarded message is passed to `inner.send` as the same object, with the same send options; a message
  *   the guard answers (an id already in flight, the upstream gone, ...) is answered through `onmessage`.
+ *   `sendLine` does the same for a line as the client wrote it.
  * - The upstream's messages go through the guard too: relayed to `onmessage` as they came (with their extra
  *   info), or rewritten (sanitized errors, redacted `isError` results), or dropped.
+ * - With `onrawline` set, what goes to the client side is handed on as its line instead (the upstream's bytes
+ *   as read from a `LineTransport`, or the guard's own line); with a `LineTransport` inside, what goes
+ *   upstream is the client's line exactly: between two line transports, ids and numbers keep their spelling.
  * - A request that waits longer than `timeoutMs` is answered with the timeout error and cancelled upstream.
- * - When `inner` closes (or cannot start), every pending request is answered through `onmessage` before
- *   `onclose` is called: the client never waits for an answer that cannot come.
+ * - When `inner` closes (or cannot start, or an SDK transport loses its connection: a failed write, a broken
+ *   stream), every pending request is answered through `onmessage` before `onclose` is called, and every
+ *   later one too: the client never waits for an answer that cannot come, and `send` never throws for it.
  */
-export class GuardedTransport implements Transport {
-  readonly inner: Transport;
+export class GuardedTransport implements Transport, LineTransport {
+  readonly inner: Transport | LineTransport;
   onclose?: (() => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
   onmessage?: (<T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void) | undefined;
+  /** When set, everything for the client side arrives here as its line, and `onmessage` is not called. */
+  onrawline?: ((line: string | Uint8Array) => void) | undefined;
   setProtocolVersion?: ((version: string) => void) | undefined;
 
+  readonly #lines: LineTransport | undefined;
+  readonly #sessionOptions: GuardOptions;
   readonly #session: GuardSession;
   #sessionFreed = false;
   readonly #onEvent: ((event: EventStep) => void) | undefined;
-  readonly #upstreamFailure: () => UpstreamFailure;
+  readonly #upstreamFailure: (error?: Error) => UpstreamFailure;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #timerDeadline: number | null = null;
   #pending = 0;
-  #upstreamGone = false;
+  /** What the session was told when the upstream could no longer answer. */
+  #failure: UpstreamFailure | undefined;
+  #lostTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Errors the inner transport reported itself (a failed write it also rejects is not reported twice). */
+  readonly #reported = new WeakSet<object>();
   #closed = false;
   #closing: Promise<void> | undefined;
   /** The session's module trapped: nothing more can be decided, so nothing more is relayed. */
   #broken = false;
 
-  constructor(inner: Transport, options: GuardTransportOptions = {}) {
-    if (typeof inner !== "object" || inner === null || typeof inner.send !== "function") {
-      throw new ArgumentTypeError("inner must be an MCP SDK Transport");
+  constructor(inner: Transport | LineTransport, options: GuardTransportOptions = {}) {
+    if (typeof inner !== "object" || inner === null || (typeof (inner as Transport).send !== "function" && !carriesLines(inner))) {
+      throw new ArgumentTypeError("inner must be an MCP SDK Transport or a LineTransport");
     }
     if (typeof options !== "object" || options === null) throw new ArgumentTypeError("options must be an object");
     const { onEvent, upstreamFailure } = options;
@@ -109,20 +199,32 @@ export class GuardedTransport implements Transport {
     if (options.batch !== undefined) sessionOptions.batch = options.batch;
     if (options.upstream !== undefined) sessionOptions.upstream = options.upstream;
     this.#session = new GuardSession(sessionOptions);
+    this.#sessionOptions = sessionOptions;
     this.#onEvent = onEvent;
     this.#upstreamFailure = upstreamFailure ?? (() => "closed-output");
     this.inner = inner;
+    if (carriesLines(inner)) {
+      this.#lines = inner;
+      inner.onrawline = (line) => this.#fromUpstream(line, { line });
+      inner.onoversize = (length, ends) => this.#fromUpstreamOversize(length, ends);
+      inner.onclose = (failure) => this.#innerClosed(failure);
+      inner.onerror = (error) => this.onerror?.(error);
+      return;
+    }
     if (typeof inner.setProtocolVersion === "function") {
       this.setProtocolVersion = (version) => inner.setProtocolVersion?.(version);
     }
-    inner.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => this.#fromUpstream(message, extra);
-    inner.onerror = (error: Error) => this.onerror?.(error);
+    inner.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
+      const line = JSON.stringify(message);
+      this.#fromUpstream(line, { line, message, extra });
+    };
+    inner.onerror = (error: Error) => this.#innerError(error);
     inner.onclose = () => this.#innerClosed();
   }
 
   /** The inner transport's session id (Streamable HTTP has one). */
   get sessionId(): string | undefined {
-    return this.inner.sessionId;
+    return (this.inner as Partial<Transport>).sessionId;
   }
 
   /** Client requests waiting for the upstream. */
@@ -130,7 +232,8 @@ export class GuardedTransport implements Transport {
     return this.#pending;
   }
 
-  /** Whether the transport has closed (after which `send` throws, as the SDK's transports do). */
+  /** Whether the transport has closed. The guard still answers what the client side sends (the upstream
+   *  is gone: every request gets the error that says so). */
   get closed(): boolean {
     return this.#closed;
   }
@@ -145,33 +248,38 @@ export class GuardedTransport implements Transport {
     }
   }
 
-  /** A message from the client side, on its way to the upstream. */
+  /** A message from the client side, on its way to the upstream. Never throws for a request: one that
+   *  cannot reach the upstream is answered by the guard. */
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    this.#assertOpen();
-    const outcome = this.#decide((s) => s.clientLine(JSON.stringify(message)));
-    if (outcome !== undefined) await this.#carryOut(outcome, { message: () => message, options });
+    const line = JSON.stringify(message);
+    await this.#fromClient(line, { line, message, options });
   }
 
   /**
    * A line exactly as the client wrote it (its newline removed), for a proxy that reads its client's bytes
    * itself: the guard judges the bytes, as the CLI does, so what no `JSONRPCMessage` can carry (a line that
    * is not JSON, a batch, a member given twice, a stray member) is answered as the CLI answers it. A
-   * forwarded line is sent on as `message` when given (the client-facing transport's parse of it), else
-   * as the line's own parse.
+   * forwarded line goes to a `LineTransport` as these bytes; to an SDK transport as `message` when given
+   * (the client-facing transport's parse of it), else as the line's own parse (a number id no double holds
+   * exactly, beyond 2^53, then reaches the upstream as another number: its answer is dropped as an answer
+   * to nothing, and the request answered when it times out).
    */
   async sendLine(line: string | Uint8Array, message?: JSONRPCMessage): Promise<void> {
-    this.#assertOpen();
     if (typeof line !== "string" && !(line instanceof Uint8Array)) throw new ArgumentTypeError("line must be a string or a Uint8Array");
-    const outcome = this.#decide((s) => s.clientLine(line));
-    const parsed = () => message ?? (JSON.parse(typeof line === "string" ? line : decoder.decode(line)) as JSONRPCMessage);
-    if (outcome !== undefined) await this.#carryOut(outcome, { message: parsed });
+    await this.#fromClient(line, message === undefined ? { line } : { line, message });
   }
 
-  /** A client line longer than `maxBytes`, discarded unread (its length): answered with the oversize error. */
-  async sendOversize(length: number): Promise<void> {
-    this.#assertOpen();
-    const outcome = this.#decide((s) => s.clientOversize(length));
+  /** A client line longer than `maxBytes`, discarded unread (its length, and its ends when they were kept):
+   *  answered with the oversize error, under the request's own id when its ends show it. */
+  async sendOversize(length: number, ends?: LineEnds): Promise<void> {
+    const outcome = this.#decide((s) => s.clientOversize(length, ends));
     if (outcome !== undefined) await this.#carryOut(outcome, NOTHING_ARRIVED);
+  }
+
+  async #fromClient(line: string | Uint8Array, arrival: Arrival): Promise<void> {
+    const length = tooLongForTheGuard(line);
+    const outcome = this.#decide((s) => (length === null ? s.clientLine(line) : s.clientOversize(length, endsOf(line))));
+    if (outcome !== undefined) await this.#carryOut(outcome, arrival);
   }
 
   /**
@@ -222,15 +330,20 @@ export class GuardedTransport implements Transport {
     return this.#closing;
   }
 
-  #assertOpen(): void {
-    if (this.#closed) throw new Error("Not connected");
-  }
-
   /** Runs a session call; a trap of the guard module ends the transport (no policy, no relaying). */
   #decide(call: (session: GuardSession) => GuardOutcome): GuardOutcome | undefined {
     if (this.#broken) return undefined;
     try {
-      return call(this.#session);
+      if (!this.#sessionFreed) return call(this.#session);
+      // The transport closed a while ago and its session is freed: a session of its own, told what this one
+      // was told, answers what the client side still sends.
+      const late = new GuardSession(this.#sessionOptions);
+      try {
+        late.upstreamFailed(this.#failure ?? "closed-output");
+        return call(late);
+      } finally {
+        late.close();
+      }
     } catch (error) {
       if (!(error instanceof WasmFaultError)) throw error;
       this.#broken = true;
@@ -240,22 +353,30 @@ export class GuardedTransport implements Transport {
     }
   }
 
-  #fromUpstream(message: JSONRPCMessage, extra: MessageExtraInfo | undefined): void {
+  #fromUpstream(line: string | Uint8Array, arrival: Arrival): void {
     if (this.#closed) return;
     let outcome: GuardOutcome | undefined;
     try {
-      outcome = this.#decide((s) => s.upstreamLine(JSON.stringify(message)));
+      const length = tooLongForTheGuard(line);
+      outcome = this.#decide((s) => (length === null ? s.upstreamLine(line) : s.upstreamOversize(length, endsOf(line))));
     } catch (error) {
       this.onerror?.(asError(error));
       return;
     }
-    if (outcome !== undefined) this.#carryOut(outcome, { message: () => message, extra }).catch((e: unknown) => this.onerror?.(asError(e)));
+    if (outcome !== undefined) void this.#carryOut(outcome, arrival);
+  }
+
+  #fromUpstreamOversize(length: number, ends?: LineEnds): void {
+    if (this.#closed) return;
+    const outcome = this.#decide((s) => s.upstreamOversize(length, ends));
+    if (outcome !== undefined) void this.#carryOut(outcome, NOTHING_ARRIVED);
   }
 
   /**
-   * The steps, in order: events to `onEvent`, lines to the client side through `onmessage` (delivered
-   * synchronously, as `InMemoryTransport` does, so order is kept), lines to the upstream through
-   * `inner.send`. Resolves when the upstream writes are done; rejects with the first that failed.
+   * The steps, in order: events to `onEvent`, lines to the client side through `onrawline` or `onmessage`
+   * (delivered synchronously, as `InMemoryTransport` does, so order is kept), lines to the upstream through
+   * `inner`. Resolves when the upstream writes are done; a write that fails is the upstream's failure, not
+   * the caller's (see #writeFailed): the promise never rejects.
    */
   #carryOut(outcome: GuardOutcome, arrival: Arrival): Promise<void> {
     const writes: Promise<void>[] = [];
@@ -267,19 +388,75 @@ export class GuardedTransport implements Transport {
           // A failing log callback must not cost anyone the steps after it (an answer, a cancellation).
           this.onerror?.(asError(error));
         }
-        continue;
-      }
-      const forwarded = step.step === "forward";
-      const message = forwarded ? arrival.message() : (JSON.parse(step.line) as JSONRPCMessage);
-      if (step.to === "client") {
-        this.onmessage?.(message, forwarded ? arrival.extra : undefined);
+      } else if (step.to === "client") {
+        this.#toClient(step, arrival);
       } else {
-        writes.push(this.inner.send(message, forwarded ? arrival.options : undefined));
+        writes.push(this.#toUpstream(step, arrival));
       }
     }
     this.#pending = outcome.pending;
     this.#arm(outcome.deadline);
     return writes.length === 0 ? Promise.resolve() : Promise.all(writes).then(() => undefined);
+  }
+
+  #toClient(step: ForwardStep | SendStep, arrival: Arrival): void {
+    try {
+      if (this.onrawline !== undefined) {
+        this.onrawline(step.step === "send" ? step.line : (arrival.line ?? JSON.stringify(parsed(arrival))));
+      } else if (step.step === "send") {
+        this.onmessage?.(JSON.parse(step.line) as JSONRPCMessage);
+      } else {
+        this.onmessage?.(parsed(arrival), arrival.extra);
+      }
+    } catch (error) {
+      // The client side's own failure: it must neither cost the steps after it nor reach the inner transport
+      // (which would report it as its own error).
+      this.onerror?.(asError(error));
+    }
+  }
+
+  #toUpstream(step: ForwardStep | SendStep, arrival: Arrival): Promise<void> {
+    let write: Promise<void>;
+    try {
+      if (this.#lines !== undefined) {
+        const line = step.step === "send" ? step.line : arrival.line;
+        if (line === undefined) throw new JsonRpcErrorsError("the guard asked to forward a line it was not given");
+        write = this.#lines.sendLine(line);
+      } else {
+        const inner = this.inner as Transport;
+        write = step.step === "send" ? inner.send(JSON.parse(step.line) as JSONRPCMessage) : inner.send(parsed(arrival), arrival.options);
+      }
+    } catch (error) {
+      write = Promise.reject(error);
+    }
+    return write.catch((error: unknown) => this.#writeFailed(asError(error)));
+  }
+
+  /** A write to the upstream failed. An SDK transport's failed write (a request that cannot reach the server)
+   *  means its connection is gone; a LineTransport reports its own end. */
+  #writeFailed(error: Error): void {
+    if (!this.#reported.has(error)) this.onerror?.(error);
+    if (this.#lines === undefined) this.#connectionLost(error);
+  }
+
+  #innerError(error: Error): void {
+    if (typeof error === "object" && error !== null) this.#reported.add(error);
+    this.onerror?.(error);
+    if (error instanceof Error && lostConnection(error)) this.#connectionLost(error);
+  }
+
+  /**
+   * An SDK transport lost its connection: it may never close by itself (Streamable HTTP does not), so once
+   * it had CONNECTION_SETTLE_MS to deliver what it still has, the guard answers for the upstream and closes it.
+   */
+  #connectionLost(error: Error): void {
+    if (this.#closed || this.#failure !== undefined || this.#lostTimer !== undefined) return;
+    this.#lostTimer = setTimeout(() => {
+      this.#lostTimer = undefined;
+      if (this.#closed) return;
+      this.#upstreamEnded(this.#upstreamFailure(error));
+      void this.close().catch((e: unknown) => this.onerror?.(asError(e)));
+    }, CONNECTION_SETTLE_MS);
   }
 
   /** Keeps one timer on the session's deadline (one millisecond late: the session compares it with the clock). */
@@ -296,21 +473,23 @@ export class GuardedTransport implements Transport {
       this.#timerDeadline = null;
       if (this.#closed) return;
       const outcome = this.#decide((s) => s.expire());
-      if (outcome !== undefined) this.#carryOut(outcome, NOTHING_ARRIVED).catch((e: unknown) => this.onerror?.(asError(e)));
+      if (outcome !== undefined) void this.#carryOut(outcome, NOTHING_ARRIVED);
     }, wait);
   }
 
   /** The upstream can no longer answer: the guard answers every pending request (and every later one). */
   #upstreamEnded(failure: UpstreamFailure): void {
-    if (this.#upstreamGone) return;
-    this.#upstreamGone = true;
+    if (this.#failure !== undefined) return;
+    this.#failure = failure;
     const outcome = this.#decide((s) => s.upstreamFailed(failure));
-    if (outcome !== undefined) this.#carryOut(outcome, NOTHING_ARRIVED).catch((e: unknown) => this.onerror?.(asError(e)));
+    if (outcome !== undefined) void this.#carryOut(outcome, NOTHING_ARRIVED);
   }
 
-  #innerClosed(): void {
+  #innerClosed(failure?: UpstreamFailure): void {
     if (this.#closed) return;
-    this.#upstreamEnded(this.#upstreamFailure());
+    clearTimeout(this.#lostTimer);
+    this.#lostTimer = undefined;
+    this.#upstreamEnded(failure ?? this.#upstreamFailure());
     this.#closed = true;
     this.#arm(null);
     // The upstream's last stderr can arrive after its transport closed, and go on with a key block an earlier
@@ -325,19 +504,29 @@ export class GuardedTransport implements Transport {
 }
 
 /** Wraps `inner` (the transport to the upstream server) in the guard; see {@link GuardedTransport}. */
-export function guardTransport(inner: Transport, options: GuardTransportOptions = {}): GuardedTransport {
+export function guardTransport(inner: Transport | LineTransport, options: GuardTransportOptions = {}): GuardedTransport {
   return new GuardedTransport(inner, options);
 }
 
 // ------------------------------------------------------------------------------------------- tool helpers
+
+/** Where a tool's failure is logged: `console`, or any logger with an `error` method (pino, winston, ...). */
+export interface ToolErrorLogger {
+  error(message: string): void;
+}
 
 export interface GuardToolOptions {
   /** The tool's name (what a client's `tools/call` names). */
   name: string;
   /** The dialect of the answer (default "mcp"). */
   dialect?: Dialect;
-  /** Gets what the tool threw, for the operator's log: the client never sees it. */
-  onError?: (error: unknown, tool: string) => void;
+  /** Gets what the tool threw, redacted for the operator's log (an Error with its name, message and stack:
+   *  secrets gone, stack traces and paths kept), and the tool's name. The raw thrown value never leaves
+   *  the wrapper; the client never sees either. */
+  onError?: (error: Error, tool: string) => void;
+  /** Where a failure is logged, redacted as for `onError`, one `error(text)` call each. Default `console`;
+   *  null: not logged. */
+  logger?: ToolErrorLogger | null;
 }
 
 /** The guard's answer to the synthetic `tools/call`: a result (a tool result) or an error object. */
@@ -346,69 +535,179 @@ export interface ToolAnswer {
   error?: { code: number; message: string; data?: unknown };
 }
 
-/** ErrorCode.UrlElicitationRequired: how a tool asks the client for a URL-mode elicitation. A protocol step,
- *  not a failure: McpServer hands it on as an error, and so does the wrapper (as the Python package does). */
+/** ErrorCode.UrlElicitationRequired: the one McpError that McpServer does not turn into a tool result. */
 const URL_ELICITATION_REQUIRED = -32042;
 
-function isProtocolStep(thrown: unknown): boolean {
-  return thrown instanceof Error && (thrown as { code?: unknown }).code === URL_ELICITATION_REQUIRED;
-}
+/** What a failure is described as when the thrown value cannot be read (a getter that throws, a Proxy):
+ *  JSON-RPC's plain internal error, which says nothing of it. */
+const UNREADABLE_FAILURE = JSON.stringify({ jsonrpc: "2.0", id: 1, error: { code: -32603, message: "Internal error" } });
+const INTERNAL_ERROR = { code: -32603, message: "Internal error" } as const;
 
-/** Handlers made by guardTool and servers given to guardTools: wrapping twice would canonicalize the
- *  canonical error again ("McpError: Error: ..."). */
+/** Handlers made by guardTool and servers given to guardTools: wrapping twice would describe the guard's
+ *  answer as a failure again. */
 const guardedHandlers = new WeakSet<object>();
 const guardedServers = new WeakSet<object>();
 
-function isToolErrorResult(value: unknown): value is CallToolResult {
-  return typeof value === "object" && value !== null && (value as { isError?: unknown }).isError === true;
+type McpErrorClass = typeof import("@modelcontextprotocol/sdk/types.js").McpError;
+let mcpErrorClass: Promise<McpErrorClass | undefined> | undefined;
+let loadedMcpError: McpErrorClass | undefined;
+
+/** McpError, loaded when first needed: the package does not depend on the SDK at import time. */
+function loadMcpError(): Promise<McpErrorClass | undefined> {
+  mcpErrorClass ??= import("@modelcontextprotocol/sdk/types.js").then(
+    (sdk) => (loadedMcpError = sdk.McpError),
+    () => undefined,
+  );
+  return mcpErrorClass;
 }
 
-/** The line a session in `dialect` sends the client when the upstream answers a `tools/call` of `tool` with `reply`. */
-function guardAnswer(tool: string, dialect: Dialect, reply: Record<string, unknown>): ToolAnswer | undefined {
+/** McpServer's `error instanceof McpError`, also for another copy of the SDK (its ESM and CommonJS builds,
+ *  a bundle): McpError's constructor names its instances "McpError". */
+function isMcpError(error: Error): boolean {
+  return error.name === "McpError" || (loadedMcpError !== undefined && error instanceof loadedMcpError);
+}
+
+/**
+ * The response McpServer (SDK 1.32, its tools/call handler) writes when a tool throws `thrown`, as JSON
+ * text with id 1: an McpError asking for a URL elicitation (-32042) is thrown on, and the SDK answers with
+ * its code, its message (McpError's own, "MCP error -32042: ...") and its data; anything else becomes the
+ * tool result `{"content": [{"type": "text", "text": <error.message, or String(thrown)>}], "isError": true}`.
+ * Undefined when `thrown` cannot be read: the caller fails closed.
+ */
+function mcpServerReply(thrown: unknown): string | undefined {
+  try {
+    if (thrown instanceof Error && isMcpError(thrown) && (thrown as { code?: unknown }).code === URL_ELICITATION_REQUIRED) {
+      const { message, data } = thrown as Error & { data?: unknown };
+      const error = { code: URL_ELICITATION_REQUIRED, message: String(message ?? "Internal error"), ...(data !== undefined && { data }) };
+      return JSON.stringify({ jsonrpc: "2.0", id: 1, error });
+    }
+    // A text that is not a string is written as text: the guard redacts strings only.
+    const text = String(thrown instanceof Error ? thrown.message : thrown);
+    return JSON.stringify({ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text }], isError: true } });
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a session in `dialect` sends the client when the upstream answers a `tools/call` of `tool` with
+ *  `reply` (a response's JSON text, id 1). Throws what the session throws (a reply too long for it). */
+function guardAnswer(tool: string, dialect: Dialect, reply: string): ToolAnswer | undefined {
   const session = new GuardSession({ dialect, timeoutMs: null });
   try {
     session.clientLine(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: tool } }));
-    const outcome = session.upstreamLine(JSON.stringify({ jsonrpc: "2.0", id: 1, ...reply }));
-    const sent = outcome.steps.find((s) => s.step === "send" && s.to === "client");
-    return sent?.step === "send" ? (JSON.parse(sent.line) as ToolAnswer) : undefined;
+    for (const step of session.upstreamLine(reply).steps) {
+      if (step.step === "event" || step.to !== "client") continue;
+      const { result, error } = JSON.parse(step.step === "send" ? step.line : reply) as ToolAnswer;
+      return result !== undefined ? { result } : error !== undefined ? { error } : undefined;
+    }
+    return undefined;
   } finally {
     session.close();
   }
 }
 
-/**
- * The canonical tool error for a thrown value: exactly what the guard answers when a server replies to a
- * `tools/call` of `tool` with the JSON-RPC error `{"code": -32603, "message": "<name>: <message>",
- * "data": {"stack": <stack>}}` (the Python package builds the same from an exception's class name, text and
- * traceback, so both agree). Returns the tool result, or the error object, the session sent the client.
- */
-export function canonicalToolError(tool: string, thrown: unknown, dialect: Dialect = "mcp"): ToolAnswer {
-  const error = asError(thrown);
-  const reply = { error: { code: -32603, message: `${error.name}: ${error.message}`, data: { stack: String(error.stack ?? "") } } };
-  const answer = guardAnswer(tool, dialect, reply);
-  // The session answers every upstream error to a pending request; without an answer, say nothing of it.
-  return answer ?? { error: { code: -32603, message: "Internal error" } };
+/** The session's answer to `reply`; to the unreadable failure's when there is none (the guard could not
+ *  take the reply); the plain internal error when not even that. */
+function answerFor(tool: string, dialect: Dialect, reply: string): ToolAnswer {
+  for (const described of [reply, UNREADABLE_FAILURE]) {
+    try {
+      const answer = guardAnswer(tool, dialect, described);
+      if (answer !== undefined) return answer;
+    } catch (error) {
+      if (described === UNREADABLE_FAILURE) throw error; // the module itself failed: not ours to hide
+    }
+  }
+  return { error: { ...INTERNAL_ERROR } };
 }
 
-type McpErrorClass = typeof import("@modelcontextprotocol/sdk/types.js").McpError;
-let mcpErrorClass: Promise<McpErrorClass> | undefined;
+/**
+ * The guard's answer for a tool `tool` that threw `thrown`: the failure is described as the response the
+ * SDK's `McpServer` itself would have written for it (an `isError` result with the error's message as its
+ * text; for an McpError asking for a URL elicitation, -32042, that error), and a guard session in `dialect`
+ * given a `tools/call` of `tool` and that response decides what the client gets: the tool result, or the
+ * error object, it returns (redacted and cut to 1 KB, codes kept or mapped as the guard does an upstream's).
+ * A thrown value that cannot be read gets the answer to JSON-RPC's plain internal error. The Python package
+ * describes its failures as the same responses, so both agree.
+ */
+export function canonicalToolError(tool: string, thrown: unknown, dialect: Dialect = "mcp"): ToolAnswer {
+  return answerFor(tool, dialect, mcpServerReply(thrown) ?? UNREADABLE_FAILURE);
+}
 
-/** McpError, loaded when first needed: the package does not depend on the SDK at import time. */
-function loadMcpError(): Promise<McpErrorClass> {
-  mcpErrorClass ??= import("@modelcontextprotocol/sdk/types.js").then((sdk) => sdk.McpError);
-  return mcpErrorClass;
+/** Operator-log text, redacted as the guard's log is: secrets gone, stack traces and paths kept. */
+function redactedForLog(text: string): string {
+  // A session of its own per text: a session's log is one stream, which would carry a key block one text
+  // leaves open into the next.
+  const session = new GuardSession({ timeoutMs: null });
+  try {
+    return session.upstreamLog(text);
+  } finally {
+    session.close();
+  }
+}
+
+/** What the tool threw, for the operator: an Error with its name, message and stack redacted, nothing
+ *  else of it (its other members can carry anything). Unreadable, or unredactable: a generic Error. */
+function forOperator(thrown: unknown): Error {
+  try {
+    let name = "Error";
+    let message: string;
+    let stack: string | undefined;
+    if (thrown instanceof Error) {
+      name = String(thrown.name);
+      message = String(thrown.message);
+      stack = typeof thrown.stack === "string" ? thrown.stack : undefined;
+    } else {
+      message = String(thrown);
+    }
+    const redacted = new Error(redactedForLog(message));
+    // Not enumerable, as an Error's own name and stack are.
+    Object.defineProperty(redacted, "name", { value: redactedForLog(name), writable: true, configurable: true });
+    redacted.stack = redactedForLog(stack ?? `${name}: ${message}`);
+    return redacted;
+  } catch {
+    return new Error("the tool threw a value that cannot be read");
+  }
+}
+
+/** Reports a failure to the operator (the logger, then onError); neither may fail the answer. */
+function report(tool: string, thrown: unknown, onError: GuardToolOptions["onError"], logger: ToolErrorLogger | null): void {
+  if (onError === undefined && logger === null) return;
+  const failure = forOperator(thrown);
+  try {
+    logger?.error(`jsonrpc-errors/mcp: tool ${JSON.stringify(tool)} failed; the client gets the guard's answer. ${failure.stack ?? failure.message}`);
+  } catch {
+    // The operator's logger failing must not turn into the answer.
+  }
+  try {
+    onError?.(failure, tool);
+  } catch {
+    // Nor the callback (its text could leak too).
+  }
+}
+
+/** The guard's error object as a thrown error that the SDK writes exactly as it is (code, message, data). */
+async function thrownAs(error: NonNullable<ToolAnswer["error"]>): Promise<Error> {
+  const McpError = await loadMcpError();
+  const refusal = McpError === undefined ? Object.assign(new Error(), { code: error.code, data: error.data }) : new McpError(error.code, error.message, error.data);
+  // McpError prefixes "MCP error <code>: "; the wire carries the guard's message as it wrote it.
+  refusal.message = error.message;
+  return refusal;
+}
+
+function isToolErrorResult(value: unknown): value is CallToolResult {
+  return typeof value === "object" && value !== null && (value as { isError?: unknown }).isError === true;
 }
 
 /**
  * Wraps a tool handler (an `McpServer.registerTool` callback, or a `tools/call` request handler) so that
- * whatever it throws becomes the canonical tool error and nothing of it reaches the client: the thrown
- * value goes to `onError`, and the handler returns {@link canonicalToolError}'s tool result, or, when the
- * guard answers with an error object, throws it as an `McpError` carrying exactly that code, message and
- * data (a request handler's thrown error is what the SDK puts on the wire; `McpServer` turns it into an
- * `isError` result with that message). A result the tool itself marks `isError` is redacted and cut as
- * the guard does an upstream's; any other result is returned untouched. An `McpError` asking for a URL
- * elicitation (-32042) is a protocol step, not a failure: it passes through. A handler already guarded is
- * returned as it is.
+ * whatever it throws becomes the guard's answer and nothing of it reaches the client: the thrown value is
+ * logged redacted (to `logger`, `console` by default, and `onError`), and the handler returns
+ * {@link canonicalToolError}'s tool result or, when the guard answers with an error object, throws it as an
+ * `McpError` carrying exactly that code, message and data (which the SDK writes as it is; `McpServer` makes
+ * any but -32042 a tool result with that message). The answer keeps the SDK's meaning: under `McpServer` a
+ * guarded tool's failure looks like an unguarded one's, less what the guard redacts. A result the tool
+ * itself marks `isError` is redacted and cut as the guard does an upstream's; any other result is returned
+ * untouched. A handler already guarded is returned as it is.
  */
 export function guardTool<Args extends unknown[], R>(
   handler: (...args: Args) => R | Promise<R>,
@@ -419,33 +718,40 @@ export function guardTool<Args extends unknown[], R>(
     throw new ArgumentTypeError("options.name (the tool's name) must be a string");
   }
   const { name, onError } = options;
+  if (onError !== undefined && typeof onError !== "function") throw new ArgumentTypeError("onError must be a function");
+  const logger = options.logger === undefined ? console : options.logger;
+  if (logger !== null && (typeof logger !== "object" || typeof logger.error !== "function")) {
+    throw new ArgumentTypeError("logger must have an error method, or be null");
+  }
   const dialect = options.dialect ?? "mcp";
   // Refuse an unknown dialect now, not at the first failure.
   new GuardSession({ dialect }).close();
   if (guardedHandlers.has(handler)) return handler as (...args: Args) => Promise<R | CallToolResult>;
+  void loadMcpError(); // McpServer's McpError, for telling McpErrors apart from then on
+  const answered = async (answer: ToolAnswer): Promise<CallToolResult> => {
+    if (answer.result !== undefined) return answer.result;
+    throw await thrownAs(answer.error ?? INTERNAL_ERROR);
+  };
+  const failed = (thrown: unknown): Promise<CallToolResult> => {
+    report(name, thrown, onError, logger);
+    return answered(canonicalToolError(name, thrown, dialect));
+  };
   const guarded = async (...args: Args): Promise<R | CallToolResult> => {
     let result: R;
     try {
       result = await handler(...args);
     } catch (thrown) {
-      if (isProtocolStep(thrown)) throw thrown;
-      try {
-        onError?.(thrown, name);
-      } catch {
-        // The operator's callback failing must not turn into the answer (its text could leak too).
-      }
-      const answer = canonicalToolError(name, thrown, dialect);
-      if (answer.result !== undefined) return answer.result;
-      const error = answer.error ?? { code: -32603, message: "Internal error" };
-      const McpError = await loadMcpError();
-      const refusal = new McpError(error.code, error.message, error.data);
-      // McpError prefixes "MCP error <code>: "; the wire carries the guard's message alone (clients add the prefix).
-      refusal.message = error.message;
-      throw refusal;
+      return failed(thrown);
     }
-    if (!isToolErrorResult(result)) return result;
-    const answer = guardAnswer(name, dialect, { result });
-    return answer?.result ?? result;
+    let reply: string;
+    try {
+      if (!isToolErrorResult(result)) return result;
+      reply = JSON.stringify({ jsonrpc: "2.0", id: 1, result });
+    } catch (thrown) {
+      // A result that cannot be read or written (a throwing getter, a BigInt) is a failure too.
+      return failed(thrown);
+    }
+    return answered(answerFor(name, dialect, reply));
   };
   guardedHandlers.add(guarded);
   return guarded;

@@ -61,8 +61,9 @@ test("chromium: an SDK client and server through the adapter; failures answered 
     assert.equal(done.error, undefined, done.error);
     assert.equal(done.echo, "hello from the page");
     assert.deepEqual(done.failing, { isError: true, redacted: true });
-    // guardTool: the canonical -32603 with the message scrubbed, which McpServer hands on as an isError result.
-    assert.deepEqual(done.guarded, { content: [{ type: "text", text: "Error: lookup with [REDACTED:github-token] in /home/[REDACTED:home-user]/app/db.js failed" }], isError: true });
+    // guardTool: McpServer's own isError result for the failure, its text scrubbed by the guard; onError got
+    // the failure redacted for the operator (the token gone, the path kept).
+    assert.deepEqual(done.guarded, { content: [{ type: "text", text: "lookup with [REDACTED:github-token] in /home/[REDACTED:home-user]/app/db.js failed" }], isError: true });
     assert.deepEqual(done.toolErrors, ["guarded_query: true"]);
     assert.deepEqual(done.charges, { code: -32019, message: "MCP error -32019: Upstream error", type: "upstream-error" });
     assert.deepEqual(done.crash, { code: -32000, message: "MCP error -32000: Upstream connection failed", type: "upstream-connection-failed" });

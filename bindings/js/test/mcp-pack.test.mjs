@@ -23,8 +23,13 @@ test("the tarball ships the mcp entry points and their types; package.json expor
   assert.equal(pkg.devDependencies["@modelcontextprotocol/sdk"], "1.32.2");
   assert.equal(pkg.dependencies?.["@modelcontextprotocol/sdk"], undefined);
   // Types only at import time: no runtime import of the SDK in the built module, one lazy import() for McpError.
+  // (runtime.js, for the guard module's input limit, is the one guard.js loads anyway.)
   const built = readFileSync(join(PKG_DIR, "dist", "mcp.js"), "utf8");
-  assert.deepEqual(built.match(/^import .*$/gm), ['import { ArgumentTypeError, JsonRpcErrorsError, WasmFaultError } from "./errors.js";', 'import { GuardSession } from "./guard.js";']);
+  assert.deepEqual(built.match(/^import .*$/gm), [
+    'import { ArgumentTypeError, JsonRpcErrorsError, WasmFaultError } from "./errors.js";',
+    'import { GuardSession } from "./guard.js";',
+    'import { maxInputBytes } from "./runtime.js";',
+  ]);
   assert.deepEqual(built.match(/import\("[^"]+"\)/g), ['import("@modelcontextprotocol/sdk/types.js")']);
 });
 
@@ -41,9 +46,11 @@ await guarded.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name
 await guarded.sendLine("not json");
 await guarded.close();
 const tool = canonicalToolError("lookup", new Error("token ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"));
+const result = await guardTool(() => { throw new Error("x"); }, { name: "t", logger: null })();
+const unreadable = Object.defineProperty(new Error("x"), "message", { get() { throw new Error("no"); } });
 let thrown;
-try { await guardTool(() => { throw new Error("x"); }, { name: "t" })(); } catch (e) { thrown = e.code ?? e.name; }
-console.log(JSON.stringify({ forwarded: inner.sent.length, answers: seen.map((m) => [m.id, m.error.code]), tool: tool.error.message, thrown }));
+try { await guardTool(() => { throw unreadable; }, { name: "t", logger: null })(); } catch (e) { thrown = [e.code, e.message]; }
+console.log(JSON.stringify({ forwarded: inner.sent.length, answers: seen.map((m) => [m.id, m.error.code]), tool: tool.result.content[0].text, result, thrown }));
 `;
   const { dir, project } = installIntoTempProject({ "main.js": main });
   cleanup.push(dir);
@@ -52,8 +59,9 @@ console.log(JSON.stringify({ forwarded: inner.sent.length, answers: seen.map((m)
   assert.deepEqual(out, {
     forwarded: 1,
     answers: [[null, -32700], [1, -32000]],
-    tool: "Error: token [REDACTED:github-token]",
-    // Without the SDK, McpError cannot be made: the wrapper fails with the module error, never the tool's.
-    thrown: "ERR_MODULE_NOT_FOUND",
+    tool: "token [REDACTED:github-token]",
+    result: { content: [{ type: "text", text: "x" }], isError: true },
+    // Without the SDK there is no McpError: the guard's error object is thrown as a plain Error carrying it.
+    thrown: [-32603, "Internal error"],
   });
 });

@@ -1,28 +1,35 @@
-// jsonrpc-errors/mcp's tool helpers: a tool that throws answers with the canonical tool error (what the guard
-// answers when a server replies to a tools/call with the JSON-RPC error built from the exception), the
-// exception goes to onError only, and a tool that does not throw is untouched.
+// jsonrpc-errors/mcp's tool helpers. The contract: a tool's failure is described as the response the SDK's
+// McpServer itself writes for it (an isError result with the error's message; for an McpError asking for a
+// URL elicitation, -32042, that error), a throwaway guard session given a tools/call and that response
+// decides what the client gets, and the tool helper returns (or throws) exactly that. So a guarded tool keeps
+// the SDK's meaning: what the client sees is the unguarded tool's answer, less what the guard redacts. The
+// thrown value goes to the operator redacted (secrets gone, traces and paths kept), never raw.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, McpError, UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { GuardSession } from "jsonrpc-errors/guard";
 import { canonicalToolError, guardTool, guardTools } from "jsonrpc-errors/mcp";
 import { DB_URL, GITHUB_TOKEN, HOME_PATH, innerStack, SECRETS } from "./mcp-fixture/server.js";
 
 const failure = () => new Error(`query failed (GITHUB_TOKEN=${GITHUB_TOKEN}, db=${DB_URL}, source ${HOME_PATH}):\n${innerStack()}`);
+/** Credentials only: what an operator's log must not hold either (paths and traces it keeps). */
+const CREDENTIALS = ["ghp_A1b2", "hunter2", "admin:"];
+const quiet = { logger: null };
 
-/** The guard's answer, worked out here from the definition: a session given the tools/call and the error reply. */
-function guardsAnswer(tool, error, dialect) {
+/** What a guard session sends the client for a tools/call of `tool` answered with `response` (id and
+ *  jsonrpc left out): the contract's reference, worked out here from its definition. */
+function guardsAnswer(tool, response, dialect) {
   const s = new GuardSession({ dialect, timeoutMs: null });
   s.clientLine(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: tool } }));
-  const reply = { jsonrpc: "2.0", id: 1, error: { code: -32603, message: `${error.name}: ${error.message}`, data: { stack: error.stack } } };
-  const sent = s.upstreamLine(JSON.stringify(reply)).steps.find((step) => step.step === "send");
+  const line = JSON.stringify({ ...response, jsonrpc: "2.0", id: 1 });
+  const step = s.upstreamLine(line).steps.find((x) => x.step !== "event" && x.to === "client");
   s.close();
-  const { id: _, jsonrpc: __, ...answer } = JSON.parse(sent.line);
+  const { id: _, jsonrpc: __, ...answer } = JSON.parse(step.step === "send" ? step.line : line);
   return answer;
 }
 
@@ -40,38 +47,119 @@ async function connected(server) {
   return { client, wire };
 }
 
-function leaked(value) {
-  const text = JSON.stringify(value);
-  return SECRETS.filter((s) => text.includes(s));
+/** The response on the wire to the last call, without its id and version. */
+function lastResponse(wire) {
+  const { id: _, jsonrpc: __, ...response } = wire.at(-1);
+  return response;
 }
 
-describe("guardTool on McpServer.registerTool", () => {
-  test("a throwing tool: the canonical error's text as the isError result, nothing leaked, onError told", async () => {
-    const errors = [];
-    const thrown = failure();
-    const server = new McpServer({ name: "s", version: "1" });
-    server.registerTool("query_orders", { inputSchema: { customer: z.string() } }, guardTool(async () => {
-      throw thrown;
-    }, { name: "query_orders", onError: (error, tool) => errors.push({ error, tool }) }));
-    // Without the helper, the SDK sends the exception's message as it is.
-    server.registerTool("unguarded", {}, async () => {
+function leaked(value, secrets = SECRETS) {
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  return secrets.filter((s) => text.includes(s));
+}
+
+/** An McpServer with `thrower` registered twice, unguarded (`raw`) and guarded (`guarded`). */
+async function bothWays(thrower, options = {}) {
+  const server = new McpServer({ name: "s", version: "1" });
+  server.registerTool("raw", {}, thrower);
+  server.registerTool("guarded", {}, guardTool(thrower, { name: "guarded", ...quiet, ...options }));
+  const { client, wire } = await connected(server);
+  try {
+    await client.callTool({ name: "raw" }).catch(() => {});
+    const raw = lastResponse(wire);
+    const outcome = await client.callTool({ name: "guarded" }).then((result) => ({ result }), (error) => ({ error }));
+    return { raw, guarded: lastResponse(wire), outcome };
+  } finally {
+    await client.close();
+  }
+}
+
+describe("guardTool on McpServer.registerTool: McpServer's own answer, as the guard rewrites it", () => {
+  test("a throwing tool: the unguarded tool's isError result, redacted", async () => {
+    const { raw, guarded } = await bothWays(async () => {
       throw failure();
     });
-    const { client, wire } = await connected(server);
-    try {
-      const raw = await client.callTool({ name: "unguarded" });
-      assert.ok(leaked(raw).length >= 4, "the SDK leaks without the helper");
-      const result = await client.callTool({ name: "query_orders", arguments: { customer: "acme" } });
-      const expected = guardsAnswer("query_orders", thrown, "mcp");
-      // The guard answers -32603 with the message scrubbed; McpServer makes a thrown McpError an isError result.
-      assert.equal(expected.error.code, -32603);
-      assert.deepEqual(result, { content: [{ type: "text", text: expected.error.message }], isError: true });
-      assert.match(result.content[0].text, /^Error: query failed \(GITHUB_TOKEN=\[REDACTED:github-token\], db=postgres:\/\/\[REDACTED:url-credentials\]@db\.internal/);
-      assert.deepEqual(leaked(wire.slice(1)), []);
-      assert.deepEqual(errors, [{ error: thrown, tool: "query_orders" }]);
-    } finally {
-      await client.close();
+    assert.equal(raw.result.isError, true);
+    assert.ok(leaked(raw).length >= 4, "McpServer leaks without the helper");
+    assert.deepEqual(guarded, guardsAnswer("guarded", raw, "mcp"));
+    assert.match(guarded.result.content[0].text, /^query failed \(GITHUB_TOKEN=\[REDACTED:github-token\], db=postgres:\/\/\[REDACTED:url-credentials\]@db\.internal/);
+    assert.deepEqual(leaked(guarded), []);
+  });
+
+  test("an McpError's text is McpServer's, once: no second 'MCP error' prefix", async () => {
+    // Before: "McpError: MCP error -32602: limit must be at most 50" (and a client's McpError added one more).
+    const { raw, guarded } = await bothWays(async () => {
+      throw new McpError(-32602, "limit must be at most 50");
+    });
+    assert.deepEqual(raw, { result: { content: [{ type: "text", text: "MCP error -32602: limit must be at most 50" }], isError: true } });
+    assert.deepEqual(guarded, raw, "nothing to redact: exactly the unguarded answer");
+  });
+
+  test("a thrown non-Error: McpServer's String(value), as its text", async () => {
+    const { raw, guarded } = await bothWays(async () => {
+      throw `plain text with password=hunter2`;
+    });
+    assert.equal(raw.result.content[0].text, "plain text with password=hunter2");
+    assert.deepEqual(guarded, guardsAnswer("guarded", raw, "mcp"));
+    assert.deepEqual(leaked(guarded), []);
+  });
+
+  test("a URL elicitation (-32042) goes through the guard like every failure: nothing of its secrets passes", async () => {
+    // Before: any error whose .code was -32042 was thrown on as it came, message and data unredacted.
+    const elicitation = { mode: "url", elicitationId: "e-1", url: `https://auth.example.com/start?token=${GITHUB_TOKEN}`, message: `sign in, ${DB_URL}` };
+    const { raw, guarded } = await bothWays(async () => {
+      throw new UrlElicitationRequiredError([elicitation]);
+    });
+    assert.equal(raw.error.code, -32042);
+    assert.ok(leaked(raw).length >= 2, "the fixture carries secrets");
+    assert.deepEqual(guarded, guardsAnswer("guarded", raw, "mcp"));
+    assert.deepEqual(leaked(guarded), []);
+  });
+
+  test("a URL elicitation (-32042) reaches the client as the elicitation it is: code and data.elicitations kept, values scrubbed", async () => {
+    // Needs the guest's keeping MCP's own codes (commit aa46871): before it, the session made -32042 an
+    // upstream-error tool result.
+    const elicitation = { mode: "url", elicitationId: "e-1", url: `https://auth.example.com/start?token=${GITHUB_TOKEN}`, message: "sign in" };
+    const { raw, guarded, outcome } = await bothWays(async () => {
+      throw new UrlElicitationRequiredError([elicitation]);
+    });
+    assert.deepEqual(Object.keys(guarded), ["error"]);
+    assert.equal(guarded.error.code, -32042);
+    assert.equal(guarded.error.message, raw.error.message); // "MCP error -32042: URL elicitation required", once
+    assert.deepEqual(guarded.error.data.elicitations, [{ ...elicitation, url: "https://auth.example.com/start?token=[REDACTED:github-token]" }]);
+    assert.ok(outcome.error instanceof UrlElicitationRequiredError, "the SDK client sees a URL elicitation");
+    assert.equal(outcome.error.elicitations[0].elicitationId, "e-1");
+  });
+
+  test("a thrown value that cannot be read fails closed: the generic answer, nothing of it on the wire", async () => {
+    // Before: the getter's own error escaped the wrapper, and McpServer wrote its message.
+    const secret = `token ${GITHUB_TOKEN}`;
+    const throwingMessage = Object.defineProperty(new Error("x"), "message", {
+      get() {
+        throw new Error(secret);
+      },
+    });
+    const revoked = Proxy.revocable({}, {});
+    revoked.revoke();
+    const hostile = new Proxy(new Error(secret), {
+      getPrototypeOf() {
+        throw new Error(secret);
+      },
+    });
+    for (const thrown of [throwingMessage, revoked.proxy, hostile]) {
+      const { guarded } = await bothWays(async () => {
+        throw thrown;
+      });
+      assert.deepEqual(guarded, { result: { content: [{ type: "text", text: "Internal error" }], isError: true } });
     }
+    // As a low-level handler: the plain internal error, not the getter's.
+    const handler = guardTool(async () => {
+      throw throwingMessage;
+    }, { name: "t", ...quiet });
+    await assert.rejects(handler(), (e) => e instanceof McpError && e.code === -32603 && e.message === "Internal error");
+    // A result the tool returns that cannot be written is a failure too: the failure to write it.
+    const bigint = guardTool(async () => ({ content: [], isError: true, structuredContent: { n: 1n } }), { name: "t", ...quiet });
+    assert.deepEqual(await bigint(), { content: [{ type: "text", text: "Do not know how to serialize a BigInt" }], isError: true });
   });
 
   test("a tool that does not throw is untouched (the same result object)", async () => {
@@ -100,7 +188,7 @@ describe("guardTool on McpServer.registerTool", () => {
 
   test("guardTools wraps every tool registered afterwards, with its own name", async () => {
     const errors = [];
-    const server = guardTools(new McpServer({ name: "s", version: "1" }), { onError: (error, tool) => errors.push([tool, error.message]) });
+    const server = guardTools(new McpServer({ name: "s", version: "1" }), { ...quiet, onError: (error, tool) => errors.push([tool, error.name, error.message]) });
     server.registerTool("boom", { inputSchema: { n: z.number() } }, async ({ n }) => {
       throw new TypeError(`bad ${n} at ${HOME_PATH}`);
     });
@@ -111,11 +199,12 @@ describe("guardTool on McpServer.registerTool", () => {
     const { client } = await connected(server);
     try {
       const boom = await client.callTool({ name: "boom", arguments: { n: 7 } });
-      assert.deepEqual(boom, { content: [{ type: "text", text: "TypeError: bad 7 at /home/[REDACTED:home-user]/app/db.js" }], isError: true });
+      assert.deepEqual(boom, { content: [{ type: "text", text: "bad 7 at /home/[REDACTED:home-user]/app/db.js" }], isError: true });
       const legacy = await client.callTool({ name: "legacy" });
-      assert.deepEqual(legacy.content[0].text, "Error: token [REDACTED:github-token]");
+      assert.deepEqual(legacy.content[0].text, "token [REDACTED:github-token]");
       assert.deepEqual((await client.callTool({ name: "fine" })).content, [{ type: "text", text: "fine" }]);
-      assert.deepEqual(errors, [["boom", `bad 7 at ${HOME_PATH}`], ["legacy", `token ${GITHUB_TOKEN}`]]);
+      // The operator keeps the path, never the token.
+      assert.deepEqual(errors, [["boom", "TypeError", `bad 7 at ${HOME_PATH}`], ["legacy", "Error", "token [REDACTED:github-token]"]]);
     } finally {
       await client.close();
     }
@@ -123,52 +212,49 @@ describe("guardTool on McpServer.registerTool", () => {
 });
 
 describe("guardTool as a low-level tools/call handler", () => {
-  test("the SDK answers with exactly the guard's error object (code, message, data), in any dialect", async () => {
+  test("the SDK writes exactly the guard's answer to McpServer's own response, in any dialect", async () => {
+    // Before: an error object (-32603, "Error: <message>") where McpServer answers with a tool result.
     for (const dialect of ["mcp", "canonical", "watchgate"]) {
       const thrown = failure();
       const server = new Server({ name: "s", version: "1" }, { capabilities: { tools: {} } });
       server.setRequestHandler(CallToolRequestSchema, guardTool(async () => {
         throw thrown;
-      }, { name: "query_orders", dialect }));
+      }, { name: "query_orders", dialect, ...quiet }));
       const { client, wire } = await connected(server);
       try {
-        const expected = guardsAnswer("query_orders", thrown, dialect);
-        await assert.rejects(client.callTool({ name: "query_orders" }), (e) => e instanceof McpError && e.code === expected.error.code);
-        const { id: _, jsonrpc: __, ...onWire } = wire.at(-1);
-        assert.deepEqual(onWire, expected, dialect);
-        assert.deepEqual(leaked(onWire), []);
+        const mcpServers = { result: { content: [{ type: "text", text: thrown.message }], isError: true } };
+        const expected = guardsAnswer("query_orders", mcpServers, dialect);
+        await client.callTool({ name: "query_orders" }).catch(() => {});
+        assert.deepEqual(lastResponse(wire), expected, dialect);
+        assert.deepEqual(leaked(lastResponse(wire)), []);
       } finally {
         await client.close();
       }
     }
   });
 
-  test("canonicalToolError: the same name and message give the same answer whatever the stack; a non-Error is named Error", () => {
+  test("canonicalToolError: the same message gives the same answer whatever the stack; a non-Error is its String()", () => {
     const a = new RangeError("limit 5 exceeded for ops@example.com");
     const b = new RangeError("limit 5 exceeded for ops@example.com");
     b.stack = "RangeError: elsewhere\n    at other (/home/bob/x.js:1:1)";
     assert.deepEqual(canonicalToolError("t", a), canonicalToolError("t", b));
-    assert.deepEqual(canonicalToolError("t", a).error.message, "RangeError: limit 5 exceeded for [REDACTED:email]");
+    assert.deepEqual(canonicalToolError("t", a).result.content[0].text, "limit 5 exceeded for [REDACTED:email]");
     assert.deepEqual(canonicalToolError("t", "plain string"), canonicalToolError("t", new Error("plain string")));
   });
 
-  test("a URL elicitation request passes through; wrapping twice changes nothing", async () => {
-    const elicit = new McpError(-32042, "URL elicitation required", { elicitations: [{ mode: "url", elicitationId: "e1", url: "https://example.com/auth", message: "sign in" }] });
-    const errors = [];
+  test("wrapping twice changes nothing", async () => {
     const handler = guardTool(async () => {
-      throw elicit;
-    }, { name: "t", onError: (e) => errors.push(e) });
-    await assert.rejects(handler(), (e) => e === elicit);
-    assert.deepEqual(errors, []);
+      throw new Error("once");
+    }, { name: "t", ...quiet });
     assert.equal(guardTool(handler, { name: "t" }), handler);
     const server = new McpServer({ name: "s", version: "1" });
-    assert.equal(guardTools(guardTools(server)), server);
+    assert.equal(guardTools(guardTools(server, quiet)), server);
     server.registerTool("boom", {}, async () => {
       throw new Error("once");
     });
     const { client } = await connected(server);
     try {
-      assert.equal((await client.callTool({ name: "boom" })).content[0].text, "Error: once");
+      assert.equal((await client.callTool({ name: "boom" })).content[0].text, "once");
     } finally {
       await client.close();
     }
@@ -178,6 +264,63 @@ describe("guardTool as a low-level tools/call handler", () => {
     assert.throws(() => guardTool(async () => ({}), {}), /name/);
     assert.throws(() => guardTool("nope", { name: "t" }), /handler/);
     assert.throws(() => guardTool(async () => ({}), { name: "t", dialect: "klingon" }), /dialect/);
+    assert.throws(() => guardTool(async () => ({}), { name: "t", logger: {} }), /logger/);
+    assert.throws(() => guardTool(async () => ({}), { name: "t", onError: "log" }), /onError/);
     assert.throws(() => guardTools({}), /McpServer/);
+  });
+});
+
+describe("what the operator gets: the failure redacted (secrets gone, traces and paths kept), by default", () => {
+  test("onError gets a redacted Error, never the thrown value", async () => {
+    // Before: onError got the thrown value itself, token and password included.
+    const errors = [];
+    const thrown = Object.assign(failure(), { config: { password: "hunter2" } });
+    const handler = guardTool(async () => {
+      throw thrown;
+    }, { name: "query_orders", ...quiet, onError: (error, tool) => errors.push({ error, tool }) });
+    await handler();
+    assert.equal(errors.length, 1);
+    const [{ error, tool }] = errors;
+    assert.equal(tool, "query_orders");
+    assert.ok(error instanceof Error && error !== thrown);
+    assert.deepEqual(Object.keys(error), [], "nothing of the thrown value but its name, message and stack");
+    assert.deepEqual(leaked(`${error.name} ${error.message} ${error.stack}`, CREDENTIALS), []);
+    assert.match(error.message, /GITHUB_TOKEN=\[REDACTED:github-token\]/);
+    assert.match(error.stack, /\/home\/alice\/app\/db\.js/, "paths stay");
+    assert.match(error.stack, /\n\s+at connect \(.*mcp-fixture\/server\.js:\d+:\d+\)/, "the trace stays");
+  });
+
+  test("a failure is logged by default (console.error), redacted; to `logger` when given; not at all with null", async (t) => {
+    // Before: without onError nothing was logged.
+    const consoleError = t.mock.method(console, "error", () => {});
+    const throwing = (options) => guardTool(async () => {
+      throw failure();
+    }, { name: "query_orders", ...options });
+    await throwing({})();
+    assert.equal(consoleError.mock.callCount(), 1);
+    const [line] = consoleError.mock.calls[0].arguments;
+    assert.match(line, /tool "query_orders" failed/);
+    assert.match(line, /GITHUB_TOKEN=\[REDACTED:github-token\]/);
+    assert.match(line, /\n\s+at connect \(/);
+    assert.deepEqual(leaked(line, CREDENTIALS), []);
+    const logged = [];
+    await throwing({ logger: { error: (text) => logged.push(text) } })();
+    await throwing({ logger: null })();
+    assert.equal(logged.length, 1);
+    assert.equal(consoleError.mock.callCount(), 1);
+    // A logger or a callback that fails costs the answer nothing.
+    const broken = guardTool(async () => {
+      throw new Error("boom");
+    }, { name: "t", logger: { error: () => { throw new Error("sink down"); } }, onError: () => { throw new Error("also down"); } });
+    assert.deepEqual(await broken(), { content: [{ type: "text", text: "boom" }], isError: true });
+  });
+
+  test("an unreadable thrown value is reported as such, without reading it", async () => {
+    const errors = [];
+    const handler = guardTool(async () => {
+      throw Object.defineProperty(new Error("x"), "message", { get() { throw new Error(`token ${GITHUB_TOKEN}`); } });
+    }, { name: "t", ...quiet, onError: (error) => errors.push(error.message) });
+    await handler().catch(() => {});
+    assert.deepEqual(errors, ["the tool threw a value that cannot be read"]);
   });
 });

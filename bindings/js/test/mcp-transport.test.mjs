@@ -153,7 +153,9 @@ describe("an SDK client and McpServer through the adapter (InMemoryTransport)", 
         ["upstream-ended", "answered"],
       );
       assert.equal(guarded.transport.closed, true);
-      await assert.rejects(guarded.transport.send({ jsonrpc: "2.0", id: 99, method: "ping" }), /Not connected/);
+      // A request after that (a proxy still relaying its client) is answered too, not thrown at.
+      await guarded.transport.send({ jsonrpc: "2.0", id: 99, method: "ping" });
+      assert.deepEqual([guarded.seen.at(-1).id, guarded.seen.at(-1).error.data.type], [99, "upstream-connection-failed"]);
     } finally {
       await direct.client.close();
       await guarded.client.close();
@@ -253,6 +255,21 @@ class ScriptedUpstream {
     this.protocolVersions.push(version);
   }
 }
+
+/** A line transport (a process's stdio, say) that records the lines it is given. */
+class ScriptedLines {
+  sent = [];
+  async start() {}
+  async sendLine(line) {
+    this.sent.push(line);
+  }
+  async close() {
+    this.onclose?.({ exited: 0 });
+  }
+}
+
+const bytes = (line) => new TextEncoder().encode(line);
+const text = (line) => (typeof line === "string" ? line : new TextDecoder().decode(line));
 
 function wire(transport) {
   const got = [];
@@ -412,6 +429,135 @@ describe("the adapter's contract", () => {
     assert.equal(got[0].message.error.code, -32700);
     assert.deepEqual(errors, ["log sink down"]);
     await t.close();
+  });
+
+  test("between line transports ids and numbers keep their bytes: beyond 2^53, 1.5, 1E2, escapes", async () => {
+    const inner = new ScriptedLines();
+    const t = guardTransport(inner, { timeoutMs: 0 });
+    const toClient = [];
+    t.onrawline = (line) => toClient.push(text(line));
+    await t.start();
+    const requests = [
+      '{"jsonrpc":"2.0","id":12345678901234567890,"method":"tools/call","params":{"name":"x","arguments":{"n":123456789012345678901234567890,"f":1.50}}}',
+      '{"jsonrpc":"2.0","id":1.5,"method":"ping"}',
+      '{"jsonrpc":"2.0","id":1E2,"method":"ping"}',
+      '{"jsonrpc":"2.0","id":"\\u00e9","method":"ping"}',
+    ];
+    for (const line of requests) await t.sendLine(bytes(line));
+    assert.deepEqual(inner.sent.map(text), requests, "forwarded as the client wrote them");
+    assert.equal(t.pending, 4);
+    // Answers in the upstream's own spelling (a Python server writes 100.0 for 1E2), relayed as written.
+    const answers = [
+      '{"jsonrpc":"2.0","id":12345678901234567890,"result":{"content":[{"type":"text","text":"123456789012345678901234567890"}]}}',
+      '{"jsonrpc":"2.0","id":1.5,"result":{}}',
+      '{"jsonrpc":"2.0","id":100.0,"result":{}}',
+      '{"jsonrpc":"2.0","id":"é","result":{}}',
+    ];
+    for (const line of answers) inner.onrawline(bytes(line));
+    assert.deepEqual(toClient, answers);
+    assert.equal(t.pending, 0);
+    // An answer under the rounded id (what a parse would have made of it) belongs to nothing.
+    inner.onrawline(bytes('{"jsonrpc":"2.0","id":12345678901234567000,"result":{}}'));
+    assert.equal(toClient.length, 4);
+    // A message the client side gives parsed goes upstream as the JSON text the guard judged.
+    await t.send({ jsonrpc: "2.0", id: 7, method: "ping" });
+    assert.equal(text(inner.sent.at(-1)), '{"jsonrpc":"2.0","id":7,"method":"ping"}');
+    await t.close();
+  });
+
+  test("over an SDK transport (parsed messages) a line whose id no double holds is still answered once, with its own id", async () => {
+    // The limit: an SDK transport takes objects, so the line's parse goes upstream (id 9007199254740992),
+    // and the upstream's answer to that is no answer to the request the guard holds. The timeout answers it.
+    const inner = new ScriptedUpstream();
+    const t = guardTransport(inner, { timeoutMs: 100 });
+    const toClient = [];
+    t.onrawline = (line) => toClient.push(text(line));
+    await t.start();
+    await t.sendLine('{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"name":"x"}}');
+    assert.equal(inner.sent[0].message.id, 9007199254740992);
+    inner.onmessage({ jsonrpc: "2.0", id: 9007199254740992, result: {} });
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    assert.equal(toClient.length, 1, toClient.join("\n"));
+    assert.match(toClient[0], /"id":9007199254740993\}$/);
+    assert.equal(JSON.parse(toClient[0]).error.data.type, "upstream-timeout");
+    await t.close();
+  });
+
+  test("a line longer than the guard module takes is answered as oversize, from either side", async () => {
+    const inner = new ScriptedLines();
+    const events = [];
+    const t = guardTransport(inner, { onEvent: (e) => events.push(e) });
+    const toClient = [];
+    t.onrawline = (line) => toClient.push(JSON.parse(text(line)));
+    await t.start();
+    const huge = new Uint8Array(64 * 1024 * 1024 + 1).fill(0x20);
+    await t.sendLine(huge);
+    assert.deepEqual([toClient[0].id, toClient[0].error.code, toClient[0].error.data.reason], [null, -32600, "oversize"]);
+    inner.onoversize(70_000_000);
+    inner.onrawline(huge);
+    assert.deepEqual(events.filter((e) => e.event === "dropped").map((e) => e.detail.match(/of (\d+) bytes/)[1]), ["70000000", String(huge.length)]);
+    assert.deepEqual(inner.sent, []);
+    await t.close();
+  });
+
+  test("after the upstream closed, send answers every request and never throws, also once the session is freed", async (t) => {
+    t.mock.timers.enable({ apis: ["setTimeout"] });
+    const inner = new ScriptedUpstream();
+    const guarded = guardTransport(inner, { upstream: "stdio:gone" });
+    const got = wire(guarded);
+    await guarded.start();
+    await inner.close();
+    await guarded.send({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+    await guarded.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    t.mock.timers.tick(5_000); // the session is freed; a session of its own answers from now on
+    await guarded.send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+    await guarded.sendLine('{"jsonrpc":"2.0","id":3,"method":"ping"}');
+    const answers = got.map(({ message }) => [message.id, message.error.code, message.error.data.type, message.error.data.details]);
+    assert.deepEqual(answers, [1, 2, 3].map((id) => [id, -32000, "upstream-connection-failed", "stdio:gone"]));
+    assert.deepEqual(inner.sent, []);
+  });
+
+  test("an SDK transport whose write fails (the server is gone): every pending request answered at once, later ones too", async () => {
+    const inner = new ScriptedUpstream();
+    inner.send = async function (message) {
+      this.sent.push({ message });
+      if (message.id === 2) throw new TypeError("fetch failed");
+    };
+    const t = guardTransport(inner, { upstream: "http://127.0.0.1:9/mcp" });
+    const got = wire(t);
+    const errors = [];
+    t.onerror = (e) => errors.push(e.message);
+    const closed = new Promise((resolve) => (t.onclose = resolve));
+    await t.start();
+    const started = performance.now();
+    await t.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "slow" } });
+    await t.send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "x" } }); // no throw
+    await closed;
+    assert.ok(performance.now() - started < 2000);
+    await t.send({ jsonrpc: "2.0", id: 3, method: "ping" });
+    assert.deepEqual(got.map(({ message }) => [message.id, message.error.data.type]), [1, 2, 3].map((id) => [id, "upstream-connection-failed"]));
+    assert.deepEqual(errors, ["fetch failed"]);
+    assert.equal(inner.closed, true);
+  });
+
+  test("an SDK transport that reports a broken connection ends the upstream; one that could not parse a message does not", async (t) => {
+    t.mock.timers.enable({ apis: ["setTimeout"] });
+    const inner = new ScriptedUpstream();
+    const guarded = guardTransport(inner);
+    const got = wire(guarded);
+    let closed = false;
+    guarded.onclose = () => (closed = true);
+    await guarded.start();
+    await guarded.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "slow" } });
+    inner.onerror(new SyntaxError(`Unexpected token 'D', "DEBUG: ent"... is not valid JSON`)); // a stray print
+    inner.onerror(Object.assign(new Error("[{ invalid_union }]"), { name: "ZodError" }));
+    t.mock.timers.tick(1_000);
+    assert.deepEqual([got.length, closed], [0, false]);
+    inner.onerror(new Error("SSE stream disconnected: TypeError: terminated"));
+    t.mock.timers.tick(500);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(got.map(({ message }) => [message.id, message.error.data.type]), [[1, "upstream-connection-failed"]]);
+    assert.equal(closed, true);
   });
 
   test("a trap of the guard module ends the transport: reported to onerror, inner closed, onclose called", async () => {

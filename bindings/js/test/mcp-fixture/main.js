@@ -20,7 +20,7 @@ try {
   const toolErrors = [];
   server.registerTool("guarded_query", {}, guardTool(async () => {
     throw new Error(`lookup with ${GITHUB_TOKEN} in ${HOME_PATH} failed`);
-  }, { name: "guarded_query", onError: (error, tool) => toolErrors.push(`${tool}: ${error.message === `lookup with ${GITHUB_TOKEN} in ${HOME_PATH} failed`}`) }));
+  }, { name: "guarded_query", onError: (error, tool) => toolErrors.push(`${tool}: ${error.message === `lookup with [REDACTED:github-token] in ${HOME_PATH} failed`}`) }));
   await server.connect(serverSide);
   const events = [];
   const client = new Client({ name: "page", version: "1.0.0" });

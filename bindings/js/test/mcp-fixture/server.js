@@ -71,7 +71,7 @@ export function misbehavingServer(hooks = {}) {
   }));
   // A JSON-RPC error response with a server-specific code and secrets in its message and data.
   server.registerResource("charges", "ledger://charges", { mimeType: "application/json" }, async () => {
-    throw new McpError(-32050, `ledger declined: Stripe key ${STRIPE_KEY} rejected, password=hunter2`, { stack: innerStack(), db: DB_URL });
+    throw new McpError(-32010, `ledger declined: Stripe key ${STRIPE_KEY} rejected, password=hunter2`, { stack: innerStack(), db: DB_URL });
   });
   // A plain exception in a request handler: the SDK answers -32603 with its message.
   server.registerResource("orders", "ledger://orders", { mimeType: "application/json" }, async () => {
