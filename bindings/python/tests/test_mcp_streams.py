@@ -30,7 +30,7 @@ from mcp.types import JSONRPCRequest, JSONRPCResponse, jsonrpc_message_adapter  
 from pydantic import ValidationError  # noqa: E402
 
 import jsonrpc_errors  # noqa: E402
-from jsonrpc_errors.mcp import guard_streams, guard_transport, upstream_stderr_log  # noqa: E402
+from jsonrpc_errors.mcp import OversizeLine, guard_streams, guard_transport, upstream_stderr_log  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "examples" / "guard"))
@@ -108,7 +108,7 @@ def test_failing_tools_are_canonical_and_clean(sessions):
     assert report["isError"] is True and len(report["content"][0]["text"].encode()) <= 1024
     # MCPError(-32010, ...) is a server-specific code: the canonical upstream-error, scrubbed.
     charge = guarded["charge_card"]["error"]
-    assert (charge["code"], charge["message"], charge["data"]["type"]) == (-32002, "Upstream error", "upstream-error")
+    assert (charge["message"], charge["data"]["type"]) == ("Upstream error", "upstream-error")
 
 
 def test_every_event_is_one_structured_record_and_no_body_is_logged(caplog):
@@ -235,6 +235,75 @@ def test_an_upstream_that_dies_mid_request_is_answered_at_once_and_the_read_stre
     assert elapsed < 1.0 and ended
 
 
+def test_a_reported_exit_answers_every_pending_request_at_once_and_ends_the_read_stream(caplog):
+    # An upstream process that exits while something it started keeps its stdout open: its read stream never
+    # ends, so whoever watches the process tells the guard (the example proxy does).
+    caplog.set_level(logging.INFO, logger="jsonrpc_errors.mcp")
+
+    async def hangs(inbox: MemoryObjectReceiveStream[SessionMessage], outbox: MemoryObjectSendStream[Any]) -> None:
+        async for _ in inbox:
+            pass
+
+    async def main() -> tuple[list[dict[str, Any]], float, list[Any]]:
+        async with raw(hangs, upstream="stdio:python") as (read, write):
+            await write.send(request(1, name="slow"))
+            await write.send(request(2, name="slower"))
+            await anyio.sleep(0.05)
+            started = time.monotonic()
+            await write.upstream_failed(("exited", 3))
+            await write.upstream_failed(("killed", 9))  # the end of its output, later: already answered
+            with anyio.fail_after(2):
+                answers = [as_json(await read.receive()), as_json(await read.receive())]
+                elapsed = time.monotonic() - started
+                rest = [item async for item in read]
+            return answers, elapsed, rest
+
+    answers, elapsed, rest = anyio.run(main)
+    assert [(a["id"], a["error"]["data"]["type"]) for a in answers] == [(1, "upstream-connection-failed"), (2, "upstream-connection-failed")]
+    assert elapsed < 1.0 and rest == []
+    ended = [r.guard_event["detail"] for r in caplog.records if getattr(r, "guard_event", {}).get("event") == "upstream-ended"]
+    assert ended == ["the upstream exited with status 3 (2 requests pending)"], ended
+
+
+def test_a_client_message_longer_than_the_component_takes_is_answered_oversize_not_a_crash():
+    # Over 64 MiB the component takes no input at all: the guard answers by the length, as for any line over
+    # max_bytes, and goes on (before, the component's refusal escaped from write.send and ended the proxy).
+    seen: list[dict[str, Any]] = []
+
+    async def echo(inbox: MemoryObjectReceiveStream[SessionMessage], outbox: MemoryObjectSendStream[Any]) -> None:
+        async for item in inbox:
+            seen.append(as_json(item))
+            await outbox.send(SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=item.message.id, result={})))
+
+    async def main() -> list[dict[str, Any]]:
+        async with raw(echo) as (read, write):
+            await write.send(request(1, name="echo", arguments={"text": "x" * (65 << 20)}))
+            await write.send(OversizeLine(12 << 20))  # a line a raw reader discarded unread
+            await write.send(request(2, method="ping"))
+            with anyio.fail_after(5):
+                return [as_json(await read.receive()) for _ in range(3)]
+
+    huge, unread, ping = anyio.run(main)
+    # The session reads the id from the line's start: the request gets its answer, once.
+    assert (huge["id"], huge["error"]["code"], huge["error"]["data"]["reason"]) == (1, -32600, "oversize"), huge
+    assert (unread["id"], unread["error"]["code"], unread["error"]["data"]["reason"]) == (None, -32600, "oversize"), unread
+    assert ping == {"jsonrpc": "2.0", "id": 2, "result": {}}
+    assert [m["method"] for m in seen] == ["ping"]
+
+
+def test_a_transport_that_cannot_be_entered_raises_as_it_does_without_the_guard():
+    # guard_transport enters the transport in a task of its own; a failure to enter it still reaches the
+    # caller as the transport raised it, not wrapped in the task group's ExceptionGroup.
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    async def main() -> None:
+        async with guard_transport(stdio_client(StdioServerParameters(command="/nonexistent/mcp-server"))):
+            raise AssertionError("entered")
+
+    with pytest.raises(FileNotFoundError):
+        anyio.run(main)
+
+
 def test_a_hung_request_is_answered_by_the_timeout_and_cancelled_upstream():
     seen: list[dict[str, Any]] = []
 
@@ -277,6 +346,33 @@ def test_an_upstream_line_the_sdk_could_not_parse_is_dropped_and_logged(caplog):
     assert anyio.run(main) == [{"jsonrpc": "2.0", "id": 1, "result": {"ok": True}}]
     dropped = [r.guard_event for r in caplog.records if getattr(r, "guard_event", {}).get("event") == "dropped"]
     assert len(dropped) == 1 and "DEBUG: entering flaky_print" in dropped[0]["detail"], dropped
+
+
+def test_an_upstream_line_its_reader_discarded_as_oversize_is_dropped_and_logged(caplog):
+    caplog.set_level(logging.DEBUG, logger="jsonrpc_errors.mcp")
+
+    async def huge(inbox: MemoryObjectReceiveStream[SessionMessage], outbox: MemoryObjectSendStream[Any]) -> None:
+        first = await inbox.receive()
+        await outbox.send(OversizeLine(100 << 20))  # nothing to tell whose it was: dropped
+        await outbox.send(SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=first.message.id, result={"ok": True})))
+        second = await inbox.receive()
+        # The response to the second request, too long: its start shows whose it is.
+        await outbox.send(OversizeLine(100 << 20, b'{"jsonrpc":"2.0","id":%d,"result":{"text":"' % second.message.id, b'xxxx"}}'))
+
+    async def main() -> list[dict[str, Any]]:
+        async with raw(huge) as (read, write):
+            await write.send(request(1, name="huge"))
+            with anyio.fail_after(5):
+                answers = [as_json(await read.receive())]
+            await write.send(request(2, name="huge"))
+            with anyio.fail_after(5):
+                return [*answers, as_json(await read.receive())]
+
+    relayed, answered = anyio.run(main)
+    assert relayed == {"jsonrpc": "2.0", "id": 1, "result": {"ok": True}}
+    assert (answered["id"], answered["error"]["data"]["type"]) == (2, "upstream-error"), answered  # at once, not at the timeout
+    dropped = [r.guard_event for r in caplog.records if getattr(r, "guard_event", {}).get("event") == "dropped"]
+    assert len(dropped) == 2 and all(str(100 << 20) in d["detail"] for d in dropped), dropped
 
 
 def test_client_lines_the_sdk_could_not_parse_are_answered_by_the_guard():

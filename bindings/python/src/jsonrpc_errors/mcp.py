@@ -6,16 +6,19 @@ keeps its clock and logs its events:
 
 * :func:`guard_streams` wraps the stream pair of an SDK transport that leads to the upstream server
   (``stdio_client``, ``streamable_http_client``, the in-memory streams, ...) and returns the pair the client
-  side uses (a ``ClientSession``, or a proxy's relay from a client-facing transport).
+  side uses (a ``ClientSession``, or a proxy's relay from a client-facing transport); :func:`guard_transport`
+  does it for a whole transport, run in a task of its own so that its failure is answered, not spread.
 * :func:`upstream_stderr_log` gives an upstream process a stderr whose lines are logged with secrets
   redacted (``stdio_client(params, errlog=...)``), as the Rust guard relays its upstream's stderr.
 * :func:`guard_call_tool` (low-level ``Server(on_call_tool=...)``) and :func:`guard_tool` (``MCPServer``
-  tool functions) turn an exception a tool raises into the canonical tool error (:func:`canonical_tool_error`):
-  the client gets what the guard would have made of it, the operator's log gets the exception.
+  tool functions) answer a tool's failure as the guard answers the SDK's own reply to it
+  (:func:`canonical_tool_error`): the SDK's meaning is kept (tool output stays tool output, a protocol error a
+  protocol error), what leaks is scrubbed.
 
 Events go to :mod:`logging` (logger ``jsonrpc_errors.mcp`` unless one is given): one record per event, at
 the level the component gives it, with the event's fields in ``record.guard_event``. Message bodies are never
-logged; an event's ``detail`` is the component's, redacted for the operator.
+logged; an event's ``detail`` is the component's, redacted for the operator. So is every other text logged
+here (a tool's exception and traceback, a transport's failure): secrets go, stack traces and paths stay.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ import traceback
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import TYPE_CHECKING, Literal, Optional, TextIO, Tuple, TypedDict, TypeVar, Union, cast
+from typing import Literal, Optional, TextIO, Tuple, TypedDict, TypeVar, Union, cast
 
 try:
     import anyio
@@ -38,9 +41,21 @@ try:
     import anyio.to_thread
     from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
     from mcp.shared._stream_protocols import ReadStream, WriteStream
-    from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedResourceError, UnexpectedToolError
+    from mcp.shared.exceptions import MCPError
     from mcp.shared.message import SessionMessage
-    from mcp.types import CallToolRequestParams, CallToolResult, ErrorData, JSONRPCMessage, jsonrpc_message_adapter
+    from mcp.types import (
+        INTERNAL_ERROR,
+        INVALID_PARAMS,
+        CallToolRequestParams,
+        CallToolResult,
+        ErrorData,
+        JSONRPCMessage,
+        TextContent,
+        jsonrpc_message_adapter,
+    )
+    from mcp.types.version import MODERN_PROTOCOL_VERSIONS
     from pydantic import ValidationError
     from typing_extensions import Unpack
 except ImportError as missing:  # pragma: no cover - exercised in a subprocess without the SDK
@@ -49,17 +64,19 @@ except ImportError as missing:  # pragma: no cover - exercised in a subprocess w
         f"(the `mcp` extra: mcp>=2.3,<3); {missing}"
     ) from missing
 
-from ._guard import GuardSession, Outcome, Step
-from ._taxonomy import Dialect
-
-if TYPE_CHECKING:
-    from mcp.server.mcpserver import MCPServer
+from . import _runtime
+from ._guard import GuardSession, Outcome, Step, UpstreamFailure
+from ._taxonomy import DEFAULT_MAX_BYTES, Dialect
 
 __all__ = [
     "DEFAULT_OFFLOAD_BYTES",
     "DEFAULT_MAX_UPSTREAM_BYTES",
     "GuardOptions",
     "GuardedWriteStream",
+    "OVERSIZE_EDGE_BYTES",
+    "OversizeLine",
+    "RawLine",
+    "ServerApi",
     "canonical_tool_error",
     "guard_call_tool",
     "guard_streams",
@@ -72,6 +89,52 @@ __all__ = [
 Peer = Literal["client", "upstream"]
 Item = Union[SessionMessage, Exception]
 
+
+#: How much of each end of an oversize line the session is given: it reads the line's id there, to answer it.
+OVERSIZE_EDGE_BYTES = 4096
+
+
+class OversizeLine(Exception):
+    """A line too long to read, discarded as it streamed: its length, and its first and last bytes as they
+    passed (up to :data:`OVERSIZE_EDGE_BYTES` each). A reader of raw lines (as ``jsonrpc-errors guard`` reads
+    its pipes) yields it where the line was, as the SDK's transports yield an exception for a line they
+    cannot parse: sent to :class:`GuardedWriteStream`, the guard answers the client (-32600, ``oversize``,
+    with the id the line's start shows); in the upstream's read stream, it is dropped and logged (and a
+    response whose id its ends show answers its request at once)."""
+
+    def __init__(self, length: int, head: bytes = b"", tail: bytes = b"") -> None:
+        super().__init__(f"a line of {length} bytes, discarded unread")
+        self.length = length
+        self.head = head[:OVERSIZE_EDGE_BYTES]
+        self.tail = tail[-OVERSIZE_EDGE_BYTES:]
+
+    @classmethod
+    def of(cls, line: bytes) -> "OversizeLine":
+        """A line that was read whole but is too long for the guard to take."""
+        return cls(len(line), line[:OVERSIZE_EDGE_BYTES], line[-OVERSIZE_EDGE_BYTES:])
+
+
+class RawLine(Exception):
+    """A line exactly as a reader of raw lines read it (its newline removed), for the guard to judge: its own
+    bytes, not what the SDK's parser makes of them. The parser changes what it cannot represent before the
+    guard could see it: it drops a null or object ``id`` (a request becomes a notification, relayed), keeps
+    one of ``result`` and ``error`` from an answer that has both, refuses a line behind a byte order mark.
+    Sent to :class:`GuardedWriteStream` or yielded by the upstream's read stream where the SDK's transports
+    yield a message (an ``Exception`` subclass for the same reason as :class:`OversizeLine`); what the guard
+    relays of it reaches the other side as the SDK's message parsed from it."""
+
+    def __init__(self, line: bytes) -> None:
+        super().__init__(f"a line of {len(line)} bytes")
+        self.line = line
+
+    def message(self) -> Optional[SessionMessage]:
+        """The SDK's message for the line, if the SDK can represent it."""
+        try:
+            return SessionMessage(jsonrpc_message_adapter.validate_json(self.line.decode("utf-8", "replace"), by_name=False))
+        except ValueError:
+            return None
+
+
 #: Guard calls on messages larger than this run on a worker thread, so the event loop keeps running while the
 #: component reads them (most of a second for 10 MB). Smaller ones run inline: on a small message the thread hop
 #: would cost more than the call.
@@ -80,16 +143,11 @@ DEFAULT_OFFLOAD_BYTES = 64 * 1024
 DEFAULT_MAX_UPSTREAM_BYTES = 64 * 1024 * 1024
 #: Bytes queued toward one peer before the side producing them waits (the Rust guard's budget).
 QUEUE_BUDGET_BYTES = 16 * 1024 * 1024
-#: The error a server sends when a tool's exception escapes (JSON-RPC internal error). The synthetic response
-#: :func:`canonical_tool_error` hands the guard; the TypeScript package uses the same one.
-SYNTHETIC_TOOL_ERROR_CODE = -32603
 
 _LOGGER = logging.getLogger("jsonrpc_errors.mcp")
 _LEVELS = {"error": logging.ERROR, "warn": logging.WARNING, "info": logging.INFO, "debug": logging.DEBUG}
 # The event fields shown in the record's text, in this order (all of them are in record.guard_event).
 _SHOWN = ("kind", "code", "id", "method", "correlation_id", "detail")
-# Exceptions a tool raises on purpose for the client to act on: they pass through the decorators untouched.
-_PASSTHROUGH: tuple[type[BaseException], ...] = (UrlElicitationRequiredError,)
 
 
 def _now_ms() -> int:
@@ -133,6 +191,21 @@ def _line_of(item: Item) -> Optional[Tuple[bytes, Optional[SessionMessage]]]:
         return _wire(item.message), item
     recovered = _unread_line(item)
     return None if recovered is None else (recovered, None)
+
+
+def _judged(item: Item, limit: int) -> Optional[Tuple[Union[bytes, OversizeLine], Optional[SessionMessage]]]:
+    """As :func:`_line_of`; a line longer than ``limit`` (the session reads none that long, the component takes
+    none over its own limit) stands as the :class:`OversizeLine` it is, as does one a reader discarded."""
+    if isinstance(item, OversizeLine):
+        return item, None
+    if isinstance(item, RawLine):
+        # Parsed only for the other side, if the guard relays it (the SDK's own message, metadata-free).
+        return (OversizeLine.of(item.line) if len(item.line) > limit else item.line), item.message()
+    judged = _line_of(item)
+    if judged is None:
+        return None
+    line, original = judged
+    return (OversizeLine.of(line) if len(line) > limit else line), original
 
 
 def _log_event(logger: logging.Logger, step: Step) -> None:
@@ -265,7 +338,8 @@ class GuardedWriteStream:
     """The write stream :func:`guard_streams` returns: every message goes through the guard's ``client_line``.
 
     It takes ``SessionMessage`` items and also the ``Exception`` items a client-facing SDK transport yields for
-    lines it cannot parse (so a proxy relays its client's stream as it is): the guard answers those.
+    lines it cannot parse (so a proxy relays its client's stream as it is), and :class:`OversizeLine` for a
+    line a proxy's own reader discarded unread: the guard answers those.
     """
 
     def __init__(self, guard: "_Guard") -> None:
@@ -273,6 +347,13 @@ class GuardedWriteStream:
 
     async def send(self, item: Item, /) -> None:
         await self._guard.from_client(item)
+
+    async def upstream_failed(self, failure: UpstreamFailure, /) -> None:
+        """The upstream can answer nothing more, for a reason its read stream does not tell: its process exited
+        (``("exited", status)``, ``("killed", signal)``) while something else holds its stdout open, or its
+        transport failed. Every pending request is answered at once (and every later one), and the read
+        stream ends. Only the first report of the upstream's end counts (the end of its read stream is one)."""
+        await self._guard.upstream_failed(failure)
 
     async def aclose(self) -> None:
         self._guard.client_closed()
@@ -300,6 +381,7 @@ class _Guard:
         *,
         logger: logging.Logger,
         offload_bytes: float,
+        max_bytes: Optional[int],
         max_upstream_bytes: int,
         grace: float,
     ) -> None:
@@ -308,7 +390,11 @@ class _Guard:
         self._task_group = task_group
         self._logger = logger
         self._offload_bytes = offload_bytes
-        self._max_upstream_bytes = max_upstream_bytes
+        # Longer lines are answered (client) or dropped (upstream) by their length: the component takes no
+        # input over its own limit, and the session reads none over max_bytes anyway.
+        limit = _runtime.get().max_input_bytes()
+        self._max_client_bytes = min(max_bytes if max_bytes is not None else DEFAULT_MAX_BYTES, limit)
+        self._max_upstream_bytes = min(max_upstream_bytes, limit)
         self._grace = grace
         # One guard call at a time; anyio's lock, since a large message's call is awaited on a worker thread.
         # fast_acquire: an uncontended acquire does not yield to the event loop (a task switch per message).
@@ -323,6 +409,8 @@ class _Guard:
         self._wake_timer = anyio.Event()
         self._client_closed = False
         self._upstream_ended = False
+        # guard_streams has exited (the session is closed): a late report of the upstream's end is moot.
+        self.shut = False
         self._nothing_pending = anyio.Event()
 
     # ------------------------------------------------------------------ tasks
@@ -340,10 +428,15 @@ class _Guard:
         except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
             pass
         # However it ended (EOF, the process died, the transport closed): it can answer nothing more.
+        await self.upstream_failed("closed-output")
+
+    async def upstream_failed(self, failure: UpstreamFailure) -> None:
+        """The upstream's end, reported once: by the end of its read stream, or by whoever saw it first."""
         async with self._lock:
+            if self._upstream_ended or self.shut:
+                return
             self._upstream_ended = True
-            outcome = self._session.upstream_failed("closed-output")
-            self._apply(outcome, None, None)
+            self._apply(self._session.upstream_failed(failure), None, None)
         self._outboxes["upstream"].close()
         self._outboxes["client"].close()
 
@@ -381,31 +474,34 @@ class _Guard:
     async def from_client(self, item: Item) -> None:
         if self._client_closed:
             raise anyio.ClosedResourceError
-        judged = _line_of(item)
+        judged = _judged(item, self._max_client_bytes)
         if judged is None:
             self._logger.warning("the client's transport reported %s; nothing to answer it with", type(item).__name__)
             return
         line, original = judged
         async with self._lock:
-            outcome = await self._decide(self._session.client_line_json, line)
-            inline = self._apply(outcome, original, "upstream", len(line))
+            if isinstance(line, OversizeLine):
+                outcome = self._session.client_oversize(line.length, head=line.head, tail=line.tail)
+            else:
+                outcome = await self._decide(self._session.client_line_json, line)
+            inline = self._apply(outcome, original, "upstream", len(line) if isinstance(line, bytes) else 0)
         if inline is not None:
             await inline[0].deliver(inline[1])
         await self._room("upstream")
 
     async def _from_upstream(self, item: Item) -> None:
-        judged = _line_of(item)
+        judged = _judged(item, self._max_upstream_bytes)
         if judged is None:
             # Not a line the guard could judge (the transport's own failure): logged, never relayed.
             self._logger.warning("the upstream's transport reported %s; not relayed", type(item).__name__)
             return
         line, original = judged
         async with self._lock:
-            if len(line) > self._max_upstream_bytes:
-                outcome = self._session.upstream_oversize(len(line))
+            if isinstance(line, OversizeLine):
+                outcome = self._session.upstream_oversize(line.length, head=line.head, tail=line.tail)
             else:
                 outcome = await self._decide(self._session.upstream_line_json, line)
-            inline = self._apply(outcome, original, "client", len(line))
+            inline = self._apply(outcome, original, "client", len(line) if isinstance(line, bytes) else 0)
         if inline is not None:
             await inline[0].deliver(inline[1])
         await self._room("client")
@@ -544,6 +640,7 @@ async def guard_streams(
                 task_group,
                 logger=logger or _LOGGER,
                 offload_bytes=offload_bytes,
+                max_bytes=max_bytes,
                 max_upstream_bytes=max_upstream_bytes,
                 grace=grace,
             )
@@ -551,6 +648,7 @@ async def guard_streams(
             try:
                 yield client_receive, GuardedWriteStream(guard)
             finally:
+                guard.shut = True
                 task_group.cancel_scope.cancel()
     finally:
         client_send.close()
@@ -580,9 +678,61 @@ async def guard_transport(
     """A client transport with the guard in front: ``Client(guard_transport(stdio_client(params), dialect="mcp"))``.
 
     Enters ``transport`` and yields :func:`guard_streams` over its streams; ``options`` are guard_streams's.
+    The transport runs in a task of its own, so that its failure is the guard's to answer: the SDK's
+    ``streamable_http_client``, when the server dies mid-call, fails its task group, which cancels whatever
+    task entered it; entered by the caller, that would cancel the very calls the guard owes answers. Here the
+    failure is logged (redacted) and every pending request answered (``upstream_failed``), as when a stdio
+    upstream exits. A transport that cannot be entered raises as it did.
     """
-    async with transport as (read_stream, write_stream), guard_streams(read_stream, write_stream, **options) as pair:
-        yield pair
+    log = options.get("logger") or _LOGGER
+    closing = anyio.Event()
+    # The guard to tell, while there is one.
+    guarded: list[GuardedWriteStream] = []
+
+    async def hold_transport(*, task_status: anyio.abc.TaskStatus[object]) -> None:
+        opened = False
+        try:
+            async with transport as streams:
+                opened = True
+                task_status.started(streams)
+                await closing.wait()
+        except Exception as failure:  # noqa: BLE001 - whatever ended the transport, the guard answers for it
+            if not opened:
+                task_status.started(failure)  # raised to the caller, outside the task group
+                return
+            _log_transport_failure(log, failure, closing.is_set())
+            if guarded:
+                await guarded[0].upstream_failed("closed-output")
+
+    refused: Optional[BaseException] = None
+    async with anyio.create_task_group() as task_group:
+        opened = await task_group.start(hold_transport)
+        if isinstance(opened, BaseException):
+            refused = opened
+        else:
+            read_stream, write_stream = cast("tuple[ReadStream[Item], WriteStream[SessionMessage]]", opened)
+            try:
+                async with guard_streams(read_stream, write_stream, **options) as pair:
+                    guarded.append(pair[1])
+                    try:
+                        yield pair
+                    finally:
+                        guarded.clear()
+            finally:
+                closing.set()
+    if refused is not None:
+        raise refused
+
+
+def _log_transport_failure(log: logging.Logger, failure: BaseException, closing: bool) -> None:
+    """The exception that ended an upstream's transport, for the operator: redacted (traces and paths stay)."""
+    level = logging.INFO if closing else logging.WARNING
+    if not log.isEnabledFor(level):
+        return
+    with GuardSession() as redactor:
+        text = redactor.upstream_log("".join(traceback.format_exception(type(failure), failure, failure.__traceback__))).rstrip("\n")
+    what = "closing the upstream's transport failed" if closing else "the upstream's transport failed; every pending request is answered"
+    log.log(level, "%s\n%s", what, text, extra={"guard_event": {"event": "upstream-transport-failed", "level": logging.getLevelName(level).lower(), "detail": text}})
 
 
 # ---------------------------------------------------------------------------------------------- upstream stderr
@@ -647,51 +797,140 @@ async def upstream_stderr_log(logger: Optional[logging.Logger] = None, *, settle
 # ---------------------------------------------------------------------------------------------- tool errors
 
 
-def _guard_answer(tool: str, reply: dict[str, object], dialect: Union[str, Dialect]) -> dict[str, object]:
-    """The message a guard session in ``dialect`` sends the client when the upstream answers a ``tools/call``
-    of ``tool`` with ``reply`` (its ``result`` or ``error`` member)."""
+#: Which of the SDK's server APIs a tool runs under: they answer the same exception differently.
+ServerApi = Literal["mcpserver", "lowlevel"]
+#: The protocol revisions the SDK serves statelessly (2026-07-28 on): there a low-level handler's crash is
+#: answered with a generic -32603; under the 2025 handshake with the exception's own text.
+_STATELESS_VERSIONS = frozenset(MODERN_PROTOCOL_VERSIONS)
+
+
+def _error_member(error: ErrorData) -> dict[str, object]:
+    # As the SDK's transports write an error object: the members that were set, and only those.
+    member: dict[str, object] = error.model_dump(by_alias=True, mode="json", exclude_unset=True)
+    return member
+
+
+def _mcpserver_reply(tool: str, error: BaseException) -> dict[str, object]:
+    """What ``MCPServer`` writes when tool ``tool`` raises ``error`` (mcp 2.3: ``Tool.run`` and
+    ``MCPServer._handle_call_tool``): an ``MCPError`` is the protocol error it carries; a ``ToolError`` or
+    ``ResourceError`` (raised on purpose, or the SDK's own wrapper of a nested tool's crash) is a failed
+    result for the model with its text after the SDK's prefix; anything else is a crash, whose text stays on
+    the server."""
+    if isinstance(error, MCPError):
+        return {"error": _error_member(error.error)}
+    text = f"Error executing tool {tool}: {error}" if isinstance(error, (ToolError, ResourceError)) else f"Error executing tool {tool}"
+    result = CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+    return {"result": result.model_dump(by_alias=True, mode="json", exclude_none=True)}
+
+
+def _lowlevel_reply(error: BaseException, protocol_version: Optional[str]) -> dict[str, object]:
+    """What the low-level ``Server`` writes when its ``on_call_tool`` handler raises ``error`` (mcp 2.3's
+    dispatchers): an ``MCPError``'s own error; -32602 for a pydantic ``ValidationError``; anything else is
+    answered by the protocol in use: the stateless one gives a generic -32603, the 2025 handshake the
+    exception's text with code 0 (``JSONRPCDispatcher`` keeps 0 for its older servers)."""
+    if isinstance(error, MCPError):
+        data = error.error
+    elif isinstance(error, ValidationError):
+        data = ErrorData(code=INVALID_PARAMS, message="Invalid request parameters", data="")
+    elif protocol_version in _STATELESS_VERSIONS:
+        data = ErrorData(code=INTERNAL_ERROR, message="Internal server error")
+    else:
+        data = ErrorData(code=0, message=str(error))
+    return {"error": _error_member(data)}
+
+
+def _sdk_reply(tool: str, error: BaseException, server_api: ServerApi, protocol_version: Optional[str]) -> dict[str, object]:
+    """The response member (``result`` or ``error``) the SDK itself writes for ``error`` escaping a tool."""
+    if server_api == "mcpserver":
+        return _mcpserver_reply(tool, error)
+    if server_api == "lowlevel":
+        return _lowlevel_reply(error, protocol_version)
+    raise ValueError(f"server_api must be 'mcpserver' or 'lowlevel', not {server_api!r}")
+
+
+def _is_crash(error: BaseException, server_api: ServerApi) -> bool:
+    """Whether the SDK takes ``error`` for a crash (logged with its traceback at ERROR) rather than a failure
+    raised on purpose (INFO)."""
+    if server_api == "mcpserver":
+        anticipated = isinstance(error, (MCPError, ToolError, ResourceError))
+        return not anticipated or isinstance(error, (UnexpectedToolError, UnexpectedResourceError))
+    return not isinstance(error, (MCPError, ValidationError))
+
+
+def _through_guard(
+    tool: str, reply: dict[str, object], dialect: Union[str, Dialect], trace: Optional[str] = None
+) -> tuple[dict[str, object], Optional[str]]:
+    """The message a guard session in ``dialect`` writes the client when the upstream answers a
+    ``tools/call`` of ``tool`` with ``reply`` (its ``result`` or ``error`` member); and ``trace`` as the
+    same session redacts it for the operator's log (secrets go, stack traces and paths stay)."""
     request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool}}
     with GuardSession(dialect) as session:
         session.client_line(json.dumps(request, ensure_ascii=False, separators=(",", ":")))
         outcome = session.upstream_line(json.dumps({"jsonrpc": "2.0", "id": 1, **reply}, ensure_ascii=False, separators=(",", ":")))
+        logged = session.upstream_log(trace) if trace is not None else None
     for step in outcome["steps"]:
         if step["step"] == "send" and step["to"] == "client":
             answer: dict[str, object] = json.loads(step["line"])
-            return answer
+            return answer, logged
         if step["step"] == "forward" and step["to"] == "client":
-            return {"jsonrpc": "2.0", "id": 1, **reply}
+            return {"jsonrpc": "2.0", "id": 1, **reply}, logged
     # The session answers every response to a pending request; anything else is a broken component.
     raise RuntimeError("the guard session wrote nothing for the tool's answer")
 
 
-def canonical_tool_error(tool: str, error: BaseException, *, dialect: Union[str, Dialect] = "mcp") -> Union[CallToolResult, ErrorData]:
+def canonical_tool_error(
+    tool: str,
+    error: BaseException,
+    *,
+    dialect: Union[str, Dialect] = "mcp",
+    server_api: ServerApi = "mcpserver",
+    protocol_version: Optional[str] = None,
+) -> Union[CallToolResult, ErrorData]:
     """What the guard answers a client whose ``tools/call`` of ``tool`` failed with ``error``.
 
-    A private guard session reads the request ``{"method":"tools/call","params":{"name":tool}}`` and then the
-    response a server sends when an exception escapes (code -32603, message ``"<ExceptionClass>: <str(error)>"``,
-    ``data.traceback``); what it writes to the client is returned: a tool result (``isError``) where the
-    dialect answers with one, else the error object. The TypeScript package does the same with
-    ``"<error.name>: <error.message>"`` and ``data.stack``, so both runtimes answer alike. (The component keeps
-    standard codes such as -32603 as errors in every dialect, ``mcp`` included; only server-specific codes
-    become ``isError`` results there.)
+    ``error`` is described as the wire message the SDK itself writes for it (``server_api``: ``MCPServer``'s
+    texts, or the low-level ``Server``'s, which depend on the request's ``protocol_version``): a
+    ``ToolError`` is a failed tool result ``"Error executing tool <tool>: <text>"``, an ``MCPError`` its
+    JSON-RPC error, any other exception ``MCPServer``'s generic failed result (the low-level server: code 0
+    with the exception's text under the 2025 handshake, a generic -32603 for the stateless protocol). A
+    private guard session reads a ``tools/call`` request of ``tool`` and then that message; what it writes
+    for the client is returned: a tool result (``isError``), or the error object. The component decides the
+    rest: results are redacted and cut, standard and MCP-spec codes kept with their data scrubbed,
+    server-specific codes become the dialect's upstream error (in ``mcp``, a failed tool result). The
+    TypeScript package describes its SDK's failures the same way.
     """
-    text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-    failure = {"code": SYNTHETIC_TOOL_ERROR_CODE, "message": f"{type(error).__name__}: {error}", "data": {"traceback": text}}
-    answer = _guard_answer(tool, {"error": failure}, dialect)
+    answer, _ = _through_guard(tool, _sdk_reply(tool, error, server_api, protocol_version), dialect)
     if "result" in answer:
         return CallToolResult.model_validate(answer["result"])
     return ErrorData.model_validate(answer["error"])
 
 
-def _answered(tool: str, error: Exception, dialect: Union[str, Dialect], logger: Optional[logging.Logger]) -> CallToolResult:
-    """Logs ``error`` whole for the operator and returns the canonical result, or raises the canonical error."""
-    (logger or _LOGGER).error("tool %r raised %s; the client gets the canonical tool error", tool, type(error).__name__,
-                              exc_info=error)
-    answer = canonical_tool_error(tool, error, dialect=dialect)
-    if isinstance(answer, ErrorData):
-        # `from None`: the original stays in the log, not in what the SDK might report.
-        raise MCPError(answer.code, answer.message, answer.data) from None
-    return answer
+def _answered(
+    tool: str,
+    error: Exception,
+    dialect: Union[str, Dialect],
+    logger: Optional[logging.Logger],
+    server_api: ServerApi,
+    protocol_version: Optional[str],
+) -> CallToolResult:
+    """Logs ``error`` for the operator, redacted, and returns the canonical result or raises the canonical
+    error (as ``MCPError``, which the SDK answers with as it is)."""
+    log = logger or _LOGGER
+    crash = _is_crash(error, server_api)
+    level = logging.ERROR if crash else logging.INFO
+    # Never the exception itself (exc_info, its text, its locals): the log would hold every secret in it.
+    # Its traceback goes through the component, which keeps the frames and paths and drops the secrets.
+    trace = "".join(traceback.format_exception(type(error), error, error.__traceback__)) if log.isEnabledFor(level) else None
+    answer, logged = _through_guard(tool, _sdk_reply(tool, error, server_api, protocol_version), dialect, trace)
+    if logged is not None:
+        event = {"event": "tool-failed", "level": "error" if crash else "info", "tool": tool, "exception": type(error).__name__, "detail": logged}
+        log.log(level, "tool %r raised %s; the client gets the canonical tool error\n%s", tool, type(error).__name__, logged.rstrip("\n"),
+                extra={"guard_event": event})
+    if "result" in answer:
+        return CallToolResult.model_validate(answer["result"])
+    canonical = ErrorData.model_validate(answer["error"])
+    # `from None`: nothing of the original rides along with what the SDK sends.
+    raise MCPError(canonical.code, canonical.message, canonical.data) from None
 
 
 _Result = TypeVar("_Result")
@@ -702,7 +941,7 @@ def _checked(tool: str, result: _Result, dialect: Union[str, Dialect]) -> _Resul
     other result untouched."""
     if not (isinstance(result, CallToolResult) and result.is_error):
         return result
-    answer = _guard_answer(tool, {"result": result.model_dump(by_alias=True, mode="json", exclude_none=True)}, dialect)
+    answer, _ = _through_guard(tool, {"result": result.model_dump(by_alias=True, mode="json", exclude_none=True)}, dialect)
     if "result" in answer:
         return cast(_Result, CallToolResult.model_validate(answer["result"]))
     error = ErrorData.model_validate(answer["error"])
@@ -721,11 +960,14 @@ def guard_call_tool(
 ) -> Union[CallToolHandler, Callable[[CallToolHandler], CallToolHandler]]:
     """Wraps a low-level server's ``on_call_tool`` handler ``(ctx, params) -> CallToolResult``.
 
-    An exception it raises becomes :func:`canonical_tool_error` for ``params.name``: returned when it is a
-    tool result, raised as ``MCPError`` (which the SDK answers with) when it is an error object. The exception
-    goes to the log with its traceback. An ``isError`` result the handler returns is redacted and cut as the
-    guard does an upstream's; any other result is returned untouched. ``UrlElicitationRequiredError`` passes
-    through. ``Server(on_call_tool=guard_call_tool(handler))`` or ``@guard_call_tool(dialect="thoughtgate")``.
+    An exception it raises is answered as the guard answers the low-level ``Server``'s own reply to it
+    (:func:`canonical_tool_error` for ``params.name``, by the protocol of the request): a tool result is
+    returned, an error object raised as ``MCPError``, which the SDK sends as it is. ``MCPError`` and its
+    subclasses (``UrlElicitationRequiredError``) go through the guard too: their codes and data's structure
+    stay where the component keeps them. The exception goes to the log, redacted (its traceback and paths
+    stay). An ``isError`` result the handler returns is redacted and cut as the guard does an upstream's; any
+    other result is returned untouched. ``Server(on_call_tool=guard_call_tool(handler))`` or
+    ``@guard_call_tool(dialect="thoughtgate")``.
     """
     GuardSession(dialect).close()  # an unknown dialect is refused now, not at the first failure
 
@@ -734,10 +976,10 @@ def guard_call_tool(
         async def guarded(ctx: object, params: CallToolRequestParams) -> object:
             try:
                 result = await inner(ctx, params)
-            except _PASSTHROUGH:
-                raise
             except Exception as error:  # noqa: BLE001 - every tool failure gets the canonical answer
-                return await anyio.to_thread.run_sync(_answered, params.name, error, dialect, logger)
+                # What the SDK writes for a crash depends on the request's protocol (ServerRequestContext's).
+                version = getattr(ctx, "protocol_version", None)
+                return await anyio.to_thread.run_sync(_answered, params.name, error, dialect, logger, "lowlevel", version)
             return await anyio.to_thread.run_sync(_checked, params.name, result, dialect)
 
         return cast(CallToolHandler, guarded)
@@ -754,16 +996,31 @@ def guard_tool(
 ) -> Union[ToolFunction, Callable[[ToolFunction], ToolFunction]]:
     """Wraps an ``MCPServer`` tool function (sync or async); put it under ``@server.tool()``.
 
-    An exception the tool raises becomes :func:`canonical_tool_error` (``name`` is the tool's name, by default
-    the function's, as ``@server.tool()`` names it): a tool result is returned, an error object raised as
-    ``MCPError``, which ``MCPServer`` answers with; the exception goes to the log with its traceback. A
-    ``CallToolResult`` with ``is_error`` the tool returns is redacted and cut as the guard does an upstream's.
-    The signature, context parameter and return annotation stay the function's (``MCPServer`` reads them).
-    ``UrlElicitationRequiredError`` passes through.
+    An exception the tool raises is answered as the guard answers ``MCPServer``'s own reply to it
+    (:func:`canonical_tool_error`; ``name`` is the tool's registered name, by default the function's, as
+    ``@server.tool()`` names it): a ``ToolError`` stays a failed tool result for the model, its text
+    scrubbed; an ``MCPError`` (``UrlElicitationRequiredError`` included) stays a protocol error where the
+    component keeps its code; any other exception is the SDK's generic failed result. A tool result is
+    returned, an error object raised as ``MCPError``, which ``MCPServer`` sends as it is. The exception goes
+    to the log, redacted (its traceback and paths stay). A ``CallToolResult`` with ``is_error`` the tool
+    returns is redacted and cut as the guard does an upstream's. The signature, context parameter and return
+    annotation stay the function's (``MCPServer`` reads them). Put above ``@server.tool()`` instead, it would
+    guard a copy nobody calls: a ``TypeError`` says so when the server is in sight (the decorated function's
+    module, or where the decorator is applied).
     """
     GuardSession(dialect).close()  # an unknown dialect is refused now, not at the first failure
+    caller = inspect.currentframe()
+    # The servers in sight where the decorator is applied (the frame itself is not kept).
+    in_sight = _servers_in(caller.f_back.f_locals, caller.f_back.f_globals) if caller is not None and caller.f_back is not None else []
+    del caller
 
     def wrap(inner: ToolFunction) -> ToolFunction:
+        registered = _registered_bare(inner, [*in_sight, *_servers_in(getattr(inner, "__globals__", {}))])
+        if registered is not None:
+            raise TypeError(
+                f"@guard_tool is applied above @server.tool(): tool {registered!r} is already registered unguarded "
+                "(server.tool() registers the function it is given); put @guard_tool below @server.tool()"
+            )
         tool = name or inner.__name__
         if _is_async(inner):
 
@@ -771,10 +1028,8 @@ def guard_tool(
             async def guarded_async(*args: object, **kwargs: object) -> object:
                 try:
                     result = await cast(Callable[..., Awaitable[object]], inner)(*args, **kwargs)
-                except _PASSTHROUGH:
-                    raise
                 except Exception as error:  # noqa: BLE001
-                    return await anyio.to_thread.run_sync(_answered, tool, error, dialect, logger)
+                    return await anyio.to_thread.run_sync(_answered, tool, error, dialect, logger, "mcpserver", None)
                 return await anyio.to_thread.run_sync(_checked, tool, result, dialect)
 
             return cast(ToolFunction, guarded_async)
@@ -784,10 +1039,8 @@ def guard_tool(
             # MCPServer runs a sync tool on a worker thread, so the guard's calls here block no event loop.
             try:
                 result = inner(*args, **kwargs)
-            except _PASSTHROUGH:
-                raise
             except Exception as error:  # noqa: BLE001
-                return _answered(tool, error, dialect, logger)
+                return _answered(tool, error, dialect, logger, "mcpserver", None)
             return _checked(tool, result, dialect)
 
         return cast(ToolFunction, guarded)
@@ -809,6 +1062,24 @@ def guard_tools(server: MCPServer, *, dialect: Union[str, Dialect] = "mcp", logg
     # On the instance: `@server.tool()` registers through `self.add_tool`.
     setattr(server, "add_tool", add_guarded_tool)
     return server
+
+
+def _servers_in(*scopes: dict[str, object]) -> list[MCPServer]:
+    return [value for scope in scopes for value in list(scope.values()) if isinstance(value, MCPServer)]
+
+
+def _registered_bare(fn: Callable[..., object], servers: list[MCPServer]) -> Optional[str]:
+    """The name under which one of ``servers`` already runs ``fn`` itself: ``@guard_tool`` stacked above
+    ``@server.tool()``, which registered the bare function and returned it. ``MCPServer`` lists its tools
+    only asynchronously, so this reads its private tool manager; without one, nothing is found."""
+    for server in servers:
+        list_tools = getattr(getattr(server, "_tool_manager", None), "list_tools", None)
+        if not callable(list_tools):
+            continue
+        for tool in list_tools():
+            if getattr(tool, "fn", None) is fn:
+                return str(tool.name)
+    return None
 
 
 def _is_async(fn: Callable[..., object]) -> bool:
