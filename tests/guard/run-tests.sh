@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the end-to-end tests of `jsonrpc-errors guard` (real processes, real MCP SDKs, nothing mocked):
-# pytest with the project's virtualenv, then node --test for any TS-driven test files (*.test.mjs) here.
+# pytest with the project's virtualenv (this folder and real/, the tests against reference MCP software:
+# real/README.md), then node --test for any TS-driven test files (*.test.mjs) here.
 # Exit status: non-zero if any suite failed. Extra arguments go to pytest (e.g. -k crash, -x).
 #
 # Needs target/release/jsonrpc-errors (scripts/setup.sh or `cargo xtask build`) and the SDK fixtures
@@ -15,7 +16,9 @@ if [ ! -x "$bin" ]; then
   echo "run-tests.sh: $bin is missing; build it first (scripts/setup.sh or cargo xtask build)" >&2
   exit 1
 fi
-if [ ! -d "$here/node_modules/@modelcontextprotocol/sdk" ] || ! "$py" -c 'import mcp, pytest' 2>/dev/null; then
+if [ ! -d "$here/node_modules/@modelcontextprotocol/sdk" ] || ! "$py" -c 'import mcp, pytest' 2>/dev/null \
+   || [ ! -x "$here/real/node_modules/node/bin/node" ] || [ ! -d "$here/real/node_modules/supergateway" ] \
+   || ! "$py" -c 'import mcp_server_time, mcp_server_fetch, mcp_server_git' 2>/dev/null; then
   "$here/setup.sh" || { echo "run-tests.sh: tests/guard/setup.sh failed" >&2; exit 1; }
   "$py" -c 'import pytest' 2>/dev/null || "$py" -m pip install --quiet 'pytest>=7' || exit 1
 fi

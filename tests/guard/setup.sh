@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs what the guard's end-to-end fixtures need (idempotent):
 #   mcp==2.3.0 into the project's virtualenv (bindings/python/.venv, created if missing), and
-#   the pinned TypeScript SDK into tests/guard/node_modules.
+#   the pinned TypeScript SDK into tests/guard/node_modules;
+#   for the real-peer tests (real/README.md): mcp-server-time, -fetch and -git into the same virtualenv
+#   (real/requirements.txt), and into tests/guard/real/node_modules the reference servers, supergateway,
+#   the conformance suite and Node 22 (npm `node`), pinned by real/package-lock.json.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -10,7 +13,22 @@ venv="$root/bindings/python/.venv"
 if [ ! -x "$venv/bin/python" ]; then
   "${PYTHON:-python3}" -m venv "$venv"
 fi
-"$venv/bin/python" -m pip install --quiet -r "$here/requirements.txt"
+"$venv/bin/python" -m pip install --quiet -r "$here/requirements.txt" -r "$here/real/requirements.txt"
 
 cd "$here"
 "$root/scripts/npm-install.sh"
+
+# real/: reinstalled only when its lock file changed since the last install (npm ci starts from scratch).
+cd "$here/real"
+stamp=node_modules/.installed-from-lock
+if [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp" || [ ! -x node_modules/node/bin/node ]; then
+  "$root/scripts/npm-install.sh"
+  # npm `node` puts the Node 22 binary in place from its install script (allowed in package.json's
+  # allowScripts); run it again if this npm skipped it.
+  if ! node_modules/node/bin/node --version >/dev/null 2>&1; then
+    npm rebuild node --foreground-scripts
+  fi
+  cp package-lock.json "$stamp"
+fi
+node22="$(node_modules/node/bin/node --version)"
+[ "$node22" = "v22.23.3" ] || { echo "setup.sh: tests/guard/real has Node $node22, not v22.23.3" >&2; exit 1; }

@@ -2,19 +2,21 @@
 
 The same raw client lines go through `jsonrpc-errors guard` (the Rust shell), the Python example proxy
 (`examples/mcp-proxy-python/proxy.py`: the official Python SDK's stdio transports plus
-`jsonrpc_errors.mcp.guard_streams`) and the TypeScript example proxy (`examples/mcp-proxy-ts/proxy.js`: the
-official TypeScript SDK's stdio transports plus `jsonrpc-errors/mcp`), each in front of the bundled
+`jsonrpc_errors.mcp.guard_streams`) and the TypeScript example proxy (`examples/mcp-proxy-ts/proxy.js`:
+`jsonrpc-errors/mcp`'s GuardedTransport with stdio of its own, lines as bytes), each in front of the bundled
 misbehaving server. Every message the client sees must be the same in all three.
 
 What is compared: each line the client receives, parsed and written back as canonical JSON (members sorted,
-no spaces), with the generated correlation ids and timestamps removed. Not the raw bytes: both SDKs
-re-serialize every message in their schema's member order (`jsonrpc`, `id`, `error`), where the Rust guard
-forwards the upstream's bytes untouched and writes its own answers as `jsonrpc`, `error`, `id`. Ids, numbers
-and strings in this session are written the same way by all three (integers, no escapes that differ).
+no spaces), with the generated correlation ids and timestamps removed. Not the raw bytes: the Python SDK
+re-serializes every message in its schema's member order (`jsonrpc`, `id`, `error`), where the Rust guard
+and the TypeScript proxy (which reads and writes lines as bytes) forward the upstream's bytes untouched and
+write their own answers as `jsonrpc`, `error`, `id`. Ids, numbers and strings in this session are written
+the same way by all three (integers, no escapes that differ); test_ts_proxy.py compares the TypeScript
+proxy's bytes with the Rust guard's where they do differ.
 
-What is not compared: the non-JSON line `flaky_print` writes to the wire. The Rust guard reads it, drops it
-and logs it; the SDKs' stdio transports never hand it to the adapter (they report a parse error). The client
-sees nothing of it in all three, which the comparison covers.
+What is not compared: the non-JSON line `flaky_print` writes to the wire. The Rust guard and the TypeScript
+proxy read it, drop it and log it; the Python SDK's stdio transport never hands it to the adapter (it
+reports a parse error). The client sees nothing of it in all three, which the comparison covers.
 """
 
 from __future__ import annotations
@@ -229,16 +231,104 @@ sys.stdin.read()
 """
 
 
-def test_the_typescript_proxy_logs_a_transport_error_on_its_own_not_as_part_of_a_key_block(tmp_path: Path) -> None:
-    # The TypeScript SDK reports a stray stdout line as a transport error, whose text (the line) the proxy
-    # logs redacted. It went through the stderr stream's session, which took it for the continuation of the
-    # key block left open there and swallowed its first word into the block's marker.
+def test_the_typescript_proxy_logs_a_stray_line_on_its_own_not_as_part_of_a_key_block(tmp_path: Path) -> None:
+    # The stray stdout line goes to the guard session, as the Rust guard's does: a `dropped` event whose
+    # detail quotes it redacted. (When the SDK's stdio transport read the upstream, it reported the line as a
+    # transport error, whose text went through the stderr stream's session, which took it for the
+    # continuation of the key block left open there and swallowed its first word into the block's marker.)
     upstream = tmp_path / "stray_upstream.py"
     upstream.write_text(STRAY_DURING_A_KEY_BLOCK)
     text = log_of_proxy_before("typescript proxy", upstream)
     records = [json.loads(line) for line in text.splitlines() if line.startswith("{")]
-    # Node's JSON.parse message quotes the line's first characters: `Unexpected token 'S', "Starting w"...`.
-    errors = [r["message"] for r in records if r.get("event") == "upstream-transport-error"]
-    assert errors and all(m.startswith("Unexpected token") and "Starting w" in m for m in errors), errors
+    dropped = [r["detail"] for r in records if r.get("event") == "dropped"]
+    assert dropped == ["a line from the upstream that is not JSON (expected value at line 1 column 1): "
+                       "Starting worker with token [REDACTED:github-token]"], dropped
     stderr_lines = [r["message"] for r in records if r.get("event") == "upstream-stderr"]
     assert stderr_lines == ["dumping key", "[REDACTED:pem-private-key]", "stderr done"], stderr_lines
+
+
+# ───────────────────────────── protocol fidelity, in every runtime ─────────────────────────────
+
+# Raw client lines, each followed by what the fault server is told to write back (`say`), one at a time: the
+# classes issue 24 found broken, pinned in all three proxies at once. (line, id whose answer ends the step)
+MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+ELICITATIONS = {"elicitations": [{"mode": "url", "elicitationId": "e-1", "url": "https://auth.example.com/connect?e=1",
+                                  "message": "Authorize (token ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8)"}]}
+
+
+def say(id: int, *lines: str, tool: bool = False, meta: dict | None = None) -> bytes:
+    params: dict[str, Any] = {"lines": list(lines)}
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": id, "method": "say", "params": params}
+    if tool:
+        message["method"], message["params"] = "tools/call", {"name": "say", "arguments": params}
+    if meta:
+        message["params"]["_meta"] = meta
+    return json.dumps(message, separators=(",", ":")).encode()
+
+
+FIDELITY: list[tuple[bytes, int | None]] = [
+    # A null id: answered at once (-32600 null-id), never forwarded.
+    (b'{"jsonrpc":"2.0","id":null,"method":"echo"}', None),
+    # A byte order mark before a request: read past, the request forwarded without it and answered.
+    ("\ufeff".encode() + b'{"jsonrpc":"2.0","id":2,"method":"echo","params":{"bom":true}}', 2),
+    # An answer with both result and error: answered at once, as the upstream's error.
+    (say(3, '{"jsonrpc":"2.0","id":$ID,"result":{},"error":{"code":-32603,"message":"both"}}'), 3),
+    # A server request with an object id: not relayed (refused to the server); then the real answer.
+    (say(4, '{"jsonrpc":"2.0","id":{"a":1},"method":"sampling/createMessage","params":{}}',
+         '{"jsonrpc":"2.0","id":$ID,"result":{"after":"the bad request"}}'), 4),
+    # Codes the MCP spec owns keep their code and data (values scrubbed).
+    (say(5, json.dumps({"jsonrpc": "2.0", "id": 5, "error": {"code": -32042, "message": "URL elicitation required", "data": ELICITATIONS}})), 5),
+    (say(6, json.dumps({"jsonrpc": "2.0", "id": 6, "error": {"code": -32022, "message": "Unsupported protocol version",
+                                                             "data": {"supported": ["2025-11-25"], "requested": "2026-07-28"}}})), 6),
+    # A tool call made under 2026-07-28 that fails upstream: the result the guard writes carries resultType.
+    (say(7, '{"jsonrpc":"2.0","id":$ID,"error":{"code":-32010,"message":"db down"}}', tool=True, meta=MODERN), 7),
+]
+
+
+def fidelity_session(command: list[str]) -> list[str]:
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    lines: queue.Queue[bytes | None] = queue.Queue()
+    threading.Thread(target=lambda: ([lines.put(l) for l in proc.stdout], lines.put(None)), daemon=True).start()
+    threading.Thread(target=lambda: proc.stderr.read(), daemon=True).start()
+    seen: list[str] = []
+    try:
+        for line, answer_id in FIDELITY:
+            proc.stdin.write(line + b"\n")
+            proc.stdin.flush()
+            while True:
+                got = lines.get(timeout=WAIT)
+                assert got is not None, f"{command[:3]}: stdout closed"
+                seen.append(canonical(got))
+                if json.loads(got).get("id") == answer_id:
+                    break
+        proc.stdin.close()
+        proc.wait(timeout=WAIT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return seen
+
+
+@pytest.mark.parametrize("dialect", ["canonical", "mcp"])
+def test_protocol_fidelity_is_the_same_in_every_runtime(dialect: str) -> None:
+    fault_server = [PYTHON, str(HERE / "servers" / "fault_server.py")]
+    sessions = {}
+    for name, command in proxies(dialect).items():
+        command = command[: command.index("--") + 1] + fault_server
+        sessions[name] = fidelity_session(command)
+    reference = [json.loads(s) for s in sessions["rust guard"]]
+    by_id = {m.get("id"): m for m in reference}
+    assert [m.get("id") for m in reference] == [None, 2, 3, 4, 5, 6, 7], reference
+    assert by_id[None]["error"]["code"] == -32600
+    assert by_id[2]["result"]["echo"] == {"bom": True}
+    assert "error" in by_id[3] or by_id[3]["result"].get("isError") is True
+    assert by_id[4]["result"] == {"after": "the bad request"}
+    assert (by_id[5]["error"]["code"], by_id[5]["error"]["data"]["elicitations"][0]["url"]) == (-32042, ELICITATIONS["elicitations"][0]["url"])
+    assert "ghp_" not in json.dumps(by_id[5])
+    assert by_id[6]["error"] == {"code": -32022, "message": "Unsupported protocol version", "data": {"supported": ["2025-11-25"], "requested": "2026-07-28"}}
+    if dialect == "mcp":
+        assert by_id[7]["result"]["isError"] is True and by_id[7]["result"]["resultType"] == "complete", by_id[7]
+    for name, seen in sessions.items():
+        assert seen == sessions["rust guard"], f"{name} differs from the Rust guard in dialect {dialect}:\n" + "\n".join(
+            f"  rust: {r}\n  {name.split()[0]}: {s}" for r, s in zip(sessions["rust guard"], seen) if r != s)

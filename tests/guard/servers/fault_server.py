@@ -5,7 +5,8 @@
 
 Standard library only, no MCP: the tests drive it with hand-written JSON lines through the guard, so every
 fault is exactly the one asked for. What a request does is chosen by its method (any other method, and
-`echo`, answers `{"result": {"echo": params}}`):
+`echo`, answers `{"result": {"echo": params}}`; a `tools/call` does what the method named `params.name` does, with
+`params.arguments` for its params):
 
 | method | what the server does |
 |---|---|
@@ -66,6 +67,8 @@ def answer(req: dict) -> None:
 def handle(req: dict, opts: argparse.Namespace) -> None:
     method = req.get("method")
     params = req.get("params") or {}
+    if method == "tools/call":
+        method, params = params.get("name"), params.get("arguments") or {}
     if "id" not in req:
         return  # a notification (e.g. notifications/cancelled): nothing to answer
     if method == "never" or method in opts.never:

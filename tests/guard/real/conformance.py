@@ -1,0 +1,174 @@
+"""The MCP conformance suite (`@modelcontextprotocol/conformance` 0.1.16, `conformance server --suite all`)
+through a real stdio -> Streamable HTTP bridge, with and without `jsonrpc-errors guard` in the chain:
+
+    conformance (Node 22) -> supergateway 4.0.0 (--stateful, loopback) -> [jsonrpc-errors guard ->] conformance_server.mjs
+
+One column per chain: for each scenario, the checks the suite recorded (id and status, in order).
+Runnable by hand too: `python conformance.py [direct|guarded]...` prints the columns.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from peers import GUARD, HERE, NODE, NODE22, session_env
+from harness import wait_gone
+
+SUPERGATEWAY = HERE / "node_modules" / "supergateway" / "dist" / "index.js"
+CONFORMANCE = HERE / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+SERVER = HERE / "conformance_server.mjs"
+LOOPBACK_ONLY = HERE / "tools" / "loopback_listen.cjs"
+SUITE_TIMEOUT = 150  # seconds; the whole suite takes 15-25 s here
+SUMMARY: list[str] = []  # the tables of this run, for the terminal summary (conftest.py)
+RESULT_DIR = re.compile(r"^server-(?P<scenario>.+?)-\d{4}-\d{2}-\d{2}T[0-9-]+Z$")
+
+
+@dataclass
+class Column:
+    name: str
+    returncode: int
+    scenarios: dict[str, list[tuple[str, str]]]  # scenario -> [(check id, status)] in the suite's order
+    output: str
+    log_dir: Path
+    elapsed: float
+    leftover: list[int] = field(default_factory=list)
+
+    def counts(self, scenario: str | None = None) -> Counter:
+        checks = self.scenarios.get(scenario, []) if scenario else [c for cs in self.scenarios.values() for c in cs]
+        return Counter(status for _, status in checks)
+
+    def cell(self, scenario: str) -> str:
+        if scenario not in self.scenarios:
+            return "(not run)"
+        c = self.counts(scenario)
+        extra = "".join(f" {c[s]}{s[0].lower()}" for s in ("WARNING", "INFO", "SKIPPED") if c[s])
+        return f"{c['SUCCESS']} passed, {c['FAILURE']} failed{extra}"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_listening(port: int, proc: subprocess.Popen, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"supergateway exited with {proc.returncode} before listening")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"supergateway did not listen on 127.0.0.1:{port} within {timeout} s")
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live process below `pid` (by parent links in /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+                ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def run_column(name: str, guarded: bool, workdir: Path) -> Column:
+    """Runs the whole suite once against the chain; returns its per-scenario checks."""
+    out_dir = workdir / f"conformance-{name}"
+    out_dir.mkdir(parents=True)
+    log = out_dir / "stdio-child.stderr.log"
+    server = f"{shlex.quote(NODE)} {shlex.quote(str(SERVER))}"
+    child = f"{shlex.quote(str(GUARD))} guard -- {server}" if guarded else server
+    child += f" 2>> {shlex.quote(str(log))}"  # one child (and guard) per session; their stderr is kept
+    port = free_port()
+    gateway = subprocess.Popen(
+        [NODE, "--require", str(LOOPBACK_ONLY), str(SUPERGATEWAY), "--stdio", child,
+         "--outputTransport", "streamableHttp", "--stateful", "--port", str(port), "--logLevel", "info"],
+        stdout=open(out_dir / "supergateway.log", "wb"), stderr=subprocess.STDOUT,
+        env=session_env(), start_new_session=True,
+    )
+    started = time.monotonic()
+    try:
+        wait_listening(port, gateway)
+        proc = subprocess.run(
+            [str(NODE22), str(CONFORMANCE), "server", "--url", f"http://127.0.0.1:{port}/mcp", "--suite", "all",
+             "-o", str(out_dir / "results")],
+            capture_output=True, text=True, timeout=SUITE_TIMEOUT, env=session_env(), cwd=out_dir,
+        )
+        returncode, output = proc.returncode, proc.stdout + proc.stderr
+    finally:
+        elapsed = time.monotonic() - started
+        below = descendants(gateway.pid)
+        if gateway.poll() is None:
+            gateway.send_signal(signal.SIGTERM)  # supergateway then ends each child's process group
+        try:
+            gateway.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            gateway.kill()
+            gateway.wait()
+        leftover = wait_gone(below, timeout=10)
+        for pid in leftover:  # processes this function started (through supergateway): ours to end
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    (out_dir / "conformance.log").write_text(output)
+    scenarios: dict[str, list[tuple[str, str]]] = {}
+    results = out_dir / "results"
+    found = []
+    for entry in results.iterdir() if results.exists() else []:
+        m = RESULT_DIR.match(entry.name)
+        if m and (entry / "checks.json").exists():
+            found.append((entry.name[len("server-") + len(m["scenario"]):], m["scenario"], entry / "checks.json"))
+    for _stamp, scenario, checks_file in sorted(found):  # the suite's order: by the time each was saved
+        scenarios[scenario] = [(c.get("id", "?"), c.get("status", "?")) for c in json.loads(checks_file.read_text())]
+    return Column(name, returncode, scenarios, output, out_dir, elapsed, leftover)
+
+
+def table(direct: Column, guarded: Column) -> str:
+    names = list(dict.fromkeys([*direct.scenarios, *guarded.scenarios]))
+    width = max([len(n) for n in names] + [8])
+    rows = [f"{'scenario':<{width}}  {'direct':<26}  {'guarded':<26}  same"]
+    for n in names:
+        same = direct.scenarios.get(n) == guarded.scenarios.get(n)
+        rows.append(f"{n:<{width}}  {direct.cell(n):<26}  {guarded.cell(n):<26}  {'yes' if same else 'NO'}")
+    for col in (direct, guarded):
+        c = col.counts()
+        rows.append(f"{col.name}: {c['SUCCESS']} of {c['SUCCESS'] + c['FAILURE']} checks passed "
+                    f"({c['WARNING']} warnings, {c['INFO']} info) in {len(col.scenarios)} scenarios, {col.elapsed:.1f} s")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    import tempfile
+
+    work = Path(tempfile.mkdtemp(prefix="conformance-"))
+    cols = [run_column(n, n == "guarded", work) for n in (sys.argv[1:] or ["direct", "guarded"])]
+    if len(cols) == 2:
+        print(table(*cols))
+    else:
+        for col in cols:
+            print(col.name, dict(col.counts()), {s: col.cell(s) for s in col.scenarios})
+    print(f"(results in {work})")
