@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every benchmark figure, in one run (after ./scripts/setup.sh): the Rust host (per-call map, CLI start,
-# component size, redaction native vs wasmtime, recall/precision), then Python and Node on the same logs.
+# component size, redaction native vs wasmtime, recall and benign rate on tests/corpora), then Python and Node
+# on the same logs.
 # Benchmarks measure; they are not tests. Machines are shared and noisy: read the ratios.
 set -euo pipefail
 cd "$(dirname "$0")/.."
