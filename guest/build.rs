@@ -303,6 +303,8 @@ fn catalogue_rows(toml: Value) -> (String, String, String) {
     let _ = writeln!(out, "    json_sensitive_suffixes: {},", str_slice(&json.strings("sensitive_suffixes")));
     let _ = writeln!(out, "    json_opaque_keys: {},", str_slice(&json.strings("opaque_keys")));
     let _ = writeln!(out, "    json_trace_keys: {},", str_slice(&json.strings("trace_keys")));
+    let _ = writeln!(out, "    json_not_sensitive: {},", str_slice(&json.strings("not_sensitive")));
+    let _ = writeln!(out, "    json_diagnostic_keys: {},", str_slice(&json.strings("diagnostic_keys")));
     json.finish();
 
     out.push_str("    rules: &[\n");

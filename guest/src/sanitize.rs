@@ -8,15 +8,10 @@ use crate::scrub;
 use crate::taxonomy::Style;
 use serde_json::{json, Map, Value};
 
-/// Keys whose values are diagnostics for operators, never for clients (dropped from upstream `data`). Keys are
-/// compared lower-cased with `-` and `_` removed: `stack_trace`, `stack-trace` and `stackTrace` are one key.
-const DIAGNOSTIC_KEYS: [&str; 10] =
-    ["stack", "stacktrace", "traceback", "backtrace", "frames", "trace", "exception", "env", "environment", "cause"];
-
-fn is_diagnostic(key: &str) -> bool {
-    let k: String = key.chars().filter(|c| *c != '-' && *c != '_').flat_map(char::to_lowercase).collect();
-    DIAGNOSTIC_KEYS.contains(&k.as_str())
-}
+/// Keys whose values are diagnostics for operators, never for clients (dropped from upstream `data`):
+/// `[json] diagnostic_keys` in rules.toml, names compared normalised (`stack_trace`, `stack-trace` and
+/// `stackTrace` are one key).
+use crate::redact::json::is_diagnostic;
 
 
 /// Drops diagnostic keys at any depth.

@@ -471,6 +471,13 @@ fn contract_cases() -> Value {
         ),
         case("redact-json-value/extra-sensitive-key", "redact_json_value", json!({"value": {"session": "s-1234567890", "ok": "fine"}, "options": {"sensitive_keys": ["session"]}})),
         case("redact-json-value/secret-in-a-member-name", "redact_json_value", json!({"value": {github.clone(): "value"}})),
+        // Member and header names as issue 25 found them leaking: normalised (case, -/_/./space, a header's x-),
+        // sensitive by name or by suffix, ordinary words a suffix also ends left alone.
+        case("redact-json-value/names-normalised-with-prefixes-and-suffixes", "redact_json_value", json!({"value": {
+            "environ": {"DATABASE_PASS": "pw-Xq83", "HOME": "/srv/app"}, "conn_str": "Server=db;Uid=sa;Pwd=Xq83;",
+            "signature": "abc", "salt": "NaCl", "otp": 123456, "pin": "0000", "credentials": {"pass": "Xq83"},
+            "headers": [["X-Session", "s-1"], ["X-Trace", "t-1"], ["Set-Cookie", "sid=1"]],
+            "bypass": true, "compass": "north", "max_tokens": 4096, "JWT_SIGNING_KEY": "k", "SECRET_KEY_BASE": "b"}})),
         case("redact-json-value/scalar-document", "redact_json_value", json!({"value_text": format!("\"{github}\"")})),
         case("redact-json-value/numbers-kept-as-written", "redact_json_value", json!({"value_text": "{\"n\":1.50,\"big\":123456789012345678901234567890,\"e\":1e400}"})),
         // Found by cargo-fuzz (redact_json): a member renamed by redaction took the name of a later member and was

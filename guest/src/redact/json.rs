@@ -32,16 +32,34 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
-fn normalized(key: &str) -> String {
-    key.chars().filter(|c| *c != '-' && *c != '_').flat_map(char::to_lowercase).collect()
+/// A member or header name as `[json]` compares it: lower-cased, and `-`, `_`, `.` and spaces removed
+/// ("DATABASE_PASS" and "databasepass").
+pub fn normalized(key: &str) -> String {
+    key.chars().filter(|c| !matches!(c, '-' | '_' | '.' | ' ')).flat_map(char::to_lowercase).collect()
 }
 
-fn is_sensitive(key: &str, policy: &Policy) -> bool {
+/// As [`normalized`], a header's leading `x-` dropped too, for telling secrets ("X-Session" is "session"),
+/// not for the other lists ("X-Trace" is a trace id's header, no stack trace).
+fn normalized_for_secrets(key: &str) -> String {
+    match key.get(..2) {
+        Some(p) if p.eq_ignore_ascii_case("x-") || p.eq_ignore_ascii_case("x_") => normalized(&key[2..]),
+        _ => normalized(key),
+    }
+}
+
+/// Whether a member (or header) named `key` holds a secret whole.
+pub fn is_sensitive(key: &str, policy: &Policy) -> bool {
     let json = &engine().catalogue.json;
-    let k = normalized(key);
-    json.sensitive_keys.contains(&k)
-        || json.sensitive_suffixes.iter().any(|s| k.ends_with(s.as_str()))
-        || policy.sensitive_keys.iter().any(|s| normalized(s) == k)
+    let k = normalized_for_secrets(key);
+    if policy.sensitive_keys.iter().any(|s| normalized_for_secrets(s) == k) || json.sensitive_keys.contains(&k) {
+        return true;
+    }
+    json.sensitive_suffixes.iter().any(|s| k.ends_with(s.as_str())) && !json.not_sensitive.contains(&k)
+}
+
+/// Whether a member named `key` holds an operator's diagnostics (a trace, an environment, locals).
+pub fn is_diagnostic(key: &str) -> bool {
+    listed(key, &engine().catalogue.json.diagnostic_keys)
 }
 
 fn listed(key: &str, keys: &[String]) -> bool {
@@ -210,16 +228,41 @@ mod tests {
             "stack": ["at handler (/srv/app/index.js:10:5)", "at run (/srv/app/main.js:3:1)"],
             "stack-trace": "Traceback (most recent call last): ...",
             "signature": "3q2+7wAbCdEf0123456789Zz",
+            "digest": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b",
             "key": "items:42",
             "headers": [["Authorization", "Bearer abc"], ["Accept", "text/plain"]],
         }));
         assert_eq!(v["stack"], "[REDACTED:stack-trace]");
         assert_eq!(v["stack-trace"], "[REDACTED:stack-trace]");
-        assert_eq!(v["signature"], "[REDACTED:opaque-value]");
+        // A signature is a credential whatever it looks like (issue 25: short ones reached clients).
+        assert_eq!(v["signature"], "[REDACTED:sensitive-key]");
+        assert_eq!(v["digest"], "[REDACTED:opaque-value]");
         assert_eq!(v["key"], "items:42", "a plain value under `key` is no secret");
         assert_eq!(v["headers"], json!([["Authorization", "[REDACTED:sensitive-key]"], ["Accept", "text/plain"]]));
         let rules: Vec<&str> = f.iter().map(|f| f.rule.as_str()).collect();
-        assert_eq!(rules, ["stack-trace", "stack-trace", "opaque-value", "sensitive-key"]);
+        assert_eq!(rules, ["stack-trace", "stack-trace", "sensitive-key", "opaque-value", "sensitive-key"]);
+    }
+
+    /// The names issue 25 found leaking, as the formats write them: environment dumps, Python's `exc_info`,
+    /// header spellings, connection strings, one-time codes.
+    #[test]
+    fn names_are_classified_normalised_with_prefixes_and_suffixes() {
+        for name in [
+            "pass", "DATABASE_PASS", "conn_str", "signature", "salt", "PASSWORD_SALT", "otp", "totp", "pin",
+            "DEVICE_PIN", "X-Session", "x_session_token", "JWT_SIGNING_KEY", "SECRET_KEY_BASE", "Set-Cookie",
+            "credentials.pass", "db.password", "Proxy-Authorization", "basic_auth",
+        ] {
+            assert!(is_sensitive(name, &Policy::default()), "{name}");
+        }
+        for name in ["bypass", "compass", "spin", "oauth", "max_tokens", "token_count", "sessions_total", "x-request-id", "pinned", "passed"] {
+            assert!(!is_sensitive(name, &Policy::default()), "{name}");
+        }
+        for name in ["environ", "exc_info", "ENV", "locals", "stack-trace"] {
+            assert!(is_diagnostic(name), "{name}");
+        }
+        let (v, _) = redact(json!({"environ": {"DATABASE_PASS": "s3cr3t-pw", "HOME": "/srv"}, "headers": [["X-Session", "abc123"]]}));
+        assert_eq!(v["environ"]["DATABASE_PASS"], "[REDACTED:sensitive-key]");
+        assert_eq!(v["headers"][0][1], "[REDACTED:sensitive-key]");
     }
 
     #[test]

@@ -326,7 +326,7 @@ mod tests {
         .unwrap();
         let findings = redact_value(&mut doc, Secrets::none(), &Policy::default());
         assert_eq!(doc["password"], "[REDACTED:sensitive-key]");
-        assert_eq!(doc["pin"], 1234, "pin is not in the default sensitive list");
+        assert_eq!(doc["pin"], "[REDACTED:sensitive-key]", "a PIN is a credential (issue 25)");
         assert_eq!(doc["headers"]["Authorization"], "[REDACTED:sensitive-key]");
         assert_eq!(doc["headers"]["X-Trace"], "t1");
         assert_eq!(doc["db_password"], "[REDACTED:sensitive-key]");

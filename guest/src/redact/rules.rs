@@ -23,11 +23,16 @@ pub struct EnvironmentPolicy {
     pub min_value_len: usize,
 }
 
-/// Which JSON object keys hold secrets whole (compared lower-cased with `-` and `_` removed).
+/// How JSON member names (and header names) are classified (`[json]` in rules.toml; names compared as
+/// `json::normalized` makes them).
 #[derive(Debug)]
 pub struct JsonPolicy {
     pub sensitive_keys: Vec<String>,
     pub sensitive_suffixes: Vec<String>,
+    /// Ordinary words a sensitive suffix also ends.
+    pub not_sensitive: Vec<String>,
+    /// Keys whose value is an operator's diagnostics, dropped from what a client gets.
+    pub diagnostic_keys: Vec<String>,
     /// Keys whose value goes whole when it looks machine-made.
     pub opaque_keys: Vec<String>,
     /// Keys holding stack traces (strings or arrays of frames).
@@ -140,6 +145,8 @@ struct CatalogueRows {
     json_sensitive_suffixes: &'static [&'static str],
     json_opaque_keys: &'static [&'static str],
     json_trace_keys: &'static [&'static str],
+    json_not_sensitive: &'static [&'static str],
+    json_diagnostic_keys: &'static [&'static str],
     rules: &'static [RuleRow],
 }
 
@@ -199,6 +206,8 @@ pub fn load() -> Catalogue {
             sensitive_suffixes: strings(rows.json_sensitive_suffixes),
             opaque_keys: strings(rows.json_opaque_keys),
             trace_keys: strings(rows.json_trace_keys),
+            not_sensitive: strings(rows.json_not_sensitive),
+            diagnostic_keys: strings(rows.json_diagnostic_keys),
         },
         rules,
     }
