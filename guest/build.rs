@@ -140,6 +140,7 @@ fn taxonomy_rows(toml: Value) -> String {
     let mut out = String::from("TaxonomyRows {\n    meta: MetaRow {\n");
     let _ = writeln!(out, "        version: {},", lit(&meta.str("version")));
     let _ = writeln!(out, "        truncate_bytes: {},", meta.int("truncate_bytes"));
+    let _ = writeln!(out, "        failed_result_text_bytes: {},", meta.int("failed_result_text_bytes"));
     let _ = writeln!(out, "        truncation_marker: {},", lit(&meta.str("truncation_marker")));
     let _ = writeln!(out, "        default_max_bytes: {},", meta.int("default_max_bytes"));
     let _ = writeln!(out, "        max_input_bytes: {},", meta.int("max_input_bytes"));

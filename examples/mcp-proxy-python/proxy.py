@@ -1,6 +1,7 @@
 """A stdio MCP proxy on the official Python SDK with the guard in between: `jsonrpc-errors guard` in Python.
 
-    python examples/mcp-proxy-python/proxy.py [--dialect D] [--timeout SECS] [--max-bytes N] [--grace SECS] -- CMD [ARGS...]
+    python examples/mcp-proxy-python/proxy.py [--dialect D] [--timeout SECS] [--max-bytes N] [--failed-result-bytes N]
+                                              [--grace SECS] -- CMD [ARGS...]
 
 The client talks to this process over stdin/stdout; the upstream server CMD is spawned with this process's
 whole environment; `guard_streams` puts a guard session between the two, so the client sees what it would see
@@ -350,6 +351,7 @@ async def run(args: argparse.Namespace) -> int:
                     # The guard's own answer to what is still pending after the client left is a backstop: the
                     # upstream's end answers first, at most two grace periods after its stdin closed.
                     guard_streams(upstream_read, upstream_write, dialect=args.dialect, timeout=args.timeout, max_bytes=args.max_bytes,
+                                  failed_result_bytes=args.failed_result_bytes,
                                   upstream=upstream_name, grace=2 * args.grace + 2 * SETTLE + 1) as (read, guard),
                     anyio.create_task_group() as task_group,
                 ):
@@ -400,6 +402,8 @@ def main() -> None:
     parser.add_argument("--dialect", default="canonical", help="error dialect (default: canonical)")
     parser.add_argument("--timeout", type=float, default=50.0, help="seconds a request may wait (default 50; 0 = none)")
     parser.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES, help="longest client line read (default 10 MiB)")
+    parser.add_argument("--failed-result-bytes", type=int, default=None,
+                        help="longest text of a failed tool result passed on (default 8 KiB; longer ones keep start and end)")
     parser.add_argument("--grace", type=float, default=2.0, help="seconds the upstream gets to exit, then after SIGTERM (default 2)")
     parser.add_argument("command", nargs="+", help="-- CMD [ARGS...]: the upstream server")
     args = parser.parse_args()

@@ -5,7 +5,7 @@
 // exactly those bytes, as the CLI does (the SDK's stdio transports would parse and re-serialize every line).
 //
 //   examples/mcp-proxy-ts/setup.sh        # npm ci + tsc: proxy.ts -> proxy.js (idempotent)
-//   node examples/mcp-proxy-ts/proxy.js [--dialect D] [--timeout SECS] -- CMD [ARGS...]
+//   node examples/mcp-proxy-ts/proxy.js [--dialect D] [--timeout SECS] [--failed-result-bytes N] -- CMD [ARGS...]
 //
 // Defaults as the CLI's: dialect "canonical", timeout 50 s (0: none). stdout carries only messages; stderr
 // gets JSON log lines (the guard's events, and the upstream's stderr, redacted). The proxy exits when the
@@ -29,21 +29,24 @@ function log(level: string, event: string, message: string, fields: object = {})
   process.stderr.write(`${JSON.stringify({ timestamp: new Date().toISOString(), level: level.toUpperCase(), message, event, ...fields })}\n`);
 }
 function usage(problem: string): never {
-  process.stderr.write(`proxy.js: ${problem}\nusage: node proxy.js [--dialect D] [--timeout SECS] -- CMD [ARGS...]\n`);
+  process.stderr.write(`proxy.js: ${problem}\nusage: node proxy.js [--dialect D] [--timeout SECS] [--failed-result-bytes N] -- CMD [ARGS...]\n`);
   process.exit(2);
 }
 
 const split = process.argv.indexOf("--", 2);
 const [command, ...args] = split < 0 ? [] : process.argv.slice(split + 1);
 if (command === undefined) usage("no upstream command after --");
-let flags: { dialect?: string | undefined; timeout?: string | undefined } = {};
+let flags: { dialect?: string | undefined; timeout?: string | undefined; "failed-result-bytes"?: string | undefined } = {};
 try {
-  flags = parseArgs({ args: process.argv.slice(2, split), options: { dialect: { type: "string" }, timeout: { type: "string" } } }).values;
+  const options = { dialect: { type: "string" }, timeout: { type: "string" }, "failed-result-bytes": { type: "string" } } as const;
+  flags = parseArgs({ args: process.argv.slice(2, split), options }).values;
 } catch (error) {
   usage((error as Error).message);
 }
 const timeout = Number(flags.timeout ?? "50");
 if (!(timeout >= 0)) usage("--timeout takes seconds (0: none)");
+const failedResultBytes = flags["failed-result-bytes"] === undefined ? null : Number(flags["failed-result-bytes"]);
+if (failedResultBytes !== null && !(Number.isInteger(failedResultBytes) && failedResultBytes >= 0)) usage("--failed-result-bytes takes a number of bytes");
 
 setEnvironment(process.env); // the environment's secret values are scrubbed from everything, as the CLI does
 const upstream = new UpstreamProcess(command, args, { env: process.env, maxLineBytes: MAX_UPSTREAM_BYTES, graceMs: GRACE_MS });
@@ -53,6 +56,7 @@ try {
     dialect: (flags.dialect ?? "canonical") as Dialect,
     timeoutMs: timeout === 0 ? null : Math.max(1, Math.round(timeout * 1000)),
     upstream: `stdio:${basename(command)}`,
+    failedResultBytes,
     onEvent: ({ step: _, level, event, ...fields }) => log(level, event, fields.kind ?? event, fields),
   });
 } catch (error) {

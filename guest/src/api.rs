@@ -137,13 +137,19 @@ pub fn codes(dialect: Option<&str>, format: &str) -> Result<String, ErrorObject>
 
 /// Opens a guard session (see [`crate::guard`]): `batch` is "reject" or "allow"; `upstream` names the
 /// upstream in errors and logs.
-pub fn guard_session(
-    dialect: &str,
-    max_bytes: Option<u64>,
-    batch: &str,
-    timeout_ms: Option<u64>,
-    upstream: &str,
-) -> Result<guard::Session, ErrorObject> {
+/// A guard session's options as every runtime passes them (none given: the taxonomy's defaults).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SessionArgs<'a> {
+    pub dialect: &'a str,
+    pub max_bytes: Option<u64>,
+    pub batch: &'a str,
+    pub timeout_ms: Option<u64>,
+    pub upstream: &'a str,
+    pub failed_result_bytes: Option<u64>,
+}
+
+pub fn guard_session(args: SessionArgs<'_>) -> Result<guard::Session, ErrorObject> {
+    let SessionArgs { dialect, max_bytes, batch, timeout_ms, upstream, failed_result_bytes } = args;
     let batch = BatchPolicy::parse(batch).ok_or_else(|| {
         ErrorObject::invalid_params("unknown-batch-policy", "batch policy must be \"reject\" or \"allow\"")
     })?;
@@ -156,6 +162,10 @@ pub fn guard_session(
     }
     options.batch = batch;
     options.timeout_millis = timeout_ms;
+    if let Some(n) = failed_result_bytes {
+        // Room for the cut's marker at least: a limit smaller than it could not hold the text it announces.
+        options.failed_result_bytes = n.max(64);
+    }
     Ok(guard::Session::new(options))
 }
 

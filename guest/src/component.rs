@@ -261,7 +261,15 @@ impl exports::jsonrpc_errors::core::guard::GuestSession for GuardSession {
             BatchPolicy::Allow => "allow",
         };
         // The dialect is a WIT enum and the batch policy one of two names: opening cannot fail.
-        let session = api::guard_session(dialect_name(options.dialect), options.max_bytes, batch, options.timeout_ms, &options.upstream)
+        let args = api::SessionArgs {
+            dialect: dialect_name(options.dialect),
+            max_bytes: options.max_bytes,
+            batch,
+            timeout_ms: options.timeout_ms,
+            upstream: &options.upstream,
+            failed_result_bytes: options.failed_result_bytes,
+        };
+        let session = api::guard_session(args)
             .unwrap_or_else(|_| crate::guard::Session::new(crate::guard::Options::new("canonical", &options.upstream)));
         GuardSession(RefCell::new(session))
     }

@@ -23,6 +23,26 @@ pub fn truncate(text: &str, limit: usize) -> String {
     format!("{}{marker}", &text[..cut_point(text, limit, marker)])
 }
 
+/// Cuts `text` to at most `limit` bytes by taking out its middle: three quarters of what fits are its start,
+/// a quarter its end, and a marker between says how many bytes went. For texts written for a reader who acts
+/// on their end too (a failed tool result's guidance to the model). Cut at UTF-8 boundaries.
+pub fn cut_middle(text: &str, limit: usize) -> String {
+    if text.len() <= limit {
+        return text.to_string();
+    }
+    // The marker is sized for the most bytes that could go (the whole text): it never overflows `limit`.
+    let room = limit.saturating_sub(format!("…[{} bytes cut]…", text.len()).len());
+    let mut head = room * 3 / 4;
+    while head > 0 && !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = text.len() - (room - head).min(text.len() - head);
+    while tail < text.len() && !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!("{}…[{} bytes cut]…{}", &text[..head], tail - head, &text[tail..])
+}
+
 /// [`truncate`] in place.
 fn truncate_owned(mut text: String, limit: usize) -> String {
     if text.len() <= limit {
@@ -68,6 +88,18 @@ pub fn strip_auth(url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_middle_cut_keeps_start_and_end_within_the_limit() {
+        let text = format!("{}{}{}", "start ", "é".repeat(5000), " the end: do not retry");
+        for limit in [64, 100, 1024, 8192] {
+            let cut = cut_middle(&text, limit);
+            assert!(cut.len() <= limit, "{limit}: {}", cut.len());
+            assert!(cut.starts_with("start ") && cut.ends_with("retry") && cut.contains("bytes cut]"), "{cut}");
+        }
+        assert!(cut_middle(&text, 200).ends_with("the end: do not retry"));
+        assert_eq!(cut_middle("short", 8), "short");
+    }
 
     #[test]
     fn truncation_respects_utf8_and_limit() {

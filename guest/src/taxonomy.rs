@@ -17,6 +17,8 @@ pub struct Taxonomy {
 pub struct Meta {
     pub version: String,
     pub truncate_bytes: usize,
+    /// The longest text of a failed tool result a guard passes on (the default of its option).
+    pub failed_result_text_bytes: u64,
     pub truncation_marker: String,
     pub default_max_bytes: u64,
     /// The largest input any function takes (every runtime refuses longer ones unread).
@@ -251,6 +253,7 @@ type FieldRow = (&'static str, FieldType, bool);
 struct MetaRow {
     version: &'static str,
     truncate_bytes: usize,
+    failed_result_text_bytes: u64,
     truncation_marker: &'static str,
     default_max_bytes: u64,
     max_input_bytes: u64,
@@ -313,6 +316,7 @@ fn owned(rows: &TaxonomyRows) -> Taxonomy {
     let meta = Meta {
         version: m.version.to_string(),
         truncate_bytes: m.truncate_bytes,
+        failed_result_text_bytes: m.failed_result_text_bytes,
         truncation_marker: m.truncation_marker.to_string(),
         default_max_bytes: m.default_max_bytes,
         max_input_bytes: m.max_input_bytes,

@@ -19,11 +19,20 @@ pub struct Options {
     pub timeout_ms: Option<u64>,
     /// How errors and logs name the upstream.
     pub upstream: String,
+    /// The longest text of a failed tool result passed on (`None`: the taxonomy's 8 KiB).
+    pub failed_result_bytes: Option<u64>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { dialect: "canonical".into(), max_bytes: None, allow_batch: false, timeout_ms: None, upstream: "upstream".into() }
+        Options {
+            dialect: "canonical".into(),
+            max_bytes: None,
+            allow_batch: false,
+            timeout_ms: None,
+            upstream: "upstream".into(),
+            failed_result_bytes: None,
+        }
     }
 }
 
@@ -103,6 +112,7 @@ impl Runtime {
             batch: if options.allow_batch { BatchPolicy::Allow } else { BatchPolicy::Reject },
             timeout_ms: options.timeout_ms,
             upstream: options.upstream.clone(),
+            failed_result_bytes: options.failed_result_bytes,
         };
         let mut instance = self.instantiate().map_err(|_| Failure::internal())?;
         let handle = instance

@@ -113,9 +113,14 @@ enum Command {
         /// Seconds the upstream gets to exit after its stdin closes, and again after SIGTERM, before SIGKILL.
         #[arg(long, default_value = "2", value_name = "SECS")]
         grace: f64,
-        /// Longest upstream line in bytes; a longer one is discarded (and logged) as it streams.
+        /// Longest upstream line in bytes (at most 64 MiB, the largest the guard can judge); a longer one is
+        /// discarded (and logged) as it streams, and the request it answers is answered at once.
         #[arg(long, default_value = "67108864")]
         max_upstream_bytes: usize,
+        /// Longest text of a failed tool result passed on (default 8192); a longer one keeps its start and its
+        /// end, the middle cut (servers write what the model should do next at the end).
+        #[arg(long, value_name = "BYTES")]
+        failed_result_bytes: Option<u64>,
         #[arg(long, value_enum, default_value = "json")]
         log_format: LogFormatArg,
         #[arg(long, value_enum, default_value = "info")]
@@ -266,7 +271,19 @@ fn run(cli: Cli) -> Result<String, Problem> {
 /// `guard` runs until its upstream ends and reports through its exit status, so it does not go through
 /// `run`'s one-document contract.
 fn guard(command: Command) -> ExitCode {
-    let Command::Guard { dialect, max_bytes, batch, timeout, grace, max_upstream_bytes, log_format, log_level, metrics_addr, command } =
+    let Command::Guard {
+        dialect,
+        max_bytes,
+        batch,
+        timeout,
+        grace,
+        max_upstream_bytes,
+        failed_result_bytes,
+        log_format,
+        log_level,
+        metrics_addr,
+        command,
+    } =
         command
     else {
         unreachable!("only called for guard")
@@ -290,6 +307,7 @@ fn guard(command: Command) -> ExitCode {
         allow_batch: batch == "allow",
         timeout_ms: (!timeout.is_zero()).then(|| timeout.as_millis().max(1) as u64),
         upstream: format!("stdio:{program}"),
+        failed_result_bytes,
     };
     let runtime = match Runtime::new(secret_candidates()) {
         Ok(rt) => rt,

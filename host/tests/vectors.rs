@@ -131,17 +131,34 @@ fn guard_steps(case: &Value) -> Vec<(GuardStep<'_>, (u64, u64))> {
         .collect()
 }
 
-fn guard_options(case: &Value) -> (String, Option<u64>, String, Option<u64>, String) {
+/// A case's session options, as the host library takes them.
+fn guard_options(case: &Value) -> jsonrpc_errors_host::guard::Options {
     let o = case.get("options").cloned().unwrap_or(Value::Null);
     let s = |k: &str, d: &str| o.get(k).and_then(Value::as_str).unwrap_or(d).to_string();
-    (s("dialect", "canonical"), o.get("max_bytes").and_then(Value::as_u64), s("batch", "reject"), o.get("timeout_ms").and_then(Value::as_u64), s("upstream", "upstream"))
+    let n = |k: &str| o.get(k).and_then(Value::as_u64);
+    jsonrpc_errors_host::guard::Options {
+        dialect: s("dialect", "canonical"),
+        max_bytes: n("max_bytes"),
+        allow_batch: s("batch", "reject") == "allow",
+        timeout_ms: n("timeout_ms"),
+        upstream: s("upstream", "upstream"),
+        failed_result_bytes: n("failed_result_bytes"),
+    }
 }
 
 /// The outputs of a guard script, joined by newlines (each output is one JSON document, or a log text).
 fn native_guard(case: &Value) -> Result<String, jsonrpc_errors_guest::error::ErrorObject> {
     use jsonrpc_errors_guest::guard::Failure;
-    let (dialect, max_bytes, batch, timeout_ms, upstream) = guard_options(case);
-    let mut session = api::guard_session(&dialect, max_bytes, &batch, timeout_ms, &upstream)?;
+    let o = guard_options(case);
+    let args = api::SessionArgs {
+        dialect: &o.dialect,
+        max_bytes: o.max_bytes,
+        batch: if o.allow_batch { "allow" } else { "reject" },
+        timeout_ms: o.timeout_ms,
+        upstream: &o.upstream,
+        failed_result_bytes: o.failed_result_bytes,
+    };
+    let mut session = api::guard_session(args)?;
     let mut outputs = Vec::new();
     for (step, (unix_millis, entropy)) in guard_steps(case) {
         let ctx = CallContext { unix_millis, entropy };
@@ -169,9 +186,8 @@ fn native_guard(case: &Value) -> Result<String, jsonrpc_errors_guest::error::Err
 }
 
 fn component_guard(rt: &Runtime, case: &Value) -> Result<String, Failure> {
-    use jsonrpc_errors_host::guard::{Options, UpstreamGone};
-    let (dialect, max_bytes, batch, timeout_ms, upstream) = guard_options(case);
-    let options = Options { dialect, max_bytes, allow_batch: batch == "allow", timeout_ms, upstream };
+    use jsonrpc_errors_host::guard::UpstreamGone;
+    let options = guard_options(case);
     let mut session = rt.guard_session(&options)?;
     let mut outputs = Vec::new();
     for (step, (unix_millis, entropy)) in guard_steps(case) {

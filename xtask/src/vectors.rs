@@ -543,13 +543,14 @@ fn lookup_cases() -> Value {
 fn guard_script(case: &Map<String, Value>, ctx: &CallContext) -> Result<Vec<String>, jsonrpc_errors_guest::error::ErrorObject> {
     use jsonrpc_errors_guest::guard::Failure;
     let o = case.get("options").cloned().unwrap_or(json!({}));
-    let mut session = api::guard_session(
-        o.get("dialect").and_then(Value::as_str).unwrap_or("canonical"),
-        o.get("max_bytes").and_then(Value::as_u64),
-        o.get("batch").and_then(Value::as_str).unwrap_or("reject"),
-        o.get("timeout_ms").and_then(Value::as_u64),
-        o.get("upstream").and_then(Value::as_str).unwrap_or("upstream"),
-    )?;
+    let mut session = api::guard_session(api::SessionArgs {
+        dialect: o.get("dialect").and_then(Value::as_str).unwrap_or("canonical"),
+        max_bytes: o.get("max_bytes").and_then(Value::as_u64),
+        batch: o.get("batch").and_then(Value::as_str).unwrap_or("reject"),
+        timeout_ms: o.get("timeout_ms").and_then(Value::as_u64),
+        upstream: o.get("upstream").and_then(Value::as_str).unwrap_or("upstream"),
+        failed_result_bytes: o.get("failed_result_bytes").and_then(Value::as_u64),
+    })?;
     let hex = |h: &str| -> Vec<u8> { (0..h.len()).step_by(2).map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap()).collect() };
     let mut outputs = Vec::new();
     for (i, step) in case["script"].as_array().expect("a guard case has a script").iter().enumerate() {
@@ -860,6 +861,30 @@ fn fidelity_cases(g: &dyn Fn(&str, &Value, Value) -> Value, opts: &dyn Fn(&str, 
             {"upstream_oversize": 80_000_000, "head": r#"{"jsonrpc":"2.0","id":"r2","result":{"contents":[{"blob":"AAAA"#, "tail": r#"AAAA"}]}}"#},
             {"client_oversize": 11_000_000, "head": r#"{"method":"tools/call","params":{"name":"upload","arguments":{"blob":"AAAA"#, "tail": r#"AAAA"}},"jsonrpc":"2.0","id":3}"#},
             {"upstream_oversize": 70_000_000, "head": r#"{"jsonrpc":"2.0","id":"s9","method":"sampling/createMessage","params":{"messages":[{"content":"#, "tail": ""}])),
+        // All of a failed tool result is redacted, by name and by text, binary members left alone; a result a
+        // lenient client shows as failed (`"true"`, `1`) is one; a long text keeps its start and end; and the
+        // operator's log redacts an error's data by name as the client's copy is (issue 25).
+        g("failed-result/redacted-by-name-and-text-binary-left-alone", &canonical, json!([
+            {"client": REQUEST_1},
+            {"upstream": json!({"jsonrpc": "2.0", "id": 1, "result": {"isError": true,
+                "content": [{"type": "text", "text": "db error", "annotations": {"note": "token ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}},
+                    {"type": "resource_link", "uri": "https://files.example.com/r.csv?access_token=ya29.a0AfH6SMBx3kLmNoPq7rStUvWxYz0123456789", "name": "r"},
+                    {"type": "text", "text": {"password": "hunter2", "user": "ann"}},
+                    {"type": "image", "data": "aGVsbG8gcGFzc3dvcmQ9aHVudGVyMg==", "mimeType": "image/png"}],
+                "structuredContent": {"password": "hunter2"}, "_meta": {"session": "s-83hf7Q2xLm"}}}).to_string()},
+            {"client": r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"q"}}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"password=hunter2hunter2"}],"isError":"true"}}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"q"}}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"password=hunter2hunter2"}],"isError":1}}"#}])),
+        g("failed-result/long-text-keeps-start-and-end", &json!({"dialect": "canonical", "upstream": "stdio:server", "failed_result_bytes": 300}), json!([
+            {"client": REQUEST_1},
+            {"upstream": json!({"jsonrpc": "2.0", "id": 1, "result": {"isError": true, "content": [{"type": "text",
+                "text": format!("The site's robots.txt disallows this page: {} The assistant must tell the user it could not fetch the page.", "Disallow: /p/ ".repeat(100))}]}}).to_string()}])),
+        g("upstream/operator-log-redacts-data-by-name", &canonical, json!([
+            {"client": REQUEST_1},
+            {"upstream": json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "bad", "data": {
+                "Cookie": "sid=Q8xKz3", "session": "s-9fKq2", "credentials": {"pass": "Yp01-pw"},
+                "environ": {"DATABASE_PASS": "Zr55-pw"}, "frames": ["at main (/srv/app.js:1:1)"]}}}).to_string()}])),
         g("server-requests/unusable-id-refused-not-relayed", &canonical, json!([
             {"upstream": r#"{"jsonrpc":"2.0","id":{"a":1},"method":"sampling/createMessage","params":{}}"#},
             {"upstream": r#"{"jsonrpc":"2.0","id":[1],"method":"roots/list"}"#},

@@ -152,8 +152,23 @@ pub struct GuardSession(guard::Session);
 #[wasm_bindgen]
 impl GuardSession {
     #[wasm_bindgen(constructor)]
-    pub fn new(dialect: &str, max_bytes: Option<f64>, batch: &str, timeout_ms: Option<f64>, upstream: &str) -> Result<GuardSession, JsValue> {
-        api::guard_session(dialect, max_bytes.map(|n| n as u64), batch, timeout_ms.map(|n| n as u64), upstream)
+    pub fn new(
+        dialect: &str,
+        max_bytes: Option<f64>,
+        batch: &str,
+        timeout_ms: Option<f64>,
+        upstream: &str,
+        failed_result_bytes: Option<f64>,
+    ) -> Result<GuardSession, JsValue> {
+        let args = api::SessionArgs {
+            dialect,
+            max_bytes: max_bytes.map(|n| n as u64),
+            batch,
+            timeout_ms: timeout_ms.map(|n| n as u64),
+            upstream,
+            failed_result_bytes: failed_result_bytes.map(|n| n as u64),
+        };
+        api::guard_session(args)
             .map(GuardSession)
             .map_err(|e| JsValue::from_str(&api::failure_json(&e)))
     }

@@ -58,6 +58,8 @@ export interface GuardOptions {
   timeoutMs?: number | null;
   /** How errors and logs name the upstream (credentials in a URL are never shown). */
   upstream?: string;
+  /** The longest text of a failed tool result passed on (default 8 KiB); a longer one keeps its start and end. */
+  failedResultBytes?: number | null;
 }
 
 /** How the upstream ended. */
@@ -117,7 +119,8 @@ export class GuardSession {
     const upstream = optionalString(options.upstream, "upstream", "upstream");
     const maxBytes = options.maxBytes == null ? undefined : u64(options.maxBytes, "maxBytes");
     const timeoutMs = options.timeoutMs == null ? undefined : u64(options.timeoutMs, "timeoutMs");
-    this.#inner = callGuard((g) => new g.GuardSession(dialect, maxBytes, batch, timeoutMs, upstream));
+    const failedResultBytes = options.failedResultBytes == null ? undefined : u64(options.failedResultBytes, "failedResultBytes");
+    this.#inner = callGuard((g) => new g.GuardSession(dialect, maxBytes, batch, timeoutMs, upstream, failedResultBytes));
     this.#generation = guardGenerationNow();
   }
 

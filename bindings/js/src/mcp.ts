@@ -63,6 +63,8 @@ export interface GuardTransportOptions {
   batch?: "reject" | "allow";
   /** How errors and logs name the upstream, e.g. `stdio:server` (credentials in a URL are never shown). */
   upstream?: string;
+  /** The longest text of a failed tool result passed on (default 8 KiB, as the CLI's --failed-result-bytes). */
+  failedResultBytes?: number | null;
   /** Every event the guard reports (answered, sanitized, redacted, dropped, ...): for the operator's log
    *  and metrics. Events carry no message body; `detail` is redacted (it keeps stack traces and paths). */
   onEvent?: (event: EventStep) => void;
@@ -195,7 +197,12 @@ export class GuardedTransport implements Transport, LineTransport {
       throw new ArgumentTypeError("upstreamFailure must be a function");
     }
     const timeoutMs = options.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : options.timeoutMs === 0 ? null : options.timeoutMs;
-    const sessionOptions: GuardOptions = { dialect: options.dialect ?? "canonical", timeoutMs, maxBytes: options.maxBytes ?? null };
+    const sessionOptions: GuardOptions = {
+      dialect: options.dialect ?? "canonical",
+      timeoutMs,
+      maxBytes: options.maxBytes ?? null,
+      failedResultBytes: options.failedResultBytes ?? null,
+    };
     if (options.batch !== undefined) sessionOptions.batch = options.batch;
     if (options.upstream !== undefined) sessionOptions.upstream = options.upstream;
     this.#session = new GuardSession(sessionOptions);

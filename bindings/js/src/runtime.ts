@@ -69,6 +69,7 @@ export interface GuardGlue extends RedactGlue {
     batch: string,
     timeoutMs: number | undefined,
     upstream: string,
+    failedResultBytes: number | undefined,
   ) => GlueGuardSession;
 }
 

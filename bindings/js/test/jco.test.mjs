@@ -93,6 +93,7 @@ function adapter() {
         batch: o.batch ?? "reject",
         timeoutMs: o.timeout_ms == null ? undefined : BigInt(o.timeout_ms),
         upstream: o.upstream ?? "upstream",
+        failedResultBytes: o.failed_result_bytes == null ? undefined : BigInt(o.failed_result_bytes),
       });
       return {
         client: (b, c) => s.clientLine(b, ctx(c)),

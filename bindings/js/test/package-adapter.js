@@ -20,6 +20,7 @@ export function packageAdapter(pkg, guardPkg, runtime, redaction = guardPkg) {
         batch: o.batch,
         timeoutMs: o.timeout_ms,
         upstream: o.upstream,
+        failedResultBytes: o.failed_result_bytes,
       });
       return {
         client: (b, ctx) => s.clientLineJson(b, context(ctx)),

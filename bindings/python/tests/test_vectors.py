@@ -96,6 +96,7 @@ def _guard_script(case, context):
         batch=o.get("batch", "reject"),
         timeout_ms=o.get("timeout_ms"),
         upstream=o.get("upstream", "upstream"),
+        failed_result_bytes=o.get("failed_result_bytes"),
     ) as session:
         for i, step in enumerate(case["script"]):
             ctx = (context[0] + step.get("at", 0), (context[1] + i) % 2**64)

@@ -51,6 +51,8 @@ pub struct Options {
     pub timeout_millis: Option<u64>,
     /// How errors and logs name the upstream (a program name, a URL).
     pub upstream: String,
+    /// The longest text of a failed tool result passed on; longer ones keep their start and end.
+    pub failed_result_bytes: u64,
 }
 
 impl Options {
@@ -61,6 +63,7 @@ impl Options {
             batch: BatchPolicy::Reject,
             timeout_millis: None,
             upstream: upstream.to_string(),
+            failed_result_bytes: taxonomy().meta.failed_result_text_bytes,
         }
     }
 }
@@ -854,7 +857,7 @@ impl Session {
         }
         if envelope.result.is_some_and(is_error_result) {
             if let Ok(Value::Object(mut response)) = serde_json::from_str::<Value>(source.text()) {
-                if let Some((text, event)) = rewrite::redacted_tool_error(&mut response, &pending.id, &pending.method, &env) {
+                if let Some((text, event)) = rewrite::redacted_tool_error(&mut response, &pending.id, &pending.method, &env, self.options.failed_result_bytes as usize) {
                     call.event(event);
                     self.deliver(pending, Delivery::Rewritten(text), source, repaired, call);
                     return;
@@ -1121,9 +1124,13 @@ fn ends_in_open_key_block(source: &str, redacted: &crate::redact::Redacted) -> b
     })
 }
 
-/// `result.isError` is `true` (read without building the result's tree).
+/// `result.isError` says the call failed (read without building the result's tree): `true`, and the
+/// spellings a lenient client also takes for it (`"true"`, `1`): a result a client shows as a failure is
+/// redacted as one (`"isError": "true"` skipped redaction).
 fn is_error_result(result: &RawValue) -> bool {
-    message::RawObject::of(result).and_then(|r| r.get("isError")).is_some_and(|v| v.get() == "true")
+    message::RawObject::of(result)
+        .and_then(|r| r.get("isError"))
+        .is_some_and(|v| matches!(v.get(), "true" | "1" | "\"true\"" | "\"True\"" | "\"1\""))
 }
 
 fn join_batch(slots: Vec<Option<String>>) -> String {

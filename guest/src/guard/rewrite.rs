@@ -130,6 +130,11 @@ pub fn sanitized_error(
     let upstream_message = error.and_then(|e| e.get("message")).and_then(Value::as_str).unwrap_or("");
     let mut detail = format!("upstream error {upstream_code}: {upstream_message}");
     if let Some(data) = error.and_then(|e| e.get("data")) {
+        // Redacted as JSON first (values under sensitive names whole: a cookie, a session, credentials.pass,
+        // environ.DATABASE_PASS), then as text with the rest of the detail: the operator's log printed them
+        // where the client was spared them.
+        let mut data = data.clone();
+        redact::redact_value(&mut data, env, &operator_policy());
         detail.push_str("; data: ");
         detail.push_str(&data.to_string());
     }
@@ -144,62 +149,81 @@ pub fn sanitized_error(
     Answer { response: text, event }
 }
 
-/// Scrubs (redacts and cuts) one string of a failed tool result; records the rules that fired.
-fn scrub_text(text: &mut String, env: &Secrets, rules: &mut Vec<String>, cut: &mut bool) -> bool {
-    let redacted = redact::redact_with(text, env, &Policy::default());
-    for f in redacted.findings {
-        if !rules.contains(&f.rule) {
-            rules.push(f.rule);
+/// A failed tool result's binary members (base64 images, audio, blobs), taken out while the rest is redacted
+/// and put back after, in the same order: never scanned (megabytes of base64 find only noise, slowly) nor
+/// cut. A member named `blob`, and `data` beside `"type": "image"` or `"audio"`.
+fn take_binary(value: &mut Value, taken: &mut Vec<Value>) {
+    match value {
+        Value::Object(map) => {
+            let media = matches!(map.get("type").and_then(Value::as_str), Some("image" | "audio"));
+            for (key, child) in map.iter_mut() {
+                if key == "blob" || (media && key == "data") {
+                    taken.push(std::mem::take(child));
+                } else {
+                    take_binary(child, taken);
+                }
+            }
         }
+        Value::Array(items) => items.iter_mut().for_each(|v| take_binary(v, taken)),
+        _ => {}
     }
-    let limit = taxonomy().meta.truncate_bytes;
-    *cut |= redacted.text.len() > limit;
-    let scrubbed = scrub::truncate(&redacted.text, limit);
-    if scrubbed == *text {
-        return false;
-    }
-    *text = scrubbed;
-    true
 }
 
-/// Every string inside `value`, scrubbed.
-fn scrub_all(value: &mut Value, env: &Secrets, rules: &mut Vec<String>, cut: &mut bool) -> bool {
+/// Puts back what [`take_binary`] took, walking the same way (redaction renames members, never moves them).
+fn put_binary(value: &mut Value, taken: &mut std::vec::IntoIter<Value>) {
     match value {
-        Value::String(s) => scrub_text(s, env, rules, cut),
-        Value::Array(items) => items.iter_mut().fold(false, |changed, v| scrub_all(v, env, rules, cut) | changed),
-        Value::Object(map) => map.values_mut().fold(false, |changed, v| scrub_all(v, env, rules, cut) | changed),
+        Value::Object(map) => {
+            let media = matches!(map.get("type").and_then(Value::as_str), Some("image" | "audio"));
+            for (key, child) in map.iter_mut() {
+                if key == "blob" || (media && key == "data") {
+                    *child = taken.next().unwrap_or_default();
+                } else {
+                    put_binary(child, taken);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| put_binary(v, taken)),
+        _ => {}
+    }
+}
+
+/// Cuts every string longer than `limit`, keeping its start and its end (where a server often writes what
+/// the model should do next, as the fetch server does after quoting a robots.txt) around a marker that says
+/// how much went. Whether anything was cut.
+fn cut_long_texts(value: &mut Value, limit: usize) -> bool {
+    match value {
+        Value::String(s) if s.len() > limit => {
+            *s = scrub::cut_middle(s, limit);
+            true
+        }
+        Value::Array(items) => items.iter_mut().fold(false, |cut, v| cut_long_texts(v, limit) | cut),
+        Value::Object(map) => map.values_mut().fold(false, |cut, v| cut_long_texts(v, limit) | cut),
         _ => false,
     }
 }
 
-/// A tool result with `isError: true`: its text reaches the model, so the text content (and embedded
-/// resource text), and every string of `structuredContent`, are scrubbed like an error message. Returns the
-/// rewritten response, or `None` when nothing needed to change (the line is then forwarded untouched).
-pub fn redacted_tool_error(response: &mut Map<String, Value>, id: &Value, method: &str, env: &Secrets) -> Option<(String, Event)> {
-    let result = response.get_mut("result")?.as_object_mut()?;
-    let mut rules = Vec::new();
-    let mut cut = false;
-    let mut changed = false;
-    if let Some(Value::Array(content)) = result.get_mut("content") {
-        for item in content.iter_mut().filter_map(Value::as_object_mut) {
-            let kind = item.get("type").and_then(Value::as_str).unwrap_or("").to_string();
-            let text = match kind.as_str() {
-                "text" => item.get_mut("text"),
-                "resource" => item.get_mut("resource").and_then(|r| r.get_mut("text")),
-                _ => None,
-            };
-            if let Some(Value::String(text)) = text {
-                changed |= scrub_text(text, env, &mut rules, &mut cut);
-            }
-        }
-    }
-    if let Some(structured) = result.get_mut("structuredContent") {
-        changed |= scrub_all(structured, env, &mut rules, &mut cut);
-    }
-    if !changed {
+/// A tool result with `isError` set: all of it reaches the model or the client, so all of it is redacted as
+/// JSON is (values under sensitive names whole, every other string and number scanned): the text content,
+/// a resource link's `uri`, embedded resources, `structuredContent`, `_meta`, `annotations`, a `text` that is
+/// not a string; binary members are left alone. Texts longer than `text_limit` are cut, start and end kept.
+/// Returns the rewritten response, or `None` when nothing needed to change (the line is then forwarded
+/// untouched).
+pub fn redacted_tool_error(response: &mut Map<String, Value>, id: &Value, method: &str, env: &Secrets, text_limit: usize) -> Option<(String, Event)> {
+    let result = response.get_mut("result").filter(|r| r.is_object())?;
+    let mut binary = Vec::new();
+    take_binary(result, &mut binary);
+    let findings = redact::redact_value(result, env, &Policy::default());
+    let cut = cut_long_texts(result, text_limit);
+    put_binary(result, &mut binary.into_iter());
+    if findings.is_empty() && !cut {
         return None;
     }
-    response.insert("id".into(), id.clone());
+    let mut rules: Vec<&str> = Vec::new();
+    for f in &findings {
+        if !rules.contains(&f.rule.as_str()) {
+            rules.push(&f.rule);
+        }
+    }
     let mut detail = String::new();
     if !rules.is_empty() {
         detail.push_str("redacted: ");
@@ -209,8 +233,9 @@ pub fn redacted_tool_error(response: &mut Map<String, Value>, id: &Value, method
         if !detail.is_empty() {
             detail.push_str("; ");
         }
-        detail.push_str(&format!("text cut to {} bytes", taxonomy().meta.truncate_bytes));
+        detail.push_str(&format!("text cut to {text_limit} bytes, start and end kept"));
     }
+    response.insert("id".into(), id.clone());
     let event = Event::new(EventName::Redacted, "warn").id(id).method(method).detail(detail);
     Some((Value::Object(std::mem::take(response)).to_string(), event))
 }

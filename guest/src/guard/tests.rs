@@ -162,7 +162,7 @@ fn upstream_errors_are_sanitized_into_the_dialect() {
 fn failed_tool_results_are_redacted_and_cut_and_clean_ones_pass_untouched() {
     let mut s = canonical();
     client(&mut s, r#"{"jsonrpc":"2.0","id":2,"method":"tools/call"}"#);
-    let long = "x".repeat(5000);
+    let long = "x".repeat(9000);
     let line = json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [
         {"type": "text", "text": "Error executing tool: token ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"},
         {"type": "text", "text": long},
@@ -171,7 +171,8 @@ fn failed_tool_results_are_redacted_and_cut_and_clean_ones_pass_untouched() {
     let o = upstream(&mut s, &line);
     let r = only_client_value(&o);
     assert_eq!(r["result"]["content"][0]["text"], "Error executing tool: token [REDACTED:github-token]");
-    assert!(r["result"]["content"][1]["text"].as_str().unwrap().len() <= 1024);
+    // Cut to the session's limit (8 KiB by default: guidance to the model longer than 1 KiB was lost).
+    assert!(r["result"]["content"][1]["text"].as_str().unwrap().len() <= 8192);
     assert_eq!(r["result"]["content"][2]["data"], "aGk=");
     assert_eq!(r["result"]["isError"], true);
     let e = events(&o);
@@ -773,4 +774,83 @@ fn an_oversize_client_request_is_answered_with_its_id() {
     assert!(lines(&o, Peer::Client).is_empty());
     let told: Value = serde_json::from_str(&lines(&o, Peer::Upstream)[0]).unwrap();
     assert_eq!(told["id"], "s1");
+}
+
+// ───────────────────────────── what a failed result and the operator's log may carry ─────────────────────────────
+
+fn failed(result: Value) -> Value {
+    let mut s = canonical();
+    client(&mut s, CALL_PLAIN);
+    let o = upstream(&mut s, &json!({"jsonrpc": "2.0", "id": 7, "result": result}).to_string());
+    let lines = lines(&o, Peer::Client);
+    assert_eq!(lines.len(), 1);
+    if lines[0] == "<forward>" {
+        return result_of_forward();
+    }
+    serde_json::from_str::<Value>(&lines[0]).unwrap()["result"].clone()
+}
+
+fn result_of_forward() -> Value {
+    Value::String("<forwarded untouched>".into())
+}
+
+#[test]
+fn all_of_a_failed_result_is_redacted_by_name_and_by_text_binary_left_alone() {
+    let image = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+    let r = failed(json!({
+        "content": [
+            {"type": "text", "text": "db error", "annotations": {"audience": ["user"], "note": "token ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}},
+            {"type": "resource_link", "uri": "https://files.example.com/report.csv?access_token=ya29.a0AfH6SMBx3kLmNoPq7rStUvWxYz01234567890abcdef", "name": "report"},
+            {"type": "text", "text": {"password": "hunter2", "user": "ann"}},
+            {"type": "image", "data": image, "mimeType": "image/png"},
+            {"type": "resource", "resource": {"uri": "file:///x", "blob": image}}],
+        "structuredContent": {"password": "hunter2", "detail": "connect postgres://app:hunter2@db/x"},
+        "_meta": {"session": "s-83hf7Q2xLm", "progress": "ok"},
+        "isError": true}));
+    let text = r.to_string();
+    assert!(!text.contains("hunter2") && !text.contains("ghp_") && !text.contains("ya29.") && !text.contains("s-83hf7Q2xLm"), "{text}");
+    assert_eq!(r["content"][3]["data"], image, "an image is not scanned");
+    assert_eq!(r["content"][4]["resource"]["blob"], image);
+    assert_eq!((r["content"][2]["text"]["user"].clone(), r["_meta"]["progress"].clone()), (json!("ann"), json!("ok")));
+}
+
+#[test]
+fn a_result_a_lenient_client_shows_as_failed_is_redacted_as_one() {
+    for flag in [json!("true"), json!(1), json!("1")] {
+        let r = failed(json!({"content": [{"type": "text", "text": "password=hunter2hunter2"}], "isError": flag}));
+        assert!(!r.to_string().contains("hunter2"), "{flag}: {r}");
+    }
+    // A result that says it did not fail is passed on as it is.
+    assert_eq!(failed(json!({"content": [{"type": "text", "text": "ok"}], "isError": false})), result_of_forward());
+}
+
+#[test]
+fn a_long_failure_text_keeps_its_start_and_its_end() {
+    let guidance = "The assistant must let the user know that it failed to fetch the page.";
+    let text = format!("The site's robots.txt disallows this page: {} {guidance}", "Disallow: /private/\n".repeat(1000));
+    let r = failed(json!({"content": [{"type": "text", "text": text}], "isError": true}));
+    let cut = r["content"][0]["text"].as_str().unwrap();
+    assert!(cut.len() <= 8192 && cut.starts_with("The site's robots.txt") && cut.ends_with(guidance) && cut.contains("bytes cut]"), "{}", cut.len());
+    // The limit is the session's option.
+    let mut o = Options::new("canonical", "stdio:server");
+    o.failed_result_bytes = 200;
+    let mut s = Session::new(o);
+    client(&mut s, CALL_PLAIN);
+    let out = upstream(&mut s, &json!({"jsonrpc": "2.0", "id": 7, "result": {"content": [{"type": "text", "text": text}], "isError": true}}).to_string());
+    let r: Value = serde_json::from_str(&lines(&out, Peer::Client)[0]).unwrap();
+    assert!(r["result"]["content"][0]["text"].as_str().unwrap().len() <= 200);
+}
+
+#[test]
+fn the_operators_log_never_gets_what_the_client_was_spared_by_name() {
+    let mut s = canonical();
+    client(&mut s, CALL_PLAIN);
+    let data = json!({"Cookie": "sid=Q8xKz3", "session": "s-9fKq2", "auth": {"user": "ann", "pass": "Xq83-pw"},
+        "credentials": {"pass": "Yp01-pw"}, "environ": {"DATABASE_PASS": "Zr55-pw"}, "trace": "at main (/srv/app.js:1:1)"});
+    let o = upstream(&mut s, &json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32602, "message": "bad", "data": data}}).to_string());
+    let detail = events(&o)[0].detail.clone().unwrap();
+    for secret in ["Q8xKz3", "s-9fKq2", "Xq83-pw", "Yp01-pw", "Zr55-pw"] {
+        assert!(!detail.contains(secret), "{secret} in the log: {detail}");
+    }
+    assert!(detail.contains("/srv/app.js"), "the operator keeps traces and paths: {detail}");
 }

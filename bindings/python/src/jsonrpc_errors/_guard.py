@@ -81,10 +81,13 @@ class GuardSession:
         batch: str = "reject",
         timeout_ms: Optional[int] = None,
         upstream: str = "upstream",
+        failed_result_bytes: Optional[int] = None,
     ) -> None:
         name = _dialect_name(dialect)
         if max_bytes is not None:
             _u64(max_bytes, "max_bytes")
+        if failed_result_bytes is not None:
+            _u64(failed_result_bytes, "failed_result_bytes")
         if timeout_ms is not None:
             _u64(timeout_ms, "timeout_ms")
         if batch not in _BATCH:
@@ -98,6 +101,7 @@ class GuardSession:
         setattr(options, "batch", batch)
         setattr(options, "timeout-ms", timeout_ms)
         setattr(options, "upstream", upstream)
+        setattr(options, "failed-result-bytes", failed_result_bytes)
         self._lock = threading.Lock()
         try:
             self._worker: Optional[_runtime._GuardWorker] = rt.guard_worker()

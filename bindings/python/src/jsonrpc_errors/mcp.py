@@ -607,6 +607,7 @@ async def guard_streams(
     max_bytes: Optional[int] = None,
     batch: Literal["reject", "allow"] = "reject",
     max_upstream_bytes: int = DEFAULT_MAX_UPSTREAM_BYTES,
+    failed_result_bytes: Optional[int] = None,
     offload_bytes: float = DEFAULT_OFFLOAD_BYTES,
     grace: float = 2.0,
     logger: Optional[logging.Logger] = None,
@@ -625,10 +626,12 @@ async def guard_streams(
     could not parse is handed to the session as the line it was (dropped and logged), never relayed.
 
     Options as ``jsonrpc-errors guard``: ``dialect``, ``timeout`` (seconds; 0 or None: none), ``max_bytes``
-    (client messages), ``batch``, ``max_upstream_bytes``; ``upstream`` names the upstream in answers (the
-    Rust guard says ``stdio:<program>``). Guard calls on messages over ``offload_bytes`` run on a worker thread.
+    (client messages), ``batch``, ``max_upstream_bytes``, ``failed_result_bytes`` (the longest text of a failed
+    tool result passed on; default 8 KiB); ``upstream`` names the upstream in answers (the Rust guard says
+    ``stdio:<program>``). Guard calls on messages over ``offload_bytes`` run on a worker thread.
     """
-    session = GuardSession(dialect, max_bytes=max_bytes, batch=batch, timeout_ms=_timeout_ms(timeout), upstream=upstream)
+    session = GuardSession(dialect, max_bytes=max_bytes, batch=batch, timeout_ms=_timeout_ms(timeout), upstream=upstream,
+                           failed_result_bytes=failed_result_bytes)
     client_send, client_receive = anyio.create_memory_object_stream[SessionMessage](0)
     try:
         async with anyio.create_task_group() as task_group:
@@ -665,6 +668,7 @@ class GuardOptions(TypedDict, total=False):
     max_bytes: Optional[int]
     batch: Literal["reject", "allow"]
     max_upstream_bytes: int
+    failed_result_bytes: Optional[int]
     offload_bytes: float
     grace: float
     logger: Optional[logging.Logger]
