@@ -37,13 +37,82 @@ fn truncate_strings(value: &mut Value) {
     }
 }
 
-/// Upstream `data`: diagnostics dropped, values under sensitive keys redacted whole, every other string
-/// scanned, every string truncated.
-fn scrub_data(value: &Value, env: &Secrets) -> Value {
-    let mut v = without_diagnostics(value);
-    crate::redact::redact_value(&mut v, env, &crate::redact::Policy::default());
+/// Upstream `data`: values under sensitive keys redacted whole, every other string scanned, diagnostics
+/// dropped, every string truncated. Also returns what was found (rule, the secret as it stood in `value`).
+fn scrub_data(value: &Value, env: &Secrets) -> (Value, Vec<(String, String)>) {
+    let mut v = value.clone();
+    let findings = crate::redact::redact_value(&mut v, env, &crate::redact::Policy::default());
+    let found = findings
+        .into_iter()
+        .filter(|f| !f.key)
+        .filter_map(|f| {
+            let text = match value.pointer(&f.path)? {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            Some((f.rule, text.get(f.start..f.end)?.to_string()))
+        })
+        .collect();
+    let mut v = without_diagnostics(&v);
     truncate_strings(&mut v);
-    v
+    (v, found)
+}
+
+/// The shortest run of a secret that is redacted where it spills into another field.
+const FRAGMENT_BYTES: usize = 12;
+
+/// Redacts, in `text`, every run of at least [`FRAGMENT_BYTES`] of a secret found elsewhere in the same error:
+/// a server that cut its message in the middle of a token (the whole token in `data`, under a sensitive
+/// name), or the other way round, leaves a part no rule recognises on its own.
+fn without_fragments(text: &str, found: &[(String, String)]) -> Option<String> {
+    let mut spans: Vec<(usize, usize, &str)> = Vec::new();
+    for (rule, secret) in found.iter().filter(|(_, s)| s.len() >= FRAGMENT_BYTES) {
+        for start in (0..=secret.len() - FRAGMENT_BYTES).filter(|&i| secret.is_char_boundary(i)) {
+            let Some(window) = secret.get(start..start + FRAGMENT_BYTES) else { continue };
+            let mut from = 0;
+            while let Some(at) = text[from..].find(window) {
+                spans.push((from + at, from + at + FRAGMENT_BYTES, rule));
+                from += at + 1;
+                while !text.is_char_boundary(from) {
+                    from += 1;
+                }
+            }
+        }
+    }
+    if spans.is_empty() {
+        return None;
+    }
+    spans.sort_unstable();
+    let policy = crate::redact::Policy::default();
+    let (mut out, mut at) = (String::with_capacity(text.len()), 0);
+    let mut i = 0;
+    while i < spans.len() {
+        let (start, mut end, rule) = spans[i];
+        while i + 1 < spans.len() && spans[i + 1].0 <= end {
+            end = end.max(spans[i + 1].1);
+            i += 1;
+        }
+        out.push_str(&text[at..start]);
+        out.push_str(&policy.replacement(rule, &text[start..end]));
+        at = end;
+        i += 1;
+    }
+    out.push_str(&text[at..]);
+    Some(out)
+}
+
+/// [`without_fragments`] for every string in `value`.
+fn value_without_fragments(value: &mut Value, found: &[(String, String)]) {
+    match value {
+        Value::String(s) => {
+            if let Some(clean) = without_fragments(s, found) {
+                *s = clean;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| value_without_fragments(v, found)),
+        Value::Object(map) => map.values_mut().for_each(|v| value_without_fragments(v, found)),
+        _ => {}
+    }
 }
 
 /// How a proxy wants an upstream error rewritten (the plain `sanitize` entry point: [`Target::standalone`]).
@@ -104,8 +173,17 @@ pub fn sanitize_response(response: &Map<String, Value>, target: &Target<'_>, ctx
     let Some(code) = error.get("code").and_then(Value::as_i64) else {
         return internal(id);
     };
-    let message = error.get("message").and_then(Value::as_str).unwrap_or("");
-    let message = scrub::scrub(message, env);
+    let raw_message = error.get("message").and_then(Value::as_str).unwrap_or("");
+    // What each field's redaction found is redacted from the other fields too (a token split between them).
+    let in_message = crate::redact::redact_with(raw_message, env, &crate::redact::Policy::default());
+    let mut found: Vec<(String, String)> = in_message.findings.iter().map(|f| (f.rule.clone(), raw_message[f.start..f.end].to_string())).collect();
+    let data = error.get("data").map(|d| {
+        let (data, in_data) = scrub_data(d, env);
+        found.extend(in_data);
+        data
+    });
+    let message = scrub::scrub(raw_message, env);
+    let message = without_fragments(&message, &found).unwrap_or(message);
 
     let upstream_error = crate::taxonomy::taxonomy()
         .kind("upstream-error")
@@ -137,6 +215,38 @@ pub fn sanitize_response(response: &Map<String, Value>, target: &Target<'_>, ctx
     let Ok(code) = i32::try_from(code) else {
         return internal(id);
     };
-    let data = error.get("data").map(|d| scrub_data(d, env));
+    let data = data.map(|mut d| {
+        value_without_fragments(&mut d, &found);
+        d
+    });
     error_response(&ErrorObject { code, message, data }, id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sanitized(response: Value) -> Value {
+        let Value::Object(r) = response else { unreachable!() };
+        sanitize_response(&r, &Target::standalone("canonical"), &CallContext::default(), Secrets::none())
+    }
+
+    #[test]
+    fn a_token_split_between_message_and_data_is_redacted_in_both() {
+        // The server cut its message mid-token (19 characters: too short for the GitHub rule alone); the whole
+        // token is in data under a sensitive name.
+        let token = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
+        let r = sanitized(json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": format!("bad token {}…", &token[..19]),
+            "data": {"token": token, "hint": "regenerate it"}}}));
+        let text = r.to_string();
+        assert!(!text.contains(&token[4..16]), "{text}");
+        assert_eq!(r["error"]["data"]["hint"], "regenerate it");
+        // And the other way round: the whole token in the message, a part of it in data.
+        let r = sanitized(json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": format!("bad token {token}"),
+            "data": {"tail": &token[20..]}}}));
+        assert!(!r.to_string().contains(&token[20..32]), "{r}");
+        // Ordinary words shared by both fields stay.
+        let r = sanitized(json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "the connection string is wrong", "data": {"why": "the connection string is wrong"}}}));
+        assert_eq!(r["error"]["data"]["why"], "the connection string is wrong");
+    }
 }

@@ -341,6 +341,9 @@ fn sanitize_cases() -> Value {
         c("custom-code-becomes-upstream-error", r#"{"jsonrpc":"2.0","error":{"code":-32005,"message":"DB down: postgres://app:pw@db/x"},"id":"a"}"#, "canonical"),
         // MCP's spec owns -32020..-32099 (and the retired -32002, -32042): kept with their data's structure.
         c("spec-code-kept-with-its-data", r#"{"jsonrpc":"2.0","error":{"code":-32042,"message":"URL elicitation required","data":{"elicitations":[{"mode":"url","elicitationId":"e-1","url":"https://auth.example.com/x?e=1","message":"sign in as ann@corp.example"}],"stack":"at x"}},"id":"u"}"#, "thoughtgate"),
+        // A server that cut its message mid-token, the whole token in data under a sensitive name: the part in
+        // the message is redacted too (issue 25).
+        c("token-split-between-message-and-data", r#"{"jsonrpc":"2.0","error":{"code":-32602,"message":"bad token ghp_u8jzPde0IgxLd6G…","data":{"token":"ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d","hint":"regenerate it"}},"id":3}"#, "canonical"),
         c("spec-reserved-code-kept", r#"{"jsonrpc":"2.0","error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2025-11-25"],"requested":"2099-01-01"}},"id":9}"#, "canonical"),
         c("custom-code-thoughtgate", r#"{"jsonrpc":"2.0","error":{"code":-32001,"message":"timeout talking to /home/svc/sock"},"id":2}"#, "thoughtgate"),
         c("custom-code-kept-where-dialect-has-no-upstream-error", r#"{"jsonrpc":"2.0","error":{"code":-32001,"message":"Upstream connection failed","data":{"details":"x","stack":"Traceback..."}},"id":2}"#, "watchgate"),
