@@ -172,8 +172,8 @@ fn upstream(session: &mut Session, model: &mut Model, line: &[u8], ctx: CallCont
 fn assert_no_leak(out: &Outcome, line: &[u8]) {
     for step in &out.steps {
         match step {
-            Step::Forward { to: Peer::Client } => secrets::assert_no_leak(&text(line), "an upstream line passed on as it is"),
-            Step::Send { to: Peer::Client, line } => secrets::assert_no_leak(line, "a line to the client"),
+            Step::Forward { to: Peer::Client, .. } => secrets::assert_no_leak(&text(line), "an upstream line passed on as it is"),
+            Step::Send { to: Peer::Client, line, .. } => secrets::assert_no_leak(line, "a line to the client"),
             _ => {}
         }
     }

@@ -590,7 +590,7 @@ impl Model {
         let mut sent_members: Vec<&str> = Vec::new();
         for step in &out.steps {
             match step {
-                Step::Forward { to } => {
+                Step::Forward { to, .. } => {
                     let line = match (origin, to) {
                         (Origin::Client(l), Peer::Upstream) | (Origin::Upstream(l), Peer::Client) => *l,
                         _ => panic!("{step:?} after a call that forwards nothing there"),
@@ -601,7 +601,7 @@ impl Model {
                         Peer::Client => self.reached_client(text, origin, last_answered.as_deref(), &mut answered),
                     }
                 }
-                Step::Send { to, line } => {
+                Step::Send { to, line, .. } => {
                     assert!(!line.contains('\n'), "a line with a newline in it: {line:?}");
                     assert!(serde_json::from_str::<&RawValue>(line).is_ok(), "sent a line that is not JSON: {line}");
                     match (to, origin) {

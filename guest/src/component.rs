@@ -278,6 +278,14 @@ impl exports::jsonrpc_errors::core::guard::GuestSession for GuardSession {
         self.0.borrow_mut().client_line(&line, ctx(c)).to_json()
     }
 
+    fn client_line_on(&self, stream: u64, line: Vec<u8>, c: WitContext) -> String {
+        self.0.borrow_mut().client_line_on(stream, &line, ctx(c)).to_json()
+    }
+
+    fn stream_closed(&self, stream: u64, c: WitContext) -> String {
+        self.0.borrow_mut().stream_closed(stream, ctx(c)).to_json()
+    }
+
     fn client_oversize(&self, length: u64, head: Vec<u8>, tail: Vec<u8>, c: WitContext) -> String {
         self.0.borrow_mut().client_oversize(length, &head, &tail, ctx(c)).to_json()
     }

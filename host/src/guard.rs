@@ -56,10 +56,20 @@ pub enum Peer {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "step", rename_all = "kebab-case")]
 pub enum Step {
-    /// The line just given, byte for byte, to `to`.
-    Forward { to: Peer },
-    /// This line to `to`.
-    Send { to: Peer, line: String },
+    /// The line just given, byte for byte, to `to` (on client stream `stream`, for a session that serves
+    /// several: `client_line_on`).
+    Forward {
+        to: Peer,
+        #[serde(default)]
+        stream: Option<u64>,
+    },
+    /// This line to `to` (on `stream`, as for `Forward`).
+    Send {
+        to: Peer,
+        #[serde(default)]
+        stream: Option<u64>,
+        line: String,
+    },
     /// A record for the log and the metrics.
     Event(Box<Event>),
 }
@@ -156,6 +166,26 @@ impl Session {
     pub fn client_line_json(&mut self, line: &[u8], ctx: Context) -> Result<String, Failure> {
         self.sized(line.len())?;
         self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_client_line(&mut i.store, h, line, ctx.wit()))
+    }
+
+    /// A line from client stream `stream` (an HTTP front's request, a session's own stream 0): requests are
+    /// renamed upstream and answered on their stream; steps toward the client name their stream from then on.
+    pub fn client_line_on_json(&mut self, stream: u64, line: &[u8], ctx: Context) -> Result<String, Failure> {
+        self.sized(line.len())?;
+        self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_client_line_on(&mut i.store, h, stream, line, ctx.wit()))
+    }
+
+    /// Client stream `stream` went away before its answers: its pending requests are cancelled upstream.
+    pub fn stream_closed_json(&mut self, stream: u64, ctx: Context) -> Result<String, Failure> {
+        self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_stream_closed(&mut i.store, h, stream, ctx.wit()))
+    }
+
+    pub fn client_line_on(&mut self, stream: u64, line: &[u8], ctx: Context) -> Result<Outcome, Failure> {
+        Outcome::parse(&self.client_line_on_json(stream, line, ctx)?)
+    }
+
+    pub fn stream_closed(&mut self, stream: u64, ctx: Context) -> Result<Outcome, Failure> {
+        Outcome::parse(&self.stream_closed_json(stream, ctx)?)
     }
 
     /// A client line longer than `max_bytes`, discarded unread: its length, and its first and last bytes as

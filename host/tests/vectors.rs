@@ -78,6 +78,8 @@ fn hex(h: &str) -> Vec<u8> {
 enum GuardStep<'a> {
     Client(Vec<u8>),
     ClientOversize(u64, &'a [u8], &'a [u8]),
+    ClientOn(u64, Vec<u8>),
+    StreamClosed(u64),
     Upstream(Vec<u8>),
     UpstreamOversize(u64, &'a [u8], &'a [u8]),
     Failed(&'a Value),
@@ -103,6 +105,10 @@ fn guard_steps(case: &Value) -> Vec<(GuardStep<'_>, (u64, u64))> {
             let edge = |k: &str| text(k).unwrap_or("").as_bytes();
             let s = if let Some(l) = text("client") {
                 GuardStep::Client(l.as_bytes().to_vec())
+            } else if let Some([stream, l]) = step.get("client_on").and_then(Value::as_array).map(Vec::as_slice) {
+                GuardStep::ClientOn(stream.as_u64().unwrap(), l.as_str().unwrap().as_bytes().to_vec())
+            } else if let Some(stream) = step.get("stream_closed").and_then(Value::as_u64) {
+                GuardStep::StreamClosed(stream)
             } else if let Some(h) = text("client_hex") {
                 GuardStep::Client(hex(h))
             } else if let Some(n) = step.get("client_oversize").and_then(Value::as_u64) {
@@ -165,6 +171,8 @@ fn native_guard(case: &Value) -> Result<String, jsonrpc_errors_guest::error::Err
         outputs.push(match step {
             GuardStep::Client(l) => session.client_line(&l, ctx).to_json(),
             GuardStep::ClientOversize(n, head, tail) => session.client_oversize(n, head, tail, ctx).to_json(),
+            GuardStep::ClientOn(stream, l) => session.client_line_on(stream, &l, ctx).to_json(),
+            GuardStep::StreamClosed(stream) => session.stream_closed(stream, ctx).to_json(),
             GuardStep::Upstream(l) => session.upstream_line(&l, ctx).to_json(),
             GuardStep::UpstreamOversize(n, head, tail) => session.upstream_oversize(n, head, tail, ctx).to_json(),
             GuardStep::Failed(f) => {
@@ -195,6 +203,8 @@ fn component_guard(rt: &Runtime, case: &Value) -> Result<String, Failure> {
         outputs.push(match step {
             GuardStep::Client(l) => session.client_line_json(&l, ctx)?,
             GuardStep::ClientOversize(n, head, tail) => session.client_oversize_json(n, head, tail, ctx)?,
+            GuardStep::ClientOn(stream, l) => session.client_line_on_json(stream, &l, ctx)?,
+            GuardStep::StreamClosed(stream) => session.stream_closed_json(stream, ctx)?,
             GuardStep::Upstream(l) => session.upstream_line_json(&l, ctx)?,
             GuardStep::UpstreamOversize(n, head, tail) => session.upstream_oversize_json(n, head, tail, ctx)?,
             GuardStep::Failed(f) => {

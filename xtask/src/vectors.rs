@@ -565,6 +565,10 @@ fn guard_script(case: &Map<String, Value>, ctx: &CallContext) -> Result<Vec<Stri
         let edge = |k: &str| text(k).unwrap_or("").as_bytes();
         let out = if let Some(line) = text("client") {
             session.client_line(line.as_bytes(), at).to_json()
+        } else if let Some([stream, line]) = step.get("client_on").and_then(Value::as_array).map(Vec::as_slice) {
+            session.client_line_on(stream.as_u64().unwrap(), line.as_str().unwrap().as_bytes(), at).to_json()
+        } else if let Some(stream) = step.get("stream_closed").and_then(Value::as_u64) {
+            session.stream_closed(stream, at).to_json()
         } else if let Some(h) = text("client_hex") {
             session.client_line(&hex(h), at).to_json()
         } else if let Some(n) = step.get("client_oversize").and_then(Value::as_u64) {
@@ -888,6 +892,24 @@ fn fidelity_cases(g: &dyn Fn(&str, &Value, Value) -> Value, opts: &dyn Fn(&str, 
             {"upstream": json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "bad", "data": {
                 "Cookie": "sid=Q8xKz3", "session": "s-9fKq2", "credentials": {"pass": "Yp01-pw"},
                 "environ": {"DATABASE_PASS": "Zr55-pw"}, "frames": ["at main (/srv/app.js:1:1)"]}}}).to_string()}])),
+        // Several client streams on one upstream (an HTTP front): ids and progress tokens renamed upstream and
+        // back, answers on their own stream, the upstream's own messages on stream 0, a closed stream's
+        // requests cancelled upstream (issue 26).
+        g("streams/renamed-routed-and-cancelled", &canonical, json!([
+            {"client_on": [1, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p"}}}"#]},
+            {"client_on": [2, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p"}}}"#]},
+            {"upstream": r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":4,"progress":1}}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","id":3,"result":{"content":[]}}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#},
+            {"client_on": [1, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#]},
+            {"stream_closed": 1},
+            {"upstream": r#"{"jsonrpc":"2.0","id":1,"result":{}}"#},
+            {"client_on": [3, r#"{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"q"}}"#]},
+            {"client_on": [3, r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c","reason":"user"}}"#]},
+            {"client_on": [4, r#"{"jsonrpc":"2.0","id":"t","method":"tools/call","params":{"name":"slow"}}"#]},
+            {"expire": true, "at": 30_000},
+            {"client_on": [5, r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#]},
+            {"upstream_failed": {"exited": 1}}])),
         g("server-requests/unusable-id-refused-not-relayed", &canonical, json!([
             {"upstream": r#"{"jsonrpc":"2.0","id":{"a":1},"method":"sampling/createMessage","params":{}}"#},
             {"upstream": r#"{"jsonrpc":"2.0","id":[1],"method":"roots/list"}"#},

@@ -178,6 +178,16 @@ impl GuardSession {
         self.0.client_line(line, ctx(unix_millis, entropy_hi, entropy_lo)).to_json()
     }
 
+    #[wasm_bindgen(js_name = clientLineOn)]
+    pub fn client_line_on(&mut self, stream: f64, line: &[u8], unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> String {
+        self.0.client_line_on(stream as u64, line, ctx(unix_millis, entropy_hi, entropy_lo)).to_json()
+    }
+
+    #[wasm_bindgen(js_name = streamClosed)]
+    pub fn stream_closed(&mut self, stream: f64, unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> String {
+        self.0.stream_closed(stream as u64, ctx(unix_millis, entropy_hi, entropy_lo)).to_json()
+    }
+
     #[wasm_bindgen(js_name = clientOversize)]
     pub fn client_oversize(&mut self, length: f64, head: &[u8], tail: &[u8], unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> String {
         self.0.client_oversize(length as u64, head, tail, ctx(unix_millis, entropy_hi, entropy_lo)).to_json()

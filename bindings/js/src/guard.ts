@@ -14,12 +14,16 @@ export type Peer = "client" | "upstream";
 export interface ForwardStep {
   step: "forward";
   to: Peer;
+  /** The client stream, once the session serves several (`clientLineOn`). */
+  stream?: number;
 }
 
 /** Write `line` (one message or batch, no newline in it) to `to`. */
 export interface SendStep {
   step: "send";
   to: Peer;
+  /** The client stream, once the session serves several (`clientLineOn`). */
+  stream?: number;
   line: string;
 }
 
@@ -143,6 +147,32 @@ export class GuardSession {
     const b = bytes(line, "line");
     const [ms, hi, lo] = contextArgs(options?.context);
     return this.#call((s) => s.clientLine(b, ms, hi, lo));
+  }
+
+  /**
+   * A line from client stream `stream` (an HTTP front's request; stream 0: the session's own): requests are
+   * renamed upstream and answered on their stream; steps toward the client name it from then on.
+   */
+  clientLineOnJson(stream: number, line: string | Uint8Array, options?: ContextOptions): string {
+    const n = u64(stream, "stream");
+    const b = bytes(line, "line");
+    const [ms, hi, lo] = contextArgs(options?.context);
+    return this.#call((s) => s.clientLineOn(n, b, ms, hi, lo));
+  }
+
+  /** Client stream `stream` went away before its answers: its pending requests are cancelled upstream. */
+  streamClosedJson(stream: number, options?: ContextOptions): string {
+    const n = u64(stream, "stream");
+    const [ms, hi, lo] = contextArgs(options?.context);
+    return this.#call((s) => s.streamClosed(n, ms, hi, lo));
+  }
+
+  clientLineOn(stream: number, line: string | Uint8Array, options?: ContextOptions): GuardOutcome {
+    return JSON.parse(this.clientLineOnJson(stream, line, options)) as GuardOutcome;
+  }
+
+  streamClosed(stream: number, options?: ContextOptions): GuardOutcome {
+    return JSON.parse(this.streamClosedJson(stream, options)) as GuardOutcome;
   }
 
   /**

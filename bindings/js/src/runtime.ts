@@ -43,6 +43,8 @@ export interface Platform {
 export interface GlueGuardSession {
   free(): void;
   clientLine(line: Uint8Array, unixMillis: number, entropyHi: number, entropyLo: number): string;
+  clientLineOn(stream: number, line: Uint8Array, unixMillis: number, entropyHi: number, entropyLo: number): string;
+  streamClosed(stream: number, unixMillis: number, entropyHi: number, entropyLo: number): string;
   clientOversize(length: number, head: Uint8Array, tail: Uint8Array, unixMillis: number, entropyHi: number, entropyLo: number): string;
   upstreamLine(line: Uint8Array, unixMillis: number, entropyHi: number, entropyLo: number): string;
   upstreamOversize(length: number, head: Uint8Array, tail: Uint8Array, unixMillis: number, entropyHi: number, entropyLo: number): string;

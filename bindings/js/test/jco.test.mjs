@@ -97,6 +97,8 @@ function adapter() {
       });
       return {
         client: (b, c) => s.clientLine(b, ctx(c)),
+        clientOn: (stream, b, c) => s.clientLineOn(BigInt(stream), b, ctx(c)),
+        streamClosed: (stream, c) => s.streamClosed(BigInt(stream), ctx(c)),
         clientOversize: (n, head, tail, c) => s.clientOversize(BigInt(n), head, tail, ctx(c)),
         upstream: (b, c) => s.upstreamLine(b, ctx(c)),
         upstreamOversize: (n, head, tail, c) => s.upstreamOversize(BigInt(n), head, tail, ctx(c)),

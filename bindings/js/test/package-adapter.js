@@ -24,6 +24,8 @@ export function packageAdapter(pkg, guardPkg, runtime, redaction = guardPkg) {
       });
       return {
         client: (b, ctx) => s.clientLineJson(b, context(ctx)),
+        clientOn: (stream, b, ctx) => s.clientLineOnJson(stream, b, context(ctx)),
+        streamClosed: (stream, ctx) => s.streamClosedJson(stream, context(ctx)),
         clientOversize: (n, head, tail, ctx) => s.clientOversizeJson(n, { head, tail, ...context(ctx) }),
         upstream: (b, ctx) => s.upstreamLineJson(b, context(ctx)),
         upstreamOversize: (n, head, tail, ctx) => s.upstreamOversizeJson(n, { head, tail, ...context(ctx) }),

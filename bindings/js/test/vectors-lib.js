@@ -6,7 +6,8 @@
 // redactWith(text, optionsText), redactJsonValue(valueText, optionsText), kinds(), maxInputBytes() (a number),
 // refusal(problem) (throws the refusal: problem is {unknown_dialect | unknown_format: name} or
 // {not_unicode | too_large: n}),
-// guard(options) → a session with client(bytes, ctx), clientOversize(n, head, tail, ctx), upstream(bytes, ctx),
+// guard(options) → a session with client(bytes, ctx), clientOn(stream, bytes, ctx), streamClosed(stream, ctx),
+// clientOversize(n, head, tail, ctx), upstream(bytes, ctx),
 // upstreamOversize(n, head, tail, ctx) (head, tail: bytes), failed(failure, ctx), expire(ctx), stderr(bytes), stderrEnd(), log(text), close(),
 // setEnv(pairs), and
 // failureOf(thrown) → the JSON-RPC error object of a refused input, or null. Every op returns the library's
@@ -98,6 +99,8 @@ function guardScript(adapter, c) {
       const ctx = { unixMillis: base.unixMillis + (step.at ?? 0), entropy: (base.entropy + BigInt(i)) % (1n << 64n) };
       if ("client" in step) outputs.push(session.client(new TextEncoder().encode(step.client), ctx));
       else if ("client_hex" in step) outputs.push(session.client(hexToBytes(step.client_hex), ctx));
+      else if ("client_on" in step) outputs.push(session.clientOn(step.client_on[0], new TextEncoder().encode(step.client_on[1]), ctx));
+      else if ("stream_closed" in step) outputs.push(session.streamClosed(step.stream_closed, ctx));
       else if ("client_oversize" in step) outputs.push(session.clientOversize(step.client_oversize, edge(step.head), edge(step.tail), ctx));
       else if ("upstream" in step) outputs.push(session.upstream(new TextEncoder().encode(step.upstream), ctx));
       else if ("upstream_hex" in step) outputs.push(session.upstream(hexToBytes(step.upstream_hex), ctx));

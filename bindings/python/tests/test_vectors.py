@@ -104,6 +104,10 @@ def _guard_script(case, context):
                 out = session.client_line_json(step["client"].encode(), context=ctx)
             elif "client_hex" in step:
                 out = session.client_line_json(bytes.fromhex(step["client_hex"]), context=ctx)
+            elif "client_on" in step:
+                out = session.client_line_on_json(step["client_on"][0], step["client_on"][1].encode(), context=ctx)
+            elif "stream_closed" in step:
+                out = session.stream_closed_json(step["stream_closed"], context=ctx)
             elif "client_oversize" in step:
                 out = session.client_oversize_json(step["client_oversize"], head=step.get("head", "").encode(),
                                                    tail=step.get("tail", "").encode(), context=ctx)

@@ -24,6 +24,7 @@
 
 pub mod rewrite;
 pub mod steps;
+pub mod streams;
 
 use crate::context::CallContext;
 use crate::envelope::BatchPolicy;
@@ -105,6 +106,21 @@ struct Pending {
     revision: Option<String>,
     /// The batch and the position in it, for a member of an allowed batch.
     slot: Option<(u64, usize)>,
+    /// Where it came from and what it was called there, for a request that arrived on a client stream
+    /// (`client_line_on`): its answers go back there, with the client's id and token (streams.rs).
+    origin: Option<Origin>,
+}
+
+/// A request's stream, and the id and progress token its client wrote (raw JSON), which the upstream knows by
+/// numbers of the session's own.
+struct Origin {
+    stream: u64,
+    /// The request's key on its stream (`streams::alias`).
+    alias: String,
+    client_id: String,
+    upstream_id: u64,
+    /// The client's progress token, and the one the upstream was given.
+    token: Option<(String, u64)>,
 }
 
 /// The answers of an allowed batch, gathered until the last one arrives.
@@ -113,6 +129,10 @@ struct Batch {
     open: usize,
     /// The keys of the members forwarded upstream: in flight until the array goes out.
     members: Vec<String>,
+    /// For a batch that came on a client stream: that stream, and its members' keys there (in flight until
+    /// the array goes out, as `members`).
+    stream: Option<u64>,
+    aliases: Vec<String>,
 }
 
 /// Why a request is no longer pending although no upstream answer reached the client: a late answer for it
@@ -146,8 +166,8 @@ enum Entry {
     Request(Pending),
     /// One of the upstream's own requests, waiting for the client's response (its order of arrival).
     ServerRequest(u64),
-    /// A progress token: the key of the request it belongs to.
-    Progress(String),
+    /// A key of the pending table: the request a progress token, or a stream's request id, stands for.
+    Key(String),
     /// An allowed batch's answers being gathered.
     Batch(Batch),
     /// A member of an allowed batch whose array has not gone out yet.
@@ -178,6 +198,11 @@ pub struct Session {
     /// active requests, and a client SDK reports any other as an error, so late progress is dropped.
     finished_tokens: Vec<String>,
     down: Option<Failure>,
+    /// Set once a line arrives on a client stream (`client_line_on`): requests are then renamed upstream,
+    /// and every step toward the client names its stream.
+    streams: Option<streams::Streams>,
+    /// A stream's request key (`streams::alias`) → the upstream key it was renamed to, while in flight.
+    aliases: HashMap<String, Entry>,
     /// The MCP revision the `initialize` handshake agreed on (the upstream's answer), for requests that do
     /// not name one themselves: what a result the guard writes must carry depends on it.
     revision: Option<String>,
@@ -211,8 +236,11 @@ impl<'a> Source<'a> {
 enum Verdict {
     /// Pass it upstream (a notification, or a response to one of the upstream's requests).
     Forward,
-    /// Pass it upstream and wait for the answer to this request.
-    Await(String, Pending),
+    /// Pass it upstream and wait for the answer to this request (the line rewritten for the upstream when the
+    /// request came on a stream: its id and progress token renamed).
+    Await(String, Pending, Option<String>),
+    /// Pass this text upstream in place of the line (a client's cancellation, renamed).
+    ForwardText(String),
     /// Answer it here.
     Reply(Answer),
     /// Neither (the event says why).
@@ -230,11 +258,13 @@ struct Call {
     steps: Vec<Step>,
     ctx: CallContext,
     answered: u64,
+    /// The client stream the line being handled came on (`client_line_on`).
+    origin: Option<u64>,
 }
 
 impl Call {
     fn new(ctx: CallContext) -> Self {
-        Call { steps: Vec::new(), ctx, answered: 0 }
+        Call { steps: Vec::new(), ctx, answered: 0, origin: None }
     }
 
     fn next_ctx(&mut self) -> CallContext {
@@ -244,7 +274,12 @@ impl Call {
     }
 
     fn send(&mut self, to: Peer, line: impl Into<String>) {
-        self.steps.push(Step::Send { to, line: line.into() });
+        self.steps.push(Step::Send { to, stream: None, line: line.into() });
+    }
+
+    /// Writes `line` to the client, on `stream` when the session serves several.
+    fn to_client(&mut self, stream: Option<u64>, line: impl Into<String>) {
+        self.steps.push(Step::Send { to: Peer::Client, stream, line: line.into() });
     }
 
     fn event(&mut self, event: Event) {
@@ -284,6 +319,8 @@ impl Session {
             settled: Vec::new(),
             finished_tokens: Vec::new(),
             down: None,
+            streams: None,
+            aliases: HashMap::new(),
             revision: None,
             seq: 0,
             stderr_key_block_open: false,
@@ -354,15 +391,32 @@ impl Session {
     /// Answers a whole client line here.
     fn reply(&self, call: &mut Call, kind: &str, fields: Fields, id: Value, detail: String) {
         let a = self.answer(call, kind, fields, id, None, None, detail);
-        call.send(Peer::Client, a.response);
+        call.to_client(call.origin, a.response);
         call.event(a.event);
+    }
+
+    /// The client stream a request's answer goes to: none when the session has one client (stdio), else
+    /// the stream it came on (stream 0 for one that came through `client_line`).
+    fn stream_of(&self, pending: &Pending) -> Option<u64> {
+        self.streams.as_ref().map(|_| pending.origin.as_ref().map_or(0, |o| o.stream))
+    }
+
+    /// Where the upstream's messages that answer no request go: the session's own stream (0) when it serves
+    /// several.
+    fn own_stream(&self) -> Option<u64> {
+        self.streams.as_ref().map(|_| 0)
     }
 
     // ───────────────────────────── from the client ─────────────────────────────
 
     /// One line from the client (its newline removed).
     pub fn client_line(&mut self, line: &[u8], ctx: CallContext) -> Outcome {
+        self.client_line_from(None, line, ctx)
+    }
+
+    fn client_line_from(&mut self, origin: Option<u64>, line: &[u8], ctx: CallContext) -> Outcome {
         let mut call = Call::new(ctx);
+        call.origin = origin;
         if line.len() as u64 > self.options.max_bytes {
             let edge = SNIFF_BYTES.min(line.len());
             self.reject_oversize(line.len() as u64, &line[..edge], &line[line.len() - edge..], &mut call);
@@ -385,6 +439,49 @@ impl Session {
                 }
                 None => self.client_text(text, None, &mut call),
             },
+        }
+        self.finish(call)
+    }
+
+    /// A line from client stream `stream` (an HTTP front's request, a session's GET stream; its newline
+    /// removed). Requests are renamed for the upstream, their answers renamed back and sent on `stream`
+    /// (streams.rs); from the first such line on, every step toward the client names its stream.
+    pub fn client_line_on(&mut self, stream: u64, line: &[u8], ctx: CallContext) -> Outcome {
+        self.streams.get_or_insert_with(streams::Streams::default);
+        self.client_line_from(Some(stream), line, ctx)
+    }
+
+    /// Client stream `stream` is gone before everything owed to it was written (an HTTP client that went
+    /// away: for MCP's stateless revision, a request's cancellation): each request still pending on it is
+    /// cancelled upstream and owed nothing.
+    pub fn stream_closed(&mut self, stream: u64, ctx: CallContext) -> Outcome {
+        let mut call = Call::new(ctx);
+        let on_stream: Vec<String> = self
+            .pending
+            .iter()
+            .filter_map(|(k, e)| match e {
+                Entry::Request(p) if p.origin.as_ref().is_some_and(|o| o.stream == stream) => Some(k.clone()),
+                _ => None,
+            })
+            .collect();
+        for key in on_stream {
+            let Some(p) = self.take_pending(&key) else { continue };
+            if let Some((batch_id, _)) = p.slot {
+                if let Some(Entry::Batch(batch)) = self.batches.remove(&batch_id.to_string()) {
+                    for member in &batch.members {
+                        self.batch_members.remove(member);
+                    }
+                }
+            }
+            self.remember(key, Settled::Cancelled);
+            if self.down.is_none() {
+                let upstream_id = p.origin.as_ref().map_or_else(|| p.id.clone(), |o| json!(o.upstream_id));
+                let notification = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                    "params": {"requestId": upstream_id, "reason": "the client's stream closed (jsonrpc-errors guard)"}});
+                call.send(Peer::Upstream, notification.to_string());
+            }
+            let event = Event::new(EventName::ClientCancelled, "debug").id(&p.id).method(&p.method);
+            call.event(event.detail("the client's stream closed: cancelled upstream, no response is owed"));
         }
         self.finish(call)
     }
@@ -433,7 +530,7 @@ impl Session {
     fn client_text(&mut self, text: &str, rewritten: Option<&str>, call: &mut Call) {
         let forward = |call: &mut Call| match rewritten {
             Some(text) => call.send(Peer::Upstream, text),
-            None => call.steps.push(Step::Forward { to: Peer::Upstream }),
+            None => call.steps.push(Step::Forward { to: Peer::Upstream, stream: None }),
         };
         match message::parse(text) {
             Parsed::NotJson(details) => {
@@ -448,14 +545,18 @@ impl Session {
                 self.reply(call, "invalid-request", invalid_request("duplicate-member", &details), Value::Null, details.clone());
             }
             Parsed::Batch(members) => self.client_batch(&members, call),
-            Parsed::Object(envelope) => match self.client_message(&envelope, call) {
+            Parsed::Object(envelope) => match self.client_message(&envelope, text, call) {
                 Verdict::Forward => forward(call),
-                Verdict::Await(key, pending) => {
-                    forward(call);
+                Verdict::ForwardText(renamed) => call.send(Peer::Upstream, renamed),
+                Verdict::Await(key, pending, renamed) => {
+                    match renamed {
+                        Some(text) => call.send(Peer::Upstream, text),
+                        None => forward(call),
+                    }
                     self.register(key, pending, call.ctx.unix_millis);
                 }
                 Verdict::Reply(a) => {
-                    call.send(Peer::Client, a.response);
+                    call.to_client(call.origin, a.response);
                     call.event(a.event);
                 }
                 Verdict::Drop(event) => call.event(event),
@@ -463,8 +564,8 @@ impl Session {
         }
     }
 
-    /// Decides one client message (a whole line or a batch member).
-    fn client_message(&mut self, envelope: &Envelope<'_>, call: &mut Call) -> Verdict {
+    /// Decides one client message (a whole line or a batch member; `text`, which `envelope` was read from).
+    fn client_message(&mut self, envelope: &Envelope<'_>, text: &str, call: &mut Call) -> Verdict {
         if message::is_response(envelope) {
             return self.client_response(envelope);
         }
@@ -477,7 +578,7 @@ impl Session {
             }
         };
         let Some(raw_id) = checked.id else {
-            return self.client_notification(&checked.method, envelope.params, call);
+            return self.client_notification(&checked.method, envelope.params, text, call);
         };
         // JSON-RPC allows a null id but no answer to it could be told from an error about an unreadable
         // request, and MCP forbids it: answered here rather than left to wait (forwarded, it waited for the
@@ -495,13 +596,18 @@ impl Session {
             return Verdict::Reply(a);
         }
         let key = message::id_key(raw_id);
-        // In flight from the moment it is forwarded until its answer reaches the client.
-        if self.pending.contains_key(&key) || self.batch_members.contains_key(&key) {
+        // In flight from the moment it is forwarded until its answer reaches the client (on its own stream,
+        // for a request that came on one).
+        let in_flight = match call.origin {
+            Some(stream) => self.aliases.contains_key(&streams::alias(stream, &key)),
+            None => self.pending.contains_key(&key) || self.batch_members.contains_key(&key),
+        };
+        if in_flight {
             let f = invalid_request("duplicate-id", "a request with this id is already in flight");
             let detail = format!("id {} is already in flight", raw_id.get());
             return Verdict::Reply(self.answer(call, "invalid-request", f, id, Some(&checked.method), None, detail));
         }
-        let pending = Pending {
+        let mut pending = Pending {
             id,
             method: checked.method,
             seq: 0,
@@ -509,15 +615,34 @@ impl Session {
             progress_token: meta.progress_token,
             revision: meta.protocol_version,
             slot: None,
+            origin: None,
         };
-        Verdict::Await(key, pending)
+        let Some(stream) = call.origin else {
+            return Verdict::Await(key, pending, None);
+        };
+        // Renamed for the upstream: ids (and progress tokens) of the session's own, unique across streams.
+        let Some(numbers) = self.streams.as_mut() else { return Verdict::Await(key, pending, None) };
+        let upstream_id = numbers.allocate();
+        let raw_token = streams::raw_progress_token(envelope.params);
+        let token = raw_token.map(|raw| (raw.get().to_string(), numbers.allocate()));
+        let mut parts = vec![(raw_id, upstream_id.to_string())];
+        if let (Some(raw), Some((_, upstream_token))) = (raw_token, &token) {
+            parts.push((raw, upstream_token.to_string()));
+            pending.progress_token = Some(upstream_token.to_string());
+        }
+        let renamed = streams::splice(text, &mut parts);
+        pending.origin = Some(Origin { stream, alias: streams::alias(stream, &key), client_id: raw_id.get().to_string(), upstream_id, token });
+        Verdict::Await(upstream_id.to_string(), pending, Some(renamed))
     }
 
-    fn client_notification(&mut self, method: &str, params: Option<&RawValue>, call: &mut Call) -> Verdict {
+    fn client_notification(&mut self, method: &str, params: Option<&RawValue>, text: &str, call: &mut Call) -> Verdict {
         if self.down.is_some() {
             return Verdict::Drop(Event::new(EventName::Dropped, "debug").method(method).detail("a notification after the upstream failed"));
         }
         if method == "notifications/cancelled" {
+            if let Some(stream) = call.origin {
+                return self.client_cancelled_on(stream, params, text, call);
+            }
             if let Some(key) = message::param_key(params, "requestId") {
                 // A batch member's slot still waits for its answer (the array must stay whole), so only a
                 // request of its own stops being owed one.
@@ -531,6 +656,29 @@ impl Session {
             }
         }
         Verdict::Forward
+    }
+
+    /// A cancellation that came on a stream: the request it names is that stream's, renamed upstream.
+    fn client_cancelled_on(&mut self, stream: u64, params: Option<&RawValue>, text: &str, call: &mut Call) -> Verdict {
+        let raw = streams::raw_param(params, "requestId");
+        let upstream_key = raw.and_then(|r| match self.aliases.get(&streams::alias(stream, &message::id_key(r))) {
+            Some(Entry::Key(k)) => Some(k.clone()),
+            _ => None,
+        });
+        let (Some(raw), Some(key)) = (raw, upstream_key) else {
+            return Verdict::Drop(Event::new(EventName::Dropped, "debug").detail("a cancellation of no request in flight on its stream"));
+        };
+        let Some(upstream_id) = self.pending_request(&key).and_then(|p| p.origin.as_ref()).map(|o| o.upstream_id) else {
+            return Verdict::Drop(Event::new(EventName::Dropped, "debug").detail("a cancellation of no request in flight on its stream"));
+        };
+        if self.pending_request(&key).is_some_and(|p| p.slot.is_none()) {
+            if let Some(p) = self.take_pending(&key) {
+                self.remember(key, Settled::Cancelled);
+                let event = Event::new(EventName::ClientCancelled, "debug").id(&p.id).method(&p.method);
+                call.event(event.detail("cancelled by the client: no response is owed"));
+            }
+        }
+        Verdict::ForwardText(streams::splice(text, &mut [(raw, upstream_id.to_string())]))
     }
 
     /// Makes room for one more of the upstream's requests: the oldest the client has not answered is
@@ -579,11 +727,12 @@ impl Session {
         }
         self.seq += 1;
         let batch_id = self.seq;
-        let mut batch = Batch { slots: Vec::new(), open: 0, members: Vec::new() };
+        let stream = self.streams.as_ref().map(|_| call.origin.unwrap_or(0));
+        let mut batch = Batch { slots: Vec::new(), open: 0, members: Vec::new(), stream, aliases: Vec::new() };
         for member in members {
             let text = member.get();
             let verdict = match message::parse(text) {
-                Parsed::Object(envelope) => self.client_message(&envelope, call),
+                Parsed::Object(envelope) => self.client_message(&envelope, text, call),
                 Parsed::Duplicate(name) => {
                     let details = format!("member \"{name}\" appears more than once");
                     Verdict::Reply(self.answer(call, "invalid-request", invalid_request("duplicate-member", &details), Value::Null, None, None, details.clone()))
@@ -595,11 +744,15 @@ impl Session {
             };
             match verdict {
                 Verdict::Forward => call.send(Peer::Upstream, text),
-                Verdict::Await(key, mut pending) => {
+                Verdict::ForwardText(renamed) => call.send(Peer::Upstream, renamed),
+                Verdict::Await(key, mut pending, renamed) => {
                     pending.slot = Some((batch_id, batch.slots.len()));
                     batch.slots.push(None);
                     batch.open += 1;
-                    call.send(Peer::Upstream, text);
+                    call.send(Peer::Upstream, renamed.as_deref().unwrap_or(text));
+                    if let Some(origin) = &pending.origin {
+                        batch.aliases.push(origin.alias.clone());
+                    }
                     self.batch_members.insert(key.clone(), Entry::BatchMember);
                     batch.members.push(key.clone());
                     self.register(key, pending, call.ctx.unix_millis);
@@ -614,7 +767,7 @@ impl Session {
         if batch.open > 0 {
             self.batches.insert(batch_id.to_string(), Entry::Batch(batch));
         } else if !batch.slots.is_empty() {
-            call.send(Peer::Client, join_batch(batch.slots));
+            call.to_client(batch.stream, join_batch(batch.slots));
         }
     }
 
@@ -627,7 +780,10 @@ impl Session {
         }
         self.compact_deadlines();
         if let Some(token) = &pending.progress_token {
-            self.progress.insert(token.clone(), Entry::Progress(key.clone()));
+            self.progress.insert(token.clone(), Entry::Key(key.clone()));
+        }
+        if let Some(origin) = &pending.origin {
+            self.aliases.insert(origin.alias.clone(), Entry::Key(key.clone()));
         }
         self.pending.insert(key, Entry::Request(pending));
     }
@@ -635,8 +791,12 @@ impl Session {
     /// Removes a pending request (its deadline entry goes stale).
     fn take_pending(&mut self, key: &str) -> Option<Pending> {
         let Some(Entry::Request(p)) = self.pending.remove(key) else { return None };
+        // A batch member stays in flight on its stream until its array goes out (`fill_slot`).
+        if let (Some(origin), None) = (&p.origin, p.slot) {
+            self.aliases.remove(&origin.alias);
+        }
         if let Some(token) = &p.progress_token {
-            if matches!(self.progress.get(token), Some(Entry::Progress(k)) if k == key) {
+            if matches!(self.progress.get(token), Some(Entry::Key(k)) if k == key) {
                 self.progress.remove(token);
             }
             if self.finished_tokens.len() == SETTLED_WINDOW {
@@ -737,11 +897,11 @@ impl Session {
         self.finish(call)
     }
 
-    /// Passes an upstream message to the client unchanged.
-    fn pass(&self, source: Source<'_>, repaired: bool, call: &mut Call) {
+    /// Passes an upstream message to the client unchanged (on `stream`, when the session serves several).
+    fn pass(&self, source: Source<'_>, stream: Option<u64>, repaired: bool, call: &mut Call) {
         match source {
-            Source::Line(_) => call.steps.push(Step::Forward { to: Peer::Client }),
-            Source::Text(text) => call.send(Peer::Client, text.trim()),
+            Source::Line(_) => call.steps.push(Step::Forward { to: Peer::Client, stream }),
+            Source::Text(text) => call.to_client(stream, text.trim()),
         }
         if repaired {
             call.event(Event::new(EventName::Repaired, "warn").detail("invalid UTF-8 from the upstream replaced by U+FFFD"));
@@ -790,12 +950,17 @@ impl Session {
                                 return;
                             }
                             self.progress_made(&token, call.ctx.unix_millis);
+                            // Progress of a request that came on a stream goes there, with the client's token.
+                            if let Some((stream, renamed)) = self.progress_for_stream(&token, envelope, source) {
+                                call.to_client(Some(stream), renamed);
+                                return;
+                            }
                         }
                     }
                     None => {}
                 }
             }
-            self.pass(source, repaired, call);
+            self.pass(source, self.own_stream(), repaired, call);
             return;
         }
         if !message::is_response(envelope) {
@@ -837,7 +1002,7 @@ impl Session {
                 let revision = self.revision_for(pending.revision.as_deref());
                 let a = self.answer(call, "upstream-error", f, pending.id.clone(), Some(&pending.method), revision, detail);
                 call.event(a.event);
-                self.deliver(pending, Delivery::Rewritten(a.response), source, repaired, call);
+                self.deliver(pending, Delivery::Rewritten(a.response), source, raw_id, repaired, call);
                 return;
             }
             Ok(Some(response)) => {
@@ -845,7 +1010,7 @@ impl Session {
                 let revision = self.revision_for(pending.revision.as_deref());
                 let a = rewrite::sanitized_error(&response, &self.options.dialect, &pending.id, Some(&pending.method), revision, &ctx, &env);
                 call.event(a.event);
-                self.deliver(pending, Delivery::Rewritten(a.response), source, repaired, call);
+                self.deliver(pending, Delivery::Rewritten(a.response), source, raw_id, repaired, call);
                 return;
             }
             Ok(None) => {}
@@ -859,12 +1024,12 @@ impl Session {
             if let Ok(Value::Object(mut response)) = serde_json::from_str::<Value>(source.text()) {
                 if let Some((text, event)) = rewrite::redacted_tool_error(&mut response, &pending.id, &pending.method, &env, self.options.failed_result_bytes as usize) {
                     call.event(event);
-                    self.deliver(pending, Delivery::Rewritten(text), source, repaired, call);
+                    self.deliver(pending, Delivery::Rewritten(text), source, raw_id, repaired, call);
                     return;
                 }
             }
         }
-        self.deliver(pending, Delivery::Unchanged, source, repaired, call);
+        self.deliver(pending, Delivery::Unchanged, source, raw_id, repaired, call);
     }
 
     /// An error response with a null id (the upstream could not read some request): sanitized and passed on,
@@ -876,7 +1041,7 @@ impl Session {
             (true, Ok(Value::Object(response))) => {
                 let ctx = call.next_ctx();
                 let a = rewrite::sanitized_error(&response, &self.options.dialect, &Value::Null, None, None, &ctx, &env);
-                call.send(Peer::Client, a.response);
+                call.to_client(self.own_stream(), a.response);
                 call.event(a.event);
             }
             _ => {
@@ -887,11 +1052,18 @@ impl Session {
     }
 
     /// An upstream answer (or the guard's own) for a pending request, to the client or into its batch.
-    fn deliver(&mut self, pending: Pending, delivery: Delivery, source: Source<'_>, repaired: bool, call: &mut Call) {
+    /// `upstream_id`: the answer's id as the upstream wrote it (renamed back for a request from a stream).
+    fn deliver(&mut self, pending: Pending, delivery: Delivery, source: Source<'_>, upstream_id: &RawValue, repaired: bool, call: &mut Call) {
+        let delivery = match (delivery, &pending.origin) {
+            (Delivery::Unchanged, Some(origin)) => {
+                Delivery::Rewritten(streams::splice(source.text().trim(), &mut [(upstream_id, origin.client_id.clone())]))
+            }
+            (delivery, _) => delivery,
+        };
         let Some((batch_id, slot)) = pending.slot else {
             match delivery {
-                Delivery::Unchanged => self.pass(source, repaired, call),
-                Delivery::Rewritten(text) => call.send(Peer::Client, text),
+                Delivery::Unchanged => self.pass(source, self.stream_of(&pending), repaired, call),
+                Delivery::Rewritten(text) => call.to_client(self.stream_of(&pending), text),
             }
             return;
         };
@@ -906,7 +1078,7 @@ impl Session {
     fn deliver_answer(&mut self, pending: Pending, response: String, call: &mut Call) {
         match pending.slot {
             Some((batch_id, slot)) => self.fill_slot(batch_id, slot, response, call),
-            None => call.send(Peer::Client, response),
+            None => call.to_client(self.stream_of(&pending), response),
         }
     }
 
@@ -922,15 +1094,28 @@ impl Session {
                 for key in &batch.members {
                     self.batch_members.remove(key);
                 }
-                call.send(Peer::Client, join_batch(batch.slots));
+                for alias in &batch.aliases {
+                    self.aliases.remove(alias);
+                }
+                call.to_client(batch.stream, join_batch(batch.slots));
             }
         }
+    }
+
+    /// A progress notification for a request that came on a client stream: that stream, and the line with
+    /// the client's own token in place of the one the upstream was given.
+    fn progress_for_stream(&self, token: &str, envelope: &Envelope<'_>, source: Source<'_>) -> Option<(u64, String)> {
+        let Some(Entry::Key(key)) = self.progress.get(token) else { return None };
+        let origin = self.pending_request(key)?.origin.as_ref()?;
+        let (client_token, _) = origin.token.as_ref()?;
+        let raw = streams::raw_param(envelope.params, "progressToken")?;
+        Some((origin.stream, streams::splice(source.text().trim(), &mut [(raw, client_token.clone())])))
     }
 
     /// Progress for a request restarts its wait (the old deadline entry goes stale).
     fn progress_made(&mut self, token: &str, now: u64) {
         let Some(timeout) = self.options.timeout_millis else { return };
-        let Some(Entry::Progress(key)) = self.progress.get(token) else { return };
+        let Some(Entry::Key(key)) = self.progress.get(token) else { return };
         let key = key.clone();
         let Some(Entry::Request(p)) = self.pending.get_mut(&key) else { return };
         let new = now.saturating_add(timeout);
@@ -1004,8 +1189,10 @@ impl Session {
             let a = self.answer(&mut call, "upstream-timeout", f, p.id.clone(), Some(&p.method), revision, detail);
             if cancel {
                 let reason = format!("no response within {secs}s (jsonrpc-errors guard)");
+                // The id the upstream knows it by: renamed, for a request that came on a stream.
+                let request_id = p.origin.as_ref().map_or_else(|| p.id.clone(), |o| json!(o.upstream_id));
                 let notification = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                    "params": {"requestId": p.id, "reason": reason}});
+                    "params": {"requestId": request_id, "reason": reason}});
                 call.send(Peer::Upstream, notification.to_string());
             }
             call.event(a.event);

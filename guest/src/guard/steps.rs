@@ -12,10 +12,11 @@ pub enum Peer {
 /// must be written in that order (that is what keeps responses in order per id).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
-    /// Write the line the shell just passed in, byte for byte, to `to`.
-    Forward { to: Peer },
-    /// Write `line` (one JSON-RPC message or batch, no newline in it) to `to`.
-    Send { to: Peer, line: String },
+    /// Write the line the shell just passed in, byte for byte, to `to`: toward the client, on client stream
+    /// `stream` when the session serves several (`Session::client_line_on`), else on its one client.
+    Forward { to: Peer, stream: Option<u64> },
+    /// Write `line` (one JSON-RPC message or batch, no newline in it) to `to` (on `stream`, as for `Forward`).
+    Send { to: Peer, stream: Option<u64>, line: String },
     /// Log this (and count it): never a message body.
     Event(Box<Event>),
 }
@@ -118,6 +119,14 @@ fn push_str(out: &mut String, s: &str) {
     out.push_str(&serde_json::to_string(s).unwrap_or_default());
 }
 
+/// `,"stream":N` for a step toward one of several client streams.
+fn push_stream(out: &mut String, stream: Option<u64>) {
+    if let Some(n) = stream {
+        out.push_str(",\"stream\":");
+        out.push_str(&n.to_string());
+    }
+}
+
 fn push_member(out: &mut String, name: &str, value: Option<&str>) {
     if let Some(v) = value {
         out.push_str(",\"");
@@ -161,15 +170,19 @@ impl Outcome {
                 out.push(',');
             }
             match step {
-                Step::Forward { to } => {
+                Step::Forward { to, stream } => {
                     out.push_str("{\"step\":\"forward\",\"to\":\"");
                     out.push_str(to.name());
-                    out.push_str("\"}");
+                    out.push('"');
+                    push_stream(&mut out, *stream);
+                    out.push('}');
                 }
-                Step::Send { to, line } => {
+                Step::Send { to, stream, line } => {
                     out.push_str("{\"step\":\"send\",\"to\":\"");
                     out.push_str(to.name());
-                    out.push_str("\",\"line\":");
+                    out.push('"');
+                    push_stream(&mut out, *stream);
+                    out.push_str(",\"line\":");
                     push_str(&mut out, line);
                     out.push('}');
                 }

@@ -33,8 +33,8 @@ fn lines(o: &Outcome, to: Peer) -> Vec<String> {
     o.steps
         .iter()
         .filter_map(|s| match s {
-            Step::Forward { to: t } if *t == to => Some("<forward>".to_string()),
-            Step::Send { to: t, line } if *t == to => Some(line.clone()),
+            Step::Forward { to: t, .. } if *t == to => Some("<forward>".to_string()),
+            Step::Send { to: t, line, .. } if *t == to => Some(line.clone()),
             _ => None,
         })
         .collect()
@@ -853,4 +853,92 @@ fn the_operators_log_never_gets_what_the_client_was_spared_by_name() {
         assert!(!detail.contains(secret), "{secret} in the log: {detail}");
     }
     assert!(detail.contains("/srv/app.js"), "the operator keeps traces and paths: {detail}");
+}
+
+
+// ───────────────────────────── several client streams on one upstream ─────────────────────────────
+
+fn on(s: &mut Session, stream: u64, line: &str) -> Outcome {
+    s.client_line_on(stream, line.as_bytes(), ctx(T0))
+}
+
+/// The lines sent to the client, with the stream each goes to.
+fn to_streams(o: &Outcome) -> Vec<(Option<u64>, String)> {
+    o.steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Send { to: Peer::Client, stream, line } => Some((*stream, line.clone())),
+            Step::Forward { to: Peer::Client, stream } => Some((*stream, "<forward>".into())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn requests_on_streams_are_renamed_upstream_and_answered_on_their_stream_with_their_own_id() {
+    let mut s = canonical();
+    // Two clients use the same id and the same progress token.
+    let a = on(&mut s, 1, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p"}}}"#);
+    let b = on(&mut s, 2, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p"}}}"#);
+    let (ua, ub) = (lines(&a, Peer::Upstream), lines(&b, Peer::Upstream));
+    assert_eq!(ua, [r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":2}}}"#]);
+    assert_eq!(ub, [r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":4}}}"#]);
+    assert_eq!(b.pending, 2);
+    // Progress for the second goes to stream 2 with its client's token; its answer too, with its id.
+    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":4,"progress":1}}"#);
+    assert_eq!(to_streams(&o), [(Some(2), r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#.to_string())]);
+    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":3,"result":{"content":[]}}"#);
+    assert_eq!(to_streams(&o), [(Some(2), r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#.to_string())]);
+    // The upstream's own messages go to the session's own stream (0).
+    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#);
+    assert_eq!(to_streams(&o), [(Some(0), "<forward>".to_string())]);
+    // The same id on the same stream while in flight is refused; on another stream it is another request.
+    let o = on(&mut s, 1, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+    assert_eq!(to_streams(&o)[0].0, Some(1));
+    assert!(to_streams(&o)[0].1.contains("duplicate-id"));
+    let o = on(&mut s, 2, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+    assert_eq!(lines(&o, Peer::Upstream), [r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#]);
+}
+
+#[test]
+fn a_closed_stream_cancels_its_requests_and_is_owed_nothing() {
+    let mut s = canonical();
+    on(&mut s, 1, r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"slow"}}"#);
+    on(&mut s, 2, r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"slow"}}"#);
+    let o = s.stream_closed(1, ctx(T0));
+    assert_eq!(lines(&o, Peer::Upstream), [r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"the client's stream closed (jsonrpc-errors guard)"}}"#]);
+    assert_eq!(o.pending, 1);
+    // A late answer to it is dropped; the other stream's request is still answered, on its stream.
+    assert!(to_streams(&upstream(&mut s, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#)).is_empty());
+    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
+    assert_eq!(to_streams(&o), [(Some(2), r#"{"jsonrpc":"2.0","id":"x","result":{}}"#.to_string())]);
+    // A client's own cancellation names its id: renamed for the upstream.
+    on(&mut s, 3, r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{}}"#);
+    let o = on(&mut s, 3, r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9,"reason":"user"}}"#);
+    assert_eq!(lines(&o, Peer::Upstream), [r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"user"}}"#]);
+    assert_eq!(o.pending, 0);
+}
+
+#[test]
+fn failures_and_timeouts_answer_each_request_on_its_stream() {
+    let mut s = canonical();
+    on(&mut s, 7, r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{}}"#);
+    on(&mut s, 8, r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{}}"#);
+    let o = s.expire(ctx(T0 + 30_000));
+    let answered: Vec<(Option<u64>, Value)> = to_streams(&o).into_iter().map(|(s, l)| (s, serde_json::from_str::<Value>(&l).unwrap()["id"].clone())).collect();
+    assert_eq!(answered, [(Some(7), json!("a")), (Some(8), json!("a"))]);
+    // Cancelled upstream under the ids the upstream knows them by.
+    assert!(lines(&o, Peer::Upstream).iter().all(|l| l.contains(r#""requestId":1"#) || l.contains(r#""requestId":2"#)));
+    on(&mut s, 9, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+    let o = s.upstream_failed(Failure::Exited(1), ctx(T0));
+    assert_eq!(to_streams(&o)[0].0, Some(9));
+}
+
+#[test]
+fn one_stream_through_client_line_is_relayed_byte_for_byte_with_no_stream_named() {
+    let mut s = canonical();
+    let o = client(&mut s, r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"progressToken":"p"}}}"#);
+    assert_eq!(o.to_json(), r#"{"steps":[{"step":"forward","to":"upstream"}],"pending":1,"deadline":1767225630000}"#);
+    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+    assert_eq!(o.to_json(), r#"{"steps":[{"step":"forward","to":"client"}],"pending":0,"deadline":null}"#);
 }

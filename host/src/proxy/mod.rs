@@ -235,11 +235,11 @@ impl Shell {
         let forwarded = outcome.steps.iter().any(|s| matches!(s, Step::Forward { .. }));
         for step in outcome.steps {
             match step {
-                Step::Forward { to } => match line.take() {
+                Step::Forward { to, .. } => match line.take() {
                     Some(bytes) => self.send(to, bytes, true, read_at, permit.take()),
                     None => tracing::error!(event = "guard-failed", "a line was to be forwarded twice; the second copy was not"),
                 },
-                Step::Send { to, line } => {
+                Step::Send { to, line, .. } => {
                     let mut held = if forwarded { None } else { permit.take() };
                     let needed = line.len() + 1;
                     let covered = held.as_ref().map_or(0, |p| p.num_permits());

@@ -28,6 +28,8 @@ class Step(TypedDict, total=False):
 
     step: Literal["forward", "send", "event"]
     to: Peer
+    #: The client stream, once the session serves several (:meth:`GuardSession.client_line_on`).
+    stream: int
     line: str
     event: str
     level: str
@@ -126,6 +128,21 @@ class GuardSession:
     def client_line_json(self, line: Union[bytes, str], *, context: Optional[Context] = None) -> str:
         """A line from the client (its newline removed)."""
         return str(self._call("[method]session.client-line", _raw(line, "line"), _context(context)))
+
+    def client_line_on_json(self, stream: int, line: Union[bytes, str], *, context: Optional[Context] = None) -> str:
+        """A line from client stream ``stream`` (an HTTP front's request; stream 0: the session's own). Requests
+        are renamed upstream and answered on their stream; steps toward the client name it from then on."""
+        return str(self._call("[method]session.client-line-on", _u64(stream, "stream"), _raw(line, "line"), _context(context)))
+
+    def stream_closed_json(self, stream: int, *, context: Optional[Context] = None) -> str:
+        """Client stream ``stream`` went away before its answers: its pending requests are cancelled upstream."""
+        return str(self._call("[method]session.stream-closed", _u64(stream, "stream"), _context(context)))
+
+    def client_line_on(self, stream: int, line: Union[bytes, str], *, context: Optional[Context] = None) -> Outcome:
+        return _loads(self.client_line_on_json(stream, line, context=context))
+
+    def stream_closed(self, stream: int, *, context: Optional[Context] = None) -> Outcome:
+        return _loads(self.stream_closed_json(stream, context=context))
 
     def client_oversize_json(self, length: int, *, head: Union[bytes, str] = b"", tail: Union[bytes, str] = b"",
                              context: Optional[Context] = None) -> str:
