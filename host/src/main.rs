@@ -129,6 +129,28 @@ enum Command {
         /// localhost:9464, [::1]:9464; port 0 lets the system choose, and the log says which).
         #[arg(long, value_name = "HOST:PORT")]
         metrics_addr: Option<String>,
+        /// Serve the upstream as Streamable HTTP on this address (MCP at /mcp, both protocol eras; /healthz,
+        /// /readyz) instead of over this process's stdio. 127.0.0.1:PORT unless told otherwise.
+        #[arg(long, value_name = "HOST:PORT")]
+        listen: Option<String>,
+        /// With --listen: every request to /mcp must carry `Authorization: Bearer <the value of VAR>`.
+        #[arg(long, value_name = "VAR", requires = "listen")]
+        auth_token_env: Option<String>,
+        /// With --listen: an Origin browsers may send (repeatable; default: loopback origins only).
+        #[arg(long, value_name = "ORIGIN", requires = "listen")]
+        allowed_origin: Vec<String>,
+        /// With --listen: legacy (initialize) sessions open at once, each with an upstream of its own.
+        #[arg(long, default_value = "32", value_name = "N", requires = "listen")]
+        max_sessions: usize,
+        /// With --listen: a legacy session with no open stream for this long is closed (its upstream stopped).
+        #[arg(long, default_value = "600", value_name = "SECS", requires = "listen")]
+        idle_timeout: f64,
+        /// With --listen: response streams open at once (requests waiting for their answer, GET streams).
+        #[arg(long, default_value = "4096", value_name = "N", requires = "listen")]
+        max_streams: usize,
+        /// With --listen: connections open at once (further ones wait in the kernel's backlog).
+        #[arg(long, default_value = "16384", value_name = "N", requires = "listen")]
+        max_connections: usize,
         /// The upstream server's command line.
         #[arg(last = true, required = true, value_name = "UPSTREAM_CMD")]
         command: Vec<String>,
@@ -282,6 +304,13 @@ fn guard(command: Command) -> ExitCode {
         log_format,
         log_level,
         metrics_addr,
+        listen,
+        auth_token_env,
+        allowed_origin,
+        max_sessions,
+        idle_timeout,
+        max_streams,
+        max_connections,
         command,
     } =
         command
@@ -308,6 +337,7 @@ fn guard(command: Command) -> ExitCode {
         timeout_ms: (!timeout.is_zero()).then(|| timeout.as_millis().max(1) as u64),
         upstream: format!("stdio:{program}"),
         failed_result_bytes,
+        ..Default::default()
     };
     let runtime = match Runtime::new(secret_candidates()) {
         Ok(rt) => rt,
@@ -343,7 +373,32 @@ fn guard(command: Command) -> ExitCode {
         LogFormatArg::Json => proxy::LogFormat::Json,
         LogFormatArg::Text => proxy::LogFormat::Text,
     };
-    let args = proxy::Args { session, grace, max_upstream_bytes, log_format: format, log_level: level, metrics_addr, command };
+    let listen = match listen {
+        None => None,
+        Some(text) => {
+            let (host, port) = match proxy::http::Listen::parse_addr(&text) {
+                Ok(a) => a,
+                Err(msg) => return usage(msg),
+            };
+            let token = match auth_token_env {
+                None => None,
+                Some(var) => match std::env::var(&var) {
+                    Ok(t) if !t.trim().is_empty() => Some(t.trim().to_string()),
+                    _ => return usage(format!("--auth-token-env: environment variable {var} is not set (or empty)")),
+                },
+            };
+            let idle_timeout = match seconds(idle_timeout, "idle-timeout") {
+                Ok(t) if !t.is_zero() => t,
+                Ok(_) => return usage("--idle-timeout must be more than 0".into()),
+                Err(msg) => return usage(msg),
+            };
+            if max_sessions == 0 || max_streams == 0 || max_connections == 0 {
+                return usage("--max-sessions, --max-streams and --max-connections must be at least 1".into());
+            }
+            Some(proxy::http::Listen { host, port, token, allowed_origins: allowed_origin, max_sessions, idle_timeout, max_streams, max_connections })
+        }
+    };
+    let args = proxy::Args { session, grace, max_upstream_bytes, log_format: format, log_level: level, metrics_addr, listen, command };
     proxy::run(args, runtime)
 }
 

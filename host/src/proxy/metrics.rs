@@ -37,6 +37,13 @@ pub struct EventLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct HttpLabels {
+    pub route: String,
+    pub method: String,
+    pub status: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct ExitLabels {
     pub how: String,
 }
@@ -56,6 +63,10 @@ pub struct Metrics {
     pending: Gauge,
     latency: Family<PeerLabels, Histogram, fn() -> Histogram>,
     log_dropped: Counter,
+    http: Family<HttpLabels, Counter>,
+    sessions: Gauge,
+    streams: Gauge,
+    connections: Gauge,
 }
 
 pub fn peer_name(peer: Peer) -> &'static str {
@@ -83,7 +94,7 @@ impl Metrics {
         let upstream_exits = Family::<ExitLabels, Counter>::default();
         registry.register(
             "upstream_exits",
-            "Upstream endings (exited, killed, closed-output, spawn-failed); the guard never restarts an upstream",
+            "Upstream endings (exited, killed, closed-output, spawn-failed); over stdio the guard never restarts an upstream",
             upstream_exits.clone(),
         );
         let pending = Gauge::default();
@@ -100,7 +111,15 @@ impl Metrics {
             "Log records dropped because stderr was not read fast enough (logging never holds up the relay)",
             log_dropped.clone(),
         );
-        Metrics { registry, read, written, errors, events, upstream_exits, pending, latency, log_dropped }
+        let http = Family::<HttpLabels, Counter>::default();
+        registry.register("http_responses", "HTTP responses of guard --listen, by route, method and status", http.clone());
+        let sessions = Gauge::default();
+        registry.register("open_sessions", "Legacy (initialize) HTTP sessions open, each with its own upstream", sessions.clone());
+        let streams = Gauge::default();
+        registry.register("open_streams", "HTTP response streams open (requests waiting for their answer, GET streams)", streams.clone());
+        let connections = Gauge::default();
+        registry.register("open_connections", "HTTP connections open", connections.clone());
+        Metrics { registry, read, written, errors, events, upstream_exits, pending, latency, log_dropped, http, sessions, streams, connections }
     }
 
     pub fn line_read(&self, from: Peer) {
@@ -140,8 +159,28 @@ impl Metrics {
         self.upstream_exits.get_or_create(&ExitLabels { how: how.into() }).inc();
     }
 
-    pub fn set_pending(&self, n: usize) {
-        self.pending.set(n as i64);
+    /// Client requests waiting changed by `delta` (every relay adds its own).
+    pub fn add_pending(&self, delta: i64) {
+        if delta != 0 {
+            self.pending.inc_by(delta);
+        }
+    }
+
+    /// One HTTP response, by route, method and status.
+    pub fn http_response(&self, route: &str, method: &str, status: u16) {
+        self.http.get_or_create(&HttpLabels { route: route.into(), method: method.into(), status: status.to_string() }).inc();
+    }
+
+    pub fn sessions(&self) -> &Gauge {
+        &self.sessions
+    }
+
+    pub fn streams(&self) -> &Gauge {
+        &self.streams
+    }
+
+    pub fn connections(&self) -> &Gauge {
+        &self.connections
     }
 
     pub fn encode(&self) -> String {

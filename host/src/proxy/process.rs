@@ -34,13 +34,14 @@ pub struct Upstream {
     lifeline: Option<std::os::fd::OwnedFd>,
 }
 
-/// Starts `command` with piped stdio: through the keeper on Linux, directly elsewhere.
+/// Starts `command` with piped stdio: through the keeper on Linux, directly elsewhere (and in the unit
+/// tests, whose executable is not the CLI that runs the keeper).
 pub fn spawn(command: &[String]) -> std::io::Result<Upstream> {
-    #[cfg(target_os = "linux")]
+    #[cfg(all(target_os = "linux", not(test)))]
     {
         spawn_kept(command)
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(any(not(target_os = "linux"), test))]
     {
         let mut cmd = Command::new(&command[0]);
         cmd.args(&command[1..]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true).process_group(0);
@@ -50,7 +51,7 @@ pub fn spawn(command: &[String]) -> std::io::Result<Upstream> {
     }
 }
 
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", not(test)))]
 fn pipe() -> std::io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
     use std::os::fd::FromRawFd;
     let mut fds = [0i32; 2];
@@ -64,7 +65,7 @@ fn pipe() -> std::io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
 
 /// `jsonrpc-errors __keep -- COMMAND`, with the lifeline's read end as its fd 3 and the report pipe's write
 /// end as its fd 4; then reads the report: the upstream's pid, or the error that kept it from starting.
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", not(test)))]
 fn spawn_kept(command: &[String]) -> std::io::Result<Upstream> {
     use std::io::Read;
     use std::os::fd::AsRawFd;

@@ -1,0 +1,926 @@
+//! The relay core: one guard session and the one upstream process it guards, carrying out the session's
+//! steps. Fronts (stdio, HTTP) hand it what their clients send through a [`ClientPort`] and take what goes
+//! to their clients through a [`ClientSink`]; the core owns the upstream's pipes, its clock (`expire`), its
+//! shutdown (stdin closed, SIGTERM, SIGKILL to its group) and the report of its end, as in mini-redis the
+//! listener and the shutdown signal are handed to `server::run`.
+//!
+//! Every decision about a message is the session's ([`Policy`]); the core only moves bytes and time.
+
+use super::io::{self, Budget, Outgoing, Read};
+use super::metrics::Metrics;
+use super::policy::Policy;
+use super::process::{self, status};
+use super::{log_event, now_ms};
+use jsonrpc_errors_host::guard::{Event, Peer, UpstreamGone};
+use jsonrpc_errors_host::{Context, Failure};
+use serde::Deserialize;
+use std::process::ExitStatus;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::io::BufReader;
+use tokio::sync::{mpsc, oneshot, watch, OwnedSemaphorePermit};
+use tokio::time::sleep_until;
+
+/// How long an upstream that closed its stdout gets to exit before it counts as hung, and how long the
+/// rest of its output gets to arrive after it exited.
+pub const SETTLE: Duration = Duration::from_millis(500);
+
+/// What a front tells the core about its client(s).
+pub enum ClientEvent {
+    /// A read from the client. `stream`: the client stream it came on (`None`: the one client of a stdio
+    /// session, whose lines go to the session unrouted, byte for byte). `ack`, if given, is told how the
+    /// session disposed of the line once its steps are carried out.
+    Line { stream: Option<u64>, read: Read, at: Instant, permit: Option<OwnedSemaphorePermit>, ack: Option<oneshot::Sender<Ack>> },
+    /// A client stream went away before its answer (an HTTP client that disconnected).
+    StreamClosed(u64),
+    /// The client stopped reading (a write to it failed): as a closed input.
+    WriteFailed(std::io::Error),
+    /// A signal to stop (SIGTERM, SIGINT, SIGHUP): as a closed input.
+    Signal(&'static str),
+    /// The front has no more clients for this relay (an HTTP session ended, a child replaced): the
+    /// upstream is stopped, and the relay ends once it has exited.
+    Retire,
+}
+
+/// How the session disposed of one client line.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Ack {
+    /// Lines the session sent to the line's own stream at once (its answer to a bad line, say).
+    pub to_stream: usize,
+    /// Whether the line went on to the upstream (forwarded, or split into batch members).
+    pub to_upstream: bool,
+    /// The session failed (a trap): nothing more will come.
+    pub broken: bool,
+}
+
+/// Where the core puts what goes to the client(s). Called on the relay's task; must not wait.
+pub trait ClientSink: Send {
+    /// A line for the client on `stream` (`None`: a stdio session's one stream).
+    fn deliver(&mut self, stream: Option<u64>, out: Outgoing);
+    /// No more client output will be wanted (the client stopped reading): let queued lines go.
+    fn client_gone(&mut self) {}
+}
+
+/// The sending side of a relay's inbox, for the front.
+#[derive(Clone)]
+pub struct ClientPort(mpsc::Sender<Input>);
+
+impl ClientPort {
+    /// Hands an event to the relay, waiting while its inbox is full; false when the relay has ended.
+    pub async fn send(&self, event: ClientEvent) -> bool {
+        self.0.send(Input::Client(event)).await.is_ok()
+    }
+
+    /// Hands an event over without waiting (from a destructor); the relay may be gone or full.
+    pub fn try_send(&self, event: ClientEvent) -> Result<(), ClientEvent> {
+        self.0.try_send(Input::Client(event)).map_err(|e| match e.into_inner() {
+            Input::Client(ev) => ev,
+            _ => unreachable!("only client events are sent through a port"),
+        })
+    }
+}
+
+/// The receiving side of a relay's inbox.
+pub struct Inbox {
+    tx: mpsc::Sender<Input>,
+    rx: mpsc::Receiver<Input>,
+}
+
+/// A relay's inbox and the port its front sends through.
+pub fn inbox() -> (ClientPort, Inbox) {
+    let (tx, rx) = mpsc::channel::<Input>(256);
+    (ClientPort(tx.clone()), Inbox { tx, rx })
+}
+
+/// What the pipes, the process and the front report to the relay.
+enum Input {
+    Client(ClientEvent),
+    Upstream(Read, Instant, Option<OwnedSemaphorePermit>),
+    Stderr(Vec<u8>),
+    /// The upstream's stderr reached its end.
+    StderrClosed,
+    UpstreamWriteFailed(std::io::Error),
+}
+
+/// Where a relay's upstream stands, for the front (readiness, restarts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RelayState {
+    Starting,
+    Running { pid: u32 },
+    /// The upstream ended (or never started): the session answers every client line itself.
+    UpstreamGone,
+    /// The relay has ended.
+    Ended,
+}
+
+pub struct RelayConfig {
+    pub command: Vec<String>,
+    pub grace: Duration,
+    pub max_upstream_bytes: usize,
+    /// The budget the front's client reader reserves from: what the guard writes because of a client line
+    /// is charged to it too.
+    pub client_budget: Budget,
+    /// After the upstream ended: keep answering client lines (the session answers each) until the front
+    /// retires the relay (HTTP), rather than ending at once (stdio: the client sees the server go).
+    pub linger: bool,
+    /// Told where the upstream stands.
+    pub state: Option<watch::Sender<RelayState>>,
+}
+
+/// How a relay ended.
+pub enum Exit {
+    /// The upstream exited with this status.
+    Upstream(ExitStatus),
+    /// The upstream could not be started.
+    SpawnFailed,
+    /// The relay itself failed (its policy, waiting for the process) before the upstream's end was known.
+    Failed,
+}
+
+pub struct RelayEnd {
+    /// The guard's exit status for a stdio session.
+    pub code: u8,
+    pub exit: Exit,
+    /// The sink, handed back so the front can let its writers finish.
+    pub sink: Box<dyn ClientSink>,
+}
+
+/// One step of a session outcome, as the core carries it out (the host's `Step` with the client stream).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "step", rename_all = "kebab-case")]
+pub enum RoutedStep {
+    Forward {
+        to: Peer,
+        #[serde(default)]
+        stream: Option<u64>,
+    },
+    Send {
+        to: Peer,
+        #[serde(default)]
+        stream: Option<u64>,
+        line: String,
+    },
+    Event(Box<Event>),
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct RoutedOutcome {
+    pub steps: Vec<RoutedStep>,
+    pub pending: usize,
+    pub deadline: Option<u64>,
+}
+
+fn parse(json: Result<String, Failure>) -> Result<RoutedOutcome, Failure> {
+    serde_json::from_str(&json?).map_err(|_| Failure::internal())
+}
+
+/// Reads lines from a pipe into the relay; each line holds budget until the far side has written it.
+fn pump_upstream<R>(reader: R, cap: usize, budget: Budget, tx: mpsc::Sender<Input>)
+where
+    R: tokio::io::AsyncRead + Unpin + Send + 'static,
+{
+    tokio::spawn(async move {
+        let mut reader = BufReader::with_capacity(64 * 1024, reader);
+        loop {
+            let read = io::read_line(&mut reader, cap).await;
+            let at = Instant::now();
+            let permit = match &read {
+                Read::Line(l) => budget.reserve(l.len()).await,
+                _ => None,
+            };
+            let end = matches!(read, Read::Eof | Read::Failed(_));
+            if tx.send(Input::Upstream(read, at, permit)).await.is_err() || end {
+                break;
+            }
+        }
+    });
+}
+
+/// Reads the front's client lines from a pipe (stdio) into the relay.
+pub fn pump_client<R>(reader: R, cap: usize, budget: Budget, port: ClientPort)
+where
+    R: tokio::io::AsyncRead + Unpin + Send + 'static,
+{
+    tokio::spawn(async move {
+        let mut reader = BufReader::with_capacity(64 * 1024, reader);
+        loop {
+            let read = io::read_line(&mut reader, cap).await;
+            let at = Instant::now();
+            let permit = match &read {
+                Read::Line(l) => budget.reserve(l.len()).await,
+                _ => None,
+            };
+            let end = matches!(read, Read::Eof | Read::Failed(_));
+            if !port.send(ClientEvent::Line { stream: None, read, at, permit, ack: None }).await || end {
+                break;
+            }
+        }
+    });
+}
+
+/// Writes the lines for the upstream to its stdin, counting them; reports a failure.
+fn spawn_upstream_writer<W>(writer: W, metrics: Arc<Metrics>, tx: mpsc::Sender<Input>) -> mpsc::UnboundedSender<Outgoing>
+where
+    W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (out_tx, out_rx) = mpsc::unbounded_channel::<Outgoing>();
+    tokio::spawn(async move {
+        let written = |o: &Outgoing| {
+            metrics.written(Peer::Upstream, o.forwarded);
+            if let Some(at) = o.read_at {
+                metrics.latency(Peer::Upstream, at.elapsed());
+            }
+        };
+        if let Err(e) = io::write_lines(writer, out_rx, written).await {
+            let _ = tx.send(Input::UpstreamWriteFailed(e)).await;
+        }
+    });
+    out_tx
+}
+
+/// Where the upstream process stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// Running normally.
+    Running,
+    /// Its stdin is closed (the client left, or it closed its output); waiting for it to exit.
+    Closing(Instant),
+    /// SIGTERM sent to its group.
+    Terminating(Instant),
+    /// SIGKILL sent to its group.
+    Killed,
+}
+
+struct Shell {
+    policy: Box<dyn Policy>,
+    metrics: Arc<Metrics>,
+    sink: Box<dyn ClientSink>,
+    upstream_out: Option<mpsc::UnboundedSender<Outgoing>>,
+    deadline: Option<u64>,
+    /// Client requests waiting, as last reported (the metrics gauge is shared by every relay).
+    pending: usize,
+    /// The policy component failed (a trap): the relay stops relaying.
+    broken: bool,
+    stderr_ended: bool,
+}
+
+impl Shell {
+    fn send(&mut self, to: Peer, stream: Option<u64>, out: Outgoing) {
+        match to {
+            Peer::Client => self.sink.deliver(stream, out),
+            Peer::Upstream => {
+                if let Some(tx) = &self.upstream_out {
+                    // A closed writer (the upstream is gone) drops the line: nobody is there to read it.
+                    let _ = tx.send(out);
+                }
+            }
+        }
+    }
+
+    /// The upstream's stderr as read, redacted by the session (which cuts it at line ends), one log record
+    /// per line.
+    fn log_stderr(&mut self, bytes: &[u8]) {
+        let clean = self.policy.upstream_stderr(bytes);
+        self.log_stderr_lines(clean);
+    }
+
+    /// The upstream's stderr has ended (or is no longer waited for): the line the session held, if any.
+    fn end_stderr(&mut self) {
+        if !std::mem::replace(&mut self.stderr_ended, true) {
+            let clean = self.policy.upstream_stderr_end();
+            self.log_stderr_lines(clean);
+        }
+    }
+
+    fn log_stderr_lines(&mut self, clean: Result<String, Failure>) {
+        match clean {
+            Ok(clean) => {
+                for line in clean.lines().filter(|l| !l.is_empty()) {
+                    tracing::info!(event = "upstream-stderr", "{line}");
+                }
+            }
+            Err(_) => self.broken = true,
+        }
+    }
+
+    /// Carries out a session call's steps. `line` is the line the call was about (for `forward`), `permit`
+    /// the budget it holds, and `budget` the budget of the reader that read it: what the guard writes
+    /// itself because of that line is charged to it too, so a peer that does not read the guard's answers
+    /// to another peer's lines stops that peer's reader instead of growing the guard's memory. Returns how
+    /// the line was disposed of, for `of_stream`'s front.
+    fn apply(
+        &mut self,
+        outcome: Result<String, Failure>,
+        mut line: Option<Vec<u8>>,
+        read_at: Option<Instant>,
+        mut permit: Option<OwnedSemaphorePermit>,
+        budget: Option<&Budget>,
+        of_stream: Option<u64>,
+    ) -> Ack {
+        let outcome = match parse(outcome) {
+            Ok(o) => o,
+            Err(_) => {
+                tracing::error!(event = "guard-failed", "the policy component failed; the guard stops");
+                self.broken = true;
+                return Ack { broken: true, ..Ack::default() };
+            }
+        };
+        let mut ack = Ack::default();
+        // A line answered instead of forwarded hands its budget on to what the guard writes in its place.
+        let forwarded = outcome.steps.iter().any(|s| matches!(s, RoutedStep::Forward { .. }));
+        for step in outcome.steps {
+            match step {
+                RoutedStep::Forward { to, stream } => match line.take() {
+                    Some(bytes) => {
+                        ack.note(to, stream, of_stream);
+                        self.send(to, stream, Outgoing { bytes, forwarded: true, read_at, permit: permit.take() })
+                    }
+                    None => tracing::error!(event = "guard-failed", "a line was to be forwarded twice; the second copy was not"),
+                },
+                RoutedStep::Send { to, stream, line } => {
+                    let mut held = if forwarded { None } else { permit.take() };
+                    let needed = line.len() + 1;
+                    let covered = held.as_ref().map_or(0, |p| p.num_permits());
+                    if let Some(extra) = budget.filter(|_| needed > covered).and_then(|b| b.charge(needed - covered)) {
+                        match &mut held {
+                            Some(h) => h.merge(extra),
+                            None => held = Some(extra),
+                        }
+                    }
+                    ack.note(to, stream, of_stream);
+                    self.send(to, stream, Outgoing { bytes: line.into_bytes(), forwarded: false, read_at, permit: held })
+                }
+                RoutedStep::Event(e) => {
+                    self.metrics.event(&e);
+                    log_event(&e);
+                }
+            }
+        }
+        self.deadline = outcome.deadline;
+        self.metrics.add_pending(outcome.pending as i64 - self.pending as i64);
+        self.pending = outcome.pending;
+        ack
+    }
+}
+
+impl Ack {
+    fn note(&mut self, to: Peer, stream: Option<u64>, of_stream: Option<u64>) {
+        match to {
+            Peer::Upstream => self.to_upstream = true,
+            Peer::Client if stream == of_stream => self.to_stream += 1,
+            Peer::Client => {}
+        }
+    }
+}
+
+impl Drop for Shell {
+    fn drop(&mut self) {
+        self.metrics.add_pending(-(self.pending as i64));
+    }
+}
+
+fn tell(state: &Option<watch::Sender<RelayState>>, now: RelayState) {
+    if let Some(s) = state {
+        s.send_replace(now);
+    }
+}
+
+/// Runs one relay: starts the upstream, relays until it has ended (and, with `linger`, until the front
+/// retires the relay), and reports how it ended.
+pub async fn run(config: RelayConfig, policy: Box<dyn Policy>, inbox: Inbox, sink: Box<dyn ClientSink>, metrics: Arc<Metrics>) -> RelayEnd {
+    let Inbox { tx, mut rx } = inbox;
+    tell(&config.state, RelayState::Starting);
+    let mut shell = Shell { policy, metrics: metrics.clone(), sink, upstream_out: None, deadline: None, pending: 0, broken: false, stderr_ended: false };
+    let upstream = match process::spawn(&config.command) {
+        Ok(upstream) => upstream,
+        Err(e) => {
+            drop(tx);
+            metrics.upstream_ended("spawn-failed");
+            tracing::error!(event = "upstream-failed", detail = %e, "cannot start the upstream {:?}", config.command[0]);
+            tell(&config.state, RelayState::UpstreamGone);
+            let code = process::spawn_failure_code(&e);
+            shell.stderr_ended = true;
+            let outcome = shell.policy.upstream_failed(&UpstreamGone::SpawnFailed(e.to_string()), Context::now());
+            shell.apply(outcome, None, None, None, None, None);
+            let code = answer_without_upstream(&mut shell, &mut rx, &config.client_budget, code).await;
+            tell(&config.state, RelayState::Ended);
+            let exit = if code == status::GUARD_FAILED { Exit::Failed } else { Exit::SpawnFailed };
+            return finish(shell, code, exit);
+        }
+    };
+    let pgid = upstream.pid;
+    let mut child = upstream.child;
+    tracing::info!(event = "started", pid = pgid, "upstream {:?} started", config.command[0]);
+
+    let from_upstream = Budget::new();
+    let (Some(child_in), Some(child_out), Some(child_err)) = (child.stdin.take(), child.stdout.take(), child.stderr.take()) else {
+        tracing::error!(event = "guard-failed", "the upstream's pipes are missing");
+        tell(&config.state, RelayState::Ended);
+        return finish(shell, status::GUARD_FAILED, Exit::Failed);
+    };
+    tell(&config.state, RelayState::Running { pid: pgid });
+    pump_upstream(child_out, config.max_upstream_bytes, from_upstream.clone(), tx.clone());
+    {
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            let lines = tx.clone();
+            io::read_stderr_bursts(child_err, async move |bytes: Vec<u8>| {
+                let _ = lines.send(Input::Stderr(bytes)).await;
+            })
+            .await;
+            let _ = tx.send(Input::StderrClosed).await;
+        });
+    }
+    shell.upstream_out = Some(spawn_upstream_writer(child_in, metrics.clone(), tx.clone()));
+    drop(tx);
+
+    let from_client = config.client_budget.clone();
+    let mut stage = Stage::Running;
+    let mut terminated_by_guard = false;
+    let mut exited: Option<(ExitStatus, Instant)> = None;
+    let mut output_closed: Option<Instant> = None;
+    let mut reported = false;
+    let mut retired = false;
+    let mut inputs_open = true;
+    let mut stderr_open = true;
+
+    loop {
+        if shell.broken && stage == Stage::Running {
+            stage = close_upstream(&mut shell);
+        }
+        if let (Some(_), true) = (exited, reported || shell.broken) {
+            break;
+        }
+        // Report the upstream's end once both its output and its exit are known (or one has waited long
+        // enough for the other), so every response it wrote before dying is relayed first.
+        if !reported {
+            let now = Instant::now();
+            let gone = match (exited, output_closed) {
+                (Some((st, _)), Some(_)) => Some(process::gone(st)),
+                (Some((st, at)), None) if now >= at + SETTLE => Some(process::gone(st)),
+                (None, Some(at)) if now >= at + SETTLE => Some(UpstreamGone::ClosedOutput),
+                _ => None,
+            };
+            if let Some(gone) = gone {
+                reported = true;
+                metrics.upstream_ended(match gone {
+                    UpstreamGone::Exited(_) => "exited",
+                    UpstreamGone::Killed(_) => "killed",
+                    UpstreamGone::ClosedOutput => "closed-output",
+                    UpstreamGone::SpawnFailed(_) => "spawn-failed",
+                });
+                tell(&config.state, RelayState::UpstreamGone);
+                let outcome = shell.policy.upstream_failed(&gone, Context::now());
+                shell.apply(outcome, None, None, None, None, None);
+                if gone == UpstreamGone::ClosedOutput && stage == Stage::Running {
+                    stage = close_upstream(&mut shell);
+                }
+                continue;
+            }
+        }
+        // One millisecond late rather than early: the session compares the deadline with the wall clock.
+        let expire_at = shell.deadline.map(|d| Instant::now() + Duration::from_millis(d.saturating_sub(now_ms()) + 1));
+        let settle_at = match (exited, output_closed, reported) {
+            (_, _, true) => None,
+            (Some((_, at)), None, _) | (None, Some(at), _) => Some(at + SETTLE),
+            _ => None,
+        };
+        let escalate_at = match stage {
+            Stage::Closing(at) | Stage::Terminating(at) if exited.is_none() => Some(at + config.grace),
+            _ => None,
+        };
+        let timer = [expire_at, settle_at, escalate_at].into_iter().flatten().min();
+
+        tokio::select! {
+            biased;
+            input = rx.recv(), if inputs_open => match input {
+                Some(Input::Client(event)) => match event {
+                    ClientEvent::Line { stream, read, at, permit, ack } => match read {
+                        Read::Line(line) => {
+                            metrics.line_read(Peer::Client);
+                            let outcome = match stream {
+                                None => shell.policy.client_line(&line, Context::now()),
+                                Some(s) => shell.policy.client_line_on(s, &line, Context::now()),
+                            };
+                            let done = shell.apply(outcome, Some(line), Some(at), permit, Some(&from_client), stream);
+                            if let Some(ack) = ack {
+                                let _ = ack.send(done);
+                            }
+                        }
+                        Read::Oversize { length, head, tail } => {
+                            metrics.line_read(Peer::Client);
+                            let outcome = shell.policy.client_oversize(length, &head, &tail, Context::now());
+                            let done = shell.apply(outcome, None, Some(at), None, Some(&from_client), stream);
+                            if let Some(ack) = ack {
+                                let _ = ack.send(done);
+                            }
+                        }
+                        Read::Eof | Read::Failed(_) => {
+                            if let Read::Failed(e) = read {
+                                tracing::warn!(event = "client-input-failed", detail = %e, "cannot read the client's input");
+                            }
+                            tracing::info!(event = "client-closed", "the client closed its input; stopping the upstream");
+                            if stage == Stage::Running {
+                                stage = close_upstream(&mut shell);
+                            }
+                        }
+                    },
+                    ClientEvent::StreamClosed(s) => {
+                        let outcome = shell.policy.stream_closed(s, Context::now());
+                        shell.apply(outcome, None, None, None, None, Some(s));
+                    }
+                    ClientEvent::WriteFailed(e) => {
+                        tracing::info!(event = "client-closed", detail = %e, "the client stopped reading; stopping the upstream");
+                        shell.sink.client_gone();
+                        if stage == Stage::Running {
+                            stage = close_upstream(&mut shell);
+                        }
+                    }
+                    ClientEvent::Signal(name) => {
+                        tracing::info!(event = "signal", "received {name}; stopping the upstream");
+                        if stage == Stage::Running {
+                            stage = close_upstream(&mut shell);
+                        }
+                    }
+                    ClientEvent::Retire => {
+                        retired = true;
+                        if stage == Stage::Running {
+                            stage = close_upstream(&mut shell);
+                        }
+                    }
+                },
+                Some(Input::Upstream(read, at, permit)) => match read {
+                    Read::Line(line) => {
+                        metrics.line_read(Peer::Upstream);
+                        let outcome = shell.policy.upstream_line(&line, Context::now());
+                        shell.apply(outcome, Some(line), Some(at), permit, Some(&from_upstream), None);
+                    }
+                    Read::Oversize { length, head, tail } => {
+                        metrics.line_read(Peer::Upstream);
+                        let outcome = shell.policy.upstream_oversize(length, &head, &tail, Context::now());
+                        shell.apply(outcome, None, Some(at), None, Some(&from_upstream), None);
+                    }
+                    Read::Eof | Read::Failed(_) => {
+                        if let Read::Failed(e) = read {
+                            tracing::warn!(event = "upstream-output-failed", detail = %e, "cannot read the upstream's output");
+                        }
+                        output_closed.get_or_insert_with(Instant::now);
+                    }
+                },
+                Some(Input::Stderr(bytes)) => shell.log_stderr(&bytes),
+                Some(Input::StderrClosed) => {
+                    stderr_open = false;
+                    shell.end_stderr();
+                }
+                Some(Input::UpstreamWriteFailed(e)) => {
+                    tracing::warn!(event = "upstream-input-closed", detail = %e, "the upstream stopped reading its input");
+                    shell.upstream_out = None;
+                }
+                None => inputs_open = false,
+            },
+            status = child.wait(), if exited.is_none() => match status {
+                Ok(st) => exited = Some((st, Instant::now())),
+                Err(e) => {
+                    tracing::error!(event = "guard-failed", detail = %e, "cannot wait for the upstream");
+                    tell(&config.state, RelayState::Ended);
+                    return finish(shell, status::GUARD_FAILED, Exit::Failed);
+                }
+            },
+            _ = sleep_until(timer.unwrap_or_else(Instant::now).into()), if timer.is_some() => {
+                let now = Instant::now();
+                if expire_at.is_some_and(|at| now >= at) {
+                    let outcome = shell.policy.expire(Context::now());
+                    shell.apply(outcome, None, None, None, None, None);
+                }
+                if exited.is_none() {
+                    match stage {
+                        Stage::Closing(at) if now >= at + config.grace => {
+                            tracing::warn!(event = "terminating", "the upstream did not exit within {:?} of its input closing: SIGTERM", config.grace);
+                            process::signal_group(pgid, libc::SIGTERM);
+                            terminated_by_guard = true;
+                            stage = Stage::Terminating(now);
+                        }
+                        Stage::Terminating(at) if now >= at + config.grace => {
+                            tracing::warn!(event = "terminating", "the upstream ignored SIGTERM for {:?}: SIGKILL", config.grace);
+                            process::signal_group(pgid, libc::SIGKILL);
+                            stage = Stage::Killed;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+
+    // What the upstream wrote to stderr as it died is still on its way (read in bursts): relay it until its
+    // stderr ends, or briefly when something it left behind keeps the pipe open. A lingering relay keeps
+    // answering its clients meanwhile; a stdio session's client sees the server go.
+    let settle = tokio::time::Instant::now() + SETTLE;
+    while stderr_open {
+        match tokio::time::timeout_at(settle, rx.recv()).await {
+            Ok(Some(Input::Stderr(bytes))) => shell.log_stderr(&bytes),
+            Ok(Some(Input::StderrClosed) | None) | Err(_) => stderr_open = false,
+            Ok(Some(Input::Client(event))) if config.linger => {
+                retired |= client_event_without_upstream(&mut shell, event, &from_client);
+            }
+            Ok(Some(_)) => {}
+        }
+    }
+    shell.end_stderr();
+    // The upstream has ended and its end was reported: what is left of its group goes too.
+    if process::group_alive(pgid) {
+        process::signal_group(pgid, libc::SIGTERM);
+        tracing::info!(event = "leftovers", "terminated what was left of the upstream's process group");
+    }
+    shell.upstream_out = None;
+    let (st, _) = exited.expect("the loop ends once the upstream has exited");
+    let code = if shell.broken { status::GUARD_FAILED } else { process::exit_code(st, terminated_by_guard) };
+    if config.linger && !retired && !shell.broken {
+        answer_without_upstream(&mut shell, &mut rx, &from_client, code).await;
+    }
+    tell(&config.state, RelayState::Ended);
+    finish(shell, code, Exit::Upstream(st))
+}
+
+fn finish(shell: Shell, code: u8, exit: Exit) -> RelayEnd {
+    let mut shell = shell;
+    // The shell's sink goes back to the front; a placeholder takes its place for the shell's last moments.
+    let sink = std::mem::replace(&mut shell.sink, Box::new(NoSink));
+    RelayEnd { code, exit, sink }
+}
+
+struct NoSink;
+
+impl ClientSink for NoSink {
+    fn deliver(&mut self, _stream: Option<u64>, _out: Outgoing) {}
+}
+
+/// One client event once the upstream is gone: lines are answered by the session (which knows the
+/// upstream failed). Returns whether the front retired the relay (or the client left).
+fn client_event_without_upstream(shell: &mut Shell, event: ClientEvent, budget: &Budget) -> bool {
+    match event {
+        ClientEvent::Line { stream, read: Read::Line(line), at, permit, ack } => {
+            shell.metrics.line_read(Peer::Client);
+            let outcome = match stream {
+                None => shell.policy.client_line(&line, Context::now()),
+                Some(s) => shell.policy.client_line_on(s, &line, Context::now()),
+            };
+            let done = shell.apply(outcome, Some(line), Some(at), permit, Some(budget), stream);
+            if let Some(ack) = ack {
+                let _ = ack.send(done);
+            }
+            false
+        }
+        ClientEvent::Line { stream, read: Read::Oversize { length, head, tail }, at, ack, .. } => {
+            shell.metrics.line_read(Peer::Client);
+            let outcome = shell.policy.client_oversize(length, &head, &tail, Context::now());
+            let done = shell.apply(outcome, None, Some(at), None, Some(budget), stream);
+            if let Some(ack) = ack {
+                let _ = ack.send(done);
+            }
+            false
+        }
+        ClientEvent::StreamClosed(s) => {
+            let outcome = shell.policy.stream_closed(s, Context::now());
+            shell.apply(outcome, None, None, None, None, Some(s));
+            false
+        }
+        ClientEvent::Line { read: Read::Eof | Read::Failed(_), .. } | ClientEvent::WriteFailed(_) | ClientEvent::Retire => true,
+        ClientEvent::Signal(name) => {
+            tracing::info!(event = "signal", "received {name}; exiting");
+            true
+        }
+    }
+}
+
+/// The upstream could not be started, or has ended and the front keeps the relay: a client that already
+/// wrote a request (it cannot know) is still owed an answer, and so is every request it sends, until it
+/// closes its input (stdio), the front retires the relay (HTTP) or a signal ends the guard. The session,
+/// told of the failure, answers each one. Returns `code`, or 125 when the session failed.
+async fn answer_without_upstream(shell: &mut Shell, rx: &mut mpsc::Receiver<Input>, budget: &Budget, code: u8) -> u8 {
+    loop {
+        let input = rx.recv().await;
+        let end = match input {
+            Some(Input::Client(event)) => client_event_without_upstream(shell, event, budget),
+            None => true,
+            Some(_) => false,
+        };
+        if shell.broken {
+            return status::GUARD_FAILED;
+        }
+        if end {
+            break;
+        }
+    }
+    code
+}
+
+/// Closes the upstream's stdin (its writer drains what is queued first): the start of MCP's shutdown.
+fn close_upstream(shell: &mut Shell) -> Stage {
+    shell.upstream_out = None;
+    Stage::Closing(Instant::now())
+}
+
+#[cfg(test)]
+mod tests {
+    //! The core driven in process by a scripted policy, with `cat` (or `sh`) as the upstream: routing by
+    //! stream, acks, stream closing, the upstream's death answered on every open stream, lingering until
+    //! retired. The policy here stands in for the session's contract (`client-line-on`, `stream-closed`);
+    //! the real session's routing has its own tests and vectors in the guest.
+    use super::*;
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+
+    /// Forwards client lines upstream and routes answers back by id; answers the open requests itself when
+    /// the upstream fails. Ids are assumed unique across streams (the real session renames them).
+    #[derive(Default)]
+    struct Scripted {
+        pending: HashMap<String, u64>,
+        closed: Arc<Mutex<Vec<u64>>>,
+    }
+
+    fn id_of(line: &[u8]) -> Option<String> {
+        let v: serde_json::Value = serde_json::from_slice(line).ok()?;
+        v.get("id").map(|id| id.to_string())
+    }
+
+    fn outcome(steps: serde_json::Value, pending: usize) -> Result<String, Failure> {
+        Ok(serde_json::json!({ "steps": steps, "pending": pending, "deadline": null }).to_string())
+    }
+
+    impl Policy for Scripted {
+        fn client_line(&mut self, line: &[u8], ctx: Context) -> Result<String, Failure> {
+            self.client_line_on(0, line, ctx)
+        }
+        fn client_line_on(&mut self, stream: u64, line: &[u8], _ctx: Context) -> Result<String, Failure> {
+            if line == b"bad" {
+                let answer = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#;
+                return outcome(serde_json::json!([{ "step": "send", "to": "client", "stream": stream, "line": answer }]), self.pending.len());
+            }
+            if let Some(id) = id_of(line) {
+                self.pending.insert(id, stream);
+            }
+            outcome(serde_json::json!([{ "step": "forward", "to": "upstream" }]), self.pending.len())
+        }
+        fn stream_closed(&mut self, stream: u64, _ctx: Context) -> Result<String, Failure> {
+            self.pending.retain(|_, s| *s != stream);
+            self.closed.lock().unwrap().push(stream);
+            outcome(serde_json::json!([]), self.pending.len())
+        }
+        fn client_oversize(&mut self, _l: u64, _h: &[u8], _t: &[u8], _ctx: Context) -> Result<String, Failure> {
+            outcome(serde_json::json!([]), self.pending.len())
+        }
+        fn upstream_line(&mut self, line: &[u8], _ctx: Context) -> Result<String, Failure> {
+            match id_of(line).and_then(|id| self.pending.remove(&id)) {
+                Some(stream) => outcome(serde_json::json!([{ "step": "forward", "to": "client", "stream": stream }]), self.pending.len()),
+                None => outcome(serde_json::json!([{ "step": "forward", "to": "client", "stream": 0 }]), self.pending.len()),
+            }
+        }
+        fn upstream_oversize(&mut self, _l: u64, _h: &[u8], _t: &[u8], _ctx: Context) -> Result<String, Failure> {
+            outcome(serde_json::json!([]), self.pending.len())
+        }
+        fn upstream_failed(&mut self, _gone: &UpstreamGone, _ctx: Context) -> Result<String, Failure> {
+            let steps: Vec<_> = self
+                .pending
+                .drain()
+                .map(|(id, stream)| {
+                    let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32000,"message":"gone"}}}}"#);
+                    serde_json::json!({ "step": "send", "to": "client", "stream": stream, "line": line })
+                })
+                .collect();
+            outcome(serde_json::Value::Array(steps), 0)
+        }
+        fn expire(&mut self, _ctx: Context) -> Result<String, Failure> {
+            outcome(serde_json::json!([]), self.pending.len())
+        }
+        fn upstream_stderr(&mut self, bytes: &[u8]) -> Result<String, Failure> {
+            Ok(String::from_utf8_lossy(bytes).into_owned())
+        }
+        fn upstream_stderr_end(&mut self) -> Result<String, Failure> {
+            Ok(String::new())
+        }
+        fn upstream_log(&mut self, text: &str) -> Result<String, Failure> {
+            Ok(text.to_string())
+        }
+    }
+
+    /// Collects what the core delivers, by stream.
+    #[derive(Clone, Default)]
+    struct Collect(Arc<Mutex<Vec<(Option<u64>, String)>>>);
+
+    impl ClientSink for Collect {
+        fn deliver(&mut self, stream: Option<u64>, out: Outgoing) {
+            self.0.lock().unwrap().push((stream, String::from_utf8(out.bytes).unwrap()));
+        }
+    }
+
+    impl Collect {
+        async fn wait_for(&self, n: usize) -> Vec<(Option<u64>, String)> {
+            for _ in 0..500 {
+                if self.0.lock().unwrap().len() >= n {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            self.0.lock().unwrap().clone()
+        }
+    }
+
+    fn config(command: &[&str], linger: bool, state: Option<watch::Sender<RelayState>>) -> RelayConfig {
+        RelayConfig {
+            command: command.iter().map(|s| s.to_string()).collect(),
+            grace: Duration::from_millis(500),
+            max_upstream_bytes: 1 << 20,
+            client_budget: Budget::new(),
+            linger,
+            state,
+        }
+    }
+
+    async fn line(port: &ClientPort, stream: u64, text: &str) -> Ack {
+        let (tx, rx) = oneshot::channel();
+        let read = Read::Line(text.as_bytes().to_vec());
+        assert!(port.send(ClientEvent::Line { stream: Some(stream), read, at: Instant::now(), permit: None, ack: Some(tx) }).await);
+        rx.await.expect("acked")
+    }
+
+    #[tokio::test]
+    async fn answers_go_back_on_the_stream_their_request_came_on() {
+        let (port, inbox) = super::inbox();
+        let sink = Collect::default();
+        let relay = tokio::spawn(run(config(&["cat"], true, None), Box::new(Scripted::default()), inbox, Box::new(sink.clone()), Arc::new(Metrics::new())));
+        let a = line(&port, 1, r#"{"jsonrpc":"2.0","id":"a","method":"x"}"#).await;
+        assert_eq!(a, Ack { to_stream: 0, to_upstream: true, broken: false });
+        line(&port, 2, r#"{"jsonrpc":"2.0","id":"b","method":"x"}"#).await;
+        let bad = line(&port, 3, "bad").await;
+        assert_eq!(bad, Ack { to_stream: 1, to_upstream: false, broken: false }, "an answer at once is counted for its stream");
+        let got = sink.wait_for(3).await;
+        assert!(got.contains(&(Some(1), r#"{"jsonrpc":"2.0","id":"a","method":"x"}"#.into())), "{got:?}");
+        assert!(got.contains(&(Some(2), r#"{"jsonrpc":"2.0","id":"b","method":"x"}"#.into())), "{got:?}");
+        assert_eq!(got.iter().filter(|(s, _)| *s == Some(3)).count(), 1);
+        assert!(port.send(ClientEvent::Retire).await);
+        let end = tokio::time::timeout(Duration::from_secs(10), relay).await.expect("a retired relay ends").unwrap();
+        assert!(matches!(end.exit, Exit::Upstream(_)));
+    }
+
+    #[tokio::test]
+    async fn a_dead_upstream_answers_every_open_stream_and_the_relay_lingers_until_retired() {
+        let (port, inbox) = super::inbox();
+        let sink = Collect::default();
+        let (state_tx, mut state) = watch::channel(RelayState::Starting);
+        // Reads one line, then exits without answering.
+        let command = ["sh", "-c", "read line; exit 3"];
+        let relay = tokio::spawn(run(config(&command, true, Some(state_tx)), Box::new(Scripted::default()), inbox, Box::new(sink.clone()), Arc::new(Metrics::new())));
+        line(&port, 7, r#"{"jsonrpc":"2.0","id":7,"method":"x"}"#).await;
+        line(&port, 8, r#"{"jsonrpc":"2.0","id":8,"method":"x"}"#).await;
+        state.wait_for(|s| *s == RelayState::UpstreamGone).await.unwrap();
+        let got = sink.wait_for(2).await;
+        let mut streams: Vec<_> = got.iter().map(|(s, _)| *s).collect();
+        streams.sort();
+        assert_eq!(streams, [Some(7), Some(8)], "each open stream answered once: {got:?}");
+        // Lingering: a later line is still handed to the session (which answers it, knowing the upstream failed).
+        let later = line(&port, 9, "bad").await;
+        assert_eq!(later.to_stream, 1);
+        assert!(!relay.is_finished());
+        assert!(port.send(ClientEvent::Retire).await);
+        let end = tokio::time::timeout(Duration::from_secs(10), relay).await.expect("ends once retired").unwrap();
+        match end.exit {
+            Exit::Upstream(st) => assert_eq!(st.code(), Some(3)),
+            _ => panic!("the upstream's own status"),
+        }
+        assert_eq!(end.code, 3);
+        assert_eq!(*state.borrow(), RelayState::Ended);
+    }
+
+    #[tokio::test]
+    async fn a_closed_stream_is_told_to_the_session() {
+        let (port, inbox) = super::inbox();
+        let policy = Scripted::default();
+        let closed = policy.closed.clone();
+        let relay = tokio::spawn(run(config(&["sh", "-c", "cat >/dev/null"], true, None), Box::new(policy), inbox, Box::new(Collect::default()), Arc::new(Metrics::new())));
+        line(&port, 4, r#"{"jsonrpc":"2.0","id":4,"method":"x"}"#).await;
+        assert!(port.send(ClientEvent::StreamClosed(4)).await);
+        line(&port, 5, "bad").await;
+        assert_eq!(*closed.lock().unwrap(), [4]);
+        assert!(port.send(ClientEvent::Retire).await);
+        tokio::time::timeout(Duration::from_secs(10), relay).await.expect("ends").unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_stdio_relay_ends_with_its_upstream_and_a_spawn_failure_answers_until_the_client_leaves() {
+        let (port, inbox) = super::inbox();
+        let relay = tokio::spawn(run(config(&["sh", "-c", "exit 5"], false, None), Box::new(Scripted::default()), inbox, Box::new(Collect::default()), Arc::new(Metrics::new())));
+        let end = tokio::time::timeout(Duration::from_secs(10), relay).await.expect("ends with its upstream").unwrap();
+        assert_eq!(end.code, 5);
+        drop(port);
+
+        let (port, inbox) = super::inbox();
+        let sink = Collect::default();
+        let relay = tokio::spawn(run(config(&["/nonexistent/upstream"], false, None), Box::new(Scripted::default()), inbox, Box::new(sink.clone()), Arc::new(Metrics::new())));
+        assert_eq!(line(&port, 1, "bad").await.to_stream, 1);
+        assert!(port.send(ClientEvent::Line { stream: None, read: Read::Eof, at: Instant::now(), permit: None, ack: None }).await);
+        let end = tokio::time::timeout(Duration::from_secs(10), relay).await.expect("ends when the client leaves").unwrap();
+        assert!(matches!(end.exit, Exit::SpawnFailed));
+        assert_eq!(end.code, status::NOT_FOUND);
+    }
+}

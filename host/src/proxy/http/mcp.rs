@@ -1,0 +1,573 @@
+//! The MCP endpoint: POST, GET and DELETE of both eras, chosen per request by `MCP-Protocol-Version`.
+
+use super::body::{self, json, shape, sse, Held, Shape, PING_EVERY};
+use super::security::Refusal;
+use super::sessions::{self, short};
+use super::shared::{self, Shared, HANDSHAKE, MODERN};
+use super::upstream::{Handshake, Upstream};
+use super::Front;
+use crate::proxy::io::{Outgoing, Read, EDGE_BYTES};
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::request::Parts;
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use http_body_util::BodyExt;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{json as value, Value};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+const SESSION_HEADER: &str = "mcp-session-id";
+const VERSION_HEADER: &str = "mcp-protocol-version";
+const METHOD_HEADER: &str = "mcp-method";
+const NAME_HEADER: &str = "mcp-name";
+const PROTOCOL_VERSION_META: &str = "io.modelcontextprotocol/protocolVersion";
+const CLIENT_CAPABILITIES_META: &str = "io.modelcontextprotocol/clientCapabilities";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Era {
+    /// 2026-07-28: one request per POST, no session.
+    Modern,
+    /// 2025-11-25 and earlier: `initialize`, `Mcp-Session-Id`.
+    Legacy,
+}
+
+/// A JSON-RPC error response the front writes itself (the HTTP envelope's errors, MCP's codes).
+fn rpc_error(status: StatusCode, id: Option<&RawValue>, code: i64, message: &str, data: Option<Value>) -> Response {
+    let id: Value = id.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or(Value::Null);
+    let mut error = value!({ "code": code, "message": message });
+    if let Some(data) = data {
+        error["data"] = data;
+    }
+    let body = value!({ "jsonrpc": "2.0", "id": id, "error": error });
+    tracing::info!(event = "http-refused", status = status.as_u16(), code, "{message}");
+    json(status, body.to_string().into_bytes())
+}
+
+fn plain(status: StatusCode, why: &str) -> Response {
+    tracing::debug!(event = "http-refused", status = status.as_u16(), "{why}");
+    status.into_response()
+}
+
+/// Refused before anything was forwarded: the client (or a load balancer) may try again elsewhere.
+fn unavailable(why: &str) -> Response {
+    let mut response = rpc_error(StatusCode::SERVICE_UNAVAILABLE, None, -32000, why, None);
+    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Whether the `Accept` header takes `what` (an absent header takes anything).
+fn accepts(headers: &HeaderMap, what: &str) -> bool {
+    match headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) {
+        None => true,
+        Some(accept) => accept.split(',').any(|part| {
+            let media = part.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+            media == what || media == "*/*" || (media == "application/*" && what.starts_with("application/")) || (media == "text/*" && what.starts_with("text/"))
+        }),
+    }
+}
+
+/// Whether the client named in `Accept` only things the front cannot send (a stricter client than this
+/// gets 406).
+fn accepts_neither(headers: &HeaderMap) -> bool {
+    !accepts(headers, "application/json") && !accepts(headers, "text/event-stream")
+}
+
+pub async fn endpoint(State(front): State<Arc<Front>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    if let Err(refusal) = front.access.check(&parts.headers) {
+        return match refusal {
+            Refusal::Origin => plain(StatusCode::FORBIDDEN, "Origin not allowed"),
+            Refusal::Host => plain(StatusCode::FORBIDDEN, "Host is not a loopback name"),
+            Refusal::Token => {
+                let mut r = plain(StatusCode::UNAUTHORIZED, "bearer token missing or wrong");
+                r.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+                r
+            }
+        };
+    }
+    let versions: Vec<&str> = parts.headers.get_all(VERSION_HEADER).iter().filter_map(|v| v.to_str().ok()).collect();
+    match versions.first().copied() {
+        Some(v) if MODERN.contains(&v) => modern(front, parts, body).await,
+        Some(v) if !HANDSHAKE.contains(&v) => {
+            let supported: Vec<&str> = HANDSHAKE.iter().chain(MODERN).copied().collect();
+            rpc_error(StatusCode::BAD_REQUEST, None, -32022, "Unsupported protocol version", Some(value!({ "supported": supported, "requested": v })))
+        }
+        _ => legacy(front, parts, body).await,
+    }
+}
+
+/// A request body as read: whole, or over `--max-bytes` (its first bytes kept for the session to read the
+/// id from).
+enum Read_ {
+    Whole(Vec<u8>),
+    Oversize { length: u64, head: Vec<u8> },
+}
+
+async fn read_body(body: Body, cap: usize, headers: &HeaderMap) -> Result<Read_, Response> {
+    let declared = header_str(headers, header::CONTENT_LENGTH.as_str()).and_then(|v| v.parse::<u64>().ok());
+    let limit = if declared.is_some_and(|d| d > cap as u64) { EDGE_BYTES } else { cap };
+    let mut body = body;
+    let mut bytes = Vec::new();
+    let mut total: u64 = 0;
+    while let Some(frame) = body.frame().await {
+        let frame = match frame {
+            Ok(f) => f,
+            Err(_) => return Err(plain(StatusCode::REQUEST_TIMEOUT, "the request body did not arrive in time")),
+        };
+        if let Ok(data) = frame.into_data() {
+            total += data.len() as u64;
+            let room = (limit + 1).saturating_sub(bytes.len()).min(data.len());
+            bytes.extend_from_slice(&data[..room]);
+            if total > limit as u64 {
+                break;
+            }
+        }
+    }
+    if total > cap as u64 || declared.is_some_and(|d| d > cap as u64) {
+        bytes.truncate(EDGE_BYTES);
+        return Ok(Read_::Oversize { length: declared.unwrap_or(total).max(total), head: bytes });
+    }
+    Ok(Read_::Whole(bytes))
+}
+
+/// A body over `--max-bytes`, not read past its first bytes: the component's oversize error (413), and the
+/// connection closed (the rest of the body is not read). The session's `client-oversize` would answer it
+/// with the request's own id, but names no client stream for its answer.
+fn oversize(front: &Front, length: u64, head: &[u8]) -> Response {
+    let options = jsonrpc_errors_host::ValidateOptions {
+        max_bytes: Some(front.max_bytes as u64),
+        content_length: Some(length),
+        dialect: front.session.dialect.clone(),
+        ..Default::default()
+    };
+    let body = match front.runtime.validate(head, &options, jsonrpc_errors_host::Context::now()) {
+        Ok(text) if !text.contains("\"valid\":true") => text,
+        _ => value!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid Request", "data": {"reason": "oversize"}}}).to_string(),
+    };
+    tracing::info!(event = "http-refused", status = 413, length, "a request body over --max-bytes");
+    let mut response = json(StatusCode::PAYLOAD_TOO_LARGE, body.into_bytes());
+    response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// Checks what every POST must have: a JSON body the client may be answered to.
+fn post_envelope(front: &Front, parts: &Parts) -> Option<Response> {
+    if accepts_neither(&parts.headers) {
+        return Some(plain(StatusCode::NOT_ACCEPTABLE, "Accept names neither application/json nor text/event-stream"));
+    }
+    let content_type = header_str(&parts.headers, header::CONTENT_TYPE.as_str()).unwrap_or("");
+    let media = content_type.split(';').next().unwrap_or("").trim();
+    if !media.eq_ignore_ascii_case("application/json") {
+        // The component says what is wrong with it (the envelope validation's content-type rule).
+        let options = jsonrpc_errors_host::ValidateOptions {
+            content_type: Some(content_type.to_string()),
+            dialect: front.session.dialect.clone(),
+            ..Default::default()
+        };
+        let body = front.runtime.validate(b"{}", &options, jsonrpc_errors_host::Context::now());
+        let body = match body {
+            Ok(text) if !text.contains("\"valid\":true") => text,
+            _ => value!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid Request", "data": {"reason": "content-type"}}}).to_string(),
+        };
+        tracing::info!(event = "http-refused", status = 415, "Content-Type is not application/json");
+        return Some(json(StatusCode::UNSUPPORTED_MEDIA_TYPE, body.into_bytes()));
+    }
+    None
+}
+
+async fn modern(front: Arc<Front>, parts: Parts, body: Body) -> Response {
+    if parts.method != Method::POST {
+        let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "stateless requests are POSTs");
+        r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+        return r;
+    }
+    if front.draining() {
+        return unavailable("the guard is shutting down");
+    }
+    if let Some(refused) = post_envelope(&front, &parts) {
+        return refused;
+    }
+    let at = Instant::now();
+    let read = match read_body(body, front.max_bytes, &parts.headers).await {
+        Ok(r) => r,
+        Err(r) => return r,
+    };
+    let bytes = match read {
+        Read_::Oversize { length, head } => return oversize(&front, length, &head),
+        Read_::Whole(bytes) => bytes,
+    };
+    let Some(up) = Shared::ensure(&front).await else { return unavailable("no upstream") };
+    let handshake = shared::connected(&up).await;
+    let shape = shape(&bytes);
+    match shape {
+        // No client-to-server notifications on this wire (a request is cancelled by closing its stream).
+        Shape::Notification => return StatusCode::ACCEPTED.into_response(),
+        Shape::Request => {
+            if let Err(refused) = modern_headers(&parts.headers, &bytes) {
+                return refused;
+            }
+            if let Handshake::Legacy(init) = &handshake {
+                if shared::ANSWER_DISCOVER_FROM_HANDSHAKE {
+                    if let Some(answer) = discover_from_handshake(&bytes, init) {
+                        return answer;
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    let sse_ok = accepts_sse_explicitly(&parts.headers);
+    let owed = owed(shape, &bytes);
+    let len = bytes.len();
+    exchange(&front, &parts, up, Read::Line(bytes), len, at, owed, sse_ok, Era::Modern).await
+}
+
+fn accepts_sse_explicitly(headers: &HeaderMap) -> bool {
+    headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|a| a.to_ascii_lowercase().contains("text/event-stream"))
+}
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+    method: Option<String>,
+    params: Option<EnvelopeParams>,
+}
+
+#[derive(Deserialize)]
+struct EnvelopeParams {
+    #[serde(rename = "_meta")]
+    meta: Option<serde_json::Map<String, Value>>,
+    name: Option<Value>,
+    uri: Option<Value>,
+}
+
+/// The stateless revision's header rules: `MCP-Protocol-Version`, `Mcp-Method` and (for the methods that
+/// name something) `Mcp-Name` agree with the body, each given once (-32020); `params._meta` carries the
+/// revision and the client's capabilities (-32602). HTTP 400 either way.
+fn modern_headers(headers: &HeaderMap, bytes: &[u8]) -> Result<(), Response> {
+    let Ok(envelope) = serde_json::from_slice::<Envelope>(bytes) else { return Ok(()) };
+    let id = envelope.id;
+    let mismatch = |message: &str| rpc_error(StatusCode::BAD_REQUEST, id, -32020, message, None);
+    for name in [VERSION_HEADER, METHOD_HEADER, NAME_HEADER] {
+        if headers.get_all(name).iter().count() > 1 {
+            return Err(mismatch(&format!("{name} header appears more than once")));
+        }
+    }
+    let meta = envelope.params.as_ref().and_then(|p| p.meta.as_ref());
+    let Some(meta) = meta.filter(|m| m.contains_key(PROTOCOL_VERSION_META) && m.contains_key(CLIENT_CAPABILITIES_META)) else {
+        let message = format!("params._meta must carry {PROTOCOL_VERSION_META} and {CLIENT_CAPABILITIES_META}");
+        return Err(rpc_error(StatusCode::BAD_REQUEST, id, -32602, &message, None));
+    };
+    if header_str(headers, VERSION_HEADER) != meta.get(PROTOCOL_VERSION_META).and_then(Value::as_str) {
+        return Err(mismatch("MCP-Protocol-Version header does not match the request's protocol version"));
+    }
+    let method = envelope.method.as_deref().unwrap_or("");
+    if header_str(headers, METHOD_HEADER) != Some(method) {
+        return Err(mismatch("Mcp-Method header does not match the request's method"));
+    }
+    let named = match method {
+        "tools/call" | "prompts/get" => Some(("name", envelope.params.as_ref().and_then(|p| p.name.as_ref()))),
+        "resources/read" => Some(("uri", envelope.params.as_ref().and_then(|p| p.uri.as_ref()))),
+        _ => None,
+    };
+    if let Some((key, Some(Value::String(expected)))) = named {
+        if decode_header_value(header_str(headers, NAME_HEADER)).as_deref() != Some(expected.as_str()) {
+            return Err(mismatch(&format!("Mcp-Name header does not match the request's {key}")));
+        }
+    }
+    Ok(())
+}
+
+/// A header value as the stateless revision writes one: as it is, or `=?base64?...?=` for a value that is
+/// not plain visible ASCII.
+fn decode_header_value(value: Option<&str>) -> Option<String> {
+    use base64::Engine;
+    let value = value?;
+    match value.strip_prefix("=?base64?").and_then(|v| v.strip_suffix("?=")) {
+        Some(payload) => base64::engine::general_purpose::STANDARD.decode(payload).ok().and_then(|b| String::from_utf8(b).ok()),
+        None => Some(value.to_string()),
+    }
+}
+
+/// `server/discover` for a child that needed `initialize`: answered from the front's handshake.
+fn discover_from_handshake(bytes: &[u8], init: &Value) -> Option<Response> {
+    let envelope = serde_json::from_slice::<Envelope>(bytes).ok()?;
+    if envelope.method.as_deref() != Some("server/discover") {
+        return None;
+    }
+    let id: Value = serde_json::from_str(envelope.id?.get()).ok()?;
+    let answer = value!({ "jsonrpc": "2.0", "id": id, "result": shared::discover_result(init) });
+    Some(json(StatusCode::OK, answer.to_string().into_bytes()))
+}
+
+async fn legacy(front: Arc<Front>, parts: Parts, body: Body) -> Response {
+    let session = header_str(&parts.headers, SESSION_HEADER).map(str::to_string);
+    match parts.method {
+        Method::GET => {
+            let Some(id) = session else {
+                return rpc_error(StatusCode::BAD_REQUEST, None, -32600, "Bad Request: Mcp-Session-Id header is required", None);
+            };
+            if !accepts(&parts.headers, "text/event-stream") {
+                return plain(StatusCode::NOT_ACCEPTABLE, "a GET stream is text/event-stream");
+            }
+            let Some(up) = front.sessions.get(&id) else { return session_not_found() };
+            if front.draining() {
+                return unavailable("the guard is shutting down");
+            }
+            let Some(slot) = Slot::open(&front, &up, parts.extensions.get::<Arc<super::Busy>>()) else { return unavailable("too many open streams") };
+            let Some(rx) = up.open_own() else {
+                return plain(StatusCode::CONFLICT, "the session has a GET stream open already");
+            };
+            sse(None, rx, GetStream(slot), false)
+        }
+        Method::DELETE => {
+            let Some(id) = session else {
+                return rpc_error(StatusCode::BAD_REQUEST, None, -32600, "Bad Request: Mcp-Session-Id header is required", None);
+            };
+            if sessions::close(&front, &id, "the client ended it (DELETE)").await {
+                StatusCode::OK.into_response()
+            } else {
+                session_not_found()
+            }
+        }
+        Method::POST => legacy_post(front, parts, body, session).await,
+        _ => {
+            let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "the MCP endpoint takes POST, GET and DELETE");
+            r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+            r
+        }
+    }
+}
+
+fn session_not_found() -> Response {
+    rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found", None)
+}
+
+async fn legacy_post(front: Arc<Front>, parts: Parts, body: Body, session: Option<String>) -> Response {
+    if front.draining() {
+        return unavailable("the guard is shutting down");
+    }
+    if let Some(refused) = post_envelope(&front, &parts) {
+        return refused;
+    }
+    let at = Instant::now();
+    let read = match read_body(body, front.max_bytes, &parts.headers).await {
+        Ok(r) => r,
+        Err(r) => return r,
+    };
+    let sse_ok = accepts_sse_explicitly(&parts.headers);
+    if let Some(id) = session {
+        let Some(up) = front.sessions.get(&id) else { return session_not_found() };
+        return match read {
+            Read_::Oversize { length, head } => oversize(&front, length, &head),
+            Read_::Whole(bytes) => {
+                let owed = owed(shape(&bytes), &bytes);
+                let len = bytes.len();
+                exchange(&front, &parts, up, Read::Line(bytes), len, at, owed, sse_ok, Era::Legacy).await
+            }
+        };
+    }
+    // No session: only `initialize` opens one.
+    let bytes = match read {
+        Read_::Whole(bytes) => bytes,
+        Read_::Oversize { length, head } => return oversize(&front, length, &head),
+    };
+    let initialize = serde_json::from_slice::<Envelope>(&bytes).ok().filter(|e| e.method.as_deref() == Some("initialize") && e.id.is_some());
+    if initialize.is_none() {
+        return rpc_error(StatusCode::BAD_REQUEST, None, -32600, "Bad Request: Mcp-Session-Id header is required (only initialize opens a session)", None);
+    }
+    if front.sessions.len() >= front.listen.max_sessions {
+        return unavailable("too many sessions");
+    }
+    let up = match Upstream::start(&front) {
+        Ok(up) => up,
+        Err(f) => {
+            tracing::error!(event = "guard-failed", detail = %f, "cannot open a guard session");
+            return unavailable("cannot open a guard session");
+        }
+    };
+    let id = sessions::new_id();
+    if !front.sessions.insert(id.clone(), up.clone(), front.listen.max_sessions) {
+        up.retire().await;
+        return unavailable("too many sessions");
+    }
+    front.metrics.sessions().set(front.sessions.len() as i64);
+    tracing::info!(event = "session-opened", session = %short(&id), "legacy session opened");
+    let len = bytes.len();
+    let mut response = exchange(&front, &parts, up, Read::Line(bytes), len, at, true, sse_ok, Era::Legacy).await;
+    let failed = response.status() != StatusCode::OK || response.extensions().get::<Failed>().is_some();
+    if failed {
+        sessions::close(&front, &id, "its initialize failed").await;
+    } else if let Ok(value) = HeaderValue::from_str(&id) {
+        response.headers_mut().insert(SESSION_HEADER, value);
+    }
+    response
+}
+
+/// Marks a JSON response whose message is an error (an `initialize` that failed opens no session).
+#[derive(Clone, Copy)]
+struct Failed;
+
+/// An open response stream: counted against `--max-streams`; when it goes before its answer (the client
+/// left), the session is told (its requests are cancelled upstream).
+struct Slot {
+    front: Arc<Front>,
+    up: Arc<Upstream>,
+    stream: Option<u64>,
+    finished: bool,
+    /// Keeps the connection watched for a client that leaves while the stream is open.
+    _busy: Option<super::Held>,
+}
+
+impl Slot {
+    fn open(front: &Arc<Front>, up: &Arc<Upstream>, busy: Option<&Arc<super::Busy>>) -> Option<Slot> {
+        if front.open_streams.fetch_add(1, Ordering::AcqRel) >= front.listen.max_streams {
+            front.open_streams.fetch_sub(1, Ordering::AcqRel);
+            return None;
+        }
+        front.metrics.streams().inc();
+        up.open.fetch_add(1, Ordering::AcqRel);
+        up.touch();
+        Some(Slot { front: front.clone(), up: up.clone(), stream: None, finished: false, _busy: busy.map(super::Held::enter) })
+    }
+}
+
+impl Held for Slot {
+    fn finished(&mut self) {
+        self.finished = true;
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.front.open_streams.fetch_sub(1, Ordering::AcqRel);
+        self.front.metrics.streams().dec();
+        self.up.open.fetch_sub(1, Ordering::AcqRel);
+        self.up.touch();
+        if let Some(stream) = self.stream {
+            if self.finished {
+                self.up.close_stream(stream);
+            } else {
+                self.up.stream_gone(stream);
+            }
+        }
+    }
+}
+
+/// A legacy session's GET stream (stream 0): nothing is owed on it, so its end cancels nothing.
+struct GetStream(#[allow(dead_code)] Slot);
+
+impl Held for GetStream {}
+
+/// Whether a message is owed an answer: a request, a batch holding one, or anything the session has to
+/// judge (it answers what it cannot read).
+fn owed(shape: Shape, bytes: &[u8]) -> bool {
+    match shape {
+        Shape::Request | Shape::Other => true,
+        Shape::Batch => serde_json::from_slice::<Vec<&RawValue>>(bytes)
+            .map_or(true, |members| members.iter().any(|m| body::shape(m.get().as_bytes()) == Shape::Request)),
+        Shape::Notification | Shape::Response { .. } => false,
+    }
+}
+
+/// The HTTP status of an answer written as `application/json`: MCP's table in the stateless revision; in
+/// both, a message the session refused at once as unreadable is 400 and one over the size limit 413.
+fn status_of(code: Option<i64>, immediate: bool, oversize: bool, era: Era) -> StatusCode {
+    match code {
+        Some(_) if oversize => StatusCode::PAYLOAD_TOO_LARGE,
+        Some(-32700 | -32600) if immediate => StatusCode::BAD_REQUEST,
+        Some(-32700 | -32600 | -32602 | -32020 | -32021 | -32022) if era == Era::Modern => StatusCode::BAD_REQUEST,
+        Some(-32601) if era == Era::Modern => StatusCode::NOT_FOUND,
+        _ => StatusCode::OK,
+    }
+}
+
+/// One message from the client on a stream of its own: handed to the session, and answered with what the
+/// session sends to that stream (JSON for a lone answer, SSE when messages come before it and the client
+/// takes SSE), or 202 when nothing is owed.
+#[allow(clippy::too_many_arguments)]
+async fn exchange(front: &Arc<Front>, parts: &Parts, up: Arc<Upstream>, read: Read, len: usize, at: Instant, owed: bool, sse_ok: bool, era: Era) -> Response {
+    let oversize = matches!(read, Read::Oversize { .. });
+    let Some(mut slot) = Slot::open(front, &up, parts.extensions.get::<Arc<super::Busy>>()) else { return unavailable("too many open streams") };
+    let (stream, mut rx) = up.open_stream();
+    slot.stream = Some(stream);
+    let ack = match up.submit(stream, read, len, at).await {
+        Ok(ack) => ack,
+        Err(_) => {
+            slot.finished = true;
+            return unavailable("the session ended");
+        }
+    };
+    let ack = match ack.await {
+        Ok(ack) if !ack.broken => ack,
+        _ => {
+            slot.finished = true;
+            let mut r = json(StatusCode::INTERNAL_SERVER_ERROR, jsonrpc_errors_host::Failure::internal().to_json().into_bytes());
+            r.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return r;
+        }
+    };
+    if ack.to_stream == 0 && !owed {
+        slot.finished = true;
+        return StatusCode::ACCEPTED.into_response();
+    }
+    let immediate = ack.to_stream > 0;
+    let first: Option<Outgoing> = if sse_ok && !immediate {
+        match tokio::time::timeout(PING_EVERY, rx.recv()).await {
+            Ok(Some(out)) => Some(out),
+            Ok(None) => return ended(slot),
+            // Quiet for a while: commit to SSE (its pings keep the connection, and notice a client that left).
+            Err(_) => return sse(None, rx, slot, true),
+        }
+    } else {
+        rx.recv().await
+    };
+    let Some(first) = first else { return ended(slot) };
+    if body::is_final(&first.bytes) {
+        slot.finished = true;
+        let code = match body::shape(&first.bytes) {
+            Shape::Response { code } => code,
+            _ => None,
+        };
+        let mut response = json(status_of(code, immediate, oversize, era), first.bytes);
+        if code.is_some() {
+            response.extensions_mut().insert(Failed);
+        }
+        if oversize {
+            // The rest of the body was not read.
+            response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
+        return response;
+    }
+    if sse_ok {
+        return sse(Some(first), rx, slot, true);
+    }
+    // A client that takes JSON only gets the answer alone.
+    loop {
+        match rx.recv().await {
+            Some(out) if body::is_final(&out.bytes) => {
+                slot.finished = true;
+                return json(StatusCode::OK, out.bytes);
+            }
+            Some(_) => {}
+            None => return ended(slot),
+        }
+    }
+}
+
+/// The relay ended without answering on this stream (the guard failed): 500, nothing more.
+fn ended(mut slot: Slot) -> Response {
+    slot.finished = true;
+    tracing::error!(event = "guard-failed", "a stream ended without its answer");
+    json(StatusCode::INTERNAL_SERVER_ERROR, jsonrpc_errors_host::Failure::internal().to_json().into_bytes())
+}

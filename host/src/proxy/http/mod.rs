@@ -1,0 +1,381 @@
+//! The HTTP front (`guard --listen HOST:PORT`): a stdio MCP server served as Streamable HTTP, both eras.
+//!
+//! - 2026-07-28 (stateless, chosen by `MCP-Protocol-Version`): each POST is one request on a stream of its
+//!   own, to a child shared by every stateless client ([`shared`]); the front connects to that child once
+//!   (`server/discover`, or `initialize` for a child that needs it, and answers `server/discover` from
+//!   that handshake). A request's stream closing is its cancellation.
+//! - 2025-11-25 and earlier: `initialize` opens a session (`Mcp-Session-Id`) with a child of its own
+//!   ([`sessions`]), bounded by `--max-sessions` and ended after `--idle-timeout`; GET is its stream for the
+//!   child's own messages, DELETE ends it, an unknown session is 404.
+//!
+//! Every child runs behind a relay ([`crate::proxy::core`]) on a guard session of its own: which message
+//! goes to which client stream, renamed ids, answers to every open request when a child dies, timeouts
+//! and cancellations are the session's. The front checks the HTTP envelope (origin, token, headers, sizes),
+//! frames messages as JSON or SSE, and runs the children.
+
+mod body;
+mod mcp;
+mod security;
+mod sessions;
+mod shared;
+mod upstream;
+
+use super::metrics::Metrics;
+use super::process::status;
+use super::{Args, Signals};
+use axum::extract::{Request, State};
+use axum::http::Request as HttpRequest;
+use axum::http::StatusCode;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get};
+use axum::Router;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use jsonrpc_errors_host::guard::Options;
+use jsonrpc_errors_host::Runtime;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::{watch, Notify, Semaphore};
+
+/// `--listen` and the options that go with it.
+#[derive(Debug, Clone)]
+pub struct Listen {
+    pub host: String,
+    pub port: u16,
+    /// The bearer token every MCP request must carry (`--auth-token-env VAR`: read once at start).
+    pub token: Option<String>,
+    pub allowed_origins: Vec<String>,
+    pub max_sessions: usize,
+    pub idle_timeout: Duration,
+    pub max_streams: usize,
+    pub max_connections: usize,
+}
+
+/// The MCP endpoint's path.
+pub const PATH: &str = "/mcp";
+/// Longest request head (request line and headers); a longer one is answered 431.
+const MAX_HEAD_BYTES: usize = 16 * 1024;
+/// Most header fields in a request.
+const MAX_HEADERS: usize = 64;
+/// How long a connection may take to send a request head (an idle keep-alive connection too).
+const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a request body may take to arrive.
+const BODY_TIMEOUT: Duration = Duration::from_secs(30);
+/// The pause after a failed accept (out of descriptors, say): it fails again at once until something changes.
+const ACCEPT_RETRY: Duration = Duration::from_millis(100);
+
+impl Listen {
+    /// Parses `HOST:PORT` (an IP, bracketed for IPv6, or a name).
+    pub fn parse_addr(text: &str) -> Result<(String, u16), String> {
+        let bad = |why: &str| format!("--listen {text:?}: {why} (expected HOST:PORT, e.g. 127.0.0.1:8080)");
+        let (host, port) = text.rsplit_once(':').ok_or_else(|| bad("no port"))?;
+        let port = port.parse::<u16>().map_err(|_| bad("the port is not a number from 0 to 65535"))?;
+        let host = match host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+            Some(v6) => v6,
+            None if host.contains(':') => return Err(bad("an IPv6 address must be in brackets")),
+            None => host,
+        };
+        if host.is_empty() {
+            return Err(bad("no host"));
+        }
+        Ok((host.to_string(), port))
+    }
+}
+
+/// Everything the handlers share.
+pub struct Front {
+    pub runtime: Runtime,
+    pub session: Options,
+    pub command: Vec<String>,
+    pub grace: Duration,
+    pub max_upstream_bytes: usize,
+    pub max_bytes: usize,
+    pub listen: Listen,
+    pub metrics: Arc<Metrics>,
+    access: security::Access,
+    pub sessions: sessions::Sessions,
+    pub shared: shared::Shared,
+    /// SIGTERM: no new work; `/readyz` says so.
+    pub draining: AtomicBool,
+    /// Response streams open (POSTs waiting for their answer, GET streams), against `--max-streams`.
+    pub open_streams: AtomicUsize,
+    /// Relays running (each with its child), and a wake-up when one ends.
+    pub live_relays: Arc<AtomicUsize>,
+    pub relay_ended: Arc<Notify>,
+}
+
+impl Front {
+    pub fn draining(&self) -> bool {
+        self.draining.load(Ordering::Acquire)
+    }
+}
+
+/// Serves until SIGTERM (or SIGINT, SIGHUP), then drains; returns the guard's exit status.
+pub async fn serve(args: Args, listen: Listen, runtime: Runtime, metrics: Arc<Metrics>) -> u8 {
+    raise_descriptor_limit();
+    let listener = match tokio::net::TcpListener::bind((listen.host.as_str(), listen.port)).await {
+        Ok(l) => l,
+        Err(e) => {
+            tracing::error!(event = "guard-failed", detail = %e, "cannot listen on {}:{}", listen.host, listen.port);
+            return status::GUARD_FAILED;
+        }
+    };
+    let bound = match listener.local_addr() {
+        Ok(a) => a,
+        Err(e) => {
+            tracing::error!(event = "guard-failed", detail = %e, "cannot read the listening address");
+            return status::GUARD_FAILED;
+        }
+    };
+    let access = security::Access::new(listen.allowed_origins.clone(), bound.ip().is_loopback(), listen.token.as_deref());
+    let front = Arc::new(Front {
+        runtime,
+        max_bytes: args.session.max_bytes.unwrap_or(10 * 1024 * 1024) as usize,
+        session: args.session.clone(),
+        command: args.command.clone(),
+        grace: args.grace,
+        max_upstream_bytes: args.max_upstream_bytes,
+        listen: listen.clone(),
+        metrics: metrics.clone(),
+        access,
+        sessions: sessions::Sessions::default(),
+        shared: shared::Shared::default(),
+        draining: AtomicBool::new(false),
+        open_streams: AtomicUsize::new(0),
+        live_relays: Arc::new(AtomicUsize::new(0)),
+        relay_ended: Arc::new(Notify::new()),
+    });
+    // The shared child starts now, so `/readyz` tells whether it runs and answers.
+    shared::Shared::ensure(&front).await;
+    tokio::spawn(sessions::reap(front.clone()));
+    tracing::info!(event = "listening", addr = %bound, "serving MCP (Streamable HTTP) on http://{bound}{PATH}");
+
+    let router = router(front.clone());
+    let (stop_tx, stop) = watch::channel(false);
+    let accept = tokio::spawn(accept_loop(listener, router, front.clone(), stop.clone()));
+    let mut signals = Signals::new();
+    let name = signals.recv().await;
+    tracing::info!(event = "signal", "received {name}; draining: no new connections or requests, answering what is open");
+    front.draining.store(true, Ordering::Release);
+    let _ = stop_tx.send(true);
+    drain(&front, &mut signals).await;
+    accept.abort();
+    let code = 0;
+    tracing::info!(event = "exit", status = code, "drained; guard exits with {code}");
+    code
+}
+
+/// Stops the children once what is open has been answered (or the deadline passed, or a second signal).
+async fn drain(front: &Arc<Front>, signals: &mut Signals) {
+    let deadline = Instant::now() + front.session.timeout_ms.map_or(Duration::from_secs(60), Duration::from_millis) + front.grace;
+    // GET streams carry no answers: they end now, so their connections can close.
+    for up in front.sessions.all() {
+        up.close_own();
+    }
+    let mut hurried = false;
+    while front.open_streams.load(Ordering::Acquire) > 0 && Instant::now() < deadline && !hurried {
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_millis(20)) => {}
+            name = signals.recv() => {
+                tracing::warn!(event = "signal", "received {name} while draining; stopping the children now");
+                hurried = true;
+            }
+        }
+    }
+    for up in front.sessions.take_all() {
+        up.retire().await;
+    }
+    if let Some(up) = front.shared.take() {
+        up.retire().await;
+    }
+    let until = Instant::now() + front.grace * 2 + Duration::from_secs(2);
+    while front.live_relays.load(Ordering::Acquire) > 0 && Instant::now() < until {
+        let _ = tokio::time::timeout(Duration::from_millis(50), front.relay_ended.notified()).await;
+    }
+    // Answers the sessions wrote as their children stopped are on their way out.
+    let until = Instant::now() + Duration::from_secs(2);
+    while front.open_streams.load(Ordering::Acquire) > 0 && Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn router(front: Arc<Front>) -> Router {
+    Router::new()
+        .route(PATH, any(mcp::endpoint))
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/readyz", get(readyz))
+        .fallback(|| async { StatusCode::NOT_FOUND })
+        .layer(axum::middleware::from_fn_with_state(front.clone(), count))
+        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(BODY_TIMEOUT))
+        .with_state(front)
+}
+
+/// Ready: not draining, and the shared child runs and has answered the front's handshake.
+async fn readyz(State(front): State<Arc<Front>>) -> Response {
+    if front.draining() {
+        return (StatusCode::SERVICE_UNAVAILABLE, "draining\n").into_response();
+    }
+    match front.shared.ready() {
+        Ok(()) => "ready\n".into_response(),
+        Err(why) => (StatusCode::SERVICE_UNAVAILABLE, format!("{why}\n")).into_response(),
+    }
+}
+
+/// Counts every response by route, method and status.
+async fn count(State(front): State<Arc<Front>>, request: Request, next: Next) -> Response {
+    let route = match request.uri().path() {
+        PATH => PATH,
+        "/healthz" => "/healthz",
+        "/readyz" => "/readyz",
+        _ => "other",
+    };
+    let method = request.method().as_str().to_string();
+    let response = next.run(request).await;
+    front.metrics.http_response(route, &method, response.status().as_u16());
+    response
+}
+
+async fn accept_loop(listener: tokio::net::TcpListener, router: Router, front: Arc<Front>, stop: watch::Receiver<bool>) {
+    let slots = Arc::new(Semaphore::new(front.listen.max_connections));
+    let mut accept_failed = false;
+    let mut stopping = stop.clone();
+    loop {
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => match slot { Ok(s) => s, Err(_) => return },
+            _ = stopping.changed() => return,
+        };
+        let (stream, _peer): (tokio::net::TcpStream, SocketAddr) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                Err(e) => {
+                    if !accept_failed {
+                        tracing::warn!(event = "accept-failed", detail = %e, "cannot accept a connection; retrying every {ACCEPT_RETRY:?}");
+                        accept_failed = true;
+                    }
+                    tokio::time::sleep(ACCEPT_RETRY).await;
+                    continue;
+                }
+            },
+            _ = stopping.changed() => return,
+        };
+        accept_failed = false;
+        let _ = stream.set_nodelay(true);
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&stream);
+        let busy = Arc::new(Busy::default());
+        let service = {
+            let busy = busy.clone();
+            let router = router.clone();
+            TowerToHyperService::new(tower::service_fn(move |mut request: HttpRequest<hyper::body::Incoming>| {
+                let held = Held::enter(&busy);
+                request.extensions_mut().insert(busy.clone());
+                let call = tower::ServiceExt::oneshot(router.clone(), request.map(axum::body::Body::new));
+                async move {
+                    let response = call.await;
+                    drop(held);
+                    response
+                }
+            }))
+        };
+        let metrics = front.metrics.clone();
+        let mut stop = stop.clone();
+        tokio::spawn(async move {
+            metrics.connections().inc();
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            builder.timer(TokioTimer::new()).header_read_timeout(HEAD_TIMEOUT).max_buf_size(MAX_HEAD_BYTES).max_headers(MAX_HEADERS);
+            let connection = builder.serve_connection(TokioIo::new(stream), service);
+            tokio::pin!(connection);
+            let stopping = async move {
+                let _ = stop.wait_for(|s| *s).await;
+            };
+            let finished = tokio::select! {
+                _ = connection.as_mut() => true,
+                _ = stopping => false,
+                // The client went away while a request was open: the connection (and with it the handler and
+                // the response stream) is dropped, which tells the session the stream is gone.
+                _ = peer_gone(fd, busy) => true,
+            };
+            if !finished {
+                connection.as_mut().graceful_shutdown();
+                let _ = connection.await;
+            }
+            metrics.connections().dec();
+            drop(slot);
+        });
+    }
+}
+
+/// Requests (and response streams) open on one connection, and a wake-up when one opens.
+#[derive(Default)]
+pub struct Busy {
+    open: AtomicUsize,
+    opened: Notify,
+}
+
+/// One open request or stream on a connection, for as long as it lives.
+pub struct Held(Arc<Busy>);
+
+impl Held {
+    pub fn enter(busy: &Arc<Busy>) -> Held {
+        busy.open.fetch_add(1, Ordering::AcqRel);
+        busy.opened.notify_one();
+        Held(busy.clone())
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.0.open.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// How often a connection with something open is checked for a client that left.
+const PEER_CHECK: Duration = Duration::from_millis(200);
+
+/// Returns when the client closed (or reset) a connection on which a request or a stream is open. HTTP/1
+/// servers do not read while they answer, so without this a client that left would be noticed only at the
+/// next write; an idle connection costs nothing here.
+async fn peer_gone(fd: std::os::fd::RawFd, busy: Arc<Busy>) {
+    loop {
+        if busy.open.load(Ordering::Acquire) == 0 {
+            let opened = busy.opened.notified();
+            tokio::pin!(opened);
+            opened.as_mut().enable();
+            if busy.open.load(Ordering::Acquire) == 0 {
+                opened.await;
+            }
+            continue;
+        }
+        tokio::time::sleep(PEER_CHECK).await;
+        if busy.open.load(Ordering::Acquire) == 0 {
+            continue;
+        }
+        let mut byte = [0u8; 1];
+        // SAFETY: the descriptor belongs to the connection this task owns and drives; recv with MSG_PEEK
+        // writes at most one byte into `byte` and consumes nothing.
+        let n = unsafe { libc::recv(fd, byte.as_mut_ptr().cast(), 1, libc::MSG_PEEK | libc::MSG_DONTWAIT) };
+        if n == 0 {
+            return;
+        }
+        if n < 0 {
+            let errno = std::io::Error::last_os_error().raw_os_error().unwrap_or(0);
+            if errno != libc::EAGAIN && errno != libc::EWOULDBLOCK && errno != libc::EINTR {
+                return;
+            }
+        }
+    }
+}
+
+/// 10,000 idle connections need as many descriptors: the soft limit goes up to the hard one.
+fn raise_descriptor_limit() {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit/setrlimit write and read only `limit`.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
+}

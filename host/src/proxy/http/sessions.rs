@@ -1,0 +1,98 @@
+//! Legacy sessions (2025-11-25 and earlier): `initialize` opens one, with a child of its own, named by a
+//! random `Mcp-Session-Id`; DELETE, `--idle-timeout` without an open stream, or the child's end close it
+//! (the client is then told 404 and starts again, as the spec has it).
+
+use super::upstream::Upstream;
+use super::Front;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+#[derive(Default)]
+pub struct Sessions {
+    table: Mutex<HashMap<String, Arc<Upstream>>>,
+}
+
+/// 128 random bits from the kernel, as 32 hex digits (visible ASCII, as the spec asks of a session id).
+pub fn new_id() -> String {
+    let mut bytes = [0u8; 16];
+    // SAFETY: getrandom writes at most `bytes.len()` bytes into `bytes`.
+    let n = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
+    if n != bytes.len() as isize {
+        // Never expected on Linux; a clock-seeded hash keeps ids unique at least.
+        let ctx = jsonrpc_errors_host::Context::now();
+        bytes[..8].copy_from_slice(&ctx.entropy.to_le_bytes());
+        bytes[8..].copy_from_slice(&jsonrpc_errors_host::Context::now().entropy.to_le_bytes());
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl Sessions {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Upstream>>> {
+        self.table.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn get(&self, id: &str) -> Option<Arc<Upstream>> {
+        self.lock().get(id).cloned()
+    }
+
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// Adds a session unless `max` are open.
+    pub fn insert(&self, id: String, up: Arc<Upstream>, max: usize) -> bool {
+        let mut table = self.lock();
+        if table.len() >= max {
+            return false;
+        }
+        table.insert(id, up);
+        true
+    }
+
+    pub fn remove(&self, id: &str) -> Option<Arc<Upstream>> {
+        self.lock().remove(id)
+    }
+
+    pub fn all(&self) -> Vec<Arc<Upstream>> {
+        self.lock().values().cloned().collect()
+    }
+
+    pub fn take_all(&self) -> Vec<Arc<Upstream>> {
+        self.lock().drain().map(|(_, up)| up).collect()
+    }
+}
+
+/// Ends a session: out of the table (later requests get 404), its child stopped.
+pub async fn close(front: &Front, id: &str, why: &str) -> bool {
+    let Some(up) = front.sessions.remove(id) else { return false };
+    front.metrics.sessions().set(front.sessions.len() as i64);
+    tracing::info!(event = "session-closed", session = %short(id), "legacy session closed: {why}");
+    up.retire().await;
+    true
+}
+
+/// The first characters of a session id, enough to tell sessions apart in the log.
+pub fn short(id: &str) -> &str {
+    &id[..id.len().min(8)]
+}
+
+/// Closes the sessions whose child has ended and those idle (no stream open) for `--idle-timeout`.
+pub async fn reap(front: Arc<Front>) {
+    let every = (front.listen.idle_timeout / 4).clamp(Duration::from_millis(100), Duration::from_secs(1));
+    loop {
+        tokio::time::sleep(every).await;
+        let table: Vec<(String, Arc<Upstream>)> = front.sessions.lock().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        for (id, up) in table {
+            if up.gone() {
+                // Its GET stream ends; requests still open are answered by the session, then it closes.
+                up.close_own();
+                if up.open.load(std::sync::atomic::Ordering::Acquire) == 0 {
+                    close(&front, &id, "its upstream ended").await;
+                }
+            } else if up.open.load(std::sync::atomic::Ordering::Acquire) == 0 && up.idle_for() >= front.listen.idle_timeout {
+                close(&front, &id, "idle").await;
+            }
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! The child shared by stateless (2026-07-28) requests. The front connects to it once: `server/discover`
+//! first; a child that does not answer it with the stateless revision gets `initialize` (and
+//! `notifications/initialized`), and the front answers clients' `server/discover` from that handshake.
+//! A child that ended is replaced for the next request (at most once per [`RESTART_EVERY`]: a request that
+//! comes sooner waits for it); what was open when it died was answered by its relay's session.
+
+use super::body::is_final;
+use super::upstream::{Handshake, Upstream};
+use super::Front;
+use crate::proxy::io::Read;
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Whether the front answers `server/discover` for a child that needed `initialize`, from that handshake,
+/// so that stateless clients are served by it. Off: such a child's results lack what the stateless
+/// revision requires of every result (`resultType`, and `ttlMs`/`cacheScope` on cacheable ones: the Python
+/// SDK 2.3 client refuses them), and adding them to forwarded results is the session's to do, per
+/// request revision, which its contract does not have yet. So `server/discover` goes to the child itself,
+/// whose own answer (method not found) makes the SDK clients fall back to `initialize`: a legacy session,
+/// with a child of its own, which serves them byte for byte.
+pub const ANSWER_DISCOVER_FROM_HANDSHAKE: bool = false;
+
+/// How long the front waits for the child to answer each handshake request.
+pub const HANDSHAKE_WAIT: Duration = Duration::from_secs(30);
+/// A child that ended is restarted at most this often (a child that cannot start is not retried in a loop).
+pub const RESTART_EVERY: Duration = Duration::from_secs(1);
+/// The stateless revisions the front serves.
+pub const MODERN: &[&str] = &["2026-07-28"];
+/// The handshake revisions the front serves (legacy sessions), oldest first.
+pub const HANDSHAKE: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+
+const DISCOVER: &str = r#"{"jsonrpc":"2.0","id":"jsonrpc-errors-guard:discover","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"jsonrpc-errors-guard","version":"VERSION"}}}}"#;
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":"jsonrpc-errors-guard:initialize","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"jsonrpc-errors-guard","version":"VERSION"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+#[derive(Default)]
+pub struct Shared {
+    current: Mutex<Option<Arc<Upstream>>>,
+    starting: tokio::sync::Mutex<()>,
+}
+
+impl Shared {
+    fn current(&self) -> Option<Arc<Upstream>> {
+        self.current.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    pub fn take(&self) -> Option<Arc<Upstream>> {
+        self.current.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+
+    /// Whether the shared child runs and answered the handshake.
+    pub fn ready(&self) -> Result<(), &'static str> {
+        let Some(up) = self.current() else { return Err("no upstream") };
+        if up.gone() {
+            return Err("the upstream ended");
+        }
+        let state = up.handshake.borrow().clone();
+        match state {
+            Handshake::Pending => Err("connecting to the upstream"),
+            Handshake::Failed => Err("the upstream did not answer the handshake"),
+            Handshake::Modern | Handshake::Legacy(_) => Ok(()),
+        }
+    }
+
+    /// The child for the next stateless request, started (or restarted) if need be; None only if no guard
+    /// session could be opened for it.
+    pub async fn ensure(front: &Arc<Front>) -> Option<Arc<Upstream>> {
+        let usable = |up: &Arc<Upstream>| !up.gone() || front.draining();
+        if let Some(up) = front.shared.current().filter(usable) {
+            return Some(up);
+        }
+        let _one = front.shared.starting.lock().await;
+        let old = front.shared.current();
+        if let Some(up) = old.as_ref().filter(|up| usable(up)) {
+            return Some(up.clone());
+        }
+        // A child that keeps dying is restarted at most once per RESTART_EVERY: the requests wait for it.
+        if let Some(up) = &old {
+            if let Some(wait) = RESTART_EVERY.checked_sub(up.started.elapsed()) {
+                tokio::time::sleep(wait).await;
+            }
+        }
+        let up = match Upstream::start(front) {
+            Ok(up) => up,
+            Err(f) => {
+                tracing::error!(event = "guard-failed", detail = %f, "cannot open a guard session for the shared upstream");
+                return old;
+            }
+        };
+        *front.shared.current.lock().unwrap_or_else(|p| p.into_inner()) = Some(up.clone());
+        if let Some(old) = old {
+            tracing::info!(event = "restarted", "the shared upstream ended; started a new one for the next requests");
+            tokio::spawn(async move { old.retire().await });
+        }
+        tokio::spawn(handshake(up.clone()));
+        Some(up)
+    }
+}
+
+/// Waits (at most [`HANDSHAKE_WAIT`] past the handshake's own wait) until the front has connected to `up`.
+pub async fn connected(up: &Upstream) -> Handshake {
+    let mut rx = up.handshake.subscribe();
+    let wait = async {
+        match rx.wait_for(|h| *h != Handshake::Pending).await {
+            Ok(h) => h.clone(),
+            Err(_) => Handshake::Failed,
+        }
+    };
+    tokio::time::timeout(HANDSHAKE_WAIT * 2 + Duration::from_secs(1), wait).await.unwrap_or(Handshake::Failed)
+}
+
+async fn handshake(up: Arc<Upstream>) {
+    let result = connect(&up).await;
+    match &result {
+        Handshake::Modern => tracing::info!(event = "connected", "the shared upstream speaks the stateless revision (server/discover)"),
+        Handshake::Legacy(_) => tracing::info!(event = "connected", "the shared upstream needed initialize; stateless clients are served from that handshake"),
+        _ => tracing::warn!(event = "connect-failed", "the shared upstream answered neither server/discover nor initialize"),
+    }
+    up.handshake.send_replace(result);
+}
+
+async fn connect(up: &Upstream) -> Handshake {
+    let version = env!("CARGO_PKG_VERSION");
+    if let Some(answer) = ask(up, DISCOVER.replace("VERSION", version)).await {
+        let supported = answer.pointer("/result/supportedVersions").and_then(Value::as_array);
+        if supported.is_some_and(|v| v.iter().any(|s| s.as_str().is_some_and(|s| MODERN.contains(&s)))) {
+            return Handshake::Modern;
+        }
+    }
+    if up.gone() {
+        return Handshake::Failed;
+    }
+    match ask(up, INITIALIZE.replace("VERSION", version)).await {
+        Some(answer) => match answer.get("result") {
+            Some(result) if result.is_object() => {
+                let (stream, _rx) = up.open_stream();
+                if let Ok(ack) = up.submit(stream, Read::Line(INITIALIZED.as_bytes().to_vec()), INITIALIZED.len(), Instant::now()).await {
+                    let _ = ack.await;
+                }
+                up.close_stream(stream);
+                Handshake::Legacy(result.clone())
+            }
+            _ => Handshake::Failed,
+        },
+        None => Handshake::Failed,
+    }
+}
+
+/// Sends the front's own request to the child on a stream of its own, and waits for the answer.
+async fn ask(up: &Upstream, line: String) -> Option<Value> {
+    let (stream, mut rx) = up.open_stream();
+    let len = line.len();
+    let ack = up.submit(stream, Read::Line(line.into_bytes()), len, Instant::now()).await.ok()?;
+    let _ = ack.await;
+    let answer = tokio::time::timeout(HANDSHAKE_WAIT, async {
+        loop {
+            let out = rx.recv().await?;
+            if is_final(&out.bytes) {
+                return Some(out.bytes);
+            }
+        }
+    })
+    .await;
+    match answer {
+        Ok(Some(bytes)) => {
+            up.close_stream(stream);
+            serde_json::from_slice(&bytes).ok()
+        }
+        _ => {
+            up.stream_gone(stream);
+            None
+        }
+    }
+}
+
+/// The `server/discover` result for a child that needed `initialize`, from its handshake.
+pub fn discover_result(init: &Value) -> Value {
+    let mut result = serde_json::Map::new();
+    result.insert("supportedVersions".into(), MODERN.iter().map(|v| Value::from(*v)).collect());
+    result.insert("capabilities".into(), init.get("capabilities").cloned().unwrap_or_else(|| Value::Object(Default::default())));
+    if let Some(instructions) = init.get("instructions").filter(|i| i.is_string()) {
+        result.insert("instructions".into(), instructions.clone());
+    }
+    result.insert("resultType".into(), "complete".into());
+    if let Some(info) = init.get("serverInfo") {
+        result.insert("_meta".into(), serde_json::json!({ "io.modelcontextprotocol/serverInfo": info }));
+    }
+    Value::Object(result)
+}

@@ -1,0 +1,239 @@
+//! One upstream child behind the HTTP front: a relay ([`crate::proxy::core`]) on a guard session of its own,
+//! and the routes from the session's client streams to the HTTP responses waiting for them.
+//!
+//! Each POST is a client stream of its own (numbered from 1); stream 0 is the session's own: a legacy
+//! session's GET stream, where the upstream's messages that answer no request go (held, up to
+//! [`BACKLOG`], while no GET stream is open). Which message goes to which stream is the session's decision
+//! (`client-line-on`); this module only hands the lines over.
+
+use super::super::core::{self, Ack, ClientEvent, ClientPort, ClientSink, RelayConfig, RelayState};
+use super::super::io::{Budget, Outgoing, Read};
+use super::super::metrics::Metrics;
+use super::Front;
+use jsonrpc_errors_host::guard::Peer;
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+use tokio::sync::{mpsc, oneshot, watch};
+
+/// Messages for stream 0 held while no GET stream is open; older ones are dropped (and logged) beyond.
+pub const BACKLOG: usize = 256;
+
+#[derive(Default)]
+pub struct Routes {
+    streams: HashMap<u64, mpsc::UnboundedSender<Outgoing>>,
+    own: Option<mpsc::UnboundedSender<Outgoing>>,
+    backlog: VecDeque<Outgoing>,
+    /// The relay has ended: nothing more will be delivered.
+    ended: bool,
+}
+
+/// What the relay delivers to the client side: each line to the response of its stream.
+struct HttpSink {
+    routes: Arc<Mutex<Routes>>,
+    metrics: Arc<Metrics>,
+}
+
+impl ClientSink for HttpSink {
+    fn deliver(&mut self, stream: Option<u64>, out: Outgoing) {
+        self.metrics.written(Peer::Client, out.forwarded);
+        if let Some(at) = out.read_at {
+            self.metrics.latency(Peer::Client, at.elapsed());
+        }
+        let mut routes = self.routes.lock().unwrap_or_else(|p| p.into_inner());
+        match stream.unwrap_or(0) {
+            0 => {
+                let out = match &routes.own {
+                    Some(tx) => match tx.send(out) {
+                        Ok(()) => return,
+                        Err(mpsc::error::SendError(out)) => out,
+                    },
+                    None => out,
+                };
+                routes.own = None;
+                if routes.backlog.len() == BACKLOG {
+                    routes.backlog.pop_front();
+                    tracing::warn!(event = "dropped", "a message for the session's own stream was dropped: no GET stream read it");
+                }
+                routes.backlog.push_back(out);
+            }
+            s => {
+                if let Some(tx) = routes.streams.get(&s) {
+                    let _ = tx.send(out);
+                }
+            }
+        }
+    }
+}
+
+/// How the front connected to a child it serves stateless requests from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Handshake {
+    /// Not yet known.
+    Pending,
+    /// The child answers `server/discover` itself (it speaks the stateless revision).
+    Modern,
+    /// The child needed `initialize`: its result, from which the front answers `server/discover`.
+    Legacy(serde_json::Value),
+    /// The child did not answer either (it failed, or died).
+    Failed,
+}
+
+pub struct Upstream {
+    port: ClientPort,
+    routes: Arc<Mutex<Routes>>,
+    state: watch::Receiver<RelayState>,
+    next_stream: AtomicU64,
+    budget: Budget,
+    /// Set once the relay is retired: no line is handed to it after that (the gate orders the two).
+    retired: tokio::sync::RwLock<bool>,
+    pub started: Instant,
+    /// Streams open on this child (POSTs waiting for their answer, and a GET stream).
+    pub open: AtomicUsize,
+    last_active: Mutex<Instant>,
+    pub handshake: watch::Sender<Handshake>,
+}
+
+/// The relay has ended, or was retired: the line was not handed over.
+#[derive(Debug)]
+pub struct Gone;
+
+impl Upstream {
+    /// Opens a fresh guard session and starts its relay (and so the child).
+    pub fn start(front: &Arc<Front>) -> Result<Arc<Upstream>, jsonrpc_errors_host::Failure> {
+        let session = front.runtime.guard_session(&front.session)?;
+        let (port, inbox) = core::inbox();
+        let routes = Arc::new(Mutex::new(Routes::default()));
+        let (state_tx, state) = watch::channel(RelayState::Starting);
+        let budget = Budget::new();
+        let config = RelayConfig {
+            command: front.command.clone(),
+            grace: front.grace,
+            max_upstream_bytes: front.max_upstream_bytes,
+            client_budget: budget.clone(),
+            linger: true,
+            state: Some(state_tx),
+        };
+        let sink = HttpSink { routes: routes.clone(), metrics: front.metrics.clone() };
+        let up = Arc::new(Upstream {
+            port,
+            routes: routes.clone(),
+            state,
+            next_stream: AtomicU64::new(1),
+            budget,
+            retired: tokio::sync::RwLock::new(false),
+            started: Instant::now(),
+            open: AtomicUsize::new(0),
+            last_active: Mutex::new(Instant::now()),
+            handshake: watch::channel(Handshake::Pending).0,
+        });
+        let metrics = front.metrics.clone();
+        let live = front.live_relays.clone();
+        live.fetch_add(1, Ordering::AcqRel);
+        let ended = front.relay_ended.clone();
+        tokio::spawn(async move {
+            let end = core::run(config, Box::new(session), inbox, Box::new(sink), metrics).await;
+            drop(end);
+            let mut r = routes.lock().unwrap_or_else(|p| p.into_inner());
+            r.ended = true;
+            r.streams.clear();
+            r.own = None;
+            drop(r);
+            live.fetch_sub(1, Ordering::AcqRel);
+            ended.notify_waiters();
+        });
+        Ok(up)
+    }
+
+    pub fn state(&self) -> RelayState {
+        *self.state.borrow()
+    }
+
+    /// Whether the child is gone (its relay answers every line itself now).
+    pub fn gone(&self) -> bool {
+        matches!(self.state(), RelayState::UpstreamGone | RelayState::Ended)
+    }
+
+    pub fn touch(&self) {
+        *self.last_active.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+    }
+
+    pub fn idle_for(&self) -> std::time::Duration {
+        self.last_active.lock().unwrap_or_else(|p| p.into_inner()).elapsed()
+    }
+
+    /// A new client stream and the receiver of what the session sends to it.
+    pub fn open_stream(&self) -> (u64, mpsc::UnboundedReceiver<Outgoing>) {
+        let stream = self.next_stream.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut routes = self.routes.lock().unwrap_or_else(|p| p.into_inner());
+        if !routes.ended {
+            routes.streams.insert(stream, tx);
+        }
+        (stream, rx)
+    }
+
+    pub fn close_stream(&self, stream: u64) {
+        self.routes.lock().unwrap_or_else(|p| p.into_inner()).streams.remove(&stream);
+    }
+
+    /// Stream 0 (a legacy session's GET stream): what was held for it, then what comes. None if one is
+    /// open already.
+    pub fn open_own(&self) -> Option<mpsc::UnboundedReceiver<Outgoing>> {
+        let mut routes = self.routes.lock().unwrap_or_else(|p| p.into_inner());
+        if routes.own.as_ref().is_some_and(|tx| !tx.is_closed()) {
+            return None;
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        for out in routes.backlog.drain(..) {
+            let _ = tx.send(out);
+        }
+        if !routes.ended {
+            routes.own = Some(tx);
+        }
+        Some(rx)
+    }
+
+    /// Ends the GET stream, if one is open (the session ends, the guard drains).
+    pub fn close_own(&self) {
+        self.routes.lock().unwrap_or_else(|p| p.into_inner()).own = None;
+    }
+
+    /// Hands a client line read at `at` to the session on `stream`; the receiver gets how it was disposed of.
+    pub async fn submit(&self, stream: u64, read: Read, len: usize, at: Instant) -> Result<oneshot::Receiver<Ack>, Gone> {
+        let retired = self.retired.read().await;
+        if *retired {
+            return Err(Gone);
+        }
+        let permit = self.budget.reserve(len).await;
+        let (tx, rx) = oneshot::channel();
+        self.touch();
+        if !self.port.send(ClientEvent::Line { stream: Some(stream), read, at, permit, ack: Some(tx) }).await {
+            return Err(Gone);
+        }
+        drop(retired);
+        Ok(rx)
+    }
+
+    /// The client's stream went away before its answer: the session cancels what it had pending.
+    pub fn stream_gone(&self, stream: u64) {
+        self.close_stream(stream);
+        if let Err(event) = self.port.try_send(ClientEvent::StreamClosed(stream)) {
+            let port = self.port.clone();
+            tokio::spawn(async move { port.send(event).await });
+        }
+    }
+
+    /// No more clients for this child: it is stopped (stdin closed, SIGTERM, SIGKILL), what it had
+    /// pending is answered, and its relay ends. The GET stream ends now.
+    pub async fn retire(&self) {
+        let mut retired = self.retired.write().await;
+        if !*retired {
+            *retired = true;
+            self.port.send(ClientEvent::Retire).await;
+        }
+        drop(retired);
+        self.close_own();
+    }
+}
