@@ -2,8 +2,10 @@
 
     python py_client.py [--per-call-timeout-ms N] [--only a,b,c] [--mode legacy|auto]
                         [--sleep-ms N] -- UPSTREAM_CMD [ARGS...]
+    python py_client.py [...] --url http://127.0.0.1:PORT/mcp
 
-Spawns UPSTREAM_CMD (a server, or `jsonrpc-errors guard -- server`), runs the steps and
+Spawns UPSTREAM_CMD (a server, or `jsonrpc-errors guard -- server`), or connects to a
+Streamable HTTP server at URL (`jsonrpc-errors guard --listen`), runs the steps and
 prints one JSON line per step on stdout; nothing else goes to stdout. The line shape is
 shared with ts_client.mjs (see tests/guard/README.md) so outputs compare across SDKs.
 Exit 0 whenever the script ran to its end, whatever the calls did.
@@ -94,9 +96,9 @@ async def run(args: argparse.Namespace) -> None:
 
     # The whole environment, not the SDK's default allow-list (HOME, PATH, ...): the
     # upstream may be the guard, whose secret-env scrubbing the tests drive by env vars.
-    params = StdioServerParameters(command=args.upstream[0], args=args.upstream[1:], env=dict(os.environ))
+    params = StdioServerParameters(command=args.upstream[0], args=args.upstream[1:], env=dict(os.environ)) if not args.url else None
     client = Client(
-        params,
+        args.url or params,
         mode=args.mode,
         read_timeout_seconds=args.per_call_timeout_ms / 1000,
         message_handler=on_message,
@@ -179,7 +181,8 @@ def main() -> None:
                         help="legacy: initialize handshake (default); auto: the SDK's default, "
                              "probing server/discover first")
     parser.add_argument("--sleep-ms", type=int, default=1000, help="argument of the `sleep` step")
-    parser.add_argument("upstream", nargs="+", help="-- UPSTREAM_CMD [ARGS...]")
+    parser.add_argument("--url", default="", help="a Streamable HTTP server instead of UPSTREAM_CMD")
+    parser.add_argument("upstream", nargs="*", help="-- UPSTREAM_CMD [ARGS...]")
     args = parser.parse_args()
     # The SDK logs transport faults through `logging`; send them to stderr, never stdout.
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="py_client[%(name)s]: %(message)s")

@@ -1,13 +1,16 @@
 // Scripted MCP session on the official TypeScript SDK's client (Client + StdioClientTransport).
 //
 //     node ts_client.mjs [--per-call-timeout-ms N] [--only a,b,c] [--sleep-ms N] -- UPSTREAM_CMD [ARGS...]
+//     node ts_client.mjs [...] --url http://127.0.0.1:PORT/mcp
 //
-// Spawns UPSTREAM_CMD (a server, or `jsonrpc-errors guard -- server`), runs the steps and
+// Spawns UPSTREAM_CMD (a server, or `jsonrpc-errors guard -- server`), or connects to a Streamable HTTP
+// server at URL (StreamableHTTPClientTransport: `jsonrpc-errors guard --listen`), runs the steps and
 // prints one JSON line per step on stdout; nothing else goes to stdout. The line shape is
 // shared with py_client.py (see tests/guard/README.md) so outputs compare across SDKs.
 // Exit 0 whenever the script ran to its end, whatever the calls did.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 
 const DEFAULT_STEPS = [
@@ -27,7 +30,7 @@ const DEFAULT_STEPS = [
 const EXTRA_STEPS = ['sleep'];
 
 function parseArgs(argv) {
-  const opts = { perCallTimeoutMs: 5000, only: '', sleepMs: 1000, upstream: [] };
+  const opts = { perCallTimeoutMs: 5000, only: '', sleepMs: 1000, upstream: [], url: '' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--') {
@@ -36,9 +39,10 @@ function parseArgs(argv) {
     } else if (a === '--per-call-timeout-ms') opts.perCallTimeoutMs = Number(argv[++i]);
     else if (a === '--only') opts.only = argv[++i];
     else if (a === '--sleep-ms') opts.sleepMs = Number(argv[++i]);
+    else if (a === '--url') opts.url = argv[++i];
     else throw new Error(`ts_client: unknown argument ${a}`);
   }
-  if (opts.upstream.length === 0) throw new Error('ts_client: missing -- UPSTREAM_CMD [ARGS...]');
+  if (opts.upstream.length === 0 && !opts.url) throw new Error('ts_client: missing -- UPSTREAM_CMD [ARGS...] or --url URL');
   return opts;
 }
 
@@ -80,14 +84,16 @@ async function main() {
   // The connection is the initialize step; it always comes first.
   steps = ['initialize', ...steps.filter((s) => s !== 'initialize')];
 
-  const transport = new StdioClientTransport({
-    command: opts.upstream[0],
-    args: opts.upstream.slice(1),
-    // The whole environment, not the SDK's default allow-list (HOME, PATH, ...): the
-    // upstream may be the guard, whose secret-env scrubbing the tests drive by env vars.
-    env: { ...process.env },
-    stderr: 'inherit',
-  });
+  const transport = opts.url
+    ? new StreamableHTTPClientTransport(new URL(opts.url))
+    : new StdioClientTransport({
+        command: opts.upstream[0],
+        args: opts.upstream.slice(1),
+        // The whole environment, not the SDK's default allow-list (HOME, PATH, ...): the
+        // upstream may be the guard, whose secret-env scrubbing the tests drive by env vars.
+        env: { ...process.env },
+        stderr: 'inherit',
+      });
   // Protocol.connect() chains to a handler already set on the transport, so this sees
   // every inbound message; it is the only public place the negotiated version shows up.
   let protocolVersion = null;
