@@ -146,10 +146,37 @@ pub struct SessionArgs<'a> {
     pub timeout_ms: Option<u64>,
     pub upstream: &'a str,
     pub failed_result_bytes: Option<u64>,
+    /// A policy file (TOML), and the environment its `hash_key_env` is read from.
+    pub policy: Option<&'a str>,
+    pub policy_env: &'a [(String, String)],
+}
+
+/// Checks a policy file (`jsonrpc-errors guard --check-config`, and every shell before it opens a session):
+/// its defaults as JSON (`policy::compiled::defaults_json`), or -32602 with `data.reason` "invalid-policy",
+/// `data.line`, `data.column` and `data.details`.
+pub fn check_policy(text: &str, env: &[(String, String)]) -> Result<String, ErrorObject> {
+    match crate::policy::Compiled::new(text, env) {
+        Ok(c) => Ok(crate::policy::compiled::defaults_json(&c.document)),
+        Err(e) => Err(policy_error(&e)),
+    }
+}
+
+/// The error object of a refused policy file.
+pub fn policy_error(e: &crate::policy::DocumentError) -> ErrorObject {
+    let mut data = serde_json::Map::new();
+    data.insert("reason".into(), "invalid-policy".into());
+    if let Some((line, column)) = e.at {
+        data.insert("line".into(), line.into());
+        data.insert("column".into(), column.into());
+    }
+    data.insert("details".into(), crate::scrub::scrub(&e.message, &crate::environment()).into());
+    ErrorObject { code: -32602, message: "Invalid params".into(), data: Some(serde_json::Value::Object(data)) }
 }
 
 pub fn guard_session(args: SessionArgs<'_>) -> Result<guard::Session, ErrorObject> {
-    let SessionArgs { dialect, max_bytes, batch, timeout_ms, upstream, failed_result_bytes } = args;
+    // A policy file that is refused does not refuse the session: it answers every request with the
+    // configuration error (fail closed) and logs why. Shells call `check_policy` first to refuse it at start.
+    let SessionArgs { dialect, max_bytes, batch, timeout_ms, upstream, failed_result_bytes, policy, policy_env } = args;
     let batch = BatchPolicy::parse(batch).ok_or_else(|| {
         ErrorObject::invalid_params("unknown-batch-policy", "batch policy must be \"reject\" or \"allow\"")
     })?;
@@ -166,6 +193,8 @@ pub fn guard_session(args: SessionArgs<'_>) -> Result<guard::Session, ErrorObjec
         // Room for the cut's marker at least: a limit smaller than it could not hold the text it announces.
         options.failed_result_bytes = n.max(64);
     }
+    options.policy = policy.map(str::to_string);
+    options.policy_env = policy_env.to_vec();
     Ok(guard::Session::new(options))
 }
 

@@ -252,6 +252,10 @@ struct GuardSession(RefCell<crate::guard::Session>);
 
 impl exports::jsonrpc_errors::core::guard::Guest for Component {
     type Session = GuardSession;
+
+    fn check_policy(text: String, env: Vec<(String, String)>) -> Outcome {
+        outcome(api::check_policy(&text, &env))
+    }
 }
 
 impl exports::jsonrpc_errors::core::guard::GuestSession for GuardSession {
@@ -268,6 +272,8 @@ impl exports::jsonrpc_errors::core::guard::GuestSession for GuardSession {
             timeout_ms: options.timeout_ms,
             upstream: &options.upstream,
             failed_result_bytes: options.failed_result_bytes,
+            policy: options.policy.as_deref(),
+            policy_env: &options.policy_env,
         };
         let session = api::guard_session(args)
             .unwrap_or_else(|_| crate::guard::Session::new(crate::guard::Options::new("canonical", &options.upstream)));
@@ -276,6 +282,13 @@ impl exports::jsonrpc_errors::core::guard::GuestSession for GuardSession {
 
     fn client_line(&self, line: Vec<u8>, c: WitContext) -> String {
         self.0.borrow_mut().client_line(&line, ctx(c)).to_json()
+    }
+
+    fn set_policy(&self, text: String, env: Vec<(String, String)>) -> Outcome {
+        match self.0.borrow_mut().set_policy(&text, &env) {
+            Ok(()) => Outcome::Ok("{}".into()),
+            Err(e) => Outcome::Failed(error_object(api::policy_error(&e))),
+        }
     }
 
     fn client_line_on(&self, stream: u64, line: Vec<u8>, c: WitContext) -> String {

@@ -123,7 +123,7 @@ fn check_request(parsed: Parsed<'_>) -> Result<Value, Rejection> {
 
 fn respond(rejection: Rejection, options: &ValidateOptions, ctx: &CallContext, env: &Secrets) -> Value {
     let kind = taxonomy().kind(rejection.kind).expect("validation kinds are in the taxonomy");
-    let input = ErrorInput { kind, fields: rejection.fields, id: rejection.id, correlation_id: None, timestamp: None, result_type: false, generic: Fields::new() };
+    let input = ErrorInput { kind, fields: rejection.fields, id: rejection.id, correlation_id: None, timestamp: None, result_type: false, redaction: None, generic: Fields::new() };
     // Both kinds are defined in every dialect and their fields are well-formed, so rendering cannot fail;
     // should it ever, the caller still gets a plain, leak-free -32603.
     render(&input, &options.dialect, ctx, env).map(|o| o.into_value()).unwrap_or_else(|_| {

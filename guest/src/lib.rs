@@ -11,6 +11,7 @@ pub mod error;
 pub mod guard;
 pub mod lookup;
 pub mod message;
+pub mod policy;
 pub mod ordered;
 pub mod redact;
 pub mod render;

@@ -3,7 +3,7 @@
 use crate::context::CallContext;
 use crate::error::InputError;
 use crate::ordered::{Fields, InputDoc, Obj};
-use crate::redact::Secrets;
+use crate::redact::{Policy, Secrets};
 use crate::scrub;
 use crate::taxonomy::{is_dialect, taxonomy, Dialect, FieldType, Kind, Style};
 use crate::message::RawObject;
@@ -25,6 +25,8 @@ pub struct ErrorInput<'a> {
     /// MCP revision the request was made under requires it (2026-07-28 on). Only a guard knows the revision;
     /// not part of the map input.
     pub result_type: bool,
+    /// The redaction policy the texts are scrubbed under (a guard's policy file); none: the defaults.
+    pub redaction: Option<std::sync::Arc<Policy>>,
     /// The target dialect's generic fields the caller gave (see `meta.dialect_fields`).
     pub generic: Fields,
 }
@@ -131,7 +133,7 @@ pub fn parse_fields(obj: Fields, dialect: &str) -> Result<ErrorInput<'static>, I
             }
         }
     }
-    Ok(ErrorInput { kind, fields, id, correlation_id, timestamp, result_type: false, generic })
+    Ok(ErrorInput { kind, fields, id, correlation_id, timestamp, result_type: false, redaction: None, generic })
 }
 
 /// Several errors for one request (e.g. several gates failed): the first gate in gate order wins;
@@ -193,15 +195,15 @@ pub fn fill(template: &str, fields: &Fields) -> Option<String> {
 /// A field value scrubbed for the client: strings redacted and truncated, lists item by item, an object's
 /// keys and values alike (a caller's `context` may name a secret in a key). The depth is bounded by the JSON
 /// reader's recursion limit (128), which every map input passes through.
-fn scrub_value(value: &Value, env: &Secrets) -> Value {
+fn scrub_value(value: &Value, env: &Secrets, policy: &Policy) -> Value {
     match value {
-        Value::String(s) => Value::String(scrub::scrub(s, env)),
-        Value::Array(items) => Value::Array(items.iter().map(|v| scrub_value(v, env)).collect()),
+        Value::String(s) => Value::String(scrub::scrub_with(s, env, policy)),
+        Value::Array(items) => Value::Array(items.iter().map(|v| scrub_value(v, env, policy)).collect()),
         Value::Object(members) => {
             let mut out = serde_json::Map::new();
             for (k, v) in members {
                 // Two keys equal once scrubbed keep the later value (as any JSON object would).
-                out.insert(scrub::scrub(k, env), scrub_value(v, env));
+                out.insert(scrub::scrub_with(k, env, policy), scrub_value(v, env, policy));
             }
             Value::Object(out)
         }
@@ -238,28 +240,37 @@ pub fn render<'a>(input: &ErrorInput<'a>, dialect: &str, ctx: &CallContext, env:
     })?;
     let fields = &input.fields;
     let message = fill(entry.message.as_deref().unwrap_or(&kind.message), fields).unwrap_or_else(|| kind.message.clone());
-    let message = scrub::scrub_owned(message, env);
-    let generic = |name: &str| input.generic.get(name).map(|v| scrub_value(v, env));
+    // The caller's redaction policy (a guard's policy file), else the defaults.
+    let default_policy;
+    let policy = match input.redaction.as_deref() {
+        Some(p) => p,
+        None => {
+            default_policy = Policy::default();
+            &default_policy
+        }
+    };
+    let message = scrub::scrub_owned_with(message, env, policy);
+    let generic = |name: &str| input.generic.get(name).map(|v| scrub_value(v, env, policy));
     // A dialect's generic `details` (Watchgate) is the caller's own text for it: it replaces the template's.
     let details = match input.generic.get("details").and_then(Value::as_str) {
-        Some(d) => Some(scrub::scrub(d, env)),
+        Some(d) => Some(scrub::scrub_with(d, env, policy)),
         None => entry
             .details
             .as_deref()
             .or(kind.details.as_deref())
             .and_then(|t| fill(t, fields))
-            .map(|d| scrub::scrub_owned(d, env)),
+            .map(|d| scrub::scrub_owned_with(d, env, policy)),
     };
     let retryable = fields.get("retryable").and_then(Value::as_bool).unwrap_or(kind.retryable);
     let public: Vec<(&str, Value)> = kind
         .public
         .iter()
-        .filter_map(|p| fields.get(p).map(|v| (p.as_str(), scrub_value(v, env))))
+        .filter_map(|p| fields.get(p).map(|v| (p.as_str(), scrub_value(v, env, policy))))
         .collect();
     // The caller's correlation id and timestamp are echoed, so they are scrubbed like every field: a token
     // pasted into one must not reach the client (found by fuzzing).
     let correlation_id = || match &input.correlation_id {
-        Some(c) => scrub::scrub(c, env),
+        Some(c) => scrub::scrub_with(c, env, policy),
         None => ctx.correlation_id(),
     };
 
@@ -332,7 +343,7 @@ pub fn render<'a>(input: &ErrorInput<'a>, dialect: &str, ctx: &CallContext, env:
             error.push("code", code);
             error.push("message", message);
             let timestamp = || match &input.timestamp {
-                Some(t) => scrub::scrub(t, env),
+                Some(t) => scrub::scrub_with(t, env, policy),
                 None => ctx.timestamp(),
             };
             let data = error_data(which, kind, public, details, retryable, &correlation_id, &timestamp, &generic);

@@ -1,6 +1,7 @@
 //! Sanitizing an upstream server's error response before a proxy passes it on.
 
-use crate::redact::Secrets;
+use crate::redact::{Policy, Secrets};
+use std::sync::Arc;
 use crate::context::CallContext;
 use crate::error::{error_response, ErrorObject, InputError};
 use crate::render::{parse_input, render};
@@ -39,9 +40,9 @@ fn truncate_strings(value: &mut Value) {
 
 /// Upstream `data`: values under sensitive keys redacted whole, every other string scanned, diagnostics
 /// dropped, every string truncated. Also returns what was found (rule, the secret as it stood in `value`).
-fn scrub_data(value: &Value, env: &Secrets) -> (Value, Vec<(String, String)>) {
+fn scrub_data(value: &Value, env: &Secrets, policy: &Policy) -> (Value, Vec<(String, String)>) {
     let mut v = value.clone();
-    let findings = crate::redact::redact_value(&mut v, env, &crate::redact::Policy::default());
+    let findings = crate::redact::redact_value(&mut v, env, policy);
     let found = findings
         .into_iter()
         .filter(|f| !f.key)
@@ -127,11 +128,13 @@ pub struct Target<'a> {
     pub correlation_id: Option<String>,
     /// A result written in place of the error must carry `resultType` (the request's MCP revision requires it).
     pub result_type: bool,
+    /// The redaction policy (a guard's policy file); none: the defaults.
+    pub redaction: Option<Arc<Policy>>,
 }
 
 impl<'a> Target<'a> {
     pub fn standalone(dialect: &'a str) -> Self {
-        Target { dialect, results_allowed: true, id: None, correlation_id: None, result_type: false }
+        Target { dialect, results_allowed: true, id: None, correlation_id: None, result_type: false, redaction: None }
     }
 }
 
@@ -157,6 +160,18 @@ pub fn sanitize(raw: &[u8], dialect: &str, ctx: &CallContext, env: &Secrets) -> 
 
 /// [`sanitize`] for a response already parsed, answering for `target`.
 pub fn sanitize_response(response: &Map<String, Value>, target: &Target<'_>, ctx: &CallContext, env: &Secrets) -> Value {
+    sanitize_response_finding(response, target, ctx, env, None)
+}
+
+/// [`sanitize_response`], adding the rules whose findings were redacted to `found_rules` (a guard's
+/// policy acts on them).
+pub fn sanitize_response_finding(
+    response: &Map<String, Value>,
+    target: &Target<'_>,
+    ctx: &CallContext,
+    env: &Secrets,
+    found_rules: Option<&mut Vec<String>>,
+) -> Value {
     let dialect = target.dialect;
     let id = match (&target.id, response.get("id")) {
         (Some(id), _) => id.clone(),
@@ -174,15 +189,26 @@ pub fn sanitize_response(response: &Map<String, Value>, target: &Target<'_>, ctx
         return internal(id);
     };
     let raw_message = error.get("message").and_then(Value::as_str).unwrap_or("");
+    let default_policy;
+    let policy = match target.redaction.as_deref() {
+        Some(p) => p,
+        None => {
+            default_policy = Policy::default();
+            &default_policy
+        }
+    };
     // What each field's redaction found is redacted from the other fields too (a token split between them).
-    let in_message = crate::redact::redact_with(raw_message, env, &crate::redact::Policy::default());
+    let in_message = crate::redact::redact_with(raw_message, env, policy);
     let mut found: Vec<(String, String)> = in_message.findings.iter().map(|f| (f.rule.clone(), raw_message[f.start..f.end].to_string())).collect();
     let data = error.get("data").map(|d| {
-        let (data, in_data) = scrub_data(d, env);
+        let (data, in_data) = scrub_data(d, env, policy);
         found.extend(in_data);
         data
     });
-    let message = scrub::scrub(raw_message, env);
+    if let Some(rules) = found_rules {
+        rules.extend(found.iter().map(|(rule, _)| rule.clone()));
+    }
+    let message = scrub::scrub_with(raw_message, env, policy);
     let message = without_fragments(&message, &found).unwrap_or(message);
 
     let upstream_error = crate::taxonomy::taxonomy()
@@ -205,6 +231,10 @@ pub fn sanitize_response(response: &Map<String, Value>, target: &Target<'_>, ctx
         #[cfg(feature = "mcp-revisions")]
         let parsed = parsed.map(|mut p| {
             p.result_type = target.result_type;
+            p
+        });
+        let parsed = parsed.map(|mut p| {
+            p.redaction = target.redaction.clone();
             p
         });
         return match parsed.and_then(|p| render(&p, dialect, ctx, env)) {

@@ -21,6 +21,9 @@ pub struct Options {
     pub upstream: String,
     /// The longest text of a failed tool result passed on (`None`: the taxonomy's 8 KiB).
     pub failed_result_bytes: Option<u64>,
+    /// A policy file (TOML) and the environment its `hash_key_env` is read from.
+    pub policy: Option<String>,
+    pub policy_env: Vec<(String, String)>,
 }
 
 impl Default for Options {
@@ -32,6 +35,8 @@ impl Default for Options {
             timeout_ms: None,
             upstream: "upstream".into(),
             failed_result_bytes: None,
+            policy: None,
+            policy_env: Vec::new(),
         }
     }
 }
@@ -123,6 +128,8 @@ impl Runtime {
             timeout_ms: options.timeout_ms,
             upstream: options.upstream.clone(),
             failed_result_bytes: options.failed_result_bytes,
+            policy: options.policy.clone(),
+            policy_env: options.policy_env.clone(),
         };
         let mut instance = self.instantiate().map_err(|_| Failure::internal())?;
         let handle = instance
@@ -166,6 +173,13 @@ impl Session {
     pub fn client_line_json(&mut self, line: &[u8], ctx: Context) -> Result<String, Failure> {
         self.sized(line.len())?;
         self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_client_line(&mut i.store, h, line, ctx.wit()))
+    }
+
+    /// Replaces the policy for the requests from now on (a reload); a refused one leaves it as it was.
+    pub fn set_policy(&mut self, text: &str, env: &[(String, String)]) -> Result<(), Failure> {
+        self.sized(text.len())?;
+        let o = self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_set_policy(&mut i.store, h, text, env))?;
+        crate::outcome(o).map(|_| ())
     }
 
     /// A line from client stream `stream` (an HTTP front's request, a session's own stream 0): requests are

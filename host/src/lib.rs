@@ -67,7 +67,7 @@ impl Failure {
     }
 }
 
-fn outcome(o: Outcome) -> Result<String, Failure> {
+pub(crate) fn outcome(o: Outcome) -> Result<String, Failure> {
     match o {
         Outcome::Ok(text) => Ok(text),
         Outcome::Failed(e) => Err(failure(e)),
@@ -260,6 +260,14 @@ impl Runtime {
     /// The dialect enum's case for a name; an unknown name gets the guest's refusal.
     pub fn dialect(&self, name: &str) -> Result<Dialect, Failure> {
         known_dialect(name).ok_or_else(|| self.refusal(&InputProblem::UnknownDialect(name.to_string())))
+    }
+
+    /// Checks a guard policy file (TOML): its defaults as JSON, or the error saying where it is wrong
+    /// (`data.line`, `data.column`). `env`: the environment its `hash_key_env` is read from.
+    pub fn check_policy(&self, text: &str, env: &[(String, String)]) -> Result<String, Failure> {
+        self.check_size(text.len())?;
+        let o = self.with_instance(|i| i.api.jsonrpc_errors_core_guard().call_check_policy(&mut i.store, text, env))?;
+        outcome(o)
     }
 
     /// `map`: JSON text `{kind, id?, correlation_id?, timestamp?, ...fields}` → the JSON-RPC response.

@@ -149,7 +149,17 @@ fn guard_options(case: &Value) -> jsonrpc_errors_host::guard::Options {
         timeout_ms: n("timeout_ms"),
         upstream: s("upstream", "upstream"),
         failed_result_bytes: n("failed_result_bytes"),
+        policy: o.get("policy").and_then(Value::as_str).map(str::to_string),
+        policy_env: env_pairs(o.get("policy_env")),
     }
+}
+
+/// `[[name, value], ...]` as pairs (none when absent).
+fn env_pairs(value: Option<&Value>) -> Vec<(String, String)> {
+    value
+        .and_then(Value::as_array)
+        .map(|pairs| pairs.iter().map(|p| (p[0].as_str().unwrap().to_string(), p[1].as_str().unwrap().to_string())).collect())
+        .unwrap_or_default()
 }
 
 /// The outputs of a guard script, joined by newlines (each output is one JSON document, or a log text).
@@ -163,6 +173,8 @@ fn native_guard(case: &Value) -> Result<String, jsonrpc_errors_guest::error::Err
         timeout_ms: o.timeout_ms,
         upstream: &o.upstream,
         failed_result_bytes: o.failed_result_bytes,
+        policy: o.policy.as_deref(),
+        policy_env: &o.policy_env,
     };
     let mut session = api::guard_session(args)?;
     let mut outputs = Vec::new();
@@ -260,6 +272,7 @@ fn native(case: &Value) -> Outcome {
         "redact_with" => api::redact_with(s("text").unwrap(), &options_text(case)),
         "redact_json_value" => api::redact_json_value(&value_text(case), &options_text(case)),
         "kinds" => Ok(api::kinds_json()),
+        "check_policy" => api::check_policy(&s("policy").unwrap(), &env_pairs(case.get("policy_env"))),
         "max_input_bytes" => Ok(api::max_input_bytes().to_string()),
         "refusal" => {
             let problem = problem_of(case);
@@ -328,6 +341,7 @@ fn component(rt: &Runtime, case: &Value) -> Outcome {
         "redact_with" => rt.redact_with(s("text").unwrap(), &options_text(case)),
         "redact_json_value" => rt.redact_json_value(&value_text(case), &options_text(case)),
         "kinds" => rt.kinds_json(),
+        "check_policy" => rt.check_policy(&s("policy").unwrap(), &env_pairs(case.get("policy_env"))),
         "max_input_bytes" => Ok(rt.max_input_bytes().to_string()),
         "refusal" => Err(rt.refusal(&problem_of(case))),
         "guard" => component_guard(rt, case),

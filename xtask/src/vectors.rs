@@ -76,6 +76,7 @@ fn record(mut case: Map<String, Value>) -> Value {
             api::redact_json_value(&value, &options_text(&case))
         }
         "kinds" => Ok(api::kinds_json()),
+        "check_policy" => api::check_policy(&s("policy").unwrap(), &env_pairs(case.get("policy_env"))),
         "max_input_bytes" => Ok(api::max_input_bytes().to_string()),
         "refusal" => Err(api::refusal(refusal_of(&case["problem"]))),
         "guard" => {
@@ -542,10 +543,19 @@ fn lookup_cases() -> Value {
     json!({"description": "lookup, explain and codes: reverse lookup across colliding codes, and the code tables.", "cases": cases})
 }
 
+/// `[[name, value], ...]` as pairs (none when absent).
+fn env_pairs(value: Option<&Value>) -> Vec<(String, String)> {
+    value
+        .and_then(Value::as_array)
+        .map(|pairs| pairs.iter().map(|p| (p[0].as_str().unwrap().to_string(), p[1].as_str().unwrap().to_string())).collect())
+        .unwrap_or_default()
+}
+
 /// Runs a `guard` case's script on a native session: one output text per step.
 fn guard_script(case: &Map<String, Value>, ctx: &CallContext) -> Result<Vec<String>, jsonrpc_errors_guest::error::ErrorObject> {
     use jsonrpc_errors_guest::guard::Failure;
     let o = case.get("options").cloned().unwrap_or(json!({}));
+    let policy_env = env_pairs(o.get("policy_env"));
     let mut session = api::guard_session(api::SessionArgs {
         dialect: o.get("dialect").and_then(Value::as_str).unwrap_or("canonical"),
         max_bytes: o.get("max_bytes").and_then(Value::as_u64),
@@ -553,6 +563,8 @@ fn guard_script(case: &Map<String, Value>, ctx: &CallContext) -> Result<Vec<Stri
         timeout_ms: o.get("timeout_ms").and_then(Value::as_u64),
         upstream: o.get("upstream").and_then(Value::as_str).unwrap_or("upstream"),
         failed_result_bytes: o.get("failed_result_bytes").and_then(Value::as_u64),
+        policy: o.get("policy").and_then(Value::as_str),
+        policy_env: &policy_env,
     })?;
     let hex = |h: &str| -> Vec<u8> { (0..h.len()).step_by(2).map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap()).collect() };
     let mut outputs = Vec::new();

@@ -30,15 +30,28 @@ fn outcome(r: Result<String, ErrorObject>) -> Result<String, JsValue> {
     r.map_err(|e| JsValue::from_str(&api::failure_json(&e)))
 }
 
-/// `env` is a flat list `[name0, value0, name1, value1, …]`.
-#[wasm_bindgen(js_name = setEnvironment)]
-pub fn set_environment(env: Vec<String>) -> u32 {
-    let mut pairs = Vec::with_capacity(env.len() / 2);
-    let mut it = env.into_iter();
+/// A flat list `[name0, value0, name1, value1, …]` as pairs.
+fn pairs(flat: Vec<String>) -> Vec<(String, String)> {
+    let mut pairs = Vec::with_capacity(flat.len() / 2);
+    let mut it = flat.into_iter();
     while let (Some(k), Some(v)) = (it.next(), it.next()) {
         pairs.push((k, v));
     }
-    jsonrpc_errors_guest::set_environment(&pairs) as u32
+    pairs
+}
+
+/// `env` is a flat list `[name0, value0, name1, value1, …]`.
+#[wasm_bindgen(js_name = setEnvironment)]
+pub fn set_environment(env: Vec<String>) -> u32 {
+    jsonrpc_errors_guest::set_environment(&pairs(env)) as u32
+}
+
+/// Checks a policy file: its defaults as JSON, or the error object (thrown) saying where it is wrong.
+/// `env`: flat `[name, value, …]`.
+#[cfg(feature = "guard")]
+#[wasm_bindgen(js_name = checkPolicy)]
+pub fn check_policy(text: &str, env: Vec<String>) -> Result<String, JsValue> {
+    outcome(api::check_policy(text, &pairs(env)))
 }
 
 #[cfg(not(any(feature = "guard", feature = "redact")))]
@@ -159,7 +172,10 @@ impl GuardSession {
         timeout_ms: Option<f64>,
         upstream: &str,
         failed_result_bytes: Option<f64>,
+        policy: Option<String>,
+        policy_env: Vec<String>,
     ) -> Result<GuardSession, JsValue> {
+        let policy_env = pairs(policy_env);
         let args = api::SessionArgs {
             dialect,
             max_bytes: max_bytes.map(|n| n as u64),
@@ -167,6 +183,8 @@ impl GuardSession {
             timeout_ms: timeout_ms.map(|n| n as u64),
             upstream,
             failed_result_bytes: failed_result_bytes.map(|n| n as u64),
+            policy: policy.as_deref(),
+            policy_env: &policy_env,
         };
         api::guard_session(args)
             .map(GuardSession)
@@ -176,6 +194,12 @@ impl GuardSession {
     #[wasm_bindgen(js_name = clientLine)]
     pub fn client_line(&mut self, line: &[u8], unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> String {
         self.0.client_line(line, ctx(unix_millis, entropy_hi, entropy_lo)).to_json()
+    }
+
+    /// Replaces the policy for requests from now on; a refused one leaves it as it was (the error, thrown).
+    #[wasm_bindgen(js_name = setPolicy)]
+    pub fn set_policy(&mut self, text: &str, env: Vec<String>) -> Result<String, JsValue> {
+        self.0.set_policy(text, &pairs(env)).map(|()| "{}".to_string()).map_err(|e| JsValue::from_str(&api::failure_json(&api::policy_error(&e))))
     }
 
     #[wasm_bindgen(js_name = clientLineOn)]

@@ -22,6 +22,7 @@
 //! Batches (when allowed) are split into their members upstream, since MCP servers no longer take batches,
 //! and their answers are gathered into one array for the client.
 
+pub mod policy;
 pub mod rewrite;
 pub mod steps;
 pub mod streams;
@@ -30,7 +31,7 @@ use crate::context::CallContext;
 use crate::envelope::BatchPolicy;
 use crate::message::{self, json_type, Envelope, JsonType, Parsed};
 use crate::ordered::Fields;
-use crate::redact::Secrets;
+use crate::redact::{self, Secrets};
 use crate::sniff;
 use crate::taxonomy::taxonomy;
 use rewrite::Answer;
@@ -54,6 +55,9 @@ pub struct Options {
     pub upstream: String,
     /// The longest text of a failed tool result passed on; longer ones keep their start and end.
     pub failed_result_bytes: u64,
+    /// A policy file (TOML, `crate::policy`), and the environment its `hash_key_env` is read from.
+    pub policy: Option<String>,
+    pub policy_env: Vec<(String, String)>,
 }
 
 impl Options {
@@ -65,6 +69,8 @@ impl Options {
             timeout_millis: None,
             upstream: upstream.to_string(),
             failed_result_bytes: taxonomy().meta.failed_result_text_bytes,
+            policy: None,
+            policy_env: Vec::new(),
         }
     }
 }
@@ -109,6 +115,10 @@ struct Pending {
     /// Where it came from and what it was called there, for a request that arrived on a client stream
     /// (`client_line_on`): its answers go back there, with the client's id and token (streams.rs).
     origin: Option<Origin>,
+    /// What the session's policy file says of it (none without one).
+    effective: Option<Box<crate::policy::Effective>>,
+    /// The latest it may be answered, progress or not (the policy's `max_wait`).
+    latest: Option<u64>,
 }
 
 /// A request's stream, and the id and progress token its client wrote (raw JSON), which the upstream knows by
@@ -203,6 +213,10 @@ pub struct Session {
     streams: Option<streams::Streams>,
     /// A stream's request key (`streams::alias`) → the upstream key it was renamed to, while in flight.
     aliases: HashMap<String, Entry>,
+    /// The policy file, compiled; or why it was refused (then every request is answered with the
+    /// configuration error: a guard whose policy could not be read must not relay without it).
+    policy: Option<crate::policy::Compiled>,
+    policy_error: Option<String>,
     /// The MCP revision the `initialize` handshake agreed on (the upstream's answer), for requests that do
     /// not name one themselves: what a result the guard writes must carry depends on it.
     revision: Option<String>,
@@ -308,7 +322,16 @@ fn excerpt(text: &str, env: &Secrets) -> String {
 
 impl Session {
     pub fn new(options: Options) -> Self {
+        let (policy, policy_error) = match &options.policy {
+            None => (None, None),
+            Some(text) => match crate::policy::Compiled::new(text, &options.policy_env) {
+                Ok(c) => (Some(c), None),
+                Err(e) => (None, Some(e.to_string())),
+            },
+        };
         Session {
+            policy,
+            policy_error,
             options,
             pending: HashMap::new(),
             deadlines: BinaryHeap::new(),
@@ -441,6 +464,16 @@ impl Session {
             },
         }
         self.finish(call)
+    }
+
+    /// Replaces the policy file for the requests that arrive from now on (a shell's reload, on SIGHUP);
+    /// requests in flight keep what held when they arrived. A document that is refused leaves the policy as
+    /// it was, and the error says why.
+    pub fn set_policy(&mut self, text: &str, env: &[(String, String)]) -> Result<(), crate::policy::DocumentError> {
+        let compiled = crate::policy::Compiled::new(text, env)?;
+        self.policy = Some(compiled);
+        self.policy_error = None;
+        Ok(())
     }
 
     /// A line from client stream `stream` (an HTTP front's request, a session's GET stream; its newline
@@ -607,6 +640,40 @@ impl Session {
             let detail = format!("id {} is already in flight", raw_id.get());
             return Verdict::Reply(self.answer(call, "invalid-request", f, id, Some(&checked.method), None, detail));
         }
+        // A policy that could not be read: nothing is relayed without it.
+        if let Some(why) = &self.policy_error {
+            let f = fields(&[("details", json!("the guard's policy file is not valid"))]);
+            let detail = format!("the policy file was refused: {why}");
+            return Verdict::Reply(self.answer(call, "configuration-error", f, id, Some(&checked.method), None, detail));
+        }
+        let tool = policy::tool_name(&checked.method, envelope.params);
+        let effective = self.policy.as_mut().map(|p| Box::new(p.for_request(&checked.method, tool.as_deref())));
+        // What the client sends the server, redacted where the policy says so (the `requests` scope): a tool
+        // call's arguments.
+        let mut parts: Vec<(&RawValue, String)> = Vec::new();
+        if let Some(e) = effective.as_deref().filter(|e| e.redacts(crate::policy::Scope::Requests)) {
+            if let Some(raw) = streams::raw_param(envelope.params, "arguments") {
+                if let Ok(mut arguments) = serde_json::from_str::<Value>(raw.get()) {
+                    let (found, changed) = policy::redact_value(&mut arguments, e, &crate::environment());
+                    let decision = policy::decide(e, found.iter().map(|f| (f.rule.as_str(), f.category.as_str())));
+                    for event in policy::events(&decision, e, &id, &checked.method) {
+                        call.event(event);
+                    }
+                    if decision.blocked.is_some() {
+                        let f = fields(&[("tool", json!(tool.as_deref().unwrap_or(&checked.method))), ("reason", json!("the request carries what the policy blocks"))]);
+                        let detail = format!("{} not forwarded: the policy blocks what its arguments carry", checked.method);
+                        return Verdict::Reply(self.answer(call, "policy-denied", f, id, Some(&checked.method), None, detail));
+                    }
+                    if changed {
+                        let mut redacted = Event::new(EventName::Redacted, "warn").id(&id).method(&checked.method);
+                        redacted.detail = Some(format!("the request's arguments, redacted: {}", decision.redacted.join(", ")));
+                        redacted.tool = e.tool.clone().or(tool.clone());
+                        call.event(redacted);
+                        parts.push((raw, arguments.to_string()));
+                    }
+                }
+            }
+        }
         let mut pending = Pending {
             id,
             method: checked.method,
@@ -616,16 +683,19 @@ impl Session {
             revision: meta.protocol_version,
             slot: None,
             origin: None,
+            effective,
+            latest: None,
         };
         let Some(stream) = call.origin else {
-            return Verdict::Await(key, pending, None);
+            let renamed = (!parts.is_empty()).then(|| streams::splice(text, &mut parts));
+            return Verdict::Await(key, pending, renamed);
         };
         // Renamed for the upstream: ids (and progress tokens) of the session's own, unique across streams.
         let Some(numbers) = self.streams.as_mut() else { return Verdict::Await(key, pending, None) };
         let upstream_id = numbers.allocate();
         let raw_token = streams::raw_progress_token(envelope.params);
         let token = raw_token.map(|raw| (raw.get().to_string(), numbers.allocate()));
-        let mut parts = vec![(raw_id, upstream_id.to_string())];
+        parts.push((raw_id, upstream_id.to_string()));
         if let (Some(raw), Some((_, upstream_token))) = (raw_token, &token) {
             parts.push((raw, upstream_token.to_string()));
             pending.progress_token = Some(upstream_token.to_string());
@@ -774,7 +844,12 @@ impl Session {
     fn register(&mut self, key: String, mut pending: Pending, now: u64) {
         self.seq += 1;
         pending.seq = self.seq;
-        pending.deadline = self.options.timeout_millis.map(|t| now.saturating_add(t));
+        let timeout = pending.effective.as_ref().and_then(|e| e.timeout_ms).unwrap_or(self.options.timeout_millis);
+        pending.latest = pending.effective.as_ref().and_then(|e| e.max_wait_ms).map(|w| now.saturating_add(w));
+        pending.deadline = match (timeout.map(|t| now.saturating_add(t)), pending.latest) {
+            (Some(d), Some(l)) => Some(d.min(l)),
+            (d, l) => d.or(l),
+        };
         if let Some(deadline) = pending.deadline {
             self.deadlines.push(Reverse((deadline, pending.seq, key.clone())));
         }
@@ -1008,7 +1083,25 @@ impl Session {
             Ok(Some(response)) => {
                 let ctx = call.next_ctx();
                 let revision = self.revision_for(pending.revision.as_deref());
-                let a = rewrite::sanitized_error(&response, &self.options.dialect, &pending.id, Some(&pending.method), revision, &ctx, &env);
+                let e = pending.effective.as_deref();
+                // Under a policy: redacted under its options (audited rules left in), its actions on what was found.
+                let mut found = Vec::new();
+                if let Some(e) = e.filter(|e| e.audits_any()) {
+                    rewrite::sanitized_error(&response, &self.options.dialect, &pending.id, Some(&pending.method), revision, Some(e.redaction.clone()), Some(&mut found), &ctx, &env);
+                }
+                let quiet = e.map(|e| e.quiet.clone());
+                let found_here = if e.is_some_and(|e| e.audits_any()) { None } else { Some(&mut found) };
+                let a = rewrite::sanitized_error(&response, &self.options.dialect, &pending.id, Some(&pending.method), revision, quiet, found_here, &ctx, &env);
+                if let Some(e) = e {
+                    let decision = policy::decide(e, found.iter().map(|r| (r.as_str(), catalogue_category(r))));
+                    for event in policy::events(&decision, e, &pending.id, &pending.method) {
+                        call.event(event);
+                    }
+                    if decision.blocked.is_some() {
+                        self.deliver_blocked(pending, call);
+                        return;
+                    }
+                }
                 call.event(a.event);
                 self.deliver(pending, Delivery::Rewritten(a.response), source, raw_id, repaired, call);
                 return;
@@ -1022,10 +1115,61 @@ impl Session {
         }
         if envelope.result.is_some_and(is_error_result) {
             if let Ok(Value::Object(mut response)) = serde_json::from_str::<Value>(source.text()) {
-                if let Some((text, event)) = rewrite::redacted_tool_error(&mut response, &pending.id, &pending.method, &env, self.options.failed_result_bytes as usize) {
+                let e = pending.effective.as_deref();
+                let limit = e.and_then(|e| e.failed_result_bytes).unwrap_or(self.options.failed_result_bytes) as usize;
+                let mut found = Vec::new();
+                let default_policy = redact::Policy::default();
+                let redacted = match e {
+                    // Audited rules are found under the whole policy but left in.
+                    Some(e) if e.audits_any() => {
+                        let mut probe = response.clone();
+                        rewrite::redacted_tool_error(&mut probe, &pending.id, &pending.method, &env, &e.redaction, None, &mut found);
+                        rewrite::redacted_tool_error(&mut response, &pending.id, &pending.method, &env, &e.quiet, Some(limit), &mut Vec::new())
+                    }
+                    Some(e) => rewrite::redacted_tool_error(&mut response, &pending.id, &pending.method, &env, &e.redaction, Some(limit), &mut found),
+                    None => rewrite::redacted_tool_error(&mut response, &pending.id, &pending.method, &env, &default_policy, Some(limit), &mut found),
+                };
+                if let Some(e) = e {
+                    let decision = policy::decide(e, found.iter().map(|f| (f.rule.as_str(), f.category.as_str())));
+                    for event in policy::events(&decision, e, &pending.id, &pending.method) {
+                        call.event(event);
+                    }
+                    if decision.blocked.is_some() {
+                        self.deliver_blocked(pending, call);
+                        return;
+                    }
+                }
+                if let Some((text, mut event)) = redacted {
+                    event.tool = e.and_then(|e| e.tool.clone());
                     call.event(event);
                     self.deliver(pending, Delivery::Rewritten(text), source, raw_id, repaired, call);
                     return;
+                }
+            }
+        } else if let Some(e) = pending.effective.as_deref().filter(|e| policy::result_scope(&pending.method).is_some_and(|s| e.redacts(s))) {
+            // A successful answer in a scope the policy redacts (tool results, resource contents, prompt
+            // messages); untouched when no rule finds anything.
+            if let Ok(Value::Object(mut response)) = serde_json::from_str::<Value>(source.text()) {
+                if let Some(result) = response.get_mut("result") {
+                    let (found, changed) = policy::redact_value(result, e, &env);
+                    let decision = policy::decide(e, found.iter().map(|f| (f.rule.as_str(), f.category.as_str())));
+                    for event in policy::events(&decision, e, &pending.id, &pending.method) {
+                        call.event(event);
+                    }
+                    if decision.blocked.is_some() {
+                        self.deliver_blocked(pending, call);
+                        return;
+                    }
+                    if changed {
+                        let mut event = Event::new(EventName::Redacted, "warn").id(&pending.id).method(&pending.method);
+                        event.detail = Some(format!("a successful result, redacted: {}", decision.redacted.join(", ")));
+                        event.tool = e.tool.clone();
+                        call.event(event);
+                        response.insert("id".into(), pending.id.clone());
+                        let text = Value::Object(response).to_string();
+                        self.deliver(pending, Delivery::Rewritten(text), source, raw_id, repaired, call);
+                        return;
+                    }
                 }
             }
         }
@@ -1040,7 +1184,7 @@ impl Session {
         match (envelope.error.is_some(), parsed) {
             (true, Ok(Value::Object(response))) => {
                 let ctx = call.next_ctx();
-                let a = rewrite::sanitized_error(&response, &self.options.dialect, &Value::Null, None, None, &ctx, &env);
+                let a = rewrite::sanitized_error(&response, &self.options.dialect, &Value::Null, None, None, None, None, &ctx, &env);
                 call.to_client(self.own_stream(), a.response);
                 call.event(a.event);
             }
@@ -1072,6 +1216,17 @@ impl Session {
             Delivery::Rewritten(text) => text,
         };
         self.fill_slot(batch_id, slot, text, call);
+    }
+
+    /// The policy's refusal in place of an answer it blocks (`policy-denied`, the taxonomy's policy gate).
+    fn deliver_blocked(&mut self, pending: Pending, call: &mut Call) {
+        let tool = pending.effective.as_ref().and_then(|e| e.tool.clone()).unwrap_or_else(|| pending.method.clone());
+        let f = fields(&[("tool", json!(tool)), ("reason", json!("the answer carries what the policy blocks"))]);
+        let revision = self.revision_for(pending.revision.as_deref()).map(str::to_string);
+        let detail = format!("the upstream's answer to {} blocked by the policy", pending.method);
+        let a = self.answer(call, "policy-denied", f, pending.id.clone(), Some(&pending.method), revision.as_deref(), detail);
+        call.event(a.event);
+        self.deliver_answer(pending, a.response, call);
     }
 
     /// The guard's own answer for a pending request.
@@ -1114,11 +1269,13 @@ impl Session {
 
     /// Progress for a request restarts its wait (the old deadline entry goes stale).
     fn progress_made(&mut self, token: &str, now: u64) {
-        let Some(timeout) = self.options.timeout_millis else { return };
         let Some(Entry::Key(key)) = self.progress.get(token) else { return };
         let key = key.clone();
+        let default_timeout = self.options.timeout_millis;
         let Some(Entry::Request(p)) = self.pending.get_mut(&key) else { return };
-        let new = now.saturating_add(timeout);
+        let Some(timeout) = p.effective.as_ref().and_then(|e| e.timeout_ms).unwrap_or(default_timeout) else { return };
+        // Never past the policy's longest wait, progress or not.
+        let new = p.latest.map_or(now.saturating_add(timeout), |l| now.saturating_add(timeout).min(l));
         if p.deadline.is_some_and(|old| old != new) {
             p.deadline = Some(new);
             self.deadlines.push(Reverse((new, p.seq, key)));
@@ -1309,6 +1466,15 @@ fn ends_in_open_key_block(source: &str, redacted: &crate::redact::Redacted) -> b
     redacted.findings.iter().rev().find(|f| f.rule == KEY_BLOCK_RULE).is_some_and(|f| {
         !source[f.start..f.end].contains("-----END") && source[f.end..].trim().is_empty()
     })
+}
+
+/// The category of a catalogue rule (or of the rules the JSON walker names), for a policy's actions.
+fn catalogue_category(rule: &str) -> &'static str {
+    match rule {
+        redact::json::SENSITIVE_KEY_RULE | redact::json::OPAQUE_KEY_RULE => "credential",
+        redact::json::TRACE_KEY_RULE => "stacktrace",
+        _ => redact::catalogue_rules().iter().find(|r| r.id == rule).map_or("", |r| r.category.as_str()),
+    }
 }
 
 /// `result.isError` says the call failed (read without building the result's tree): `true`, and the

@@ -5,9 +5,10 @@ use super::steps::{self, Event, EventName};
 use crate::context::CallContext;
 use crate::error::{error_response, ErrorObject};
 use crate::ordered::Fields;
-use crate::redact::{self, Policy, Secrets};
+use crate::redact::{self, JsonFinding, Policy, Secrets};
+use std::sync::Arc;
 use crate::render::{render, ErrorInput};
-use crate::sanitize::{sanitize_response, Target};
+use crate::sanitize::{sanitize_response_finding, Target};
 use crate::scrub;
 use crate::taxonomy::{taxonomy, Style};
 use serde_json::{Map, Value};
@@ -86,6 +87,7 @@ pub fn answer(
         correlation_id: Some(correlation_id.clone()),
         timestamp: None,
         result_type: requires_result_type(revision),
+        redaction: None,
         generic: Fields::new(),
     };
     let response = match render(&input, dialect, ctx, env) {
@@ -112,6 +114,8 @@ pub fn sanitized_error(
     id: &Value,
     method: Option<&str>,
     revision: Option<&str>,
+    redaction: Option<Arc<Policy>>,
+    found_rules: Option<&mut Vec<String>>,
     ctx: &CallContext,
     env: &Secrets,
 ) -> Answer {
@@ -122,8 +126,9 @@ pub fn sanitized_error(
         id: Some(id.clone()),
         correlation_id: Some(correlation_id.clone()),
         result_type: requires_result_type(revision),
+        redaction,
     };
-    let rewritten = sanitize_response(response, &target, ctx, env);
+    let rewritten = sanitize_response_finding(response, &target, ctx, env, found_rules);
     let code = rewritten.pointer("/error/code").and_then(Value::as_i64).and_then(|c| i32::try_from(c).ok());
     let error = response.get("error");
     let upstream_code = error.and_then(|e| e.get("code")).map(Value::to_string).unwrap_or_default();
@@ -152,7 +157,7 @@ pub fn sanitized_error(
 /// A failed tool result's binary members (base64 images, audio, blobs), taken out while the rest is redacted
 /// and put back after, in the same order: never scanned (megabytes of base64 find only noise, slowly) nor
 /// cut. A member named `blob`, and `data` beside `"type": "image"` or `"audio"`.
-fn take_binary(value: &mut Value, taken: &mut Vec<Value>) {
+pub(super) fn take_binary(value: &mut Value, taken: &mut Vec<Value>) {
     match value {
         Value::Object(map) => {
             let media = matches!(map.get("type").and_then(Value::as_str), Some("image" | "audio"));
@@ -170,7 +175,7 @@ fn take_binary(value: &mut Value, taken: &mut Vec<Value>) {
 }
 
 /// Puts back what [`take_binary`] took, walking the same way (redaction renames members, never moves them).
-fn put_binary(value: &mut Value, taken: &mut std::vec::IntoIter<Value>) {
+pub(super) fn put_binary(value: &mut Value, taken: &mut std::vec::IntoIter<Value>) {
     match value {
         Value::Object(map) => {
             let media = matches!(map.get("type").and_then(Value::as_str), Some("image" | "audio"));
@@ -208,12 +213,22 @@ fn cut_long_texts(value: &mut Value, limit: usize) -> bool {
 /// not a string; binary members are left alone. Texts longer than `text_limit` are cut, start and end kept.
 /// Returns the rewritten response, or `None` when nothing needed to change (the line is then forwarded
 /// untouched).
-pub fn redacted_tool_error(response: &mut Map<String, Value>, id: &Value, method: &str, env: &Secrets, text_limit: usize) -> Option<(String, Event)> {
+#[allow(clippy::too_many_arguments)]
+pub fn redacted_tool_error(
+    response: &mut Map<String, Value>,
+    id: &Value,
+    method: &str,
+    env: &Secrets,
+    policy: &Policy,
+    text_limit: Option<usize>,
+    found: &mut Vec<JsonFinding>,
+) -> Option<(String, Event)> {
     let result = response.get_mut("result").filter(|r| r.is_object())?;
     let mut binary = Vec::new();
     take_binary(result, &mut binary);
-    let findings = redact::redact_value(result, env, &Policy::default());
-    let cut = cut_long_texts(result, text_limit);
+    let findings = redact::redact_value(result, env, policy);
+    found.extend(findings.iter().cloned());
+    let cut = text_limit.is_some_and(|limit| cut_long_texts(result, limit));
     put_binary(result, &mut binary.into_iter());
     if findings.is_empty() && !cut {
         return None;
@@ -233,7 +248,7 @@ pub fn redacted_tool_error(response: &mut Map<String, Value>, id: &Value, method
         if !detail.is_empty() {
             detail.push_str("; ");
         }
-        detail.push_str(&format!("text cut to {text_limit} bytes, start and end kept"));
+        detail.push_str(&format!("text cut to {} bytes, start and end kept", text_limit.unwrap_or_default()));
     }
     response.insert("id".into(), id.clone());
     let event = Event::new(EventName::Redacted, "warn").id(id).method(method).detail(detail);

@@ -38,6 +38,10 @@ pub struct Event {
     pub id: Option<Value>,
     pub method: Option<String>,
     pub detail: Option<String>,
+    /// The rule (or category) a policy decision was about: never the value it found.
+    pub rule: Option<String>,
+    /// The tool (or method) override a policy decision was taken under.
+    pub tool: Option<String>,
 }
 
 /// The events a session reports.
@@ -57,6 +61,10 @@ pub enum EventName {
     ClientCancelled,
     /// The upstream ended (exited, was killed, closed its output, could not start): it can no longer answer.
     UpstreamEnded,
+    /// A policy's `block` action: the message was not passed on; its request got the policy's refusal.
+    Blocked,
+    /// A policy's `audit` action: a rule found something, logged here; the message passed untouched.
+    Audited,
 }
 
 impl Event {
@@ -72,6 +80,8 @@ impl Event {
             id: None,
             method: None,
             detail: None,
+            rule: None,
+            tool: None,
         }
     }
 
@@ -155,6 +165,8 @@ impl EventName {
             EventName::Dropped => "dropped",
             EventName::ClientCancelled => "client-cancelled",
             EventName::UpstreamEnded => "upstream-ended",
+            EventName::Blocked => "blocked",
+            EventName::Audited => "audited",
         }
     }
 }
@@ -205,6 +217,8 @@ impl Outcome {
                     }
                     push_member(&mut out, "method", e.method.as_deref());
                     push_member(&mut out, "detail", e.detail.as_deref());
+                    push_member(&mut out, "rule", e.rule.as_deref());
+                    push_member(&mut out, "tool", e.tool.as_deref());
                     out.push('}');
                 }
             }

@@ -942,3 +942,94 @@ fn one_stream_through_client_line_is_relayed_byte_for_byte_with_no_stream_named(
     let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
     assert_eq!(o.to_json(), r#"{"steps":[{"step":"forward","to":"client"}],"pending":0,"deadline":null}"#);
 }
+
+// ───────────────────────────── the policy file ─────────────────────────────
+
+fn with_policy(policy: &str) -> Session {
+    let mut o = Options::new("canonical", "stdio:server");
+    o.timeout_millis = Some(30_000);
+    o.policy = Some(policy.to_string());
+    Session::new(o)
+}
+
+fn tool_call(id: u64, name: &str) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{{}}}}}}"#)
+}
+
+const SECRET_RESULT: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"DB_PASSWORD=Xq83-hunter2-pw\nAPI=ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}]}}"#;
+
+#[test]
+fn a_tool_timeout_and_a_longest_wait_override_the_sessions() {
+    let mut s = with_policy("[defaults]\nmax_wait = 60\n[[tool]]\nmatch = \"slow_*\"\ntimeout = 5\n[[tool]]\nmatch = \"slow_export\"\ntimeout = 120\n");
+    assert_eq!(client(&mut s, &tool_call(1, "slow_query")).deadline, Some(T0 + 5_000));
+    // An exact name wins over a glob; the longest wait caps it.
+    let o = client(&mut s, &tool_call(2, "slow_export"));
+    assert_eq!(o.deadline, Some(T0 + 5_000), "the earliest deadline is the first request's");
+    let o = s.expire(ctx(T0 + 5_000));
+    assert_eq!(only_client_value(&o)["id"], 1);
+    assert_eq!(o.deadline, Some(T0 + 60_000), "capped at max_wait, not 120 s");
+}
+
+#[test]
+fn successful_results_are_untouched_by_default_and_redacted_in_the_results_scope() {
+    let mut s = with_policy("[redaction]\nscopes = [\"errors\"]\n");
+    client(&mut s, &tool_call(1, "read_file"));
+    assert_eq!(lines(&upstream(&mut s, SECRET_RESULT), Peer::Client), ["<forward>"]);
+    let mut s = with_policy("[redaction]\nscopes = [\"errors\", \"results\"]\nallow = [\"Xq83-hunter2-pw\"]\n");
+    client(&mut s, &tool_call(1, "read_file"));
+    let r = only_client_value(&upstream(&mut s, SECRET_RESULT));
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(!text.contains("ghp_") && text.contains("Xq83-hunter2-pw"), "allow-listed value kept, token gone: {text}");
+    // A result no rule touches passes byte for byte, whatever the scopes.
+    client(&mut s, &tool_call(2, "read_file"));
+    assert_eq!(lines(&upstream(&mut s, r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"all fine"}]}}"#), Peer::Client), ["<forward>"]);
+}
+
+#[test]
+fn block_answers_with_the_policy_refusal_and_audit_logs_without_changing() {
+    let mut s = with_policy("[redaction]\nscopes = [\"errors\", \"results\"]\n[actions]\ngithub-token = \"block\"\n");
+    client(&mut s, &tool_call(1, "read_file"));
+    let o = upstream(&mut s, SECRET_RESULT);
+    let r = only_client_value(&o);
+    assert_eq!((r["error"]["code"].clone(), r["error"]["data"]["type"].clone()), (json!(-32003), json!("policy-denied")));
+    let blocked = events(&o).into_iter().find(|e| e.event == EventName::Blocked).unwrap();
+    assert_eq!((blocked.rule.as_deref(), blocked.tool.as_deref()), (Some("github-token"), Some("tools/call")));
+    assert!(!format!("{:?}", events(&o)).contains("ghp_"));
+
+    let mut s = with_policy("[redaction]\nscopes = [\"errors\", \"results\"]\n[actions]\ntoken = \"audit\"\n");
+    client(&mut s, &tool_call(1, "read_file"));
+    let o = upstream(&mut s, SECRET_RESULT);
+    let r = only_client_value(&o);
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("ghp_u8jz"), "an audited token passes: {text}");
+    assert!(!text.contains("Xq83-hunter2-pw"), "the rest is still redacted: {text}");
+    assert!(events(&o).iter().any(|e| e.event == EventName::Audited && e.rule.as_deref() == Some("github-token")));
+}
+
+#[test]
+fn a_rule_off_for_one_tool_and_requests_redacted_before_they_leave() {
+    let policy = "[redaction]\nscopes = [\"errors\", \"results\", \"requests\"]\n[[tool]]\nmatch = \"github_*\"\ndisable = [\"github-token\"]\n";
+    let mut s = with_policy(policy);
+    client(&mut s, &tool_call(1, "github_issue"));
+    let o = upstream(&mut s, SECRET_RESULT);
+    let text = only_client_value(&o)["result"]["content"][0]["text"].as_str().unwrap().to_string();
+    assert!(text.contains("ghp_u8jz") && !text.contains("Xq83"), "{text}");
+    let line = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"notify","arguments":{"body":"token ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}}}"#;
+    let o = client(&mut s, line);
+    assert_eq!(lines(&o, Peer::Upstream), [r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"notify","arguments":{"body":"token [REDACTED:github-token]"}}}"#]);
+}
+
+#[test]
+fn a_refused_policy_fails_closed_and_a_bad_reload_keeps_the_old_one() {
+    let mut s = with_policy("[redaction]\ndisable = [\"no-such-rule\"]\n");
+    let o = client(&mut s, &tool_call(1, "x"));
+    assert!(lines(&o, Peer::Upstream).is_empty());
+    assert_eq!(only_client_value(&o)["error"]["data"]["type"], "configuration-error");
+    let mut s = with_policy("[[tool]]\nmatch = \"x\"\ntimeout = 1\n");
+    let e = s.set_policy("[[tool]]\nmatch = \"x\"\ntimeout = \"soon\"\n", &[]).unwrap_err();
+    assert_eq!(e.at.map(|(l, _)| l), Some(3));
+    assert_eq!(client(&mut s, &tool_call(1, "x")).deadline, Some(T0 + 1_000), "the old policy still holds");
+    s.set_policy("[[tool]]\nmatch = \"x\"\ntimeout = 2\n", &[]).unwrap();
+    assert_eq!(client(&mut s, &tool_call(2, "x")).deadline, Some(T0 + 1_000));
+    assert_eq!(s.expire(ctx(T0 + 1_000)).deadline, Some(T0 + 2_000), "new requests get the new one");
+}

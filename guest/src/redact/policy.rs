@@ -47,6 +47,8 @@ pub enum PolicyError {
     BadGroup { id: String, group: usize },
     #[error("extra rule '{id}': a keyword must not be empty (a rule that needs no keyword lists none)")]
     EmptyKeyword { id: String },
+    #[error("allow pattern {index} does not compile: {message}")]
+    BadAllowPattern { index: usize, message: String },
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -64,6 +66,9 @@ struct Options {
     /// Exact values never redacted.
     #[serde(default)]
     allowlist: Vec<String>,
+    /// Patterns (regex-lite) a value matching which is never redacted (a value, matched whole).
+    #[serde(default)]
+    allow_patterns: Vec<String>,
     /// More JSON keys whose values are secrets whole (`redact-json-value`).
     #[serde(default)]
     sensitive_keys: Vec<String>,
@@ -78,7 +83,22 @@ pub struct Policy {
     pub disabled: Vec<String>,
     pub extra: Option<RuleSet>,
     pub allowlist: Vec<String>,
+    /// Values matching one of these (anchored at both ends) are never redacted.
+    pub allow_patterns: Vec<regex_lite::Regex>,
     pub sensitive_keys: Vec<String>,
+}
+
+impl std::fmt::Debug for Policy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the hash key; the extra rules by count.
+        f.debug_struct("Policy")
+            .field("method", &self.method)
+            .field("disabled", &self.disabled)
+            .field("extra_rules", &self.extra.as_ref().map_or(0, |r| r.rules.len()))
+            .field("allowlist", &self.allowlist.len())
+            .field("allow_patterns", &self.allow_patterns.len())
+            .finish()
+    }
 }
 
 fn valid_id(id: &str) -> bool {
@@ -130,6 +150,21 @@ impl Policy {
             regexes.push((regex, anchored));
         }
         let extra = (!options.extra_rules.is_empty()).then(|| RuleSet::with_regexes(options.extra_rules, regexes));
+        if options.allow_patterns.len() > MAX_EXTRA_RULES {
+            return Err(PolicyError::TooManyRules);
+        }
+        let mut allow_patterns = Vec::with_capacity(options.allow_patterns.len());
+        for (index, pattern) in options.allow_patterns.iter().enumerate() {
+            if pattern.len() > MAX_PATTERN_LEN {
+                return Err(PolicyError::BadAllowPattern { index, message: format!("longer than {MAX_PATTERN_LEN} characters") });
+            }
+            let compiled = regex_lite::RegexBuilder::new(&format!("^(?:{pattern})$"))
+                .size_limit(REGEX_SIZE_LIMIT)
+                .nest_limit(REGEX_NEST_LIMIT)
+                .build()
+                .map_err(|e| PolicyError::BadAllowPattern { index, message: e.to_string() })?;
+            allow_patterns.push(compiled);
+        }
         Ok(Policy {
             method: options.method,
             hash_key: options.hash_key.map(String::into_bytes).unwrap_or_default(),
@@ -137,6 +172,7 @@ impl Policy {
             disabled: options.disable,
             extra,
             allowlist: options.allowlist,
+            allow_patterns,
             sensitive_keys: options.sensitive_keys,
         })
     }
@@ -144,6 +180,11 @@ impl Policy {
     /// The defaults with some rules or categories switched off.
     pub fn disabling(names: &[&str]) -> Policy {
         Policy { disabled: names.iter().map(|n| n.to_string()).collect(), ..Policy::default() }
+    }
+
+    /// Whether `value` is allowed by value or by pattern (never redacted).
+    pub fn allows(&self, value: &str) -> bool {
+        self.allowlist.iter().any(|a| a == value) || self.allow_patterns.iter().any(|p| p.is_match(value))
     }
 
     pub fn enabled(&self, rule: &str, category: &str) -> bool {

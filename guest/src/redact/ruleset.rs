@@ -355,7 +355,7 @@ impl RuleSet {
             return false;
         }
         let refused = engine().allowlisted(value)
-            || policy.allowlist.iter().any(|a| a == value)
+            || policy.allows(value)
             || rule.validator.is_some_and(|v| !validators::passes(v, group(1).map(|(s, e)| &hay[s..e]), value));
         // A refused value is kept too: if another finding's redaction reaches its first or last byte, the
         // verdict was on text that is no longer there, and `apply` redacts it after all.

@@ -1,0 +1,96 @@
+//! What a session does with a policy file (`crate::policy`) beyond its defaults: redaction of the scopes it
+//! names (successful tool results, resource contents, prompt messages, a tool call's arguments), and the
+//! actions on what the rules find (block: the message is not passed on, its request gets the policy's
+//! refusal; audit: logged, passed untouched). A message no rule touches passes byte for byte.
+
+use super::steps::{Event, EventName};
+use crate::policy::{Action, Effective, Scope};
+use crate::redact::{self, JsonFinding, Secrets};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+/// The name a `tools/call` names (`params.name`).
+pub fn tool_name(method: &str, params: Option<&RawValue>) -> Option<String> {
+    if method != super::rewrite::TOOL_CALL {
+        return None;
+    }
+    crate::message::RawObject::of(params?)?.get("name").and_then(crate::message::string_value)
+}
+
+/// The scope a successful answer to `method` is in.
+pub fn result_scope(method: &str) -> Option<Scope> {
+    match method {
+        "tools/call" => Some(Scope::Results),
+        "resources/read" => Some(Scope::Resources),
+        "prompts/get" => Some(Scope::Prompts),
+        _ => None,
+    }
+}
+
+/// What the rules' findings decide under `effective`'s actions.
+pub struct Decision {
+    /// The first finding whose action is `block`: its rule.
+    pub blocked: Option<String>,
+    /// The rules found whose action is `audit`, each once.
+    pub audited: Vec<String>,
+    /// The rules redacted, each once.
+    pub redacted: Vec<String>,
+}
+
+pub fn decide<'a>(effective: &Effective, findings: impl IntoIterator<Item = (&'a str, &'a str)>) -> Decision {
+    let mut d = Decision { blocked: None, audited: Vec::new(), redacted: Vec::new() };
+    for (rule, category) in findings {
+        let list = match effective.action(rule, category) {
+            Action::Block => {
+                d.blocked.get_or_insert_with(|| rule.to_string());
+                continue;
+            }
+            Action::Audit => &mut d.audited,
+            Action::Redact => &mut d.redacted,
+        };
+        if !list.iter().any(|r| r == rule) {
+            list.push(rule.to_string());
+        }
+    }
+    d
+}
+
+/// `value` redacted under `effective` (binary members left alone unless the policy scans them): what was
+/// found, and whether the redacted value differs. Audited rules are found but not redacted.
+pub fn redact_value(value: &mut Value, effective: &Effective, env: &Secrets) -> (Vec<JsonFinding>, bool) {
+    let mut binary = Vec::new();
+    if !effective.binary {
+        super::rewrite::take_binary(value, &mut binary);
+    }
+    let findings = if effective.audits_any() {
+        // Found under the whole policy (to log what is audited), redacted without the audited rules.
+        let mut probe = value.clone();
+        let all = redact::redact_value(&mut probe, env, &effective.redaction);
+        redact::redact_value(value, env, &effective.quiet);
+        all
+    } else {
+        redact::redact_value(value, env, &effective.redaction)
+    };
+    super::rewrite::put_binary(value, &mut binary.into_iter());
+    let changed = findings.iter().any(|f| effective.action(&f.rule, &f.category) != Action::Audit);
+    (findings, changed)
+}
+
+/// The log records of a decision (never a value: the rule and the tool only).
+pub fn events(decision: &Decision, effective: &Effective, id: &Value, method: &str) -> Vec<Event> {
+    let tool = effective.tool.clone().unwrap_or_else(|| method.to_string());
+    let mut out = Vec::new();
+    if let Some(rule) = &decision.blocked {
+        let mut e = Event::new(EventName::Blocked, "warn").id(id).method(method).detail(format!("blocked by the policy: {rule} found"));
+        e.rule = Some(rule.clone());
+        e.tool = Some(tool.clone());
+        out.push(e);
+    }
+    for rule in &decision.audited {
+        let mut e = Event::new(EventName::Audited, "info").id(id).method(method).detail(format!("audited by the policy: {rule} found, passed untouched"));
+        e.rule = Some(rule.clone());
+        e.tool = Some(tool.clone());
+        out.push(e);
+    }
+    out
+}

@@ -1,0 +1,260 @@
+//! A checked policy document made ready for a session: names matched, rule names known, redaction policies
+//! built once per combination of overrides a request can meet.
+
+use super::document::{self, Action, Document, DocumentError, Method, Override, Scope};
+use crate::redact::{self, Policy};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use wildmatch::WildMatch;
+
+/// The scopes a policy redacts when it names none: error responses and failed tool results (and the
+/// upstream's stderr, which the operator's log always redacts).
+pub const DEFAULT_SCOPES: [Scope; 2] = [Scope::Errors, Scope::Stderr];
+
+/// What holds for one request: the defaults, a matching `[[method]]`'s changes, then a matching `[[tool]]`'s.
+#[derive(Clone)]
+pub struct Effective {
+    /// Milliseconds; `Some(None)`: no limit. `None`: the session's own option.
+    pub timeout_ms: Option<Option<u64>>,
+    /// At most this long, progress or not (milliseconds).
+    pub max_wait_ms: Option<u64>,
+    pub failed_result_bytes: Option<u64>,
+    pub scopes: Vec<Scope>,
+    pub binary: bool,
+    pub redaction: Arc<Policy>,
+    /// `redaction` with the audited rules and categories off: what is audited is logged, not redacted.
+    pub quiet: Arc<Policy>,
+    /// Rule id or category → action (only the ones not `redact`).
+    pub actions: BTreeMap<String, Action>,
+    /// Which `[[tool]]`/`[[method]]` shaped it (for the log).
+    pub tool: Option<String>,
+}
+
+impl Effective {
+    pub fn redacts(&self, scope: Scope) -> bool {
+        self.scopes.contains(&scope)
+    }
+
+    /// What a finding of `rule` (in `category`) does.
+    pub fn action(&self, rule: &str, category: &str) -> Action {
+        self.actions.get(rule).or_else(|| self.actions.get(category)).copied().unwrap_or_default()
+    }
+
+    pub fn audits_any(&self) -> bool {
+        self.actions.values().any(|a| *a == Action::Audit)
+    }
+}
+
+/// The audited names among `actions`.
+fn audited(actions: &BTreeMap<String, Action>) -> impl Iterator<Item = String> + '_ {
+    actions.iter().filter(|(_, a)| **a == Action::Audit).map(|(n, _)| n.clone())
+}
+
+/// A policy document, compiled.
+pub struct Compiled {
+    pub document: Document,
+    base: Effective,
+    tools: Vec<(WildMatch, bool, Override)>,
+    methods: Vec<(WildMatch, bool, Override)>,
+    /// Redaction policies by the overrides that shaped them (method index, tool index): as written, and with
+    /// the audited names off.
+    policies: BTreeMap<(Option<usize>, Option<usize>), (Arc<Policy>, Arc<Policy>)>,
+    /// The options JSON every redaction policy starts from.
+    options: serde_json::Map<String, Value>,
+}
+
+fn seconds_to_ms(s: f64) -> Option<u64> {
+    (s > 0.0).then(|| (s * 1000.0).ceil() as u64)
+}
+
+/// Every rule id and category a document may name.
+fn known_names(extra: &[document::ExtraRule]) -> Vec<String> {
+    let mut names: Vec<String> = redact::catalogue_rules().iter().flat_map(|r| [r.id.clone(), r.category.clone()]).collect();
+    names.extend(extra.iter().flat_map(|r| [r.id.clone(), r.category.clone()]));
+    for built_in in [redact::json::SENSITIVE_KEY_RULE, redact::json::TRACE_KEY_RULE, redact::json::OPAQUE_KEY_RULE, "env-value", "credential", "stacktrace"] {
+        names.push(built_in.to_string());
+    }
+    names
+}
+
+impl Compiled {
+    /// Checks and compiles `text`; `env`: the shell's environment, for `hash_key_env`.
+    pub fn new(text: &str, env: &[(String, String)]) -> Result<Compiled, DocumentError> {
+        let document = document::parse(text)?;
+        let at = |key: &str, value: &str, message: String| DocumentError { at: document::find_key(text, key, value), message };
+        let r = &document.redaction;
+        let known = known_names(&r.extra_rules);
+        let check_names = |key: &str, names: Vec<&String>| -> Result<(), DocumentError> {
+            match names.into_iter().find(|n| !known.contains(n)) {
+                Some(n) => Err(at(key, n, format!("`{n}` in {key} is no rule id or category the catalogue knows"))),
+                None => Ok(()),
+            }
+        };
+        check_names("disable", r.disable.iter().collect())?;
+        check_names("actions", document.actions.keys().collect())?;
+        for o in document.tools.iter().chain(&document.methods) {
+            check_names("disable", o.disable.iter().collect())?;
+            check_names("actions", o.actions.keys().collect())?;
+        }
+        if let Some(d) = &document.defaults.dialect {
+            if !crate::taxonomy::is_dialect(d) {
+                return Err(at("dialect", d, format!("unknown dialect `{d}` (expected one of: {})", crate::taxonomy::DIALECT_LIST)));
+            }
+        }
+        if let Some(b) = &document.defaults.batch {
+            if b != "reject" && b != "allow" {
+                return Err(at("batch", b, format!("batch must be \"reject\" or \"allow\", not `{b}`")));
+            }
+        }
+        for p in &r.allow_patterns {
+            regex_lite::Regex::new(p).map_err(|e| at("allow_patterns", p, format!("allow pattern does not compile: {e}")))?;
+        }
+        for o in document.tools.iter().chain(&document.methods) {
+            if o.pattern.is_empty() {
+                return Err(at("match", "", "`match` must name a tool or method, or a glob".into()));
+            }
+        }
+        // Error responses and failed results are the guard's baseline, and the operator's log never carries a
+        // secret: a scope list keeps both.
+        for scopes in std::iter::once(&r.scopes).chain(document.tools.iter().chain(&document.methods).map(|o| &o.scopes)).flatten() {
+            if !scopes.contains(&Scope::Errors) {
+                return Err(at("scopes", "", "scopes must keep \"errors\": error responses and failed tool results are always redacted".into()));
+            }
+        }
+        let mut options = serde_json::Map::new();
+        let method = match r.method {
+            None | Some(Method::Replace) => "replace",
+            Some(Method::Mask) => "mask",
+            Some(Method::Hash) => "hash",
+            Some(Method::Remove) => "remove",
+        };
+        options.insert("method".into(), json!(method));
+        if let Some(var) = &r.hash_key_env {
+            let key = env.iter().find(|(k, _)| k == var).map(|(_, v)| v.clone());
+            let key = key.ok_or_else(|| at("hash_key_env", var, format!("hash_key_env: environment variable {var} is not set")))?;
+            options.insert("hash_key".into(), json!(key));
+        }
+        let extra: Vec<Value> = r
+            .extra_rules
+            .iter()
+            .map(|e| json!({"id": e.id, "category": e.category, "pattern": e.pattern, "keywords": e.keywords, "secret_groups": e.secret_groups}))
+            .collect();
+        options.insert("extra_rules".into(), Value::Array(extra));
+        options.insert("allow_patterns".into(), json!(r.allow_patterns));
+        let base_policy = build_policy(&options, &r.disable, &r.allow).map_err(|e| {
+            let id = r.extra_rules.iter().find(|x| e.contains(&format!("'{}'", x.id))).map(|x| x.id.clone()).unwrap_or_default();
+            at("extra_rules", &id, e)
+        })?;
+        let actions: BTreeMap<String, Action> = document.actions.iter().filter(|(_, a)| **a != Action::Redact).map(|(k, a)| (k.clone(), *a)).collect();
+        let quiet_disable: Vec<String> = r.disable.iter().cloned().chain(audited(&actions)).collect();
+        let quiet = Arc::new(build_policy(&options, &quiet_disable, &r.allow).map_err(|e| at("actions", "", e))?);
+        let base = Effective {
+            timeout_ms: document.defaults.timeout.map(seconds_to_ms),
+            max_wait_ms: document.defaults.max_wait.and_then(seconds_to_ms),
+            failed_result_bytes: document.defaults.failed_result_bytes,
+            scopes: with_stderr(r.scopes.clone().unwrap_or_else(|| DEFAULT_SCOPES.to_vec())),
+            binary: r.binary.unwrap_or(false),
+            redaction: Arc::new(base_policy),
+            quiet,
+            actions,
+            tool: None,
+        };
+        let matchers = |list: &[Override]| list.iter().map(|o| (WildMatch::new(&o.pattern), o.pattern.contains(['*', '?']), o.clone())).collect();
+        Ok(Compiled {
+            tools: matchers(&document.tools),
+            methods: matchers(&document.methods),
+            document,
+            base,
+            policies: BTreeMap::new(),
+            options,
+        })
+    }
+
+    /// The settings without any override.
+    pub fn defaults(&self) -> &Effective {
+        &self.base
+    }
+
+    /// The override of `list` for `name`: an exact name first, else the first glob that matches.
+    fn find(list: &[(WildMatch, bool, Override)], name: &str) -> Option<usize> {
+        list.iter().position(|(_, glob, o)| !glob && o.pattern == name).or_else(|| list.iter().position(|(m, glob, _)| *glob && m.matches(name)))
+    }
+
+    /// What holds for a request of `method` (`tool`: a tool call's name).
+    pub fn for_request(&mut self, method: &str, tool: Option<&str>) -> Effective {
+        let m = Self::find(&self.methods, method);
+        let t = tool.and_then(|name| Self::find(&self.tools, name));
+        if m.is_none() && t.is_none() {
+            return self.base.clone();
+        }
+        let mut e = self.base.clone();
+        let mut disable = self.document.redaction.disable.clone();
+        let mut allow = self.document.redaction.allow.clone();
+        for o in [m.map(|i| &self.methods[i].2), t.map(|i| &self.tools[i].2)].into_iter().flatten() {
+            if let Some(s) = o.timeout {
+                e.timeout_ms = Some(seconds_to_ms(s));
+            }
+            if let Some(s) = o.max_wait {
+                e.max_wait_ms = seconds_to_ms(s);
+            }
+            if let Some(n) = o.failed_result_bytes {
+                e.failed_result_bytes = Some(n);
+            }
+            if let Some(scopes) = &o.scopes {
+                e.scopes = with_stderr(scopes.clone());
+            }
+            for (k, a) in &o.actions {
+                match a {
+                    Action::Redact => e.actions.remove(k),
+                    other => e.actions.insert(k.clone(), *other),
+                };
+            }
+            disable.extend(o.disable.iter().cloned());
+            allow.extend(o.allow.iter().cloned());
+            e.tool = Some(o.pattern.clone());
+        }
+        let options = &self.options;
+        let quiet_disable: Vec<String> = disable.iter().cloned().chain(audited(&e.actions)).collect();
+        let (policy, quiet) = self
+            .policies
+            .entry((m, t))
+            // Checked when the document was compiled: the same options, more names off or allowed.
+            .or_insert_with(|| {
+                let build = |d: &[String]| Arc::new(build_policy(options, d, &allow).unwrap_or_default());
+                (build(&disable), build(&quiet_disable))
+            })
+            .clone();
+        e.redaction = policy;
+        e.quiet = quiet;
+        e
+    }
+}
+
+/// The upstream's stderr is always redacted for the operator's log: in every scope list.
+fn with_stderr(mut scopes: Vec<Scope>) -> Vec<Scope> {
+    if !scopes.contains(&Scope::Stderr) {
+        scopes.push(Scope::Stderr);
+    }
+    scopes
+}
+
+/// The defaults a shell takes from the document (its command-line options override them), as JSON:
+/// `{"dialect", "timeout_ms", "max_wait_ms", "max_bytes", "max_upstream_bytes", "batch", "failed_result_bytes"}`,
+/// each `null` when the document does not say.
+pub fn defaults_json(document: &Document) -> String {
+    let d = &document.defaults;
+    json!({
+        "dialect": d.dialect, "timeout_ms": d.timeout.map(|s| seconds_to_ms(s).unwrap_or(0)),
+        "max_wait_ms": d.max_wait.and_then(seconds_to_ms), "max_bytes": d.max_bytes,
+        "max_upstream_bytes": d.max_upstream_bytes, "batch": d.batch, "failed_result_bytes": d.failed_result_bytes,
+    })
+    .to_string()
+}
+
+fn build_policy(options: &serde_json::Map<String, Value>, disable: &[String], allow: &[String]) -> Result<Policy, String> {
+    let mut options = options.clone();
+    options.insert("disable".into(), json!(disable));
+    options.insert("allowlist".into(), json!(allow));
+    Policy::from_json(&Value::Object(options).to_string()).map_err(|e| e.to_string())
+}
