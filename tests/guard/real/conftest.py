@@ -51,6 +51,11 @@ class Campaign:
         return self._submit(f"peer:{server}:{client}:{dialect}",
                             lambda: peers.run_session(self.fx, server, spec, client, dialect))
 
+    def http(self, server: str, client: str) -> Future:
+        """The same session over Streamable HTTP, through `guard --listen`."""
+        spec = self.specs[server]
+        return self._submit(f"http:{server}:{client}", lambda: peers.run_http_session(self.fx, server, spec, client))
+
     def negotiation(self, dialect: str | None) -> Future:
         """mcp-server-time, the Python client one protocol revision ahead (py_driver.py --ahead)."""
         spec = self.specs["time"]
@@ -113,6 +118,11 @@ def _start_everything_selected(request, campaign: Campaign) -> None:
     if "test_conformance.py" in files:
         campaign.conformance("direct")
         campaign.conformance("guarded")
+    if "test_http_peers.py" in files:
+        for server in peers.PEER_SERVERS:
+            for client in peers.CLIENTS:
+                campaign.peer(server, client, "default")
+                campaign.http(server, client)
     if "test_real_peers.py" in files:
         for server in peers.PEER_SERVERS:
             for client in peers.CLIENTS:

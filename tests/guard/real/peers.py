@@ -444,3 +444,85 @@ def sdk_known_error_codes() -> set[int]:
 
     return {v for k, v in vars(mcp_types).items()
             if k.isupper() and isinstance(v, int) and not isinstance(v, bool) and -32768 <= v <= -32000}
+
+
+# ─── the same sessions over Streamable HTTP (`guard --listen`) ───
+
+
+@dataclass
+class HttpRun:
+    key: str
+    server: str
+    client: str
+    dir: Path
+    returncode: int
+    stdout: str
+    stderr: str
+    lines: list[dict[str, Any]]
+    events: list[dict[str, Any]]
+    bad_log_lines: list[str]
+    guard_status: int | None
+    upstream_pids: list[int]
+    leftover: list[int]
+
+    @property
+    def steps(self) -> dict[str, dict[str, Any]]:
+        return {line["step"]: line for line in self.lines}
+
+    def describe(self) -> str:
+        return f"{self.client} client -> guard --listen -> {self.server} server"
+
+
+def run_http_session(fx: Fixtures, server: str, spec: ServerSpec, client: str) -> HttpRun:
+    """The scripted session over Streamable HTTP: `guard --listen 127.0.0.1:0 -- SERVER`, the driver with
+    `--url`; then SIGTERM to the guard, which drains and exits 0, leaving nothing."""
+    import signal as _signal
+
+    key = f"{server}-{client}-http"
+    d = fx.workdir / "runs" / key
+    d.mkdir(parents=True)
+    (d / "steps.json").write_text(json.dumps(spec.steps))
+    log = open(d / "stderr.log", "wb")
+    guard = subprocess.Popen([str(GUARD), "guard", "--listen", "127.0.0.1:0", "--", *spec.cmd], cwd=d,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log, env=session_env())
+    url = None
+    deadline = time.monotonic() + 30
+    while url is None and time.monotonic() < deadline and guard.poll() is None:
+        for line in (d / "stderr.log").read_text(errors="replace").splitlines():
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if event.get("event") == "listening":
+                url = f"http://{event['addr']}/mcp"
+        time.sleep(0.05)
+    roots = [a for uri in spec.roots for a in ("--root", uri)]
+    returncode, stdout, stderr = -1, "", "the guard never listened"
+    if url is not None:
+        cmd = [*CLIENTS[client], "--steps", str(d / "steps.json"), *roots, "--url", url]
+        try:
+            proc = subprocess.run(cmd, cwd=d, capture_output=True, text=True, timeout=SESSION_TIMEOUT, env=session_env())
+            returncode, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
+        except subprocess.TimeoutExpired:
+            returncode, stderr = -1, f"session timed out after {SESSION_TIMEOUT} s"
+    guard.send_signal(_signal.SIGTERM)
+    try:
+        status = guard.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        guard.kill()
+        status = None
+    log.close()
+    (d / "stdout.jsonl").write_text(stdout)
+    (d / "stderr.txt").write_text(stderr)
+    events, bad = parse_log((d / "stderr.log").read_text(encoding="utf-8", errors="replace").splitlines())
+    pids = [int(e["pid"]) for e in events if e.get("event") == "started"]
+    leftover = wait_gone(pids, timeout=10)
+    for pid in pids:
+        leftover += wait_group_gone(pid, timeout=10)
+    lines = []
+    for raw in stdout.splitlines():
+        try:
+            lines.append(json.loads(raw))
+        except ValueError:
+            pass
+    return HttpRun(key, server, client, d, returncode, stdout, stderr, lines, events, bad, status, pids, leftover)

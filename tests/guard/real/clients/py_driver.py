@@ -118,9 +118,9 @@ async def run(args: argparse.Namespace) -> None:
 
     if args.ahead:
         make_one_revision_ahead(args.ahead)
-    params = StdioServerParameters(command=args.upstream[0], args=args.upstream[1:], env=dict(os.environ))
+    params = StdioServerParameters(command=args.upstream[0], args=args.upstream[1:], env=dict(os.environ)) if not args.url else None
     client = Client(
-        params,
+        args.url or params,
         mode=args.mode,
         read_timeout_seconds=args.per_call_timeout_ms / 1000,
         message_handler=on_message,
@@ -203,7 +203,8 @@ def main() -> None:
     parser.add_argument("--root", action="append", default=[], help="a root URI to answer roots/list with")
     parser.add_argument("--per-call-timeout-ms", type=int, default=15000)
     parser.add_argument("--linger-ms", type=int, default=0, help="stay connected this long after the last step")
-    parser.add_argument("upstream", nargs="+")
+    parser.add_argument("--url", default="", help="a Streamable HTTP server (guard --listen) instead of UPSTREAM_CMD")
+    parser.add_argument("upstream", nargs="*")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="py_driver[%(name)s]: %(message)s")
     anyio.run(run, args)

@@ -2,6 +2,7 @@
 // for the real-peer tests: the counterpart of py_driver.py, with the same steps file and the same output.
 //
 //     node ts_driver.mjs --steps STEPS.json [--root URI]... [--per-call-timeout-ms N] -- UPSTREAM_CMD [ARGS...]
+//     node ts_driver.mjs --steps STEPS.json [...] --url http://127.0.0.1:PORT/mcp     (Streamable HTTP: guard --listen)
 //
 // Prints one JSON line per step, then a `_callbacks` line (the server-to-client requests it answered, sorted).
 // The client answers sampling with a fixed text, form elicitation with `accept` and a value for each required
@@ -12,12 +13,13 @@
 const sdk = (p) => import(new URL(`../../node_modules/@modelcontextprotocol/sdk/dist/esm/${p}`, import.meta.url));
 const { Client } = await sdk('client/index.js');
 const { StdioClientTransport } = await sdk('client/stdio.js');
+const { StreamableHTTPClientTransport } = await sdk('client/streamableHttp.js');
 const { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, McpError } =
   await sdk('types.js');
 import { readFileSync } from 'node:fs';
 
 function parseArgs(argv) {
-  const opts = { steps: null, roots: [], perCallTimeoutMs: 15000, lingerMs: 0, upstream: [] };
+  const opts = { steps: null, roots: [], perCallTimeoutMs: 15000, lingerMs: 0, upstream: [], url: '' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--') {
@@ -25,11 +27,12 @@ function parseArgs(argv) {
       break;
     } else if (a === '--steps') opts.steps = argv[++i];
     else if (a === '--root') opts.roots.push(argv[++i]);
+    else if (a === '--url') opts.url = argv[++i];
     else if (a === '--per-call-timeout-ms') opts.perCallTimeoutMs = Number(argv[++i]);
     else if (a === '--linger-ms') opts.lingerMs = Number(argv[++i]);
     else throw new Error(`ts_driver: unknown argument ${a}`);
   }
-  if (!opts.steps || opts.upstream.length === 0) throw new Error('ts_driver: need --steps FILE -- UPSTREAM_CMD');
+  if (!opts.steps || (opts.upstream.length === 0 && !opts.url)) throw new Error('ts_driver: need --steps FILE -- UPSTREAM_CMD (or --url URL)');
   return opts;
 }
 
@@ -61,12 +64,14 @@ function classify(err) {
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const steps = JSON.parse(readFileSync(opts.steps, 'utf8'));
-  const transport = new StdioClientTransport({
-    command: opts.upstream[0],
-    args: opts.upstream.slice(1),
-    env: { ...process.env },
-    stderr: 'inherit',
-  });
+  const transport = opts.url
+    ? new StreamableHTTPClientTransport(new URL(opts.url))
+    : new StdioClientTransport({
+        command: opts.upstream[0],
+        args: opts.upstream.slice(1),
+        env: { ...process.env },
+        stderr: 'inherit',
+      });
   let protocolVersion = null;
   transport.onmessage = (message) => {
     if (protocolVersion === null && typeof message?.result?.protocolVersion === 'string') {
