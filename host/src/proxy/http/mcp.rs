@@ -522,6 +522,8 @@ async fn exchange(front: &Arc<Front>, parts: &Parts, up: Arc<Upstream>, read: Re
         return StatusCode::ACCEPTED.into_response();
     }
     let immediate = ack.to_stream > 0;
+    // A lone answer goes as application/json, SSE only when messages come before it (or it is slow): the
+    // Python SDK client refuses an SSE event over 1 MiB, and answers can be larger than that.
     let first: Option<Outgoing> = if sse_ok && !immediate {
         match tokio::time::timeout(PING_EVERY, rx.recv()).await {
             Ok(Some(out)) => Some(out),

@@ -158,9 +158,9 @@ pub async fn serve(args: Args, listen: Listen, runtime: Runtime, metrics: Arc<Me
     let accept = tokio::spawn(accept_loop(listener, router, front.clone(), stop.clone()));
     let mut signals = Signals::new();
     let name = signals.recv().await;
-    tracing::info!(event = "signal", "received {name}; draining: no new connections or requests, answering what is open");
     front.draining.store(true, Ordering::Release);
     let _ = stop_tx.send(true);
+    tracing::info!(event = "signal", "received {name}; draining: no new connections or requests, answering what is open");
     drain(&front, &mut signals).await;
     accept.abort();
     let code = 0;
