@@ -18,7 +18,8 @@ if [ ! -x "$bin" ]; then
 fi
 if [ ! -d "$here/node_modules/@modelcontextprotocol/sdk" ] || ! "$py" -c 'import mcp, pytest' 2>/dev/null \
    || [ ! -x "$here/real/node_modules/node/bin/node" ] || [ ! -d "$here/real/node_modules/supergateway" ] \
-   || ! "$py" -c 'import mcp_server_time, mcp_server_fetch, mcp_server_git' 2>/dev/null; then
+   || ! "$py" -c 'import mcp_server_time, mcp_server_fetch, mcp_server_git' 2>/dev/null \
+   || { [ ! -x /usr/sbin/haproxy ] && ! command -v haproxy >/dev/null 2>&1; }; then
   "$here/setup.sh" || { echo "run-tests.sh: tests/guard/setup.sh failed" >&2; exit 1; }
   "$py" -c 'import pytest' 2>/dev/null || "$py" -m pip install --quiet 'pytest>=7' || exit 1
 fi

@@ -4,7 +4,8 @@
 #   the pinned TypeScript SDK into tests/guard/node_modules;
 #   for the real-peer tests (real/README.md): mcp-server-time, -fetch and -git into the same virtualenv
 #   (real/requirements.txt), and into tests/guard/real/node_modules the reference servers, supergateway,
-#   the conformance suite and Node 22 (npm `node`), pinned by real/package-lock.json.
+#   the conformance suite and Node 22 (npm `node`), pinned by real/package-lock.json;
+#   Debian's haproxy, for the replicas-behind-a-load-balancer test (test_haproxy.py).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -32,3 +33,13 @@ if [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp" || [ ! -x node_modul
 fi
 node22="$(node_modules/node/bin/node --version)"
 [ "$node22" = "v22.23.3" ] || { echo "setup.sh: tests/guard/real has Node $node22, not v22.23.3" >&2; exit 1; }
+
+# HAProxy from Debian's packages (examples/guard-http/haproxy.cfg, test_haproxy.py).
+if [ ! -x /usr/sbin/haproxy ] && ! command -v haproxy >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy
+  else
+    echo "setup.sh: no apt-get: install haproxy yourself for test_haproxy.py (it is skipped without it)" >&2
+  fi
+fi

@@ -1,10 +1,13 @@
 """The MCP conformance suite (`@modelcontextprotocol/conformance` 0.1.16, `conformance server --suite all`)
-through a real stdio -> Streamable HTTP bridge, with and without `jsonrpc-errors guard` in the chain:
+through a real stdio -> Streamable HTTP bridge, with and without `jsonrpc-errors guard` in the chain, and
+against the guard's own HTTP front:
 
-    conformance (Node 22) -> supergateway 4.0.0 (--stateful, loopback) -> [jsonrpc-errors guard ->] conformance_server.mjs
+    direct:  conformance (Node 22) -> supergateway 4.0.0 (--stateful, loopback) -> conformance_server.mjs
+    guarded: conformance (Node 22) -> supergateway 4.0.0 -> jsonrpc-errors guard -> conformance_server.mjs
+    listen:  conformance (Node 22) -> jsonrpc-errors guard --listen -> conformance_server.mjs
 
 One column per chain: for each scenario, the checks the suite recorded (id and status, in order).
-Runnable by hand too: `python conformance.py [direct|guarded]...` prints the columns.
+Runnable by hand too: `python conformance.py [direct|guarded|listen]...` prints the columns.
 """
 
 from __future__ import annotations
@@ -135,8 +138,51 @@ def run_column(name: str, guarded: bool, workdir: Path) -> Column:
             except ProcessLookupError:
                 pass
     (out_dir / "conformance.log").write_text(output)
+    scenarios = read_results(out_dir / "results")
+    return Column(name, returncode, scenarios, output, out_dir, elapsed, leftover)
+
+
+def run_listen_column(workdir: Path, name: str = "listen") -> Column:
+    """The suite against `jsonrpc-errors guard --listen` in front of the same stdio server: no bridge."""
+    out_dir = workdir / f"conformance-{name}"
+    out_dir.mkdir(parents=True)
+    log_path = out_dir / "guard.stderr.log"
+    guard = subprocess.Popen([str(GUARD), "guard", "--listen", "127.0.0.1:0", "--", NODE, str(SERVER)],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(log_path, "wb"),
+                             env=session_env(), cwd=out_dir)
+    started = time.monotonic()
+    returncode, output, url = -1, "", None
+    try:
+        deadline = time.monotonic() + 20
+        while url is None and time.monotonic() < deadline and guard.poll() is None:
+            for line in log_path.read_text(errors="replace").splitlines():
+                if '"event":"listening"' in line:
+                    url = f"http://{json.loads(line)['addr']}/mcp"
+            time.sleep(0.05)
+        if url is None:
+            raise RuntimeError("guard --listen did not listen")
+        proc = subprocess.run(
+            [str(NODE22), str(CONFORMANCE), "server", "--url", url, "--suite", "all", "-o", str(out_dir / "results")],
+            capture_output=True, text=True, timeout=SUITE_TIMEOUT, env=session_env(), cwd=out_dir,
+        )
+        returncode, output = proc.returncode, proc.stdout + proc.stderr
+    finally:
+        elapsed = time.monotonic() - started
+        below = descendants(guard.pid)
+        if guard.poll() is None:
+            guard.send_signal(signal.SIGTERM)  # it drains, stops its children and exits
+        try:
+            guard.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            guard.kill()
+            guard.wait()
+        leftover = wait_gone(below, timeout=10)
+    (out_dir / "conformance.log").write_text(output)
+    return Column(name, returncode, read_results(out_dir / "results"), output, out_dir, elapsed, leftover)
+
+
+def read_results(results: Path) -> dict[str, list[tuple[str, str]]]:
     scenarios: dict[str, list[tuple[str, str]]] = {}
-    results = out_dir / "results"
     found = []
     for entry in results.iterdir() if results.exists() else []:
         m = RESULT_DIR.match(entry.name)
@@ -144,17 +190,18 @@ def run_column(name: str, guarded: bool, workdir: Path) -> Column:
             found.append((entry.name[len("server-") + len(m["scenario"]):], m["scenario"], entry / "checks.json"))
     for _stamp, scenario, checks_file in sorted(found):  # the suite's order: by the time each was saved
         scenarios[scenario] = [(c.get("id", "?"), c.get("status", "?")) for c in json.loads(checks_file.read_text())]
-    return Column(name, returncode, scenarios, output, out_dir, elapsed, leftover)
+    return scenarios
 
 
-def table(direct: Column, guarded: Column) -> str:
-    names = list(dict.fromkeys([*direct.scenarios, *guarded.scenarios]))
+def table(*columns: Column) -> str:
+    direct = columns[0]
+    names = list(dict.fromkeys(n for col in columns for n in col.scenarios))
     width = max([len(n) for n in names] + [8])
-    rows = [f"{'scenario':<{width}}  {'direct':<26}  {'guarded':<26}  same"]
+    rows = [f"{'scenario':<{width}}  " + "  ".join(f"{col.name:<26}" for col in columns) + "  same"]
     for n in names:
-        same = direct.scenarios.get(n) == guarded.scenarios.get(n)
-        rows.append(f"{n:<{width}}  {direct.cell(n):<26}  {guarded.cell(n):<26}  {'yes' if same else 'NO'}")
-    for col in (direct, guarded):
+        same = all(col.scenarios.get(n) == direct.scenarios.get(n) for col in columns[1:])
+        rows.append(f"{n:<{width}}  " + "  ".join(f"{col.cell(n):<26}" for col in columns) + f"  {'yes' if same else 'NO'}")
+    for col in columns:
         c = col.counts()
         rows.append(f"{col.name}: {c['SUCCESS']} of {c['SUCCESS'] + c['FAILURE']} checks passed "
                     f"({c['WARNING']} warnings, {c['INFO']} info) in {len(col.scenarios)} scenarios, {col.elapsed:.1f} s")
@@ -165,8 +212,9 @@ if __name__ == "__main__":
     import tempfile
 
     work = Path(tempfile.mkdtemp(prefix="conformance-"))
-    cols = [run_column(n, n == "guarded", work) for n in (sys.argv[1:] or ["direct", "guarded"])]
-    if len(cols) == 2:
+    cols = [run_listen_column(work) if n == "listen" else run_column(n, n == "guarded", work)
+            for n in (sys.argv[1:] or ["direct", "guarded", "listen"])]
+    if len(cols) >= 2:
         print(table(*cols))
     else:
         for col in cols:

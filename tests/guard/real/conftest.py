@@ -89,6 +89,8 @@ class Campaign:
     def conformance(self, column: str) -> Future:
         import conformance
 
+        if column == "listen":
+            return self._submit("conformance:listen", lambda: conformance.run_listen_column(self.workdir), self.long_pool)
         return self._submit(f"conformance:{column}",
                             lambda: conformance.run_column(column, column == "guarded", self.workdir), self.long_pool)
 
@@ -118,6 +120,7 @@ def _start_everything_selected(request, campaign: Campaign) -> None:
     if "test_conformance.py" in files:
         campaign.conformance("direct")
         campaign.conformance("guarded")
+        campaign.conformance("listen")
     if "test_http_peers.py" in files:
         for server in peers.PEER_SERVERS:
             for client in peers.CLIENTS:
