@@ -116,7 +116,7 @@ impl Front {
 /// Serves until SIGTERM (or SIGINT, SIGHUP), then drains; returns the guard's exit status.
 pub async fn serve(args: Args, listen: Listen, runtime: Runtime, metrics: Arc<Metrics>) -> u8 {
     raise_descriptor_limit();
-    let listener = match tokio::net::TcpListener::bind((listen.host.as_str(), listen.port)).await {
+    let listener = match bind(&listen.host, listen.port).await {
         Ok(l) => l,
         Err(e) => {
             tracing::error!(event = "guard-failed", detail = %e, "cannot listen on {}:{}", listen.host, listen.port);
@@ -305,6 +305,31 @@ async fn accept_loop(listener: tokio::net::TcpListener, router: Router, front: A
             drop(slot);
         });
     }
+}
+
+/// Connections the kernel holds for the guard before it accepts them (capped by `net.core.somaxconn`): a
+/// burst of connections waits there instead of having its SYNs dropped and retried seconds later.
+const BACKLOG: u32 = 4096;
+
+/// Binds the first address `host` resolves to that can be bound, with a deep accept queue.
+async fn bind(host: &str, port: u16) -> std::io::Result<tokio::net::TcpListener> {
+    let mut last = std::io::Error::new(std::io::ErrorKind::AddrNotAvailable, "the host resolved to no address");
+    for addr in tokio::net::lookup_host((host, port)).await? {
+        let socket = match addr {
+            SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4(),
+            SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6(),
+        };
+        let bound = socket.and_then(|s| {
+            s.set_reuseaddr(true)?;
+            s.bind(addr)?;
+            s.listen(BACKLOG)
+        });
+        match bound {
+            Ok(listener) => return Ok(listener),
+            Err(e) => last = e,
+        }
+    }
+    Err(last)
 }
 
 /// Requests (and response streams) open on one connection, and a wake-up when one opens.
