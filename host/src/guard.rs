@@ -91,6 +91,11 @@ pub struct Event {
     pub id: Option<Value>,
     pub method: Option<String>,
     pub detail: Option<String>,
+    /// A policy decision's rule (or category), never the value it found; and the tool it was taken under.
+    #[serde(default)]
+    pub rule: Option<String>,
+    #[serde(default)]
+    pub tool: Option<String>,
 }
 
 /// What one session call returned.

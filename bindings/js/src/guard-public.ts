@@ -1,8 +1,8 @@
 // Everything `jsonrpc-errors/guard` exports, whichever entry point (Node, browser) loaded the guard module:
 // guard sessions, and redaction under options run on the guard module.
 
-export { GuardSession } from "./guard.js";
-export type { EventStep, ForwardStep, GuardOptions, GuardOutcome, GuardStep, Peer, SendStep, UpstreamFailure } from "./guard.js";
+export { GuardSession, checkPolicy } from "./guard.js";
+export type { EventStep, ForwardStep, GuardOptions, GuardOutcome, GuardStep, Peer, PolicyDefaults, SendStep, UpstreamFailure } from "./guard.js";
 import { redactionOn } from "./redact-options.js";
 import { callGuard } from "./runtime.js";
 export const { redactJsonValue, redactJsonValueJson, redactWith, redactWithJson } = redactionOn(callGuard);

@@ -30,7 +30,7 @@ export interface SendStep {
 /** A record for the operator's log and metrics: never a message body. */
 export interface EventStep {
   step: "event";
-  event: "answered" | "sanitized" | "redacted" | "repaired" | "dropped" | "client-cancelled" | "upstream-ended";
+  event: "answered" | "sanitized" | "redacted" | "repaired" | "dropped" | "client-cancelled" | "upstream-ended" | "blocked" | "audited";
   level: "error" | "warn" | "info" | "debug";
   kind?: string;
   code?: number;
@@ -40,6 +40,10 @@ export interface EventStep {
   id?: Id;
   method?: string;
   detail?: string;
+  /** A policy decision's rule (or category): never the value it found. */
+  rule?: string;
+  /** The tool (or method) override a policy decision was taken under. */
+  tool?: string;
 }
 
 export type GuardStep = ForwardStep | SendStep | EventStep;
@@ -64,6 +68,40 @@ export interface GuardOptions {
   upstream?: string;
   /** The longest text of a failed tool result passed on (default 8 KiB); a longer one keeps its start and end. */
   failedResultBytes?: number | null;
+  /**
+   * A policy file (TOML, the README's "The policy file"): per-tool timeouts, redaction scopes and options,
+   * actions. One `checkPolicy` refuses makes the session answer every request with the configuration error.
+   */
+  policy?: string | null;
+  /** The environment its `hash_key_env` is read from (none by default; in Node, pass `process.env`). */
+  policyEnv?: Record<string, string | undefined>;
+}
+
+/** A policy's defaults (`null` where it says nothing): what a shell takes unless its own options say otherwise. */
+export interface PolicyDefaults {
+  dialect: Dialect | null;
+  timeout_ms: number | null;
+  max_wait_ms: number | null;
+  max_bytes: number | null;
+  max_upstream_bytes: number | null;
+  batch: "reject" | "allow" | null;
+  failed_result_bytes: number | null;
+}
+
+/** `{name: value}` as the glue's flat list. */
+function flatEnv(env: Record<string, string | undefined> | undefined): string[] {
+  return Object.entries(env ?? {}).flatMap(([k, v]) => (typeof v === "string" ? [k, v] : []));
+}
+
+/**
+ * Checks a guard policy file: its defaults, or `InvalidInputError` whose `.error.data` says where it is wrong
+ * (`line`, `column`, `details`): the same words as `jsonrpc-errors guard --check-config` and Python's
+ * `check_policy`.
+ */
+export function checkPolicy(policy: string, env?: Record<string, string | undefined>): PolicyDefaults {
+  if (typeof policy !== "string") throw new ArgumentTypeError("policy must be a string");
+  const text = checkedText(policy);
+  return JSON.parse(callGuard((g) => g.checkPolicy(text, flatEnv(env)))) as PolicyDefaults;
 }
 
 /** How the upstream ended. */
@@ -124,7 +162,10 @@ export class GuardSession {
     const maxBytes = options.maxBytes == null ? undefined : u64(options.maxBytes, "maxBytes");
     const timeoutMs = options.timeoutMs == null ? undefined : u64(options.timeoutMs, "timeoutMs");
     const failedResultBytes = options.failedResultBytes == null ? undefined : u64(options.failedResultBytes, "failedResultBytes");
-    this.#inner = callGuard((g) => new g.GuardSession(dialect, maxBytes, batch, timeoutMs, upstream, failedResultBytes));
+    if (options.policy != null && typeof options.policy !== "string") throw new ArgumentTypeError("policy must be a string");
+    const policy = options.policy == null ? undefined : checkedText(options.policy);
+    const policyEnv = flatEnv(options.policyEnv);
+    this.#inner = callGuard((g) => new g.GuardSession(dialect, maxBytes, batch, timeoutMs, upstream, failedResultBytes, policy, policyEnv));
     this.#generation = guardGenerationNow();
   }
 
@@ -147,6 +188,16 @@ export class GuardSession {
     const b = bytes(line, "line");
     const [ms, hi, lo] = contextArgs(options?.context);
     return this.#call((s) => s.clientLine(b, ms, hi, lo));
+  }
+
+  /**
+   * Replaces the policy file for the requests from now on (a reload). A refused document throws
+   * `InvalidInputError` (where it is wrong in `.error.data`) and leaves the policy as it was.
+   */
+  setPolicy(policy: string, env?: Record<string, string | undefined>): void {
+    if (typeof policy !== "string") throw new ArgumentTypeError("policy must be a string");
+    const text = checkedText(policy);
+    this.#call((s) => s.setPolicy(text, flatEnv(env)));
   }
 
   /**

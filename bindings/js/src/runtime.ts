@@ -43,6 +43,7 @@ export interface Platform {
 export interface GlueGuardSession {
   free(): void;
   clientLine(line: Uint8Array, unixMillis: number, entropyHi: number, entropyLo: number): string;
+  setPolicy(text: string, env: string[]): string;
   clientLineOn(stream: number, line: Uint8Array, unixMillis: number, entropyHi: number, entropyLo: number): string;
   streamClosed(stream: number, unixMillis: number, entropyHi: number, entropyLo: number): string;
   clientOversize(length: number, head: Uint8Array, tail: Uint8Array, unixMillis: number, entropyHi: number, entropyLo: number): string;
@@ -65,6 +66,8 @@ export interface RedactGlue extends Pick<Glue, "setEnvironment" | "refusal" | "m
 
 /** The guard module's glue: the redaction module's calls and the guard session class. */
 export interface GuardGlue extends RedactGlue {
+  /** A policy file's defaults as JSON; throws its error object's JSON (`env`: flat `[name, value, …]`). */
+  checkPolicy(text: string, env: string[]): string;
   GuardSession: new (
     dialect: string,
     maxBytes: number | undefined,
@@ -72,6 +75,8 @@ export interface GuardGlue extends RedactGlue {
     timeoutMs: number | undefined,
     upstream: string,
     failedResultBytes: number | undefined,
+    policy: string | undefined,
+    policyEnv: string[],
   ) => GlueGuardSession;
 }
 

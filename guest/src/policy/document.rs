@@ -24,12 +24,11 @@
 //! scopes = ["errors", "results"]
 //! ```
 
-use serde::Deserialize;
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 /// What a policy redacts (`[redaction] scopes`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
     /// Error responses and failed tool results (`isError`): the default.
     Errors,
@@ -46,9 +45,17 @@ pub enum Scope {
     Stderr,
 }
 
+const SCOPES: [(&str, Scope); 6] = [
+    ("errors", Scope::Errors),
+    ("results", Scope::Results),
+    ("resources", Scope::Resources),
+    ("prompts", Scope::Prompts),
+    ("requests", Scope::Requests),
+    ("stderr", Scope::Stderr),
+];
+
 /// What becomes of a message in which a rule finds something.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Action {
     /// The finding is redacted (the default).
     #[default]
@@ -59,9 +66,10 @@ pub enum Action {
     Audit,
 }
 
-/// `redact | mask | hash | remove` as the redaction options spell them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+const ACTIONS: [(&str, Action); 3] = [("redact", Action::Redact), ("block", Action::Block), ("audit", Action::Audit)];
+
+/// How a finding is replaced, as the redaction options spell it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Method {
     Replace,
     Mask,
@@ -69,21 +77,19 @@ pub enum Method {
     Remove,
 }
 
+const METHODS: [(&str, Method); 4] = [("replace", Method::Replace), ("mask", Method::Mask), ("hash", Method::Hash), ("remove", Method::Remove)];
+
 /// An extra rule, as `redact-with` takes them.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone)]
 pub struct ExtraRule {
     pub id: String,
     pub category: String,
     pub pattern: String,
-    #[serde(default)]
     pub keywords: Vec<String>,
-    #[serde(default)]
     pub secret_groups: Vec<usize>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default)]
 pub struct Defaults {
     pub dialect: Option<String>,
     /// Seconds; 0: no limit.
@@ -95,60 +101,236 @@ pub struct Defaults {
     pub failed_result_bytes: Option<u64>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default)]
 pub struct Redaction {
     pub method: Option<Method>,
     /// The environment variable holding the key of `method = "hash"` (at least 16 bytes).
     pub hash_key_env: Option<String>,
-    #[serde(default)]
     pub disable: Vec<String>,
-    #[serde(default)]
     pub allow: Vec<String>,
-    #[serde(default)]
     pub allow_patterns: Vec<String>,
-    #[serde(default)]
     pub extra_rules: Vec<ExtraRule>,
     pub scopes: Option<Vec<Scope>>,
-    /// Scan binary content (base64 blobs that decode to text); images and audio never.
+    /// Scan binary content (base64 blobs); images and audio never.
     pub binary: Option<bool>,
 }
 
 /// What a `[[tool]]` or `[[method]]` table changes for the requests it matches.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone)]
 pub struct Override {
     /// A name, or a glob (`*`, `?`): `read_*`, `resources/*`.
-    #[serde(rename = "match")]
     pub pattern: String,
     pub timeout: Option<f64>,
     pub max_wait: Option<f64>,
     pub failed_result_bytes: Option<u64>,
     /// More rules or categories off, for these requests only.
-    #[serde(default)]
     pub disable: Vec<String>,
-    #[serde(default)]
     pub allow: Vec<String>,
     pub scopes: Option<Vec<Scope>>,
-    #[serde(default)]
     pub actions: BTreeMap<String, Action>,
 }
 
 /// The whole document.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default)]
 pub struct Document {
-    #[serde(default)]
     pub defaults: Defaults,
-    #[serde(default)]
     pub redaction: Redaction,
     /// Rule id or category → what a finding of it does.
-    #[serde(default)]
     pub actions: BTreeMap<String, Action>,
-    #[serde(default, rename = "tool")]
     pub tools: Vec<Override>,
-    #[serde(default, rename = "method")]
     pub methods: Vec<Override>,
+}
+
+/// A table read key by key (a hand-written reader over the TOML's JSON form, not derived deserializers: the
+/// npm guard module is downloaded, and one instantiation per table measured tens of KB): every key known,
+/// every value of its type, what is left over refused by name.
+struct Table<'a> {
+    what: String,
+    map: Map<String, Value>,
+    text: &'a str,
+}
+
+impl<'a> Table<'a> {
+    fn new(what: impl Into<String>, value: Value, text: &'a str) -> Result<Table<'a>, DocumentError> {
+        let what = what.into();
+        match value {
+            Value::Object(map) => Ok(Table { what, map, text }),
+            _ => Err(DocumentError { at: None, message: format!("{what} must be a table") }),
+        }
+    }
+
+    fn wrong(&self, key: &str, expected: &str) -> DocumentError {
+        DocumentError { at: locate_key(self.text, key), message: format!("{}.{key} must be {expected}", self.what) }
+    }
+
+    fn take(&mut self, key: &str) -> Option<Value> {
+        self.map.remove(key)
+    }
+
+    fn string(&mut self, key: &str) -> Result<Option<String>, DocumentError> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(self.wrong(key, "a string")),
+        }
+    }
+
+    fn seconds(&mut self, key: &str) -> Result<Option<f64>, DocumentError> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(v) => match v.as_f64().filter(|s| s.is_finite() && *s >= 0.0) {
+                Some(s) => Ok(Some(s)),
+                None => Err(self.wrong(key, "a number of seconds (0 or more)")),
+            },
+        }
+    }
+
+    fn bytes(&mut self, key: &str) -> Result<Option<u64>, DocumentError> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(v) => v.as_u64().map(Some).ok_or_else(|| self.wrong(key, "a number of bytes")),
+        }
+    }
+
+    fn boolean(&mut self, key: &str) -> Result<Option<bool>, DocumentError> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(b)),
+            Some(_) => Err(self.wrong(key, "true or false")),
+        }
+    }
+
+    fn strings(&mut self, key: &str) -> Result<Vec<String>, DocumentError> {
+        match self.take(key) {
+            None => Ok(Vec::new()),
+            Some(Value::Array(items)) if items.iter().all(Value::is_string) => {
+                Ok(items.into_iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+            }
+            Some(_) => Err(self.wrong(key, "a list of strings")),
+        }
+    }
+
+    /// A string naming one of `names`' cases.
+    fn choice<T: Copy>(&self, key: &str, value: &str, names: &[(&str, T)]) -> Result<T, DocumentError> {
+        names.iter().find(|(n, _)| *n == value).map(|(_, v)| *v).ok_or_else(|| {
+            let expected: Vec<String> = names.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+            DocumentError { at: find_key(self.text, key, value), message: format!("{}.{key}: unknown `{value}` (expected one of {})", self.what, expected.join(", ")) }
+        })
+    }
+
+    fn scopes(&mut self, key: &str) -> Result<Option<Vec<Scope>>, DocumentError> {
+        if !self.map.contains_key(key) {
+            return Ok(None);
+        }
+        let names = self.strings(key)?;
+        names.iter().map(|n| self.choice(key, n, &SCOPES)).collect::<Result<_, _>>().map(Some)
+    }
+
+    fn actions(&mut self, key: &str) -> Result<BTreeMap<String, Action>, DocumentError> {
+        let Some(value) = self.take(key) else { return Ok(BTreeMap::new()) };
+        let table = Table::new(format!("{}.{key}", self.what), value, self.text)?;
+        let mut out = BTreeMap::new();
+        for (name, v) in &table.map {
+            let action = v.as_str().ok_or_else(|| table.wrong(name, "\"redact\", \"block\" or \"audit\""))?;
+            out.insert(name.clone(), table.choice(name, action, &ACTIONS)?);
+        }
+        Ok(out)
+    }
+
+    /// The keys left: refused by name.
+    fn finish(self, known: &[&str]) -> Result<(), DocumentError> {
+        match self.map.keys().next() {
+            None => Ok(()),
+            Some(key) => Err(DocumentError {
+                at: locate_key(self.text, key),
+                message: format!("unknown key `{key}` in {} (expected one of: {})", self.what, known.join(", ")),
+            }),
+        }
+    }
+}
+
+fn read_override(what: &str, value: Value, text: &str) -> Result<Override, DocumentError> {
+    let mut t = Table::new(what, value, text)?;
+    let o = Override {
+        pattern: t.string("match")?.ok_or_else(|| DocumentError { at: None, message: format!("{what} needs `match`: a name or a glob") })?,
+        timeout: t.seconds("timeout")?,
+        max_wait: t.seconds("max_wait")?,
+        failed_result_bytes: t.bytes("failed_result_bytes")?,
+        disable: t.strings("disable")?,
+        allow: t.strings("allow")?,
+        scopes: t.scopes("scopes")?,
+        actions: t.actions("actions")?,
+    };
+    t.finish(&["match", "timeout", "max_wait", "failed_result_bytes", "disable", "allow", "scopes", "actions"])?;
+    Ok(o)
+}
+
+fn read_overrides(root: &mut Table<'_>, key: &str) -> Result<Vec<Override>, DocumentError> {
+    match root.take(key) {
+        None => Ok(Vec::new()),
+        Some(Value::Array(items)) => items.into_iter().map(|v| read_override(&format!("[[{key}]]"), v, root.text)).collect(),
+        Some(_) => Err(root.wrong(key, &format!("an array of tables ([[{key}]])"))),
+    }
+}
+
+fn read(value: Value, text: &str) -> Result<Document, DocumentError> {
+    let mut root = Table::new("the policy", value, text)?;
+    let mut d = Table::new("[defaults]", root.take("defaults").unwrap_or_else(|| Value::Object(Map::new())), text)?;
+    let defaults = Defaults {
+        dialect: d.string("dialect")?,
+        timeout: d.seconds("timeout")?,
+        max_wait: d.seconds("max_wait")?,
+        max_bytes: d.bytes("max_bytes")?,
+        max_upstream_bytes: d.bytes("max_upstream_bytes")?,
+        batch: d.string("batch")?,
+        failed_result_bytes: d.bytes("failed_result_bytes")?,
+    };
+    d.finish(&["dialect", "timeout", "max_wait", "max_bytes", "max_upstream_bytes", "batch", "failed_result_bytes"])?;
+    let mut r = Table::new("[redaction]", root.take("redaction").unwrap_or_else(|| Value::Object(Map::new())), text)?;
+    let method = match r.string("method")? {
+        Some(m) => Some(r.choice("method", &m, &METHODS)?),
+        None => None,
+    };
+    let extra_rules = match r.take("extra_rules") {
+        None => Vec::new(),
+        Some(Value::Array(items)) => items
+            .into_iter()
+            .map(|v| {
+                let mut e = Table::new("[[redaction.extra_rules]]", v, text)?;
+                let need = |e: &mut Table<'_>, key: &str| e.string(key)?.ok_or_else(|| DocumentError { at: None, message: format!("an extra rule needs `{key}`") });
+                let rule = ExtraRule {
+                    id: need(&mut e, "id")?,
+                    category: need(&mut e, "category")?,
+                    pattern: need(&mut e, "pattern")?,
+                    keywords: e.strings("keywords")?,
+                    secret_groups: match e.take("secret_groups") {
+                        None => Vec::new(),
+                        Some(Value::Array(g)) if g.iter().all(|n| n.as_u64().is_some()) => g.iter().filter_map(|n| n.as_u64().map(|n| n as usize)).collect(),
+                        Some(_) => return Err(e.wrong("secret_groups", "a list of group numbers")),
+                    },
+                };
+                e.finish(&["id", "category", "pattern", "keywords", "secret_groups"])?;
+                Ok(rule)
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err(r.wrong("extra_rules", "an array of tables ([[redaction.extra_rules]])")),
+    };
+    let redaction = Redaction {
+        method,
+        hash_key_env: r.string("hash_key_env")?,
+        disable: r.strings("disable")?,
+        allow: r.strings("allow")?,
+        allow_patterns: r.strings("allow_patterns")?,
+        extra_rules,
+        scopes: r.scopes("scopes")?,
+        binary: r.boolean("binary")?,
+    };
+    r.finish(&["method", "hash_key_env", "disable", "allow", "allow_patterns", "extra_rules", "scopes", "binary"])?;
+    let actions = root.actions("actions")?;
+    let tools = read_overrides(&mut root, "tool")?;
+    let methods = read_overrides(&mut root, "method")?;
+    root.finish(&["defaults", "redaction", "actions", "tool", "method"])?;
+    Ok(Document { defaults, redaction, actions, tools, methods })
 }
 
 /// Why a document is refused: where (1-based line and column, when the TOML reader knows) and what.
@@ -180,10 +362,72 @@ pub fn find_key(text: &str, key: &str, value: &str) -> Option<(usize, usize)> {
 
 /// Reads a document (syntax, keys, types; rule names are checked when it is compiled).
 pub fn parse(text: &str) -> Result<Document, DocumentError> {
-    toml::from_str(text).map_err(|e| DocumentError {
-        at: e.span().map(|s| position(text, s.start)),
-        message: e.message().trim().to_string(),
-    })
+    let value: Value = basic_toml::from_str(text).map_err(|e| {
+        // The reader's message ends with where it stopped, which `at` says: said once.
+        let message = e.to_string();
+        let message = message.split(" at line ").next().unwrap_or(&message).trim().to_string();
+        // A value of the wrong type or an unknown key is reported at the document's start, naming the key:
+        // placed where that key (or the unknown field) is written.
+        // An unknown field is reported where its table begins: placed on the field itself.
+        let at = match e.line_col() {
+            Some((0, 0)) | None => locate(text, &message, 0),
+            Some((l, c)) if message.starts_with("unknown field") => {
+                let from = text.split_inclusive('\n').take(l).map(str::len).sum::<usize>() + c;
+                locate(text, &message, from).or(Some((l + 1, c + 1)))
+            }
+            Some((l, c)) => Some((l + 1, c + 1)),
+        };
+        DocumentError { at, message }
+    })?;
+    read(value, text)
+}
+
+/// Where a key is first written as the first word of a line (`key =`).
+fn locate_key(text: &str, key: &str) -> Option<(usize, usize)> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with(key) && trimmed[key.len()..].trim_start().starts_with('=') {
+            return Some(position(text, offset + line.len() - trimmed.len()));
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// The text between the first pair of backticks after `marker` in `message`.
+fn quoted_after<'a>(message: &'a str, marker: &str) -> Option<&'a str> {
+    let rest = &message[message.find(marker)? + marker.len()..];
+    let start = rest.find('`')? + 1;
+    let end = start + rest[start..].find('`')?;
+    Some(&rest[start..end])
+}
+
+/// Where the key a refusal names is written: an unknown field's name, else the last segment of the key
+/// path (`for key `redaction.scopes``), as the first word of a line at or after its table's header.
+fn locate(text: &str, message: &str, start: usize) -> Option<(usize, usize)> {
+    let path = quoted_after(message, "for key ");
+    let (table, key) = match (quoted_after(message, "unknown field "), path) {
+        (Some(field), table) => (table.map(|t| t.split('.').next().unwrap_or(t)), field),
+        (None, Some(path)) => match path.rsplit_once('.') {
+            Some((table, key)) => (Some(table.split('.').next().unwrap_or(table)), key),
+            None => (None, path),
+        },
+        (None, None) => return None,
+    };
+    let from = match start {
+        0 => table.and_then(|t| text.find(&format!("[{t}]")).or_else(|| text.find(&format!("[[{t}]]")))).unwrap_or(0),
+        at => at.min(text.len()),
+    };
+    let mut offset = from;
+    for line in text[from..].split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with(key) && trimmed[key.len()..].trim_start().starts_with('=') {
+            return Some(position(text, offset + line.len() - trimmed.len()));
+        }
+        offset += line.len();
+    }
+    None
 }
 
 #[cfg(test)]

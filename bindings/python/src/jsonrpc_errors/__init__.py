@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable, Literal, Mapping, NamedTuple, Option
 
 from . import _runtime
 from ._args import Context, _context, _dialect, _dialect_name, _raw, _s64, _text, _u64
-from ._guard import GuardSession, Outcome as GuardOutcome, Step as GuardStep
+from ._guard import GuardSession, Outcome as GuardOutcome, Step as GuardStep, check_policy
 from ._errors import ArgumentTypeError, ComponentFault, InvalidInput, JsonRpcErrorsError, JsonRpcErrorsValueError
 from ._taxonomy import DEFAULT_MAX_BYTES, KINDS, TAXONOMY_VERSION, Dialect, ErrorKind, KindInfo
 
@@ -38,6 +38,7 @@ __all__ = [
     "KINDS",
     "KindInfo",
     "Redaction",
+    "check_policy",
     "TAXONOMY_VERSION",
     "codes",
     "explain",

@@ -6,15 +6,16 @@ upstream fails) is the component's, identical in every runtime.
 
 from __future__ import annotations
 
+import os
 import threading
-from typing import Any, Literal, Optional, TypedDict, Union
+from typing import Any, Literal, Mapping, Optional, TypedDict, Union
 
 import wasmtime
 from wasmtime.component import Record, Variant
 
 from . import _runtime
 from ._args import Context, _context, _dialect, _dialect_name, _raw, _text, _u64
-from ._errors import ArgumentTypeError, ComponentFault, JsonRpcErrorsValueError
+from ._errors import ArgumentTypeError, ComponentFault, InvalidInput, JsonRpcErrorsValueError
 from ._taxonomy import Dialect
 
 Peer = Literal["client", "upstream"]
@@ -41,6 +42,9 @@ class Step(TypedDict, total=False):
     id: Any
     method: str
     detail: str
+    #: A policy decision's rule (or category), never the value it found; and the tool it was taken under.
+    rule: str
+    tool: str
 
 
 class Outcome(TypedDict):
@@ -84,6 +88,8 @@ class GuardSession:
         timeout_ms: Optional[int] = None,
         upstream: str = "upstream",
         failed_result_bytes: Optional[int] = None,
+        policy: Optional[str] = None,
+        policy_env: Optional[Mapping[str, str]] = None,
     ) -> None:
         name = _dialect_name(dialect)
         if max_bytes is not None:
@@ -104,6 +110,10 @@ class GuardSession:
         setattr(options, "timeout-ms", timeout_ms)
         setattr(options, "upstream", upstream)
         setattr(options, "failed-result-bytes", failed_result_bytes)
+        if policy is not None:
+            _text(policy, "policy")
+        setattr(options, "policy", policy)
+        setattr(options, "policy-env", _env_pairs(policy_env))
         self._lock = threading.Lock()
         try:
             self._worker: Optional[_runtime._GuardWorker] = rt.guard_worker()
@@ -128,6 +138,22 @@ class GuardSession:
     def client_line_json(self, line: Union[bytes, str], *, context: Optional[Context] = None) -> str:
         """A line from the client (its newline removed)."""
         return str(self._call("[method]session.client-line", _raw(line, "line"), _context(context)))
+
+    def set_policy(self, policy: str, env: Optional[Mapping[str, str]] = None) -> None:
+        """Replaces the policy file for the requests from now on (a reload). A refused document raises
+        :class:`InvalidInput` (``data``: ``reason`` "invalid-policy", ``line``, ``column``, ``details``) and
+        leaves the policy as it was."""
+        _text(policy, "policy")
+        with self._lock:
+            w = self._worker
+            if w is None:
+                raise ComponentFault(-32603, "Internal error")
+            try:
+                result = w.generic["[method]session.set-policy"](w.worker.store, self._handle, policy, _env_pairs(env))
+            except _TRAPS as e:
+                self._worker = None
+                raise _runtime.get()._fault() from e
+        _ok_or_raise(result)
 
     def client_line_on_json(self, stream: int, line: Union[bytes, str], *, context: Optional[Context] = None) -> str:
         """A line from client stream ``stream`` (an HTTP front's request; stream 0: the session's own). Requests
@@ -239,6 +265,38 @@ class GuardSession:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def _env_pairs(env: Optional[Mapping[str, str]]) -> list[tuple[str, str]]:
+    """The environment a policy's ``hash_key_env`` is read from: the process's when none is given."""
+    return list((os.environ if env is None else env).items())
+
+
+def _ok_or_raise(result: Any) -> str:
+    from ._public import _outcome
+
+    ok, value = _outcome(result)
+    if ok:
+        return str(value)
+    raise InvalidInput(value["code"], value["message"], value["data_json"])
+
+
+def check_policy(policy: str, env: Optional[Mapping[str, str]] = None) -> dict[str, Any]:
+    """Checks a guard policy file (TOML): its defaults (``dialect``, ``timeout_ms``, ``max_wait_ms``,
+    ``max_bytes``, ``max_upstream_bytes``, ``batch``, ``failed_result_bytes``; ``None`` where it says nothing),
+    or :class:`InvalidInput` saying where it is wrong (``data``: ``line``, ``column``, ``details``): the same
+    words as ``jsonrpc-errors guard --check-config`` and the npm package's ``checkPolicy``."""
+    import json
+
+    _text(policy, "policy")
+    rt = _runtime.get()
+    w = rt.guard_worker()
+    try:
+        result = w.generic["check-policy"](w.worker.store, policy, _env_pairs(env))
+    except _TRAPS as e:
+        raise rt._fault() from e
+    out: dict[str, Any] = json.loads(_ok_or_raise(result))
+    return out
 
 
 def _failure(failure: Any) -> Variant:

@@ -26,9 +26,11 @@ API: dict[str, Optional[tuple[tuple[Any, ...], str]]] = {
 }
 
 GUARD: dict[str, Optional[tuple[tuple[Any, ...], str]]] = {
+    "check-policy": None,
     "[constructor]session": None,
     "[method]session.client-line": (("bytes", ("record", (("unix-millis", "u64"), ("entropy", "u64"),))), "string"),
     "[method]session.client-line-on": (("u64", "bytes", ("record", (("unix-millis", "u64"), ("entropy", "u64"),))), "string"),
+    "[method]session.set-policy": None,
     "[method]session.stream-closed": (("u64", ("record", (("unix-millis", "u64"), ("entropy", "u64"),))), "string"),
     "[method]session.client-oversize": (("u64", "bytes", "bytes", ("record", (("unix-millis", "u64"), ("entropy", "u64"),))), "string"),
     "[method]session.upstream-line": (("bytes", ("record", (("unix-millis", "u64"), ("entropy", "u64"),))), "string"),
