@@ -481,10 +481,9 @@ fn owed(shape: Shape, bytes: &[u8]) -> bool {
 }
 
 /// The HTTP status of an answer written as `application/json`: MCP's table in the stateless revision; in
-/// both, a message the session refused at once as unreadable is 400 and one over the size limit 413.
-fn status_of(code: Option<i64>, immediate: bool, oversize: bool, era: Era) -> StatusCode {
+/// both, a message the session refused at once as unreadable is 400.
+fn status_of(code: Option<i64>, immediate: bool, era: Era) -> StatusCode {
     match code {
-        Some(_) if oversize => StatusCode::PAYLOAD_TOO_LARGE,
         Some(-32700 | -32600) if immediate => StatusCode::BAD_REQUEST,
         Some(-32700 | -32600 | -32602 | -32020 | -32021 | -32022) if era == Era::Modern => StatusCode::BAD_REQUEST,
         Some(-32601) if era == Era::Modern => StatusCode::NOT_FOUND,
@@ -497,7 +496,6 @@ fn status_of(code: Option<i64>, immediate: bool, oversize: bool, era: Era) -> St
 /// takes SSE), or 202 when nothing is owed.
 #[allow(clippy::too_many_arguments)]
 async fn exchange(front: &Arc<Front>, parts: &Parts, up: Arc<Upstream>, read: Read, len: usize, at: Instant, owed: bool, sse_ok: bool, era: Era) -> Response {
-    let oversize = matches!(read, Read::Oversize { .. });
     let Some(mut slot) = Slot::open(front, &up, parts.extensions.get::<Arc<super::Busy>>()) else { return unavailable("too many open streams") };
     let (stream, mut rx) = up.open_stream();
     slot.stream = Some(stream);
@@ -541,13 +539,9 @@ async fn exchange(front: &Arc<Front>, parts: &Parts, up: Arc<Upstream>, read: Re
             Shape::Response { code } => code,
             _ => None,
         };
-        let mut response = json(status_of(code, immediate, oversize, era), first.bytes);
+        let mut response = json(status_of(code, immediate, era), first.bytes);
         if code.is_some() {
             response.extensions_mut().insert(Failed);
-        }
-        if oversize {
-            // The rest of the body was not read.
-            response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
         }
         return response;
     }
