@@ -42,32 +42,37 @@ def free_port() -> int:
 
 @pytest.fixture
 def cluster(tmp_path):
-    replicas = [Listener([PY, str(FAULT_SERVER)]) for _ in range(3)]
-    port = free_port()
-    env = {**os.environ, "LISTEN": f"127.0.0.1:{port}"}
-    for i, r in enumerate(replicas, 1):
-        r.wait_ready()
-        env[f"GUARD_{i}"] = f"127.0.0.1:{r.port}"
-    lb = subprocess.Popen([HAPROXY, "-db", "-f", str(CONFIG)], env=env, stdout=open(tmp_path / "haproxy.log", "wb"),
-                          stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + HANG
-    while True:
-        try:
-            c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            c.request("GET", "/readyz")
-            if c.getresponse().status == 200:
-                break
-        except OSError:
-            pass
-        assert time.monotonic() < deadline and lb.poll() is None, (tmp_path / "haproxy.log").read_text()
-        time.sleep(0.1)
-    # Every replica up in HAProxy's view (rise 2 checks each).
-    time.sleep(1.0)
-    yield port, replicas
-    lb.send_signal(signal.SIGTERM)
-    lb.wait(timeout=HANG)
-    for r in replicas:
-        r.kill()
+    replicas: list[Listener] = []
+    lb = None
+    try:
+        replicas = [Listener([PY, str(FAULT_SERVER)]) for _ in range(3)]
+        port = free_port()
+        env = {**os.environ, "LISTEN": f"127.0.0.1:{port}"}
+        for i, r in enumerate(replicas, 1):
+            r.wait_ready()
+            env[f"GUARD_{i}"] = f"127.0.0.1:{r.port}"
+        lb = subprocess.Popen([HAPROXY, "-db", "-f", str(CONFIG)], env=env, stdout=open(tmp_path / "haproxy.log", "wb"),
+                              stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + HANG
+        while True:
+            try:
+                c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+                c.request("GET", "/readyz")
+                if c.getresponse().status == 200:
+                    break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline and lb.poll() is None, (tmp_path / "haproxy.log").read_text()
+            time.sleep(0.1)
+        # Every replica up in HAProxy's view (rise 2 checks each).
+        time.sleep(1.0)
+        yield port, replicas
+    finally:
+        if lb is not None and lb.poll() is None:
+            lb.send_signal(signal.SIGTERM)
+            lb.wait(timeout=HANG)
+        for r in replicas:
+            r.kill()
 
 
 def stateless(conn: http.client.HTTPConnection, id: int, method: str, params: dict) -> tuple[int, dict]:

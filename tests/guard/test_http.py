@@ -46,7 +46,11 @@ class Listener(Guard):
 
     def __init__(self, upstream: list[str], args: list[str] | None = None, env: dict[str, str] | None = None):
         super().__init__(["--listen", "127.0.0.1:0", *(args or [])], upstream, env=env)
-        addr = self.wait_event("listening")["addr"]
+        try:
+            addr = self.wait_event("listening")["addr"]
+        except BaseException:
+            self.kill()  # a guard that never listened is not left running
+            raise
         self.host, port = addr.rsplit(":", 1)
         self.port = int(port)
         self.url = f"http://{addr}/mcp"
