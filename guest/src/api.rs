@@ -183,6 +183,16 @@ pub fn guard_session(args: SessionArgs<'_>) -> Result<guard::Session, ErrorObjec
     if !crate::taxonomy::is_dialect(dialect) {
         return Err(fail(InputError::UnknownDialect(dialect.to_string())));
     }
+    // The policy file's defaults fill what the shell left unset (its own options override the file); a
+    // document that cannot be read sets nothing (the session refuses every request).
+    let defaults = policy.and_then(|text| crate::policy::document::parse(text).ok()).map(|d| d.defaults).unwrap_or_default();
+    let max_bytes = max_bytes.or(defaults.max_bytes);
+    let timeout_ms = match (timeout_ms, defaults.timeout) {
+        (Some(ms), _) => Some(ms),
+        (None, Some(s)) => crate::policy::compiled::seconds_to_ms(s),
+        (None, None) => None,
+    };
+    let failed_result_bytes = failed_result_bytes.or(defaults.failed_result_bytes);
     let mut options = guard::Options::new(dialect, upstream);
     if let Some(n) = max_bytes {
         options.max_bytes = n;

@@ -98,25 +98,37 @@ enum Command {
     /// upstream dies or hangs. Logs go to stderr. Exit status: the upstream's (128 + N if signal N ended it);
     /// 124 if the guard had to terminate it; 125 if the guard failed; 126/127 if it could not be started.
     Guard {
-        #[arg(long, default_value = "canonical")]
-        dialect: String,
+        /// The policy file (TOML; README "The policy file"): defaults, per-tool and per-method timeouts,
+        /// redaction scopes and options, actions. Options given here override its [defaults]. Refused at
+        /// start with its line and column (exit 2); SIGHUP reads it again for new requests (a refused
+        /// reload keeps the old policy).
+        #[arg(long, value_name = "FILE")]
+        config: Option<std::path::PathBuf>,
+        /// Checks a policy file and exits (0: valid; 2: refused, with its line and column on stderr),
+        /// starting nothing.
+        #[arg(long, value_name = "FILE", conflicts_with = "config")]
+        check_config: Option<std::path::PathBuf>,
+        /// The dialect of the errors the guard writes (default: canonical).
+        #[arg(long)]
+        dialect: Option<String>,
         /// Largest client message in bytes (default 10 MiB); a longer line is answered -32600 unread.
         #[arg(long)]
         max_bytes: Option<u64>,
-        #[arg(long, default_value = "reject", value_parser = ["reject", "allow"])]
-        batch: String,
+        /// Batches (JSON arrays) from the client: reject (default; MCP removed them in 2025-06-18) or allow.
+        #[arg(long, value_parser = ["reject", "allow"])]
+        batch: Option<String>,
         /// Seconds a request may wait for the upstream before it is answered with the timeout error and
-        /// cancelled upstream (progress notifications restart the wait); 0: no limit. The default stays
+        /// cancelled upstream (progress notifications restart the wait); 0: no limit. The default (50) stays
         /// below the 60 s most MCP clients wait, so they get the guard's answer rather than their own timeout.
-        #[arg(long, default_value = "50", value_name = "SECS")]
-        timeout: f64,
+        #[arg(long, value_name = "SECS")]
+        timeout: Option<f64>,
         /// Seconds the upstream gets to exit after its stdin closes, and again after SIGTERM, before SIGKILL.
         #[arg(long, default_value = "2", value_name = "SECS")]
         grace: f64,
-        /// Longest upstream line in bytes (at most 64 MiB, the largest the guard can judge); a longer one is
-        /// discarded (and logged) as it streams, and the request it answers is answered at once.
-        #[arg(long, default_value = "67108864")]
-        max_upstream_bytes: usize,
+        /// Longest upstream line in bytes (default and at most 64 MiB, the largest the guard can judge); a
+        /// longer one is discarded (and logged) as it streams, and the request it answers is answered at once.
+        #[arg(long)]
+        max_upstream_bytes: Option<u64>,
         /// Longest text of a failed tool result passed on (default 8192); a longer one keeps its start and its
         /// end, the middle cut (servers write what the model should do next at the end).
         #[arg(long, value_name = "BYTES")]
@@ -152,7 +164,7 @@ enum Command {
         #[arg(long, default_value = "16384", value_name = "N", requires = "listen")]
         max_connections: usize,
         /// The upstream server's command line.
-        #[arg(last = true, required = true, value_name = "UPSTREAM_CMD")]
+        #[arg(last = true, required_unless_present = "check_config", value_name = "UPSTREAM_CMD")]
         command: Vec<String>,
     },
     /// The code table of one dialect (default: all).
@@ -290,10 +302,16 @@ fn run(cli: Cli) -> Result<String, Problem> {
     Ok(out + "\n")
 }
 
+/// How long a request may wait for the upstream unless the command line or the policy file says otherwise:
+/// below the 60 s most MCP clients wait, so they get the guard's answer rather than their own timeout.
+const DEFAULT_GUARD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(50);
+
 /// `guard` runs until its upstream ends and reports through its exit status, so it does not go through
 /// `run`'s one-document contract.
 fn guard(command: Command) -> ExitCode {
     let Command::Guard {
+        config,
+        check_config,
         dialect,
         max_bytes,
         batch,
@@ -321,9 +339,42 @@ fn guard(command: Command) -> ExitCode {
         eprintln!("jsonrpc-errors guard: {msg}");
         ExitCode::from(2)
     };
-    let timeout = match seconds(timeout, "timeout") {
-        Ok(t) => t,
+    let runtime = match Runtime::new(secret_candidates()) {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("jsonrpc-errors guard: cannot load the component: {e}");
+            return ExitCode::from(proxy::status::GUARD_FAILED);
+        }
+    };
+    // The policy file, read and checked by the component before anything starts; nothing is half-applied.
+    if let Some(path) = check_config {
+        let file = proxy::config::ConfigFile { path };
+        return match file.load(&runtime) {
+            Ok(_) => {
+                eprintln!("jsonrpc-errors guard: {}: valid", file.path.display());
+                ExitCode::SUCCESS
+            }
+            Err(msg) => usage(msg),
+        };
+    }
+    let config = config.map(|path| proxy::config::ConfigFile { path });
+    let (policy, file) = match config.as_ref().map(|c| c.load(&runtime)).transpose() {
+        Ok(Some((policy, defaults))) => (Some(policy), defaults),
+        Ok(None) => (None, Default::default()),
         Err(msg) => return usage(msg),
+    };
+    // The command line overrides the file, which overrides the built-in defaults.
+    let dialect = dialect.or(file.dialect).unwrap_or_else(|| "canonical".into());
+    let batch = batch.or(file.batch).unwrap_or_else(|| "reject".into());
+    let max_bytes = max_bytes.or(file.max_bytes);
+    let failed_result_bytes = failed_result_bytes.or(file.failed_result_bytes);
+    let max_upstream_bytes = max_upstream_bytes.or(file.max_upstream_bytes).unwrap_or(64 * 1024 * 1024);
+    let timeout = match timeout {
+        Some(secs) => match seconds(secs, "timeout") {
+            Ok(t) => t,
+            Err(msg) => return usage(msg),
+        },
+        None => file.timeout_ms.map_or(DEFAULT_GUARD_TIMEOUT, std::time::Duration::from_millis),
     };
     let grace = match seconds(grace, "grace") {
         Ok(g) => g,
@@ -337,14 +388,8 @@ fn guard(command: Command) -> ExitCode {
         timeout_ms: (!timeout.is_zero()).then(|| timeout.as_millis().max(1) as u64),
         upstream: format!("stdio:{program}"),
         failed_result_bytes,
-        ..Default::default()
-    };
-    let runtime = match Runtime::new(secret_candidates()) {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("jsonrpc-errors guard: cannot load the component: {e}");
-            return ExitCode::from(proxy::status::GUARD_FAILED);
-        }
+        policy_env: policy.as_ref().map(|p| p.env.clone()).unwrap_or_default(),
+        policy: policy.map(|p| p.text),
     };
     // Refuse a bad dialect before anything starts (the message is the library's, as for every subcommand).
     // On stderr only: the guard's stdout is the MCP channel, and carries nothing but messages.
@@ -354,7 +399,7 @@ fn guard(command: Command) -> ExitCode {
     // A line longer than the component takes could not be judged: every pending request would go unanswered.
     // So the limits stop there (lines beyond them are refused as they stream, and answered).
     let most = runtime.max_input_bytes() as u64;
-    for (flag, value) in [("--max-bytes", max_bytes.unwrap_or(0)), ("--max-upstream-bytes", max_upstream_bytes as u64)] {
+    for (flag, value) in [("--max-bytes", max_bytes.unwrap_or(0)), ("--max-upstream-bytes", max_upstream_bytes)] {
         if value > most {
             return usage(format!("{flag} {value} is over the largest line the guard can judge ({most} bytes)"));
         }
@@ -398,7 +443,8 @@ fn guard(command: Command) -> ExitCode {
             Some(proxy::http::Listen { host, port, token, allowed_origins: allowed_origin, max_sessions, idle_timeout, max_streams, max_connections })
         }
     };
-    let args = proxy::Args { session, grace, max_upstream_bytes, log_format: format, log_level: level, metrics_addr, listen, command };
+    let max_upstream_bytes = max_upstream_bytes as usize;
+    let args = proxy::Args { session, grace, max_upstream_bytes, log_format: format, log_level: level, metrics_addr, listen, config, command };
     proxy::run(args, runtime)
 }
 

@@ -419,12 +419,44 @@ fn redact_cases() -> Value {
         // marker joined, which a second pass then read as a JS stack frame.
         ("mixed/block-glued-to-an-email-in-a-frame-line", "    at /5@g.co-----BEGINPRIVATE KEY-----\n=:5"),
         ("assignment/unterminated-token-value-then-password", "{\"authToken\": \"0ef82b15fc467fe93e81dd58a0c1f9a5 DB_PASSWORD: 'hunter2 x"),
+        // Issue 25: lines that were redacted wrongly, each left as it is now.
+        ("benign/ssh-targets-are-no-email", "fatal: Could not read from remote repository git@github.com:org/repo.git; ssh -p 2222 deploy@bastion.example.com: Permission denied"),
+        ("benign/home-in-a-url-path-or-deeper-in-a-path", "GET https://shop.example.com/home/products/42 returned 404; pip cache at /tmp/build/home/.cache/pip"),
+        ("benign/version-shaped-like-an-address", "upgraded to version 10.2.1.5 (pkg==10.2.1.5)"),
+        ("benign/a-word-about-a-password", "login failed: password: incorrect"),
+        ("benign/begin-line-then-a-log-line", "-----BEGIN PRIVATE KEY-----\n2026-11-21 10:04:12 INFO server started on :8080\n"),
+        ("benign/ordinary-names-of-keys-and-tokens", "cache_key=user:42:profile primary_key=order_items_pkey next_page_token=CiAKGjBp token_count=5120 AccountSid=AC3577aa6c55e0d19d3572186e5761b152"),
+        // Issue 25: shapes that were missed.
+        ("missed/url-credentials-with-an-empty-user", "redis.exceptions.AuthenticationError: redis://:Zq8vR2mXw4Lk@cache.internal:6379/0"),
+        ("missed/cookies-and-session-cookies", "> Cookie: theme=dark; sid=Zq8vR2mXw4LkP0aB\n< Set-Cookie: laravel_session=eyJpdiI6Ik1xY2x; Path=/\nconnect.sid=s%3AZq8vR2mXw4LkP0aB9f2c"),
+        ("missed/secret-named-keys-in-reprs", "KeyError: {'db_pass': 'Xq83-bvT9', 'user': 'app'} Settings { smtp_pass: \"hunter2\" }"),
+        ("missed/environment-dump-names", "APP_SALT=Zq2Lw8xRt5Vn\nJWT_SIGNING_KEY=k3j5h2l1m9n8b7v6\nSECRET_KEY_BASE=9f2c0d7e41b86a53f0c1\nSMTP_PASS=hunter2\nADAFRUIT_IO_KEY=6ab2c7fd04e1a93f58b2d07c1e4a9f30"),
+        ("missed/basic-and-registry-credentials", "> Authorization: Basic ZGVwbG95OmMwcnJlY3QtaDByc2U= {\"auths\":{\"ghcr.io\":{\"auth\":\"ZGVwbG95OmMwcnJlY3Q=\"}}}"),
+        ("missed/netrc-and-kubeconfig", "machine example.com login bob password hunter2\nusers:\n- name: admin\n  user:\n    token: 7a3f9c2e1b4d8a6f0c5e9b2d"),
+        ("missed/webhook-urls", "POST https://hooks.slack.com/services/T024BE7LD/B08ABCDEF12/XyZ1234567890abcdefGHIJK; POST https://discord.com/api/webhooks/123456789012345678/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGhIjKlMnOpQrStUvWxYz01; POST https://acme.webhook.office.com/webhookb2/a@b/IncomingWebhook/8411117bab91a33121a7a745d02601b7/c"),
+        ("missed/signed-url-parameters", "GET /a.tgz?X-Amz-Security-Token=IQoJb3JpZ2luX2VjEJr8&X-Amz-Signature=f0e1d2c3b4a59687 and /c/b?sv=2022-11-02&sig=ab%2Bcd%3D12efGH34"),
+        ("missed/raw-hex-private-keys", "PRIVATE_KEY=0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318; cast send --private-key 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"),
+        ("missed/home-in-escaped-windows-paths-and-tilde", "{\"path\":\"C:\\\\Users\\\\alice\\\\AppData\"} open ~bob/.ssh/id_rsa failed"),
+        ("missed/us-ssn", "identity check failed for applicant SSN 123-45-6789"),
+        ("missed/value-after-its-name", "2026-11-21 10:04:12,118 ERROR Algolia rejected algolia_api_key 7ecd2a8183c77776410ba93c8722bc0d: 401; invalid ENV_TOKEN for Acme: 'Zq8vR2mXw4LkP0aB9f2c'"),
+        ("missed/database-errors", "DETAIL:  Key (api_key)=(8e4c3fd8b2be96f295d6b16850c9de0c) already exists.\n(1062, \"Duplicate entry 'Xq83bvT9Lm2Kp7Wz4Ns6' for key 'credentials.uq_twitter_api_secret'\")"),
+        ("missed/pem-printed-in-pieces", "{\n  tlsKey: '-----BEGIN EC PRIVATE KEY-----\\n' +\n    'MHcCAQEEIdCKtB+0SQQlfawHJUb1yb8FPv4dudBHFJSg05IMAdU5SB7uG6gGkvw1\\n' +\n    '-----END EC PRIVATE KEY-----',\n}"),
+        // Issue 25: evasion. Found on the folded text, redacted as written.
+        ("evasion/homoglyph-in-a-keyword", "p\u{430}ssword=hunter2 and Auth\u{43e}rization: Bearer abcDEF123456ghiJKL"),
+        ("evasion/full-width-keyword-and-token", "\u{ff50}\u{ff41}\u{ff53}\u{ff53}\u{ff57}\u{ff4f}\u{ff52}\u{ff44}=hunter2 key \u{ff21}\u{ff2b}\u{ff29}\u{ff21}R6QMW4WXFOGO6MVN"),
+        ("evasion/zero-width-inside-keyword-and-token", "pass\u{200b}word=hunter2 token ghp_u8jzPde0IgxLd6GncfB\u{200b}AepfJBd0Kh8oOOL8d ok"),
     ] {
         cases.push(case(name, "redact", json!({"text": text})));
     }
     cases.push(case("env/secret-looking-name", "redact", json!({"text": "connect with hunter2-hunter2 failed", "env": [["DB_PASSWORD", "hunter2-hunter2"]]})));
     cases.push(case("env/ordinary-name-ignored", "redact", json!({"text": "HOME is /srv/data/app", "env": [["APP_HOME", "/srv/data/app"]]})));
     cases.push(case("env/short-value-ignored", "redact", json!({"text": "value abc here", "env": [["API_KEY", "abc"]]})));
+    // Issue 25: an environment value that could be no secret (a word, a host) is not redacted everywhere.
+    cases.push(case(
+        "env/ordinary-values-ignored",
+        "redact",
+        json!({"text": "could not connect to postgres on localhost with Xq83-bvT9-Lm2K", "env": [["PGPASSWORD", "postgres"], ["REDIS_PASSWORD", "localhost"], ["API_TOKEN", "Xq83-bvT9-Lm2K"]]}),
+    ));
     json!({"description": "redact: every catalogue rule's examples (positive and negative), benign look-alikes, and caller-supplied environment values.", "cases": cases})
 }
 
@@ -929,6 +961,117 @@ fn fidelity_cases(g: &dyn Fn(&str, &Value, Value) -> Value, opts: &dyn Fn(&str, 
     ]
 }
 
+/// The guard's policy file (issue 27): documents checked (valid, and refused with line and column), and
+/// sessions under one (scopes, actions, overrides by exact name and by glob, the file's defaults).
+fn policy_cases() -> Value {
+    let check = |name: &str, policy: &str| case(name, "check_policy", json!({"policy": policy}));
+    let full = r#"# Everything a policy file can say.
+[defaults]
+dialect = "mcp"
+timeout = 20
+max_wait = 120
+max_bytes = 1048576
+max_upstream_bytes = 8388608
+batch = "reject"
+failed_result_bytes = 4096
+
+[redaction]
+method = "mask"
+disable = ["email"]
+allow = ["sk_test_placeholder"]
+allow_patterns = ["AKIA[0-9A-Z]{16}EXAMPLE"]
+extra_rules = [{ id = "ticket", category = "internal", pattern = "TCK-[0-9]{6}" }]
+scopes = ["errors", "results", "resources"]
+binary = false
+
+[actions]
+pem-private-key = "block"
+internal = "audit"
+
+[[tool]]
+match = "export_*"
+timeout = 300
+scopes = ["errors"]
+
+[[method]]
+match = "resources/read"
+actions = { ticket = "redact" }
+"#;
+    let tool_call = |id: u64, name: &str, args: Value| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}}).to_string();
+    let text_result = |id: u64, text: &str| json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": text}], "isError": false}}).to_string();
+    let env_file = "DATABASE_URL=postgres://app:Vq7-rT2k-pw@db.internal:5432/app\nGITHUB_TOKEN=ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d\nLOG_LEVEL=info\n";
+    let g = |name: &str, policy: &str, script: Value| {
+        case(name, "guard", json!({"options": {"dialect": "mcp", "timeout_ms": 30_000, "upstream": "stdio:server", "policy": policy}, "ctx": ctx_json(), "script": script}))
+    };
+    let results = "[redaction]\nscopes = [\"errors\", \"results\", \"resources\", \"prompts\"]\n";
+    let cases = vec![
+        check("check/complete-document", full),
+        check("check/empty-document-is-the-default", ""),
+        check("fail/check/syntax", "[defaults]\ntimeout = \n"),
+        check("fail/check/unknown-key", "[defaults]\ntimeout = 5\n\n[redaction]\nscope = [\"results\"]\n"),
+        check("fail/check/unknown-table", "[default]\ntimeout = 5\n"),
+        check("fail/check/wrong-type", "[defaults]\ntimeout = \"5s\"\n"),
+        check("fail/check/negative-timeout", "[defaults]\ntimeout = -1\n"),
+        check("fail/check/unknown-scope", "[redaction]\nscopes = [\"errors\", \"everything\"]\n"),
+        check("fail/check/unknown-action", "[actions]\nprivate-key = \"delete\"\n"),
+        check("fail/check/unknown-rule-in-actions", "[actions]\nno-such-rule = \"block\"\n"),
+        check("fail/check/unknown-rule-in-disable", "[redaction]\ndisable = [\"emial\"]\n"),
+        check("fail/check/bad-extra-rule-pattern", "[redaction]\nextra_rules = [{ id = \"x\", category = \"internal\", pattern = \"ab(c\" }]\n"),
+        check("fail/check/bad-allow-pattern", "[redaction]\nallow_patterns = [\"[unclosed\"]\n"),
+        check("fail/check/hash-without-key", "[redaction]\nmethod = \"hash\"\n"),
+        check("fail/check/unknown-dialect", "[defaults]\ndialect = \"klingon\"\n"),
+        check("fail/check/tool-without-match", "[[tool]]\ntimeout = 5\n"),
+        case("check/hash-key-from-the-environment", "check_policy", json!({"policy": "[redaction]\nmethod = \"hash\"\nhash_key_env = \"GUARD_HASH_KEY\"\n", "policy_env": [["GUARD_HASH_KEY", "0123456789abcdef0123456789abcdef"]]})),
+        // A filesystem tool returning a .env file: untouched by default (errors only), redacted in the
+        // results scope, blocked by an action, logged only under audit.
+        g("results/untouched-by-default", "[defaults]\ntimeout = 30\n", json!([
+            {"client": tool_call(1, "read_text_file", json!({"path": "/srv/app/.env"}))},
+            {"upstream": text_result(1, env_file)}])),
+        g("results/redacted-in-the-results-scope", results, json!([
+            {"client": tool_call(1, "read_text_file", json!({"path": "/srv/app/.env"}))},
+            {"upstream": text_result(1, env_file)},
+            {"client": tool_call(2, "read_text_file", json!({"path": "/srv/app/README"}))},
+            {"upstream": text_result(2, "Nothing secret here: see https://example.org/docs.")}])),
+        g("results/blocked-by-an-action", &format!("{results}[actions]\ngithub-token = \"block\"\n"), json!([
+            {"client": tool_call(1, "read_text_file", json!({"path": "/srv/app/.env"}))},
+            {"upstream": text_result(1, env_file)}])),
+        g("results/audited-passes-untouched", &format!("{results}[actions]\ngithub-token = \"audit\"\n"), json!([
+            {"client": tool_call(1, "read_text_file", json!({"path": "/srv/app/.env"}))},
+            {"upstream": text_result(1, env_file)}])),
+        g("results/allow-listed-value-survives", &format!("{results}allow = [\"ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d\"]\n"), json!([
+            {"client": tool_call(1, "read_text_file", json!({"path": "/srv/app/.env"}))},
+            {"upstream": text_result(1, env_file)}])),
+        g("results/resources-and-prompts-scopes", results, json!([
+            {"client": r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///srv/app/.env"}}"#},
+            {"upstream": json!({"jsonrpc": "2.0", "id": 1, "result": {"contents": [{"uri": "file:///srv/app/.env", "mimeType": "text/plain", "text": env_file}]}}).to_string()},
+            {"client": r#"{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"deploy"}}"#},
+            {"upstream": json!({"jsonrpc": "2.0", "id": 2, "result": {"messages": [{"role": "user", "content": {"type": "text", "text": "Deploy with token ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}}]}}).to_string()}])),
+        // Binary content is never scanned unless asked: an image whose base64 happens to spell a token.
+        g("results/binary-left-alone", results, json!([
+            {"client": tool_call(1, "screenshot", json!({}))},
+            {"upstream": json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "image", "mimeType": "image/png", "data": "Z2hwX3U4anpQZGUwSWd4TGQ2R25jZkJBZXBmSkJkMEtoOG9PT0w4ZA=="},
+                {"type": "resource", "resource": {"uri": "file:///k.bin", "mimeType": "application/octet-stream", "blob": "AAEC"}}]}}).to_string()}])),
+        g("requests/arguments-redacted-before-they-leave", "[redaction]\nscopes = [\"errors\", \"requests\"]\n", json!([
+            {"client": tool_call(1, "http_get", json!({"url": "https://api.example.org/v1", "headers": {"Authorization": "Bearer ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}}))},
+            {"upstream": text_result(1, "200 OK")}])),
+        g("overrides/tool-timeout-by-glob-and-exact-name", "[defaults]\nmax_wait = 60\n[[tool]]\nmatch = \"slow_*\"\ntimeout = 5\n[[tool]]\nmatch = \"slow_export\"\ntimeout = 120\n", json!([
+            {"client": tool_call(1, "slow_query", json!({}))},
+            {"client": tool_call(2, "slow_export", json!({}))},
+            {"client": tool_call(3, "fast", json!({}))},
+            {"expire": true, "at": 5_000},
+            {"expire": true, "at": 30_000},
+            {"expire": true, "at": 60_000}])),
+        g("overrides/rule-off-for-one-tool", &format!("{results}[[tool]]\nmatch = \"read_text_file\"\ndisable = [\"github-token\"]\n"), json!([
+            {"client": tool_call(1, "read_text_file", json!({"path": "/srv/app/.env"}))},
+            {"upstream": text_result(1, env_file)},
+            {"client": tool_call(2, "cat", json!({"path": "/srv/app/.env"}))},
+            {"upstream": text_result(2, env_file)}])),
+        g("refused-document-fails-closed", "[redaction]\nscopes = \"all\"\n", json!([
+            {"client": tool_call(1, "read_text_file", json!({"path": "/srv/app/.env"}))}])),
+    ];
+    json!({"description": "The guard's policy file: documents checked (defaults, or refused with line and column), and sessions under one (scopes, actions, overrides, the file's defaults).", "cases": cases})
+}
+
 pub fn write() -> Result<()> {
     let dir = crate::root().join("tests").join("vectors");
     std::fs::create_dir_all(&dir)?;
@@ -940,6 +1083,7 @@ pub fn write() -> Result<()> {
         ("redact.json", redact_cases()),
         ("lookup.json", lookup_cases()),
         ("guard.json", guard_cases()),
+        ("policy.json", policy_cases()),
         ("contract.json", contract_cases()),
     ] {
         let mut text = serde_json::to_string_pretty(&content)?;

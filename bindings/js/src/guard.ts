@@ -90,7 +90,9 @@ export interface PolicyDefaults {
 
 /** `{name: value}` as the glue's flat list. */
 function flatEnv(env: Record<string, string | undefined> | undefined): string[] {
-  return Object.entries(env ?? {}).flatMap(([k, v]) => (typeof v === "string" ? [k, v] : []));
+  // Unset: the process environment where there is one (Node), as in Python; none in a browser.
+  const source = env ?? (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
+  return Object.entries(source).flatMap(([k, v]) => (typeof v === "string" ? [k, v] : []));
 }
 
 /**

@@ -79,6 +79,7 @@ function adapter() {
     redactWith: (text, options) => outcome(api.redactWith(text, options)),
     redactJsonValue: (value, options) => outcome(api.redactJsonValue(value, options)),
     kinds: () => api.kindsJson(),
+    checkPolicy: (text, env) => outcome(guard.checkPolicy(text, env)),
     maxInputBytes: () => api.maxInputBytes(),
     refusal: (problem) => {
       const [[tag, value]] = Object.entries(problem);
@@ -94,6 +95,8 @@ function adapter() {
         timeoutMs: o.timeout_ms == null ? undefined : BigInt(o.timeout_ms),
         upstream: o.upstream ?? "upstream",
         failedResultBytes: o.failed_result_bytes == null ? undefined : BigInt(o.failed_result_bytes),
+        policy: o.policy ?? undefined,
+        policyEnv: o.policy_env ?? [],
       });
       return {
         client: (b, c) => s.clientLine(b, ctx(c)),

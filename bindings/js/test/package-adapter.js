@@ -21,6 +21,8 @@ export function packageAdapter(pkg, guardPkg, runtime, redaction = guardPkg) {
         timeoutMs: o.timeout_ms,
         upstream: o.upstream,
         failedResultBytes: o.failed_result_bytes,
+        policy: o.policy,
+        policyEnv: Object.fromEntries(o.policy_env ?? []),
       });
       return {
         client: (b, ctx) => s.clientLineJson(b, context(ctx)),
@@ -56,6 +58,7 @@ export function packageAdapter(pkg, guardPkg, runtime, redaction = guardPkg) {
     redactWith: (text, options) => redaction.redactWithJson(text, options),
     redactJsonValue: (value, options) => redaction.redactJsonValueJson(value, options),
     kinds: () => pkg.kindsJson(),
+    checkPolicy: (text, env) => JSON.stringify(guardPkg.checkPolicy(text, Object.fromEntries(env))),
     maxInputBytes: () => runtime.maxInputBytes(),
     refusal: (problem) => {
       const [[tag, value]] = Object.entries(problem);

@@ -79,6 +79,8 @@ function run(adapter, c) {
     case "refusal":
       adapter.refusal(c.problem);
       throw new Error("a refusal must throw");
+    case "check_policy":
+      return adapter.checkPolicy(c.policy, c.policy_env ?? []);
     case "guard":
       return JSON.stringify(guardScript(adapter, c));
     default:

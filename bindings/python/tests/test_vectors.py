@@ -81,6 +81,8 @@ def _run(case):
     if op == "refusal":
         ((tag, value),) = case["problem"].items()
         raise _runtime.get().refused(tag.replace("_", "-"), value)
+    if op == "check_policy":
+        return _compact(jre.check_policy(case["policy"], dict(case.get("policy_env", []))))
     if op == "guard":
         return _guard_script(case, context)
     raise AssertionError(f"unknown op {op!r}")
@@ -97,6 +99,8 @@ def _guard_script(case, context):
         timeout_ms=o.get("timeout_ms"),
         upstream=o.get("upstream", "upstream"),
         failed_result_bytes=o.get("failed_result_bytes"),
+        policy=o.get("policy"),
+        policy_env=dict(o.get("policy_env", [])),
     ) as session:
         for i, step in enumerate(case["script"]):
             ctx = (context[0] + step.get("at", 0), (context[1] + i) % 2**64)

@@ -119,6 +119,8 @@ struct Pending {
     effective: Option<Box<crate::policy::Effective>>,
     /// The latest it may be answered, progress or not (the policy's `max_wait`).
     latest: Option<u64>,
+    /// When it arrived (the caller's clock, ms).
+    arrived: u64,
 }
 
 /// A request's stream, and the id and progress token its client wrote (raw JSON), which the upstream knows by
@@ -668,6 +670,7 @@ impl Session {
                         let mut redacted = Event::new(EventName::Redacted, "warn").id(&id).method(&checked.method);
                         redacted.detail = Some(format!("the request's arguments, redacted: {}", decision.redacted.join(", ")));
                         redacted.tool = e.tool.clone().or(tool.clone());
+                        redacted.rule = Some(decision.redacted.join(","));
                         call.event(redacted);
                         parts.push((raw, arguments.to_string()));
                     }
@@ -685,6 +688,7 @@ impl Session {
             origin: None,
             effective,
             latest: None,
+            arrived: 0,
         };
         let Some(stream) = call.origin else {
             let renamed = (!parts.is_empty()).then(|| streams::splice(text, &mut parts));
@@ -844,6 +848,7 @@ impl Session {
     fn register(&mut self, key: String, mut pending: Pending, now: u64) {
         self.seq += 1;
         pending.seq = self.seq;
+        pending.arrived = now;
         let timeout = pending.effective.as_ref().and_then(|e| e.timeout_ms).unwrap_or(self.options.timeout_millis);
         pending.latest = pending.effective.as_ref().and_then(|e| e.max_wait_ms).map(|w| now.saturating_add(w));
         pending.deadline = match (timeout.map(|t| now.saturating_add(t)), pending.latest) {
@@ -1122,9 +1127,11 @@ impl Session {
                 let redacted = match e {
                     // Audited rules are found under the whole policy but left in.
                     Some(e) if e.audits_any() => {
+                        let original = Value::Object(response.clone());
                         let mut probe = response.clone();
                         rewrite::redacted_tool_error(&mut probe, &pending.id, &pending.method, &env, &e.redaction, None, &mut found);
-                        rewrite::redacted_tool_error(&mut response, &pending.id, &pending.method, &env, &e.quiet, Some(limit), &mut Vec::new())
+                        let quiet = e.quiet_allowing(policy::audited_values(&original, &found, e));
+                        rewrite::redacted_tool_error(&mut response, &pending.id, &pending.method, &env, &quiet, Some(limit), &mut Vec::new())
                     }
                     Some(e) => rewrite::redacted_tool_error(&mut response, &pending.id, &pending.method, &env, &e.redaction, Some(limit), &mut found),
                     None => rewrite::redacted_tool_error(&mut response, &pending.id, &pending.method, &env, &default_policy, Some(limit), &mut found),
@@ -1141,6 +1148,10 @@ impl Session {
                 }
                 if let Some((text, mut event)) = redacted {
                     event.tool = e.and_then(|e| e.tool.clone());
+                    let mut rules: Vec<&str> = found.iter().map(|f| f.rule.as_str()).collect();
+                    rules.sort_unstable();
+                    rules.dedup();
+                    event.rule = (!rules.is_empty()).then(|| rules.join(","));
                     call.event(event);
                     self.deliver(pending, Delivery::Rewritten(text), source, raw_id, repaired, call);
                     return;
@@ -1164,6 +1175,7 @@ impl Session {
                         let mut event = Event::new(EventName::Redacted, "warn").id(&pending.id).method(&pending.method);
                         event.detail = Some(format!("a successful result, redacted: {}", decision.redacted.join(", ")));
                         event.tool = e.tool.clone();
+                        event.rule = Some(decision.redacted.join(","));
                         call.event(event);
                         response.insert("id".into(), pending.id.clone());
                         let text = Value::Object(response).to_string();
@@ -1316,7 +1328,9 @@ impl Session {
             let Some(Entry::Request(p)) = table.remove(&key) else { continue };
             let revision = self.revision_for(p.revision.as_deref());
             let a = self.upstream_gone_answer(&mut call, failure.clone(), p.id.clone(), &p.method, revision, "was pending when");
-            call.event(a.event);
+            let mut event = a.event;
+            event.tool = p.effective.as_ref().and_then(|e| e.tool.clone());
+            call.event(event);
             self.deliver_answer(p, a.response, &mut call);
         }
         self.finish(call)
@@ -1327,7 +1341,6 @@ impl Session {
     pub fn expire(&mut self, ctx: CallContext) -> Outcome {
         let mut call = Call::new(ctx);
         let now = ctx.unix_millis;
-        let timeout = self.options.timeout_millis.unwrap_or(0);
         while let Some(deadline) = self.next_deadline() {
             if deadline > now {
                 break;
@@ -1336,9 +1349,18 @@ impl Session {
             let Some(p) = self.take_pending(&key) else { continue };
             self.remember(key, Settled::TimedOut);
             let cancel = p.method != "initialize" && self.down.is_none();
+            // The request's own timeout (a tool's or method's override, else the session's), or the
+            // policy's longest wait when that came first.
+            let own = p.effective.as_ref().and_then(|e| e.timeout_ms).unwrap_or(self.options.timeout_millis);
+            let capped = p.latest.filter(|&l| l == deadline);
+            let timeout = match capped {
+                Some(latest) => latest.saturating_sub(p.arrived),
+                None => own.unwrap_or(0),
+            };
             let secs = timeout.div_ceil(1000);
             let detail = format!(
-                "no response within {timeout} ms{}",
+                "no response within {timeout} ms{}{}",
+                if capped.is_some() { " (the policy's longest wait, progress or not)" } else { "" },
                 if cancel { "; cancelled upstream" } else { "; not cancelled (MCP forbids cancelling initialize)" }
             );
             let f = fields(&[("timeout_secs", json!(secs))]);
@@ -1352,7 +1374,9 @@ impl Session {
                     "params": {"requestId": request_id, "reason": reason}});
                 call.send(Peer::Upstream, notification.to_string());
             }
-            call.event(a.event);
+            let mut event = a.event;
+            event.tool = p.effective.as_ref().and_then(|e| e.tool.clone());
+            call.event(event);
             self.deliver_answer(p, a.response, &mut call);
         }
         self.finish(call)

@@ -63,10 +63,12 @@ pub fn redact_value(value: &mut Value, effective: &Effective, env: &Secrets) -> 
         super::rewrite::take_binary(value, &mut binary);
     }
     let findings = if effective.audits_any() {
-        // Found under the whole policy (to log what is audited), redacted without the audited rules.
+        // Found under the whole policy (to log what is audited), redacted without the audited rules and
+        // with what they found allowed (so no other rule takes it).
         let mut probe = value.clone();
         let all = redact::redact_value(&mut probe, env, &effective.redaction);
-        redact::redact_value(value, env, &effective.quiet);
+        let quiet = effective.quiet_allowing(audited_values(value, &all, effective));
+        redact::redact_value(value, env, &quiet);
         all
     } else {
         redact::redact_value(value, env, &effective.redaction)
@@ -74,6 +76,18 @@ pub fn redact_value(value: &mut Value, effective: &Effective, env: &Secrets) -> 
     super::rewrite::put_binary(value, &mut binary.into_iter());
     let changed = findings.iter().any(|f| effective.action(&f.rule, &f.category) != Action::Audit);
     (findings, changed)
+}
+
+/// The text each audited finding spans in `original` (found by its JSON pointer and byte span).
+pub fn audited_values(original: &Value, findings: &[JsonFinding], effective: &Effective) -> Vec<String> {
+    let mut values: Vec<String> = findings
+        .iter()
+        .filter(|f| !f.key && effective.action(&f.rule, &f.category) == Action::Audit)
+        .filter_map(|f| original.pointer(&f.path)?.as_str()?.get(f.start..f.end).map(str::to_string))
+        .collect();
+    values.sort_unstable();
+    values.dedup();
+    values
 }
 
 /// The log records of a decision (never a value: the rule and the tool only).

@@ -968,6 +968,35 @@ fn a_tool_timeout_and_a_longest_wait_override_the_sessions() {
     let o = s.expire(ctx(T0 + 5_000));
     assert_eq!(only_client_value(&o)["id"], 1);
     assert_eq!(o.deadline, Some(T0 + 60_000), "capped at max_wait, not 120 s");
+    // The log says which tool timed out, after how long: its own timeout, not the session's 30 s.
+    let e = events(&o).into_iter().find(|e| e.event == EventName::Answered).unwrap();
+    assert_eq!((e.tool.as_deref(), e.kind.as_deref()), (Some("slow_query"), Some("upstream-timeout")));
+    assert!(e.detail.as_deref().unwrap().contains("within 5000 ms"), "{:?}", e.detail);
+    let o = s.expire(ctx(T0 + 60_000));
+    assert_eq!(only_client_value(&o)["error"]["message"], "Upstream timeout after 60s");
+    let e = events(&o).into_iter().find(|e| e.event == EventName::Answered).unwrap();
+    assert!(e.detail.as_deref().unwrap().contains("longest wait"), "{:?}", e.detail);
+}
+
+#[test]
+fn the_files_defaults_fill_what_the_shell_left_unset_and_its_options_win() {
+    let open = |timeout_ms: Option<u64>| {
+        let args = crate::api::SessionArgs {
+            dialect: "canonical",
+            max_bytes: None,
+            batch: "reject",
+            timeout_ms,
+            upstream: "stdio:server",
+            failed_result_bytes: None,
+            policy: Some("[defaults]\ntimeout = 7\n[[tool]]\nmatch = \"slow\"\ntimeout = 90\n"),
+            policy_env: &[],
+        };
+        crate::api::guard_session(args).unwrap()
+    };
+    // Unset: the file's 7 s; given: the shell's 3 s; a tool's own override wins over both.
+    assert_eq!(client(&mut open(None), &tool_call(1, "fast")).deadline, Some(T0 + 7_000));
+    assert_eq!(client(&mut open(Some(3_000)), &tool_call(1, "fast")).deadline, Some(T0 + 3_000));
+    assert_eq!(client(&mut open(Some(3_000)), &tool_call(1, "slow")).deadline, Some(T0 + 90_000));
 }
 
 #[test]
@@ -993,7 +1022,7 @@ fn block_answers_with_the_policy_refusal_and_audit_logs_without_changing() {
     let r = only_client_value(&o);
     assert_eq!((r["error"]["code"].clone(), r["error"]["data"]["type"].clone()), (json!(-32003), json!("policy-denied")));
     let blocked = events(&o).into_iter().find(|e| e.event == EventName::Blocked).unwrap();
-    assert_eq!((blocked.rule.as_deref(), blocked.tool.as_deref()), (Some("github-token"), Some("tools/call")));
+    assert_eq!((blocked.rule.as_deref(), blocked.tool.as_deref()), (Some("github-token"), Some("read_file")));
     assert!(!format!("{:?}", events(&o)).contains("ghp_"));
 
     let mut s = with_policy("[redaction]\nscopes = [\"errors\", \"results\"]\n[actions]\ntoken = \"audit\"\n");

@@ -27,8 +27,17 @@ pub struct Effective {
     pub quiet: Arc<Policy>,
     /// Rule id or category → action (only the ones not `redact`).
     pub actions: BTreeMap<String, Action>,
-    /// Which `[[tool]]`/`[[method]]` shaped it (for the log).
+    /// The tool a `tools/call` names (for the log).
     pub tool: Option<String>,
+    /// How `quiet` was built, to build it again with more values allowed.
+    quiet_recipe: Arc<Recipe>,
+}
+
+/// The options, disabled names and allowed values a redaction policy is built from.
+struct Recipe {
+    options: serde_json::Map<String, Value>,
+    disable: Vec<String>,
+    allow: Vec<String>,
 }
 
 impl Effective {
@@ -43,6 +52,18 @@ impl Effective {
 
     pub fn audits_any(&self) -> bool {
         self.actions.values().any(|a| *a == Action::Audit)
+    }
+
+    /// `quiet` with `values` allowed too: what an audited rule found passes untouched, even where another
+    /// rule would have taken it (a token in an assignment). Built only when an audit found something.
+    pub fn quiet_allowing(&self, values: Vec<String>) -> Arc<Policy> {
+        if values.is_empty() {
+            return self.quiet.clone();
+        }
+        let r = &self.quiet_recipe;
+        let allow: Vec<String> = r.allow.iter().cloned().chain(values).collect();
+        // The same options as `quiet`, which were checked when the document was compiled.
+        build_policy(&r.options, &r.disable, &allow).map(Arc::new).unwrap_or_else(|_| self.quiet.clone())
     }
 }
 
@@ -59,12 +80,12 @@ pub struct Compiled {
     methods: Vec<(WildMatch, bool, Override)>,
     /// Redaction policies by the overrides that shaped them (method index, tool index): as written, and with
     /// the audited names off.
-    policies: BTreeMap<(Option<usize>, Option<usize>), (Arc<Policy>, Arc<Policy>)>,
+    policies: BTreeMap<(Option<usize>, Option<usize>), (Arc<Policy>, Arc<Policy>, Arc<Recipe>)>,
     /// The options JSON every redaction policy starts from.
     options: serde_json::Map<String, Value>,
 }
 
-fn seconds_to_ms(s: f64) -> Option<u64> {
+pub(crate) fn seconds_to_ms(s: f64) -> Option<u64> {
     (s > 0.0).then(|| (s * 1000.0).ceil() as u64)
 }
 
@@ -130,10 +151,20 @@ impl Compiled {
             Some(Method::Remove) => "remove",
         };
         options.insert("method".into(), json!(method));
-        if let Some(var) = &r.hash_key_env {
-            let key = env.iter().find(|(k, _)| k == var).map(|(_, v)| v.clone());
-            let key = key.ok_or_else(|| at("hash_key_env", var, format!("hash_key_env: environment variable {var} is not set")))?;
-            options.insert("hash_key".into(), json!(key));
+        match (&r.hash_key_env, r.method) {
+            (Some(var), _) => {
+                let key = env.iter().find(|(k, _)| k == var).map(|(_, v)| v.clone());
+                let key = key.ok_or_else(|| at("hash_key_env", var, format!("hash_key_env: environment variable {var} is not set")))?;
+                if key.len() < 16 {
+                    return Err(at("hash_key_env", var, format!("hash_key_env: the key in {var} is shorter than 16 bytes")));
+                }
+                options.insert("hash_key".into(), json!(key));
+            }
+            (None, Some(Method::Hash)) => {
+                let why = "method = \"hash\" needs hash_key_env: the name of an environment variable holding a key of at least 16 bytes";
+                return Err(at("method", "hash", why.into()));
+            }
+            (None, _) => {}
         }
         let extra: Vec<Value> = r
             .extra_rules
@@ -149,16 +180,20 @@ impl Compiled {
         let actions: BTreeMap<String, Action> = document.actions.iter().filter(|(_, a)| **a != Action::Redact).map(|(k, a)| (k.clone(), *a)).collect();
         let quiet_disable: Vec<String> = r.disable.iter().cloned().chain(audited(&actions)).collect();
         let quiet = Arc::new(build_policy(&options, &quiet_disable, &r.allow).map_err(|e| at("actions", "", e))?);
+        let quiet_recipe = Arc::new(Recipe { options: options.clone(), disable: quiet_disable, allow: r.allow.clone() });
         let base = Effective {
-            timeout_ms: document.defaults.timeout.map(seconds_to_ms),
+            // The default timeout and cut are the session's options (filled from the file where the shell
+            // left them unset, `api::guard_session`): only overrides carry them here.
+            timeout_ms: None,
             max_wait_ms: document.defaults.max_wait.and_then(seconds_to_ms),
-            failed_result_bytes: document.defaults.failed_result_bytes,
+            failed_result_bytes: None,
             scopes: with_stderr(r.scopes.clone().unwrap_or_else(|| DEFAULT_SCOPES.to_vec())),
             binary: r.binary.unwrap_or(false),
             redaction: Arc::new(base_policy),
             quiet,
             actions,
             tool: None,
+            quiet_recipe,
         };
         let matchers = |list: &[Override]| list.iter().map(|o| (WildMatch::new(&o.pattern), o.pattern.contains(['*', '?']), o.clone())).collect();
         Ok(Compiled {
@@ -186,7 +221,7 @@ impl Compiled {
         let m = Self::find(&self.methods, method);
         let t = tool.and_then(|name| Self::find(&self.tools, name));
         if m.is_none() && t.is_none() {
-            return self.base.clone();
+            return Effective { tool: tool.map(str::to_string), ..self.base.clone() };
         }
         let mut e = self.base.clone();
         let mut disable = self.document.redaction.disable.clone();
@@ -212,21 +247,24 @@ impl Compiled {
             }
             disable.extend(o.disable.iter().cloned());
             allow.extend(o.allow.iter().cloned());
-            e.tool = Some(o.pattern.clone());
         }
+        // Decisions are logged with the tool called (not the pattern that matched it).
+        e.tool = tool.map(str::to_string);
         let options = &self.options;
         let quiet_disable: Vec<String> = disable.iter().cloned().chain(audited(&e.actions)).collect();
-        let (policy, quiet) = self
+        let (policy, quiet, recipe) = self
             .policies
             .entry((m, t))
             // Checked when the document was compiled: the same options, more names off or allowed.
             .or_insert_with(|| {
                 let build = |d: &[String]| Arc::new(build_policy(options, d, &allow).unwrap_or_default());
-                (build(&disable), build(&quiet_disable))
+                let (policy, quiet) = (build(&disable), build(&quiet_disable));
+                (policy, quiet, Arc::new(Recipe { options: options.clone(), disable: quiet_disable, allow: allow.clone() }))
             })
             .clone();
         e.redaction = policy;
         e.quiet = quiet;
+        e.quiet_recipe = recipe;
         e
     }
 }

@@ -228,7 +228,9 @@ impl<'a> Table<'a> {
 
     fn actions(&mut self, key: &str) -> Result<BTreeMap<String, Action>, DocumentError> {
         let Some(value) = self.take(key) else { return Ok(BTreeMap::new()) };
-        let table = Table::new(format!("{}.{key}", self.what), value, self.text)?;
+        // `[actions]` at the top, `[[tool]] actions` in an override.
+        let what = if self.what == ROOT { format!("[{key}]") } else { format!("{} {key}", self.what) };
+        let table = Table::new(what, value, self.text)?;
         let mut out = BTreeMap::new();
         for (name, v) in &table.map {
             let action = v.as_str().ok_or_else(|| table.wrong(name, "\"redact\", \"block\" or \"audit\""))?;
@@ -242,11 +244,28 @@ impl<'a> Table<'a> {
         match self.map.keys().next() {
             None => Ok(()),
             Some(key) => Err(DocumentError {
-                at: locate_key(self.text, key),
+                at: locate_key(self.text, key).or_else(|| locate_header(self.text, key)),
                 message: format!("unknown key `{key}` in {} (expected one of: {})", self.what, known.join(", ")),
             }),
         }
     }
+}
+
+/// How errors name the document's top level.
+const ROOT: &str = "the policy";
+
+/// Where a table named `key` is opened (`[key]`, `[[key]]`, `[key.sub]`).
+fn locate_header(text: &str, key: &str) -> Option<(usize, usize)> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let name = trimmed.trim_start_matches('[').trim_start();
+        if trimmed.starts_with('[') && name.starts_with(key) && name[key.len()..].trim_start().starts_with([']', '.']) {
+            return Some(position(text, offset + line.len() - trimmed.len()));
+        }
+        offset += line.len();
+    }
+    None
 }
 
 fn read_override(what: &str, value: Value, text: &str) -> Result<Override, DocumentError> {
@@ -274,7 +293,7 @@ fn read_overrides(root: &mut Table<'_>, key: &str) -> Result<Vec<Override>, Docu
 }
 
 fn read(value: Value, text: &str) -> Result<Document, DocumentError> {
-    let mut root = Table::new("the policy", value, text)?;
+    let mut root = Table::new(ROOT, value, text)?;
     let mut d = Table::new("[defaults]", root.take("defaults").unwrap_or_else(|| Value::Object(Map::new())), text)?;
     let defaults = Defaults {
         dialect: d.string("dialect")?,
@@ -356,8 +375,12 @@ pub fn find_key(text: &str, key: &str, value: &str) -> Option<(usize, usize)> {
     let at = text
         .match_indices(key)
         .find_map(|(i, _)| quoted.iter().filter_map(|q| text[i..].find(q.as_str()).map(|j| i + j)).min())
-        .or_else(|| quoted.iter().filter_map(|q| text.find(q.as_str())).min())?;
-    Some(position(text, at))
+        .or_else(|| quoted.iter().filter_map(|q| text.find(q.as_str())).min());
+    match at {
+        Some(at) => Some(position(text, at)),
+        // A bare key (an `[actions]` entry names its rule as the key).
+        None => locate_key(text, value),
+    }
 }
 
 /// Reads a document (syntax, keys, types; rule names are checked when it is compiled).

@@ -35,11 +35,30 @@ pub enum ClientEvent {
     StreamClosed(u64),
     /// The client stopped reading (a write to it failed): as a closed input.
     WriteFailed(std::io::Error),
-    /// A signal to stop (SIGTERM, SIGINT, SIGHUP): as a closed input.
+    /// A signal to stop (SIGTERM, SIGINT; SIGHUP without `--config`): as a closed input.
     Signal(&'static str),
+    /// A policy file the front has read and checked (SIGHUP with `--config`): the session's for the
+    /// requests that arrive from now on.
+    Reload(Arc<PolicyText>),
     /// The front has no more clients for this relay (an HTTP session ended, a child replaced): the
     /// upstream is stopped, and the relay ends once it has exited.
     Retire,
+}
+
+/// A policy file's text and the environment its `hash_key_env` is read from.
+#[derive(Debug, Clone)]
+pub struct PolicyText {
+    pub text: String,
+    pub env: Vec<(String, String)>,
+}
+
+/// Gives the session a reloaded policy file; one it refuses (checked by the front already, so only a
+/// failing component) leaves the old one, and says so.
+fn reload(shell: &mut Shell, policy: &PolicyText) {
+    match shell.policy.set_policy(&policy.text, &policy.env) {
+        Ok(()) => tracing::debug!(event = "policy-reloaded", "this upstream's session has the reloaded policy file"),
+        Err(f) => tracing::warn!(event = "policy-reload-refused", detail = %f, "the reloaded policy file was refused; the old one still holds"),
+    }
 }
 
 /// How the session disposed of one client line.
@@ -536,6 +555,7 @@ pub async fn run(config: RelayConfig, policy: Box<dyn Policy>, inbox: Inbox, sin
                             stage = close_upstream(&mut shell);
                         }
                     }
+                    ClientEvent::Reload(policy) => reload(&mut shell, &policy),
                     ClientEvent::Signal(name) => {
                         tracing::info!(event = "signal", "received {name}; stopping the upstream");
                         if stage == Stage::Running {
@@ -685,6 +705,10 @@ fn client_event_without_upstream(shell: &mut Shell, event: ClientEvent, budget: 
             shell.apply(outcome, None, None, None, None, Some(s));
             false
         }
+        ClientEvent::Reload(policy) => {
+            reload(shell, &policy);
+            false
+        }
         ClientEvent::Line { read: Read::Eof | Read::Failed(_), .. } | ClientEvent::WriteFailed(_) | ClientEvent::Retire => true,
         ClientEvent::Signal(name) => {
             tracing::info!(event = "signal", "received {name}; exiting");
@@ -751,6 +775,9 @@ mod tests {
     impl Policy for Scripted {
         fn client_line(&mut self, line: &[u8], ctx: Context) -> Result<String, Failure> {
             self.client_line_on(0, line, ctx)
+        }
+        fn set_policy(&mut self, _text: &str, _env: &[(String, String)]) -> Result<(), Failure> {
+            Ok(())
         }
         fn client_line_on(&mut self, stream: u64, line: &[u8], _ctx: Context) -> Result<String, Failure> {
             if line == b"bad" {

@@ -36,6 +36,15 @@ pub struct EventLabels {
     pub event: String,
 }
 
+/// A policy file's decision: `decision` is blocked, audited, redacted or timed-out; `rule` the rule (or
+/// category) that decided (empty for a timeout); `tool` the tool called (empty outside `tools/call`).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct DecisionLabels {
+    pub decision: String,
+    pub rule: String,
+    pub tool: String,
+}
+
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct HttpLabels {
     pub route: String,
@@ -59,6 +68,7 @@ pub struct Metrics {
     written: Family<WrittenLabels, Counter>,
     errors: Family<ErrorLabels, Counter>,
     events: Family<EventLabels, Counter>,
+    decisions: Family<DecisionLabels, Counter>,
     upstream_exits: Family<ExitLabels, Counter>,
     pending: Gauge,
     latency: Family<PeerLabels, Histogram, fn() -> Histogram>,
@@ -91,6 +101,12 @@ impl Metrics {
         );
         let events = Family::<EventLabels, Counter>::default();
         registry.register("events", "Logged events, by name (answered, sanitized, redacted, dropped, ...)", events.clone());
+        let decisions = Family::<DecisionLabels, Counter>::default();
+        registry.register(
+            "policy_decisions",
+            "Decisions of the policy file, by decision (blocked, audited, redacted, timed-out), rule and tool",
+            decisions.clone(),
+        );
         let upstream_exits = Family::<ExitLabels, Counter>::default();
         registry.register(
             "upstream_exits",
@@ -119,7 +135,7 @@ impl Metrics {
         registry.register("open_streams", "HTTP response streams open (requests waiting for their answer, GET streams)", streams.clone());
         let connections = Gauge::default();
         registry.register("open_connections", "HTTP connections open", connections.clone());
-        Metrics { registry, read, written, errors, events, upstream_exits, pending, latency, log_dropped, http, sessions, streams, connections }
+        Metrics { registry, read, written, errors, events, decisions, upstream_exits, pending, latency, log_dropped, http, sessions, streams, connections }
     }
 
     pub fn line_read(&self, from: Peer) {
@@ -137,6 +153,20 @@ impl Metrics {
 
     pub fn event(&self, e: &Event) {
         self.events.get_or_create(&EventLabels { event: e.event.clone() }).inc();
+        // A decision names its rule(s) (a redaction may name several, comma-separated) or, for a timeout
+        // a tool's own override decided, its tool.
+        let decision = match (e.event.as_str(), e.kind.as_deref()) {
+            ("blocked" | "audited" | "redacted", _) if e.rule.is_some() => Some(e.event.as_str()),
+            ("answered", Some("upstream-timeout")) if e.tool.is_some() => Some("timed-out"),
+            _ => None,
+        };
+        if let Some(decision) = decision {
+            let tool = e.tool.clone().unwrap_or_default();
+            for rule in e.rule.as_deref().unwrap_or("").split(',') {
+                let labels = DecisionLabels { decision: decision.into(), rule: rule.into(), tool: tool.clone() };
+                self.decisions.get_or_create(&labels).inc();
+            }
+        }
         if let Some(kind) = &e.kind {
             if matches!(e.event.as_str(), "answered" | "sanitized") {
                 let labels = ErrorLabels {

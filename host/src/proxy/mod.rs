@@ -6,6 +6,7 @@
 //! ([`stdio`], one client on this process's stdin and stdout, one thread) and Streamable HTTP ([`http`],
 //! `--listen`: many clients, a relay per legacy session and one shared by stateless requests).
 
+pub mod config;
 mod core;
 pub mod http;
 mod io;
@@ -44,6 +45,8 @@ pub struct Args {
     pub metrics_addr: Option<MetricsAddr>,
     /// `--listen`: serve the upstream as Streamable HTTP instead of over this process's stdio.
     pub listen: Option<http::Listen>,
+    /// `--config`: the policy file (already read into `session.policy`), read again on SIGHUP.
+    pub config: Option<config::ConfigFile>,
     pub command: Vec<String>,
 }
 
@@ -113,6 +116,8 @@ pub(crate) fn log_event(e: &Event) {
                 id = id.as_deref(),
                 method = e.method.as_deref(),
                 detail = e.detail.as_deref(),
+                rule = e.rule.as_deref(),
+                tool = e.tool.as_deref(),
                 "{}",
                 e.kind.as_deref().unwrap_or(e.event.as_str())
             )
@@ -152,10 +157,26 @@ async fn guard(args: Args, runtime: Runtime, metrics: Arc<Metrics>) -> u8 {
             return status::GUARD_FAILED;
         }
     };
-    stdio::serve(args, Box::new(session), metrics).await
+    stdio::serve(args, Box::new(session), metrics, runtime).await
 }
 
-/// SIGTERM, SIGINT and SIGHUP to the guard stop the upstream the same way a closed client does.
+/// SIGHUP with `--config`: the file read and checked again; the new policy, or None (logged: the old one
+/// holds) when it is refused.
+pub(crate) fn reload_policy(file: &config::ConfigFile, runtime: &Runtime) -> Option<Arc<core::PolicyText>> {
+    match file.load(runtime) {
+        Ok((policy, _)) => {
+            tracing::info!(event = "policy-reloaded", "received SIGHUP; reloaded {} for the requests from now on", file.path.display());
+            Some(Arc::new(policy))
+        }
+        Err(why) => {
+            tracing::warn!(event = "policy-reload-refused", detail = %why, "received SIGHUP; the new policy file is refused, the old one still holds");
+            None
+        }
+    }
+}
+
+/// SIGTERM, SIGINT and SIGHUP to the guard stop the upstream the same way a closed client does (SIGHUP
+/// reloads the policy file instead when the guard has one, `--config`).
 pub(crate) struct Signals {
     term: Option<tokio::signal::unix::Signal>,
     int: Option<tokio::signal::unix::Signal>,

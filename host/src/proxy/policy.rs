@@ -26,6 +26,8 @@ pub trait Policy: Send {
     /// The upstream's stderr bytes: the redacted text of the lines they complete.
     fn upstream_stderr(&mut self, bytes: &[u8]) -> Result<String, Failure>;
     fn upstream_stderr_end(&mut self) -> Result<String, Failure>;
+    /// Replaces the policy file for the requests that arrive from now on (SIGHUP with `--config`).
+    fn set_policy(&mut self, text: &str, env: &[(String, String)]) -> Result<(), Failure>;
     /// Other text about the upstream for the operator's log, redacted (no shell writes any yet).
     #[allow(dead_code)]
     fn upstream_log(&mut self, text: &str) -> Result<String, Failure>;
@@ -70,6 +72,10 @@ impl Policy for Session {
 
     fn upstream_stderr_end(&mut self) -> Result<String, Failure> {
         Session::upstream_stderr_end(self)
+    }
+
+    fn set_policy(&mut self, text: &str, env: &[(String, String)]) -> Result<(), Failure> {
+        Session::set_policy(self, text, env)
     }
 
     fn upstream_log(&mut self, text: &str) -> Result<String, Failure> {

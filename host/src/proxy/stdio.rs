@@ -1,6 +1,7 @@
 //! The stdio front: one client on the guard's stdin and stdout, one relay ([`super::core`]). Lines go to
 //! the session unrouted (`client-line`: stream 0, byte for byte); SIGTERM, SIGINT and SIGHUP stop the
-//! upstream as a closed stdin does; the guard exits with the upstream's status.
+//! upstream as a closed stdin does (SIGHUP reloads the policy file instead, with `--config`); the guard
+//! exits with the upstream's status.
 
 use super::core::{self, ClientEvent, ClientPort, ClientSink, Exit, RelayConfig};
 use super::io::{self, Budget, Outgoing};
@@ -9,6 +10,7 @@ use super::policy::Policy;
 use super::process::status;
 use super::{Args, Signals};
 use jsonrpc_errors_host::guard::Peer;
+use jsonrpc_errors_host::Runtime;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -51,16 +53,24 @@ fn spawn_stdout_writer(metrics: Arc<Metrics>, port: ClientPort) -> (mpsc::Unboun
 
 /// Relays between this process's stdin/stdout and the upstream until the upstream has ended; returns the
 /// guard's exit status.
-pub async fn serve(args: Args, policy: Box<dyn Policy>, metrics: Arc<Metrics>) -> u8 {
+pub async fn serve(args: Args, policy: Box<dyn Policy>, metrics: Arc<Metrics>, runtime: Runtime) -> u8 {
     let (port, inbox) = core::inbox();
     let from_client = Budget::new();
     let mut signals = Signals::new();
     {
         let port = port.clone();
+        let config = args.config.clone();
         tokio::spawn(async move {
             loop {
                 let name = signals.recv().await;
-                if !port.send(ClientEvent::Signal(name)).await {
+                let event = match (&config, name) {
+                    (Some(file), "SIGHUP") => match super::reload_policy(file, &runtime) {
+                        Some(policy) => ClientEvent::Reload(policy),
+                        None => continue,
+                    },
+                    _ => ClientEvent::Signal(name),
+                };
+                if !port.send(event).await {
                     break;
                 }
             }

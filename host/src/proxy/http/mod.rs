@@ -20,6 +20,7 @@ mod sessions;
 mod shared;
 mod upstream;
 
+use super::core::PolicyText;
 use super::metrics::Metrics;
 use super::process::status;
 use super::{Args, Signals};
@@ -105,15 +106,36 @@ pub struct Front {
     /// Relays running (each with its child), and a wake-up when one ends.
     pub live_relays: Arc<AtomicUsize>,
     pub relay_ended: Arc<Notify>,
+    /// The policy file as last reloaded (SIGHUP with `--config`): new relays' sessions open with it.
+    pub reloaded: std::sync::RwLock<Option<Arc<PolicyText>>>,
 }
 
 impl Front {
     pub fn draining(&self) -> bool {
         self.draining.load(Ordering::Acquire)
     }
+
+    /// The options a new relay's session opens with: the start's, with the policy as last reloaded.
+    pub fn session_options(&self) -> Options {
+        let mut options = self.session.clone();
+        if let Some(policy) = self.reloaded.read().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            options.policy = Some(policy.text.clone());
+            options.policy_env = policy.env.clone();
+        }
+        options
+    }
+
+    /// A reloaded policy file: for the relays started from now on, and for every running one's new requests.
+    fn reload(&self, policy: Arc<PolicyText>) {
+        *self.reloaded.write().unwrap_or_else(|p| p.into_inner()) = Some(policy.clone());
+        for up in self.sessions.all().into_iter().chain(self.shared.current()) {
+            up.reload(policy.clone());
+        }
+    }
 }
 
-/// Serves until SIGTERM (or SIGINT, SIGHUP), then drains; returns the guard's exit status.
+/// Serves until SIGTERM (or SIGINT; SIGHUP without `--config`, with it SIGHUP reloads the policy file),
+/// then drains; returns the guard's exit status.
 pub async fn serve(args: Args, listen: Listen, runtime: Runtime, metrics: Arc<Metrics>) -> u8 {
     raise_descriptor_limit();
     let listener = match bind(&listen.host, listen.port).await {
@@ -147,6 +169,7 @@ pub async fn serve(args: Args, listen: Listen, runtime: Runtime, metrics: Arc<Me
         open_streams: AtomicUsize::new(0),
         live_relays: Arc::new(AtomicUsize::new(0)),
         relay_ended: Arc::new(Notify::new()),
+        reloaded: std::sync::RwLock::new(None),
     });
     // The shared child starts now, so `/readyz` tells whether it runs and answers.
     shared::Shared::ensure(&front).await;
@@ -157,7 +180,16 @@ pub async fn serve(args: Args, listen: Listen, runtime: Runtime, metrics: Arc<Me
     let (stop_tx, stop) = watch::channel(false);
     let accept = tokio::spawn(accept_loop(listener, router, front.clone(), stop.clone()));
     let mut signals = Signals::new();
-    let name = signals.recv().await;
+    let name = loop {
+        match (signals.recv().await, &args.config) {
+            ("SIGHUP", Some(file)) => {
+                if let Some(policy) = super::reload_policy(file, &front.runtime) {
+                    front.reload(policy);
+                }
+            }
+            (name, _) => break name,
+        }
+    };
     front.draining.store(true, Ordering::Release);
     let _ = stop_tx.send(true);
     tracing::info!(event = "signal", "received {name}; draining: no new connections or requests, answering what is open");

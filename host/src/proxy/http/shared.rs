@@ -41,7 +41,7 @@ pub struct Shared {
 }
 
 impl Shared {
-    fn current(&self) -> Option<Arc<Upstream>> {
+    pub fn current(&self) -> Option<Arc<Upstream>> {
         self.current.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 

@@ -6,7 +6,7 @@
 //! [`BACKLOG`], while no GET stream is open). Which message goes to which stream is the session's decision
 //! (`client-line-on`); this module only hands the lines over.
 
-use super::super::core::{self, Ack, ClientEvent, ClientPort, ClientSink, RelayConfig, RelayState};
+use super::super::core::{self, Ack, ClientEvent, ClientPort, ClientSink, PolicyText, RelayConfig, RelayState};
 use super::super::io::{Budget, Outgoing, Read};
 use super::super::metrics::Metrics;
 use super::Front;
@@ -102,7 +102,7 @@ pub struct Gone;
 impl Upstream {
     /// Opens a fresh guard session and starts its relay (and so the child).
     pub fn start(front: &Arc<Front>) -> Result<Arc<Upstream>, jsonrpc_errors_host::Failure> {
-        let session = front.runtime.guard_session(&front.session)?;
+        let session = front.runtime.guard_session(&front.session_options())?;
         let (port, inbox) = core::inbox();
         let routes = Arc::new(Mutex::new(Routes::default()));
         let (state_tx, state) = watch::channel(RelayState::Starting);
@@ -220,6 +220,14 @@ impl Upstream {
     pub fn stream_gone(&self, stream: u64) {
         self.close_stream(stream);
         if let Err(event) = self.port.try_send(ClientEvent::StreamClosed(stream)) {
+            let port = self.port.clone();
+            tokio::spawn(async move { port.send(event).await });
+        }
+    }
+
+    /// A reloaded policy file, for this child's session's requests from now on.
+    pub fn reload(&self, policy: Arc<PolicyText>) {
+        if let Err(event) = self.port.try_send(ClientEvent::Reload(policy)) {
             let port = self.port.clone();
             tokio::spawn(async move { port.send(event).await });
         }
