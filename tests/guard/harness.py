@@ -9,6 +9,7 @@ import resource
 import signal
 import subprocess
 import sys
+import tomllib
 import threading
 import time
 from pathlib import Path
@@ -19,6 +20,9 @@ ROOT = HERE.parent.parent
 GUARD = Path(os.environ.get("JSONRPC_ERRORS_BIN", ROOT / "target" / "release" / "jsonrpc-errors"))
 PY = sys.executable  # the project venv's python (run-tests.sh runs pytest with it)
 FAULT_SERVER = HERE / "servers" / "fault_server.py"
+# The longest text of a failed tool result the guard passes on (longer ones keep their start and end):
+# the taxonomy's, where the component reads it too.
+FAILED_RESULT_BYTES = tomllib.loads((ROOT / "taxonomy" / "taxonomy.toml").read_text())["meta"]["failed_result_text_bytes"]
 
 # Generous: CI machines are shared and noisy. These bound "must not hang", they do not measure speed.
 HANG = 20.0

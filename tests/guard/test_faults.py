@@ -20,7 +20,7 @@ import urllib.request
 
 import pytest
 
-from harness import FAULT_SERVER, GUARD, HANG, PY, Guard, pgid_of, vm_rss_kb, wait_gone, wait_group_gone
+from harness import FAILED_RESULT_BYTES, FAULT_SERVER, GUARD, HANG, PY, Guard, pgid_of, vm_rss_kb, wait_gone, wait_group_gone
 
 SECRETS = ["hunter2", "ghp_A1b2", "sk_live_", "/home/alice", "Traceback (most recent call last)"]
 GITHUB_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
@@ -194,13 +194,17 @@ def test_upstream_errors_are_sanitized(start):
 
 def test_is_error_tool_results_are_redacted_and_cut(start):
     g = start()
-    long_text = "é" * 3000 + f" password=hunter2 {GITHUB_TOKEN}"
+    # Longer than the cut (2 bytes a character), a secret at each end: the start and the end are kept
+    # (servers write what the model should do next at the end), redacted; the middle goes.
+    long_text = f"password=hunter2 {GITHUB_TOKEN} " + "é" * FAILED_RESULT_BYTES + f" password=hunter2 {GITHUB_TOKEN}"
     result = {"isError": True, "content": [{"type": "text", "text": long_text}, {"type": "text", "text": f"token {GITHUB_TOKEN}"}]}
     g.request(1, "say", {"lines": [json.dumps({"jsonrpc": "2.0", "id": 1, "result": result})]})
     message = g.read()
     texts = [c["text"] for c in message["result"]["content"]]
     assert message["result"]["isError"] is True
-    assert [len(t.encode()) for t in texts if len(t.encode()) > 1024] == []
+    assert [len(t.encode()) for t in texts if len(t.encode()) > FAILED_RESULT_BYTES] == []
+    assert len(texts[0].encode()) > FAILED_RESULT_BYTES // 2, "cut to the limit, not far below it"
+    assert texts[0].startswith("password=[REDACTED") and texts[0].endswith("[REDACTED:github-token]"), texts[0][:80] + " ... " + texts[0][-80:]
     assert texts[1] == "token [REDACTED:github-token]"
     assert [s for s in SECRETS if s in json.dumps(message)] == []
     # A successful result is not the guard's business: passed on as it is.

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from harness import GUARD, HERE, PY, ROOT, parse_log, wait_gone, wait_group_gone
+from harness import FAILED_RESULT_BYTES, GUARD, HERE, PY, ROOT, parse_log, wait_gone, wait_group_gone
 
 CLIENTS = {
     "py": [PY, str(HERE / "clients" / "py_client.py")],
@@ -129,7 +129,7 @@ def test_no_secret_reaches_the_client(pair):
         assert step["outcome"] == "result" and step["result"]["isError"] is True, step
     texts = is_error_texts(guarded)
     assert len(texts) >= 2
-    assert [len(t.encode()) for t in texts if len(t.encode()) > 1024] == []
+    assert [len(t.encode()) for t in texts if len(t.encode()) > FAILED_RESULT_BYTES] == []
     # The failure is still there for the model to read, only scrubbed.
     assert "[REDACTED:" in guarded.steps["query_orders"]["result"]["content"][0]["text"]
 
