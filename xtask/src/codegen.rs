@@ -13,6 +13,7 @@ pub fn generated_files() -> Vec<(&'static str, String)> {
         ("bindings/python/src/jsonrpc_errors/_taxonomy.py", python_constants()),
         ("bindings/js/src/taxonomy.ts", typescript_types()),
         ("host/src/taxonomy.rs", host_rust()),
+        (jsonrpc_errors_guest::policy::schema::PATH, jsonrpc_errors_guest::policy::schema::json_schema_text()),
     ]
 }
 

@@ -1051,6 +1051,12 @@ actions = { ticket = "redact" }
             {"client": tool_call(1, "screenshot", json!({}))},
             {"upstream": json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "image", "mimeType": "image/png", "data": "Z2hwX3U4anpQZGUwSWd4TGQ2R25jZkJBZXBmSkJkMEtoOG9PT0w4ZA=="},
                 {"type": "resource", "resource": {"uri": "file:///k.bin", "mimeType": "application/octet-stream", "blob": "AAEC"}}]}}).to_string()}])),
+        // Asked to (`binary = true`): a blob that is text is decoded, scanned and encoded again; an image is not text.
+        g("results/binary-scanned-when-asked", &format!("{results}binary = true\n"), json!([
+            {"client": r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///srv/app/.env"}}"#},
+            {"upstream": json!({"jsonrpc": "2.0", "id": 1, "result": {"contents": [
+                {"uri": "file:///srv/app/.env", "mimeType": "application/octet-stream", "blob": "R0lUSFVCX1RPS0VOPWdocF91OGp6UGRlMElneExkNkduY2ZCQWVwZkpCZDBLaDhvT09MOGQK"},
+                {"uri": "file:///srv/app/logo.png", "mimeType": "image/png", "blob": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="}]}}).to_string()}])),
         g("requests/arguments-redacted-before-they-leave", "[redaction]\nscopes = [\"errors\", \"requests\"]\n", json!([
             {"client": tool_call(1, "http_get", json!({"url": "https://api.example.org/v1", "headers": {"Authorization": "Bearer ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}}))},
             {"upstream": text_result(1, "200 OK")}])),

@@ -59,10 +59,40 @@ pub fn decide<'a>(effective: &Effective, findings: impl IntoIterator<Item = (&'a
 /// found, and whether the redacted value differs. Audited rules are found but not redacted.
 pub fn redact_value(value: &mut Value, effective: &Effective, env: &Secrets) -> (Vec<JsonFinding>, bool) {
     let mut binary = Vec::new();
-    if !effective.binary {
-        super::rewrite::take_binary(value, &mut binary);
+    super::rewrite::take_binary(value, &mut binary);
+    let mut findings = redact_text_members(value, effective, env);
+    if effective.binary {
+        // Asked to: each binary member whose bytes are UTF-8 text (a `.env` read as a blob) is scanned as that
+        // text and, if redacted, encoded again; other bytes (images, audio) pass untouched.
+        for member in &mut binary {
+            findings.extend(redact_blob(member, effective, env));
+        }
     }
-    let findings = if effective.audits_any() {
+    super::rewrite::put_binary(value, &mut binary.into_iter());
+    let changed = findings.iter().any(|f| effective.action(&f.rule, &f.category) != Action::Audit);
+    (findings, changed)
+}
+
+/// A base64 member decoded, redacted as text when it is text, and encoded again: what was found.
+fn redact_blob(member: &mut Value, effective: &Effective, env: &Secrets) -> Vec<JsonFinding> {
+    use base64::Engine as _;
+    let engine = &base64::engine::general_purpose::STANDARD;
+    let Some(text) = member.as_str().and_then(|b64| engine.decode(b64.trim()).ok()).and_then(|bytes| String::from_utf8(bytes).ok()) else {
+        return Vec::new();
+    };
+    let mut decoded = Value::String(text);
+    let findings = redact_text_members(&mut decoded, effective, env);
+    if findings.iter().any(|f| effective.action(&f.rule, &f.category) != Action::Audit) {
+        if let Value::String(redacted) = decoded {
+            *member = Value::String(engine.encode(redacted));
+        }
+    }
+    findings
+}
+
+/// `value`'s text redacted under `effective` (its binary members already taken out).
+fn redact_text_members(value: &mut Value, effective: &Effective, env: &Secrets) -> Vec<JsonFinding> {
+    if effective.audits_any() {
         // Found under the whole policy (to log what is audited), redacted without the audited rules and
         // with what they found allowed (so no other rule takes it).
         let mut probe = value.clone();
@@ -72,10 +102,7 @@ pub fn redact_value(value: &mut Value, effective: &Effective, env: &Secrets) -> 
         all
     } else {
         redact::redact_value(value, env, &effective.redaction)
-    };
-    super::rewrite::put_binary(value, &mut binary.into_iter());
-    let changed = findings.iter().any(|f| effective.action(&f.rule, &f.category) != Action::Audit);
-    (findings, changed)
+    }
 }
 
 /// The text each audited finding spans in `original` (found by its JSON pointer and byte span).

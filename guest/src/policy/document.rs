@@ -45,7 +45,7 @@ pub enum Scope {
     Stderr,
 }
 
-const SCOPES: [(&str, Scope); 6] = [
+pub(crate) const SCOPES: [(&str, Scope); 6] = [
     ("errors", Scope::Errors),
     ("results", Scope::Results),
     ("resources", Scope::Resources),
@@ -66,7 +66,7 @@ pub enum Action {
     Audit,
 }
 
-const ACTIONS: [(&str, Action); 3] = [("redact", Action::Redact), ("block", Action::Block), ("audit", Action::Audit)];
+pub(crate) const ACTIONS: [(&str, Action); 3] = [("redact", Action::Redact), ("block", Action::Block), ("audit", Action::Audit)];
 
 /// How a finding is replaced, as the redaction options spell it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,7 +77,14 @@ pub enum Method {
     Remove,
 }
 
-const METHODS: [(&str, Method); 4] = [("replace", Method::Replace), ("mask", Method::Mask), ("hash", Method::Hash), ("remove", Method::Remove)];
+pub(crate) const METHODS: [(&str, Method); 4] = [("replace", Method::Replace), ("mask", Method::Mask), ("hash", Method::Hash), ("remove", Method::Remove)];
+
+// The keys each table takes (the reader refuses any other; `schema.rs` describes the same ones).
+pub(crate) const ROOT_KEYS: [&str; 5] = ["defaults", "redaction", "actions", "tool", "method"];
+pub(crate) const DEFAULTS_KEYS: [&str; 7] = ["dialect", "timeout", "max_wait", "max_bytes", "max_upstream_bytes", "batch", "failed_result_bytes"];
+pub(crate) const REDACTION_KEYS: [&str; 8] = ["method", "hash_key_env", "disable", "allow", "allow_patterns", "extra_rules", "scopes", "binary"];
+pub(crate) const EXTRA_RULE_KEYS: [&str; 5] = ["id", "category", "pattern", "keywords", "secret_groups"];
+pub(crate) const OVERRIDE_KEYS: [&str; 8] = ["match", "timeout", "max_wait", "failed_result_bytes", "disable", "allow", "scopes", "actions"];
 
 /// An extra rule, as `redact-with` takes them.
 #[derive(Debug, Clone)]
@@ -111,7 +118,8 @@ pub struct Redaction {
     pub allow_patterns: Vec<String>,
     pub extra_rules: Vec<ExtraRule>,
     pub scopes: Option<Vec<Scope>>,
-    /// Scan binary content (base64 blobs); images and audio never.
+    /// Scan binary content too (base64 blobs, image and audio data): what decodes to UTF-8 text is scanned as
+    /// that text (and encoded again if redacted); other bytes pass untouched. Off by default.
     pub binary: Option<bool>,
 }
 
@@ -280,7 +288,7 @@ fn read_override(what: &str, value: Value, text: &str) -> Result<Override, Docum
         scopes: t.scopes("scopes")?,
         actions: t.actions("actions")?,
     };
-    t.finish(&["match", "timeout", "max_wait", "failed_result_bytes", "disable", "allow", "scopes", "actions"])?;
+    t.finish(&OVERRIDE_KEYS)?;
     Ok(o)
 }
 
@@ -304,7 +312,7 @@ fn read(value: Value, text: &str) -> Result<Document, DocumentError> {
         batch: d.string("batch")?,
         failed_result_bytes: d.bytes("failed_result_bytes")?,
     };
-    d.finish(&["dialect", "timeout", "max_wait", "max_bytes", "max_upstream_bytes", "batch", "failed_result_bytes"])?;
+    d.finish(&DEFAULTS_KEYS)?;
     let mut r = Table::new("[redaction]", root.take("redaction").unwrap_or_else(|| Value::Object(Map::new())), text)?;
     let method = match r.string("method")? {
         Some(m) => Some(r.choice("method", &m, &METHODS)?),
@@ -328,7 +336,7 @@ fn read(value: Value, text: &str) -> Result<Document, DocumentError> {
                         Some(_) => return Err(e.wrong("secret_groups", "a list of group numbers")),
                     },
                 };
-                e.finish(&["id", "category", "pattern", "keywords", "secret_groups"])?;
+                e.finish(&EXTRA_RULE_KEYS)?;
                 Ok(rule)
             })
             .collect::<Result<_, _>>()?,
@@ -344,11 +352,11 @@ fn read(value: Value, text: &str) -> Result<Document, DocumentError> {
         scopes: r.scopes("scopes")?,
         binary: r.boolean("binary")?,
     };
-    r.finish(&["method", "hash_key_env", "disable", "allow", "allow_patterns", "extra_rules", "scopes", "binary"])?;
+    r.finish(&REDACTION_KEYS)?;
     let actions = root.actions("actions")?;
     let tools = read_overrides(&mut root, "tool")?;
     let methods = read_overrides(&mut root, "method")?;
-    root.finish(&["defaults", "redaction", "actions", "tool", "method"])?;
+    root.finish(&ROOT_KEYS)?;
     Ok(Document { defaults, redaction, actions, tools, methods })
 }
 

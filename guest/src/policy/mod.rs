@@ -8,6 +8,9 @@
 
 pub mod compiled;
 pub mod document;
+/// The document's JSON Schema, for editors (written by `cargo xtask gen`; not in the component).
+#[cfg(not(target_family = "wasm"))]
+pub mod schema;
 
 pub use compiled::{Compiled, Effective};
 pub use document::{Action, DocumentError, Scope};
