@@ -1,13 +1,19 @@
 """A stdio MCP proxy on the official Python SDK with the guard in between: `jsonrpc-errors guard` in Python.
 
-    python examples/mcp-proxy-python/proxy.py [--dialect D] [--timeout SECS] [--max-bytes N] [--failed-result-bytes N]
-                                              [--grace SECS] -- CMD [ARGS...]
+    python examples/mcp-proxy-python/proxy.py [--config FILE] [--dialect D] [--timeout SECS] [--max-bytes N]
+                                              [--failed-result-bytes N] [--grace SECS] -- CMD [ARGS...]
 
 The client talks to this process over stdin/stdout; the upstream server CMD is spawned with this process's
 whole environment; `guard_streams` puts a guard session between the two, so the client sees what it would see
 through `jsonrpc-errors guard` (same defaults: dialect "canonical", timeout 50 s (0 = none), max-bytes 10 MiB,
 grace 2 s). stdout carries only messages (written by the SDK's `stdio_server()`); stderr is the log, one line
 per guard event, the upstream's stderr relayed with its secrets redacted. Needs `pip install 'jsonrpc-errors[mcp]'`.
+
+`--config FILE` is a policy file, as `jsonrpc-errors guard --config` takes it: its text goes to the guard
+session as it is (the component reads it); the options given here override its [defaults]. A file the
+component refuses stops the proxy at start (`FILE:LINE:COLUMN: what is wrong` on stderr, exit 2); SIGHUP
+reads it again for the requests from then on (a refused reload keeps the old policy and logs
+`policy-reload-refused`). Without --config, SIGHUP stops the proxy as SIGTERM does.
 
 Both pipes are read here, with the SDK's own parser, rather than by the SDK's stdio transports, which cannot
 do what the guard owes its client:
@@ -43,7 +49,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
-from jsonrpc_errors import DEFAULT_MAX_BYTES
+from jsonrpc_errors import DEFAULT_MAX_BYTES, InvalidInput, check_policy
 from jsonrpc_errors.mcp import (
     DEFAULT_MAX_UPSTREAM_BYTES,
     OVERSIZE_EDGE_BYTES,
@@ -320,8 +326,52 @@ async def to_upstream(upstream: Upstream, source: MemoryObjectReceiveStream[Sess
         await stdin.aclose()
 
 
+class PolicyRefused(Exception):
+    """A policy file that cannot be read or that the component refuses: `FILE:LINE:COLUMN: details`."""
+
+
+def read_policy(path: str) -> tuple[str, dict[str, object]]:
+    """The policy file's text and its [defaults], as the component reads them; or PolicyRefused, in the
+    CLI's words."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise PolicyRefused(f"{path}: cannot read the policy file: {error}") from None
+    try:
+        return text, check_policy(text, os.environ)
+    except InvalidInput as refused:
+        data = refused.data if isinstance(refused.data, dict) else {}
+        if "details" not in data:
+            raise PolicyRefused(f"{path}: {refused.message}") from None
+        where = f":{data['line']}:{data['column']}" if "line" in data else ""
+        raise PolicyRefused(f"{path}{where}: {data['details']}") from None
+
+
+async def reload_policy(path: str, guard: GuardedWriteStream) -> None:
+    """SIGHUP with --config: the file read again, for the requests from now on; a refused one changes nothing."""
+    try:
+        text, _ = read_policy(path)
+        await guard.set_policy(text, os.environ)
+    except (PolicyRefused, InvalidInput) as refused:
+        log.warning("policy-reload-refused: received SIGHUP; the new policy file is refused, the old one still holds: %s", refused)
+        return
+    log.info("policy-reloaded: received SIGHUP; reloaded %s for the requests from now on", path)
+
+
 async def run(args: argparse.Namespace) -> int:
     command = args.command
+    # Options left unset take the policy file's [defaults] (guard_streams resolves them as the CLI does); the
+    # line limits this proxy reads with too.
+    options: dict[str, object] = {k: v for k, v in (("dialect", args.dialect), ("timeout", args.timeout), ("max_bytes", args.max_bytes),
+                                                     ("failed_result_bytes", args.failed_result_bytes)) if v is not None}
+    max_bytes, max_upstream_bytes = args.max_bytes, None
+    if args.config is not None:
+        options["policy"], defaults = args.policy, args.policy_defaults
+        max_bytes = max_bytes if max_bytes is not None else defaults.get("max_bytes")
+        max_upstream_bytes = defaults.get("max_upstream_bytes")
+        options["policy_env"] = os.environ
+    max_bytes = max_bytes if max_bytes is not None else DEFAULT_MAX_BYTES
+    max_upstream_bytes = max_upstream_bytes if max_upstream_bytes is not None else DEFAULT_MAX_UPSTREAM_BYTES
     tree = ProcessTree()
     # The name `jsonrpc-errors guard` gives the upstream; it shows in the errors the client gets.
     upstream_name = f"stdio:{Path(command[0]).name}"
@@ -343,15 +393,14 @@ async def run(args: argparse.Namespace) -> int:
             tree.pgid = tree.upstream_pid = process.pid
             upstream = Upstream(process, tree, args.grace)
             log.info("started: upstream %r, pid %d", command[0], process.pid)
-            threading.Thread(target=read_client_stdin, args=(client_lines_in, args.max_bytes, anyio.lowlevel.current_token()),
+            threading.Thread(target=read_client_stdin, args=(client_lines_in, max_bytes, anyio.lowlevel.current_token()),
                              daemon=True).start()
             try:
                 async with (
                     stdio_server(stdin=no_input) as (_, client_write),  # type: ignore[arg-type]  # it only iterates
                     # The guard's own answer to what is still pending after the client left is a backstop: the
                     # upstream's end answers first, at most two grace periods after its stdin closed.
-                    guard_streams(upstream_read, upstream_write, dialect=args.dialect, timeout=args.timeout, max_bytes=args.max_bytes,
-                                  failed_result_bytes=args.failed_result_bytes,
+                    guard_streams(upstream_read, upstream_write, **options, max_upstream_bytes=max_upstream_bytes,  # type: ignore[arg-type]
                                   upstream=upstream_name, grace=2 * args.grace + 2 * SETTLE + 1) as (read, guard),
                     anyio.create_task_group() as task_group,
                 ):
@@ -365,7 +414,10 @@ async def run(args: argparse.Namespace) -> int:
 
                     async def on_signals() -> None:
                         async for signum in signals:
-                            task_group.start_soon(upstream.stop, guard, f"received {signal.Signals(signum).name}")
+                            if signum == signal.SIGHUP and args.config is not None:
+                                task_group.start_soon(reload_policy, args.config, guard)
+                            else:
+                                task_group.start_soon(upstream.stop, guard, f"received {signal.Signals(signum).name}")
 
                     async def reap_orphans() -> None:
                         with anyio.open_signal_receiver(signal.SIGCHLD) as children:
@@ -399,14 +451,22 @@ async def run(args: argparse.Namespace) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dialect", default="canonical", help="error dialect (default: canonical)")
-    parser.add_argument("--timeout", type=float, default=50.0, help="seconds a request may wait (default 50; 0 = none)")
-    parser.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES, help="longest client line read (default 10 MiB)")
+    parser.add_argument("--config", metavar="FILE", help="the policy file (TOML, as `jsonrpc-errors guard --config`); SIGHUP reloads it")
+    parser.add_argument("--dialect", default=None, help="error dialect (default: canonical)")
+    parser.add_argument("--timeout", type=float, default=None, help="seconds a request may wait (default 50; 0 = none)")
+    parser.add_argument("--max-bytes", type=int, default=None, help="longest client line read (default 10 MiB)")
     parser.add_argument("--failed-result-bytes", type=int, default=None,
                         help="longest text of a failed tool result passed on (default 8 KiB; longer ones keep start and end)")
     parser.add_argument("--grace", type=float, default=2.0, help="seconds the upstream gets to exit, then after SIGTERM (default 2)")
     parser.add_argument("command", nargs="+", help="-- CMD [ARGS...]: the upstream server")
     args = parser.parse_args()
+    if args.config is not None:
+        # Read and checked before anything starts: a refused file is the CLI's usage error.
+        try:
+            args.policy, args.policy_defaults = read_policy(args.config)
+        except PolicyRefused as refused:
+            print(f"proxy.py: {refused}", file=sys.stderr)
+            sys.exit(2)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("mcp").setLevel(logging.WARNING)
     sys.exit(anyio.run(run, args))

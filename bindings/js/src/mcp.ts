@@ -10,7 +10,17 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
 import { ArgumentTypeError, JsonRpcErrorsError, WasmFaultError } from "./errors.js";
-import { GuardSession, type EventStep, type GuardOptions, type GuardOutcome, type SendStep, type ForwardStep, type UpstreamFailure } from "./guard.js";
+import {
+  GuardSession,
+  checkPolicy,
+  type EventStep,
+  type GuardOptions,
+  type GuardOutcome,
+  type PolicyDefaults,
+  type SendStep,
+  type ForwardStep,
+  type UpstreamFailure,
+} from "./guard.js";
 import { maxInputBytes } from "./runtime.js";
 import type { Dialect } from "./taxonomy.js";
 
@@ -65,6 +75,16 @@ export interface GuardTransportOptions {
   upstream?: string;
   /** The longest text of a failed tool result passed on (default 8 KiB, as the CLI's --failed-result-bytes). */
   failedResultBytes?: number | null;
+  /**
+   * A policy file's text (TOML, as `jsonrpc-errors guard --config FILE` reads it: per-tool timeouts,
+   * redaction scopes, actions, ...), handed to the session as it is: the guard module reads it and decides
+   * what it means. As with the CLI, the options above override its `[defaults]`, which override the
+   * built-in defaults. A document the module refuses throws `InvalidInputError` from the constructor
+   * (`.error.data`: `line`, `column`, `details`). `setPolicy` reloads it.
+   */
+  policy?: string | null;
+  /** The environment the policy's `hash_key_env` is read from (default: `process.env` in Node, none in a browser). */
+  policyEnv?: Record<string, string | undefined>;
   /** Every event the guard reports (answered, sanitized, redacted, dropped, ...): for the operator's log
    *  and metrics. Events carry no message body; `detail` is redacted (it keeps stack traces and paths). */
   onEvent?: (event: EventStep) => void;
@@ -196,15 +216,24 @@ export class GuardedTransport implements Transport, LineTransport {
     if (upstreamFailure !== undefined && typeof upstreamFailure !== "function") {
       throw new ArgumentTypeError("upstreamFailure must be a function");
     }
-    const timeoutMs = options.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : options.timeoutMs === 0 ? null : options.timeoutMs;
+    if (options.policy != null && typeof options.policy !== "string") throw new ArgumentTypeError("policy must be a string");
+    // The file's [defaults], as the guard module reads them (its refusal, with line and column, is thrown here).
+    const file: Partial<PolicyDefaults> = options.policy != null ? checkPolicy(options.policy, options.policyEnv) : {};
+    const fileTimeoutMs = file.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+    const timeoutMs = options.timeoutMs === undefined ? fileTimeoutMs || null : options.timeoutMs === 0 ? null : options.timeoutMs;
     const sessionOptions: GuardOptions = {
-      dialect: options.dialect ?? "canonical",
+      dialect: options.dialect ?? file.dialect ?? "canonical",
       timeoutMs,
-      maxBytes: options.maxBytes ?? null,
-      failedResultBytes: options.failedResultBytes ?? null,
+      maxBytes: options.maxBytes === undefined ? (file.max_bytes ?? null) : options.maxBytes,
+      failedResultBytes: options.failedResultBytes === undefined ? (file.failed_result_bytes ?? null) : options.failedResultBytes,
     };
-    if (options.batch !== undefined) sessionOptions.batch = options.batch;
+    const batch = options.batch ?? file.batch ?? undefined;
+    if (batch !== undefined) sessionOptions.batch = batch;
     if (options.upstream !== undefined) sessionOptions.upstream = options.upstream;
+    if (options.policy != null) {
+      sessionOptions.policy = options.policy;
+      if (options.policyEnv !== undefined) sessionOptions.policyEnv = options.policyEnv;
+    }
     this.#session = new GuardSession(sessionOptions);
     this.#sessionOptions = sessionOptions;
     this.#onEvent = onEvent;
@@ -320,6 +349,21 @@ export class GuardedTransport implements Transport, LineTransport {
     } finally {
       late.close();
     }
+  }
+
+  /**
+   * Replaces the policy file (TOML) for the requests from now on: a reload, as SIGHUP is to
+   * `jsonrpc-errors guard --config`. Requests in flight keep the policy they arrived under. A document the
+   * guard module refuses throws `InvalidInputError` (`.error.data`: `line`, `column`, `details`) and leaves
+   * the policy as it was. `env`: where its `hash_key_env` is read (default: `process.env` in Node).
+   */
+  setPolicy(policy: string, env?: Record<string, string | undefined>): void {
+    if (!this.#sessionFreed && !this.#broken) this.#session.setPolicy(policy, env);
+    else checkPolicy(policy, env);
+    // What a session made after this one is freed starts from (it answers for an upstream that is gone).
+    this.#sessionOptions.policy = policy;
+    if (env !== undefined) this.#sessionOptions.policyEnv = env;
+    else delete this.#sessionOptions.policyEnv;
   }
 
   /** Closes the inner transport; requests still pending are answered through `onmessage`, then `onclose`.

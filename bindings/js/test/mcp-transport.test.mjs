@@ -577,3 +577,106 @@ describe("the adapter's contract", () => {
     assert.deepEqual(inner.sent, []);
   });
 });
+
+describe("a policy file given to the adapter", () => {
+  // A file a tool reads, with secrets of the shapes the catalogue knows (made up for these tests).
+  const DOTENV =
+    "APP_NAME=orders\n" +
+    "DATABASE_URL=postgres://orders:T4k-9vW2-qLm@db.staging.internal:5432/orders\n" +
+    "GITHUB_TOKEN=ghp_Vb7kQ2mZx9LpR4tN8wYc3HdF6sJ1uA5eK0gT\n" +
+    "LOG_LEVEL=debug\n";
+  const RESULTS_SCOPE = '[redaction]\nscopes = ["errors", "results"]\n';
+  const call = (id, name = "read_text_file") => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: { path: "/srv/orders/.env" } } });
+  const answer = (id) => ({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text: DOTENV }], isError: false } });
+
+  /** One tools/call through a transport with `options`, answered with DOTENV: what the client got, and the events. */
+  async function readThrough(options, dialect = "mcp") {
+    const inner = new ScriptedUpstream();
+    const events = [];
+    const t = guardTransport(inner, { dialect, onEvent: (e) => events.push(e), ...options });
+    const got = wire(t);
+    await t.start();
+    await t.send(call(1));
+    inner.onmessage(answer(1));
+    await t.close();
+    return { message: got[0].message, events };
+  }
+
+  test("the results scope redacts a successful result; without it (or without a policy) it passes as it is", async () => {
+    const plain = await readThrough({});
+    assert.equal(plain.message.result.content[0].text, DOTENV);
+    const defaults = await readThrough({ policy: "[defaults]\ntimeout = 30\n" });
+    assert.deepEqual(defaults.message, plain.message);
+    assert.deepEqual(defaults.events.filter((e) => e.event !== "upstream-ended"), []);
+    const { message, events } = await readThrough({ policy: RESULTS_SCOPE });
+    assert.equal(
+      message.result.content[0].text,
+      DOTENV.replace("orders:T4k-9vW2-qLm", "[REDACTED:url-credentials]").replace("ghp_Vb7kQ2mZx9LpR4tN8wYc3HdF6sJ1uA5eK0gT", "[REDACTED:github-token]"),
+    );
+    const redacted = events.find((e) => e.event === "redacted");
+    assert.deepEqual([redacted.rule, redacted.tool], ["url-credentials,github-token", "read_text_file"]);
+    assert.ok(!JSON.stringify(events).includes("T4k-9vW2") && !JSON.stringify(events).includes("ghp_Vb7k"));
+  });
+
+  test("a block answers with the policy's error (isError in mcp, policy-denied in canonical); audit passes untouched", async () => {
+    const block = `${RESULTS_SCOPE}[actions]\ngithub-token = "block"\n`;
+    const mcp = await readThrough({ policy: block });
+    assert.deepEqual(mcp.message, { jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "Policy denied access to tool 'read_text_file'" }], isError: true } });
+    const blocked = mcp.events.find((e) => e.event === "blocked");
+    assert.deepEqual([blocked.rule, blocked.tool], ["github-token", "read_text_file"]);
+    const canonical = await readThrough({ policy: block }, "canonical");
+    assert.equal(canonical.message.error.data.type, "policy-denied");
+    const audit = '[redaction]\nscopes = ["errors", "results"]\ndisable = ["url-credentials"]\n[actions]\ngithub-token = "audit"\n';
+    const audited = await readThrough({ policy: audit });
+    assert.equal(audited.message.result.content[0].text, DOTENV);
+    assert.deepEqual(audited.events.filter((e) => e.event === "audited").map((e) => [e.rule, e.tool]), [["github-token", "read_text_file"]]);
+  });
+
+  test("a refused document throws at construction with line and column; setPolicy reloads and a refused reload keeps the old", async () => {
+    assert.throws(
+      () => guardTransport(new ScriptedUpstream(), { policy: '[redaction]\nscopes = ["errors", "resluts"]\n' }),
+      (e) => e.name === "InvalidInputError" && e.error.data.line === 2 && e.error.data.column === 21 && /resluts/.test(e.error.data.details),
+    );
+    assert.throws(() => guardTransport(new ScriptedUpstream(), { policy: 7 }), /policy must be a string/);
+    const inner = new ScriptedUpstream();
+    const t = guardTransport(inner, { dialect: "mcp" });
+    const got = wire(t);
+    await t.start();
+    await t.send(call(1));
+    inner.onmessage(answer(1));
+    t.setPolicy(RESULTS_SCOPE);
+    await t.send(call(2));
+    inner.onmessage(answer(2));
+    assert.throws(() => t.setPolicy('[actions]\ngithub-token = "explode"\n'), (e) => e.error.data.line === 2 && e.error.data.column === 16);
+    await t.send(call(3));
+    inner.onmessage(answer(3));
+    await t.close();
+    assert.equal(got[0].message.result.content[0].text, DOTENV);
+    assert.match(got[1].message.result.content[0].text, /\[REDACTED:github-token\]/);
+    assert.deepEqual(got[2].message.result, got[1].message.result);
+  });
+
+  test("the file's [defaults] and per-tool timeouts apply; the caller's own options win", async () => {
+    const policy = '[defaults]\ndialect = "mcp"\ntimeout = 0.3\n\n[[tool]]\nmatch = "slow_*"\ntimeout = 0.1\n';
+    async function timedOut(name, options) {
+      const inner = new ScriptedUpstream();
+      const t = guardTransport(inner, { policy, ...options });
+      const got = wire(t);
+      await t.start();
+      const started = Date.now();
+      await t.send(call(9, name));
+      while (got.length === 0 && Date.now() - started < 3000) await new Promise((resolve) => setTimeout(resolve, 5));
+      const elapsed = Date.now() - started;
+      await t.close();
+      return { message: got[0].message, elapsed };
+    }
+    const file = await timedOut("read_text_file", {});
+    assert.ok(file.elapsed >= 290 && file.elapsed < 600, `${file.elapsed} ms`);
+    assert.equal(file.message.result.isError, true); // the file's dialect: mcp
+    const tool = await timedOut("slow_export", {});
+    assert.ok(tool.elapsed >= 95 && tool.elapsed < 280, `${tool.elapsed} ms`);
+    const own = await timedOut("read_text_file", { timeoutMs: 150, dialect: "canonical" });
+    assert.ok(own.elapsed >= 145 && own.elapsed < 280, `${own.elapsed} ms`);
+    assert.equal(own.message.error.data.type, "upstream-timeout");
+  });
+});

@@ -176,3 +176,31 @@ def test_the_proxy_exits_when_the_client_closes_stdin():
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_the_proxy_takes_a_policy_file_and_refuses_a_bad_one_at_start(tmp_path):
+    import subprocess
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[redaction]\nscopes = ["errors", "resluts"]\n')
+    refused = subprocess.run([sys.executable, str(PROXY), "--config", str(bad), "--", *SERVER], capture_output=True, text=True,
+                             timeout=30, stdin=subprocess.DEVNULL)
+    assert refused.returncode == 2 and refused.stdout == "", refused
+    assert f"{bad}:2:21: [redaction].scopes: unknown `resluts`" in refused.stderr, refused.stderr
+
+    good = tmp_path / "policy.toml"
+    good.write_text('[redaction]\nscopes = ["errors", "results"]\n\n[[tool]]\nmatch = "echo"\nactions = { aws-access-key-id = "block" }\n')
+    token = "ghp_" + "Lq3ZtV8mWc1XkP5rB9nY2dH7sF4gJ6aE0uRi"
+    params = StdioServerParameters(command=sys.executable, args=[str(PROXY), "--config", str(good), "--dialect", "mcp", "--", *SERVER],
+                                   env=dict(os.environ))
+
+    async def main() -> tuple[Any, Any]:
+        async with Client(stdio_client(params), mode="legacy", read_timeout_seconds=CALL_TIMEOUT) as client:
+            redacted = wire(await client.call_tool("echo", {"text": f"deploy with {token}"}))
+            blocked = wire(await client.call_tool("echo", {"text": "key AKIAZ7QW3ERT5YUI2OPA"}))
+            return redacted, blocked
+
+    redacted, blocked = anyio.run(main)
+    assert redacted["content"][0]["text"] == "deploy with [REDACTED:github-token]", redacted
+    assert token not in json.dumps(redacted)
+    assert blocked["isError"] is True and blocked["content"] == [{"type": "text", "text": "Policy denied access to tool 'echo'"}], blocked

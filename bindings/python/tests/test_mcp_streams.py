@@ -533,3 +533,140 @@ def test_a_key_block_and_an_endless_line_on_stderr_never_reach_the_log_in_part(c
     assert "loading key" in lines and "key loaded" in lines, lines[:30]
     euros = "".join(line for line in lines if line.startswith("\u20ac"))
     assert euros == "\u20ac" * 400000, f"{len(euros)} characters, {euros.count(chr(0xFFFD))} replaced"
+
+
+# ---------------------------------------------------------------------------------------------- policy files
+
+# A file a tool reads, with secrets of the shapes the catalogue knows (made up for these tests).
+DOTENV = (
+    "APP_NAME=orders\n"
+    "DATABASE_URL=postgres://orders:T4k-9vW2-qLm@db.staging.internal:5432/orders\n"
+    "GITHUB_TOKEN=ghp_Vb7kQ2mZx9LpR4tN8wYc3HdF6sJ1uA5eK0gT\n"
+    "LOG_LEVEL=debug\n"
+)
+RESULTS_SCOPE = '[redaction]\nscopes = ["errors", "results"]\n'
+
+
+def reads_dotenv(delay: float = 0.0) -> Upstream:
+    """An upstream whose every tools/call answers with DOTENV as a successful result (after `delay` s)."""
+
+    async def server(inbox: MemoryObjectReceiveStream[SessionMessage], outbox: MemoryObjectSendStream[Any]) -> None:
+        async for item in inbox:
+            if isinstance(item.message, JSONRPCRequest) and item.message.method == "tools/call":
+                await anyio.sleep(delay)
+                result = {"content": [{"type": "text", "text": DOTENV}], "isError": False}
+                await outbox.send(SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=item.message.id, result=result)))
+
+    return server
+
+
+def call_tool(id_: int, name: str = "read_text_file") -> SessionMessage:
+    return request(id_, name=name, arguments={"path": "/srv/orders/.env"})
+
+
+def test_a_policy_given_to_the_adapter_redacts_the_results_scope_and_nothing_by_default(caplog):
+    caplog.set_level(logging.INFO, logger="jsonrpc_errors.mcp")
+
+    async def main(**options: Any) -> dict[str, Any]:
+        async with raw(reads_dotenv(), dialect="mcp", **options) as (read, write):
+            await write.send(call_tool(1))
+            with anyio.fail_after(5):
+                return as_json(await read.receive())
+
+    untouched = anyio.run(lambda: main())
+    assert untouched["result"]["content"][0]["text"] == DOTENV  # no policy: a successful result passes as is
+    assert anyio.run(lambda: main(policy="[defaults]\ntimeout = 30\n")) == untouched  # the default scopes: neither
+    redacted = anyio.run(lambda: main(policy=RESULTS_SCOPE))["result"]["content"][0]["text"]
+    assert redacted == DOTENV.replace("orders:T4k-9vW2-qLm", "[REDACTED:url-credentials]").replace(
+        "ghp_Vb7kQ2mZx9LpR4tN8wYc3HdF6sJ1uA5eK0gT", "[REDACTED:github-token]"), redacted
+    event = [r.guard_event for r in caplog.records if getattr(r, "guard_event", {}).get("event") == "redacted"][-1]
+    assert (event["rule"], event["tool"]) == ("url-credentials,github-token", "read_text_file"), event
+    assert "T4k-9vW2" not in caplog.text and "ghp_Vb7k" not in caplog.text
+
+
+def test_a_policy_block_answers_with_the_policy_error_and_audit_passes_untouched(caplog):
+    caplog.set_level(logging.INFO, logger="jsonrpc_errors.mcp")
+    block = RESULTS_SCOPE + '[actions]\ngithub-token = "block"\n'
+    audit = '[redaction]\nscopes = ["errors", "results"]\ndisable = ["url-credentials"]\n[actions]\ngithub-token = "audit"\n'
+
+    async def main(policy: str, dialect: str) -> dict[str, Any]:
+        async with raw(reads_dotenv(), dialect=dialect, policy=policy) as (read, write):
+            await write.send(call_tool(4))
+            with anyio.fail_after(5):
+                return as_json(await read.receive())
+
+    mcp = anyio.run(main, block, "mcp")
+    assert mcp == {"jsonrpc": "2.0", "id": 4, "result": {
+        "content": [{"type": "text", "text": "Policy denied access to tool 'read_text_file'"}], "isError": True}}, mcp
+    canonical = anyio.run(main, block, "canonical")
+    assert canonical["id"] == 4 and canonical["error"]["data"]["type"] == "policy-denied", canonical
+    blocked = [r.guard_event for r in caplog.records if getattr(r, "guard_event", {}).get("event") == "blocked"]
+    assert [(e["rule"], e["tool"]) for e in blocked] == [("github-token", "read_text_file")] * 2, blocked
+    audited = anyio.run(main, audit, "mcp")
+    assert audited["result"]["content"][0]["text"] == DOTENV, audited
+    events = [r.guard_event for r in caplog.records if getattr(r, "guard_event", {}).get("event") == "audited"]
+    assert [(e["rule"], e["tool"]) for e in events] == [("github-token", "read_text_file")], events
+    assert "ghp_Vb7k" not in caplog.text
+
+
+def test_a_refused_policy_raises_with_line_and_column_before_anything_starts():
+    async def main() -> None:
+        async with guard_streams(*anyio.create_memory_object_stream[Any](1)[::-1], policy='[redaction]\nscopes = ["errors", "resluts"]\n'):
+            raise AssertionError("started")
+
+    with pytest.raises(jsonrpc_errors.InvalidInput) as refused:
+        anyio.run(main)
+    data = refused.value.data
+    assert (data["reason"], data["line"], data["column"]) == ("invalid-policy", 2, 21), data
+    assert "unknown `resluts`" in data["details"]
+
+
+def test_set_policy_reloads_for_new_requests_and_a_refused_one_keeps_the_old():
+    async def main() -> tuple[list[dict[str, Any]], jsonrpc_errors.InvalidInput]:
+        async with raw(reads_dotenv(), dialect="mcp") as (read, write):
+            answers = []
+            await write.send(call_tool(1))
+            with anyio.fail_after(5):
+                answers.append(as_json(await read.receive()))
+            await write.set_policy(RESULTS_SCOPE)
+            await write.send(call_tool(2))
+            with anyio.fail_after(5):
+                answers.append(as_json(await read.receive()))
+            with pytest.raises(jsonrpc_errors.InvalidInput) as refused:
+                await write.set_policy("[actions]\ngithub-token = \"explode\"\n")
+            await write.send(call_tool(3))
+            with anyio.fail_after(5):
+                answers.append(as_json(await read.receive()))
+            return answers, refused.value
+
+    (before, after, kept), refused = anyio.run(main)
+    assert before["result"]["content"][0]["text"] == DOTENV
+    assert "[REDACTED:github-token]" in after["result"]["content"][0]["text"]
+    assert kept["result"] == after["result"]
+    assert (refused.data["line"], refused.data["column"]) == (2, 16), refused.data
+
+
+def test_the_policys_defaults_and_tool_timeouts_apply_and_the_callers_options_win():
+    policy = '[defaults]\ntimeout = 0.3\n\n[[tool]]\nmatch = "slow_*"\ntimeout = 0.1\n'
+
+    async def main(name: str, **options: Any) -> tuple[dict[str, Any], float]:
+        async with raw(reads_dotenv(delay=0.6), policy=policy, **options) as (read, write):
+            started = time.monotonic()
+            await write.send(call_tool(9, name))
+            with anyio.fail_after(5):
+                return as_json(await read.receive()), time.monotonic() - started
+
+    for name, options, low, high in [("read_text_file", {}, 0.3, 0.55), ("slow_export", {}, 0.1, 0.28),
+                                     ("read_text_file", {"timeout": 2}, 0.6, 1.5)]:
+        answer, elapsed = anyio.run(lambda: main(name, **options))
+        assert low <= elapsed < high, (name, options, elapsed, answer)
+        if options:
+            assert answer["result"]["content"][0]["text"] == DOTENV  # --timeout 2 overrides the file's 0.3 s
+        else:
+            assert answer["error"]["data"]["type"] == "upstream-timeout", answer
+    # The file's dialect too, where the caller gives none; the caller's own wins.
+    policy = '[defaults]\ndialect = "mcp"\ntimeout = 0.1\n'
+    answer, _ = anyio.run(lambda: main("read_text_file"))
+    assert answer["result"]["isError"] is True, answer
+    answer, _ = anyio.run(lambda: main("read_text_file", dialect="canonical"))
+    assert answer["error"]["data"]["type"] == "upstream-timeout", answer

@@ -31,9 +31,10 @@ import os
 import time
 import traceback
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Literal, Optional, TextIO, Tuple, TypedDict, TypeVar, Union, cast
+from enum import Enum
+from typing import Any, Literal, Optional, TextIO, Tuple, TypedDict, TypeVar, Union, cast
 
 try:
     import anyio
@@ -65,12 +66,13 @@ except ImportError as missing:  # pragma: no cover - exercised in a subprocess w
     ) from missing
 
 from . import _runtime
-from ._guard import GuardSession, Outcome, Step, UpstreamFailure
+from ._guard import GuardSession, Outcome, Step, UpstreamFailure, check_policy
 from ._taxonomy import DEFAULT_MAX_BYTES, Dialect
 
 __all__ = [
     "DEFAULT_OFFLOAD_BYTES",
     "DEFAULT_MAX_UPSTREAM_BYTES",
+    "DEFAULT_TIMEOUT",
     "GuardOptions",
     "GuardedWriteStream",
     "OVERSIZE_EDGE_BYTES",
@@ -147,7 +149,7 @@ QUEUE_BUDGET_BYTES = 16 * 1024 * 1024
 _LOGGER = logging.getLogger("jsonrpc_errors.mcp")
 _LEVELS = {"error": logging.ERROR, "warn": logging.WARNING, "info": logging.INFO, "debug": logging.DEBUG}
 # The event fields shown in the record's text, in this order (all of them are in record.guard_event).
-_SHOWN = ("kind", "code", "id", "method", "correlation_id", "detail")
+_SHOWN = ("kind", "code", "id", "method", "correlation_id", "rule", "tool", "detail")
 
 
 def _now_ms() -> int:
@@ -355,6 +357,14 @@ class GuardedWriteStream:
         stream ends. Only the first report of the upstream's end counts (the end of its read stream is one)."""
         await self._guard.upstream_failed(failure)
 
+    async def set_policy(self, policy: str, env: Optional[Mapping[str, str]] = None) -> None:
+        """Replaces the session's policy file (TOML) for the requests from now on: a reload, as SIGHUP is to
+        ``jsonrpc-errors guard --config``. Requests in flight keep the policy they arrived under. A document
+        the component refuses raises :class:`jsonrpc_errors.InvalidInput` (``data``: ``line``, ``column``,
+        ``details``) and leaves the policy as it was. ``env``: where ``hash_key_env`` is read (default: this
+        process's environment)."""
+        await self._guard.set_policy(policy, env)
+
     async def aclose(self) -> None:
         self._guard.client_closed()
 
@@ -429,6 +439,11 @@ class _Guard:
             pass
         # However it ended (EOF, the process died, the transport closed): it can answer nothing more.
         await self.upstream_failed("closed-output")
+
+    async def set_policy(self, policy: str, env: Optional[Mapping[str, str]]) -> None:
+        # Under the lock: between two messages, never while one is being decided (on a worker thread).
+        async with self._lock:
+            self._session.set_policy(policy, env)
 
     async def upstream_failed(self, failure: UpstreamFailure) -> None:
         """The upstream's end, reported once: by the end of its read stream, or by whoever saw it first."""
@@ -587,6 +602,25 @@ def _messages(line: str) -> list[JSONRPCMessage]:
     return [jsonrpc_message_adapter.validate_json(line, by_name=False)]
 
 
+class _Unset(Enum):
+    """An option the caller did not give: the policy file's ``[defaults]`` say, else the CLI's default."""
+
+    UNSET = "unset"
+
+
+UNSET = _Unset.UNSET
+
+#: The CLI's default ``--timeout``, in seconds (below the 60 s most MCP clients wait).
+DEFAULT_TIMEOUT = 50.0
+
+
+def _resolved(given: Any, from_file: Any, default: Any) -> Any:
+    """The caller's option, else the policy file's default (``check_policy``'s answer), else the CLI's."""
+    if given is not UNSET:
+        return given
+    return default if from_file is None else from_file
+
+
 def _timeout_ms(timeout: Optional[float]) -> Optional[int]:
     """Seconds as the session takes them: 0 or None means no timeout, anything else at least 1 ms."""
     if timeout is None or timeout == 0:
@@ -601,16 +635,18 @@ async def guard_streams(
     read_stream: ReadStream[Item],
     write_stream: WriteStream[SessionMessage],
     *,
-    dialect: Union[str, Dialect] = "canonical",
-    timeout: Optional[float] = 50.0,
+    dialect: Union[str, Dialect, _Unset] = UNSET,
+    timeout: Union[Optional[float], _Unset] = UNSET,
     upstream: str = "upstream",
-    max_bytes: Optional[int] = None,
-    batch: Literal["reject", "allow"] = "reject",
-    max_upstream_bytes: int = DEFAULT_MAX_UPSTREAM_BYTES,
-    failed_result_bytes: Optional[int] = None,
+    max_bytes: Union[Optional[int], _Unset] = UNSET,
+    batch: Union[Literal["reject", "allow"], _Unset] = UNSET,
+    max_upstream_bytes: Union[int, _Unset] = UNSET,
+    failed_result_bytes: Union[Optional[int], _Unset] = UNSET,
     offload_bytes: float = DEFAULT_OFFLOAD_BYTES,
     grace: float = 2.0,
     logger: Optional[logging.Logger] = None,
+    policy: Optional[str] = None,
+    policy_env: Optional[Mapping[str, str]] = None,
 ) -> AsyncIterator[tuple[MemoryObjectReceiveStream[SessionMessage], GuardedWriteStream]]:
     """Puts a guard session between an upstream's SDK streams and the client side.
 
@@ -625,13 +661,33 @@ async def guard_streams(
     is pending, answering what is still pending after ``grace`` seconds. An item the upstream's transport
     could not parse is handed to the session as the line it was (dropped and logged), never relayed.
 
-    Options as ``jsonrpc-errors guard``: ``dialect``, ``timeout`` (seconds; 0 or None: none), ``max_bytes``
-    (client messages), ``batch``, ``max_upstream_bytes``, ``failed_result_bytes`` (the longest text of a failed
-    tool result passed on; default 8 KiB); ``upstream`` names the upstream in answers (the Rust guard says
-    ``stdio:<program>``). Guard calls on messages over ``offload_bytes`` run on a worker thread.
+    Options as ``jsonrpc-errors guard``: ``dialect`` (default "canonical"), ``timeout`` (seconds; 0 or None:
+    none; default 50), ``max_bytes`` (client messages; default 10 MiB), ``batch`` (default "reject"),
+    ``max_upstream_bytes``, ``failed_result_bytes`` (the longest text of a failed tool result passed on;
+    default 8 KiB); ``upstream`` names the upstream in answers (the Rust guard says ``stdio:<program>``).
+    Guard calls on messages over ``offload_bytes`` run on a worker thread.
+
+    ``policy`` is a policy file's text (TOML, as ``jsonrpc-errors guard --config FILE`` reads it: per-tool
+    timeouts, redaction scopes, actions, ...), handed to the session as it is: the component reads it and
+    decides what it means. ``policy_env`` is the environment its ``hash_key_env`` is read from (default:
+    this process's). As with the CLI, the options given here override the file's ``[defaults]``, which
+    override the defaults above. A document the component refuses raises
+    :class:`jsonrpc_errors.InvalidInput` here, before anything starts (``data``: ``line``, ``column``,
+    ``details``). The returned write stream's ``set_policy`` reloads it for the requests from then on.
     """
-    session = GuardSession(dialect, max_bytes=max_bytes, batch=batch, timeout_ms=_timeout_ms(timeout), upstream=upstream,
-                           failed_result_bytes=failed_result_bytes)
+    file: dict[str, Any] = check_policy(policy, policy_env) if policy is not None else {}
+    dialect = _resolved(dialect, file.get("dialect"), "canonical")
+    batch = _resolved(batch, file.get("batch"), "reject")
+    max_bytes = _resolved(max_bytes, file.get("max_bytes"), None)
+    max_upstream_bytes = _resolved(max_upstream_bytes, file.get("max_upstream_bytes"), DEFAULT_MAX_UPSTREAM_BYTES)
+    failed_result_bytes = _resolved(failed_result_bytes, file.get("failed_result_bytes"), None)
+    if timeout is UNSET:
+        file_timeout_ms = file.get("timeout_ms")
+        timeout_ms = _timeout_ms(DEFAULT_TIMEOUT) if file_timeout_ms is None else (file_timeout_ms or None)
+    else:
+        timeout_ms = _timeout_ms(timeout)
+    session = GuardSession(dialect, max_bytes=max_bytes, batch=batch, timeout_ms=timeout_ms, upstream=upstream,
+                           failed_result_bytes=failed_result_bytes, policy=policy, policy_env=policy_env)
     client_send, client_receive = anyio.create_memory_object_stream[SessionMessage](0)
     try:
         async with anyio.create_task_group() as task_group:
@@ -672,6 +728,8 @@ class GuardOptions(TypedDict, total=False):
     offload_bytes: float
     grace: float
     logger: Optional[logging.Logger]
+    policy: Optional[str]
+    policy_env: Optional[Mapping[str, str]]
 
 
 @asynccontextmanager
