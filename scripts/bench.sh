@@ -23,3 +23,5 @@ if [ -d bindings/js/dist ]; then
   echo; echo "### Node (wasm-bindgen)"
   (cd bindings/js && node bench/bench.mjs)
 fi
+echo; echo "### Policy file: the results scope vs the default scope through the CLI guard"
+./scripts/bench-policy.sh
