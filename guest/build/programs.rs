@@ -96,8 +96,8 @@ fn lower(hir: &Hir, out: &mut Vec<Node>) -> Option<()> {
                     lower(&rep.sub, &mut once)?;
                     out.push(Node::Alt(vec![once, Vec::new()]));
                 }
-                // `(?:...)*` and `(?:...)+` (the body once, then any number more).
-                _ if rep.min <= 1 && max == u32::MAX => {
+                // `(?:...)*`, `(?:...)+` and `(?:...){n,}` (the body n times, then any number more).
+                _ if rep.min <= 255 && max == u32::MAX => {
                     let mut body = Vec::new();
                     lower(&rep.sub, &mut body)?;
                     let simple = body.iter().all(|n| matches!(n, Node::Bound | Node::Lit(_) | Node::LitFold(_) | Node::Set { .. }));
@@ -114,7 +114,7 @@ fn lower(hir: &Hir, out: &mut Vec<Node>) -> Option<()> {
                     if min_len(&body) == 0 {
                         return None;
                     }
-                    if rep.min == 1 {
+                    for _ in 0..rep.min {
                         out.extend(body.iter().cloned());
                     }
                     out.push(Node::Star(body));

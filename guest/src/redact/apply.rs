@@ -2,18 +2,22 @@
 //! spans, the replacements are written, and the result is settled (scanned again where a replacement can
 //! have uncovered more) so that redaction is idempotent.
 
+use super::normalize;
 use super::ruleset::{cannot_fail, engine};
 use super::windows::is_space;
 use super::{Finding, Policy, Redacted, Secrets, ENV_CATEGORY, ENV_RULE};
 use aho_corasick::automaton::Automaton as _;
 use aho_corasick::Input;
+use std::borrow::Cow;
 
 pub(super) struct Candidate {
     pub(super) start: usize,
     pub(super) end: usize,
     pub(super) priority: usize,
-    pub(super) rule: String,
-    pub(super) category: String,
+    /// The rule's id and category: borrowed from the catalogue (which lives as long as the process), so
+    /// that the many candidates of a text allocate nothing for them.
+    pub(super) rule: Cow<'static, str>,
+    pub(super) category: Cow<'static, str>,
     /// The rule's match ends at a delimiter of the text's structure (see `Rule::delimits`).
     pub(super) delimits: bool,
     /// Judged no secret (a placeholder, an allowlisted value): redacted only when it overlaps a redaction
@@ -133,8 +137,8 @@ pub(super) fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, p
             start: f.start,
             end: f.end,
             priority: 0,
-            rule: f.rule.clone(),
-            category: f.category.clone(),
+            rule: Cow::Owned(f.rule.clone()),
+            category: Cow::Owned(f.category.clone()),
             delimits: {
                 let delimits = r.ends_at_delimiter.get(next_delimited) == Some(&at);
                 next_delimited += delimits as usize;
@@ -169,8 +173,22 @@ pub(super) fn to_input(markers: &[Marker], at: usize, is_end: bool) -> usize {
     (at as isize - shift) as usize
 }
 
-/// Every validated match of every enabled rule, before overlaps are resolved.
+/// Every validated match of every enabled rule, before overlaps are resolved. The rules see the text with
+/// look-alike characters folded and invisible ones dropped (`normalize`); what they find is mapped back, so
+/// the original characters are what is redacted.
 pub(super) fn candidates(text: &str, secrets: &Secrets, policy: &Policy) -> Vec<Candidate> {
+    let Some(view) = normalize::view(text) else { return candidates_as_written(text, secrets, policy) };
+    let mut found = candidates_as_written(&view.text, secrets, policy);
+    for c in &mut found {
+        c.start = view.original(c.start, false);
+        c.end = view.original(c.end, true);
+    }
+    // An environment value written with such characters is found as written.
+    environment_values(text, secrets, policy, &mut found);
+    found
+}
+
+fn candidates_as_written(text: &str, secrets: &Secrets, policy: &Policy) -> Vec<Candidate> {
     let e = engine();
     let mut candidates = Vec::new();
     e.builtin.scan(text, policy, 0, &mut candidates);
@@ -178,6 +196,12 @@ pub(super) fn candidates(text: &str, secrets: &Secrets, policy: &Policy) -> Vec<
         // Caller rules rank after the built-ins: a built-in's more specific name wins a tie.
         extra.scan(text, policy, e.builtin.rules.len(), &mut candidates);
     }
+    environment_values(text, secrets, policy, &mut candidates);
+    candidates
+}
+
+/// The caller's environment secrets found in `text`.
+fn environment_values(text: &str, secrets: &Secrets, policy: &Policy, candidates: &mut Vec<Candidate>) {
     if let Some(matcher) = secrets.matcher.as_ref().filter(|_| policy.enabled(ENV_RULE, ENV_CATEGORY)) {
         // An unanchored search (the DFA's default start kind) cannot fail.
         for m in matcher.try_find_iter(Input::new(text)).unwrap_or_else(|_| cannot_fail("an unanchored DFA search")) {
@@ -185,14 +209,13 @@ pub(super) fn candidates(text: &str, secrets: &Secrets, policy: &Policy) -> Vec<
                 start: m.start(),
                 end: m.end(),
                 priority: usize::MAX,
-                rule: ENV_RULE.to_string(),
-                category: ENV_CATEGORY.to_string(),
+                rule: Cow::Borrowed(ENV_RULE),
+                category: Cow::Borrowed(ENV_CATEGORY),
                 delimits: false,
                 refused: false,
             });
         }
     }
-    candidates
 }
 
 /// Resolves overlaps and writes the replacements. Candidates are taken by earliest start, then catalogue
@@ -244,13 +267,13 @@ pub(super) fn apply(text: &str, candidates: &mut [Candidate], policy: &Policy) -
         }
         pending = c.refused;
         // Adjacent spans of one rule (consecutive stack frames found line by line) become one redaction.
-        if let Some(last) = spans.last_mut().filter(|l| !c.refused && l.rule == c.rule && l.end == c.start) {
+        if let Some(last) = spans.last_mut().filter(|l| !c.refused && l.rule == c.rule.as_ref() && l.end == c.start) {
             last.end = c.end;
         } else {
             if last_delimited {
                 ends_at_delimiter.push(spans.len() - 1);
             }
-            spans.push(Finding { rule: c.rule.clone(), category: c.category.clone(), start: c.start, end: c.end });
+            spans.push(Finding { rule: c.rule.to_string(), category: c.category.to_string(), start: c.start, end: c.end });
         }
         last_delimited = false;
         cursor = c.end;

@@ -34,6 +34,7 @@ pub mod validators;
 pub mod programs;
 mod apply;
 mod encodings;
+mod normalize;
 mod ruleset;
 mod secrets;
 mod windows;
@@ -353,6 +354,189 @@ mod tests {
         assert_eq!(holding_required(text, &["zz".to_string(), "p@".to_string()], vec![(0, 46)]), vec![(0, 46)]);
         // url-credentials keeps its matches; the URLs without userinfo never reach its regex.
         assert_eq!(redact(text, &[]).text, "a=https://h/x b=https://[REDACTED:url-credentials]@h c=https://h/y d@");
+    }
+
+    // Issue 25: false positives. Each of these lines changed before the fix.
+
+    #[test]
+    fn an_ordinary_environment_value_is_no_secret() {
+        // `PGPASSWORD=postgres` took "postgres" out of every message ("could not connect to [REDACTED] on
+        // [REDACTED]"): a value is a secret only when it could be one.
+        let env = vec![
+            ("PGPASSWORD".to_string(), "postgres".to_string()),
+            ("REDIS_PASSWORD".to_string(), "localhost".to_string()),
+            ("DB_HOST_PASSWORD".to_string(), "db.internal:5432".to_string()),
+            ("APP_SECRET_PATH".to_string(), "/run/secrets/app".to_string()),
+            ("API_TOKEN".to_string(), "Xq83-bvT9-Lm2K".to_string()),
+        ];
+        let r = redact("could not connect to postgres on localhost (db.internal:5432, /run/secrets/app) with Xq83-bvT9-Lm2K", &env);
+        assert_eq!(r.text, "could not connect to postgres on localhost (db.internal:5432, /run/secrets/app) with [REDACTED:env-value]");
+        for (value, kept) in [
+            ("postgres", false), ("development", false), ("PRODUCTION", false), ("localhost", false),
+            ("10.0.0.5:5432", false), ("12345678", false), ("aaaaaaaa", false), ("changeme", false),
+            ("correct horse battery", true), ("hunter2-hunter2", true), ("Tr0ub4dor&3", true), ("postgres2024!", true),
+        ] {
+            assert_eq!(secrets::could_be_secret(value, 8), kept, "{value}");
+        }
+    }
+
+    #[test]
+    fn ssh_targets_are_no_email_addresses() {
+        for text in [
+            "fatal: Could not read from remote repository git@github.com:org/repo.git",
+            "ssh deploy@bastion.example.com: Permission denied (publickey)",
+            "ssh -i ~/.ssh/ci -p 2222 deploy@bastion.example.com exited 255",
+            "clone ssh://git@gitlab.example.com/org/repo.git failed",
+            "rsync -az dist/ www@web1.example.com:/srv/www/ failed",
+        ] {
+            assert_eq!(redact(text, &[]).text, text);
+        }
+        assert_eq!(redact("mail to deploy@example.com: bounced", &[]).text, "mail to [REDACTED:email]: bounced");
+    }
+
+    #[test]
+    fn a_home_is_where_a_path_starts() {
+        for text in [
+            "GET https://shop.example.com/home/products/42 returned 404",
+            "GET /home/products/42 HTTP/1.1",
+            "pip cache at /tmp/jre-benign-corpus/home/.cache/pip is not writable",
+            "git reset --hard HEAD~1/ failed",
+        ] {
+            assert_eq!(redact(text, &[]).text, text);
+        }
+        for (text, want) in [
+            ("open /home/alice/app.yaml", "open /home/[REDACTED:home-user]/app.yaml"),
+            ("file:///home/alice/app.yaml", "file:///home/[REDACTED:home-user]/app.yaml"),
+            ("cwd=\"/home/alice\"", "cwd=\"/home/[REDACTED:home-user]\""),
+        ] {
+            assert_eq!(redact(text, &[]).text, want);
+        }
+    }
+
+    #[test]
+    fn a_version_is_no_private_address() {
+        for text in ["upgraded to version 10.2.1.5", "pkg==10.2.1.5 and lib@10.2.1.5", "app-10.2.1.5.tar.gz", "v 10.2.1.5", "10.2.1.5.7"] {
+            assert_eq!(redact(text, &[]).text, text);
+        }
+        assert_eq!(redact("dial tcp 10.2.1.5:5432: refused", &[]).text, "dial tcp [REDACTED:private-ipv4]:5432: refused");
+    }
+
+    #[test]
+    fn a_word_about_a_password_is_none() {
+        for text in ["login failed: password: incorrect", "Password: required", "password=invalid.", "password incorrect for alice"] {
+            assert_eq!(redact(text, &[]).text, text);
+        }
+        assert_eq!(redact("password: hunter2", &[]).text, "password: [REDACTED:secret-assignment]");
+    }
+
+    #[test]
+    fn a_begin_line_alone_takes_no_log_line_with_it() {
+        // An unterminated BEGIN line in stderr took the next line's first word (and, as a header, `Error: …`).
+        for (text, want) in [
+            ("-----BEGIN PRIVATE KEY-----\n2026-11-21 10:04:12 INFO server started\n", "[REDACTED:pem-private-key]\n2026-11-21 10:04:12 INFO server started\n"),
+            ("-----BEGIN PRIVATE KEY-----\nINFO server started\n", "[REDACTED:pem-private-key]\nINFO server started\n"),
+            ("-----BEGIN PRIVATE KEY-----\nError: no key given\n", "[REDACTED:pem-private-key]\nError: no key given\n"),
+        ] {
+            assert_eq!(redact(text, &[]).text, want);
+        }
+        // A key cut off mid-way is still taken whole, however it ends.
+        let r = redact("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0B\nAQEFAASCBKcw\"}", &[]);
+        assert_eq!(r.text, "[REDACTED:pem-private-key]\"}");
+    }
+
+    // Issue 25: shapes that were missed.
+
+    #[test]
+    fn missed_shapes_are_redacted() {
+        let cases = [
+            // URL credentials with an empty user.
+            ("redis://:Zq8vR2mXw4Lk@cache.internal:6379/0", "redis://[REDACTED:url-credentials]@cache.internal:6379/0"),
+            // Cookie and Set-Cookie values, session cookies.
+            ("> Cookie: theme=dark; sid=Zq8vR2mXw4LkP0aB", "> Cookie: [REDACTED:cookie-header]"),
+            ("< Set-Cookie: laravel_session=eyJpdiI6Ik1xY2x; Path=/", "< Set-Cookie: [REDACTED:cookie-header]; Path=/"),
+            ("curl -b _gitlab_session=9f2c0d7e41b86a53f0c1e2d3b4a59687", "curl -b _gitlab_session=[REDACTED:gitlab-token]"),
+            ("connect.sid=s%3AZq8vR2mXw4LkP0aB9f2c", "connect.sid=[REDACTED:secret-assignment]"),
+            // Secret-named keys in reprs.
+            ("{'db_pass': 'Xq83-bvT9', 'user': 'app'}", "{'db_pass': '[REDACTED:secret-assignment]', 'user': 'app'}"),
+            ("Settings { smtp_pass: \"hunter2\" }", "Settings { smtp_pass: \"[REDACTED:secret-assignment]\" }"),
+            // Environment and config dumps.
+            ("APP_SALT=Zq2Lw8xRt5Vn", "APP_SALT=[REDACTED:secret-assignment]"),
+            ("JWT_SIGNING_KEY=k3j5h2l1m9n8b7v6", "JWT_SIGNING_KEY=[REDACTED:secret-assignment]"),
+            ("SECRET_KEY_BASE=9f2c0d7e41b86a53f0c1", "SECRET_KEY_BASE=[REDACTED:secret-assignment]"),
+            ("SMTP_PASS=hunter2", "SMTP_PASS=[REDACTED:secret-assignment]"),
+            // Basic credentials and a registry's auth, base64.
+            ("> Authorization: Basic ZGVwbG95OmMwcnJlY3QtaDByc2U=", "> Authorization: [REDACTED:authorization-header]"),
+            ("{\"auths\":{\"ghcr.io\":{\"auth\":\"ZGVwbG95OmMwcnJlY3Q=\"}}}", "{\"auths\":{\"ghcr.io\":{\"auth\":\"[REDACTED:secret-assignment]\"}}}"),
+            // netrc.
+            ("machine example.com login bob password hunter2", "machine example.com login bob password [REDACTED:netrc-password]"),
+            // kubeconfig.
+            ("users:\n- name: admin\n  user:\n    token: 7a3f9c2e1b4d8a6f0c5e9b2d", "users:\n- name: admin\n  user:\n    token: [REDACTED:secret-assignment]"),
+            // Webhook URLs.
+            ("POST https://hooks.slack.com/services/T024BE7LD/B08ABCDEF12/XyZ1234567890abcdefGHIJK", "POST [REDACTED:slack-webhook]"),
+            ("POST https://discord.com/api/webhooks/123456789012345678/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGhIjKlMnOpQrStUvWxYz01", "POST https://discord.com/api/webhooks/123456789012345678/[REDACTED:discord-webhook]"),
+            ("POST https://acme.webhook.office.com/webhookb2/a@b/IncomingWebhook/8411117bab91a33121a7a745d02601b7/c", "POST https://acme.webhook.office.com/webhookb2/a@b/IncomingWebhook/[REDACTED:teams-webhook]/c"),
+            // Signed-URL parameters.
+            ("GET /a.tgz?X-Amz-Security-Token=IQoJb3JpZ2luX2VjEJr8&X-Amz-Signature=f0e1d2c3b4a59687", "GET /a.tgz?X-Amz-Security-Token=[REDACTED:url-token-param]&X-Amz-Signature=[REDACTED:url-token-param]"),
+            ("GET /c/b?sv=2022-11-02&sig=ab%2Bcd%3D12efGH34", "GET /c/b?sv=2022-11-02&sig=[REDACTED:url-token-param]"),
+            // Raw hex private keys.
+            ("PRIVATE_KEY=0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318", "PRIVATE_KEY=[REDACTED:secret-assignment]"),
+            ("ed25519 private key: 4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318", "ed25519 private key: [REDACTED:secret-assignment]"),
+            ("cast send --private-key 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318", "cast send --private-key [REDACTED:secret-assignment]"),
+            // Home directories in escaped Windows paths, and `~user`.
+            ("{\"path\":\"C:\\\\Users\\\\alice\\\\AppData\"}", "{\"path\":\"C:\\\\Users\\\\[REDACTED:home-user]\\\\AppData\"}"),
+            ("C:\\\\\\\\Users\\\\\\\\alice", "C:\\\\\\\\Users\\\\\\\\[REDACTED:home-user]"),
+            ("open ~bob/.ssh/id_rsa failed", "open ~[REDACTED:home-user]/.ssh/id_rsa failed"),
+            // US Social Security numbers.
+            ("applicant SSN 123-45-6789 rejected", "applicant SSN [REDACTED:us-ssn] rejected"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(redact(text, &[]).text, want, "{text:?}");
+        }
+        for text in ["{\"auths\":{\"ghcr.io\":{\"auth\":\"YTpi\"}}}".to_string(), "SSN 000-12-3456 and 666-12-3456".to_string()] {
+            assert_eq!(redact(&text, &[]).text, text);
+        }
+    }
+
+    #[test]
+    fn look_alike_and_invisible_characters_hide_nothing() {
+        // Matched on the folded view, redacted as written: the original characters go with the secret.
+        let cases = [
+            ("pаssword=hunter2", "pаssword=[REDACTED:secret-assignment]"),
+            ("ｐａｓｓｗｏｒｄ=hunter2", "ｐａｓｓｗｏｒｄ=[REDACTED:secret-assignment]"),
+            ("pass\u{200B}word=hunter2", "pass\u{200B}word=[REDACTED:secret-assignment]"),
+            ("password=hun\u{200D}ter2 ok", "password=[REDACTED:secret-assignment] ok"),
+            ("token ɡhp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d", "token [REDACTED:github-token]"),
+            ("token ghp_u8jzPde0IgxLd6GncfB\u{200B}AepfJBd0Kh8oOOL8d ok", "token [REDACTED:github-token] ok"),
+            ("key ＡＫＩＡＲ６ＱＭＷ４ＷＸＦＯＧＯ６ＭＶＮ", "key [REDACTED:aws-access-key-id]"),
+            ("ｓｋ＿ｌｉｖｅ＿83RZJzzzzgEOzdmenCkhvMdg", "[REDACTED:stripe-key]"),
+            ("Authоrization: Bearer abcDEF123456ghiJKL", "Authоrization: [REDACTED:authorization-header]"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(redact(text, &[]).text, want, "{text:?}");
+        }
+        // Text with such characters and no secret is left as it is.
+        for text in ["Ошибка: файл не найден", "Ｅｒｒｏｒ： ｔｉｍｅｏｕｔ", "a\u{200B}b\u{00A0}c"] {
+            assert_eq!(redact(text, &[]).text, text);
+        }
+    }
+
+    #[test]
+    fn the_name_classifier_tells_secrets_names_from_ordinary_ones() {
+        use validators::{classify_name, NameClass::*};
+        for (name, class) in [
+            ("password", Password), ("DB_PASSWORD", Password), ("dbPassword", Password), ("db_pass", Password),
+            ("smtp.passphrase", Password), ("PWD", Password), ("pass", Opaque), ("api_key", Token), ("APIKey", Token),
+            ("x-api-key", Token), ("adafruitIoKey", Opaque), ("X-AIO-Key", Opaque), ("DD_APP_KEY", Opaque),
+            ("AZURE_STORAGE_KEY", Opaque), ("SERVICE_TOKEN_B64", Token), ("client-key-data", Opaque),
+            ("SECRET_KEY_BASE", Opaque), ("APP_SALT", Opaque), ("BUNDLE_GEMS__CONTRIBSYS__COM", Opaque),
+            ("bundleEnterpriseContribsysCom", Opaque), ("connect.sid", Session), ("JSESSIONID", Session),
+            ("session_id", Session), ("client_secret", Token), ("credentials", Token),
+            ("key", None), ("cache_key", None), ("primary_key", None), ("public_key", None), ("max_tokens", None),
+            ("token_count", None), ("next_page_token", None), ("monkey", None), ("keyboard", None), ("tokenizer", None),
+            ("bypass", None), ("compass", None), ("AccountSid", None), ("KeyError", None), ("BUNDLE_PATH", None),
+        ] {
+            assert_eq!(classify_name(name), class, "{name}");
+        }
     }
 
     #[test]

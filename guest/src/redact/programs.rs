@@ -130,18 +130,21 @@ fn until(hay: &[u8], bytes: &[u64; 4], lit: &[u8], pos: usize, step: usize, memo
     (at != usize::MAX).then_some(at)
 }
 
-/// The alternatives of an `ALT` or `LOOP` step whose count stands at `at`: their spans, and where the code
-/// after them starts.
-fn alternatives(code: &[u8], at: usize) -> ([(usize, usize); 32], usize, usize) {
+/// The alternatives of an `ALT` or `LOOP` step whose count stands at `at`: their spans, one after another,
+/// and where the code after them starts.
+fn alternatives(code: &[u8], at: usize) -> (impl Iterator<Item = (usize, usize)> + Clone + '_, usize) {
     let k = code[at] as usize;
-    let mut next = at + 1;
-    let mut bodies = [(0usize, 0usize); 32];
-    for body in bodies.iter_mut().take(k) {
-        let len = u16_at(code, next) as usize;
-        *body = (next + 2, next + 2 + len);
-        next += 2 + len;
+    let mut end = at + 1;
+    for _ in 0..k {
+        end += 2 + u16_at(code, end) as usize;
     }
-    (bodies, k, next)
+    let mut next = at + 1;
+    let bodies = (0..k).map(move |_| {
+        let len = u16_at(code, next) as usize;
+        next += 2 + len;
+        (next - len, next)
+    });
+    (bodies, end)
 }
 
 fn run(hay: &[u8], code: &[u8], rest: Option<&Rest<'_>>, mut pos: usize, slots: &mut [usize; 16], memo: &mut Memo) -> Option<usize> {
@@ -213,10 +216,10 @@ fn run(hay: &[u8], code: &[u8], rest: Option<&Rest<'_>>, mut pos: usize, slots: 
             }
             7 => {
                 // Alternatives; the code after the last one is what follows each.
-                let (bodies, k, at) = alternatives(code, pc + 1);
+                let (bodies, at) = alternatives(code, pc + 1);
                 let after = Rest { code: &code[at..], then: rest };
                 let saved = *slots;
-                for &(s, e) in &bodies[..k] {
+                for (s, e) in bodies {
                     if let Some(end) = run(hay, &code[s..e], Some(&after), pos, slots, memo) {
                         return Some(end);
                     }
@@ -251,10 +254,23 @@ fn run(hay: &[u8], code: &[u8], rest: Option<&Rest<'_>>, mut pos: usize, slots: 
             9 => {
                 // Repeated alternatives: each time the first that matches alone, until none does.
                 let min = code[pc + 1];
-                let (bodies, k, at) = alternatives(code, pc + 2);
+                let (bodies, at) = alternatives(code, pc + 2);
                 let mut count = 0u8;
                 'repeat: loop {
-                    for &(s, e) in &bodies[..k] {
+                    for (s, e) in bodies.clone() {
+                        // One character of a set (a value's character, most repetitions): checked here.
+                        if let [5, set, 1, 0, 1, 0] = code[s..e] {
+                            let bytes = &SETS[set as usize];
+                            if pos < hay.len() && in_set(bytes, hay[pos]) {
+                                pos += 1;
+                                while pos < hay.len() && hay[pos] & 0xC0 == 0x80 && in_set(bytes, hay[pos]) {
+                                    pos += 1;
+                                }
+                                count = count.saturating_add(1);
+                                continue 'repeat;
+                            }
+                            continue;
+                        }
                         if let Some(end) = run(hay, &code[s..e], None, pos, slots, memo) {
                             pos = end;
                             count = count.saturating_add(1);
@@ -350,8 +366,34 @@ fn at_boundary(hay: &[u8], pos: usize) -> bool {
 /// The match an assignment window's anchored regex finds (`^[A-Za-z0-9_.\-]*?(?:pattern)`): the first start,
 /// from the window's start through the identifier run there, at which the program matches.
 pub fn match_after_identifier(program: &[u8], hay: &str) -> Option<Groups> {
+    match_after_identifier_with(program, hay, &mut Memo::default())
+}
+
+/// [`match_after_identifier`] with a memo of the caller's, emptied first (one for many windows: what it
+/// learns is about one text, but its room is kept).
+pub fn match_after_identifier_with(program: &[u8], hay: &str, memo: &mut Memo) -> Option<Groups> {
+    memo.runs.clear();
+    memo.untils.clear();
+    memo.failed.clear();
     let bytes = hay.as_bytes();
     let run = bytes.iter().take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')).count();
-    let mut memo = Memo::default();
-    (0..=run).find_map(|start| match_at(program, hay, start, &mut memo))
+    // A program that opens with an unbounded run of every identifier byte (`([A-Za-z0-9_.\-]+)`, a whole
+    // name) takes that run to the same end from every start inside the identifier, and goes on from there
+    // alike: the first start decides for all.
+    let last = if opens_with_a_name(program) { 0 } else { run };
+    (0..=last).find_map(|start| match_at(program, hay, start, memo))
+}
+
+/// Whether a program opens (after group slots) with an unbounded run whose set holds every identifier byte.
+fn opens_with_a_name(program: &[u8]) -> bool {
+    let mut code = program;
+    while let [6, _, rest @ ..] = code {
+        code = rest;
+    }
+    // `[A-Za-z0-9_.\-]`: `-` `.` `0`-`9` in the first word, `A`-`Z` `_` `a`-`z` in the second.
+    const NAME: [u64; 2] = [0x03ff_6000_0000_0000, 0x07ff_fffe_87ff_fffe];
+    match code {
+        [5, set, _, _, 0xFF, 0xFF, ..] => SETS.get(*set as usize).is_some_and(|set| set[0] & NAME[0] == NAME[0] && set[1] & NAME[1] == NAME[1]),
+        _ => false,
+    }
 }

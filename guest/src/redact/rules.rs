@@ -107,6 +107,8 @@ pub enum Trigger {
     DigitRun,
     /// Lines holding two capital letters, two digits and at least 11 more capitals, digits or spaces: IBANs.
     IbanShape,
+    /// Runs of exactly nine digits grouped 3-2-4 by dashes: US Social Security numbers.
+    SsnShape,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
@@ -125,6 +127,34 @@ pub enum Validator {
     PrivateIpv4,
     /// High-entropy text (≥ 3.5 bits per character over ≥ 20 characters): a random secret, not a word.
     Entropy,
+    /// A value named by a name (the match's first group that is no secret group): a secret when the name
+    /// classifier says the name is one (`db_pass`, `adafruitIoKey`, `X-Auth-Key`; not `cache_key`) and the
+    /// value fits it (any password but a placeholder or a word like `incorrect`; a key that looks
+    /// machine-made). A value printed after its name with no `=` or `:` between (`rejected api_key abc…`)
+    /// must look machine-made whatever the name, and a session's id there is none.
+    Named,
+    /// A password with no name to judge by (`curl -u user:pw`, netrc): anything but a placeholder, a word
+    /// describing one, or a number (`-u 1000:1000` is a user and group id).
+    Password,
+    /// An e-mail address, not an SSH target (`git@github.com:org/repo`, `ssh deploy@host.example.com`).
+    Email,
+    /// A home directory's owner where a path starts (not a URL's `/home/products`).
+    Home,
+    /// A US Social Security number (valid area, group and serial).
+    Ssn,
+    /// A value that looks machine-made (or a Basic credential's base64), whatever names it.
+    Opaque,
+    /// An Authorization header's value: a credential after a known scheme (or one ending in `Token` or `Key`)
+    /// as an assignment's; after any other word (`SSWS`, `AccessKey`), one that looks machine-made.
+    Authorization,
+    /// A URL query parameter's value: named as an assignment is (`license_key`, `X-Amz-Security-Token`; not
+    /// `page_token`), and `key`, `code`, `sig` and `auth` alone are credentials there.
+    QueryParam,
+    /// A Cookie or Set-Cookie header's cookies: one of them holds a machine-made value (a session).
+    Cookie,
+    /// A private-key block: its last line is dropped when the text goes on after it on the same line
+    /// (a log line after a BEGIN line with no key under it), so no log text is taken for key material.
+    PemBlock,
 }
 
 /// A rule's documented examples: texts it must redact, and texts the whole engine must leave unchanged.

@@ -5,11 +5,12 @@
 use super::apply::Candidate;
 use super::programs;
 use super::windows::*;
-use super::{rules, validators, Catalogue, Policy, Rule, Trigger, WindowKind};
+use super::{rules, validators, Catalogue, Policy, Rule, Trigger, Validator, WindowKind};
 use aho_corasick::automaton::Automaton as _;
 use aho_corasick::dfa::DFA;
 use aho_corasick::{Input, MatchKind};
 use regex_lite::Regex;
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 /// Rules with their keyword prefilter and (lazily) compiled regexes.
@@ -115,9 +116,12 @@ impl RuleSet {
             }
             windows[i].push((0, text.len()));
         }
+        // Digit runs serve two rules (card numbers, SSNs): found once.
+        let mut runs: Option<Vec<(usize, usize, usize)>> = None;
         for &i in &self.structural {
             let starts = match self.rules[i].trigger {
-                Trigger::DigitRun => digit_runs(bytes),
+                Trigger::DigitRun => runs.get_or_insert_with(|| digit_runs(bytes)).iter().filter(|r| r.2 >= 13).map(|r| (r.0, r.1)).collect(),
+                Trigger::SsnShape => ssn_shapes(bytes, runs.get_or_insert_with(|| digit_runs(bytes))),
                 Trigger::IbanShape => iban_shapes(bytes),
                 Trigger::Keywords => Vec::new(),
             };
@@ -152,8 +156,22 @@ impl RuleSet {
         let mut span_line_end = vec![0usize; n];
         // Per word-window rule: where the word holding its last hit ends.
         let mut word_hit_end = vec![0usize; n];
-        // Per assignment rule: where its last hit starts.
+        // Per assignment rule: where its last hit starts, and where the last identifier it refused ends.
         let mut hit_at = vec![0usize; n];
+        let mut refused_to = vec![0usize; n];
+        // Per rule: the identifier run last looked past for an assignment operator (from, to) and whether one
+        // follows it: every hit in one run has the same answer (a long run of keywords is read once).
+        let mut follows_memo = vec![(usize::MAX, 0usize, false); n];
+        let mut follows = |rule: usize, at: usize| {
+            let (from, to, verdict) = follows_memo[rule];
+            if from <= at && at <= to {
+                return verdict;
+            }
+            let to = at + bytes[at..].iter().take_while(|b| is_identifier_byte(**b)).count();
+            let verdict = assignment_follows(bytes, identifier_start(bytes, at), to);
+            follows_memo[rule] = (at, to, verdict);
+            verdict
+        };
         // A DFA built with MatchKind::Standard supports overlapping search: it cannot fail.
         for m in prefilter.try_find_overlapping_iter(Input::new(text)).unwrap_or_else(|_| cannot_fail("a Standard DFA searches overlapping")) {
             let rule = self.keyword_rule[m.pattern().as_usize()];
@@ -170,7 +188,12 @@ impl RuleSet {
             }
             let r = &self.rules[rule];
             if r.window == WindowKind::Assignment {
-                if r.assignment_after_keyword && !assignment_follows(bytes, m.end()) {
+                if r.assignment_after_keyword && !follows(rule, m.end()) {
+                    continue;
+                }
+                // A name ends with its secret word (`db_pass`, `apiKey`, `TOKEN_B64`): a keyword a small letter
+                // follows (`keyboard`, `tokenizer`, `passed`) names nothing to a rule judging by the name.
+                if r.validator == Some(Validator::Named) && bytes.get(m.end()).is_some_and(u8::is_ascii_lowercase) {
                     continue;
                 }
                 // One window per identifier, not merged: each is matched from its own start. A hit in the
@@ -181,7 +204,22 @@ impl RuleSet {
                 if !list.is_empty() && last_hit <= m.start() && bytes[last_hit..m.start()].iter().all(|b| is_identifier_byte(*b)) {
                     continue;
                 }
+                // A hit in the identifier a name check refused last (it ends at `refused_to`) is refused again.
+                if m.start() < refused_to[rule] {
+                    continue;
+                }
                 let key_start = identifier_start(bytes, m.start());
+                // A rule that judges its match by the name holding the keyword (an assignment's) opens no
+                // window at a name that can hold no secret (`max_tokens`, `keyboard`, `tokenizer`): most
+                // keyword hits in ordinary text end here.
+                // Nor at a marker's rule name (`[REDACTED:netrc-password] =…`): what a second pass reads.
+                if r.validator == Some(Validator::Named) {
+                    let key_end = m.end() + bytes[m.end()..].iter().take_while(|b| is_identifier_byte(**b)).count();
+                    if !value_may_follow(bytes, key_end) || bytes[..key_start].ends_with(b"[REDACTED:") || !validators::could_name_a_secret(&text[key_start..key_end], &bytes[..key_start]) {
+                        refused_to[rule] = key_end;
+                        continue;
+                    }
+                }
                 match list.last() {
                     Some(&(last_start, _)) if last_start == key_start => {}
                     // Same line as the previous window: its end is this line's end (found once per line, so
@@ -202,7 +240,7 @@ impl RuleSet {
             } else if list.last().is_some_and(|&(_, end)| m.start() < end) {
                 continue; // this hit lies in a window already opened for the rule, which ends at its line's end
             }
-            if r.assignment_after_keyword && !assignment_follows(bytes, m.end()) {
+            if r.assignment_after_keyword && !follows(rule, m.end()) {
                 continue;
             }
             let window = match r.window {
@@ -286,7 +324,7 @@ impl RuleSet {
                 &windows
             };
             for &(offset, end) in windows {
-                self.accept_all(i, &text[offset..end], offset, policy, priority_base, candidates);
+                self.accept_all(i, text, &text[offset..end], offset, policy, priority_base, candidates);
             }
         }
     }
@@ -307,6 +345,7 @@ impl RuleSet {
         candidates: &mut Vec<Candidate>,
     ) {
         let mut resume = 0;
+        let mut memo = programs::Memo::default();
         for &(offset, end) in windows {
             if offset < resume {
                 continue;
@@ -315,13 +354,13 @@ impl RuleSet {
             // Only a value taken as a secret hides the windows inside it: a refused one (a placeholder, a plain
             // word) must not keep the next key on the line from being looked at.
             let taken = if let Some(program) = self.program(i) {
-                programs::match_after_identifier(program, hay)
-                    .filter(|m| self.accept(i, &|g| m.get(g), hay, offset, policy, priority_base, candidates))
+                programs::match_after_identifier_with(program, hay, &mut memo)
+                    .filter(|m| self.accept(i, &|g| m.get(g), text, hay, offset, policy, priority_base, candidates))
                     .and_then(|m| m.get(0))
             } else {
                 self.anchored_regex(i)
                     .captures(hay)
-                    .filter(|c| self.accept(i, &|g| c.get(g).map(|m| (m.start(), m.end())), hay, offset, policy, priority_base, candidates))
+                    .filter(|c| self.accept(i, &|g| c.get(g).map(|m| (m.start(), m.end())), text, hay, offset, policy, priority_base, candidates))
                     .and_then(|c| c.get(0).map(|m| (m.start(), m.end())))
             };
             if let Some((_, match_end)) = taken {
@@ -332,12 +371,13 @@ impl RuleSet {
 
     /// Adds one match's secret to `candidates`, marked refused when it is allowlisted or its validator refuses
     /// it (an empty one is not added); says whether it was taken as a secret. `group` gives a group's span in
-    /// `hay` (group 0: the whole match), which starts at `offset` in the text.
+    /// `hay` (group 0: the whole match), which starts at `offset` in `text`.
     #[allow(clippy::too_many_arguments)]
     fn accept(
         &self,
         i: usize,
         group: &dyn Fn(usize) -> Option<(usize, usize)>,
+        text: &str,
         hay: &str,
         offset: usize,
         policy: &Policy,
@@ -346,7 +386,11 @@ impl RuleSet {
     ) -> bool {
         let rule = &self.rules[i];
         let secret = if rule.secret_groups.is_empty() { group(0) } else { rule.secret_groups.iter().find_map(|g| group(*g)) };
-        let Some((start, end)) = secret else { return false };
+        let Some((start, mut end)) = secret else { return false };
+        if rule.validator == Some(Validator::PemBlock) {
+            // Judged on the text, not the window: a block's window is the block itself.
+            end = pem_block_end(text, offset + start, offset + end) - offset;
+        }
         // A secret never takes the line break that ends its last line: the next line stays a line of its
         // own after the marker (multi-line rules match whole lines, newline included).
         let value = &hay[start..end];
@@ -354,17 +398,34 @@ impl RuleSet {
         if value.is_empty() {
             return false;
         }
+        // The match's name: its first group that holds no secret (`db_pass` of `db_pass=…`).
+        let name = (1..10).filter(|g| !rule.secret_groups.contains(g)).find_map(|g| group(g));
+        let around = validators::Around {
+            text,
+            start: offset + start,
+            end: offset + start + value.len(),
+            match_start: offset + group(0).map_or(start, |m| m.0),
+            name_start: offset + name.map_or(start, |n| n.0),
+            name_end: offset + name.map_or(start, |n| n.1),
+        };
         let refused = engine().allowlisted(value)
             || policy.allows(value)
-            || rule.validator.is_some_and(|v| !validators::passes(v, group(1).map(|(s, e)| &hay[s..e]), value));
+            || rule.validator.is_some_and(|v| !validators::passes(v, name.map(|(s, e)| &hay[s..e]), value, around));
         // A refused value is kept too: if another finding's redaction reaches its first or last byte, the
         // verdict was on text that is no longer there, and `apply` redacts it after all.
+        // The catalogue's rules live as long as the process: their names are borrowed, not copied.
+        let builtin = &engine().builtin;
+        let (id, category) = if std::ptr::eq(self, builtin) {
+            (Cow::Borrowed(builtin.rules[i].id.as_str()), Cow::Borrowed(builtin.rules[i].category.as_str()))
+        } else {
+            (Cow::Owned(rule.id.clone()), Cow::Owned(rule.category.clone()))
+        };
         candidates.push(Candidate {
             start: offset + start,
             end: offset + start + value.len(),
             priority: priority_base + i,
-            rule: rule.id.clone(),
-            category: rule.category.clone(),
+            rule: id,
+            category,
             delimits: rule.delimits,
             refused,
         });
@@ -373,17 +434,73 @@ impl RuleSet {
 
     /// Every match of rule `i` in `hay` (non-overlapping, leftmost first) offered to `accept`: through the
     /// rule's step program when it has one, else its regex.
-    fn accept_all(&self, i: usize, hay: &str, offset: usize, policy: &Policy, priority_base: usize, candidates: &mut Vec<Candidate>) {
+    #[allow(clippy::too_many_arguments)]
+    fn accept_all(&self, i: usize, text: &str, hay: &str, offset: usize, policy: &Policy, priority_base: usize, candidates: &mut Vec<Candidate>) {
         if let Some(program) = self.program(i) {
             for m in programs::matches(program, hay) {
-                self.accept(i, &|g| m.get(g), hay, offset, policy, priority_base, candidates);
+                self.accept(i, &|g| m.get(g), text, hay, offset, policy, priority_base, candidates);
             }
         } else {
             for caps in self.regex(i).captures_iter(hay) {
-                self.accept(i, &|g| caps.get(g).map(|m| (m.start(), m.end())), hay, offset, policy, priority_base, candidates);
+                self.accept(i, &|g| caps.get(g).map(|m| (m.start(), m.end())), text, hay, offset, policy, priority_base, candidates);
             }
         }
     }
+}
+
+/// What may follow a secret's name for an assignment rule to find a value there: after a closing quote or
+/// bracket, `:` or `=` (after spaces, or a line break), or after spaces something a value starts with (a
+/// quote, a letter, a digit; the words of `ENV for Vendor: '…'` too). `GITHUB_TOKEN}` or
+/// `db_password }}` end there.
+fn value_may_follow(bytes: &[u8], mut at: usize) -> bool {
+    if bytes.get(at) == Some(&b'\\') {
+        at += 1;
+    }
+    if matches!(bytes.get(at), Some(b'"' | b'\'' | b')' | b']')) {
+        at += 1;
+    }
+    let spaces = bytes[at..].iter().take_while(|b| b.is_ascii_whitespace() || **b == b'\x0B').count();
+    match bytes.get(at + spaces) {
+        Some(b':' | b'=') => true,
+        Some(b) => spaces > 0 && (b.is_ascii_alphanumeric() || matches!(b, b'"' | b'\'' | b'`' | b'+' | b'/' | b'_' | b'-' | b'.' | b'~' | b'|')),
+        None => false,
+    }
+}
+
+/// Where a private-key block found in `text` from `start` to `end` really ends: a block with no END line whose
+/// last line runs on into text on the same line (`-----BEGIN PRIVATE KEY-----` then `INFO server started`:
+/// the body pattern took `INFO`) ends before that line. A key's line is followed by its line's end, an
+/// escaped one, or a closing quote, never by a space, `:` or `-` and more text.
+fn pem_block_end(text: &str, start: usize, end: usize) -> usize {
+    let bytes = text.as_bytes();
+    if bytes[start..end].ends_with(b"-----") {
+        return end;
+    }
+    // Spaces the body took after its last line, then more text: the line runs on.
+    let spaces = bytes[start..end].iter().rev().take_while(|b| matches!(b, b' ' | b'\t')).count();
+    let runs_on = match bytes.get(end) {
+        Some(b' ' | b'\t') => bytes.get(end + 1).is_some_and(|b| !b.is_ascii_whitespace()),
+        Some(b':' | b'-') => true,
+        Some(b) => spaces > 0 && !b.is_ascii_whitespace(),
+        None => false,
+    };
+    if !runs_on {
+        return end;
+    }
+    // Back over the last line, then over the separator before it (line breaks, escaped ones, and the quotes,
+    // spaces and `+` of a string printed in pieces).
+    let mut cut = end - spaces;
+    while cut > start && (bytes[cut - 1].is_ascii_alphanumeric() || matches!(bytes[cut - 1], b'+' | b'/' | b'=')) {
+        cut -= 1;
+    }
+    loop {
+        match &bytes[start..cut] {
+            [.., b' ', b'+'] | [.., b'\\', b'n' | b'r'] => cut -= 2,
+            [.., b' ' | b'\t' | b'\n' | b'\r' | b'\'' | b'"' | b'\\'] => cut -= 1,
+            _ => break,
+        }
+    }
+    cut
 }
 
 /// An assignment rule's pattern matched from a window's start, after any run of identifier characters

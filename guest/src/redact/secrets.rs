@@ -2,6 +2,7 @@
 //! they travel in, with their matcher built once.
 
 use super::encodings;
+use super::validators;
 use super::ruleset::engine;
 use aho_corasick::dfa::DFA;
 use aho_corasick::MatchKind;
@@ -15,12 +16,14 @@ pub struct Secrets {
 }
 
 impl Secrets {
-    /// Keeps the variables whose NAME looks secret and whose value is long enough to redact safely.
+    /// Keeps the variables whose NAME looks secret and whose value could be a secret (see
+    /// [`could_be_secret`]): the value is then redacted wherever it appears, so an ordinary one
+    /// (`PGPASSWORD=postgres`, `REDIS_PASSWORD=localhost`) would take that word out of every message.
     pub fn from_env(env: &[(String, String)]) -> Secrets {
         let e = engine();
         let kept: Vec<&str> = env
             .iter()
-            .filter(|(name, value)| e.env_name.is_match(name) && value.len() >= e.catalogue.environment.min_value_len)
+            .filter(|(name, value)| e.env_name.is_match(name) && could_be_secret(value, e.catalogue.environment.min_value_len))
             .map(|(_, v)| v.as_str())
             .collect();
         // Each value is also matched in the forms it travels in: base64 (standard and URL-safe; a Kubernetes
@@ -59,3 +62,36 @@ impl Secrets {
     }
 }
 
+
+/// Whether an environment value could be a secret: long enough (`min_len`), not a placeholder, and not
+/// something every log says anyway: a word (`postgres`, `development`), a host name or address
+/// (`localhost`, `db.internal:5432`, `10.0.0.5`), a number, a path, or text of too little variety to be
+/// chosen (`aaaaaaaa1`).
+pub fn could_be_secret(value: &str, min_len: usize) -> bool {
+    let v = value.trim();
+    if v.len() < min_len || validators::is_placeholder(v) {
+        return false;
+    }
+    let lower = v.to_ascii_lowercase();
+    // A word: letters only, in one case or capitalised, short enough to be one (a passphrase of several is
+    // longer, or spaced).
+    let letters = v.bytes().all(|b| b.is_ascii_alphabetic());
+    if letters && v.len() < 16 && (v[1..].bytes().all(|b| b.is_ascii_lowercase()) || v.bytes().all(|b| b.is_ascii_uppercase())) {
+        return false;
+    }
+    // A host (name or address, with a port): labels of letters, digits and `-`, split by dots.
+    let host = lower.split_once(':').map_or(lower.as_str(), |(h, port)| if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) { h } else { "" });
+    let labels: Vec<&str> = host.split('.').collect();
+    let is_host = !host.is_empty()
+        && labels.iter().all(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'))
+        && (labels.len() >= 2 || host == "localhost")
+        && labels.last().is_some_and(|l| l.bytes().any(|b| b.is_ascii_lowercase()) || labels.len() == 4);
+    if is_host || v.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return false;
+    }
+    // A path (no spaces; a passphrase may start with a slash).
+    if (v.starts_with('/') || v.starts_with("./") || v.starts_with("~/") || v.as_bytes().get(1..3) == Some(&b":\\"[..])) && !v.contains(' ') {
+        return false;
+    }
+    validators::shannon_entropy(v) >= 2.5
+}

@@ -75,18 +75,36 @@ pub(super) fn is_identifier_byte(b: u8) -> bool {
     matches!(b, b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'.' | b'-')
 }
 
-/// The start of the identifier (`db_password`, `x-api-key`, `app.secret`) holding the byte at `at`.
+/// The start of the identifier (`db_password`, `x-api-key`, `app.secret`) holding the byte at `at`. An
+/// escaped line break before it is no part of it: in `…\r\nX-Api-Key: …` (a request printed as a Python
+/// bytes literal) the identifier is `X-Api-Key`, not `nX-Api-Key`.
 pub(super) fn identifier_start(bytes: &[u8], mut at: usize) -> usize {
     while at > 0 && is_identifier_byte(bytes[at - 1]) {
         at -= 1;
     }
+    if at >= 1 && matches!(bytes[at], b'n' | b'r' | b't') && bytes[at - 1] == b'\\' && bytes.get(at + 1).is_some_and(|b| b.is_ascii_alphabetic()) {
+        at += 1;
+    }
     at
 }
 
-/// After a keyword: an optional closing quote, spaces, then `=` or `:`.
-pub(super) fn assignment_follows(bytes: &[u8], mut at: usize) -> bool {
-    if matches!(bytes.get(at), Some(b'"' | b'\'')) {
+/// After a keyword, the rest of its identifier (`token` of `SERVICE_TOKEN_B64`), then an optional closing
+/// quote, or a parenthesis or bracket that one before the identifier (at `start`) opened (`Key (api_key)=(…)`,
+/// `user[password]=…`; not a marker's `]`, `[REDACTED:netrc-password] =…`), spaces, then `=` or `:`.
+pub(super) fn assignment_follows(bytes: &[u8], start: usize, mut at: usize) -> bool {
+    while bytes.get(at).is_some_and(|b| is_identifier_byte(*b)) {
         at += 1;
+    }
+    // `\"` closes a name in JSON inside a JSON string.
+    if bytes.get(at) == Some(&b'\\') && bytes.get(at + 1) == Some(&b'"') {
+        at += 1;
+    }
+    let opener = start.checked_sub(1).map(|i| bytes[i]);
+    match bytes.get(at) {
+        Some(b'"' | b'\'') => at += 1,
+        Some(b')') if opener == Some(b'(') => at += 1,
+        Some(b']') if opener == Some(b'[') => at += 1,
+        _ => {}
     }
     while matches!(bytes.get(at), Some(b' ' | b'\t')) {
         at += 1;
@@ -94,8 +112,8 @@ pub(super) fn assignment_follows(bytes: &[u8], mut at: usize) -> bool {
     matches!(bytes.get(at), Some(b'=' | b':'))
 }
 
-/// Runs of >= 13 digits, single spaces or dashes allowed between digits.
-pub(super) fn digit_runs(bytes: &[u8]) -> Vec<(usize, usize)> {
+/// Runs of >= 9 digits, single spaces or dashes allowed between digits: (start, end, digits).
+pub(super) fn digit_runs(bytes: &[u8]) -> Vec<(usize, usize, usize)> {
     let mut found = Vec::new();
     let (mut i, n) = (0, bytes.len());
     while i < n {
@@ -115,8 +133,27 @@ pub(super) fn digit_runs(bytes: &[u8]) -> Vec<(usize, usize)> {
                 break;
             }
         }
-        if digits >= 13 {
-            found.push((start, i));
+        if digits >= 9 {
+            found.push((start, i, digits));
+        }
+    }
+    found
+}
+
+/// The parts of digit runs shaped like a US Social Security number, `ddd-dd-dddd` (a run's parts are split
+/// by its single spaces: `123-45-6789 2026-11-21` is two).
+pub(super) fn ssn_shapes(bytes: &[u8], runs: &[(usize, usize, usize)]) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    for &(start, end, _) in runs {
+        let mut part = start;
+        for i in start..=end {
+            if i == end || bytes[i] == b' ' {
+                let p = &bytes[part..i];
+                if p.len() == 11 && p[3] == b'-' && p[6] == b'-' && p.iter().filter(|b| b.is_ascii_digit()).count() == 9 {
+                    found.push((part, i));
+                }
+                part = i + 1;
+            }
         }
     }
     found
