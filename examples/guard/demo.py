@@ -31,7 +31,7 @@ ABOUT = {
     "read_info": "a resource read",
     "query_orders": "a failing tool whose error text carries a token, a credentialed URL, a home path and a traceback",
     "charge_card": "a tool answered with a JSON-RPC error carrying a Stripe key, a password and a stack in data",
-    "export_report": "a failing tool with a 5 KB error message",
+    "export_report": "a failing tool with a 13 KB error message",
     "flaky_print": "the server writes a line of garbage to stdout (not JSON-RPC), then answers",
     "echo_again": "a normal call after the garbage",
     "crash": "the server process dies while this request is in flight",

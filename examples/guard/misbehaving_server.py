@@ -94,8 +94,8 @@ def charge_card(amount: float) -> str:
 
 @mcp.tool()
 def export_report() -> str:
-    """Fail with a ~5 KB error text (long but harmless)."""
-    lines = [f"2024-05-01T12:00:{i % 60:02d}Z INFO export: processed batch {i} of 80 (ok)" for i in range(80)]
+    """Fail with a ~13 KB error text (long but harmless: longer than the guard's 8 KiB cut)."""
+    lines = [f"2024-05-01T12:00:{i % 60:02d}Z INFO export: processed batch {i} of 200 (ok)" for i in range(200)]
     raise ToolError("export failed after a long run:\n" + "\n".join(lines))
 
 

@@ -27,7 +27,7 @@ test("the tarball ships the mcp entry points and their types; package.json expor
   const built = readFileSync(join(PKG_DIR, "dist", "mcp.js"), "utf8");
   assert.deepEqual(built.match(/^import .*$/gm), [
     'import { ArgumentTypeError, JsonRpcErrorsError, WasmFaultError } from "./errors.js";',
-    'import { GuardSession } from "./guard.js";',
+    'import { GuardSession, checkPolicy, } from "./guard.js";',
     'import { maxInputBytes } from "./runtime.js";',
   ]);
   assert.deepEqual(built.match(/import\("[^"]+"\)/g), ['import("@modelcontextprotocol/sdk/types.js")']);

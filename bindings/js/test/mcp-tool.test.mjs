@@ -13,6 +13,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, McpError, UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { GuardSession } from "jsonrpc-errors/guard";
+import { FAILED_RESULT_BYTES } from "./mcp-helpers.mjs";
 import { canonicalToolError, guardTool, guardTools } from "jsonrpc-errors/mcp";
 import { DB_URL, GITHUB_TOKEN, HOME_PATH, innerStack, SECRETS } from "./mcp-fixture/server.js";
 
@@ -177,13 +178,15 @@ describe("guardTool on McpServer.registerTool: McpServer's own answer, as the gu
   });
 
   test("a result the tool itself marks isError is redacted and cut as the guard does an upstream's", async () => {
-    const long = `${failure().message}\n${"x".repeat(3000)}`;
+    const long = `${failure().message}\n${"x".repeat(2 * FAILED_RESULT_BYTES)}\nthe end`;
     const handler = guardTool(() => ({ content: [{ type: "text", text: long }], isError: true }), { name: "t" });
     const result = await handler();
     assert.equal(result.isError, true);
     assert.deepEqual(leaked(result), []);
-    assert.ok(Buffer.byteLength(result.content[0].text) <= 1024);
+    const size = Buffer.byteLength(result.content[0].text);
+    assert.ok(size <= FAILED_RESULT_BYTES && size > FAILED_RESULT_BYTES / 2, `${size} bytes`);
     assert.match(result.content[0].text, /\[REDACTED:github-token\]/);
+    assert.match(result.content[0].text, /the end$/, "the cut keeps the text's end");
   });
 
   test("guardTools wraps every tool registered afterwards, with its own name", async () => {

@@ -9,7 +9,7 @@ import { GuardSession } from "jsonrpc-errors/guard";
 import { GuardedTransport, guardTransport, DEFAULT_TIMEOUT_MS } from "jsonrpc-errors/mcp";
 import { trapGuardForTests } from "../dist/runtime.js";
 import { misbehavingServer, SECRETS } from "./mcp-fixture/server.js";
-import { outcome } from "./mcp-helpers.mjs";
+import { FAILED_RESULT_BYTES, outcome } from "./mcp-helpers.mjs";
 
 /** A connected client/server pair; `seen` is every message the client received, `events` the guard's. */
 async function connect({ guarded, hooks = {}, options = {} }) {
@@ -80,7 +80,7 @@ describe("an SDK client and McpServer through the adapter (InMemoryTransport)", 
       assert.equal(clean.isError, true);
       const text = clean.content[0].text;
       assert.match(text, /^query for acme failed \(GITHUB_TOKEN=\[REDACTED:github-token\]/);
-      assert.ok(Buffer.byteLength(text) <= 1024, `${Buffer.byteLength(text)} bytes`);
+      assert.ok(Buffer.byteLength(text) <= FAILED_RESULT_BYTES, `${Buffer.byteLength(text)} bytes`);
       assert.deepEqual(leaked(guarded.seen), []);
       const [redacted, ...others] = guarded.events;
       assert.deepEqual([redacted.event, redacted.method, others], ["redacted", "tools/call", []]);

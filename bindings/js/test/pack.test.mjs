@@ -46,8 +46,11 @@ async function assertWithinBudget(label, file, raw, gzipped) {
   assert.ok(gz <= gzipped, `the ${label} is ${gz} bytes gzipped`);
 }
 
-test("the shipped .wasm stays within the size budget: ≤ 400,000 bytes raw and ≤ 160,000 gzipped", async () => {
-  await assertWithinBudget(".wasm", "jsonrpc_errors_bg.wasm", 400_000, 160_000);
+// Raised on 2026-11-26 from 400,000 / 160,000 for redaction on real text (issue 25: 71 → 120 rules, the
+// classifier of secret names, look-alike folding), measured 397,584 / 159,971 before and 429,539 / 177,645
+// after (+32 KB raw, +17.7 KB gzipped), with ~2 KB of room.
+test("the shipped .wasm stays within the size budget: ≤ 435,000 bytes raw and ≤ 180,000 gzipped", async () => {
+  await assertWithinBudget(".wasm", "jsonrpc_errors_bg.wasm", 435_000, 180_000);
 });
 
 // The guard module (guard sessions and redaction under options) is loaded only by `jsonrpc-errors/guard`
@@ -58,16 +61,21 @@ test("the shipped .wasm stays within the size budget: ≤ 400,000 bytes raw and 
 // without them: same findings, its budget has no room), with a few KB of room. That room was spent by
 // 2026-11-23, when two leak fixes needed ~300 bytes gzipped more (upstream-log as one stream, so a key block
 // split between stderr chunks is redacted whole; spans that remember ending at URL userinfo's `@`): the
-// gzipped budget went from 201,000 to 202,000 bytes, the raw one stayed.
-test("the guard .wasm stays within its own budget: ≤ 490,000 bytes raw and ≤ 202,000 gzipped", async () => {
-  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 490_000, 202_000);
+// gzipped budget went from 201,000 to 202,000 bytes, the raw one stayed. On 2026-11-26 it went to 690,000 /
+// 290,000 for the policy file (issue 27: the TOML reader, the document's checks and messages, scopes, actions,
+// per-tool overrides) and issue 25's redaction: 478,818 / 196,600 before, 675,155 / 283,867 after (+196 KB
+// raw, +87 KB gzipped, of which ~20 KB gzipped is the redaction the base module also grew by). Shrinking the
+// policy reader is open work (issue 29); this budget keeps it from growing unnoticed meanwhile.
+test("the guard .wasm stays within its own budget: ≤ 690,000 bytes raw and ≤ 290,000 gzipped", async () => {
+  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 690_000, 290_000);
 });
 
 // The redaction module (`jsonrpc-errors/redact`: redaction under options, no guard session) is built for
 // speed at opt-level "s" (Cargo.toml, `npm-redact`), as far as the base module's budget allows: a browser
 // that only redacts downloads this module alone, so it is held to the same download budget.
-test("the redaction .wasm stays within the base module's budget: ≤ 400,000 bytes raw and ≤ 160,000 gzipped", async () => {
-  await assertWithinBudget("redaction .wasm", "jsonrpc_errors_redact_bg.wasm", 400_000, 160_000);
+// (2026-11-26: 377,269 / 155,875 before issue 25's rules, 419,310 / 176,723 after.)
+test("the redaction .wasm stays within the base module's budget: ≤ 435,000 bytes raw and ≤ 180,000 gzipped", async () => {
+  await assertWithinBudget("redaction .wasm", "jsonrpc_errors_redact_bg.wasm", 435_000, 180_000);
 });
 
 test("the public .d.ts has no `any`", async () => {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -38,6 +39,16 @@ with open(out / "stderr.log", "wb") as log:
 (out / "exited").write_text(str(code))
 sys.exit(code)
 """
+
+# The guard's cut of a failed result's text (taxonomy.toml is its single home).
+FAILED_RESULT_BYTES = int(re.search(r"^failed_result_text_bytes = (\d+)", (Path(__file__).resolve().parents[3] / "taxonomy" / "taxonomy.toml").read_text(), re.M).group(1))
+
+
+def _assert_cut_keeping_both_ends(text: str) -> None:
+    """export_report's ~13 KB text comes back cut to the limit, its first and last lines kept."""
+    size = len(text.encode())
+    assert FAILED_RESULT_BYTES // 2 < size <= FAILED_RESULT_BYTES, size
+    assert "export failed after a long run" in text and "processed batch 199 of 200 (ok)" in text, text[-200:]
 
 
 def wire(model: Any) -> Any:
@@ -122,7 +133,8 @@ def test_failures_are_canonical_and_nothing_leaks_to_the_client(sessions):
     assert [s for s in SECRETS if s in client_side(proxied)] == [], client_side(proxied)
     for name in ["query_orders", "export_report"]:
         result = proxied[name]["result"]
-        assert result["isError"] is True and len(result["content"][0]["text"].encode()) <= 1024, result
+        assert result["isError"] is True and len(result["content"][0]["text"].encode()) <= FAILED_RESULT_BYTES, result
+    _assert_cut_keeping_both_ends(proxied["export_report"]["result"]["content"][0]["text"])
     assert "[REDACTED:github-token]" in proxied["query_orders"]["result"]["content"][0]["text"]
     charge = proxied["charge_card"]["error"]
     assert (charge["message"], charge["data"]["type"]) == ("Upstream error", "upstream-error")

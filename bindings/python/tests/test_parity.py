@@ -75,6 +75,12 @@ def test_every_guard_session_method_is_offered():
     for name in methods:
         public = GUARD_METHODS.get(name, _snake(name))
         assert callable(getattr(jre.GuardSession, public, None)), f"GuardSession lacks {public} (WIT {name})"
+    # The interface's free functions (outside the resource, such as check-policy) are bound too.
+    interface = _interface("guard")
+    free = _functions(interface[:resource.start()] + interface[resource.end():])
+    for name in free:
+        assert callable(getattr(jre, _snake(name), None)), f"jsonrpc_errors lacks {_snake(name)} (WIT {name})"
     bound = {n.split(".", 1)[-1].replace("[constructor]session", "constructor") for n in
              list(_runtime._GUARD_SIGNATURES) + list(_runtime._GUARD_GENERIC)}
-    assert bound == set(methods), f"guard bindings {sorted(bound)} != WIT {sorted(methods)}"
+    want = set(methods) | set(free)
+    assert bound == want, f"guard bindings {sorted(bound)} != WIT {sorted(want)}"

@@ -101,11 +101,11 @@ server.registerTool(
 
 server.registerTool(
   'export_report',
-  { description: 'Fail with a ~5 KB error text (long but harmless).' },
+  { description: 'Fail with a ~13 KB error text (long but harmless: longer than the guard's 8 KiB cut).' },
   async () => {
     const lines = Array.from(
-      { length: 80 },
-      (_, i) => `2024-05-01T12:00:${String(i % 60).padStart(2, '0')}Z INFO export: processed batch ${i} of 80 (ok)`,
+      { length: 200 },
+      (_, i) => `2024-05-01T12:00:${String(i % 60).padStart(2, '0')}Z INFO export: processed batch ${i} of 200 (ok)`,
     );
     throw new Error('export failed after a long run:\n' + lines.join('\n'));
   },
