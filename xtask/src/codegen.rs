@@ -13,6 +13,7 @@ pub fn generated_files() -> Vec<(&'static str, String)> {
         ("bindings/python/src/jsonrpc_errors/_taxonomy.py", python_constants()),
         ("bindings/js/src/taxonomy.ts", typescript_types()),
         ("host/src/taxonomy.rs", host_rust()),
+        ("native/src/kinds.rs", native_kinds()),
         (jsonrpc_errors_guest::policy::schema::PATH, jsonrpc_errors_guest::policy::schema::json_schema_text()),
     ]
 }
@@ -205,5 +206,114 @@ pub fn host_rust() -> String {
         let _ = writeln!(s, "        {:?} => Dialect::{d:?},", d.name());
     }
     let _ = writeln!(s, "        _ => return None,\n    }})\n}}");
+    s
+}
+
+/// `tool-not-exposed` → `ToolNotExposed`: a kind's Rust variant name.
+fn upper_camel(kebab: &str) -> String {
+    kebab
+        .split('-')
+        .map(|part| {
+            let mut chars = part.chars();
+            chars.next().map(|c| c.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
+        })
+        .collect()
+}
+
+fn rust_type(ty: FieldType) -> &'static str {
+    match ty {
+        FieldType::String => "String",
+        FieldType::U64 => "u64",
+        FieldType::S32 => "i32",
+        FieldType::Bool => "bool",
+        FieldType::StringList => "Vec<String>",
+        FieldType::Object => "serde_json::Map<String, serde_json::Value>",
+    }
+}
+
+/// The native crate's kinds (`jsonrpc_errors::ErrorKind` with its fields, `jsonrpc_errors::Kind` without):
+/// names and field types only. Every other fact of a kind is read from the guest's table at run time
+/// (native/src/facts.rs), so this file holds nothing that could disagree with it.
+pub fn native_kinds() -> String {
+    let t = taxonomy();
+    let mut s = String::new();
+    let _ = writeln!(s, "// {HEADER}\n");
+    let _ = writeln!(s, "use crate::map_input::FieldReader;");
+    let _ = writeln!(s, "use serde::{{Deserialize, Deserializer, Serialize}};\n");
+    let _ = writeln!(s, "/// Every error kind with its fields: what a server answers with. It serializes as the guest's map input");
+    let _ = writeln!(s, "/// (`{{\"kind\": \"tool-not-exposed\", \"tool\": …}}`, absent options left out) and deserializes from it,");
+    let _ = writeln!(s, "/// refusing a field the kind does not have.");
+    let _ = writeln!(s, "#[derive(Debug, Clone, PartialEq, Serialize)]\n#[serde(tag = \"kind\")]\npub enum ErrorKind {{");
+    for k in &t.kinds {
+        let _ = writeln!(s, "    /// {}", k.summary.replace('\n', " "));
+        let _ = writeln!(s, "    #[serde(rename = {})]", py_literal(&k.name));
+        if k.fields.is_empty() {
+            let _ = writeln!(s, "    {},", upper_camel(&k.name));
+            continue;
+        }
+        let _ = writeln!(s, "    {} {{", upper_camel(&k.name));
+        for f in &k.fields {
+            if f.required {
+                let _ = writeln!(s, "        {}: {},", f.name, rust_type(f.ty));
+            } else {
+                let _ = writeln!(s, "        #[serde(skip_serializing_if = \"Option::is_none\")]");
+                let _ = writeln!(s, "        {}: Option<{}>,", f.name, rust_type(f.ty));
+            }
+        }
+        let _ = writeln!(s, "    }},");
+    }
+    let _ = writeln!(s, "}}\n");
+    let _ = writeln!(s, "/// A kind without its fields: what a client learns from an error code (see [`crate::RemoteError`]).");
+    let _ = writeln!(s, "#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]\npub enum Kind {{");
+    for k in &t.kinds {
+        let _ = writeln!(s, "    /// {}", k.summary.replace('\n', " "));
+        let _ = writeln!(s, "    {},", upper_camel(&k.name));
+    }
+    let _ = writeln!(s, "}}\n");
+    let _ = writeln!(s, "impl Kind {{\n    /// Every kind, in the taxonomy's order.");
+    let _ = writeln!(s, "    pub const ALL: [Kind; {}] = [", t.kinds.len());
+    for k in &t.kinds {
+        let _ = writeln!(s, "        Kind::{},", upper_camel(&k.name));
+    }
+    let _ = writeln!(s, "    ];\n");
+    let _ = writeln!(s, "    /// The kind's name, as every runtime spells it (`data.type` in the canonical dialect).");
+    let _ = writeln!(s, "    pub const fn name(self) -> &'static str {{\n        match self {{");
+    for k in &t.kinds {
+        let _ = writeln!(s, "            Kind::{} => {},", upper_camel(&k.name), py_literal(&k.name));
+    }
+    let _ = writeln!(s, "        }}\n    }}\n");
+    let _ = writeln!(s, "    /// The kind named `name`, if there is one.");
+    let _ = writeln!(s, "    pub fn from_name(name: &str) -> Option<Kind> {{\n        Some(match name {{");
+    for k in &t.kinds {
+        let _ = writeln!(s, "            {} => Kind::{},", py_literal(&k.name), upper_camel(&k.name));
+    }
+    let _ = writeln!(s, "            _ => return None,\n        }})\n    }}\n}}\n");
+    let _ = writeln!(s, "impl ErrorKind {{\n    /// Which kind this is.");
+    let _ = writeln!(s, "    pub const fn kind(&self) -> Kind {{\n        match self {{");
+    for k in &t.kinds {
+        let pattern = if k.fields.is_empty() { String::new() } else { " { .. }".to_string() };
+        let _ = writeln!(s, "            ErrorKind::{}{pattern} => Kind::{},", upper_camel(&k.name), upper_camel(&k.name));
+    }
+    let _ = writeln!(s, "        }}\n    }}\n}}\n");
+    let _ = writeln!(s, "// By hand rather than derived: serde's internally tagged enums buffer their input, and with serde_json's");
+    let _ = writeln!(s, "// `arbitrary_precision` (on in this workspace) a buffered number no longer reads as a `u64`.");
+    let _ = writeln!(s, "impl<'de> Deserialize<'de> for ErrorKind {{");
+    let _ = writeln!(s, "    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {{");
+    let _ = writeln!(s, "        let mut input = FieldReader::new(deserializer)?;");
+    let _ = writeln!(s, "        let kind = input.kind(Kind::from_name)?;");
+    let _ = writeln!(s, "        let value = match kind {{");
+    for k in &t.kinds {
+        if k.fields.is_empty() {
+            let _ = writeln!(s, "            Kind::{0} => ErrorKind::{0},", upper_camel(&k.name));
+            continue;
+        }
+        let _ = writeln!(s, "            Kind::{} => ErrorKind::{} {{", upper_camel(&k.name), upper_camel(&k.name));
+        for f in &k.fields {
+            let read = if f.required { "required" } else { "optional" };
+            let _ = writeln!(s, "                {}: input.{read}({})?,", f.name, py_literal(&f.name));
+        }
+        let _ = writeln!(s, "            }},");
+    }
+    let _ = writeln!(s, "        }};\n        input.finish(value, kind.name())\n    }}\n}}");
     s
 }
