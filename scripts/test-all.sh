@@ -20,7 +20,7 @@ suite "generated files are fresh (cargo xtask gen --check)" cargo xtask gen --ch
 # cannot rot unseen when the guest's API changes.
 suite "fuzz targets still build (cargo check, fuzz/)" cargo check --quiet --manifest-path fuzz/Cargo.toml --bins
 suite "Rust: guest library, vectors natively and through the component, host and CLI" \
-  cargo test --release -p jsonrpc-errors-guest -p jsonrpc-errors-host
+  cargo test --release -p jsonrpc-errors-guest -p jsonrpc-errors-host -p jsonrpc-errors -p rust-axum-server-example
 [ -x bindings/python/run-tests.sh ] && suite "Python package (wasmtime-py)" bindings/python/run-tests.sh
 [ -x bindings/js/run-tests.sh ] && suite "npm package (Node, jco, headless Chromium)" bindings/js/run-tests.sh
 suite "guard end to end: official MCP SDKs (Python, TypeScript) through jsonrpc-errors guard, and fault injection" \
