@@ -13,7 +13,7 @@
 //!
 //! Nothing here maps, validates, scrubs or redacts: the guest does, so a response is byte for byte what the
 //! component writes for the same input (the conformance vectors run natively and through the component in
-//! `host/tests/vectors.rs`; this crate's `tests/vectors.rs` renders every map vector through the typed kinds).
+//! `host/tests/vectors.rs`; this crate's `src/vector_tests.rs` renders every map vector through the typed kinds).
 //!
 //! ```
 //! use jsonrpc_errors::{Dialect, ErrorKind, JsonRpcError, Kind, Response};
