@@ -34,7 +34,8 @@ pub use exports::jsonrpc_errors::core::kinds;
 pub use exports::jsonrpc_errors::core::kinds::ErrorKind;
 pub use exports::jsonrpc_errors::core::types::{Finding, InputProblem, KindInfo, Redaction, RequestMeta};
 
-/// The component itself (what `target/component/jsonrpc-errors.wasm` held at build time).
+/// The component itself, as the build script built it from the guest's sources (or took it from
+/// `JSONRPC_ERRORS_COMPONENT`).
 pub const COMPONENT: &[u8] = include_bytes!(env!("JSONRPC_ERRORS_COMPONENT"));
 const PRECOMPILED: &[u8] = include_bytes!(env!("JSONRPC_ERRORS_PRECOMPILED"));
 

@@ -11,6 +11,8 @@ use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "../../host/build/component.rs"]
+mod component_build;
 mod codegen;
 mod js;
 mod pysig;
@@ -63,36 +65,26 @@ pub fn component_dir() -> PathBuf {
 }
 
 fn component() -> Result<()> {
-    let mut build = cargo();
-    build.args([
-        "build",
-        "-p",
-        "jsonrpc-errors-guest",
-        "--lib",
-        "--target",
-        "wasm32-unknown-unknown",
-        "--profile",
-        "component",
-        "--features",
-        "component",
-    ]);
-    run(build)?;
-    let core = root().join("target/wasm32-unknown-unknown/component/jsonrpc_errors_guest.wasm");
-    let module = std::fs::read(&core).with_context(|| format!("reading {}", core.display()))?;
-    let component = wit_component::ComponentEncoder::default()
-        .module(&module)
-        .context("the core module carries its component-type section")?
-        .validate(true)
-        .encode()
-        .context("encoding the component")?;
+    // The one way the component is built (host/build/component.rs, also run by the host's build script), in
+    // this workspace's target directory.
+    let cargo_bin = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let built = component_build::build(Path::new(&cargo_bin), Path::new(&rustc), &root(), &root().join("target"))
+        .map_err(anyhow::Error::msg)?;
+    let component = built.component;
     let dir = component_dir();
     std::fs::create_dir_all(&dir)?;
     let out = dir.join("jsonrpc-errors.wasm");
+    // The host embeds the .cwasm beside the .wasm when the .wasm is its component: the old .cwasm goes first, so
+    // that no build in between pairs the new component with the old artifact.
+    let cwasm = dir.join("jsonrpc-errors.cwasm");
+    if std::fs::read(&out).ok().as_deref() != Some(&component[..]) {
+        let _ = std::fs::remove_file(&cwasm);
+    }
     std::fs::write(&out, &component)?;
-    println!("wrote {} ({} bytes)", out.display(), component.len());
+    println!("wrote {} ({} bytes) from {}", out.display(), component.len(), built.core.display());
 
     // Precompiled by a package of the host's (the same engine configuration and the same wasmtime build).
-    let cwasm = dir.join("jsonrpc-errors.cwasm");
     let mut precompile = cargo();
     precompile.args(["run", "--release", "--quiet", "-p", "jsonrpc-errors-precompile", "--"]).arg(&out).arg(&cwasm);
     run(precompile)?;

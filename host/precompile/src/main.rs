@@ -19,7 +19,18 @@ fn main() -> ExitCode {
             let engine = engine::engine().map_err(|e| format!("creating the engine: {e:?}"))?;
             engine.precompile_component(&component).map_err(|e| format!("precompiling {input}: {e:?}"))
         })
-        .and_then(|bytes| std::fs::write(output, &bytes).map(|_| bytes.len()).map_err(|e| format!("writing {output}: {e}")));
+        .and_then(|bytes| {
+            // An unchanged artifact keeps its time (the host's build script watches it), and one is written
+            // whole or not at all (that script may read it at any moment).
+            if std::fs::read(output).ok().as_deref() == Some(&bytes[..]) {
+                return Ok(bytes.len());
+            }
+            let partial = format!("{output}.partial");
+            std::fs::write(&partial, &bytes)
+                .and_then(|_| std::fs::rename(&partial, output))
+                .map(|_| bytes.len())
+                .map_err(|e| format!("writing {output}: {e}"))
+        });
     match result {
         Ok(len) => {
             println!("wrote {output} ({len} bytes)");
