@@ -29,6 +29,9 @@ use exports::jsonrpc_errors::core::types::{
     ValidateOptions as WitValidateOptions,
 };
 
+/// Every dialect's name (what `dialect` arguments take) and what it follows, from the taxonomy.
+pub use taxonomy::DIALECTS;
+
 /// The taxonomy's types (every kind's fields record), for [`Runtime::map_error_kind`].
 pub use exports::jsonrpc_errors::core::kinds;
 pub use exports::jsonrpc_errors::core::kinds::ErrorKind;

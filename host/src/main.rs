@@ -3,13 +3,22 @@
 
 mod proxy;
 
-use clap::{Parser, Subcommand, ValueEnum};
-use jsonrpc_errors_host::{Context, Failure, InputProblem, Runtime, ValidateOptions};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use jsonrpc_errors_host::{Context, Failure, InputProblem, Runtime, ValidateOptions, DIALECTS};
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "jsonrpc-errors", version, about = "One canonical JSON-RPC 2.0 error layer: map, validate, sanitize, redact.")]
+#[command(
+    name = "jsonrpc-errors",
+    version,
+    about = "One canonical JSON-RPC 2.0 error layer: map, validate, sanitize, redact, and guard an MCP server.",
+    long_about = "One canonical JSON-RPC 2.0 error layer: map, validate, sanitize, redact, and guard an MCP server.\n\n\
+        Every command but `guard` reads its input on stdin and writes one JSON document (or text) on stdout. Bad \
+        input: the JSON-RPC error object on stdout, a message on stderr, exit status 1. Usage errors: exit status \
+        2. `redact` (and every message) also scrubs the values of this process's secret-looking environment \
+        variables (*_TOKEN, *_KEY, *_SECRET, *PASSWORD*, ...)."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -19,15 +28,19 @@ struct Cli {
 enum Command {
     /// stdin: one JSON object {kind, id?, correlation_id?, ...fields} (or an array: first gate error wins);
     /// stdout: the JSON-RPC 2.0 response for the dialect.
+    #[command(after_help = "Example:\n  echo '{\"kind\":\"tool-not-exposed\",\"tool\":\"admin_delete\",\"id\":1}' | jsonrpc-errors map --dialect thoughtgate\n  echo '{\"kind\":\"rate-limited\",\"retry_after_secs\":30,\"id\":4}' | jsonrpc-errors map --dialect mcp\n\nThe kinds and their codes: jsonrpc-errors codes; one kind's fields: jsonrpc-errors explain CODE.")]
     Map {
+        /// The dialect of the response: its codes, messages and data.
         #[arg(long, default_value = "canonical")]
         dialect: String,
     },
     /// stdin: raw request bytes; stdout: {"valid": true, "id", "method"} or the error response.
+    #[command(after_help = "Example:\n  printf '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}' | jsonrpc-errors validate --content-type application/json\n  printf '[1,2]' | jsonrpc-errors validate --dialect mcp      # -32600: batches are rejected")]
     Validate {
-        /// Size limit in bytes (default 10 MiB).
+        /// Size limit in bytes (default 10 MiB); a longer body is answered -32600 `oversize` unread.
         #[arg(long)]
         max_bytes: Option<u64>,
+        /// Batches (JSON arrays): reject them (-32600), or validate each member (JSON-RPC 2.0's batch rules).
         #[arg(long, default_value = "reject", value_parser = ["reject", "allow"])]
         batch: String,
         /// The transport's Content-Type header value.
@@ -36,10 +49,12 @@ enum Command {
         /// The transport's Content-Length header value.
         #[arg(long)]
         content_length: Option<u64>,
+        /// The dialect of the error response.
         #[arg(long, default_value = "canonical")]
         dialect: String,
     },
     /// stdin: text; stdout: the redacted text.
+    #[command(after_help = "Example:\n  echo 'password=hunter2 token=ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d' | jsonrpc-errors redact\n  # password=[REDACTED:secret-assignment] token=[REDACTED:github-token]\n  jsonrpc-errors redact --json-doc --method mask < response.json")]
     Redact {
         /// Print {text, findings: [{rule, category, start, end}]} instead (byte offsets into the input).
         #[arg(long)]
@@ -69,23 +84,32 @@ enum Command {
         json_doc: bool,
     },
     /// stdin: an upstream JSON-RPC error response (raw bytes); stdout: the sanitized response.
+    #[command(after_help = "Example:\n  echo '{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32050,\"message\":\"connect to postgres://app:hunter2@db failed\",\"data\":{\"stack\":\"at db.js:1\"}}}' \\\n    | jsonrpc-errors sanitize --dialect mcp")]
     Sanitize {
+        /// The dialect of the sanitized response (a custom code becomes its `upstream-error`).
         #[arg(long, default_value = "canonical")]
         dialect: String,
     },
     /// Every kind a dialect renders with CODE.
+    #[command(after_help = "Example:\n  jsonrpc-errors explain -32001 --dialect watchgate")]
     Explain {
+        /// The error code (negative numbers as they are: -32001).
         #[arg(allow_hyphen_values = true)]
         code: i64,
+        /// The dialect CODE belongs to.
         #[arg(long, default_value = "canonical")]
         dialect: String,
     },
     /// The kind a dialect's CODE stands for (message and data tell shared codes apart).
+    #[command(after_help = "Example:\n  jsonrpc-errors lookup -32000 --dialect vapora --message \"Unknown skill: summarize\"")]
     Lookup {
+        /// The error code (negative numbers as they are: -32000).
         #[arg(allow_hyphen_values = true)]
         code: i64,
+        /// The dialect CODE belongs to.
         #[arg(long, default_value = "canonical")]
         dialect: String,
+        /// The error's message (some dialects tell kinds with one code apart by it).
         #[arg(long)]
         message: Option<String>,
         /// The error's data member, as JSON.
@@ -97,6 +121,12 @@ enum Command {
     /// upstream errors and redacting failed tool results, and answering every pending request when the
     /// upstream dies or hangs. Logs go to stderr. Exit status: the upstream's (128 + N if signal N ended it);
     /// 124 if the guard had to terminate it; 125 if the guard failed; 126/127 if it could not be started.
+    #[command(after_help = "Examples:\n  \
+        jsonrpc-errors guard --dialect mcp -- python server.py\n  \
+        jsonrpc-errors guard --config guard.toml --metrics-addr localhost:9464 -- npx -y @modelcontextprotocol/server-filesystem /srv\n  \
+        jsonrpc-errors guard --listen 127.0.0.1:8080 --auth-token-env MCP_TOKEN -- python server.py   # http://127.0.0.1:8080/mcp\n  \
+        jsonrpc-errors guard --check-config guard.toml\n\n\
+        In an MCP client's configuration: \"command\": \"jsonrpc-errors\", \"args\": [\"guard\", \"--\", \"python\", \"server.py\"]")]
     Guard {
         /// The policy file (TOML; README "The policy file"): defaults, per-tool and per-method timeouts,
         /// redaction scopes and options, actions. Options given here override its [defaults]. Refused at
@@ -108,7 +138,8 @@ enum Command {
         /// starting nothing.
         #[arg(long, value_name = "FILE", conflicts_with = "config")]
         check_config: Option<std::path::PathBuf>,
-        /// The dialect of the errors the guard writes (default: canonical).
+        /// The dialect of the errors the guard writes (default: canonical; `mcp` for MCP clients: a failed tool
+        /// call becomes an isError result).
         #[arg(long)]
         dialect: Option<String>,
         /// Largest client message in bytes (default 10 MiB); a longer line is answered -32600 unread.
@@ -133,8 +164,10 @@ enum Command {
         /// end, the middle cut (servers write what the model should do next at the end).
         #[arg(long, value_name = "BYTES")]
         failed_result_bytes: Option<u64>,
+        /// The log records on stderr: one JSON object per line, or text.
         #[arg(long, value_enum, default_value = "json")]
         log_format: LogFormatArg,
+        /// The least level logged (each event's level is the taxonomy's for its kind).
         #[arg(long, value_enum, default_value = "info")]
         log_level: LogLevelArg,
         /// Serve Prometheus metrics on this address: an IP or a host name, and a port (127.0.0.1:9464,
@@ -168,9 +201,12 @@ enum Command {
         command: Vec<String>,
     },
     /// The code table of one dialect (default: all).
+    #[command(after_help = "Example:\n  jsonrpc-errors codes --dialect mcp\n  jsonrpc-errors codes --format json")]
     Codes {
+        /// Only this dialect's codes (default: every dialect, with the cross-dialect collision table).
         #[arg(long)]
         dialect: Option<String>,
+        /// A Markdown table or JSON.
         #[arg(long, default_value = "markdown", value_parser = ["markdown", "json"])]
         format: String,
     },
@@ -469,6 +505,40 @@ fn usage_error(e: clap::Error) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// The command line as clap parses it, with what the help says from the taxonomy: every `--dialect` lists the
+/// dialects, and the top-level help says what each follows.
+fn command() -> clap::Command {
+    let names: Vec<&str> = DIALECTS.iter().map(|(name, _)| *name).collect();
+    let width = names.iter().map(|n| n.len()).max().unwrap_or(0);
+    let mut after = String::from("Dialects (--dialect D; `jsonrpc-errors codes --dialect D` lists D's codes):\n");
+    for (name, about) in DIALECTS {
+        let source = about.split_once(": ").map_or(*about, |(source, _)| source);
+        after += &format!("  {name:width$}  {source}\n");
+    }
+    after += "\nExamples:\n  \
+        echo '{\"kind\":\"tool-not-exposed\",\"tool\":\"admin_delete\",\"id\":1}' | jsonrpc-errors map --dialect thoughtgate\n  \
+        echo 'password=hunter2' | jsonrpc-errors redact\n  \
+        jsonrpc-errors explain -32001 --dialect watchgate\n  \
+        jsonrpc-errors guard --dialect mcp -- python server.py\n\n\
+        Each command's options and examples: jsonrpc-errors <COMMAND> --help";
+    let mut cmd = Cli::command().after_help(after);
+    let with_dialect: Vec<String> = cmd
+        .get_subcommands()
+        .filter(|c| c.get_arguments().any(|a| a.get_id() == "dialect"))
+        .map(|c| c.get_name().to_string())
+        .collect();
+    let list = names.join(", ");
+    for name in with_dialect {
+        cmd = cmd.mut_subcommand(name, |c| {
+            c.mut_arg("dialect", |a| {
+                let help = a.get_help().map(ToString::to_string).unwrap_or_default();
+                a.help(format!("{help}; one of: {list}"))
+            })
+        });
+    }
+    cmd
+}
+
 fn main() -> ExitCode {
     // The guard's keeper (proxy/keeper.rs), started by the guard itself: no component, no clap, no logging.
     #[cfg(target_os = "linux")]
@@ -478,7 +548,7 @@ fn main() -> ExitCode {
             proxy::keeper::run(&args[3..]);
         }
     }
-    let cli = match Cli::try_parse() {
+    let cli = match command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m)) {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
@@ -500,5 +570,41 @@ fn main() -> ExitCode {
             eprintln!("jsonrpc-errors: {}", scrubbed(&msg));
             ExitCode::from(1)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--help` is the CLI's manual: every option and argument of every subcommand says what it does, every
+    /// subcommand shows an example, and the top-level help lists the taxonomy's dialects.
+    #[test]
+    fn the_help_describes_every_option_lists_the_dialects_and_gives_examples() {
+        let mut cmd = command();
+        cmd.build();
+        let mut undocumented = Vec::new();
+        for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+            assert!(sub.get_about().is_some(), "{} has no description", sub.get_name());
+            let example = sub.get_after_help().map(ToString::to_string).unwrap_or_default();
+            assert!(example.contains("Example") && example.contains("jsonrpc-errors "), "{} gives no example", sub.get_name());
+            for arg in sub.get_arguments().filter(|a| !matches!(a.get_id().as_str(), "help" | "version")) {
+                if arg.get_help().is_none_or(|h| h.to_string().trim().is_empty()) {
+                    undocumented.push(format!("{} {}", sub.get_name(), arg.get_id()));
+                }
+            }
+            if sub.get_arguments().any(|a| a.get_id() == "dialect") {
+                let help = sub.get_arguments().find(|a| a.get_id() == "dialect").unwrap().get_help().unwrap().to_string();
+                assert!(DIALECTS.iter().all(|(d, _)| help.contains(d)), "{}'s --dialect does not list the dialects: {help}", sub.get_name());
+            }
+        }
+        assert_eq!(undocumented, Vec::<String>::new(), "options without a description");
+        let top = cmd.render_long_help().to_string();
+        for (dialect, _) in DIALECTS {
+            assert!(top.lines().any(|l| l.trim_start().starts_with(&format!("{dialect} "))), "the help does not list {dialect}:\n{top}");
+        }
+        assert_eq!(DIALECTS.len(), 8);
+        assert!(top.contains("Examples:\n  echo "), "{top}");
+        assert!(cmd.find_subcommand_mut("guard").unwrap().render_long_help().to_string().contains("--metrics-addr <HOST:PORT>"));
     }
 }

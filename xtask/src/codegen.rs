@@ -206,6 +206,13 @@ pub fn host_rust() -> String {
         let _ = writeln!(s, "        {:?} => Dialect::{d:?},", d.name());
     }
     let _ = writeln!(s, "        _ => return None,\n    }})\n}}");
+    let _ = writeln!(s, "\n/// Every dialect's name and what it follows (the taxonomy's `[meta.dialects]`), in the WIT enum's order.");
+    let _ = writeln!(s, "pub const DIALECTS: &[(&str, &str)] = &[");
+    for d in Dialect::ALL {
+        let about = t.meta.dialects.get(d.name()).expect("every dialect is described");
+        let _ = writeln!(s, "    ({:?}, {:?}),", d.name(), about);
+    }
+    let _ = writeln!(s, "];");
     s
 }
 
