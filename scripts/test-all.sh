@@ -23,6 +23,8 @@ suite "Rust: guest library, vectors natively and through the component, host and
   cargo test --release -p jsonrpc-errors-guest -p jsonrpc-errors-host -p jsonrpc-errors -p rust-axum-server-example
 [ -x bindings/python/run-tests.sh ] && suite "Python package (wasmtime-py)" bindings/python/run-tests.sh
 [ -x bindings/js/run-tests.sh ] && suite "npm package (Node, jco, headless Chromium)" bindings/js/run-tests.sh
+suite "install steps: a cargo project on the host library, cargo install, scripts/dist.sh's artifacts in empty environments" \
+  tests/install/run-tests.sh
 suite "guard end to end: official MCP SDKs (Python, TypeScript) through jsonrpc-errors guard, and fault injection" \
   tests/guard/run-tests.sh
 
