@@ -101,7 +101,7 @@ server.registerTool(
 
 server.registerTool(
   'export_report',
-  { description: 'Fail with a ~13 KB error text (long but harmless: longer than the guard's 8 KiB cut).' },
+  { description: 'Fail with a ~13 KB error text (long but harmless: longer than the 8 KiB cut of the guard).' },
   async () => {
     const lines = Array.from(
       { length: 200 },
