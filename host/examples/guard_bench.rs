@@ -20,13 +20,14 @@
 //! failed target is reported with the tail of its stderr and the bench goes on. Benchmarks measure, they
 //! are not tests: the machines are shared and noisy, so read the ratios measured in the same run.
 
+#[path = "common/stdio_server.rs"]
+mod stdio_server;
+
 use clap::Parser;
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
-use std::os::fd::AsFd;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
@@ -74,78 +75,9 @@ struct Cli {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if cli.serve {
-        return serve();
+        return stdio_server::serve();
     }
     drive(cli)
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// The upstream server (`--serve`).
-
-/// A realistic small tool result (what a weather or lookup tool returns), the same for every call.
-const TOOL_RESULT: &str = r#"{"content":[{"type":"text","text":"Berlin: 14 °C, light rain, wind 12 km/h W, humidity 81%. Forecast for the next 3 hours: rain easing after 16:00."}],"isError":false}"#;
-const INITIALIZE_RESULT: &str = r#"{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"guard-bench","version":"0.1.0"}}"#;
-const TOOLS_LIST_RESULT: &str = r#"{"tools":[{"name":"get_weather","description":"Current weather for a city","inputSchema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}]}"#;
-
-/// Just what the server needs of a message: the id's raw text (echoed byte for byte) and the method.
-#[derive(Deserialize)]
-struct Incoming<'a> {
-    #[serde(borrow)]
-    id: Option<&'a RawValue>,
-    #[serde(borrow)]
-    method: Option<Cow<'a, str>>,
-}
-
-fn serve() -> ExitCode {
-    // The raw descriptors, not std's Stdin/Stdout: those buffer (and line-flush) on their own, which would
-    // hide whether our own buffer is empty and flush per line instead of per burst.
-    let (Ok(stdin), Ok(stdout)) = (std::io::stdin().as_fd().try_clone_to_owned(), std::io::stdout().as_fd().try_clone_to_owned()) else {
-        eprintln!("guard_bench --serve: cannot open stdin/stdout");
-        return ExitCode::FAILURE;
-    };
-    let mut input = BufReader::with_capacity(64 * 1024, File::from(stdin));
-    let mut out = BufWriter::with_capacity(64 * 1024, File::from(stdout));
-    let mut line = Vec::with_capacity(4096);
-    loop {
-        line.clear();
-        match input.read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => break, // the client closed its side: MCP's shutdown
-            Ok(_) => {}
-        }
-        if answer(&line, &mut out).is_err() {
-            break;
-        }
-        // Flush once everything we were given is answered (the next read may block), not per line.
-        if input.buffer().is_empty() && out.flush().is_err() {
-            break;
-        }
-    }
-    let _ = out.flush();
-    ExitCode::SUCCESS
-}
-
-fn answer(line: &[u8], out: &mut impl Write) -> std::io::Result<()> {
-    let line = line.trim_ascii();
-    if line.is_empty() {
-        return Ok(());
-    }
-    let Ok(msg) = serde_json::from_slice::<Incoming>(line) else {
-        return out.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error\"}}\n");
-    };
-    let Some(id) = msg.id else {
-        return Ok(()); // a notification (notifications/initialized, cancellations): no answer
-    };
-    let result = match msg.method.as_deref() {
-        Some("tools/call") => TOOL_RESULT,
-        Some("initialize") => INITIALIZE_RESULT,
-        Some("tools/list") => TOOLS_LIST_RESULT,
-        Some("ping") => "{}",
-        _ => {
-            writeln!(out, "{{\"jsonrpc\":\"2.0\",\"id\":{},\"error\":{{\"code\":-32601,\"message\":\"Method not found\"}}}}", id.get())?;
-            return Ok(());
-        }
-    };
-    writeln!(out, "{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{result}}}", id.get())
 }
 
 // ---------------------------------------------------------------------------------------------------------
