@@ -31,6 +31,9 @@ pub struct RuleSet {
     structural: Vec<usize>,
 }
 
+/// How many keys inside a value an assignment rule refused are matched again (see `scan_assignments`).
+const MAX_RESCANS_INSIDE_A_REFUSED_VALUE: usize = 8;
+
 impl RuleSet {
     /// `builtin`: the catalogue's own rules, which may have step programs (a caller's rule never does, even
     /// under a built-in rule's id).
@@ -345,26 +348,45 @@ impl RuleSet {
         candidates: &mut Vec<Candidate>,
     ) {
         let mut resume = 0;
+        // The end of the longest refused match so far, and how many windows inside it were matched again.
+        let (mut refused_to, mut rescanned) = (0, 0);
         let mut memo = programs::Memo::default();
         for &(offset, end) in windows {
             if offset < resume {
                 continue;
             }
-            let hay = &text[offset..end];
             // Only a value taken as a secret hides the windows inside it: a refused one (a placeholder, a plain
-            // word) must not keep the next key on the line from being looked at.
-            let taken = if let Some(program) = self.program(i) {
-                programs::match_after_identifier_with(program, hay, &mut memo)
-                    .filter(|m| self.accept(i, &|g| m.get(g), text, hay, offset, policy, priority_base, candidates))
-                    .and_then(|m| m.get(0))
+            // word) must not keep the next key on the line from being looked at. But a value whose characters
+            // take the rule's keyword and its `=` (a cookie's `a&cookie=a&…`) would be matched again from
+            // every key inside it, each time to its end: quadratic. The first few keys inside a refused value
+            // are looked at (every realistic line has fewer); the rest of it is not.
+            if offset < refused_to {
+                rescanned += 1;
+                if rescanned > MAX_RESCANS_INSIDE_A_REFUSED_VALUE {
+                    continue;
+                }
+            }
+            let hay = &text[offset..end];
+            let (taken, whole) = if let Some(program) = self.program(i) {
+                match programs::match_after_identifier_with(program, hay, &mut memo) {
+                    Some(m) => (self.accept(i, &|g| m.get(g), text, hay, offset, policy, priority_base, candidates), m.get(0)),
+                    None => (false, None),
+                }
             } else {
-                self.anchored_regex(i)
-                    .captures(hay)
-                    .filter(|c| self.accept(i, &|g| c.get(g).map(|m| (m.start(), m.end())), text, hay, offset, policy, priority_base, candidates))
-                    .and_then(|c| c.get(0).map(|m| (m.start(), m.end())))
+                match self.anchored_regex(i).captures(hay) {
+                    Some(c) => {
+                        let group = |g: usize| c.get(g).map(|m| (m.start(), m.end()));
+                        (self.accept(i, &group, text, hay, offset, policy, priority_base, candidates), group(0))
+                    }
+                    None => (false, None),
+                }
             };
-            if let Some((_, match_end)) = taken {
-                resume = offset + match_end;
+            match (taken, whole) {
+                (true, Some((_, match_end))) => resume = offset + match_end,
+                (false, Some((_, match_end))) if offset + match_end > refused_to => {
+                    (refused_to, rescanned) = (offset + match_end, 0);
+                }
+                _ => {}
             }
         }
     }
