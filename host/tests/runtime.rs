@@ -13,7 +13,9 @@ fn the_component_imports_nothing() {
 
 #[test]
 fn the_embedded_component_is_precompiled() {
-    assert!(Runtime::new(vec![]).unwrap().is_precompiled(), "the .cwasm built by `cargo xtask component` did not load");
+    assert!(Runtime::new(vec![]).unwrap().is_precompiled(), "the .cwasm built by `cargo xtask component` was not embedded or did not load: it is embedded only when \
+         target/component/jsonrpc-errors.wasm is the component this build made from the guest (run `cargo xtask component` \
+         after changing the guest)");
 }
 
 #[test]
