@@ -48,9 +48,12 @@ async function assertWithinBudget(label, file, raw, gzipped) {
 
 // Raised on 2026-11-26 from 400,000 / 160,000 for redaction on real text (issue 25: 71 → 120 rules, the
 // classifier of secret names, look-alike folding), measured 397,584 / 159,971 before and 429,539 / 177,645
-// after (+32 KB raw, +17.7 KB gzipped), with ~2 KB of room.
-test("the shipped .wasm stays within the size budget: ≤ 435,000 bytes raw and ≤ 180,000 gzipped", async () => {
-  await assertWithinBudget(".wasm", "jsonrpc_errors_bg.wasm", 435_000, 180_000);
+// after (+32 KB raw, +17.7 KB gzipped), with ~2 KB of room. Raised again on 2026-11-26 to 440,000 / 183,000
+// for the probe's classes of misses (120 → 134 rules: name/value sibling fields, CLI password flags, short and
+// non-English secret names, more vendors), measured 429,523 / 177,666 before and 435,914 / 180,360 after
+// (+6.4 KB raw, +2.7 KB gzipped).
+test("the shipped .wasm stays within the size budget: ≤ 440,000 bytes raw and ≤ 183,000 gzipped", async () => {
+  await assertWithinBudget(".wasm", "jsonrpc_errors_bg.wasm", 440_000, 183_000);
 });
 
 // The guard module (guard sessions and redaction under options) is loaded only by `jsonrpc-errors/guard`
@@ -73,9 +76,10 @@ test("the guard .wasm stays within its own budget: ≤ 690,000 bytes raw and ≤
 // The redaction module (`jsonrpc-errors/redact`: redaction under options, no guard session) is built for
 // speed at opt-level "s" (Cargo.toml, `npm-redact`), as far as the base module's budget allows: a browser
 // that only redacts downloads this module alone, so it is held to the same download budget.
-// (2026-11-26: 377,269 / 155,875 before issue 25's rules, 419,310 / 176,723 after.)
-test("the redaction .wasm stays within the base module's budget: ≤ 435,000 bytes raw and ≤ 180,000 gzipped", async () => {
-  await assertWithinBudget("redaction .wasm", "jsonrpc_errors_redact_bg.wasm", 435_000, 180_000);
+// (2026-11-26: 377,269 / 155,875 before issue 25's rules, 419,310 / 176,723 after; 419,264 / 176,752 before
+// the probe's classes of misses, 427,416 / 180,069 after, when the base budget went to 440,000 / 183,000.)
+test("the redaction .wasm stays within the base module's budget: ≤ 440,000 bytes raw and ≤ 183,000 gzipped", async () => {
+  await assertWithinBudget("redaction .wasm", "jsonrpc_errors_redact_bg.wasm", 440_000, 183_000);
 });
 
 test("the public .d.ts has no `any`", async () => {

@@ -62,9 +62,14 @@ pub fn is_diagnostic(key: &str) -> bool {
     listed(key, &engine().catalogue.json.diagnostic_keys)
 }
 
-fn listed(key: &str, keys: &[String]) -> bool {
+/// Members that name a sibling's value (`name`, `key`; `ParameterName`), as [`normalized`] writes them.
+const PAIR_NAME_KEYS: [&str; 5] = ["name", "key", "parametername", "variable", "envname"];
+/// The sibling holding the named value.
+const PAIR_VALUE_KEYS: [&str; 3] = ["value", "parametervalue", "secretvalue"];
+
+fn listed<S: AsRef<str>>(key: &str, keys: &[S]) -> bool {
     let k = normalized(key);
-    keys.contains(&k)
+    keys.iter().any(|s| s.as_ref() == k)
 }
 
 /// Replaces a whole value by the redaction of its text (a string's, or the JSON text of anything else).
@@ -136,6 +141,11 @@ fn walk(
                 }
             }
             let json = &engine().catalogue.json;
+            // A name and its value in sibling members (Kubernetes' and ECS's `env`, `aws ssm get-parameter`, a
+            // HAR file's headers and cookies: `{"name": "DB_PASSWORD", "value": "…"}`): the name is classified
+            // as a member's name would be, and a sensitive one makes the `value` member a secret.
+            let pair = !sensitive
+                && map.iter().any(|(k, v)| listed(k, &PAIR_NAME_KEYS) && v.as_str().is_some_and(|name| is_sensitive(name, policy)));
             for (key, child) in map.iter_mut() {
                 let len = path.len();
                 path.push('/');
@@ -149,7 +159,7 @@ fn walk(
                 {
                     replace_whole(child, path, OPAQUE_KEY_RULE, "credential", policy, findings);
                 } else {
-                    let child_sensitive = sensitive || is_sensitive(key, policy);
+                    let child_sensitive = sensitive || is_sensitive(key, policy) || pair && listed(key, &PAIR_VALUE_KEYS);
                     walk(child, path, child_sensitive, env, policy, findings);
                 }
                 path.truncate(len);
@@ -263,6 +273,41 @@ mod tests {
         let (v, _) = redact(json!({"environ": {"DATABASE_PASS": "s3cr3t-pw", "HOME": "/srv"}, "headers": [["X-Session", "abc123"]]}));
         assert_eq!(v["environ"]["DATABASE_PASS"], "[REDACTED:sensitive-key]");
         assert_eq!(v["headers"][0][1], "[REDACTED:sensitive-key]");
+    }
+
+    /// The probe's first class of misses: a name and its value in sibling members (Kubernetes and ECS `env`,
+    /// `aws ssm get-parameter`, HAR headers and cookies, CI variables), classified as a member's name is.
+    #[test]
+    fn a_value_beside_a_member_naming_a_secret_goes_whole() {
+        let (v, f) = redact(json!({
+            "env": [
+                {"name": "API_SECRET", "value": "short"},
+                {"name": "DB_PASSWORD", "value": 123456},
+                {"name": "LOG_LEVEL", "value": "info"},
+                {"name": "max_tokens", "value": 4096},
+            ],
+            "Parameter": {"Name": "/prod/db/password", "Type": "SecureString", "Value": "bepgivn468RTE", "Version": 3},
+            "variables": [{"key": "NPM_TOKEN", "value": "abc", "masked": false}, {"key": "REGION", "value": "eu-west-1"}],
+            "cookies": [{"name": "sessionid", "value": "k3j5h2l1"}, {"name": "theme", "value": "dark"}],
+            "headers": [{"Name": "X-Api-Key", "Value": "k-1"}],
+            "params": [{"ParameterName": "master_user_password", "ParameterValue": "hunter2"}],
+        }));
+        assert_eq!(v["env"][0]["value"], "[REDACTED:sensitive-key]");
+        assert_eq!(v["env"][1]["value"], "[REDACTED:sensitive-key]", "a number under a secret's name goes too");
+        assert_eq!(v["env"][2]["value"], "info");
+        assert_eq!(v["env"][3]["value"], 4096);
+        assert_eq!(v["env"][0]["name"], "API_SECRET", "the name stays");
+        assert_eq!(v["Parameter"]["Value"], "[REDACTED:sensitive-key]");
+        assert_eq!(v["Parameter"]["Version"], 3);
+        assert_eq!(v["variables"], json!([{"key": "NPM_TOKEN", "value": "[REDACTED:sensitive-key]", "masked": false}, {"key": "REGION", "value": "eu-west-1"}]));
+        assert_eq!(v["cookies"], json!([{"name": "sessionid", "value": "[REDACTED:sensitive-key]"}, {"name": "theme", "value": "dark"}]));
+        assert_eq!(v["headers"][0]["Value"], "[REDACTED:sensitive-key]");
+        assert_eq!(v["params"][0]["ParameterValue"], "[REDACTED:sensitive-key]");
+        assert!(f.iter().any(|f| f.path == "/Parameter/Value"), "{f:?}");
+        // Non-English names are member names too.
+        let (v, _) = redact(json!({"contraseña": "x1", "Passwort": "x2", "пароль": "x3", "密码": 7, "mot_de_passe": "x4", "user": "ann"}));
+        assert_eq!(v, json!({"contraseña": "[REDACTED:sensitive-key]", "Passwort": "[REDACTED:sensitive-key]", "пароль": "[REDACTED:sensitive-key]",
+            "密码": "[REDACTED:sensitive-key]", "mot_de_passe": "[REDACTED:sensitive-key]", "user": "ann"}));
     }
 
     #[test]

@@ -133,6 +133,9 @@ pub enum Validator {
     /// machine-made). A value printed after its name with no `=` or `:` between (`rejected api_key abc…`)
     /// must look machine-made whatever the name, and a session's id there is none.
     Named,
+    /// A value in the field beside its name's (`- name: DB_PASSWORD` then `value: …`, `{"name": "API_TOKEN",
+    /// "value": "…"}`): judged as [`Validator::Named`] judges an assigned value, by what the name says.
+    NamePair,
     /// A password with no name to judge by (`curl -u user:pw`, netrc): anything but a placeholder, a word
     /// describing one, or a number (`-u 1000:1000` is a user and group id).
     Password,

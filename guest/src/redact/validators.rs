@@ -31,6 +31,7 @@ pub fn passes(validator: Validator, name: Option<&str>, secret: &str, at: Around
     match validator {
         Validator::Assignment => assignment_value_is_secret(name, secret),
         Validator::Named => named_value_is_secret(name, secret, at),
+        Validator::NamePair => !is_placeholder(credential_after_scheme(secret)) && value_fits_name(name.unwrap_or(""), classify_name(name.unwrap_or("")), secret),
         Validator::Password => password_value(secret) && !secret.bytes().all(|b| b.is_ascii_digit()),
         Validator::BasicAuth => basic_auth_is_credential(secret),
         Validator::Luhn => luhn(secret),
@@ -241,12 +242,19 @@ const QUALIFIERS: [&str; 20] = [
     "live", "test", "prod", "old", "new", "current",
 ];
 /// Words before `key` that make it no secret: a lookup, sort, cache or public key.
-const KEY_NOT_SECRET: [&str; 56] = [
-    "primary", "foreign", "sort", "partition", "range", "hash", "cache", "public", "pub", "idempotency", "dedup",
+const KEY_NOT_SECRET: [&str; 57] = [
+    "publishable", "primary", "foreign", "sort", "partition", "range", "hash", "cache", "public", "pub", "idempotency", "dedup",
     "dedupe", "routing", "object", "s3", "lookup", "map", "group", "shard", "row", "unique", "composite", "index",
     "tag", "label", "i18n", "translation", "message", "msg", "config", "setting", "registry", "redis", "field",
     "column", "json", "dict", "item", "entry", "event", "metric", "record", "cursor", "page", "order", "host",
     "kms", "bucket", "file", "path", "request", "trace", "lock", "queue", "topic", "the",
+];
+/// What the joined words of a password's name end with (`DB_PASSWORD`, `dbpassword`), in the languages
+/// whose word for it is written in ASCII or usually transliterated (`contrasena`, `mot_de_passe`,
+/// `parola_d_ordine`); the same words are `[json]` suffixes.
+const PASSWORD_ENDINGS: [&str; 12] = [
+    "password", "passwd", "passphrase", "passwort", "kennwort", "contrasena", "motdepasse", "wachtwoord",
+    "salasana", "passord", "losenord", "paroladordine",
 ];
 /// Words before `token` that make it no secret: pagination cursors and a tokenizer's tokens.
 const TOKEN_NOT_SECRET: [&str; 20] = [
@@ -281,10 +289,10 @@ pub fn classify_name(name: &str) -> NameClass {
     // The kept words joined (separators dropped) end with a password's name: `DB_PASSWORD`, `dbpassword`.
     let end = words.last[(words.count - 1 - skip) % 8].1;
     let mut joined = name.as_bytes()[..end].iter().rev().filter(|b| b.is_ascii_alphanumeric()).map(u8::to_ascii_lowercase);
-    let mut tail = [0u8; 10];
+    let mut tail = [0u8; 16];
     let n = tail.iter_mut().zip(&mut joined).map(|(t, b)| *t = b).count();
     let ends_with = |w: &str| w.len() <= n && w.bytes().rev().zip(&tail).all(|(a, b)| a == *b);
-    if ["password", "passwd", "passphrase"].iter().any(|p| ends_with(p)) {
+    if PASSWORD_ENDINGS.iter().any(|p| ends_with(p)) {
         return NameClass::Password;
     }
     // Bundler's credentials for a gem server: `BUNDLE_<HOST>` with its dots as `__`.
@@ -296,7 +304,16 @@ pub fn classify_name(name: &str) -> NameClass {
         // alone, the working directory, is judged by its value: see `named_value_is_secret`).
         return if kept >= 2 || last.eq_ignore_ascii_case("pwd") { NameClass::Password } else { NameClass::Opaque };
     }
-    if is(last, &["secret", "secrets", "credential", "credentials", "creds", "apikey", "passcode"])
+    // A pre-shared key, a PIN, a one-time code; a password in another language (`senha`, `hasło` as `haslo`).
+    if is(last, &["psk", "pin", "otp", "totp", "hotp", "senha", "parola", "haslo", "heslo", "jelszo", "sifre", "adgangskode"]) {
+        return NameClass::Password;
+    }
+    if is(last, &["secret", "secrets", "credential", "credentials", "creds", "cred", "apikey", "passcode"])
+        // A personal access token (`GITHUB_PAT`, `AZURE_DEVOPS_EXT_PAT`); `pat` alone is a name.
+        || last.eq_ignore_ascii_case("pat") && kept >= 2
+        // Recovery and one-time codes and their seeds (`recovery_codes`, `unlock_code`, `otp_seed`).
+        || is(last, &["code", "codes"]) && is(prev, &["recovery", "backup", "unlock", "mfa", "otp", "totp", "2fa", "puk"])
+        || is(last, &["seed", "secret"]) && is(prev, &["otp", "totp", "hotp", "mfa", "2fa"])
         || last.eq_ignore_ascii_case("token") && !is(prev, &TOKEN_NOT_SECRET)
         || last.eq_ignore_ascii_case("key") && is(prev, &["api", "secret", "private", "access"])
         || ["apikey", "secretkey", "privatekey", "accesskey"].iter().any(|k| ends_with(k))
@@ -305,7 +322,7 @@ pub fn classify_name(name: &str) -> NameClass {
     }
     if last.eq_ignore_ascii_case("key") && !prev.is_empty() && !is(prev, &KEY_NOT_SECRET)
         || last.eq_ignore_ascii_case("base") && prev.eq_ignore_ascii_case("key")
-        || is(last, &["auth", "salt", "pepper", "cookie", "cookies", "signature", "sig", "hmac", "dsn", "jwt"])
+        || is(last, &["auth", "salt", "pepper", "cookie", "cookies", "signature", "sig", "hmac", "dsn", "jwt", "sas"])
     {
         return NameClass::Opaque;
     }
@@ -323,6 +340,11 @@ pub fn classify_name(name: &str) -> NameClass {
 /// before it makes it one (`private key`). Checked where a keyword opens an assignment's window, so that the
 /// many names that hold none (`max_tokens`, `monkey`, `the documentation key`) never get one.
 pub fn could_name_a_secret(name: &str, before: &[u8]) -> bool {
+    // An ARN's resource type (`arn:aws:secretsmanager:…:secret:prod/db-AbCdEf`) names where a secret is kept.
+    let word = &before[before.iter().rposition(|b| b.is_ascii_whitespace() || matches!(b, b'"' | b'\'' | b'=')).map_or(0, |i| i + 1)..];
+    if word.len() >= 4 && word[..4].eq_ignore_ascii_case(b"arn:") {
+        return false;
+    }
     classify_name(name) != NameClass::None || word_before(before).is_some_and(|w| spaced_name(w, name.trim_start_matches('-')))
 }
 
@@ -392,14 +414,40 @@ fn named_value_is_secret(name: Option<&str>, value: &str, at: Around) -> bool {
             }
         }
     }
+    if publishable(value) {
+        return false;
+    }
     if strict {
         return !matches!(class, NameClass::None | NameClass::Session) && opaque_value(value);
+    }
+    value_fits_name(name, class, value)
+}
+
+/// Stripe's publishable keys (`pk_live_…`, `pk_test_…`) are public by design, whatever names them.
+fn publishable(value: &str) -> bool {
+    value.starts_with("pk_live_") || value.starts_with("pk_test_")
+}
+
+/// A setting's value of two or three short lower-case words (`credentials: from-env`, `token: in-cluster`):
+/// where a secret comes from, not the secret.
+fn setting_words(value: &str) -> bool {
+    let pieces = value.split(['-', '_']).count();
+    value.len() <= 16
+        && (2..=3).contains(&pieces)
+        && value.split(['-', '_']).all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase()))
+}
+
+/// Whether an assigned `value` fits what its name's `class` says it holds.
+fn value_fits_name(name: &str, class: NameClass, value: &str) -> bool {
+    let value = credential_after_scheme(value);
+    if publishable(value) {
+        return false;
     }
     match class {
         NameClass::None => false,
         // `PWD=/srv/app`: the working directory, in an environment's dump.
         NameClass::Password => password_value(value) && !(name.eq_ignore_ascii_case("pwd") && rooted_path(value)),
-        NameClass::Token => value.len() >= 8 && char_classes(value) >= 2,
+        NameClass::Token => value.len() >= 8 && char_classes(value) >= 2 && !setting_words(value),
         // A Basic credential's base64 (Docker's `"auth": "dXNlcjpwYXNz"`) is one whatever its length.
         NameClass::Opaque => opaque_value(value) || value.len() >= 8 && decodes_with_colon(value.trim_end_matches('=')),
         // A session named by a UUID is one a log line tells apart from others (`session: 3f1c9a52-…`); a
