@@ -22,12 +22,15 @@
 
 #[path = "common/stdio_server.rs"]
 mod stdio_server;
+#[path = "common/measure.rs"]
+mod measure;
+use measure::{memory_kib, percentile, ratio, shell_words, stderr_tail};
 
 use clap::Parser;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
@@ -592,47 +595,10 @@ fn cpu_seconds(pid: u32) -> Option<f64> {
     (ticks > 0).then(|| (utime + stime) as f64 / ticks as f64)
 }
 
-/// A `Vm…` line of /proc/<pid>/status, in KiB.
-fn memory_kib(pid: u32, key: &str) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status.lines().find_map(|l| l.strip_prefix(key)?.strip_prefix(':')?.split_whitespace().next()?.parse().ok())
-}
 
-/// The last lines of a run's stderr file, for an error message.
-fn stderr_tail(path: &Path) -> String {
-    let mut text = String::new();
-    if File::open(path).and_then(|mut f| f.read_to_string(&mut text)).is_err() || text.trim().is_empty() {
-        return String::new();
-    }
-    let lines: Vec<&str> = text.lines().collect();
-    let tail = lines[lines.len().saturating_sub(8)..].join("\n    ");
-    format!("\n  last stderr lines ({}):\n    {tail}", path.display())
-}
 
-/// Nearest-rank percentile of sorted values.
-fn percentile(sorted: &[u64], p: f64) -> u64 {
-    if sorted.is_empty() {
-        return 0;
-    }
-    let rank = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1]
-}
 
-/// A ratio with three significant digits (0.00150x, 0.102x, 65.3x, 799x).
-fn ratio(r: f64) -> String {
-    if !r.is_finite() || r <= 0.0 {
-        return format!("{r}");
-    }
-    let decimals = (2 - r.log10().floor() as i32).max(0) as usize;
-    format!("{r:.decimals$}")
-}
 
-fn shell_words(argv: &[String]) -> String {
-    argv.iter()
-        .map(|a| if a.is_empty() || a.contains(|c: char| c.is_whitespace() || "\"'$\\".contains(c)) { format!("'{}'", a.replace('\'', r"'\''")) } else { a.clone() })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
 
 fn report(cli: &Cli, targets: &[Target], runs: &mut [Vec<Run>], failures: &[Vec<String>]) {
     // Per target, the round with the median wall time (its latencies and CPU come from that same run).
