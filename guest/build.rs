@@ -14,12 +14,17 @@ fn read_toml(source: &str) -> Value {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let path = manifest.join("..").join(source);
     println!("cargo:rerun-if-changed={}", path.display());
-    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let text =
+        fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     toml::from_str(&text).unwrap_or_else(|e| panic!("{} is not valid TOML: {e}", path.display()))
 }
 
 fn write_out(out_name: &str, text: &str) {
-    fs::write(PathBuf::from(env::var("OUT_DIR").unwrap()).join(out_name), text).unwrap();
+    fs::write(
+        PathBuf::from(env::var("OUT_DIR").unwrap()).join(out_name),
+        text,
+    )
+    .unwrap();
 }
 
 /// A TOML table read key by key: whatever is left over at the end is a key the schema does not know.
@@ -42,13 +47,22 @@ impl Table {
     }
 
     fn req(&mut self, key: &str) -> Value {
-        self.opt(key).unwrap_or_else(|| panic!("{} has no `{key}`", self.what))
+        self.opt(key)
+            .unwrap_or_else(|| panic!("{} has no `{key}`", self.what))
     }
 
     /// The value under `key`, converted by `take` (which returns None for the wrong type).
-    fn opt_as<T>(&mut self, key: &str, expected: &str, take: impl Fn(Value) -> Result<T, Value>) -> Option<T> {
+    fn opt_as<T>(
+        &mut self,
+        key: &str,
+        expected: &str,
+        take: impl Fn(Value) -> Result<T, Value>,
+    ) -> Option<T> {
         let what = &self.what;
-        self.map.remove(key).map(|v| take(v).unwrap_or_else(|other| panic!("{what}.{key} must be {expected}, found {other:?}")))
+        self.map.remove(key).map(|v| {
+            take(v)
+                .unwrap_or_else(|other| panic!("{what}.{key} must be {expected}, found {other:?}"))
+        })
     }
 
     fn opt_str(&mut self, key: &str) -> Option<String> {
@@ -59,7 +73,8 @@ impl Table {
     }
 
     fn str(&mut self, key: &str) -> String {
-        self.opt_str(key).unwrap_or_else(|| panic!("{} has no `{key}`", self.what))
+        self.opt_str(key)
+            .unwrap_or_else(|| panic!("{} has no `{key}`", self.what))
     }
 
     fn opt_int(&mut self, key: &str) -> Option<i64> {
@@ -70,7 +85,8 @@ impl Table {
     }
 
     fn int(&mut self, key: &str) -> i64 {
-        self.opt_int(key).unwrap_or_else(|| panic!("{} has no `{key}`", self.what))
+        self.opt_int(key)
+            .unwrap_or_else(|| panic!("{} has no `{key}`", self.what))
     }
 
     fn opt_bool(&mut self, key: &str) -> Option<bool> {
@@ -85,14 +101,17 @@ impl Table {
         self.opt(key).map(|v| match v {
             Value::Array(items) => items
                 .into_iter()
-                .map(|i| item(i).unwrap_or_else(|| panic!("{what} holds an item of the wrong type")))
+                .map(|i| {
+                    item(i).unwrap_or_else(|| panic!("{what} holds an item of the wrong type"))
+                })
                 .collect(),
             other => panic!("{what} must be an array, found {other:?}"),
         })
     }
 
     fn strings(&mut self, key: &str) -> Vec<String> {
-        self.opt_strings(key).unwrap_or_else(|| panic!("{} has no `{key}`", self.what))
+        self.opt_strings(key)
+            .unwrap_or_else(|| panic!("{} has no `{key}`", self.what))
     }
 
     fn opt_strings(&mut self, key: &str) -> Option<Vec<String>> {
@@ -101,7 +120,11 @@ impl Table {
 
     fn finish(self) {
         let unknown: Vec<&String> = self.map.keys().collect();
-        assert!(unknown.is_empty(), "{} has unknown keys {unknown:?}", self.what);
+        assert!(
+            unknown.is_empty(),
+            "{} has unknown keys {unknown:?}",
+            self.what
+        );
     }
 }
 
@@ -126,7 +149,9 @@ fn variant(enum_name: &str, kebab: &str) -> String {
         .split('-')
         .map(|part| {
             let mut c = part.chars();
-            c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
         })
         .collect();
     format!("{enum_name}::{camel}")
@@ -139,19 +164,50 @@ fn taxonomy_rows(toml: Value) -> String {
     let mut meta = Table::new("[meta]", root.req("meta"));
     let mut out = String::from("TaxonomyRows {\n    meta: MetaRow {\n");
     let _ = writeln!(out, "        version: {},", lit(&meta.str("version")));
-    let _ = writeln!(out, "        truncate_bytes: {},", meta.int("truncate_bytes"));
-    let _ = writeln!(out, "        failed_result_text_bytes: {},", meta.int("failed_result_text_bytes"));
-    let _ = writeln!(out, "        truncation_marker: {},", lit(&meta.str("truncation_marker")));
-    let _ = writeln!(out, "        default_max_bytes: {},", meta.int("default_max_bytes"));
-    let _ = writeln!(out, "        max_input_bytes: {},", meta.int("max_input_bytes"));
-    let _ = writeln!(out, "        gate_order: {},", str_slice(&meta.strings("gate_order")));
-    let _ = writeln!(out, "        invalid_request_reasons: {},", str_slice(&meta.strings("invalid_request_reasons")));
+    let _ = writeln!(
+        out,
+        "        truncate_bytes: {},",
+        meta.int("truncate_bytes")
+    );
+    let _ = writeln!(
+        out,
+        "        failed_result_text_bytes: {},",
+        meta.int("failed_result_text_bytes")
+    );
+    let _ = writeln!(
+        out,
+        "        truncation_marker: {},",
+        lit(&meta.str("truncation_marker"))
+    );
+    let _ = writeln!(
+        out,
+        "        default_max_bytes: {},",
+        meta.int("default_max_bytes")
+    );
+    let _ = writeln!(
+        out,
+        "        max_input_bytes: {},",
+        meta.int("max_input_bytes")
+    );
+    let _ = writeln!(
+        out,
+        "        gate_order: {},",
+        str_slice(&meta.strings("gate_order"))
+    );
+    let _ = writeln!(
+        out,
+        "        invalid_request_reasons: {},",
+        str_slice(&meta.strings("invalid_request_reasons"))
+    );
     for key in ["categories", "dialects"] {
         let mut pairs = Table::new(format!("[meta.{key}]"), meta.req(key));
         let entries: Vec<String> = std::mem::take(&mut pairs.map)
             .into_iter()
             .map(|(k, v)| {
-                let v = v.as_str().unwrap_or_else(|| panic!("meta.{key}.{k} must be a string")).to_string();
+                let v = v
+                    .as_str()
+                    .unwrap_or_else(|| panic!("meta.{key}.{k} must be a string"))
+                    .to_string();
                 format!("({}, {})", lit(&k), lit(&v))
             })
             .collect();
@@ -160,25 +216,62 @@ fn taxonomy_rows(toml: Value) -> String {
     let mut protocol = Table::new("[meta.protocol]", meta.req("protocol"));
     let mut ints = |key: &str| -> Vec<i32> {
         let what = format!("meta.protocol.{key}");
-        protocol.opt_list(key, |v| v.as_integer().and_then(|n| i32::try_from(n).ok())).unwrap_or_else(|| panic!("{what} is missing"))
+        protocol
+            .opt_list(key, |v| v.as_integer().and_then(|n| i32::try_from(n).ok()))
+            .unwrap_or_else(|| panic!("{what} is missing"))
     };
     let range = |key: &str, r: Vec<i32>| -> (i32, i32) {
-        assert!(r.len() == 2 && r[0] <= r[1], "meta.protocol.{key} must be [lowest, highest]");
+        assert!(
+            r.len() == 2 && r[0] <= r[1],
+            "meta.protocol.{key} must be [lowest, highest]"
+        );
         (r[0], r[1])
     };
-    let list = |codes: &[i32]| format!("&[{}]", codes.iter().map(i32::to_string).collect::<Vec<_>>().join(", "));
+    let list = |codes: &[i32]| {
+        format!(
+            "&[{}]",
+            codes
+                .iter()
+                .map(i32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
     let standard = ints("standard_codes");
     let implementation = range("implementation_codes", ints("implementation_codes"));
     let reserved = range("spec_reserved_codes", ints("spec_reserved_codes"));
     let retired = ints("spec_retired_codes");
     // The allocation itself only for the taxonomy's own tests; at run time `owned_codes` says it all.
-    let _ = writeln!(out, "        #[cfg(test)]\n        standard_codes: {},", list(&standard));
-    let _ = writeln!(out, "        #[cfg(test)]\n        implementation_codes: {implementation:?},");
-    let _ = writeln!(out, "        #[cfg(test)]\n        spec_reserved_codes: {reserved:?},");
-    let _ = writeln!(out, "        #[cfg(test)]\n        spec_retired_codes: {},", list(&retired));
-    let _ = writeln!(out, "        #[cfg(feature = \"mcp-revisions\")]\n        mcp_handshake_revisions: {},", str_slice(&protocol.strings("mcp_handshake_revisions")));
+    let _ = writeln!(
+        out,
+        "        #[cfg(test)]\n        standard_codes: {},",
+        list(&standard)
+    );
+    let _ = writeln!(
+        out,
+        "        #[cfg(test)]\n        implementation_codes: {implementation:?},"
+    );
+    let _ = writeln!(
+        out,
+        "        #[cfg(test)]\n        spec_reserved_codes: {reserved:?},"
+    );
+    let _ = writeln!(
+        out,
+        "        #[cfg(test)]\n        spec_retired_codes: {},",
+        list(&retired)
+    );
+    let _ = writeln!(
+        out,
+        "        #[cfg(feature = \"mcp-revisions\")]\n        mcp_handshake_revisions: {},",
+        str_slice(&protocol.strings("mcp_handshake_revisions"))
+    );
     // Every code a protocol owns, as one `matches!` (a few comparisons in the downloaded module, no table).
-    let patterns: Vec<String> = standard.iter().chain(&retired).map(i32::to_string).chain([format!("{}..={}", reserved.0, reserved.1)]).collect();
+    let patterns: Vec<String> = standard
+        .iter()
+        .chain(&retired)
+        .map(i32::to_string)
+        .chain([format!("{}..={}", reserved.0, reserved.1)])
+        .collect();
     write_out(
         "owned_codes.rs",
         &format!("/// Whether a protocol owns `code` (`[meta.protocol]`). Generated by build.rs.\npub fn owned_by_protocol(code: i64) -> bool {{\n    matches!(code, {})\n}}\n", patterns.join(" | ")),
@@ -208,30 +301,58 @@ fn taxonomy_rows(toml: Value) -> String {
         other => panic!("[[kind]] must be an array of tables, found {other:?}"),
     };
     for kind in kinds {
-        let name = kind.get("name").and_then(Value::as_str).unwrap_or("?").to_string();
+        let name = kind
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_string();
         let mut k = Table::new(format!("kind `{name}`"), kind);
         out.push_str("        KindRow {\n");
         let _ = writeln!(out, "            name: {},", lit(&k.str("name")));
         let _ = writeln!(out, "            summary: {},", lit(&k.str("summary")));
         let _ = writeln!(out, "            category: {},", lit(&k.str("category")));
-        let _ = writeln!(out, "            gate: {},", opt_lit(k.opt_str("gate").as_deref()));
-        let retryable = k.opt_bool("retryable").unwrap_or_else(|| panic!("kind `{name}` has no `retryable`"));
+        let _ = writeln!(
+            out,
+            "            gate: {},",
+            opt_lit(k.opt_str("gate").as_deref())
+        );
+        let retryable = k
+            .opt_bool("retryable")
+            .unwrap_or_else(|| panic!("kind `{name}` has no `retryable`"));
         let _ = writeln!(out, "            retryable: {retryable},");
-        let _ = writeln!(out, "            retry_hint: {},", lit(&k.str("retry_hint")));
+        let _ = writeln!(
+            out,
+            "            retry_hint: {},",
+            lit(&k.str("retry_hint"))
+        );
         let http_status = u16::try_from(k.int("http_status")).expect("http_status is a u16");
         let _ = writeln!(out, "            http_status: {http_status},");
         let _ = writeln!(out, "            log_level: {},", lit(&k.str("log_level")));
-        let fields: Vec<String> = k.strings("fields").iter().map(|spec| field_row(&format!("kind `{name}`"), spec, false)).collect();
+        let fields: Vec<String> = k
+            .strings("fields")
+            .iter()
+            .map(|spec| field_row(&format!("kind `{name}`"), spec, false))
+            .collect();
         let _ = writeln!(out, "            fields: &[{}],", fields.join(", "));
         let _ = writeln!(out, "            message: {},", lit(&k.str("message")));
-        let _ = writeln!(out, "            details: {},", opt_lit(k.opt_str("details").as_deref()));
-        let _ = writeln!(out, "            public: {},", str_slice(&k.opt_strings("public").unwrap_or_default()));
+        let _ = writeln!(
+            out,
+            "            details: {},",
+            opt_lit(k.opt_str("details").as_deref())
+        );
+        let _ = writeln!(
+            out,
+            "            public: {},",
+            str_slice(&k.opt_strings("public").unwrap_or_default())
+        );
         let mut dialects = Table::new(format!("kind `{name}` dialects"), k.req("dialects"));
         let entries: Vec<String> = std::mem::take(&mut dialects.map)
             .into_iter()
             .map(|(d, entry)| {
                 let mut e = Table::new(format!("kind `{name}` dialect `{d}`"), entry);
-                let code = e.opt_int("code").map(|c| i32::try_from(c).expect("codes are i32"));
+                let code = e
+                    .opt_int("code")
+                    .map(|c| i32::try_from(c).expect("codes are i32"));
                 let row = format!(
                     "({}, DialectRow {{ code: {}, message: {}, details: {}, style: {} }})",
                     lit(&d),
@@ -244,7 +365,11 @@ fn taxonomy_rows(toml: Value) -> String {
                 row
             })
             .collect();
-        let _ = writeln!(out, "            dialects: &[\n                {},\n            ],", entries.join(",\n                "));
+        let _ = writeln!(
+            out,
+            "            dialects: &[\n                {},\n            ],",
+            entries.join(",\n                ")
+        );
         k.finish();
         out.push_str("        },\n");
     }
@@ -277,7 +402,9 @@ fn field_row(owner: &str, spec: &str, object_allowed: bool) -> String {
     // Field names become WIT, Python and TypeScript identifiers and camelCase keys (ASCII case mapping).
     assert!(
         name.starts_with(|c: char| c.is_ascii_lowercase())
-            && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
+            && name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
         "{owner}: field name `{name}` is not snake_case ASCII"
     );
     format!("({}, FieldType::{ty}, {required})", lit(name))
@@ -292,20 +419,60 @@ fn catalogue_rows(toml: Value) -> (String, String, String) {
     let mut root = Table::new("rules.toml", toml);
     let mut out = String::from("CatalogueRows {\n");
     let mut allow = Table::new("[allowlist]", root.req("allowlist"));
-    let _ = writeln!(out, "    allowlist_values: {},", str_slice(&allow.strings("values")));
-    let _ = writeln!(out, "    allowlist_markers: {},", str_slice(&allow.strings("markers")));
+    let _ = writeln!(
+        out,
+        "    allowlist_values: {},",
+        str_slice(&allow.strings("values"))
+    );
+    let _ = writeln!(
+        out,
+        "    allowlist_markers: {},",
+        str_slice(&allow.strings("markers"))
+    );
     allow.finish();
     let mut environment = Table::new("[environment]", root.req("environment"));
-    let _ = writeln!(out, "    environment_name_pattern: {},", lit(&environment.str("name_pattern")));
-    let _ = writeln!(out, "    environment_min_value_len: {},", environment.int("min_value_len"));
+    let _ = writeln!(
+        out,
+        "    environment_name_pattern: {},",
+        lit(&environment.str("name_pattern"))
+    );
+    let _ = writeln!(
+        out,
+        "    environment_min_value_len: {},",
+        environment.int("min_value_len")
+    );
     environment.finish();
     let mut json = Table::new("[json]", root.req("json"));
-    let _ = writeln!(out, "    json_sensitive_keys: {},", str_slice(&json.strings("sensitive_keys")));
-    let _ = writeln!(out, "    json_sensitive_suffixes: {},", str_slice(&json.strings("sensitive_suffixes")));
-    let _ = writeln!(out, "    json_opaque_keys: {},", str_slice(&json.strings("opaque_keys")));
-    let _ = writeln!(out, "    json_trace_keys: {},", str_slice(&json.strings("trace_keys")));
-    let _ = writeln!(out, "    json_not_sensitive: {},", str_slice(&json.strings("not_sensitive")));
-    let _ = writeln!(out, "    json_diagnostic_keys: {},", str_slice(&json.strings("diagnostic_keys")));
+    let _ = writeln!(
+        out,
+        "    json_sensitive_keys: {},",
+        str_slice(&json.strings("sensitive_keys"))
+    );
+    let _ = writeln!(
+        out,
+        "    json_sensitive_suffixes: {},",
+        str_slice(&json.strings("sensitive_suffixes"))
+    );
+    let _ = writeln!(
+        out,
+        "    json_opaque_keys: {},",
+        str_slice(&json.strings("opaque_keys"))
+    );
+    let _ = writeln!(
+        out,
+        "    json_trace_keys: {},",
+        str_slice(&json.strings("trace_keys"))
+    );
+    let _ = writeln!(
+        out,
+        "    json_not_sensitive: {},",
+        str_slice(&json.strings("not_sensitive"))
+    );
+    let _ = writeln!(
+        out,
+        "    json_diagnostic_keys: {},",
+        str_slice(&json.strings("diagnostic_keys"))
+    );
     json.finish();
 
     out.push_str("    rules: &[\n");
@@ -316,7 +483,11 @@ fn catalogue_rows(toml: Value) -> (String, String, String) {
     let mut examples = Map::new();
     let mut patterns = Vec::new();
     for rule in rules {
-        let id = rule.get("id").and_then(Value::as_str).unwrap_or("?").to_string();
+        let id = rule
+            .get("id")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_string();
         let mut r = Table::new(format!("rule `{id}`"), rule);
         let mut ex = Map::new();
         for key in ["examples", "negative_examples"] {
@@ -328,35 +499,79 @@ fn catalogue_rows(toml: Value) -> (String, String, String) {
         let _ = writeln!(out, "            id: {},", lit(&r.str("id")));
         let _ = writeln!(out, "            category: {},", lit(&r.str("category")));
         let description = r.opt_str("description").unwrap_or_default();
-        let description = if keep_descriptions { description } else { String::new() };
+        let description = if keep_descriptions {
+            description
+        } else {
+            String::new()
+        };
         let _ = writeln!(out, "            description: {},", lit(&description));
-        let _ = writeln!(out, "            keywords: {},", str_slice(&r.opt_strings("keywords").unwrap_or_default()));
+        let _ = writeln!(
+            out,
+            "            keywords: {},",
+            str_slice(&r.opt_strings("keywords").unwrap_or_default())
+        );
         let pattern = r.str("pattern");
         let _ = writeln!(out, "            pattern: {},", lit(&pattern));
         patterns.push((id.clone(), pattern));
         let groups = r
-            .opt_list("secret_groups", |v| v.as_integer().and_then(|n| usize::try_from(n).ok()))
+            .opt_list("secret_groups", |v| {
+                v.as_integer().and_then(|n| usize::try_from(n).ok())
+            })
             .unwrap_or_default();
         let _ = writeln!(out, "            secret_groups: &{groups:?},");
-        let validator = r.opt_str("validator").map(|v| format!("Some({})", variant("Validator", &v)));
-        let _ = writeln!(out, "            validator: {},", validator.as_deref().unwrap_or("None"));
+        let validator = r
+            .opt_str("validator")
+            .map(|v| format!("Some({})", variant("Validator", &v)));
+        let _ = writeln!(
+            out,
+            "            validator: {},",
+            validator.as_deref().unwrap_or("None")
+        );
         let span = usize::try_from(r.opt_int("span").unwrap_or(0)).expect("span is not negative");
         let _ = writeln!(out, "            span: {span},");
-        let _ = writeln!(out, "            assignment_after_keyword: {},", r.opt_bool("assignment_after_keyword").unwrap_or(false));
-        let _ = writeln!(out, "            trigger: {},", variant("Trigger", r.opt_str("trigger").as_deref().unwrap_or("keywords")));
-        let _ = writeln!(out, "            window: {},", variant("WindowKind", r.opt_str("window").as_deref().unwrap_or("line")));
-        let words_after = usize::try_from(r.opt_int("words_after").unwrap_or(0)).expect("words_after is not negative");
+        let _ = writeln!(
+            out,
+            "            assignment_after_keyword: {},",
+            r.opt_bool("assignment_after_keyword").unwrap_or(false)
+        );
+        let _ = writeln!(
+            out,
+            "            trigger: {},",
+            variant(
+                "Trigger",
+                r.opt_str("trigger").as_deref().unwrap_or("keywords")
+            )
+        );
+        let _ = writeln!(
+            out,
+            "            window: {},",
+            variant(
+                "WindowKind",
+                r.opt_str("window").as_deref().unwrap_or("line")
+            )
+        );
+        let words_after = usize::try_from(r.opt_int("words_after").unwrap_or(0))
+            .expect("words_after is not negative");
         let _ = writeln!(out, "            words_after: {words_after},");
         let requires = r.opt_strings("requires").unwrap_or_default();
-        assert!(requires.iter().all(|s| !s.is_empty()), "rule {}: a `requires` literal is empty", r.str("id"));
+        assert!(
+            requires.iter().all(|s| !s.is_empty()),
+            "rule {}: a `requires` literal is empty",
+            r.str("id")
+        );
         let _ = writeln!(out, "            requires: {},", str_slice(&requires));
-        let _ = writeln!(out, "            delimits: {},", r.opt_bool("delimits").unwrap_or(false));
+        let _ = writeln!(
+            out,
+            "            delimits: {},",
+            r.opt_bool("delimits").unwrap_or(false)
+        );
         r.finish();
         out.push_str("        },\n");
     }
     root.finish();
     out.push_str("    ],\n}\n");
-    let examples = serde_json::to_string(&Value::Table(examples)).expect("TOML values are JSON-representable");
+    let examples =
+        serde_json::to_string(&Value::Table(examples)).expect("TOML values are JSON-representable");
     (out, examples, programs::programs(&patterns))
 }
 
@@ -374,19 +589,30 @@ fn dialect_enum(toml: &Value) -> String {
         .collect();
     for name in &names {
         assert!(
-            name.starts_with(|c: char| c.is_ascii_lowercase()) && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+            name.starts_with(|c: char| c.is_ascii_lowercase())
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
             "dialect name `{name}` is not kebab-case ASCII"
         );
     }
     let variants: Vec<String> = names.iter().map(|n| variant("Dialect", n)).collect();
     let mut out = String::new();
     let _ = writeln!(out, "/// Every dialect of the taxonomy (`[meta.dialects]`), in its order. Generated by build.rs.");
-    let _ = writeln!(out, "#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]\npub enum Dialect {{");
+    let _ = writeln!(
+        out,
+        "#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]\npub enum Dialect {{"
+    );
     for v in &variants {
         let _ = writeln!(out, "    {},", v.trim_start_matches("Dialect::"));
     }
     let _ = writeln!(out, "}}\n\nimpl Dialect {{");
-    let _ = writeln!(out, "    pub const ALL: [Dialect; {}] = [{}];", names.len(), variants.join(", "));
+    let _ = writeln!(
+        out,
+        "    pub const ALL: [Dialect; {}] = [{}];",
+        names.len(),
+        variants.join(", ")
+    );
     let _ = writeln!(out, "\n    /// The dialect's name, as every runtime spells it.\n    pub const fn name(self) -> &'static str {{\n        match self {{");
     for (n, v) in names.iter().zip(&variants) {
         let _ = writeln!(out, "            {v} => {},", lit(n));
@@ -396,7 +622,12 @@ fn dialect_enum(toml: &Value) -> String {
         let _ = writeln!(out, "            {} => Some({v}),", lit(n));
     }
     let _ = writeln!(out, "            _ => None,\n        }}\n    }}\n}}\n");
-    let _ = writeln!(out, "/// Every dialect's name, in order.\npub const DIALECTS: [&str; {}] = [{}];\n", names.len(), names.iter().map(|n| lit(n)).collect::<Vec<_>>().join(", "));
+    let _ = writeln!(
+        out,
+        "/// Every dialect's name, in order.\npub const DIALECTS: [&str; {}] = [{}];\n",
+        names.len(),
+        names.iter().map(|n| lit(n)).collect::<Vec<_>>().join(", ")
+    );
     let _ = writeln!(out, "/// The names as the unknown-dialect error lists them.\npub const DIALECT_LIST: &str = {};", lit(&names.join(", ")));
     out
 }

@@ -17,14 +17,17 @@ fn fail(message: &str) -> ! {
 
 /// The target directory the host is being built in: the nearest folder above OUT_DIR that cargo tagged.
 fn target_dir(out: &Path) -> Option<PathBuf> {
-    out.ancestors().find(|dir| dir.join("CACHEDIR.TAG").is_file()).map(Path::to_path_buf)
+    out.ancestors()
+        .find(|dir| dir.join("CACHEDIR.TAG").is_file())
+        .map(Path::to_path_buf)
 }
 
 /// Writes `bytes` unless the file already holds them (an unchanged file keeps its time: nothing downstream
 /// is rebuilt for it).
 fn write_if_changed(path: &Path, bytes: &[u8]) {
     if fs::read(path).ok().as_deref() != Some(bytes) {
-        fs::write(path, bytes).unwrap_or_else(|e| fail(&format!("cannot write {}: {e}", path.display())));
+        fs::write(path, bytes)
+            .unwrap_or_else(|e| fail(&format!("cannot write {}: {e}", path.display())));
     }
 }
 
@@ -41,12 +44,15 @@ fn main() {
         Some(path) => {
             let path = PathBuf::from(path);
             println!("cargo:rerun-if-changed={}", path.display());
-            fs::read(&path).unwrap_or_else(|e| fail(&format!("JSONRPC_ERRORS_COMPONENT={}: {e}", path.display())))
+            fs::read(&path).unwrap_or_else(|e| {
+                fail(&format!("JSONRPC_ERRORS_COMPONENT={}: {e}", path.display()))
+            })
         }
         None => {
             let cargo = PathBuf::from(env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
             let rustc = PathBuf::from(env::var_os("RUSTC").unwrap_or_else(|| "rustc".into()));
-            let built = component::build(&cargo, &rustc, &root, &target).unwrap_or_else(|e| fail(&e));
+            let built =
+                component::build(&cargo, &rustc, &root, &target).unwrap_or_else(|e| fail(&e));
             // What the component is made of: a change to any of them builds it again.
             for source in &built.sources {
                 println!("cargo:rerun-if-changed={}", source.display());
@@ -59,7 +65,10 @@ fn main() {
     };
     let wasm = out.join("jsonrpc-errors.wasm");
     write_if_changed(&wasm, &component);
-    println!("cargo:rustc-env=JSONRPC_ERRORS_COMPONENT={}", wasm.display());
+    println!(
+        "cargo:rustc-env=JSONRPC_ERRORS_COMPONENT={}",
+        wasm.display()
+    );
 
     // `cargo xtask component` writes <target>/component/jsonrpc-errors.wasm and its precompiled form; the latter is
     // embedded only when the former is the very component embedded here (a stale or foreign one never is), else
@@ -70,17 +79,28 @@ fn main() {
     let cwasm = dir.join("jsonrpc-errors.cwasm");
     if !cwasm.exists() && fs::create_dir_all(&dir).is_ok() {
         if let Ok(file) = fs::File::create(&cwasm) {
-            let _ = file.set_modified(std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1));
+            let _ = file.set_modified(
+                std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1),
+            );
         }
     }
     println!("cargo:rerun-if-changed={}", cwasm.display());
-    let precompiled = fs::read(dir.join("jsonrpc-errors.wasm")).ok().filter(|stock| *stock == component).and_then(|_| {
-        fs::metadata(&cwasm).ok().filter(|m| m.len() > 0).map(|_| cwasm.clone())
-    });
+    let precompiled = fs::read(dir.join("jsonrpc-errors.wasm"))
+        .ok()
+        .filter(|stock| *stock == component)
+        .and_then(|_| {
+            fs::metadata(&cwasm)
+                .ok()
+                .filter(|m| m.len() > 0)
+                .map(|_| cwasm.clone())
+        });
     let embedded = precompiled.unwrap_or_else(|| {
         let empty = out.join("empty.cwasm");
         write_if_changed(&empty, b"");
         empty
     });
-    println!("cargo:rustc-env=JSONRPC_ERRORS_PRECOMPILED={}", embedded.display());
+    println!(
+        "cargo:rustc-env=JSONRPC_ERRORS_PRECOMPILED={}",
+        embedded.display()
+    );
 }

@@ -29,7 +29,11 @@ struct Seeds {
 impl Seeds {
     fn add(&mut self, target: &str, name: &str, h: Header, payload: &[u8]) {
         let bytes = [h.to_bytes(), payload.to_vec()].concat();
-        assert_eq!(Header::split(&bytes).0, h, "Header::to_bytes is not the inverse of Header::split");
+        assert_eq!(
+            Header::split(&bytes).0,
+            h,
+            "Header::to_bytes is not the inverse of Header::split"
+        );
         self.add_bytes(target, name, bytes, payload.len());
     }
 
@@ -38,7 +42,16 @@ impl Seeds {
         if payload_len > MAX_SEED {
             return;
         }
-        let clean: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+        let clean: String = name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
         self.files.insert(format!("{target}/seed-{clean}"), bytes);
     }
 
@@ -48,7 +61,9 @@ impl Seeds {
             let path = self.dir.join(name);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(&path, bytes).unwrap();
-            *per_target.entry(name.split('/').next().unwrap()).or_default() += 1;
+            *per_target
+                .entry(name.split('/').next().unwrap())
+                .or_default() += 1;
         }
         for (target, n) in per_target {
             println!("seeded {n:4} inputs into corpus/{target}");
@@ -57,12 +72,18 @@ impl Seeds {
 }
 
 fn hex(h: &str) -> Vec<u8> {
-    (0..h.len()).step_by(2).map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap()).collect()
+    (0..h.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
+        .collect()
 }
 
 fn ctx(case: &Value) -> CallContext {
     case.get("ctx")
-        .map(|c| CallContext { unix_millis: c["unix_millis"].as_u64().unwrap(), entropy: c["entropy"].as_u64().unwrap() })
+        .map(|c| CallContext {
+            unix_millis: c["unix_millis"].as_u64().unwrap(),
+            entropy: c["entropy"].as_u64().unwrap(),
+        })
         .unwrap_or_default()
 }
 
@@ -76,7 +97,10 @@ fn raw(case: &Value) -> Vec<u8> {
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut seeds = Seeds { dir: root.join("corpus"), files: BTreeMap::new() };
+    let mut seeds = Seeds {
+        dir: root.join("corpus"),
+        files: BTreeMap::new(),
+    };
     let mut vectors: Vec<PathBuf> = std::fs::read_dir(root.join("../tests/vectors"))
         .expect("tests/vectors")
         .map(|e| e.unwrap().path())
@@ -93,24 +117,45 @@ fn main() {
             match case["op"].as_str().unwrap() {
                 "validate" => validate(&mut seeds, name, case),
                 "map" => {
-                    let input = case["input_text"].as_str().map_or_else(|| case["input"].to_string(), str::to_string);
+                    let input = case["input_text"]
+                        .as_str()
+                        .map_or_else(|| case["input"].to_string(), str::to_string);
                     seeds.add("map", name, h, input.as_bytes());
-                    seeds.add("redact_json", &format!("map-{name}"), Header::default(), input.as_bytes());
+                    seeds.add(
+                        "redact_json",
+                        &format!("map-{name}"),
+                        Header::default(),
+                        input.as_bytes(),
+                    );
                 }
                 "sanitize" => {
                     let raw = raw(case);
                     seeds.add("sanitize", name, h, &raw);
                     // The same with a secret planted at the start of the message.
                     if let Some(at) = raw.windows(11).position(|w| w == b"\"message\":\"") {
-                        let planted = Header { mode: 1, position: ((at + 11) as u16).to_le_bytes(), ..h };
+                        let planted = Header {
+                            mode: 1,
+                            position: ((at + 11) as u16).to_le_bytes(),
+                            ..h
+                        };
                         seeds.add("sanitize", &format!("{name}-planted"), planted, &raw);
                     }
-                    seeds.add("redact_json", &format!("sanitize-{name}"), Header::default(), &raw);
+                    seeds.add(
+                        "redact_json",
+                        &format!("sanitize-{name}"),
+                        Header::default(),
+                        &raw,
+                    );
                 }
                 "redact" => {
                     let text = case["text"].as_str().unwrap();
                     seeds.add("redact", name, Header::default(), text.as_bytes());
-                    seeds.add_bytes("programs", name, [&[PROGRAMS_ALL_RULES][..], text.as_bytes()].concat(), text.len());
+                    seeds.add_bytes(
+                        "programs",
+                        name,
+                        [&[PROGRAMS_ALL_RULES][..], text.as_bytes()].concat(),
+                        text.len(),
+                    );
                     redact_texts.push((name.to_string(), text.to_string()));
                 }
                 "lookup" | "explain" | "codes" => lookup(&mut seeds, name, case, h),
@@ -118,13 +163,21 @@ fn main() {
                 // The contract's other ops: redaction under caller options (redact's mode 2 takes the options
                 // JSON as the first line), JSON-aware redaction of the document as text; the rest take no input.
                 "redact_with" => {
-                    let options = case.get("options").map_or_else(|| "{}".to_string(), |o| o.to_string());
+                    let options = case
+                        .get("options")
+                        .map_or_else(|| "{}".to_string(), |o| o.to_string());
                     let text = case["text"].as_str().unwrap();
-                    let h = Header { mode: 2, ..Header::default() };
+                    let h = Header {
+                        mode: 2,
+                        ..Header::default()
+                    };
                     seeds.add("redact", name, h, format!("{options}\n{text}").as_bytes());
                 }
                 "redact_json_value" => {
-                    let value = case.get("value_text").and_then(|v| v.as_str().map(str::to_string)).unwrap_or_else(|| case["value"].to_string());
+                    let value = case
+                        .get("value_text")
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_else(|| case["value"].to_string());
                     seeds.add("redact_json", name, Header::default(), value.as_bytes());
                 }
                 "kinds" | "max_input_bytes" | "refusal" => {}
@@ -135,17 +188,43 @@ fn main() {
     // Redaction under the other modes: a secret planted, options as text, and the texts inside JSON.
     for (i, (name, text)) in redact_texts.iter().enumerate() {
         if i % 8 == 0 {
-            let h = Header { flags: 1, secret: i as u8, position: (text.len() as u16 / 2).to_le_bytes(), ..Header::default() };
+            let h = Header {
+                flags: 1,
+                secret: i as u8,
+                position: (text.len() as u16 / 2).to_le_bytes(),
+                ..Header::default()
+            };
             seeds.add("redact", &format!("{name}-planted"), h, text.as_bytes());
         }
         if i % 4 == 0 {
             let options = REDACT_OPTIONS[i / 4 % REDACT_OPTIONS.len()];
             let payload = format!("{options}\n{text}");
-            seeds.add("redact", &format!("{name}-options"), Header { mode: 2, ..Header::default() }, payload.as_bytes());
+            seeds.add(
+                "redact",
+                &format!("{name}-options"),
+                Header {
+                    mode: 2,
+                    ..Header::default()
+                },
+                payload.as_bytes(),
+            );
             let doc = serde_json::json!({"message": text, "password": "hunter2", "nested": [{"token": text}]}).to_string();
-            seeds.add("redact_json", &format!("{name}-doc"), Header::default(), doc.as_bytes());
+            seeds.add(
+                "redact_json",
+                &format!("{name}-doc"),
+                Header::default(),
+                doc.as_bytes(),
+            );
             let payload = format!("{options}\n{doc}");
-            seeds.add("redact_json", &format!("{name}-doc-options"), Header { mode: 2 << 1, ..Header::default() }, payload.as_bytes());
+            seeds.add(
+                "redact_json",
+                &format!("{name}-doc-options"),
+                Header {
+                    mode: 2 << 1,
+                    ..Header::default()
+                },
+                payload.as_bytes(),
+            );
         }
     }
     // Every rule's examples, for the rule alone (selector = the rule's place among the rules with programs,
@@ -155,10 +234,17 @@ fn main() {
     let with_programs = (0..catalogue_rules().len()).filter(|&i| programs::for_rule(i).is_some());
     for (place, i) in with_programs.enumerate() {
         let rule = &catalogue_rules()[i];
-        let Some(e) = all_examples.get(&rule.id) else { continue };
+        let Some(e) = all_examples.get(&rule.id) else {
+            continue;
+        };
         for (k, text) in e.examples.iter().chain(&e.negative_examples).enumerate() {
             let selector = (place % 0x80) as u8;
-            seeds.add_bytes("programs", &format!("{}-{k}", rule.id), [&[selector][..], text.as_bytes()].concat(), text.len());
+            seeds.add_bytes(
+                "programs",
+                &format!("{}-{k}", rule.id),
+                [&[selector][..], text.as_bytes()].concat(),
+                text.len(),
+            );
         }
     }
     seeds.write();
@@ -270,7 +356,10 @@ fn guard(seeds: &mut Seeds, name: &str, case: &Value) {
         } else if let Some(t) = s("upstream_stderr") {
             line(b"E", t.replace('\n', "~").as_bytes());
         } else if let Some(h) = s("upstream_stderr_hex") {
-            let bytes: Vec<u8> = hex(h).into_iter().map(|b| if b == b'\n' { b'~' } else { b }).collect();
+            let bytes: Vec<u8> = hex(h)
+                .into_iter()
+                .map(|b| if b == b'\n' { b'~' } else { b })
+                .collect();
             line(b"E", &bytes);
         } else if step.get("upstream_stderr_end").is_some() {
             line(b"Z", b"");

@@ -154,13 +154,26 @@ fn pick(list: &[String], n: u8) -> Option<String> {
     (!list.is_empty()).then(|| list[n as usize % list.len()].clone())
 }
 
-fn client(session: &mut Session, model: &mut Model, client_wrote_secret: &mut bool, line: &[u8], ctx: CallContext) {
+fn client(
+    session: &mut Session,
+    model: &mut Model,
+    client_wrote_secret: &mut bool,
+    line: &[u8],
+    ctx: CallContext,
+) {
     *client_wrote_secret |= secrets::leak_in(line).is_some();
     let out = session.client_line(line, ctx);
     model.check(&Origin::Client(line), &out, None);
 }
 
-fn upstream(session: &mut Session, model: &mut Model, line: &[u8], ctx: CallContext, expect: Option<(String, bool)>, planted: Option<&str>) {
+fn upstream(
+    session: &mut Session,
+    model: &mut Model,
+    line: &[u8],
+    ctx: CallContext,
+    expect: Option<(String, bool)>,
+    planted: Option<&str>,
+) {
     let out = session.upstream_line(line, ctx);
     if planted.is_some() {
         assert_no_leak(&out, line);
@@ -172,10 +185,19 @@ fn upstream(session: &mut Session, model: &mut Model, line: &[u8], ctx: CallCont
 fn assert_no_leak(out: &Outcome, line: &[u8]) {
     for step in &out.steps {
         match step {
-            Step::Forward { to: Peer::Client, .. } => secrets::assert_no_leak(&text(line), "an upstream line passed on as it is"),
-            Step::Send { to: Peer::Client, line, .. } => secrets::assert_no_leak(line, "a line to the client"),
+            Step::Forward {
+                to: Peer::Client, ..
+            } => secrets::assert_no_leak(&text(line), "an upstream line passed on as it is"),
+            Step::Send {
+                to: Peer::Client,
+                line,
+                ..
+            } => secrets::assert_no_leak(line, "a line to the client"),
             _ => {}
         }
     }
-    secrets::assert_no_leak(&out.to_json(), "the outcome (events for the operator's log)");
+    secrets::assert_no_leak(
+        &out.to_json(),
+        "the outcome (events for the operator's log)",
+    );
 }

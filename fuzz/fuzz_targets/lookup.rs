@@ -47,7 +47,11 @@ fn check_codes() {
             let valid = format != "yaml" && which.is_none_or(|d| DIALECTS.contains(&d));
             match api::codes(which, format) {
                 Err(e) => {
-                    assert!(!valid, "codes refused {which:?} / {format}: {}", api::failure_json(&e));
+                    assert!(
+                        !valid,
+                        "codes refused {which:?} / {format}: {}",
+                        api::failure_json(&e)
+                    );
                     parse_one(&api::failure_json(&e), "codes' refusal");
                     secrets::assert_no_leak(&api::failure_json(&e), "codes' refusal");
                 }

@@ -71,7 +71,13 @@ enum FieldName {
 #[derive(Arbitrary, Debug)]
 enum FieldValue {
     /// A value of the field's declared type, taken from these.
-    Typed { s: Text, n: u64, i: i32, b: bool, list: Vec<Text> },
+    Typed {
+        s: Text,
+        n: u64,
+        i: i32,
+        b: bool,
+        list: Vec<Text>,
+    },
     Any(ArbJson),
 }
 
@@ -96,16 +102,31 @@ impl Plant {
     }
 }
 
-fn typed(ty: FieldType, s: &Text, n: u64, i: i32, b: bool, list: &[Text], plant: &mut Plant, planting: bool) -> Value {
+fn typed(
+    ty: FieldType,
+    s: &Text,
+    n: u64,
+    i: i32,
+    b: bool,
+    list: &[Text],
+    plant: &mut Plant,
+    planting: bool,
+) -> Value {
     match ty {
         FieldType::String => plant.string(s.as_str(), planting),
         FieldType::U64 => Value::from(n),
         FieldType::S32 => Value::from(i),
         FieldType::Bool => Value::Bool(b),
-        FieldType::StringList => Value::Array(list.iter().map(|t| plant.string(t.as_str(), planting)).collect()),
+        FieldType::StringList => Value::Array(
+            list.iter()
+                .map(|t| plant.string(t.as_str(), planting))
+                .collect(),
+        ),
         // Safe metadata (the Error Model's `context`): keys from the list, the planted text as values.
         FieldType::Object => Value::Object(
-            list.iter().map(|t| (t.as_str().to_string(), plant.string(s.as_str(), planting))).collect(),
+            list.iter()
+                .map(|t| (t.as_str().to_string(), plant.string(s.as_str(), planting)))
+                .collect(),
         ),
     }
 }
@@ -130,14 +151,19 @@ impl ErrorSpec {
             obj.insert("id".into(), id_value(id));
         }
         if let Some(c) = &self.correlation_id {
-            obj.insert("correlation_id".into(), Value::String(c.as_str().to_string()));
+            obj.insert(
+                "correlation_id".into(),
+                Value::String(c.as_str().to_string()),
+            );
         }
         if let Some(t) = &self.timestamp {
             obj.insert("timestamp".into(), Value::String(t.as_str().to_string()));
         }
         for f in &self.fields {
             let declared = match (&f.name, kind) {
-                (FieldName::OfKind(i), Some(k)) if !k.fields.is_empty() => Some(&k.fields[*i as usize % k.fields.len()]),
+                (FieldName::OfKind(i), Some(k)) if !k.fields.is_empty() => {
+                    Some(&k.fields[*i as usize % k.fields.len()])
+                }
                 _ => None,
             };
             let name = match (&f.name, declared) {
@@ -149,14 +175,20 @@ impl ErrorSpec {
             // secret is planted there (one was, and came back in the id: the harness's mistake).
             let planting = planting && name != "id";
             let value = match (&f.value, declared) {
-                (FieldValue::Typed { s, n, i, b, list }, Some(d)) => typed(d.ty, s, *n, *i, *b, list, plant, planting),
+                (FieldValue::Typed { s, n, i, b, list }, Some(d)) => {
+                    typed(d.ty, s, *n, *i, *b, list, plant, planting)
+                }
                 (FieldValue::Typed { s, .. }, None) => plant.string(s.as_str(), planting),
                 (FieldValue::Any(v), _) => v.to_value(),
             };
             obj.insert(name, value);
         }
         if let (true, Some(k)) = (self.complete, kind) {
-            let missing: Vec<_> = k.fields.iter().filter(|f| f.required && !obj.contains_key(&f.name)).collect();
+            let missing: Vec<_> = k
+                .fields
+                .iter()
+                .filter(|f| f.required && !obj.contains_key(&f.name))
+                .collect();
             for f in missing {
                 let value = typed(f.ty, &Text::Word(0), 30, -32000, true, &[], plant, planting);
                 obj.insert(f.name.clone(), value);
@@ -171,7 +203,9 @@ fn id_value(id: &IdChoice) -> Value {
         IdChoice::Int(n) => Value::from(*n),
         IdChoice::Str(t) => Value::String(t.as_str().to_string()),
         IdChoice::Null => Value::Null,
-        IdChoice::Number(i) => serde_json::from_str(NUMBERS[*i as usize % NUMBERS.len()]).unwrap_or(Value::Null),
+        IdChoice::Number(i) => {
+            serde_json::from_str(NUMBERS[*i as usize % NUMBERS.len()]).unwrap_or(Value::Null)
+        }
         IdChoice::Other(v) => v.to_value(),
     }
 }

@@ -42,21 +42,33 @@ fn compiled() -> &'static [Compiled] {
                 Some(Compiled {
                     id: rule.id.as_str(),
                     program,
-                    regex: regex_lite::Regex::new(&rule.pattern).expect("a catalogue pattern compiles"),
+                    regex: regex_lite::Regex::new(&rule.pattern)
+                        .expect("a catalogue pattern compiles"),
                     anchored: (rule.window == WindowKind::Assignment).then(|| {
-                        regex_lite::Regex::new(&redact::anchored_pattern(&rule.pattern)).expect("its anchored form compiles")
+                        regex_lite::Regex::new(&redact::anchored_pattern(&rule.pattern))
+                            .expect("its anchored form compiles")
                     }),
                 })
             })
             .collect();
         // A build without step programs would make this target pass vacuously.
-        assert!(!with_programs.is_empty(), "no rule has a step program: build the guest with `step-programs`");
+        assert!(
+            !with_programs.is_empty(),
+            "no rule has a step program: build the guest with `step-programs`"
+        );
         with_programs
     })
 }
 
 fn regex_spans(regex: &regex_lite::Regex, hay: &str) -> Vec<Spans> {
-    regex.captures_iter(hay).map(|c| (0..c.len()).map(|g| c.get(g).map(|m| (m.start(), m.end()))).collect()).collect()
+    regex
+        .captures_iter(hay)
+        .map(|c| {
+            (0..c.len())
+                .map(|g| c.get(g).map(|m| (m.start(), m.end())))
+                .collect()
+        })
+        .collect()
 }
 
 /// Texts up to this long are checked from every start; longer ones from where the guest starts (a quadratic
@@ -66,12 +78,28 @@ const SHORT: usize = 64;
 fn check(rule: &Compiled, hay: &str) {
     let groups = rule.regex.captures_len();
     let expected = regex_spans(&rule.regex, hay);
-    let found: Vec<Spans> = programs::matches(rule.program, hay).map(|m| (0..groups).map(|g| m.get(g)).collect()).collect();
-    assert_eq!(found, expected, "rule {}: the program and the regex disagree on {hay:?}", rule.id);
-    let Some(anchored) = &rule.anchored else { return };
+    let found: Vec<Spans> = programs::matches(rule.program, hay)
+        .map(|m| (0..groups).map(|g| m.get(g)).collect())
+        .collect();
+    assert_eq!(
+        found, expected,
+        "rule {}: the program and the regex disagree on {hay:?}",
+        rule.id
+    );
+    let Some(anchored) = &rule.anchored else {
+        return;
+    };
     // Group 0 compared by its end: the anchored regex's match starts at the window, the program's at the key.
     let spans = |get: &dyn Fn(usize) -> Option<(usize, usize)>| -> Spans {
-        (0..anchored.captures_len()).map(|g| if g == 0 { get(0).map(|(_, e)| (0, e)) } else { get(g) }).collect()
+        (0..anchored.captures_len())
+            .map(|g| {
+                if g == 0 {
+                    get(0).map(|(_, e)| (0, e))
+                } else {
+                    get(g)
+                }
+            })
+            .collect()
     };
     // Where the guest searches from: an identifier run's start (`match_after_identifier` then tries every
     // start within the run itself). Short texts are checked from every character, runs' insides included.
@@ -80,14 +108,23 @@ fn check(rule: &Compiled, hay: &str) {
     let starts = hay.char_indices().map(|(i, _)| i);
     for start in starts.filter(|&i| hay.len() <= SHORT || i == 0 || !identifier(bytes[i - 1])) {
         let window = &hay[start..];
-        let expected = anchored.captures(window).map(|c| spans(&|g| c.get(g).map(|m| (m.start(), m.end()))));
-        let found = programs::match_after_identifier(rule.program, window).map(|m| spans(&|g| m.get(g)));
-        assert_eq!(found, expected, "rule {}: the program and the anchored regex disagree from byte {start} of {hay:?}", rule.id);
+        let expected = anchored
+            .captures(window)
+            .map(|c| spans(&|g| c.get(g).map(|m| (m.start(), m.end()))));
+        let found =
+            programs::match_after_identifier(rule.program, window).map(|m| spans(&|g| m.get(g)));
+        assert_eq!(
+            found, expected,
+            "rule {}: the program and the anchored regex disagree from byte {start} of {hay:?}",
+            rule.id
+        );
     }
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&selector, rest)) = data.split_first() else { return };
+    let Some((&selector, rest)) = data.split_first() else {
+        return;
+    };
     let hay = text(rest);
     let rules = compiled();
     // Half the selectors pick one rule, so an input that matters to one rule is not slowed by all the others.

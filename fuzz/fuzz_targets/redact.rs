@@ -24,7 +24,6 @@ use jsonrpc_errors_guest::api;
 use jsonrpc_errors_guest::redact::{self, Policy, Secrets};
 use libfuzzer_sys::fuzz_target;
 
-
 /// A finding as both entry points report it.
 struct Span<'a> {
     rule: &'a str,
@@ -38,18 +37,42 @@ fn check(input: &str, output: &str, spans: &[Span<'_>], policy: &Policy) {
     let mut expected = String::with_capacity(output.len());
     let mut at = 0;
     for s in spans {
-        assert!(s.end <= input.len(), "finding {}..{} past the end ({}) of the text", s.start, s.end, input.len());
-        assert!(input.is_char_boundary(s.start) && input.is_char_boundary(s.end), "finding {}..{} splits a character", s.start, s.end);
+        assert!(
+            s.end <= input.len(),
+            "finding {}..{} past the end ({}) of the text",
+            s.start,
+            s.end,
+            input.len()
+        );
+        assert!(
+            input.is_char_boundary(s.start) && input.is_char_boundary(s.end),
+            "finding {}..{} splits a character",
+            s.start,
+            s.end
+        );
         if !known("redact-empty-finding") {
-            assert!(s.start < s.end, "an empty finding at {} ({})", s.start, s.rule);
+            assert!(
+                s.start < s.end,
+                "an empty finding at {} ({})",
+                s.start,
+                s.rule
+            );
         }
-        assert!(s.start >= at, "findings overlap or are out of order: {}..{} after {at}", s.start, s.end);
+        assert!(
+            s.start >= at,
+            "findings overlap or are out of order: {}..{} after {at}",
+            s.start,
+            s.end
+        );
         expected.push_str(&input[at..s.start]);
         expected.push_str(&policy.replacement(s.rule, &input[s.start..s.end]));
         at = s.end;
     }
     expected.push_str(&input[at..]);
-    assert_eq!(output, expected, "the output is not the text with its findings replaced");
+    assert_eq!(
+        output, expected,
+        "the output is not the text with its findings replaced"
+    );
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -58,7 +81,9 @@ fuzz_target!(|data: &[u8]| {
         0 => default_policy(&h, payload),
         1 => {
             let mut u = Unstructured::new(payload);
-            let Ok(options) = Options::arbitrary(&mut u) else { return };
+            let Ok(options) = Options::arbitrary(&mut u) else {
+                return;
+            };
             caller_policy(&options.to_json(), &text(u.take_rest()));
         }
         _ => {
@@ -72,16 +97,33 @@ fn default_policy(h: &Header, payload: &[u8]) {
     let secret = secrets::secret(h.secret, false);
     let fuzzed = text(payload).into_owned();
     let planted = h.flag(0) && secrets::leak_in(fuzzed.as_bytes()).is_none();
-    let input = if planted { String::from_utf8(secrets::plant(fuzzed.as_bytes(), h.position(), secret)).unwrap() } else { fuzzed };
+    let input = if planted {
+        String::from_utf8(secrets::plant(fuzzed.as_bytes(), h.position(), secret)).unwrap()
+    } else {
+        fuzzed
+    };
 
     let policy = Policy::default();
     let r = redact::redact_with(&input, Secrets::none(), &policy);
-    let spans: Vec<Span<'_>> = r.findings.iter().map(|f| Span { rule: &f.rule, start: f.start, end: f.end }).collect();
+    let spans: Vec<Span<'_>> = r
+        .findings
+        .iter()
+        .map(|f| Span {
+            rule: &f.rule,
+            start: f.start,
+            end: f.end,
+        })
+        .collect();
     check(&input, &r.text, &spans, &policy);
     // `written` locates each replacement in the output.
     assert_eq!(r.written.len(), r.findings.len());
     for (f, &(from, to)) in r.findings.iter().zip(&r.written) {
-        assert_eq!(r.text.get(from..to), Some(&*policy.replacement(&f.rule, &input[f.start..f.end])), "written range of {}", f.rule);
+        assert_eq!(
+            r.text.get(from..to),
+            Some(&*policy.replacement(&f.rule, &input[f.start..f.end])),
+            "written range of {}",
+            f.rule
+        );
     }
     let again = redact::redact_with(&r.text, Secrets::none(), &policy);
     if !known("redact-not-idempotent") {
@@ -97,12 +139,19 @@ fn caller_policy(options: &str, input: &str) {
     match (api::redact_with(input, options), policy) {
         (Err(e), Err(_)) => {
             let failure = parse_one(&api::failure_json(&e), "redact's refusal");
-            assert_eq!(failure["code"], -32602, "a refused policy is -32602: {failure}");
+            assert_eq!(
+                failure["code"], -32602,
+                "a refused policy is -32602: {failure}"
+            );
         }
         (Ok(out), Ok(policy)) => {
             let v = parse_one(&out, "redact's output");
-            let output = v["text"].as_str().unwrap_or_else(|| panic!("no text in {out}"));
-            let findings = v["findings"].as_array().unwrap_or_else(|| panic!("no findings in {out}"));
+            let output = v["text"]
+                .as_str()
+                .unwrap_or_else(|| panic!("no text in {out}"));
+            let findings = v["findings"]
+                .as_array()
+                .unwrap_or_else(|| panic!("no findings in {out}"));
             let spans: Vec<Span<'_>> = findings
                 .iter()
                 .map(|f| Span {
@@ -113,7 +162,12 @@ fn caller_policy(options: &str, input: &str) {
                 .collect();
             check(input, output, &spans, &policy);
         }
-        (Ok(out), Err(e)) => panic!("api::redact_with accepted options the policy refuses ({e}): {out}"),
-        (Err(e), Ok(_)) => panic!("api::redact_with refused options the policy accepts: {}", api::failure_json(&e)),
+        (Ok(out), Err(e)) => {
+            panic!("api::redact_with accepted options the policy refuses ({e}): {out}")
+        }
+        (Err(e), Ok(_)) => panic!(
+            "api::redact_with refused options the policy accepts: {}",
+            api::failure_json(&e)
+        ),
     }
 }

@@ -86,13 +86,21 @@ fn same_shape(input: &Value, output: &Value, path: &str) {
     match (input, output) {
         (_, Value::String(_)) => {}
         (Value::Array(a), Value::Array(b)) => {
-            assert_eq!(a.len(), b.len(), "array at {path} changed length: {input} -> {output}");
+            assert_eq!(
+                a.len(),
+                b.len(),
+                "array at {path} changed length: {input} -> {output}"
+            );
             for (i, (x, y)) in a.iter().zip(b).enumerate() {
                 same_shape(x, y, &format!("{path}[{i}]"));
             }
         }
         (Value::Object(a), Value::Object(b)) => {
-            assert_eq!(a.len(), b.len(), "object at {path} changed its member count: {input} -> {output}");
+            assert_eq!(
+                a.len(),
+                b.len(),
+                "object at {path} changed its member count: {input} -> {output}"
+            );
             for ((k, x), (_, y)) in a.iter().zip(b) {
                 same_shape(x, y, &format!("{path}.{k}"));
             }

@@ -47,26 +47,47 @@ enum CodeChoice {
 impl UpstreamError {
     fn to_value(&self, planting: &mut Planting<'_>, plant: bool) -> Value {
         let code = match &self.code {
-            CodeChoice::Standard(i) => Value::from([-32700, -32600, -32601, -32602, -32603][*i as usize % 5]),
+            CodeChoice::Standard(i) => {
+                Value::from([-32700, -32600, -32601, -32602, -32603][*i as usize % 5])
+            }
             CodeChoice::Server(i) => Value::from(-32000 - i64::from(*i % 100)),
             CodeChoice::Any(n) => Value::from(*n),
-            CodeChoice::Number(i) => serde_json::from_str(NUMBERS[*i as usize % NUMBERS.len()]).unwrap_or(Value::Null),
+            CodeChoice::Number(i) => {
+                serde_json::from_str(NUMBERS[*i as usize % NUMBERS.len()]).unwrap_or(Value::Null)
+            }
             CodeChoice::Other(v) => v.to_value(),
         };
         let mut error = Map::new();
         error.insert("code".into(), code);
         if let Some(m) = &self.message {
             let message = ArbJson::Str(m.clone());
-            error.insert("message".into(), if plant { message.to_value_planting(planting) } else { message.to_value() });
+            error.insert(
+                "message".into(),
+                if plant {
+                    message.to_value_planting(planting)
+                } else {
+                    message.to_value()
+                },
+            );
         }
         if let Some(d) = &self.data {
-            error.insert("data".into(), if plant { d.to_value_planting(planting) } else { d.to_value() });
+            error.insert(
+                "data".into(),
+                if plant {
+                    d.to_value_planting(planting)
+                } else {
+                    d.to_value()
+                },
+            );
         }
         let mut response = Map::new();
         if self.version {
             response.insert("jsonrpc".into(), Value::from("2.0"));
         }
-        response.insert("id".into(), self.id.as_ref().map_or(Value::from(1), ArbJson::to_value));
+        response.insert(
+            "id".into(),
+            self.id.as_ref().map_or(Value::from(1), ArbJson::to_value),
+        );
         response.insert("error".into(), Value::Object(error));
         for (k, v) in &self.extra {
             response.insert(k.as_str().to_string(), v.to_value());

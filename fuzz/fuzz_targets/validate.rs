@@ -24,7 +24,11 @@ use serde_json::{Map, Value};
 
 fuzz_target!(|data: &[u8]| {
     let (h, payload) = Header::split(data);
-    let (content_type, body) = if h.flag(2) { first_line(payload) } else { (&[][..], payload) };
+    let (content_type, body) = if h.flag(2) {
+        first_line(payload)
+    } else {
+        (&[][..], payload)
+    };
     let content_type = text(content_type);
     let max_bytes = match (h.flag(0), h.flag(1)) {
         (false, _) => None,
@@ -48,31 +52,59 @@ fuzz_target!(|data: &[u8]| {
     let options_valid = h.dialect_is_valid() && (h.batch() == "reject" || h.batch() == "allow");
     let out = match result {
         Err(e) => {
-            assert!(!options_valid, "validate refused valid options: {}", api::failure_json(&e));
+            assert!(
+                !options_valid,
+                "validate refused valid options: {}",
+                api::failure_json(&e)
+            );
             // The refused name may be a secret typed as a dialect.
             secrets::assert_no_leak(&api::failure_json(&e), "validate's refusal");
             return;
         }
         Ok(out) => {
-            assert!(options_valid, "validate accepted dialect {:?} / batch {:?}", h.dialect(), h.batch());
+            assert!(
+                options_valid,
+                "validate accepted dialect {:?} / batch {:?}",
+                h.dialect(),
+                h.batch()
+            );
             out
         }
     };
     let verdict = parse_one(&out, "validate's output");
 
-    let limit = max_bytes.unwrap_or(jsonrpc_errors_guest::taxonomy::taxonomy().meta.default_max_bytes);
+    let limit = max_bytes.unwrap_or(
+        jsonrpc_errors_guest::taxonomy::taxonomy()
+            .meta
+            .default_max_bytes,
+    );
     if content_length.unwrap_or(0).max(body.len() as u64) > limit {
         assert_response(&verdict, "validate's oversize answer");
-        assert_eq!(verdict["error"]["code"], -32600, "an oversize body is -32600: {out}");
-        assert_eq!(verdict["id"], Value::Null, "an oversize body is never read, so its id is not known: {out}");
+        assert_eq!(
+            verdict["error"]["code"], -32600,
+            "an oversize body is -32600: {out}"
+        );
+        assert_eq!(
+            verdict["id"],
+            Value::Null,
+            "an oversize body is never read, so its id is not known: {out}"
+        );
         return;
     }
     match &verdict {
         Value::Array(verdicts) => {
-            assert_eq!(h.batch(), "allow", "an array answered under batch policy reject: {out}");
+            assert_eq!(
+                h.batch(),
+                "allow",
+                "an array answered under batch policy reject: {out}"
+            );
             // The members, read independently (serde_json gives up past 128 levels of nesting: no check then).
             if let Ok(members) = serde_json::from_slice::<Vec<&RawValue>>(body) {
-                assert_eq!(members.len(), verdicts.len(), "one verdict per batch member: {out}");
+                assert_eq!(
+                    members.len(),
+                    verdicts.len(),
+                    "one verdict per batch member: {out}"
+                );
                 for (member, v) in members.iter().zip(verdicts) {
                     check_verdict(v, member.get().as_bytes(), None, None);
                 }
@@ -88,17 +120,37 @@ fn check_verdict(v: &Value, body: &[u8], content_type: Option<&str>, content_len
         assert_response(v, "validate's error answer");
         return;
     }
-    assert_eq!(v["valid"], Value::Bool(true), "\"valid\" is only ever true: {v}");
-    let method = v["method"].as_str().unwrap_or_else(|| panic!("a valid verdict names the method: {v}"));
-    assert!(content_length.is_none_or(|n| n == body.len() as u64), "valid despite a Content-Length mismatch: {v}");
+    assert_eq!(
+        v["valid"],
+        Value::Bool(true),
+        "\"valid\" is only ever true: {v}"
+    );
+    let method = v["method"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a valid verdict names the method: {v}"));
+    assert!(
+        content_length.is_none_or(|n| n == body.len() as u64),
+        "valid despite a Content-Length mismatch: {v}"
+    );
     if let Some(ct) = content_type {
-        let media = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        let media = ct
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
         assert!(
-            ["application/json", "application/json-rpc", "application/jsonrequest"].contains(&media.as_str()),
+            [
+                "application/json",
+                "application/json-rpc",
+                "application/jsonrequest"
+            ]
+            .contains(&media.as_str()),
             "valid despite content type {ct:?}: {v}"
         );
     }
-    let text = std::str::from_utf8(body).unwrap_or_else(|e| panic!("valid despite invalid UTF-8 ({e}): {v}"));
+    let text = std::str::from_utf8(body)
+        .unwrap_or_else(|e| panic!("valid despite invalid UTF-8 ({e}): {v}"));
     // An independent reading of the request (skipped past serde_json's nesting limit, which the guest does not
     // have: it reads members as raw text).
     // Surrogate escapes (`\uD83D` alone) are JSON syntax but no Unicode, which serde_json refuses; the guest
@@ -106,18 +158,38 @@ fn check_verdict(v: &Value, body: &[u8], content_type: Option<&str>, content_len
     // business. Read here with each one as U+FFFD (a false alarm before: `"di":"\uD83D\uFE00…"`).
     let text = &without_surrogate_escapes(text);
     let Ok(request) = serde_json::from_str::<Map<String, Value>>(text) else {
-        let deep = serde_json::from_str::<Value>(text).err().is_some_and(|e| e.to_string().contains("recursion limit"));
+        let deep = serde_json::from_str::<Value>(text)
+            .err()
+            .is_some_and(|e| e.to_string().contains("recursion limit"));
         assert!(deep, "valid, but the body is not a JSON object: {v}");
         return;
     };
-    assert_eq!(request.get("jsonrpc"), Some(&Value::String("2.0".into())), "valid without jsonrpc 2.0: {v}");
-    assert_eq!(request.get("method").and_then(Value::as_str), Some(method), "the verdict's method is the body's: {v}");
-    assert_eq!(request.get("id"), v.get("id"), "the verdict's id is the body's: {v}");
+    assert_eq!(
+        request.get("jsonrpc"),
+        Some(&Value::String("2.0".into())),
+        "valid without jsonrpc 2.0: {v}"
+    );
+    assert_eq!(
+        request.get("method").and_then(Value::as_str),
+        Some(method),
+        "the verdict's method is the body's: {v}"
+    );
+    assert_eq!(
+        request.get("id"),
+        v.get("id"),
+        "the verdict's id is the body's: {v}"
+    );
     if let Some(id) = request.get("id") {
-        assert!(matches!(id, Value::String(_) | Value::Number(_) | Value::Null), "valid with id {id}: {v}");
+        assert!(
+            matches!(id, Value::String(_) | Value::Number(_) | Value::Null),
+            "valid with id {id}: {v}"
+        );
     }
     if let Some(params) = request.get("params") {
-        assert!(params.is_object() || params.is_array(), "valid with params {params}: {v}");
+        assert!(
+            params.is_object() || params.is_array(),
+            "valid with params {params}: {v}"
+        );
     }
 }
 
@@ -135,7 +207,11 @@ fn without_surrogate_escapes(text: &str) -> String {
         }
         let hex = |at: usize| {
             let h = bytes.get(at..at + 6)?;
-            (h[0] == b'\\' && h[1] == b'u').then(|| std::str::from_utf8(&h[2..]).ok().and_then(|h| u16::from_str_radix(h, 16).ok()))?
+            (h[0] == b'\\' && h[1] == b'u').then(|| {
+                std::str::from_utf8(&h[2..])
+                    .ok()
+                    .and_then(|h| u16::from_str_radix(h, 16).ok())
+            })?
         };
         match (hex(i), hex(i + 6)) {
             // A pair is one character: kept.

@@ -62,7 +62,10 @@ pub enum Call<'a> {
 
 /// Stderr bytes as a script line spells them: `~` is a line break (a script line holds none).
 fn stderr_bytes(spelled: &[u8]) -> Vec<u8> {
-    spelled.iter().map(|&b| if b == b'~' { b'\n' } else { b }).collect()
+    spelled
+        .iter()
+        .map(|&b| if b == b'~' { b'\n' } else { b })
+        .collect()
 }
 
 /// The calls of a script, in order.
@@ -72,7 +75,12 @@ pub fn script(payload: &[u8]) -> impl Iterator<Item = Call<'_>> {
 
 fn call(line: &[u8]) -> Option<Call<'_>> {
     let (&op, rest) = line.split_first()?;
-    let number = || std::str::from_utf8(rest).ok().and_then(|s| s.trim().parse::<i64>().ok()).unwrap_or(0);
+    let number = || {
+        std::str::from_utf8(rest)
+            .ok()
+            .and_then(|s| s.trim().parse::<i64>().ok())
+            .unwrap_or(0)
+    };
     let byte = || rest.first().copied().unwrap_or(0);
     let built = || Unstructured::new(rest);
     Some(match op {
@@ -94,13 +102,22 @@ fn call(line: &[u8]) -> Option<Call<'_>> {
         b'L' => Call::Log(rest.get(1..).unwrap_or_default(), Some(byte())),
         b'E' => Call::Stderr(stderr_bytes(rest)),
         b'Z' => Call::StderrEnd,
-        b'K' => Call::StderrSplit { secret: byte(), cut: rest.get(1).copied().unwrap_or(0), bytes: stderr_bytes(rest.get(2..).unwrap_or_default()) },
+        b'K' => Call::StderrSplit {
+            secret: byte(),
+            cut: rest.get(1).copied().unwrap_or(0),
+            bytes: stderr_bytes(rest.get(2..).unwrap_or_default()),
+        },
         _ => return None,
     })
 }
 
 fn failure(spec: &[u8]) -> Failure {
-    let n = || std::str::from_utf8(&spec[1..]).ok().and_then(|s| s.trim().parse::<i32>().ok()).unwrap_or(0);
+    let n = || {
+        std::str::from_utf8(&spec[1..])
+            .ok()
+            .and_then(|s| s.trim().parse::<i32>().ok())
+            .unwrap_or(0)
+    };
     match spec.first() {
         Some(b'e') => Failure::Exited(n()),
         Some(b'k') => Failure::Killed(n()),
@@ -185,11 +202,19 @@ impl RequestTemplate {
         if let Some(id) = &self.id {
             line.push_str(&format!(r#","id":{}"#, id.text()));
         }
-        line.push_str(&format!(r#","method":{}"#, serde_json::to_string(method).expect("a string serializes")));
+        line.push_str(&format!(
+            r#","method":{}"#,
+            serde_json::to_string(method).expect("a string serializes")
+        ));
         match self.params {
             ParamsChoice::Object => {
-                let meta = self.progress_token.map(|t| format!(r#","_meta":{{"progressToken":"p{}"}}"#, t % 4)).unwrap_or_default();
-                line.push_str(&format!(r#","params":{{"name":"query","arguments":{{}}{meta}}}"#));
+                let meta = self
+                    .progress_token
+                    .map(|t| format!(r#","_meta":{{"progressToken":"p{}"}}"#, t % 4))
+                    .unwrap_or_default();
+                line.push_str(&format!(
+                    r#","params":{{"name":"query","arguments":{{}}{meta}}}"#
+                ));
             }
             ParamsChoice::Absent => {}
             ParamsChoice::Array => line.push_str(r#","params":[1]"#),
@@ -215,7 +240,9 @@ pub fn batch_line(members: &[Member]) -> String {
         .iter()
         .map(|m| match m {
             Member::Call(t) => t.line(),
-            Member::Response(id) => format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#, id.text()),
+            Member::Response(id) => {
+                format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#, id.text())
+            }
             Member::Value(v) => v.to_value().to_string(),
         })
         .collect();
@@ -253,7 +280,11 @@ pub enum Respell {
 #[derive(Arbitrary, Debug)]
 pub enum Shape {
     Result(ArbJson),
-    Error { code: ErrorCode, message: Text, data: Option<ArbJson> },
+    Error {
+        code: ErrorCode,
+        message: Text,
+        data: Option<ArbJson>,
+    },
     /// An MCP tool result with `isError: true`.
     ToolError(Text),
     /// Not a valid response: both members, no version, a code that is not an integer.
@@ -286,16 +317,24 @@ impl AnswerTemplate {
             None => s.to_string(),
         };
         let planted = |v: &Option<ArbJson>| match (v, secret) {
-            (Some(v), Some(secret)) => Some(v.to_value_planting(&mut crate::json::Planting::new(secret, 0))),
+            (Some(v), Some(secret)) => {
+                Some(v.to_value_planting(&mut crate::json::Planting::new(secret, 0)))
+            }
             (Some(v), None) => Some(v.to_value()),
             (None, _) => None,
         };
         let head = format!(r#"{{"jsonrpc":"2.0","id":{id}"#);
         match &self.shape {
             Shape::Result(v) => format!(r#"{head},"result":{}}}"#, v.to_value()),
-            Shape::Error { code, message, data } => {
+            Shape::Error {
+                code,
+                message,
+                data,
+            } => {
                 let code = match code {
-                    ErrorCode::Standard(i) => [-32700, -32600, -32601, -32602, -32603][*i as usize % 5],
+                    ErrorCode::Standard(i) => {
+                        [-32700, -32600, -32601, -32602, -32603][*i as usize % 5]
+                    }
                     ErrorCode::Custom(n) => *n,
                 };
                 let mut error = serde_json::Map::new();
@@ -310,14 +349,30 @@ impl AnswerTemplate {
                 let content = serde_json::json!([{"type": "text", "text": plant(text.as_str())}]);
                 format!(r#"{head},"result":{{"content":{content},"isError":true}}}}"#)
             }
-            Shape::ResultAndError => format!(r#"{head},"result":{{}},"error":{{"code":-32000,"message":{}}}}}"#, json_string(&plant("both"))),
-            Shape::NoVersion => format!(r#"{{"id":{id},"error":{{"code":-32000,"message":{}}}}}"#, json_string(&plant("no version"))),
-            Shape::StringCode => format!(r#"{head},"error":{{"code":"E42","message":{}}}}}"#, json_string(&plant("string code"))),
+            Shape::ResultAndError => format!(
+                r#"{head},"result":{{}},"error":{{"code":-32000,"message":{}}}}}"#,
+                json_string(&plant("both"))
+            ),
+            Shape::NoVersion => format!(
+                r#"{{"id":{id},"error":{{"code":-32000,"message":{}}}}}"#,
+                json_string(&plant("no version"))
+            ),
+            Shape::StringCode => format!(
+                r#"{head},"error":{{"code":"E42","message":{}}}}}"#,
+                json_string(&plant("string code"))
+            ),
             Shape::DeepData(n) => {
                 let depth = 64 + *n as usize;
-                format!(r#"{head},"error":{{"code":-32000,"message":"deep","data":{}1{}}}}}"#, "[".repeat(depth), "]".repeat(depth))
+                format!(
+                    r#"{head},"error":{{"code":-32000,"message":"deep","data":{}1{}}}}}"#,
+                    "[".repeat(depth),
+                    "]".repeat(depth)
+                )
             }
-            Shape::NullId => format!(r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":-32000,"message":{}}}}}"#, json_string(&plant("null id"))),
+            Shape::NullId => format!(
+                r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":-32000,"message":{}}}}}"#,
+                json_string(&plant("null id"))
+            ),
         }
     }
 
@@ -335,7 +390,11 @@ fn json_string(s: &str) -> String {
 /// valid JSON or not the same id, a mistake of this harness, falls back to the id as sent).
 fn respell(id: &str, how: &Respell) -> String {
     let written = respelled(id, how);
-    if serde_json::from_str::<Value>(&written).is_ok() && key(&written) == key(id) { written } else { id.to_string() }
+    if serde_json::from_str::<Value>(&written).is_ok() && key(&written) == key(id) {
+        written
+    } else {
+        id.to_string()
+    }
 }
 
 fn respelled(id: &str, how: &Respell) -> String {
@@ -360,23 +419,33 @@ fn respelled(id: &str, how: &Respell) -> String {
             out
         }
         (Respell::Decoded, Some(Value::String(s))) => json_string(&s),
-        (Respell::FractionZero, Some(Value::Number(_))) if id.bytes().all(|b| b.is_ascii_digit() || b == b'-') => format!("{id}.0"),
-        (Respell::Exponent, Some(Value::Number(_))) if !id.contains(['e', 'E']) => match id.split_once('.') {
-            // The point moved to the end (`-0.50` as `-50e-2`), without the leading zeros JSON forbids.
-            Some((whole, fraction)) => {
-                let (sign, whole) = whole.strip_prefix('-').map_or(("", whole), |w| ("-", w));
-                let digits = format!("{whole}{fraction}");
-                let digits = match digits.trim_start_matches('0') {
-                    "" => "0",
-                    d => d,
-                };
-                format!("{sign}{digits}e-{}", fraction.len())
+        (Respell::FractionZero, Some(Value::Number(_)))
+            if id.bytes().all(|b| b.is_ascii_digit() || b == b'-') =>
+        {
+            format!("{id}.0")
+        }
+        (Respell::Exponent, Some(Value::Number(_))) if !id.contains(['e', 'E']) => {
+            match id.split_once('.') {
+                // The point moved to the end (`-0.50` as `-50e-2`), without the leading zeros JSON forbids.
+                Some((whole, fraction)) => {
+                    let (sign, whole) = whole.strip_prefix('-').map_or(("", whole), |w| ("-", w));
+                    let digits = format!("{whole}{fraction}");
+                    let digits = match digits.trim_start_matches('0') {
+                        "" => "0",
+                        d => d,
+                    };
+                    format!("{sign}{digits}e-{}", fraction.len())
+                }
+                None => format!("{id}E0"),
             }
-            None => format!("{id}E0"),
-        },
+        }
         (Respell::Double, Some(Value::Number(_))) => match id.parse::<f64>() {
             Ok(f) if f.is_finite() => {
-                if f.abs() >= 1e21 { format!("{f:e}") } else { format!("{f}") }
+                if f.abs() >= 1e21 {
+                    format!("{f:e}")
+                } else {
+                    format!("{f}")
+                }
             }
             _ => id.to_string(),
         },
@@ -397,7 +466,9 @@ fn logged_form(id: &Value) -> Value {
 /// The key of the one id among a client batch's members that the operator's log shows as `logged` (ids are
 /// redacted there: a member holding a secret in its id is answered with its id whole, and logged redacted).
 fn member_key_logged_as(line: &[u8], logged: &Value) -> Option<String> {
-    let Ok(Value::Array(members)) = serde_json::from_slice::<Value>(line) else { return None };
+    let Ok(Value::Array(members)) = serde_json::from_slice::<Value>(line) else {
+        return None;
+    };
     let logged_key = key(&logged.to_string());
     let mut keys: Vec<String> = members
         .iter()
@@ -411,7 +482,9 @@ fn member_key_logged_as(line: &[u8], logged: &Value) -> Option<String> {
 
 /// The request ids a client line's cancellations name (the line alone, or each member of a batch).
 fn cancelled_ids(line: &[u8]) -> Vec<Value> {
-    let Ok(value) = serde_json::from_slice::<Value>(line) else { return Vec::new() };
+    let Ok(value) = serde_json::from_slice::<Value>(line) else {
+        return Vec::new();
+    };
     let members = match value {
         Value::Array(members) => members,
         one => vec![one],
@@ -486,9 +559,15 @@ pub struct Model {
 
 /// What a line reads as.
 enum Msg<'a> {
-    Request { id: &'a RawValue, params: Option<&'a RawValue> },
+    Request {
+        id: &'a RawValue,
+        params: Option<&'a RawValue>,
+    },
     Notification,
-    Response { id: Option<&'a RawValue>, error: bool },
+    Response {
+        id: Option<&'a RawValue>,
+        error: bool,
+    },
     Batch(Vec<&'a RawValue>),
     Other,
 }
@@ -497,13 +576,19 @@ fn classify(text: &str) -> Msg<'_> {
     if text.trim_start().starts_with('[') {
         return serde_json::from_str::<Vec<&RawValue>>(text).map_or(Msg::Other, Msg::Batch);
     }
-    let Ok(obj) = serde_json::from_str::<RawObject<'_>>(text) else { return Msg::Other };
+    let Ok(obj) = serde_json::from_str::<RawObject<'_>>(text) else {
+        return Msg::Other;
+    };
     match (obj.get("method"), obj.get("id")) {
-        (Some(_), Some(id)) => Msg::Request { id, params: obj.get("params") },
+        (Some(_), Some(id)) => Msg::Request {
+            id,
+            params: obj.get("params"),
+        },
         (Some(_), None) => Msg::Notification,
-        (None, id) if obj.get("result").is_some() || obj.get("error").is_some() => {
-            Msg::Response { id, error: obj.get("error").is_some() }
-        }
+        (None, id) if obj.get("result").is_some() || obj.get("error").is_some() => Msg::Response {
+            id,
+            error: obj.get("error").is_some(),
+        },
         _ => Msg::Other,
     }
 }
@@ -514,7 +599,10 @@ fn is_null(raw: &RawValue) -> bool {
 
 impl Model {
     pub fn new(timeout: bool) -> Self {
-        Model { timeout, ..Model::default() }
+        Model {
+            timeout,
+            ..Model::default()
+        }
     }
 
     pub fn is_down(&self) -> bool {
@@ -524,16 +612,26 @@ impl Model {
     /// How the request with this key is waiting, if it is: what a built answer to it must lead to.
     pub fn expectation(&self, key: &str) -> Option<bool> {
         let w = self.waiting.get(key)?;
-        w.iter().any(|w| !matches!(w, Waiting::Filled(_))).then(|| w.contains(&Waiting::Alone))
+        w.iter()
+            .any(|w| !matches!(w, Waiting::Filled(_)))
+            .then(|| w.contains(&Waiting::Alone))
     }
 
     /// Requests owed an answer that the upstream has not given yet.
     fn owed(&self) -> usize {
-        self.waiting.values().flatten().filter(|w| !matches!(w, Waiting::Filled(_))).count()
+        self.waiting
+            .values()
+            .flatten()
+            .filter(|w| !matches!(w, Waiting::Filled(_)))
+            .count()
     }
 
     fn owed_alone(&self) -> usize {
-        self.waiting.values().flatten().filter(|w| **w == Waiting::Alone).count()
+        self.waiting
+            .values()
+            .flatten()
+            .filter(|w| **w == Waiting::Alone)
+            .count()
     }
 
     /// The key of a waiting request whose id the operator's log shows as `logged` (ids are redacted there);
@@ -543,14 +641,21 @@ impl Model {
         let mut keys: Vec<&String> = self.waiting.keys().collect();
         keys.sort();
         keys.into_iter()
-            .find(|k| serde_json::from_str::<Value>(k).is_ok_and(|id| key(&logged_form(&id).to_string()) == logged_key))
+            .find(|k| {
+                serde_json::from_str::<Value>(k)
+                    .is_ok_and(|id| key(&logged_form(&id).to_string()) == logged_key)
+            })
             .cloned()
             .unwrap_or_else(|| key(&logged.to_string()))
     }
 
     fn take(&mut self, key: &str, how: Waiting) -> bool {
-        let Some(list) = self.waiting.get_mut(key) else { return false };
-        let Some(i) = list.iter().position(|w| *w == how) else { return false };
+        let Some(list) = self.waiting.get_mut(key) else {
+            return false;
+        };
+        let Some(i) = list.iter().position(|w| *w == how) else {
+            return false;
+        };
         list.remove(i);
         if list.is_empty() {
             self.waiting.remove(key);
@@ -573,9 +678,15 @@ impl Model {
                 Origin::Expire(now) => format!("expire {now}"),
                 Origin::Failed => "upstream_failed".into(),
             };
-            eprintln!("== {call}\n   -> {json}\n   owed before: {:?}, batch replies {:?}", self.waiting, self.batch_replies);
+            eprintln!(
+                "== {call}\n   -> {json}\n   owed before: {:?}, batch replies {:?}",
+                self.waiting, self.batch_replies
+            );
         }
-        assert!(serde_json::from_str::<&RawValue>(&json).is_ok(), "the outcome is not JSON: {json}");
+        assert!(
+            serde_json::from_str::<&RawValue>(&json).is_ok(),
+            "the outcome is not JSON: {json}"
+        );
         let client_batch = matches!(origin, Origin::Client(line) if std::str::from_utf8(line).is_ok_and(|t| matches!(classify(t), Msg::Batch(_))));
         if client_batch {
             self.batches += 1;
@@ -592,39 +703,68 @@ impl Model {
             match step {
                 Step::Forward { to, .. } => {
                     let line = match (origin, to) {
-                        (Origin::Client(l), Peer::Upstream) | (Origin::Upstream(l), Peer::Client) => *l,
+                        (Origin::Client(l), Peer::Upstream)
+                        | (Origin::Upstream(l), Peer::Client) => *l,
                         _ => panic!("{step:?} after a call that forwards nothing there"),
                     };
-                    let text = std::str::from_utf8(line).unwrap_or_else(|_| panic!("forwarded invalid UTF-8 as it is: {line:?}"));
+                    let text = std::str::from_utf8(line)
+                        .unwrap_or_else(|_| panic!("forwarded invalid UTF-8 as it is: {line:?}"));
                     match to {
                         Peer::Upstream => self.forwarded_to_upstream(text, Waiting::Alone),
-                        Peer::Client => self.reached_client(text, origin, last_answered.as_deref(), &mut answered),
+                        Peer::Client => self.reached_client(
+                            text,
+                            origin,
+                            last_answered.as_deref(),
+                            &mut answered,
+                        ),
                     }
                 }
                 Step::Send { to, line, .. } => {
-                    assert!(!line.contains('\n'), "a line with a newline in it: {line:?}");
-                    assert!(serde_json::from_str::<&RawValue>(line).is_ok(), "sent a line that is not JSON: {line}");
+                    assert!(
+                        !line.contains('\n'),
+                        "a line with a newline in it: {line:?}"
+                    );
+                    assert!(
+                        serde_json::from_str::<&RawValue>(line).is_ok(),
+                        "sent a line that is not JSON: {line}"
+                    );
                     match (to, origin) {
-                        (Peer::Upstream, _) if self.down => panic!("wrote to the upstream after it failed: {line}"),
+                        (Peer::Upstream, _) if self.down => {
+                            panic!("wrote to the upstream after it failed: {line}")
+                        }
                         (Peer::Upstream, Origin::Client(_)) => {
                             sent_members.push(line);
                             self.forwarded_to_upstream(line, Waiting::InBatch(self.batches));
                         }
                         (Peer::Upstream, Origin::Expire(_)) => {
-                            assert!(line.contains(r#""method":"notifications/cancelled""#), "expire wrote {line} upstream");
-                            last_cancelled = cancelled_ids(line.as_bytes()).first().map(|id| key(&id.to_string()));
+                            assert!(
+                                line.contains(r#""method":"notifications/cancelled""#),
+                                "expire wrote {line} upstream"
+                            );
+                            last_cancelled = cancelled_ids(line.as_bytes())
+                                .first()
+                                .map(|id| key(&id.to_string()));
                         }
-                        (Peer::Upstream, _) => panic!("wrote {line} upstream in answer to the upstream"),
+                        (Peer::Upstream, _) => {
+                            panic!("wrote {line} upstream in answer to the upstream")
+                        }
                         // The guard's replies to the client's own message: not answers to anything forwarded.
                         (Peer::Client, Origin::Client(_) | Origin::ClientOversize) => {}
-                        (Peer::Client, _) => self.reached_client(line, origin, last_answered.as_deref(), &mut answered),
+                        (Peer::Client, _) => self.reached_client(
+                            line,
+                            origin,
+                            last_answered.as_deref(),
+                            &mut answered,
+                        ),
                     }
                 }
                 Step::Event(e) if e.event == EventName::ClientCancelled => {
                     // An event's id is the id as the operator's log shows it (a string one redacted): the request
                     // is one the client's cancellation named whose logged form that is, and which waited alone.
                     let logged = e.id.as_ref().expect("a cancellation names its request");
-                    let Origin::Client(line) = origin else { panic!("a cancellation reported outside a client call: {e:?}") };
+                    let Origin::Client(line) = origin else {
+                        panic!("a cancellation reported outside a client call: {e:?}")
+                    };
                     let named = cancelled_ids(line);
                     // Compared by key, as the guard compares ids: `-0` names the request `0`.
                     let logged_key = key(&logged.to_string());
@@ -638,11 +778,17 @@ impl Model {
                 Step::Event(e) => {
                     // In a client batch's call, the guard's own replies to its members: each is reported.
                     if e.event == EventName::Answered {
-                        let logged = e.id.as_ref().map_or_else(|| "null".to_string(), |id| match origin {
-                            // A batch member answered here (never forwarded): its id is one of the line's.
-                            Origin::Client(line) if client_batch => member_key_logged_as(line, id).unwrap_or_else(|| self.waiting_key_logged_as(id)),
-                            _ => self.waiting_key_logged_as(id),
-                        });
+                        let logged = e.id.as_ref().map_or_else(
+                            || "null".to_string(),
+                            |id| match origin {
+                                // A batch member answered here (never forwarded): its id is one of the line's.
+                                Origin::Client(line) if client_batch => {
+                                    member_key_logged_as(line, id)
+                                        .unwrap_or_else(|| self.waiting_key_logged_as(id))
+                                }
+                                _ => self.waiting_key_logged_as(id),
+                            },
+                        );
                         let k = match origin {
                             Origin::Expire(_) => last_cancelled.take().unwrap_or(logged),
                             _ => logged,
@@ -661,7 +807,11 @@ impl Model {
             }
         }
         // A batch that stays open (a member went upstream as a request): the replies wait in its array.
-        if client_batch && sent_members.iter().any(|s| matches!(classify(s), Msg::Request { .. })) {
+        if client_batch
+            && sent_members
+                .iter()
+                .any(|s| matches!(classify(s), Msg::Request { .. }))
+        {
             for k in replies {
                 *self.batch_replies.entry((self.batches, k)).or_default() += 1;
             }
@@ -669,11 +819,22 @@ impl Model {
         match origin {
             Origin::Failed => {
                 self.down = true;
-                assert_eq!(out.pending, 0, "requests still pending after the upstream failed");
-                assert!(self.waiting.is_empty(), "the upstream failed and these requests got no answer: {:?}", self.waiting);
+                assert_eq!(
+                    out.pending, 0,
+                    "requests still pending after the upstream failed"
+                );
+                assert!(
+                    self.waiting.is_empty(),
+                    "the upstream failed and these requests got no answer: {:?}",
+                    self.waiting
+                );
             }
             Origin::Expire(now) => {
-                assert!(out.deadline.is_none_or(|d| d > *now), "after expire at {now}, a deadline of {:?} is left", out.deadline);
+                assert!(
+                    out.deadline.is_none_or(|d| d > *now),
+                    "after expire at {now}, a deadline of {:?} is left",
+                    out.deadline
+                );
             }
             _ => {}
         }
@@ -692,29 +853,56 @@ impl Model {
         }
         if let Some((k, alone)) = expect {
             if alone {
-                assert!(answered.contains(&k), "the upstream answered {k}, and the client got no answer: {json}");
+                assert!(
+                    answered.contains(&k),
+                    "the upstream answered {k}, and the client got no answer: {json}"
+                );
             } else {
-                assert_eq!(out.pending + 1, self.pending, "the upstream answered batch member {k}; pending did not drop: {json}");
+                assert_eq!(
+                    out.pending + 1,
+                    self.pending,
+                    "the upstream answered batch member {k}; pending did not drop: {json}"
+                );
                 // One of its slots is filled now; the array that carries it reaches the client later (unless
                 // it was the last slot: then the array went out in this very call and took the entry).
                 self.fill(&k);
             }
         }
-        assert!(out.pending <= self.forwarded, "{} pending, {} forwarded", out.pending, self.forwarded);
+        assert!(
+            out.pending <= self.forwarded,
+            "{} pending, {} forwarded",
+            out.pending,
+            self.forwarded
+        );
         assert!(
             out.pending >= self.owed_alone(),
             "{} pending, yet {} requests forwarded alone are owed an answer: one was dropped without one",
             out.pending,
             self.owed_alone()
         );
-        assert!(out.pending <= self.owed(), "{} pending, only {} owed an answer", out.pending, self.owed());
-        assert_eq!(out.deadline.is_some(), self.timeout && out.pending > 0, "deadline {:?} with {} pending", out.deadline, out.pending);
+        assert!(
+            out.pending <= self.owed(),
+            "{} pending, only {} owed an answer",
+            out.pending,
+            self.owed()
+        );
+        assert_eq!(
+            out.deadline.is_some(),
+            self.timeout && out.pending > 0,
+            "deadline {:?} with {} pending",
+            out.deadline,
+            out.pending
+        );
         self.pending = out.pending;
     }
 
     /// A batch member's slot is filled: its answer waits for the rest of the array.
     fn fill(&mut self, k: &str) {
-        if let Some(w) = self.waiting.get_mut(k).and_then(|list| list.iter_mut().find(|w| matches!(w, Waiting::InBatch(_)))) {
+        if let Some(w) = self
+            .waiting
+            .get_mut(k)
+            .and_then(|list| list.iter_mut().find(|w| matches!(w, Waiting::InBatch(_))))
+        {
             if let Waiting::InBatch(n) = *w {
                 *w = Waiting::Filled(n);
             }
@@ -723,17 +911,27 @@ impl Model {
 
     /// A client message the guard passed upstream: a request is now owed an answer.
     fn forwarded_to_upstream(&mut self, text: &str, how: Waiting) {
-        assert!(!self.down, "forwarded to the upstream after it failed: {text}");
+        assert!(
+            !self.down,
+            "forwarded to the upstream after it failed: {text}"
+        );
         match classify(text) {
             Msg::Request { id, params } => {
                 let k = key(id.get());
                 // In flight until its answer reaches the client (a batch member's, in its array).
                 let in_flight = self.waiting.get(&k).is_some_and(|w| !w.is_empty());
-                assert!(!in_flight, "forwarded a request whose id {k} is already in flight: {text}");
+                assert!(
+                    !in_flight,
+                    "forwarded a request whose id {k} is already in flight: {text}"
+                );
                 self.waiting.entry(k).or_default().push(how);
                 self.forwarded += 1;
                 self.ids.push(id.get().to_string());
-                let token = params.and_then(RawObject::of).and_then(|p| p.get("_meta")).and_then(RawObject::of).and_then(|m| m.get("progressToken"));
+                let token = params
+                    .and_then(RawObject::of)
+                    .and_then(|p| p.get("_meta"))
+                    .and_then(RawObject::of)
+                    .and_then(|m| m.get("progressToken"));
                 if let Some(t) = token {
                     self.tokens.push(t.get().to_string());
                 }
@@ -748,19 +946,36 @@ impl Model {
     /// be owed, and is then no longer.
     /// `last_answered`: the request the guard last reported answering in this call (after a failure or a
     /// deadline, the array that follows is the batch that answer completed).
-    fn reached_client(&mut self, text: &str, origin: &Origin<'_>, last_answered: Option<&str>, answered: &mut Vec<String>) {
+    fn reached_client(
+        &mut self,
+        text: &str,
+        origin: &Origin<'_>,
+        last_answered: Option<&str>,
+        answered: &mut Vec<String>,
+    ) {
         let from_upstream = matches!(origin, Origin::Upstream(_));
         match classify(text) {
             Msg::Request { .. } | Msg::Notification => {
-                assert!(from_upstream, "the guard itself wrote a call to the client: {text}");
+                assert!(
+                    from_upstream,
+                    "the guard itself wrote a call to the client: {text}"
+                );
                 if let Msg::Request { id, .. } = classify(text) {
                     self.server_ids.push(id.get().to_string());
                 }
             }
-            Msg::Response { id: None, .. } => panic!("a response without an id reached the client: {text}"),
+            Msg::Response { id: None, .. } => {
+                panic!("a response without an id reached the client: {text}")
+            }
             // An upstream error about a request it could not read: sanitized and passed on, answering none.
-            Msg::Response { id: Some(id), error } if from_upstream && is_null(id) => {
-                assert!(error, "a success response with a null id reached the client: {text}");
+            Msg::Response {
+                id: Some(id),
+                error,
+            } if from_upstream && is_null(id) => {
+                assert!(
+                    error,
+                    "a success response with a null id reached the client: {text}"
+                );
             }
             Msg::Response { id: Some(id), .. } => {
                 let k = key(id.get());
@@ -791,18 +1006,31 @@ impl Model {
                     _ => last_answered.map(str::to_string),
                 };
                 let completing = completed_by.and_then(|k| {
-                    self.waiting.get(&k).into_iter().flatten().find_map(|w| match w {
-                        Waiting::InBatch(n) | Waiting::Filled(n) => Some(*n),
-                        Waiting::Alone => None,
-                    })
+                    self.waiting
+                        .get(&k)
+                        .into_iter()
+                        .flatten()
+                        .find_map(|w| match w {
+                            Waiting::InBatch(n) | Waiting::Filled(n) => Some(*n),
+                            Waiting::Alone => None,
+                        })
                 });
                 let batch = completing
                     .or_else(|| self.batch_answered_by(&keys))
-                    .unwrap_or_else(|| panic!("a batch answer holding answers owed to no one batch: {text}"));
+                    .unwrap_or_else(|| {
+                        panic!("a batch answer holding answers owed to no one batch: {text}")
+                    });
                 for k in keys {
-                    if !self.take(&k, Waiting::Filled(batch)) && !self.take(&k, Waiting::InBatch(batch)) {
-                        let allowance = self.batch_replies.get_mut(&(batch, k.clone())).filter(|n| **n > 0);
-                        let Some(n) = allowance else { panic!("batch {batch}'s array holds an answer to {k}, which it is not owed: {text}") };
+                    if !self.take(&k, Waiting::Filled(batch))
+                        && !self.take(&k, Waiting::InBatch(batch))
+                    {
+                        let allowance = self
+                            .batch_replies
+                            .get_mut(&(batch, k.clone()))
+                            .filter(|n| **n > 0);
+                        let Some(n) = allowance else {
+                            panic!("batch {batch}'s array holds an answer to {k}, which it is not owed: {text}")
+                        };
                         *n -= 1;
                     }
                     answered.push(k);
@@ -814,33 +1042,59 @@ impl Model {
                     .filter(|(_, w)| w.iter().any(|w| matches!(w, Waiting::InBatch(n) | Waiting::Filled(n) if *n == batch)))
                     .map(|(k, _)| k)
                     .collect();
-                assert!(left.is_empty(), "batch {batch}'s array reached the client without answers to {left:?}: {text}");
+                assert!(
+                    left.is_empty(),
+                    "batch {batch}'s array reached the client without answers to {left:?}: {text}"
+                );
             }
-            Msg::Other => panic!("something that is no JSON-RPC message reached the client: {text}"),
+            Msg::Other => {
+                panic!("something that is no JSON-RPC message reached the client: {text}")
+            }
         }
     }
 
     /// The batch whose members and replies can account for every one of `keys` (an array's answers).
     fn batch_answered_by(&self, keys: &[String]) -> Option<u32> {
         let first = keys.first()?;
-        let mut candidates: Vec<u32> = self.waiting.get(first).into_iter().flatten().filter_map(|w| match w {
-            Waiting::InBatch(n) | Waiting::Filled(n) => Some(*n),
-            Waiting::Alone => None,
-        }).collect();
-        candidates.extend(self.batch_replies.iter().filter(|((_, k), c)| k == first && **c > 0).map(|((n, _), _)| *n));
+        let mut candidates: Vec<u32> = self
+            .waiting
+            .get(first)
+            .into_iter()
+            .flatten()
+            .filter_map(|w| match w {
+                Waiting::InBatch(n) | Waiting::Filled(n) => Some(*n),
+                Waiting::Alone => None,
+            })
+            .collect();
+        candidates.extend(
+            self.batch_replies
+                .iter()
+                .filter(|((_, k), c)| k == first && **c > 0)
+                .map(|((n, _), _)| *n),
+        );
         let slots = |n: u32, k: &String| {
-            self.waiting.get(k).map_or(0, |w| w.iter().filter(|w| matches!(w, Waiting::InBatch(b) | Waiting::Filled(b) if *b == n)).count())
+            self.waiting.get(k).map_or(0, |w| {
+                w.iter()
+                    .filter(|w| matches!(w, Waiting::InBatch(b) | Waiting::Filled(b) if *b == n))
+                    .count()
+            })
         };
         candidates.into_iter().find(|&n| {
             // Every answer in the array is one of batch n's slots or replies, and every slot of batch n still
             // owed is in the array (it goes out complete).
             let accounted = keys.iter().all(|k| {
-                let replies = self.batch_replies.get(&(n, k.clone())).copied().unwrap_or(0);
+                let replies = self
+                    .batch_replies
+                    .get(&(n, k.clone()))
+                    .copied()
+                    .unwrap_or(0);
                 keys.iter().filter(|x| *x == k).count() <= slots(n, k) + replies
             });
-            let complete = self.waiting.keys().all(|k| slots(n, k) <= keys.iter().filter(|x| *x == k).count());
+            let complete = self
+                .waiting
+                .keys()
+                .all(|k| slots(n, k) <= keys.iter().filter(|x| *x == k).count());
             accounted && complete
         })
     }
-
 }

@@ -38,8 +38,18 @@ pub const HEADER_LEN: usize = 5 + 2 + 16 + 8 + 8;
 /// The eight dialects, then names the guest must refuse: an empty one, a wrong case, a control character,
 /// and a secret typed as a dialect (which the refusal must not echo).
 pub const DIALECT_CHOICES: [&str; 12] = [
-    DIALECTS[0], DIALECTS[1], DIALECTS[2], DIALECTS[3], DIALECTS[4], DIALECTS[5], DIALECTS[6], DIALECTS[7],
-    "", "Canonical", "mcp\n", SECRETS[0],
+    DIALECTS[0],
+    DIALECTS[1],
+    DIALECTS[2],
+    DIALECTS[3],
+    DIALECTS[4],
+    DIALECTS[5],
+    DIALECTS[6],
+    DIALECTS[7],
+    "",
+    "Canonical",
+    "mcp\n",
+    SECRETS[0],
 ];
 
 /// The two batch policies, then names the guest must refuse.
@@ -92,7 +102,10 @@ impl Header {
     }
 
     pub fn ctx(&self) -> CallContext {
-        CallContext { unix_millis: u64::from_le_bytes(self.unix_millis), entropy: u64::from_le_bytes(self.entropy) }
+        CallContext {
+            unix_millis: u64::from_le_bytes(self.unix_millis),
+            entropy: u64::from_le_bytes(self.entropy),
+        }
     }
 
     // ── for the seeder ──

@@ -48,8 +48,20 @@ pub const WORDS: &[&str] = &[
 
 /// Number spellings serde_json keeps verbatim (the guest parses with arbitrary precision).
 pub const NUMBERS: &[&str] = &[
-    "0", "-0", "1.50", "1e400", "-1e-400", "18446744073709551615", "18446744073709551616", "-9223372036854775809",
-    "2147483648", "-32600", "-32000.0", "0.1", "1E2", "123456789012345678901234567890",
+    "0",
+    "-0",
+    "1.50",
+    "1e400",
+    "-1e-400",
+    "18446744073709551615",
+    "18446744073709551616",
+    "-9223372036854775809",
+    "2147483648",
+    "-32600",
+    "-32000.0",
+    "0.1",
+    "1E2",
+    "123456789012345678901234567890",
 ];
 
 impl Text {
@@ -73,7 +85,12 @@ pub struct Planting<'a> {
 
 impl<'a> Planting<'a> {
     pub fn new(secret: &'a str, index: usize) -> Self {
-        Planting { secret, index, planted: false, seen: 0 }
+        Planting {
+            secret,
+            index,
+            planted: false,
+            seen: 0,
+        }
     }
 
     fn visit(&mut self, s: &str) -> String {
@@ -111,10 +128,16 @@ impl ArbJson {
             ArbJson::Bool(b) => Value::Bool(*b),
             ArbJson::Int(n) => Value::from(*n),
             // Non-finite floats have no JSON spelling.
-            ArbJson::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
-            ArbJson::Number(i) => serde_json::from_str(NUMBERS[*i as usize % NUMBERS.len()]).unwrap_or(Value::Null),
+            ArbJson::Float(f) => {
+                serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number)
+            }
+            ArbJson::Number(i) => {
+                serde_json::from_str(NUMBERS[*i as usize % NUMBERS.len()]).unwrap_or(Value::Null)
+            }
             ArbJson::Str(t) => Value::String(string(t.as_str(), planting)),
-            ArbJson::Array(items) => Value::Array(items.iter().map(|v| v.build(depth + 1, planting)).collect()),
+            ArbJson::Array(items) => {
+                Value::Array(items.iter().map(|v| v.build(depth + 1, planting)).collect())
+            }
             ArbJson::Object(members) => {
                 let mut map = Map::new();
                 for (k, v) in members {
@@ -140,7 +163,9 @@ pub fn parse_one(text: &str, what: &str) -> Value {
 /// exactly one of `result` / `error`, and an error object with an integer `code` and a string `message`.
 pub fn assert_response(v: &Value, what: &str) {
     let fail = |why: &str| -> ! { panic!("{what} is not a JSON-RPC 2.0 response ({why}): {v}") };
-    let Some(obj) = v.as_object() else { fail("not an object") };
+    let Some(obj) = v.as_object() else {
+        fail("not an object")
+    };
     if obj.get("jsonrpc") != Some(&Value::String("2.0".into())) {
         fail("jsonrpc is not \"2.0\"");
     }
@@ -158,6 +183,10 @@ pub fn assert_response(v: &Value, what: &str) {
 
 /// Panics unless `e` is a JSON-RPC error object: an integer `code`, a string `message`.
 pub fn assert_error_object(e: &Value, what: &str) {
-    let ok = e.get("code").is_some_and(|c| c.as_i64().is_some()) && e.get("message").is_some_and(Value::is_string);
-    assert!(ok, "{what}: not a JSON-RPC error object (integer code, string message): {e}");
+    let ok = e.get("code").is_some_and(|c| c.as_i64().is_some())
+        && e.get("message").is_some_and(Value::is_string);
+    assert!(
+        ok,
+        "{what}: not a JSON-RPC error object (integer code, string message): {e}"
+    );
 }

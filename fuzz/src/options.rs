@@ -67,14 +67,60 @@ enum Piece {
 }
 
 const METHODS: &[&str] = &["replace", "mask", "hash", "remove"];
-const IDS: &[&str] = &["acme-key", "x", "github-token", "env-value", "a-very-long-rule-id-of-exactly-sixty-four-characters-0123456789a"];
-const CATEGORIES: &[&str] = &["token", "credential", "pii", "path", "stacktrace", "environment"];
-const VALIDATORS: &[&str] = &["assignment", "basic-auth", "luhn", "iban", "private-ipv4", "entropy"];
+const IDS: &[&str] = &[
+    "acme-key",
+    "x",
+    "github-token",
+    "env-value",
+    "a-very-long-rule-id-of-exactly-sixty-four-characters-0123456789a",
+];
+const CATEGORIES: &[&str] = &[
+    "token",
+    "credential",
+    "pii",
+    "path",
+    "stacktrace",
+    "environment",
+];
+const VALIDATORS: &[&str] = &[
+    "assignment",
+    "basic-auth",
+    "luhn",
+    "iban",
+    "private-ipv4",
+    "entropy",
+];
 const TRIGGERS: &[&str] = &["keywords", "digit-run", "iban-shape"];
 const WINDOWS: &[&str] = &["line", "word", "assignment"];
 const SYNTAX: &[&str] = &[
-    "[a-z0-9]", "[A-Za-z0-9_-]", "\\d", "\\w", "\\s", "\\S", ".", "+", "*", "?", "{16,}", "{2,5}", "(", ")", "(?:",
-    "(?i)", "|", "^", "$", "\\b", "[^\\s\"']", "acme_", "=", ":", "\"", "\n", "(?s).", "(?m)^",
+    "[a-z0-9]",
+    "[A-Za-z0-9_-]",
+    "\\d",
+    "\\w",
+    "\\s",
+    "\\S",
+    ".",
+    "+",
+    "*",
+    "?",
+    "{16,}",
+    "{2,5}",
+    "(",
+    ")",
+    "(?:",
+    "(?i)",
+    "|",
+    "^",
+    "$",
+    "\\b",
+    "[^\\s\"']",
+    "acme_",
+    "=",
+    ":",
+    "\"",
+    "\n",
+    "(?s).",
+    "(?m)^",
 ];
 
 fn choice(c: &Choice, list: &[&str]) -> String {
@@ -86,7 +132,15 @@ fn choice(c: &Choice, list: &[&str]) -> String {
 
 /// Regex metacharacters escaped, so a literal piece matches itself.
 fn escape(s: &str) -> String {
-    s.chars().flat_map(|c| if "\\.+*?()|[]{}^$#&-~".contains(c) { vec!['\\', c] } else { vec![c] }).collect()
+    s.chars()
+        .flat_map(|c| {
+            if "\\.+*?()|[]{}^$#&-~".contains(c) {
+                vec!['\\', c]
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
 }
 
 impl Options {
@@ -109,8 +163,18 @@ impl Options {
             })
             .collect();
         o.insert("disable".into(), json!(names));
-        o.insert("allowlist".into(), json!(self.allowlist.iter().map(Text::as_str).collect::<Vec<_>>()));
-        o.insert("sensitive_keys".into(), json!(self.sensitive_keys.iter().map(Text::as_str).collect::<Vec<_>>()));
+        o.insert(
+            "allowlist".into(),
+            json!(self.allowlist.iter().map(Text::as_str).collect::<Vec<_>>()),
+        );
+        o.insert(
+            "sensitive_keys".into(),
+            json!(self
+                .sensitive_keys
+                .iter()
+                .map(Text::as_str)
+                .collect::<Vec<_>>()),
+        );
         let extra: Vec<Value> = self.extra_rules.iter().map(ExtraRule::to_json).collect();
         o.insert("extra_rules".into(), Value::Array(extra));
         if self.unknown_member {
@@ -135,7 +199,10 @@ impl ExtraRule {
         let mut r = serde_json::Map::new();
         r.insert("id".into(), json!(choice(&self.id, IDS)));
         r.insert("category".into(), json!(choice(&self.category, CATEGORIES)));
-        r.insert("keywords".into(), json!(self.keywords.iter().map(Text::as_str).collect::<Vec<_>>()));
+        r.insert(
+            "keywords".into(),
+            json!(self.keywords.iter().map(Text::as_str).collect::<Vec<_>>()),
+        );
         r.insert("pattern".into(), json!(pattern));
         r.insert("secret_groups".into(), json!(self.secret_groups));
         if let Some(v) = &self.validator {
@@ -153,8 +220,14 @@ impl ExtraRule {
         if let Some(n) = self.span {
             r.insert("span".into(), json!(n));
         }
-        r.insert("assignment_after_keyword".into(), json!(self.assignment_after_keyword));
-        r.insert("requires".into(), json!(self.requires.iter().map(Text::as_str).collect::<Vec<_>>()));
+        r.insert(
+            "assignment_after_keyword".into(),
+            json!(self.assignment_after_keyword),
+        );
+        r.insert(
+            "requires".into(),
+            json!(self.requires.iter().map(Text::as_str).collect::<Vec<_>>()),
+        );
         r.insert("delimits".into(), json!(self.delimits));
         Value::Object(r)
     }

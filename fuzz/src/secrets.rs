@@ -29,13 +29,20 @@ const WINDOW: usize = 16;
 /// Gives the guest a secret environment (as a runtime does from its process environment): its value must
 /// be scrubbed from everything, like a catalogue token.
 pub fn install_environment() {
-    jsonrpc_errors_guest::set_environment(&[("FUZZ_DB_PASSWORD".to_string(), ENV_SECRET.to_string())]);
+    jsonrpc_errors_guest::set_environment(&[(
+        "FUZZ_DB_PASSWORD".to_string(),
+        ENV_SECRET.to_string(),
+    )]);
 }
 
 /// Secret number `i`; `with_env`: whether the environment's secret may be picked (only where the call
 /// consults the environment installed by [`install_environment`]).
 pub fn secret(i: u8, with_env: bool) -> &'static str {
-    let n = if with_env { SECRETS.len() } else { SECRETS.len() - 1 };
+    let n = if with_env {
+        SECRETS.len()
+    } else {
+        SECRETS.len() - 1
+    };
     SECRETS[i as usize % n]
 }
 
@@ -44,7 +51,12 @@ pub fn leak_in(text: &[u8]) -> Option<&'static str> {
     // Every 16-byte window of every secret, looked up once per position of the text (this runs on every
     // output of several targets: a search per window would cost more than the call under test).
     static WINDOWS: OnceLock<HashSet<&'static [u8]>> = OnceLock::new();
-    let windows = WINDOWS.get_or_init(|| SECRETS.iter().flat_map(|s| s.as_bytes().windows(WINDOW)).collect());
+    let windows = WINDOWS.get_or_init(|| {
+        SECRETS
+            .iter()
+            .flat_map(|s| s.as_bytes().windows(WINDOW))
+            .collect()
+    });
     let found = text.windows(WINDOW).find_map(|w| windows.get(w))?;
     Some(std::str::from_utf8(found).expect("secrets are ASCII"))
 }

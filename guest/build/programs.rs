@@ -30,7 +30,11 @@ impl Bytes {
     }
     fn word() -> Bytes {
         let mut w = Bytes::default();
-        for b in (b'0'..=b'9').chain(b'A'..=b'Z').chain(b'a'..=b'z').chain([b'_']) {
+        for b in (b'0'..=b'9')
+            .chain(b'A'..=b'Z')
+            .chain(b'a'..=b'z')
+            .chain([b'_'])
+        {
             w.add(b);
         }
         w
@@ -54,7 +58,11 @@ enum Node {
     Lit(Vec<u8>),
     /// ASCII letters compared case-insensitively, other bytes exactly (what `(?i)` makes of a literal).
     LitFold(Vec<u8>),
-    Set { bytes: Bytes, min: u32, max: u32 },
+    Set {
+        bytes: Bytes,
+        min: u32,
+        max: u32,
+    },
     Save(usize),
     Alt(Vec<Vec<Node>>),
     /// A group repeated greedily, any number of times; its body consumes bytes and holds only literals, runs
@@ -63,17 +71,27 @@ enum Node {
     /// A group of alternatives repeated greedily, at least `min` times, where whatever follows always
     /// matches: each repetition takes the first alternative that matches (alone), and the repetitions stop
     /// where none does. Never given back, since a match that ends sooner is never the first found.
-    Loop { min: u32, alts: Vec<Vec<Node>> },
+    Loop {
+        min: u32,
+        alts: Vec<Vec<Node>>,
+    },
     /// `[set]*?` and a literal (`\{\{[^\r\n]*?\}\}`'s tail), where whatever follows always matches: the
     /// shortest run of the set that the literal follows.
-    Until { bytes: Bytes, lit: Vec<u8> },
+    Until {
+        bytes: Bytes,
+        lit: Vec<u8>,
+    },
 }
 
 fn lower(hir: &Hir, out: &mut Vec<Node>) -> Option<()> {
     match hir.kind() {
         HirKind::Empty => {}
         HirKind::Literal(lit) => out.push(Node::Lit(lit.0.to_vec())),
-        HirKind::Class(class) => out.push(Node::Set { bytes: class_bytes(class)?, min: 1, max: 1 }),
+        HirKind::Class(class) => out.push(Node::Set {
+            bytes: class_bytes(class)?,
+            min: 1,
+            max: 1,
+        }),
         HirKind::Look(Look::WordAscii) => out.push(Node::Bound),
         HirKind::Look(Look::Start) => out.push(Node::Start),
         HirKind::Look(Look::End) => out.push(Node::End),
@@ -84,11 +102,19 @@ fn lower(hir: &Hir, out: &mut Vec<Node>) -> Option<()> {
             }
             let max = rep.max.unwrap_or(u32::MAX);
             match rep.sub.kind() {
-                HirKind::Class(class) => out.push(Node::Set { bytes: class_bytes(class)?, min: rep.min, max }),
+                HirKind::Class(class) => out.push(Node::Set {
+                    bytes: class_bytes(class)?,
+                    min: rep.min,
+                    max,
+                }),
                 HirKind::Literal(lit) if lit.0.len() == 1 => {
                     let mut bytes = Bytes::default();
                     bytes.add(lit.0[0]);
-                    out.push(Node::Set { bytes, min: rep.min, max });
+                    out.push(Node::Set {
+                        bytes,
+                        min: rep.min,
+                        max,
+                    });
                 }
                 // `(?:...)?`: the group, else nothing.
                 _ if rep.min == 0 && max == 1 => {
@@ -100,7 +126,12 @@ fn lower(hir: &Hir, out: &mut Vec<Node>) -> Option<()> {
                 _ if rep.min <= 255 && max == u32::MAX => {
                     let mut body = Vec::new();
                     lower(&rep.sub, &mut body)?;
-                    let simple = body.iter().all(|n| matches!(n, Node::Bound | Node::Lit(_) | Node::LitFold(_) | Node::Set { .. }));
+                    let simple = body.iter().all(|n| {
+                        matches!(
+                            n,
+                            Node::Bound | Node::Lit(_) | Node::LitFold(_) | Node::Set { .. }
+                        )
+                    });
                     if !simple {
                         // Alternatives (or one body) repeated: a Loop, if what follows allows one (checked later).
                         let alts = match <[Node; 1]>::try_from(body) {
@@ -131,10 +162,21 @@ fn lower(hir: &Hir, out: &mut Vec<Node>) -> Option<()> {
             let mut i = 0;
             while i < subs.len() {
                 // A lazy run of a class and the literal it runs to: one step.
-                if let (HirKind::Repetition(rep), Some(HirKind::Literal(lit))) = (subs[i].kind(), subs.get(i + 1).map(|h| h.kind())) {
+                if let (HirKind::Repetition(rep), Some(HirKind::Literal(lit))) =
+                    (subs[i].kind(), subs.get(i + 1).map(|h| h.kind()))
+                {
                     // The literal's first byte is ASCII: it never stands inside a character the run reads.
-                    if let (false, 0, None, HirKind::Class(class), true) = (rep.greedy, rep.min, rep.max, rep.sub.kind(), lit.0[0].is_ascii()) {
-                        out.push(Node::Until { bytes: class_bytes(class)?, lit: lit.0.to_vec() });
+                    if let (false, 0, None, HirKind::Class(class), true) = (
+                        rep.greedy,
+                        rep.min,
+                        rep.max,
+                        rep.sub.kind(),
+                        lit.0[0].is_ascii(),
+                    ) {
+                        out.push(Node::Until {
+                            bytes: class_bytes(class)?,
+                            lit: lit.0.to_vec(),
+                        });
                         i += 2;
                         continue;
                     }
@@ -250,7 +292,8 @@ fn possessive_safe(seq: &[Node], cont: &[(&[Node], usize)]) -> bool {
                 }
                 // A boundary after the run: a shorter run ends between two of its own bytes, which is a
                 // boundary only if the class mixes word and non-word bytes (or the run may be empty).
-                let bound_follows = matches!(seq.get(i + 1), Some(Node::Bound)) || after.bound_before_end;
+                let bound_follows =
+                    matches!(seq.get(i + 1), Some(Node::Bound)) || after.bound_before_end;
                 let mixes_word_and_not = !bytes.subset_of(&word) && bytes.meets(&word);
                 if bound_follows && (*min == 0 || mixes_word_and_not) {
                     return false;
@@ -273,7 +316,9 @@ fn possessive_safe(seq: &[Node], cont: &[(&[Node], usize)]) -> bool {
                 }
             }
             // A repetition's alternative runs alone (its own first match is taken): nothing follows it.
-            Node::Loop { alts, .. } if !alts.iter().all(|a| possessive_safe(a, &[])) => return false,
+            Node::Loop { alts, .. } if !alts.iter().all(|a| possessive_safe(a, &[])) => {
+                return false
+            }
             _ => {}
         }
     }
@@ -284,7 +329,9 @@ fn possessive_safe(seq: &[Node], cont: &[(&[Node], usize)]) -> bool {
 /// may): only group slots, optional runs, alternations with such an alternative, and optional repetitions.
 fn always_matches(seq: &[Node], from: usize, cont: &[(&[Node], usize)]) -> bool {
     let own = seq[from..].iter().all(|n| match n {
-        Node::Save(_) | Node::Star(_) | Node::Set { min: 0, .. } | Node::Loop { min: 0, .. } => true,
+        Node::Save(_) | Node::Star(_) | Node::Set { min: 0, .. } | Node::Loop { min: 0, .. } => {
+            true
+        }
         Node::Alt(alts) => alts.iter().any(|a| always_matches(a, 0, &[])),
         _ => false,
     });
@@ -297,7 +344,9 @@ fn loops_are_sound(seq: &[Node], cont: &[(&[Node], usize)]) -> bool {
     seq.iter().enumerate().all(|(i, n)| match n {
         Node::Loop { alts, .. } => {
             always_matches(seq, i + 1, cont)
-                && alts.iter().all(|a| min_len(a) > 0 && !records_or_repeats(a) && loops_are_sound(a, &[]))
+                && alts
+                    .iter()
+                    .all(|a| min_len(a) > 0 && !records_or_repeats(a) && loops_are_sound(a, &[]))
         }
         Node::Until { .. } => always_matches(seq, i + 1, cont),
         Node::Alt(alts) => {
@@ -324,7 +373,9 @@ fn min_len(seq: &[Node]) -> usize {
             Node::Lit(l) | Node::LitFold(l) => l.len(),
             Node::Set { min, .. } => *min as usize,
             Node::Alt(alts) => alts.iter().map(|a| min_len(a)).min().unwrap_or(0),
-            Node::Loop { min, alts } => *min as usize * alts.iter().map(|a| min_len(a)).min().unwrap_or(0),
+            Node::Loop { min, alts } => {
+                *min as usize * alts.iter().map(|a| min_len(a)).min().unwrap_or(0)
+            }
             Node::Until { lit, .. } => lit.len(),
             _ => 0,
         })
@@ -352,10 +403,14 @@ fn has_star(seq: &[Node]) -> bool {
 /// The one byte a single-byte set stands for, folded: `Some((b, false))` for {b}, `Some((lower, true))` for an
 /// ASCII letter in both cases.
 fn literal_byte(bytes: &Bytes) -> Option<(u8, bool)> {
-    let members: Vec<u8> = (0..=255u8).filter(|b| bytes.0[(b >> 6) as usize] & (1 << (b & 63)) != 0).collect();
+    let members: Vec<u8> = (0..=255u8)
+        .filter(|b| bytes.0[(b >> 6) as usize] & (1 << (b & 63)) != 0)
+        .collect();
     match members[..] {
         [b] => Some((b, false)),
-        [upper, lower] if upper.is_ascii_uppercase() && lower == upper.to_ascii_lowercase() => Some((lower, true)),
+        [upper, lower] if upper.is_ascii_uppercase() && lower == upper.to_ascii_lowercase() => {
+            Some((lower, true))
+        }
         _ => None,
     }
 }
@@ -367,14 +422,21 @@ fn fold_literals(seq: Vec<Node>) -> Vec<Node> {
     for node in seq {
         let piece = match &node {
             Node::Lit(l) => Some((l.clone(), false)),
-            Node::Set { bytes, min: 1, max: 1 } => literal_byte(bytes).map(|(b, fold)| (vec![b], fold)),
+            Node::Set {
+                bytes,
+                min: 1,
+                max: 1,
+            } => literal_byte(bytes).map(|(b, fold)| (vec![b], fold)),
             _ => None,
         };
         let Some((piece, fold)) = piece else {
             out.push(match node {
                 Node::Alt(alts) => Node::Alt(alts.into_iter().map(fold_literals).collect()),
                 Node::Star(body) => Node::Star(fold_literals(body)),
-                Node::Loop { min, alts } => Node::Loop { min, alts: alts.into_iter().map(fold_literals).collect() },
+                Node::Loop { min, alts } => Node::Loop {
+                    min,
+                    alts: alts.into_iter().map(fold_literals).collect(),
+                },
                 other => other,
             });
             continue;
@@ -389,7 +451,11 @@ fn fold_literals(seq: Vec<Node>) -> Vec<Node> {
                 joined.extend(piece);
                 *out.last_mut().unwrap() = Node::LitFold(joined);
             }
-            _ => out.push(if fold { Node::LitFold(piece) } else { Node::Lit(piece) }),
+            _ => out.push(if fold {
+                Node::LitFold(piece)
+            } else {
+                Node::Lit(piece)
+            }),
         }
     }
     out
@@ -399,20 +465,35 @@ fn fold_literals(seq: Vec<Node>) -> Vec<Node> {
 fn program(pattern: &str) -> Option<Vec<Node>> {
     // regex-lite's semantics: ASCII classes, ASCII case folding, ASCII `\b`; a negated class takes every code
     // point it does not list, i.e. every non-ASCII byte here.
-    let hir = regex_syntax::ParserBuilder::new().unicode(false).utf8(false).build().parse(pattern).ok()?;
+    let hir = regex_syntax::ParserBuilder::new()
+        .unicode(false)
+        .utf8(false)
+        .build()
+        .parse(pattern)
+        .ok()?;
     let mut seq = vec![Node::Save(0)];
     lower(&hir, &mut seq)?;
     seq.push(Node::Save(1));
     // Group slots: a program records at most 8 groups (programs.rs keeps 16 slots).
     let slots_fit = max_slot(&seq) < 16 && max_alternatives(&seq) <= 32;
-    (slots_fit && min_len(&seq) > 0 && repetitions_are_unnested(&seq) && loops_are_sound(&seq, &[]) && possessive_safe(&seq, &[])).then(|| fold_literals(seq))
+    (slots_fit
+        && min_len(&seq) > 0
+        && repetitions_are_unnested(&seq)
+        && loops_are_sound(&seq, &[])
+        && possessive_safe(&seq, &[]))
+    .then(|| fold_literals(seq))
 }
 
 /// The most alternatives one step offers (the runner keeps at most 32 at a time).
 fn max_alternatives(seq: &[Node]) -> usize {
     seq.iter()
         .map(|n| match n {
-            Node::Alt(alts) | Node::Loop { alts, .. } => alts.iter().map(|a| max_alternatives(a)).max().unwrap_or(0).max(alts.len()),
+            Node::Alt(alts) | Node::Loop { alts, .. } => alts
+                .iter()
+                .map(|a| max_alternatives(a))
+                .max()
+                .unwrap_or(0)
+                .max(alts.len()),
             _ => 0,
         })
         .max()
@@ -455,21 +536,31 @@ fn encode_alternatives(alts: &[Vec<Node>], sets: &mut Vec<Bytes>, code: &mut Vec
     for a in alts {
         let mut body = Vec::new();
         encode(a, sets, &mut body);
-        code.extend(u16::try_from(body.len()).expect("an alternative below 64 KiB").to_le_bytes());
+        code.extend(
+            u16::try_from(body.len())
+                .expect("an alternative below 64 KiB")
+                .to_le_bytes(),
+        );
         code.extend(body);
     }
 }
 
 /// Appends the byte code of `seq`; sets are interned in `sets`.
 fn encode(seq: &[Node], sets: &mut Vec<Bytes>, code: &mut Vec<u8>) {
-    let short = |n: usize, what: &str| u8::try_from(n).unwrap_or_else(|_| panic!("a program's {what} must fit a byte"));
+    let short = |n: usize, what: &str| {
+        u8::try_from(n).unwrap_or_else(|_| panic!("a program's {what} must fit a byte"))
+    };
     for n in seq {
         match n {
             Node::Bound => code.push(BOUND),
             Node::Start => code.push(START),
             Node::End => code.push(END),
             Node::Lit(l) | Node::LitFold(l) => {
-                code.push(if matches!(n, Node::Lit(_)) { LIT } else { LIT_FOLD });
+                code.push(if matches!(n, Node::Lit(_)) {
+                    LIT
+                } else {
+                    LIT_FOLD
+                });
                 code.push(short(l.len(), "literal"));
                 code.extend(l);
             }
@@ -477,7 +568,13 @@ fn encode(seq: &[Node], sets: &mut Vec<Bytes>, code: &mut Vec<u8>) {
                 let set = intern(sets, bytes);
                 code.extend([SET, short(set, "set index")]);
                 // Counts as u16; u16::MAX stands for "no limit".
-                let count = |c: u32| if c == u32::MAX { u16::MAX } else { u16::try_from(c).expect("a count below 65535") };
+                let count = |c: u32| {
+                    if c == u32::MAX {
+                        u16::MAX
+                    } else {
+                        u16::try_from(c).expect("a count below 65535")
+                    }
+                };
                 code.extend(count(*min).to_le_bytes());
                 code.extend(count(*max).to_le_bytes());
             }
@@ -487,7 +584,11 @@ fn encode(seq: &[Node], sets: &mut Vec<Bytes>, code: &mut Vec<u8>) {
                 encode_alternatives(alts, sets, code);
             }
             Node::Loop { min, alts } => {
-                code.extend([LOOP, short(*min as usize, "loop minimum"), short(alts.len(), "alternative count")]);
+                code.extend([
+                    LOOP,
+                    short(*min as usize, "loop minimum"),
+                    short(alts.len(), "alternative count"),
+                ]);
                 encode_alternatives(alts, sets, code);
             }
             Node::Until { bytes, lit } => {
@@ -499,7 +600,11 @@ fn encode(seq: &[Node], sets: &mut Vec<Bytes>, code: &mut Vec<u8>) {
                 let mut inner = Vec::new();
                 encode(body, sets, &mut inner);
                 code.push(STAR);
-                code.extend(u16::try_from(inner.len()).expect("a repeated group below 64 KiB").to_le_bytes());
+                code.extend(
+                    u16::try_from(inner.len())
+                        .expect("a repeated group below 64 KiB")
+                        .to_le_bytes(),
+                );
                 code.extend(inner);
             }
         }

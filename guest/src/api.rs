@@ -14,7 +14,10 @@ fn to_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
         // serde_json writes valid UTF-8 only.
         Ok(()) => String::from_utf8(out).unwrap_or_default(),
         // Serializing values built from valid strings and numbers cannot fail.
-        Err(_) => r#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":null}"#.to_string(),
+        Err(_) => {
+            r#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":null}"#
+                .to_string()
+        }
     }
 }
 
@@ -25,13 +28,21 @@ fn fail(e: InputError) -> ErrorObject {
 /// `map`: `{kind, id?, correlation_id?, timestamp?, ...fields}` (or an array: first gate error wins) → response.
 pub fn map_error(input: &str, dialect: &str, ctx: &CallContext) -> Result<String, ErrorObject> {
     let env = crate::environment();
-    render::map_json(input, dialect, ctx, &env).map(|v| to_text(&v)).map_err(fail)
+    render::map_json(input, dialect, ctx, &env)
+        .map(|v| to_text(&v))
+        .map_err(fail)
 }
 
 /// `map` from an already-parsed value (the typed component export uses this).
-pub fn map_error_value(input: &Value, dialect: &str, ctx: &CallContext) -> Result<String, ErrorObject> {
+pub fn map_error_value(
+    input: &Value,
+    dialect: &str,
+    ctx: &CallContext,
+) -> Result<String, ErrorObject> {
     let env = crate::environment();
-    render::map_value(input, dialect, ctx, &env).map(|v| to_text(&v)).map_err(fail)
+    render::map_value(input, dialect, ctx, &env)
+        .map(|v| to_text(&v))
+        .map_err(fail)
 }
 
 /// Options as the runtimes pass them; `batch` is "reject" or "allow".
@@ -44,9 +55,16 @@ pub struct ValidateArgs<'a> {
 }
 
 /// `validate`: raw request bytes → the verdict or the error response (always one JSON document).
-pub fn validate(raw: &[u8], args: &ValidateArgs<'_>, ctx: &CallContext) -> Result<String, ErrorObject> {
+pub fn validate(
+    raw: &[u8],
+    args: &ValidateArgs<'_>,
+    ctx: &CallContext,
+) -> Result<String, ErrorObject> {
     let batch = BatchPolicy::parse(args.batch).ok_or_else(|| {
-        ErrorObject::invalid_params("unknown-batch-policy", "batch policy must be \"reject\" or \"allow\"")
+        ErrorObject::invalid_params(
+            "unknown-batch-policy",
+            "batch policy must be \"reject\" or \"allow\"",
+        )
     })?;
     if !crate::taxonomy::is_dialect(args.dialect) {
         return Err(fail(InputError::UnknownDialect(args.dialect.to_string())));
@@ -66,7 +84,9 @@ pub fn validate(raw: &[u8], args: &ValidateArgs<'_>, ctx: &CallContext) -> Resul
 /// `sanitize`: an upstream error response (raw bytes) → the response safe to pass on.
 pub fn sanitize(raw: &[u8], dialect: &str, ctx: &CallContext) -> Result<String, ErrorObject> {
     let env = crate::environment();
-    sanitize::sanitize(raw, dialect, ctx, &env).map(|v| to_text(&v)).map_err(fail)
+    sanitize::sanitize(raw, dialect, ctx, &env)
+        .map(|v| to_text(&v))
+        .map_err(fail)
 }
 
 /// `redact`: text → redacted text and findings.
@@ -96,28 +116,44 @@ pub fn redact_with(text: &str, options_json: &str) -> Result<String, ErrorObject
 /// `sensitive_keys`.
 pub fn redact_json_value(json_text: &str, options_json: &str) -> Result<String, ErrorObject> {
     let policy = redact::Policy::from_json(options_json).map_err(policy_failure)?;
-    let mut value: Value = serde_json::from_str(json_text).map_err(|e| fail(InputError::NotJson(e.to_string())))?;
+    let mut value: Value =
+        serde_json::from_str(json_text).map_err(|e| fail(InputError::NotJson(e.to_string())))?;
     let findings = redact::redact_value(&mut value, &crate::environment(), &policy);
     #[derive(serde::Serialize)]
     struct Redacted<'a> {
         value: &'a Value,
         findings: &'a [redact::JsonFinding],
     }
-    Ok(to_text(&Redacted { value: &value, findings: &findings }))
+    Ok(to_text(&Redacted {
+        value: &value,
+        findings: &findings,
+    }))
 }
 
 /// `explain CODE`: every kind that a dialect renders with this code.
 pub fn explain(dialect: &str, code: i64) -> Result<String, ErrorObject> {
-    lookup::explain(dialect, code).map(|v| to_text(&v)).map_err(fail)
+    lookup::explain(dialect, code)
+        .map(|v| to_text(&v))
+        .map_err(fail)
 }
 
 /// Reverse lookup; `data_json` is the error's `data` (optional), used to tell shared codes apart.
-pub fn lookup_kind(dialect: &str, code: i64, message: Option<&str>, data_json: Option<&str>) -> Result<Option<String>, ErrorObject> {
+pub fn lookup_kind(
+    dialect: &str,
+    code: i64,
+    message: Option<&str>,
+    data_json: Option<&str>,
+) -> Result<Option<String>, ErrorObject> {
     let data = match data_json {
-        Some(text) => Some(serde_json::from_str::<Value>(text).map_err(|e| fail(InputError::NotJson(e.to_string())))?),
+        Some(text) => Some(
+            serde_json::from_str::<Value>(text)
+                .map_err(|e| fail(InputError::NotJson(e.to_string())))?,
+        ),
         None => None,
     };
-    lookup::lookup_kind(dialect, code, message, data.as_ref()).map(|k| k.map(str::to_string)).map_err(fail)
+    lookup::lookup_kind(dialect, code, message, data.as_ref())
+        .map(|k| k.map(str::to_string))
+        .map_err(fail)
 }
 
 /// The taxonomy table as JSON: `[{kind, code, message, summary, category, gate, retryable, retry_hint,
@@ -130,7 +166,9 @@ pub fn kinds_json() -> String {
 pub fn codes(dialect: Option<&str>, format: &str) -> Result<String, ErrorObject> {
     match format {
         "markdown" => lookup::codes_markdown(dialect).map_err(fail),
-        "json" => lookup::codes_json(dialect).map(|v| to_text(&v)).map_err(fail),
+        "json" => lookup::codes_json(dialect)
+            .map(|v| to_text(&v))
+            .map_err(fail),
         other => Err(fail(InputError::UnknownFormat(other.to_string()))),
     }
 }
@@ -169,23 +207,45 @@ pub fn policy_error(e: &crate::policy::DocumentError) -> ErrorObject {
         data.insert("line".into(), line.into());
         data.insert("column".into(), column.into());
     }
-    data.insert("details".into(), crate::scrub::scrub(&e.message, &crate::environment()).into());
-    ErrorObject { code: -32602, message: "Invalid params".into(), data: Some(serde_json::Value::Object(data)) }
+    data.insert(
+        "details".into(),
+        crate::scrub::scrub(&e.message, &crate::environment()).into(),
+    );
+    ErrorObject {
+        code: -32602,
+        message: "Invalid params".into(),
+        data: Some(serde_json::Value::Object(data)),
+    }
 }
 
 pub fn guard_session(args: SessionArgs<'_>) -> Result<guard::Session, ErrorObject> {
     // A policy file that is refused does not refuse the session: it answers every request with the
     // configuration error (fail closed) and logs why. Shells call `check_policy` first to refuse it at start.
-    let SessionArgs { dialect, max_bytes, batch, timeout_ms, upstream, failed_result_bytes, policy, policy_env } = args;
+    let SessionArgs {
+        dialect,
+        max_bytes,
+        batch,
+        timeout_ms,
+        upstream,
+        failed_result_bytes,
+        policy,
+        policy_env,
+    } = args;
     let batch = BatchPolicy::parse(batch).ok_or_else(|| {
-        ErrorObject::invalid_params("unknown-batch-policy", "batch policy must be \"reject\" or \"allow\"")
+        ErrorObject::invalid_params(
+            "unknown-batch-policy",
+            "batch policy must be \"reject\" or \"allow\"",
+        )
     })?;
     if !crate::taxonomy::is_dialect(dialect) {
         return Err(fail(InputError::UnknownDialect(dialect.to_string())));
     }
     // The policy file's defaults fill what the shell left unset (its own options override the file); a
     // document that cannot be read sets nothing (the session refuses every request).
-    let defaults = policy.and_then(|text| crate::policy::document::parse(text).ok()).map(|d| d.defaults).unwrap_or_default();
+    let defaults = policy
+        .and_then(|text| crate::policy::document::parse(text).ok())
+        .map(|d| d.defaults)
+        .unwrap_or_default();
     let max_bytes = max_bytes.or(defaults.max_bytes);
     let timeout_ms = match (timeout_ms, defaults.timeout) {
         (Some(ms), _) => Some(ms),
@@ -226,7 +286,10 @@ pub fn refusal(problem: Refusal<'_>) -> ErrorObject {
     fail(match problem {
         Refusal::UnknownDialect(name) => InputError::UnknownDialect(name.to_string()),
         Refusal::NotUnicode(at) => InputError::NotUnicode(at),
-        Refusal::TooLarge(len) => InputError::TooLarge { len, limit: max_input_bytes() },
+        Refusal::TooLarge(len) => InputError::TooLarge {
+            len,
+            limit: max_input_bytes(),
+        },
         Refusal::UnknownFormat(name) => InputError::UnknownFormat(name.to_string()),
     })
 }

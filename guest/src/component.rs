@@ -10,23 +10,30 @@ use crate::api;
 use crate::context::CallContext;
 use crate::error::ErrorObject;
 use exports::jsonrpc_errors::core::api::Guest;
+use exports::jsonrpc_errors::core::guard::{GuardOptions, UpstreamFailure};
 use exports::jsonrpc_errors::core::kinds::{Dialect, ErrorKind};
 use exports::jsonrpc_errors::core::types::{
-    BatchPolicy, CallContext as WitContext, CodesFormat, ErrorObject as WitErrorObject, Finding, InputProblem, KindInfo,
-    Outcome, Redaction, RequestMeta, ValidateOptions,
+    BatchPolicy, CallContext as WitContext, CodesFormat, ErrorObject as WitErrorObject, Finding,
+    InputProblem, KindInfo, Outcome, Redaction, RequestMeta, ValidateOptions,
 };
-use exports::jsonrpc_errors::core::guard::{GuardOptions, UpstreamFailure};
 use serde_json::{Map, Value};
 use std::cell::RefCell;
 
 struct Component;
 
 fn ctx(c: WitContext) -> CallContext {
-    CallContext { unix_millis: c.unix_millis, entropy: c.entropy }
+    CallContext {
+        unix_millis: c.unix_millis,
+        entropy: c.entropy,
+    }
 }
 
 fn error_object(e: ErrorObject) -> WitErrorObject {
-    WitErrorObject { code: e.code, message: e.message, data_json: e.data.map(|d| d.to_string()) }
+    WitErrorObject {
+        code: e.code,
+        message: e.message,
+        data_json: e.data.map(|d| d.to_string()),
+    }
 }
 
 fn outcome(r: Result<String, ErrorObject>) -> Outcome {
@@ -65,7 +72,9 @@ fn upper_camel(kebab_name: &str) -> String {
         .split('-')
         .map(|part| {
             let mut c = part.chars();
-            c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
         })
         .collect()
 }
@@ -103,7 +112,10 @@ fn kind_to_input(kind: &ErrorKind, meta: RequestMeta) -> Result<Value, ErrorObje
         obj.insert("timestamp".into(), Value::String(t));
     }
     if let Some(text) = meta.dialect_fields_json {
-        let not_object = || crate::error::InputError::NotJson("dialect-fields-json must be a JSON object".into()).to_error_object();
+        let not_object = || {
+            crate::error::InputError::NotJson("dialect-fields-json must be a JSON object".into())
+                .to_error_object()
+        };
         match serde_json::from_str::<Value>(&text) {
             // Beside the kind's own fields (which the typed record already holds): a name given in both is
             // the kind's, as in the JSON form where a kind's field takes precedence.
@@ -113,7 +125,9 @@ fn kind_to_input(kind: &ErrorKind, meta: RequestMeta) -> Result<Value, ErrorObje
                 }
             }
             Ok(_) => return Err(not_object()),
-            Err(e) => return Err(crate::error::InputError::NotJson(e.to_string()).to_error_object()),
+            Err(e) => {
+                return Err(crate::error::InputError::NotJson(e.to_string()).to_error_object())
+            }
         }
     }
     Ok(Value::Object(obj))
@@ -125,7 +139,10 @@ impl Guest for Component {
     }
 
     fn map_error(kind: ErrorKind, meta: RequestMeta, dialect: Dialect, c: WitContext) -> Outcome {
-        outcome(kind_to_input(&kind, meta).and_then(|input| api::map_error_value(&input, dialect_name(dialect), &ctx(c))))
+        outcome(
+            kind_to_input(&kind, meta)
+                .and_then(|input| api::map_error_value(&input, dialect_name(dialect), &ctx(c))),
+        )
     }
 
     fn map_error_json(input: String, dialect: Dialect, c: WitContext) -> Outcome {
@@ -157,7 +174,11 @@ impl Guest for Component {
     }
 
     fn sanitize_text(text: String, dialect: Dialect, c: WitContext) -> Outcome {
-        outcome(api::sanitize(text.as_bytes(), dialect_name(dialect), &ctx(c)))
+        outcome(api::sanitize(
+            text.as_bytes(),
+            dialect_name(dialect),
+            &ctx(c),
+        ))
     }
 
     fn redact(text: String) -> Redaction {
@@ -167,7 +188,12 @@ impl Guest for Component {
             findings: r
                 .findings
                 .into_iter()
-                .map(|f| Finding { rule: f.rule, category: f.category, start: f.start as u32, end: f.end as u32 })
+                .map(|f| Finding {
+                    rule: f.rule,
+                    category: f.category,
+                    start: f.start as u32,
+                    end: f.end as u32,
+                })
                 .collect(),
         }
     }
@@ -188,10 +214,20 @@ impl Guest for Component {
         outcome(api::explain(dialect_name(dialect), code))
     }
 
-    fn lookup_kind(dialect: Dialect, code: i64, message: Option<String>, data_json: Option<String>) -> Outcome {
+    fn lookup_kind(
+        dialect: Dialect,
+        code: i64,
+        message: Option<String>,
+        data_json: Option<String>,
+    ) -> Outcome {
         outcome(
-            api::lookup_kind(dialect_name(dialect), code, message.as_deref(), data_json.as_deref())
-                .map(|kind| serde_json::to_string(&kind).unwrap_or_else(|_| "null".to_string())),
+            api::lookup_kind(
+                dialect_name(dialect),
+                code,
+                message.as_deref(),
+                data_json.as_deref(),
+            )
+            .map(|kind| serde_json::to_string(&kind).unwrap_or_else(|_| "null".to_string())),
         )
     }
 
@@ -275,8 +311,9 @@ impl exports::jsonrpc_errors::core::guard::GuestSession for GuardSession {
             policy: options.policy.as_deref(),
             policy_env: &options.policy_env,
         };
-        let session = api::guard_session(args)
-            .unwrap_or_else(|_| crate::guard::Session::new(crate::guard::Options::new("canonical", &options.upstream)));
+        let session = api::guard_session(args).unwrap_or_else(|_| {
+            crate::guard::Session::new(crate::guard::Options::new("canonical", &options.upstream))
+        });
         GuardSession(RefCell::new(session))
     }
 
@@ -292,7 +329,10 @@ impl exports::jsonrpc_errors::core::guard::GuestSession for GuardSession {
     }
 
     fn client_line_on(&self, stream: u64, line: Vec<u8>, c: WitContext) -> String {
-        self.0.borrow_mut().client_line_on(stream, &line, ctx(c)).to_json()
+        self.0
+            .borrow_mut()
+            .client_line_on(stream, &line, ctx(c))
+            .to_json()
     }
 
     fn stream_closed(&self, stream: u64, c: WitContext) -> String {
@@ -300,15 +340,27 @@ impl exports::jsonrpc_errors::core::guard::GuestSession for GuardSession {
     }
 
     fn client_oversize(&self, length: u64, head: Vec<u8>, tail: Vec<u8>, c: WitContext) -> String {
-        self.0.borrow_mut().client_oversize(length, &head, &tail, ctx(c)).to_json()
+        self.0
+            .borrow_mut()
+            .client_oversize(length, &head, &tail, ctx(c))
+            .to_json()
     }
 
     fn upstream_line(&self, line: Vec<u8>, c: WitContext) -> String {
         self.0.borrow_mut().upstream_line(&line, ctx(c)).to_json()
     }
 
-    fn upstream_oversize(&self, length: u64, head: Vec<u8>, tail: Vec<u8>, c: WitContext) -> String {
-        self.0.borrow_mut().upstream_oversize(length, &head, &tail, ctx(c)).to_json()
+    fn upstream_oversize(
+        &self,
+        length: u64,
+        head: Vec<u8>,
+        tail: Vec<u8>,
+        c: WitContext,
+    ) -> String {
+        self.0
+            .borrow_mut()
+            .upstream_oversize(length, &head, &tail, ctx(c))
+            .to_json()
     }
 
     fn upstream_failed(&self, failure: UpstreamFailure, c: WitContext) -> String {
@@ -318,7 +370,10 @@ impl exports::jsonrpc_errors::core::guard::GuestSession for GuardSession {
             UpstreamFailure::Killed(signal) => crate::guard::Failure::Killed(signal),
             UpstreamFailure::ClosedOutput => crate::guard::Failure::ClosedOutput,
         };
-        self.0.borrow_mut().upstream_failed(failure, ctx(c)).to_json()
+        self.0
+            .borrow_mut()
+            .upstream_failed(failure, ctx(c))
+            .to_json()
     }
 
     fn expire(&self, c: WitContext) -> String {

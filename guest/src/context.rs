@@ -25,11 +25,20 @@ impl CallContext {
         let lo = splitmix64(&mut state);
         let hi = (hi & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000; // version 4
         let lo = (lo & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000; // RFC 4122 variant
-        // 8-4-4-4-12 hex digits; written directly (this runs on every mapped error, `format!` costs more).
+                                                                       // 8-4-4-4-12 hex digits; written directly (this runs on every mapped error, `format!` costs more).
         const HEX: &[u8; 16] = b"0123456789abcdef";
         let mut out = [0u8; 36];
         let mut at = 0;
-        for (i, nibble) in (0..32).map(|i| if i < 16 { (hi >> (60 - 4 * i)) & 0xF } else { (lo >> (60 - 4 * (i - 16))) & 0xF }).enumerate() {
+        for (i, nibble) in (0..32)
+            .map(|i| {
+                if i < 16 {
+                    (hi >> (60 - 4 * i)) & 0xF
+                } else {
+                    (lo >> (60 - 4 * (i - 16))) & 0xF
+                }
+            })
+            .enumerate()
+        {
             if matches!(i, 8 | 12 | 16 | 20) {
                 out[at] = b'-';
                 at += 1;
@@ -47,7 +56,10 @@ impl CallContext {
             return *self;
         }
         let mut state = self.entropy ^ n.wrapping_mul(0xA076_1D64_78BD_642F);
-        CallContext { unix_millis: self.unix_millis, entropy: splitmix64(&mut state) }
+        CallContext {
+            unix_millis: self.unix_millis,
+            entropy: splitmix64(&mut state),
+        }
     }
 
     /// RFC 3339 UTC timestamp with second precision ("YYYY-MM-DDTHH:MM:SSZ"), Watchgate's format.
@@ -59,9 +71,16 @@ impl CallContext {
         }
         let (year, month, day) = civil_from_days(secs / 86_400);
         let second_of_day = secs % 86_400;
-        let (hour, minute, second) = (second_of_day / 3600, second_of_day / 60 % 60, second_of_day % 60);
+        let (hour, minute, second) = (
+            second_of_day / 3600,
+            second_of_day / 60 % 60,
+            second_of_day % 60,
+        );
         let mut out = String::with_capacity(20);
-        let _ = write!(out, "{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}Z");
+        let _ = write!(
+            out,
+            "{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}Z"
+        );
         out
     }
 }
@@ -77,11 +96,16 @@ fn civil_from_days(days: u64) -> (u64, u64, u64) {
     let z = days + 719_468; // days since 0000-03-01
     let era = z / 146_097;
     let day_of_era = z % 146_097;
-    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
     let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
     let month_from_march = (5 * day_of_year + 2) / 153;
     let day = day_of_year - (153 * month_from_march + 2) / 5 + 1;
-    let month = if month_from_march < 10 { month_from_march + 3 } else { month_from_march - 9 };
+    let month = if month_from_march < 10 {
+        month_from_march + 3
+    } else {
+        month_from_march - 9
+    };
     let year = year_of_era + era * 400 + u64::from(month <= 2);
     (year, month, day)
 }
@@ -92,8 +116,16 @@ mod tests {
 
     #[test]
     fn correlation_ids_are_uuid_v4_shaped_and_vary() {
-        let a = CallContext { unix_millis: 0, entropy: 1 }.correlation_id();
-        let b = CallContext { unix_millis: 0, entropy: 2 }.correlation_id();
+        let a = CallContext {
+            unix_millis: 0,
+            entropy: 1,
+        }
+        .correlation_id();
+        let b = CallContext {
+            unix_millis: 0,
+            entropy: 2,
+        }
+        .correlation_id();
         assert_ne!(a, b);
         assert_eq!(a.len(), 36);
         assert_eq!(&a[14..15], "4");
@@ -102,12 +134,19 @@ mod tests {
 
     #[test]
     fn timestamp_is_rfc3339_utc() {
-        let c = CallContext { unix_millis: 1_700_000_000_123, entropy: 0 };
+        let c = CallContext {
+            unix_millis: 1_700_000_000_123,
+            entropy: 0,
+        };
         assert_eq!(c.timestamp(), "2023-11-14T22:13:20Z");
     }
 
     fn at(unix_seconds: u64) -> String {
-        CallContext { unix_millis: unix_seconds * 1000, entropy: 0 }.timestamp()
+        CallContext {
+            unix_millis: unix_seconds * 1000,
+            entropy: 0,
+        }
+        .timestamp()
     }
 
     #[test]
@@ -123,7 +162,14 @@ mod tests {
     fn timestamp_past_year_9999_is_the_epoch() {
         assert_eq!(at(LAST_RFC3339_SECOND), "9999-12-31T23:59:59Z");
         assert_eq!(at(LAST_RFC3339_SECOND + 1), "1970-01-01T00:00:00Z");
-        assert_eq!(CallContext { unix_millis: u64::MAX, entropy: 0 }.timestamp(), "1970-01-01T00:00:00Z");
+        assert_eq!(
+            CallContext {
+                unix_millis: u64::MAX,
+                entropy: 0
+            }
+            .timestamp(),
+            "1970-01-01T00:00:00Z"
+        );
     }
 
     /// The `time` crate (a dev-dependency) formatted these before; the two must agree everywhere.

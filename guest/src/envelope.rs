@@ -1,11 +1,11 @@
 //! Envelope validation (duet-rpc ADR-012 and the JSON-RPC 2.0 specification): raw bytes in, either the
 //! request's id and method or the error response out.
 
-use crate::redact::Secrets;
 use crate::context::CallContext;
-use crate::ordered::Fields;
-use crate::render::{render, ErrorInput};
 use crate::message::{self, Parsed};
+use crate::ordered::Fields;
+use crate::redact::Secrets;
+use crate::render::{render, ErrorInput};
 use crate::taxonomy::taxonomy;
 use serde_json::{Map, Value};
 
@@ -65,16 +65,28 @@ fn invalid_request(reason: &str, details: Option<String>, id: Value) -> Rejectio
     if let Some(d) = details {
         fields.insert("details", Value::String(d));
     }
-    Rejection { kind: "invalid-request", fields, id }
+    Rejection {
+        kind: "invalid-request",
+        fields,
+        id,
+    }
 }
 
 fn parse_error(details: String) -> Rejection {
     let mut fields = Fields::new();
     fields.insert("details", Value::String(details));
-    Rejection { kind: "parse-error", fields, id: Value::Null }
+    Rejection {
+        kind: "parse-error",
+        fields,
+        id: Value::Null,
+    }
 }
 
-const ACCEPTED_MEDIA_TYPES: [&str; 3] = ["application/json", "application/json-rpc", "application/jsonrequest"];
+const ACCEPTED_MEDIA_TYPES: [&str; 3] = [
+    "application/json",
+    "application/json-rpc",
+    "application/jsonrequest",
+];
 
 fn check_content_type(header: &str) -> Option<Rejection> {
     let mut parts = header.split(';');
@@ -87,11 +99,17 @@ fn check_content_type(header: &str) -> Option<Rejection> {
         ));
     }
     for param in parts {
-        let Some((name, value)) = param.split_once('=') else { continue };
+        let Some((name, value)) = param.split_once('=') else {
+            continue;
+        };
         if name.trim().eq_ignore_ascii_case("charset") {
             let charset = value.trim().trim_matches('"').to_ascii_lowercase();
             if charset != "utf-8" && charset != "utf8" {
-                return Some(invalid_request("bad-charset", Some("expected charset=utf-8".to_string()), Value::Null));
+                return Some(invalid_request(
+                    "bad-charset",
+                    Some("expected charset=utf-8".to_string()),
+                    Value::Null,
+                ));
             }
         }
     }
@@ -106,12 +124,31 @@ fn check_request(parsed: Parsed<'_>) -> Result<Value, Rejection> {
         Parsed::Object(envelope) => envelope,
         Parsed::Duplicate(name) => {
             let details = format!("member \"{name}\" appears more than once");
-            return Err(invalid_request("duplicate-member", Some(details), Value::Null));
+            return Err(invalid_request(
+                "duplicate-member",
+                Some(details),
+                Value::Null,
+            ));
         }
-        _ => return Err(invalid_request("not-an-object", Some("a request must be a JSON object".into()), Value::Null)),
+        _ => {
+            return Err(invalid_request(
+                "not-an-object",
+                Some("a request must be a JSON object".into()),
+                Value::Null,
+            ))
+        }
     };
-    let call = message::check_call(&envelope)
-        .map_err(|e| invalid_request(e.reason, Some(e.details.to_string()), if e.reason.starts_with("invalid-id") { Value::Null } else { message::readable_id(&envelope) }))?;
+    let call = message::check_call(&envelope).map_err(|e| {
+        invalid_request(
+            e.reason,
+            Some(e.details.to_string()),
+            if e.reason.starts_with("invalid-id") {
+                Value::Null
+            } else {
+                message::readable_id(&envelope)
+            },
+        )
+    })?;
     let mut ok = Map::new();
     ok.insert("valid".into(), Value::Bool(true));
     if let Some(raw_id) = call.id {
@@ -121,14 +158,32 @@ fn check_request(parsed: Parsed<'_>) -> Result<Value, Rejection> {
     Ok(Value::Object(ok))
 }
 
-fn respond(rejection: Rejection, options: &ValidateOptions, ctx: &CallContext, env: &Secrets) -> Value {
-    let kind = taxonomy().kind(rejection.kind).expect("validation kinds are in the taxonomy");
-    let input = ErrorInput { kind, fields: rejection.fields, id: rejection.id, correlation_id: None, timestamp: None, result_type: false, redaction: None, generic: Fields::new() };
+fn respond(
+    rejection: Rejection,
+    options: &ValidateOptions,
+    ctx: &CallContext,
+    env: &Secrets,
+) -> Value {
+    let kind = taxonomy()
+        .kind(rejection.kind)
+        .expect("validation kinds are in the taxonomy");
+    let input = ErrorInput {
+        kind,
+        fields: rejection.fields,
+        id: rejection.id,
+        correlation_id: None,
+        timestamp: None,
+        result_type: false,
+        redaction: None,
+        generic: Fields::new(),
+    };
     // Both kinds are defined in every dialect and their fields are well-formed, so rendering cannot fail;
     // should it ever, the caller still gets a plain, leak-free -32603.
-    render(&input, &options.dialect, ctx, env).map(|o| o.into_value()).unwrap_or_else(|_| {
-        crate::error::error_response(&crate::error::ErrorObject::internal(), input.id.clone())
-    })
+    render(&input, &options.dialect, ctx, env)
+        .map(|o| o.into_value())
+        .unwrap_or_else(|_| {
+            crate::error::error_response(&crate::error::ErrorObject::internal(), input.id.clone())
+        })
 }
 
 /// The outcome of reading the bytes: one request, or the members of an allowed batch.
@@ -140,7 +195,8 @@ enum Verdict {
 /// Validates raw request bytes. Always returns one JSON document: the verdict, the error response, or (for an
 /// allowed batch) an array with one entry per member, in order.
 pub fn validate(raw: &[u8], options: &ValidateOptions, ctx: &CallContext, env: &Secrets) -> Value {
-    let settle = |r: Result<Value, Rejection>| r.unwrap_or_else(|rej| respond(rej, options, ctx, env));
+    let settle =
+        |r: Result<Value, Rejection>| r.unwrap_or_else(|rej| respond(rej, options, ctx, env));
     match read(raw, options) {
         Verdict::Single(r) => settle(r),
         Verdict::Batch(members) => Value::Array(members.into_iter().map(settle).collect()),
@@ -158,25 +214,45 @@ fn read(raw: &[u8], options: &ValidateOptions) -> Verdict {
     if let Some(r) = options.content_type.as_deref().and_then(check_content_type) {
         return reject(r);
     }
-    if let Some(len) = options.content_length.filter(|len| *len != raw.len() as u64) {
-        return reject(parse_error(format!("Content-Length {len} does not match the {} bytes received", raw.len())));
+    if let Some(len) = options
+        .content_length
+        .filter(|len| *len != raw.len() as u64)
+    {
+        return reject(parse_error(format!(
+            "Content-Length {len} does not match the {} bytes received",
+            raw.len()
+        )));
     }
     let text = match std::str::from_utf8(raw) {
         Ok(t) => t,
-        Err(e) => return reject(parse_error(format!("invalid UTF-8 at byte {}", e.valid_up_to()))),
+        Err(e) => {
+            return reject(parse_error(format!(
+                "invalid UTF-8 at byte {}",
+                e.valid_up_to()
+            )))
+        }
     };
     // Read without building the tree (see `message`): every member is checked as JSON but kept as raw text,
     // skipped iteratively, so nesting of any depth is read without recursion. Depth is no reason to refuse a
     // request (it is valid JSON; what its params may hold is the server's business).
     match message::parse(text) {
         Parsed::NotJson(e) => reject(parse_error(e)),
-        Parsed::Batch(_) if options.batch == BatchPolicy::Reject => {
-            reject(invalid_request("batch-not-supported", Some("batch requests are not supported".into()), Value::Null))
-        }
-        Parsed::Batch(members) if members.is_empty() => {
-            reject(invalid_request("empty-batch", Some("a batch must not be empty".into()), Value::Null))
-        }
-        Parsed::Batch(members) => Verdict::Batch(members.iter().map(|m| check_request(message::parse(m.get()))).collect()),
+        Parsed::Batch(_) if options.batch == BatchPolicy::Reject => reject(invalid_request(
+            "batch-not-supported",
+            Some("batch requests are not supported".into()),
+            Value::Null,
+        )),
+        Parsed::Batch(members) if members.is_empty() => reject(invalid_request(
+            "empty-batch",
+            Some("a batch must not be empty".into()),
+            Value::Null,
+        )),
+        Parsed::Batch(members) => Verdict::Batch(
+            members
+                .iter()
+                .map(|m| check_request(message::parse(m.get())))
+                .collect(),
+        ),
         single => Verdict::Single(check_request(single)),
     }
 }

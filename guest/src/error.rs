@@ -19,10 +19,18 @@ pub enum InputError {
     #[error("kind '{kind}' requires field '{field}'")]
     MissingField { kind: String, field: String },
     #[error("kind '{kind}': field '{field}' must be {expected}")]
-    FieldType { kind: String, field: String, expected: &'static str },
+    FieldType {
+        kind: String,
+        field: String,
+        expected: &'static str,
+    },
     /// `elsewhere`: the dialects whose generic fields include it (the caller likely chose another dialect).
     #[error("kind '{kind}' has no field '{field}'{}", generic_hint(elsewhere))]
-    UnknownField { kind: String, field: String, elsewhere: Vec<String> },
+    UnknownField {
+        kind: String,
+        field: String,
+        elsewhere: Vec<String>,
+    },
     #[error("\"id\" must be a string, a number or null")]
     InvalidId,
     #[error("\"{0}\" must be a string")]
@@ -43,7 +51,13 @@ fn generic_hint(dialects: &[String]) -> String {
     match dialects {
         [] => String::new(),
         [one] => format!(" (dialect '{one}' accepts it on every kind)"),
-        many => format!(" (dialects {} accept it on every kind)", many.iter().map(|d| format!("'{d}'")).collect::<Vec<_>>().join(", ")),
+        many => format!(
+            " (dialects {} accept it on every kind)",
+            many.iter()
+                .map(|d| format!("'{d}'"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 
@@ -74,9 +88,13 @@ impl InputError {
     /// with reason `oversize` for an input over the size limit (as an oversize request is answered).
     pub fn to_error_object(&self) -> ErrorObject {
         match self {
-            InputError::TooLarge { .. } => {
-                ErrorObject::refusal(-32600, "Invalid Request", "invalid-request", self.reason(), &self.to_string())
-            }
+            InputError::TooLarge { .. } => ErrorObject::refusal(
+                -32600,
+                "Invalid Request",
+                "invalid-request",
+                self.reason(),
+                &self.to_string(),
+            ),
             _ => ErrorObject::invalid_params(self.reason(), &self.to_string()),
         }
     }
@@ -100,7 +118,12 @@ impl ErrorObject {
     /// A refusal of the library's own input: `data` is `{type, reason, details}`, the details scrubbed.
     fn refusal(code: i32, message: &str, kind: &str, reason: &str, details: &str) -> Self {
         let details = crate::scrub::truncate(
-            &crate::redact::redact_with(details, &crate::environment(), &crate::redact::Policy::default()).text,
+            &crate::redact::redact_with(
+                details,
+                &crate::environment(),
+                &crate::redact::Policy::default(),
+            )
+            .text,
             crate::taxonomy::taxonomy().meta.truncate_bytes,
         );
         // Built member by member (json! would route each &str through serde's to_value).
@@ -108,7 +131,11 @@ impl ErrorObject {
         data.insert("type".into(), Value::String(kind.into()));
         data.insert("reason".into(), Value::String(reason.into()));
         data.insert("details".into(), Value::String(details));
-        ErrorObject { code, message: message.to_string(), data: Some(Value::Object(data)) }
+        ErrorObject {
+            code,
+            message: message.to_string(),
+            data: Some(Value::Object(data)),
+        }
     }
 
     pub fn to_value(&self) -> Value {
@@ -123,7 +150,11 @@ impl ErrorObject {
 
     /// The plain -32603 used when building an error itself fails: it carries nothing that could leak.
     pub fn internal() -> Self {
-        ErrorObject { code: -32603, message: "Internal error".to_string(), data: None }
+        ErrorObject {
+            code: -32603,
+            message: "Internal error".to_string(),
+            data: None,
+        }
     }
 }
 

@@ -11,8 +11,8 @@ pub mod error;
 pub mod guard;
 pub mod lookup;
 pub mod message;
-pub mod policy;
 pub mod ordered;
+pub mod policy;
 pub mod redact;
 pub mod render;
 pub mod sanitize;
@@ -45,6 +45,9 @@ pub fn set_environment(env: &[(String, String)]) -> usize {
 
 /// The secret environment values currently configured.
 pub fn environment() -> Arc<redact::Secrets> {
-    let current = ENVIRONMENT.read().unwrap_or_else(|e| e.into_inner()).clone();
+    let current = ENVIRONMENT
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
     current.unwrap_or_else(|| Arc::new(redact::Secrets::default()))
 }

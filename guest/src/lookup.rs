@@ -44,7 +44,12 @@ fn message_fits(template: &str, message: &str) -> bool {
 /// The kind a dialect's code stands for. Where a dialect uses one code for several kinds, `data.type`
 /// (canonical), the message (VAPORA's -32000) or `data.gate` decides; otherwise the first kind in the table
 /// with that code (its "home" kind) is returned.
-pub fn lookup_kind(dialect: &str, code: i64, message: Option<&str>, data: Option<&Value>) -> Result<Option<&'static str>, InputError> {
+pub fn lookup_kind(
+    dialect: &str,
+    code: i64,
+    message: Option<&str>,
+    data: Option<&Value>,
+) -> Result<Option<&'static str>, InputError> {
     if !is_dialect(dialect) {
         return Err(InputError::UnknownDialect(dialect.to_string()));
     }
@@ -62,12 +67,19 @@ pub fn lookup_kind(dialect: &str, code: i64, message: Option<&str>, data: Option
         narrowed.retain(|k| k.gate.as_deref() == Some(gate));
     }
     if let Some(msg) = message {
-        let fitting: Vec<&Kind> = narrowed.iter().copied().filter(|k| message_fits(k.message_in(dialect), msg)).collect();
+        let fitting: Vec<&Kind> = narrowed
+            .iter()
+            .copied()
+            .filter(|k| message_fits(k.message_in(dialect), msg))
+            .collect();
         if !fitting.is_empty() {
             narrowed = fitting;
         }
     }
-    Ok(narrowed.first().or(candidates.first()).map(|k| k.name.as_str()))
+    Ok(narrowed
+        .first()
+        .or(candidates.first())
+        .map(|k| k.name.as_str()))
 }
 
 /// One field of a kind, as `explain` reports it.
@@ -108,7 +120,15 @@ fn kind_info<'a>(kind: &'a Kind, dialect: &str) -> KindInfo<'a> {
         retry_hint: &kind.retry_hint,
         http_status: kind.http_status,
         log_level: &kind.log_level,
-        fields: kind.fields.iter().map(|f| FieldInfo { name: &f.name, ty: f.ty.name(), required: f.required }).collect(),
+        fields: kind
+            .fields
+            .iter()
+            .map(|f| FieldInfo {
+                name: &f.name,
+                ty: f.ty.name(),
+                required: f.required,
+            })
+            .collect(),
     }
 }
 
@@ -127,15 +147,26 @@ pub fn explain(dialect: &str, code: i64) -> Result<Explanation<'_>, InputError> 
     }
     let kinds = taxonomy().kinds_with_code(dialect, code);
     if kinds.is_empty() {
-        return Err(InputError::UnknownCode { dialect: dialect.to_string(), code });
+        return Err(InputError::UnknownCode {
+            dialect: dialect.to_string(),
+            code,
+        });
     }
-    Ok(Explanation { dialect, code, kinds: kinds.iter().map(|k| kind_info(k, dialect)).collect() })
+    Ok(Explanation {
+        dialect,
+        code,
+        kinds: kinds.iter().map(|k| kind_info(k, dialect)).collect(),
+    })
 }
 
 /// The whole taxonomy table as `kinds-json` reports it: every kind as `explain` describes it, with its
 /// canonical code and message (the typed `kinds` export carries the same facts minus the fields).
 pub fn kinds() -> Vec<impl Serialize> {
-    taxonomy().kinds.iter().map(|k| kind_info(k, "canonical")).collect()
+    taxonomy()
+        .kinds
+        .iter()
+        .map(|k| kind_info(k, "canonical"))
+        .collect()
 }
 
 fn style_name(style: Style) -> &'static str {
@@ -198,10 +229,29 @@ pub fn codes_json(dialect: Option<&str>) -> Result<CodeTable, InputError> {
                 })
             })
             .collect();
-        let generic_fields = t.meta.generic_fields(d).iter().map(|f| FieldInfo { name: &f.name, ty: f.ty.name(), required: f.required }).collect();
-        dialects.insert(d, DialectCodes { description: t.meta.dialects.get(d).map(String::as_str), generic_fields, codes });
+        let generic_fields = t
+            .meta
+            .generic_fields(d)
+            .iter()
+            .map(|f| FieldInfo {
+                name: &f.name,
+                ty: f.ty.name(),
+                required: f.required,
+            })
+            .collect();
+        dialects.insert(
+            d,
+            DialectCodes {
+                description: t.meta.dialects.get(d).map(String::as_str),
+                generic_fields,
+                codes,
+            },
+        );
     }
-    Ok(CodeTable { version: &t.meta.version, dialects })
+    Ok(CodeTable {
+        version: &t.meta.version,
+        dialects,
+    })
 }
 
 /// For one code: each dialect using it, with the kinds it names by that code.
@@ -235,13 +285,23 @@ pub fn codes_markdown(dialect: Option<&str>) -> Result<String, InputError> {
     );
     if dialect.is_none() {
         let _ = writeln!(md, "## Kinds\n");
-        let _ = writeln!(md, "| kind | category | gate | retryable | HTTP | log level | fields | summary |");
+        let _ = writeln!(
+            md,
+            "| kind | category | gate | retryable | HTTP | log level | fields | summary |"
+        );
         let _ = writeln!(md, "|---|---|---|---|---|---|---|---|");
         for k in &t.kinds {
             let fields: Vec<String> = k
                 .fields
                 .iter()
-                .map(|f| format!("`{}: {}{}`", f.name, f.ty.name(), if f.required { "" } else { "?" }))
+                .map(|f| {
+                    format!(
+                        "`{}: {}{}`",
+                        f.name,
+                        f.ty.name(),
+                        if f.required { "" } else { "?" }
+                    )
+                })
                 .collect();
             let _ = writeln!(
                 md,
@@ -263,17 +323,42 @@ pub fn codes_markdown(dialect: Option<&str>) -> Result<String, InputError> {
         if let Some(desc) = t.meta.dialects.get(d) {
             let _ = writeln!(md, "{desc}\n");
         }
-        let generic: Vec<String> =
-            t.meta.generic_fields(d).iter().map(|f| format!("`{}: {}{}`", f.name, f.ty.name(), if f.required { "" } else { "?" })).collect();
+        let generic: Vec<String> = t
+            .meta
+            .generic_fields(d)
+            .iter()
+            .map(|f| {
+                format!(
+                    "`{}: {}{}`",
+                    f.name,
+                    f.ty.name(),
+                    if f.required { "" } else { "?" }
+                )
+            })
+            .collect();
         if !generic.is_empty() {
-            let _ = writeln!(md, "Generic data fields, accepted on every kind: {}.\n", generic.join(", "));
+            let _ = writeln!(
+                md,
+                "Generic data fields, accepted on every kind: {}.\n",
+                generic.join(", ")
+            );
         }
         let _ = writeln!(md, "| code | kind | message | rendered as |");
         let _ = writeln!(md, "|---|---|---|---|");
         for k in &t.kinds {
             if let Some(e) = k.dialect(d) {
-                let code = e.code.map(|c| c.to_string()).unwrap_or_else(|| "—".to_string());
-                let _ = writeln!(md, "| {} | `{}` | {} | {} |", code, k.name, cell(k.message_in(d)), style_name(e.style));
+                let code = e
+                    .code
+                    .map(|c| c.to_string())
+                    .unwrap_or_else(|| "—".to_string());
+                let _ = writeln!(
+                    md,
+                    "| {} | `{}` | {} | {} |",
+                    code,
+                    k.name,
+                    cell(k.message_in(d)),
+                    style_name(e.style)
+                );
             }
         }
         md.push('\n');
@@ -326,7 +411,12 @@ pub fn codes_markdown(dialect: Option<&str>) -> Result<String, InputError> {
                 .map(|d| {
                     per.iter()
                         .find(|(dialect, _)| dialect == d)
-                        .map(|(_, ks)| ks.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "))
+                        .map(|(_, ks)| {
+                            ks.iter()
+                                .map(|k| format!("`{k}`"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        })
                         .unwrap_or_default()
                 })
                 .collect();
@@ -358,19 +448,40 @@ mod tests {
 
     #[test]
     fn vapora_minus_32000_is_told_apart_by_its_message() {
-        assert_eq!(lookup_kind("vapora", -32000, Some("Unknown skill: summarize"), None).unwrap(), Some("unknown-skill"));
-        assert_eq!(lookup_kind("vapora", -32000, Some("Task not found: t-1"), None).unwrap(), Some("task-not-found"));
         assert_eq!(
-            lookup_kind("vapora", -32000, Some("Invalid state transition: working -> submitted"), None).unwrap(),
+            lookup_kind("vapora", -32000, Some("Unknown skill: summarize"), None).unwrap(),
+            Some("unknown-skill")
+        );
+        assert_eq!(
+            lookup_kind("vapora", -32000, Some("Task not found: t-1"), None).unwrap(),
+            Some("task-not-found")
+        );
+        assert_eq!(
+            lookup_kind(
+                "vapora",
+                -32000,
+                Some("Invalid state transition: working -> submitted"),
+                None
+            )
+            .unwrap(),
             Some("invalid-state-transition")
         );
     }
 
     #[test]
     fn same_number_different_meaning() {
-        assert_eq!(lookup_kind("thoughtgate", -32001, None, None).unwrap(), Some("upstream-timeout"));
-        assert_eq!(lookup_kind("watchgate", -32001, None, None).unwrap(), Some("upstream-connection-failed"));
-        assert_eq!(lookup_kind("a2a", -32001, None, None).unwrap(), Some("task-not-found"));
+        assert_eq!(
+            lookup_kind("thoughtgate", -32001, None, None).unwrap(),
+            Some("upstream-timeout")
+        );
+        assert_eq!(
+            lookup_kind("watchgate", -32001, None, None).unwrap(),
+            Some("upstream-connection-failed")
+        );
+        assert_eq!(
+            lookup_kind("a2a", -32001, None, None).unwrap(),
+            Some("task-not-found")
+        );
         assert_eq!(lookup_kind("duet", -32001, None, None).unwrap(), None);
     }
 }

@@ -199,7 +199,9 @@ fn number_key(text: &str) -> String {
         }
         at += 1;
     }
-    let Some(first) = first else { return "0".to_string() };
+    let Some(first) = first else {
+        return "0".to_string();
+    };
     // The power of ten of the last significant digit: the digits after it, less those after the point,
     // plus the exponent.
     let mut power = -fraction;
@@ -253,22 +255,45 @@ pub fn readable_id(envelope: &Envelope<'_>) -> Value {
 /// Checks an object with a `method` (or with neither `method` nor a response member) as a call.
 pub fn check_call<'a>(envelope: &Envelope<'a>) -> Result<Call<'a>, Invalid> {
     if let Some(id) = envelope.id {
-        if !matches!(json_type(id), JsonType::String | JsonType::Number | JsonType::Null) {
-            return Err(Invalid { reason: "invalid-id-type", details: "id must be a string, a number or null" });
+        if !matches!(
+            json_type(id),
+            JsonType::String | JsonType::Number | JsonType::Null
+        ) {
+            return Err(Invalid {
+                reason: "invalid-id-type",
+                details: "id must be a string, a number or null",
+            });
         }
         // A string whose escapes are no Unicode (a lone surrogate, `"\uDEe9"`) cannot be read, so it cannot be
         // written back either: every answer of the guard's own carried `null` where the client looks for its
         // id, and `validate` said "valid" with `id: null` (found by cargo-fuzz). Refused like a wrong type.
-        if json_type(id) == JsonType::String && id.get().contains('\\') && string_value(id).is_none() {
-            return Err(Invalid { reason: "invalid-id-string", details: "a string id must be valid Unicode (it holds a lone surrogate escape)" });
+        if json_type(id) == JsonType::String
+            && id.get().contains('\\')
+            && string_value(id).is_none()
+        {
+            return Err(Invalid {
+                reason: "invalid-id-string",
+                details: "a string id must be valid Unicode (it holds a lone surrogate escape)",
+            });
         }
     }
     if envelope.jsonrpc.and_then(string_value).as_deref() != Some("2.0") {
-        return Err(Invalid { reason: "invalid-jsonrpc-version", details: "jsonrpc must be exactly \"2.0\"" });
+        return Err(Invalid {
+            reason: "invalid-jsonrpc-version",
+            details: "jsonrpc must be exactly \"2.0\"",
+        });
     }
     let method = match envelope.method {
-        None => return Err(Invalid { reason: "missing-method", details: "method is required" }),
-        Some(m) => string_value(m).ok_or(Invalid { reason: "invalid-method-type", details: "method must be a string" })?,
+        None => {
+            return Err(Invalid {
+                reason: "missing-method",
+                details: "method is required",
+            })
+        }
+        Some(m) => string_value(m).ok_or(Invalid {
+            reason: "invalid-method-type",
+            details: "method must be a string",
+        })?,
     };
     if let Some(params) = envelope.params {
         if !matches!(json_type(params), JsonType::Object | JsonType::Array) {
@@ -278,7 +303,10 @@ pub fn check_call<'a>(envelope: &Envelope<'a>) -> Result<Call<'a>, Invalid> {
             });
         }
     }
-    Ok(Call { id: envelope.id, method })
+    Ok(Call {
+        id: envelope.id,
+        method,
+    })
 }
 
 /// An object without `method` but with `result` or `error` is a response.
@@ -292,7 +320,9 @@ pub fn is_well_formed_response(envelope: &Envelope<'_>) -> bool {
     let version = envelope.jsonrpc.and_then(string_value).as_deref() == Some("2.0");
     let one_member = envelope.result.is_some() != envelope.error.is_some();
     let error_ok = envelope.error.is_none_or(|e| {
-        RawObject::of(e).and_then(|o| o.get("code")).is_some_and(|code| code.get().parse::<i64>().is_ok())
+        RawObject::of(e)
+            .and_then(|o| o.get("code"))
+            .is_some_and(|code| code.get().parse::<i64>().is_ok())
     });
     version && envelope.id.is_some() && one_member && error_ok
 }
@@ -312,7 +342,11 @@ pub const PROTOCOL_VERSION_META_KEY: &str = "io.modelcontextprotocol/protocolVer
 
 /// Reads a request's `params._meta` once.
 pub fn request_meta(params: Option<&RawValue>) -> RequestMeta {
-    let Some(meta) = params.and_then(RawObject::of).and_then(|p| p.get("_meta")).and_then(RawObject::of) else {
+    let Some(meta) = params
+        .and_then(RawObject::of)
+        .and_then(|p| p.get("_meta"))
+        .and_then(RawObject::of)
+    else {
         return RequestMeta::default();
     };
     RequestMeta {
@@ -323,7 +357,9 @@ pub fn request_meta(params: Option<&RawValue>) -> RequestMeta {
 
 /// `result.protocolVersion` of a successful `initialize` response: the revision the handshake agreed on.
 pub fn negotiated_revision(result: &RawValue) -> Option<String> {
-    RawObject::of(result)?.get("protocolVersion").and_then(string_value)
+    RawObject::of(result)?
+        .get("protocolVersion")
+        .and_then(string_value)
 }
 
 /// A named member of an object-valued `params` (e.g. `requestId` of a cancellation, `progressToken` of a
@@ -345,15 +381,26 @@ mod tests {
 
     #[test]
     fn null_id_is_present_and_absent_id_is_not() {
-        assert_eq!(object(r#"{"jsonrpc":"2.0","id":null,"method":"m"}"#).id.map(RawValue::get), Some("null"));
+        assert_eq!(
+            object(r#"{"jsonrpc":"2.0","id":null,"method":"m"}"#)
+                .id
+                .map(RawValue::get),
+            Some("null")
+        );
         assert!(object(r#"{"jsonrpc":"2.0","method":"m"}"#).id.is_none());
     }
 
     #[test]
     fn a_repeated_member_is_refused_by_name() {
-        assert!(matches!(parse(r#"{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}"#), Parsed::Duplicate("method")));
+        assert!(matches!(
+            parse(r#"{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}"#),
+            Parsed::Duplicate("method")
+        ));
         // Members JSON-RPC does not read may repeat: they are skipped, never acted on.
-        assert!(matches!(parse(r#"{"jsonrpc":"2.0","method":"a","x":1,"x":2}"#), Parsed::Object(_)));
+        assert!(matches!(
+            parse(r#"{"jsonrpc":"2.0","method":"a","x":1,"x":2}"#),
+            Parsed::Object(_)
+        ));
     }
 
     #[test]
@@ -375,7 +422,18 @@ mod tests {
         assert_eq!(key("18446744073709551615"), "18446744073709551615");
         assert_eq!(key("0.5"), "5e-1");
         // Exponents, however written, and the spelling serde_json writes back (`1E2` as `1e+2`).
-        for same in ["100", "100.0", "1E2", "1e+2", "1e2", "10E1", "0.1e3", "1000e-1", "1.000e2", "100.00E+0"] {
+        for same in [
+            "100",
+            "100.0",
+            "1E2",
+            "1e+2",
+            "1e2",
+            "10E1",
+            "0.1e3",
+            "1000e-1",
+            "1.000e2",
+            "100.00E+0",
+        ] {
             assert_eq!(key(same), "100", "{same}");
         }
         assert_eq!(key("-7e0"), "-7");
@@ -385,56 +443,132 @@ mod tests {
         assert_ne!(key("15e-1"), key("15"));
         assert_eq!(key("15e-1"), key("1.5"));
         // Ids of any length stay apart: no float rounds two of them into one.
-        assert_ne!(key("12345678901234567890123"), key("12345678901234567890124"));
+        assert_ne!(
+            key("12345678901234567890123"),
+            key("12345678901234567890124")
+        );
         assert_eq!(key("1e40"), "1e40");
         assert_eq!(key("1e999999999"), key("10e999999998"));
         // An exponent of any length (found by cargo-fuzz: `75555555E555555`, which the guard's own answer
         // spells `75555555e+555555`), counted up to 2^56.
         let huge = "9".repeat(60);
-        assert_eq!(key(&format!("75555555E{huge}")), key(&format!("75555555e+{huge}")));
-        assert_eq!(key(&format!("75555555E{huge}")), key(&format!("75555555.00e{huge}")));
-        assert_ne!(key(&format!("75555555E{huge}")), key(&format!("75555555E-{huge}")));
-        assert_ne!(key(&format!("75555555E{huge}")), key(&format!("75555556E{huge}")));
+        assert_eq!(
+            key(&format!("75555555E{huge}")),
+            key(&format!("75555555e+{huge}"))
+        );
+        assert_eq!(
+            key(&format!("75555555E{huge}")),
+            key(&format!("75555555.00e{huge}"))
+        );
+        assert_ne!(
+            key(&format!("75555555E{huge}")),
+            key(&format!("75555555E-{huge}"))
+        );
+        assert_ne!(
+            key(&format!("75555555E{huge}")),
+            key(&format!("75555556E{huge}"))
+        );
     }
 
     #[test]
     fn calls_are_checked_in_validate_order() {
         let reason = |t: &str| check_call(&object(t)).err().map(|e| e.reason);
-        assert_eq!(reason(r#"{"jsonrpc":"2.0","id":{},"method":"m"}"#), Some("invalid-id-type"));
-        assert_eq!(reason(r#"{"jsonrpc":"2.0","id":"a\uDEe9","method":"m"}"#), Some("invalid-id-string"));
-        assert_eq!(reason(r#"{"jsonrpc":"2.0","id":"\uD800x","method":"m"}"#), Some("invalid-id-string"));
+        assert_eq!(
+            reason(r#"{"jsonrpc":"2.0","id":{},"method":"m"}"#),
+            Some("invalid-id-type")
+        );
+        assert_eq!(
+            reason(r#"{"jsonrpc":"2.0","id":"a\uDEe9","method":"m"}"#),
+            Some("invalid-id-string")
+        );
+        assert_eq!(
+            reason(r#"{"jsonrpc":"2.0","id":"\uD800x","method":"m"}"#),
+            Some("invalid-id-string")
+        );
         // A pair is one character; other escapes are fine.
-        assert_eq!(reason(r#"{"jsonrpc":"2.0","id":"\uD83D\uDE00 \u00e9\/\n","method":"m"}"#), None);
-        assert_eq!(reason(r#"{"jsonrpc":"1.0","id":1,"method":"m"}"#), Some("invalid-jsonrpc-version"));
-        assert_eq!(reason(r#"{"jsonrpc":"2.0","id":1}"#), Some("missing-method"));
-        assert_eq!(reason(r#"{"jsonrpc":"2.0","id":1,"method":5}"#), Some("invalid-method-type"));
-        assert_eq!(reason(r#"{"jsonrpc":"2.0","id":1,"method":"m","params":3}"#), Some("invalid-params-type"));
-        assert_eq!(reason(r#"{"jsonrpc":"2\u002e0","id":1,"method":"m"}"#), None);
+        assert_eq!(
+            reason(r#"{"jsonrpc":"2.0","id":"\uD83D\uDE00 \u00e9\/\n","method":"m"}"#),
+            None
+        );
+        assert_eq!(
+            reason(r#"{"jsonrpc":"1.0","id":1,"method":"m"}"#),
+            Some("invalid-jsonrpc-version")
+        );
+        assert_eq!(
+            reason(r#"{"jsonrpc":"2.0","id":1}"#),
+            Some("missing-method")
+        );
+        assert_eq!(
+            reason(r#"{"jsonrpc":"2.0","id":1,"method":5}"#),
+            Some("invalid-method-type")
+        );
+        assert_eq!(
+            reason(r#"{"jsonrpc":"2.0","id":1,"method":"m","params":3}"#),
+            Some("invalid-params-type")
+        );
+        assert_eq!(
+            reason(r#"{"jsonrpc":"2\u002e0","id":1,"method":"m"}"#),
+            None
+        );
     }
 
     #[test]
     fn responses_are_told_from_calls_and_checked() {
         let ok = object(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
         assert!(is_response(&ok) && is_well_formed_response(&ok));
-        let both = object(r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}"#);
+        let both =
+            object(r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}"#);
         assert!(is_response(&both) && !is_well_formed_response(&both));
         let bad_code = object(r#"{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"m"}}"#);
         assert!(!is_well_formed_response(&bad_code));
-        assert!(!is_well_formed_response(&object(r#"{"jsonrpc":"2.0","id":1,"error":{"code":1.5}}"#)));
-        assert!(!is_response(&object(r#"{"jsonrpc":"2.0","id":1,"method":"m","result":1}"#)));
+        assert!(!is_well_formed_response(&object(
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":1.5}}"#
+        )));
+        assert!(!is_response(&object(
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","result":1}"#
+        )));
     }
 
     #[test]
     fn progress_tokens_and_param_keys() {
         let params = |t: &str| serde_json::from_str::<Box<RawValue>>(t).unwrap();
         let token = |t: &str| request_meta(Some(&params(t))).progress_token;
-        assert_eq!(token(r#"{"_meta":{"progressToken":"p1"},"name":"x"}"#), Some("\"p1\"".into()));
+        assert_eq!(
+            token(r#"{"_meta":{"progressToken":"p1"},"name":"x"}"#),
+            Some("\"p1\"".into())
+        );
         assert_eq!(token(r#"{"name":"x"}"#), None);
         assert_eq!(token("[1]"), None);
-        let meta = request_meta(Some(&params(r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":7}}"#)));
-        assert_eq!(meta, RequestMeta { progress_token: Some("7".into()), protocol_version: Some("2026-07-28".into()) });
-        assert_eq!(request_meta(Some(&params(r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":5}}"#))).protocol_version, None);
-        assert_eq!(negotiated_revision(&params(r#"{"protocolVersion":"2025-06-18","capabilities":{}}"#)).as_deref(), Some("2025-06-18"));
-        assert_eq!(param_key(Some(&params(r#"{"requestId":3.0,"reason":"x"}"#)), "requestId"), Some("3".into()));
+        let meta = request_meta(Some(&params(
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":7}}"#,
+        )));
+        assert_eq!(
+            meta,
+            RequestMeta {
+                progress_token: Some("7".into()),
+                protocol_version: Some("2026-07-28".into())
+            }
+        );
+        assert_eq!(
+            request_meta(Some(&params(
+                r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":5}}"#
+            )))
+            .protocol_version,
+            None
+        );
+        assert_eq!(
+            negotiated_revision(&params(
+                r#"{"protocolVersion":"2025-06-18","capabilities":{}}"#
+            ))
+            .as_deref(),
+            Some("2025-06-18")
+        );
+        assert_eq!(
+            param_key(
+                Some(&params(r#"{"requestId":3.0,"reason":"x"}"#)),
+                "requestId"
+            ),
+            Some("3".into())
+        );
     }
 }

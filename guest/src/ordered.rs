@@ -29,7 +29,10 @@ impl<K: AsRef<str>, V> Pairs<K, V> {
     }
 
     pub fn get(&self, key: &str) -> Option<&V> {
-        self.0.iter().find(|(k, _)| k.as_ref() == key).map(|(_, v)| v)
+        self.0
+            .iter()
+            .find(|(k, _)| k.as_ref() == key)
+            .map(|(_, v)| v)
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
@@ -46,7 +49,11 @@ impl<K: AsRef<str>, V> Pairs<K, V> {
 
     /// Appends a pair whose key the caller knows is not present.
     pub fn push_unique(&mut self, key: K, value: V) {
-        debug_assert!(!self.contains_key(key.as_ref()), "{} is already present", key.as_ref());
+        debug_assert!(
+            !self.contains_key(key.as_ref()),
+            "{} is already present",
+            key.as_ref()
+        );
         self.0.push((key, value));
     }
 
@@ -129,7 +136,12 @@ impl<'a> Obj<'a> {
 
     /// The same document as a `serde_json::Value` (for callers that embed it in a larger value).
     pub fn into_value(self) -> Value {
-        Value::Object(self.0.into_iter().map(|(k, v)| (k.into_owned(), v.into_value())).collect())
+        Value::Object(
+            self.0
+                .into_iter()
+                .map(|(k, v)| (k.into_owned(), v.into_value()))
+                .collect(),
+        )
     }
 }
 
@@ -173,7 +185,9 @@ pub enum InputDoc {
 impl InputDoc {
     pub fn from_value(value: &Value) -> InputDoc {
         match value {
-            Value::Object(m) => InputDoc::One(Pairs(m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())),
+            Value::Object(m) => InputDoc::One(Pairs(
+                m.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            )),
             Value::Array(items) => InputDoc::Many(items.iter().map(InputDoc::from_value).collect()),
             _ => InputDoc::Other,
         }
@@ -194,8 +208,10 @@ mod tests {
         let mut inner = Obj::new();
         inner.put("z", true);
         o.put("c", inner);
-        assert_eq!(serde_json::to_string(&o).unwrap(), r#"{"b":2,"a":"x","c":{"z":true}}"#);
+        assert_eq!(
+            serde_json::to_string(&o).unwrap(),
+            r#"{"b":2,"a":"x","c":{"z":true}}"#
+        );
         assert_eq!(o.into_value(), json!({"b": 2, "a": "x", "c": {"z": true}}));
     }
-
 }

@@ -2,11 +2,11 @@
 
 use crate::context::CallContext;
 use crate::error::InputError;
+use crate::message::RawObject;
 use crate::ordered::{Fields, InputDoc, Obj};
 use crate::redact::{Policy, Secrets};
 use crate::scrub;
 use crate::taxonomy::{is_dialect, taxonomy, Dialect, FieldType, Kind, Style};
-use crate::message::RawObject;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -46,13 +46,20 @@ fn optional_string(obj: &Fields, key: &'static str) -> Result<Option<String>, In
     }
 }
 
-fn check_field_type(kind: &Kind, name: &str, ty: FieldType, value: &Value) -> Result<(), InputError> {
+fn check_field_type(
+    kind: &Kind,
+    name: &str,
+    ty: FieldType,
+    value: &Value,
+) -> Result<(), InputError> {
     let ok = match ty {
         FieldType::String => value.is_string(),
         FieldType::U64 => value.as_u64().is_some(),
         FieldType::S32 => value.as_i64().is_some_and(|n| i32::try_from(n).is_ok()),
         FieldType::Bool => value.is_boolean(),
-        FieldType::StringList => value.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
+        FieldType::StringList => value
+            .as_array()
+            .is_some_and(|a| a.iter().all(Value::is_string)),
         FieldType::Object => value.is_object(),
     };
     if ok {
@@ -84,8 +91,13 @@ pub fn parse_input(value: &Value, dialect: &str) -> Result<ErrorInput<'static>, 
 
 /// [`parse_input`] for an object already read into its key/value pairs.
 pub fn parse_fields(obj: Fields, dialect: &str) -> Result<ErrorInput<'static>, InputError> {
-    let name = obj.get("kind").and_then(Value::as_str).ok_or(InputError::MissingKind)?;
-    let kind = taxonomy().kind(name).ok_or_else(|| InputError::UnknownKind(name.to_string()))?;
+    let name = obj
+        .get("kind")
+        .and_then(Value::as_str)
+        .ok_or(InputError::MissingKind)?;
+    let kind = taxonomy()
+        .kind(name)
+        .ok_or_else(|| InputError::UnknownKind(name.to_string()))?;
     let id = obj.get("id").cloned().unwrap_or(Value::Null);
     check_id(&id)?;
     let correlation_id = optional_string(&obj, "correlation_id")?;
@@ -111,7 +123,11 @@ pub fn parse_fields(obj: Fields, dialect: &str) -> Result<ErrorInput<'static>, I
                         .filter(|(_, fields)| fields.iter().any(|f| f.name == key))
                         .map(|(d, _)| d.clone())
                         .collect();
-                    return Err(InputError::UnknownField { kind: kind.name.clone(), field: key, elsewhere });
+                    return Err(InputError::UnknownField {
+                        kind: kind.name.clone(),
+                        field: key,
+                        elsewhere,
+                    });
                 }
             },
         };
@@ -123,17 +139,34 @@ pub fn parse_fields(obj: Fields, dialect: &str) -> Result<ErrorInput<'static>, I
     }
     for field in kind.fields.iter().filter(|f| f.required) {
         if !fields.contains_key(&field.name) {
-            return Err(InputError::MissingField { kind: kind.name.clone(), field: field.name.clone() });
+            return Err(InputError::MissingField {
+                kind: kind.name.clone(),
+                field: field.name.clone(),
+            });
         }
     }
     if kind.name == "invalid-request" {
         if let Some(reason) = fields.get("reason").and_then(Value::as_str) {
-            if !taxonomy().meta.invalid_request_reasons.iter().any(|r| r == reason) {
+            if !taxonomy()
+                .meta
+                .invalid_request_reasons
+                .iter()
+                .any(|r| r == reason)
+            {
                 return Err(InputError::UnknownReason(reason.to_string()));
             }
         }
     }
-    Ok(ErrorInput { kind, fields, id, correlation_id, timestamp, result_type: false, redaction: None, generic })
+    Ok(ErrorInput {
+        kind,
+        fields,
+        id,
+        correlation_id,
+        timestamp,
+        result_type: false,
+        redaction: None,
+        generic,
+    })
 }
 
 /// Several errors for one request (e.g. several gates failed): the first gate in gate order wins;
@@ -198,12 +231,17 @@ pub fn fill(template: &str, fields: &Fields) -> Option<String> {
 fn scrub_value(value: &Value, env: &Secrets, policy: &Policy) -> Value {
     match value {
         Value::String(s) => Value::String(scrub::scrub_with(s, env, policy)),
-        Value::Array(items) => Value::Array(items.iter().map(|v| scrub_value(v, env, policy)).collect()),
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|v| scrub_value(v, env, policy)).collect())
+        }
         Value::Object(members) => {
             let mut out = serde_json::Map::new();
             for (k, v) in members {
                 // Two keys equal once scrubbed keep the later value (as any JSON object would).
-                out.insert(scrub::scrub_with(k, env, policy), scrub_value(v, env, policy));
+                out.insert(
+                    scrub::scrub_with(k, env, policy),
+                    scrub_value(v, env, policy),
+                );
             }
             Value::Object(out)
         }
@@ -229,17 +267,25 @@ fn camel_case(snake: &str) -> String {
 }
 
 /// Renders a validated input in a dialect. Every string that reaches the output has been scrubbed.
-pub fn render<'a>(input: &ErrorInput<'a>, dialect: &str, ctx: &CallContext, env: &Secrets) -> Result<Obj<'a>, InputError> {
+pub fn render<'a>(
+    input: &ErrorInput<'a>,
+    dialect: &str,
+    ctx: &CallContext,
+    env: &Secrets,
+) -> Result<Obj<'a>, InputError> {
     let Some(which) = Dialect::from_name(dialect) else {
         return Err(InputError::UnknownDialect(dialect.to_string()));
     };
     let kind = input.kind;
-    let entry = kind.dialect(dialect).ok_or_else(|| InputError::NotInDialect {
-        kind: kind.name.clone(),
-        dialect: dialect.to_string(),
-    })?;
+    let entry = kind
+        .dialect(dialect)
+        .ok_or_else(|| InputError::NotInDialect {
+            kind: kind.name.clone(),
+            dialect: dialect.to_string(),
+        })?;
     let fields = &input.fields;
-    let message = fill(entry.message.as_deref().unwrap_or(&kind.message), fields).unwrap_or_else(|| kind.message.clone());
+    let message = fill(entry.message.as_deref().unwrap_or(&kind.message), fields)
+        .unwrap_or_else(|| kind.message.clone());
     // The caller's redaction policy (a guard's policy file), else the defaults.
     let default_policy;
     let policy = match input.redaction.as_deref() {
@@ -261,11 +307,18 @@ pub fn render<'a>(input: &ErrorInput<'a>, dialect: &str, ctx: &CallContext, env:
             .and_then(|t| fill(t, fields))
             .map(|d| scrub::scrub_owned_with(d, env, policy)),
     };
-    let retryable = fields.get("retryable").and_then(Value::as_bool).unwrap_or(kind.retryable);
+    let retryable = fields
+        .get("retryable")
+        .and_then(Value::as_bool)
+        .unwrap_or(kind.retryable);
     let public: Vec<(&str, Value)> = kind
         .public
         .iter()
-        .filter_map(|p| fields.get(p).map(|v| (p.as_str(), scrub_value(v, env, policy))))
+        .filter_map(|p| {
+            fields
+                .get(p)
+                .map(|v| (p.as_str(), scrub_value(v, env, policy)))
+        })
         .collect();
     // The caller's correlation id and timestamp are echoed, so they are scrubbed like every field: a token
     // pasted into one must not reach the client (found by fuzzing).
@@ -300,7 +353,9 @@ pub fn render<'a>(input: &ErrorInput<'a>, dialect: &str, ctx: &CallContext, env:
             let mut context = Obj::new();
             for (name, value) in public {
                 match name {
-                    "field" | "original_error" | "reason" => detail_obj.put(camel_case(name), value),
+                    "field" | "original_error" | "reason" => {
+                        detail_obj.put(camel_case(name), value)
+                    }
                     _ => context.put(camel_case(name), value),
                 }
             }
@@ -324,7 +379,9 @@ pub fn render<'a>(input: &ErrorInput<'a>, dialect: &str, ctx: &CallContext, env:
             if !context.is_empty() {
                 detail_obj.put("context", context);
             }
-            let code = entry.code.expect("domain entries carry a code (taxonomy test)");
+            let code = entry
+                .code
+                .expect("domain entries carry a code (taxonomy test)");
             let mut error = Obj::with_capacity(4);
             error.push("code", code);
             error.push("message", message);
@@ -338,7 +395,9 @@ pub fn render<'a>(input: &ErrorInput<'a>, dialect: &str, ctx: &CallContext, env:
             response.push("result", result);
         }
         Style::Error => {
-            let code = entry.code.expect("error entries carry a code (taxonomy test)");
+            let code = entry
+                .code
+                .expect("error entries carry a code (taxonomy test)");
             let mut error = Obj::with_capacity(3);
             error.push("code", code);
             error.push("message", message);
@@ -346,7 +405,16 @@ pub fn render<'a>(input: &ErrorInput<'a>, dialect: &str, ctx: &CallContext, env:
                 Some(t) => scrub::scrub_with(t, env, policy),
                 None => ctx.timestamp(),
             };
-            let data = error_data(which, kind, public, details, retryable, &correlation_id, &timestamp, &generic);
+            let data = error_data(
+                which,
+                kind,
+                public,
+                details,
+                retryable,
+                &correlation_id,
+                &timestamp,
+                &generic,
+            );
             if !data.is_empty() {
                 error.push("data", data);
             }
@@ -418,7 +486,10 @@ fn error_data<'a>(
         }
         Dialect::ErrorModel => {
             // Protocol validation failures carry the offending field (Error Model, "Mapping to JSON-RPC").
-            if let Some((_, field)) = public.into_iter().find(|(n, _)| *n == "param" || *n == "field") {
+            if let Some((_, field)) = public
+                .into_iter()
+                .find(|(n, _)| *n == "param" || *n == "field")
+            {
                 data.put("field", field);
             }
             // Its generic details {field, reason, suggestion, context}, where the caller gave them.
@@ -462,20 +533,34 @@ fn input_doc(text: &str) -> Result<InputDoc, InputError> {
             let members: RawObject = serde_json::from_str(text).map_err(not_json)?;
             let mut fields = Fields::with_capacity(members.0.len());
             for (key, raw) in members.0 {
-                fields.insert(key, serde_json::from_str::<Value>(raw.get()).map_err(not_json)?);
+                fields.insert(
+                    key,
+                    serde_json::from_str::<Value>(raw.get()).map_err(not_json)?,
+                );
             }
             Ok(InputDoc::One(fields))
         }
         Some(b'[') => {
             let items: Vec<&RawValue> = serde_json::from_str(text).map_err(not_json)?;
-            items.into_iter().map(|raw| input_doc(raw.get())).collect::<Result<_, _>>().map(InputDoc::Many)
+            items
+                .into_iter()
+                .map(|raw| input_doc(raw.get()))
+                .collect::<Result<_, _>>()
+                .map(InputDoc::Many)
         }
-        _ => serde_json::from_str::<&RawValue>(text).map(|_| InputDoc::Other).map_err(not_json),
+        _ => serde_json::from_str::<&RawValue>(text)
+            .map(|_| InputDoc::Other)
+            .map_err(not_json),
     }
 }
 
 /// The `map` entry point: JSON text in (one input object or an array of them), JSON-RPC response out.
-pub fn map_json(input: &str, dialect: &str, ctx: &CallContext, env: &Secrets) -> Result<Obj<'static>, InputError> {
+pub fn map_json(
+    input: &str,
+    dialect: &str,
+    ctx: &CallContext,
+    env: &Secrets,
+) -> Result<Obj<'static>, InputError> {
     if !is_dialect(dialect) {
         return Err(InputError::UnknownDialect(dialect.to_string()));
     }
@@ -483,11 +568,21 @@ pub fn map_json(input: &str, dialect: &str, ctx: &CallContext, env: &Secrets) ->
     render(&choose(doc, dialect)?, dialect, ctx, env)
 }
 
-pub fn map_value(value: &Value, dialect: &str, ctx: &CallContext, env: &Secrets) -> Result<Obj<'static>, InputError> {
+pub fn map_value(
+    value: &Value,
+    dialect: &str,
+    ctx: &CallContext,
+    env: &Secrets,
+) -> Result<Obj<'static>, InputError> {
     if !is_dialect(dialect) {
         return Err(InputError::UnknownDialect(dialect.to_string()));
     }
-    render(&choose(InputDoc::from_value(value), dialect)?, dialect, ctx, env)
+    render(
+        &choose(InputDoc::from_value(value), dialect)?,
+        dialect,
+        ctx,
+        env,
+    )
 }
 
 #[cfg(test)]
@@ -496,7 +591,17 @@ mod tests {
     use serde_json::{json, Map};
 
     fn map(input: Value, dialect: &str) -> Value {
-        map_value(&input, dialect, &CallContext { unix_millis: 1_700_000_000_000, entropy: 7 }, Secrets::none()).unwrap().into_value()
+        map_value(
+            &input,
+            dialect,
+            &CallContext {
+                unix_millis: 1_700_000_000_000,
+                entropy: 7,
+            },
+            Secrets::none(),
+        )
+        .unwrap()
+        .into_value()
     }
 
     #[test]
@@ -509,21 +614,33 @@ mod tests {
         assert_eq!(f.get("n").unwrap().to_string(), "1.50");
         assert!(matches!(input_doc("[{}, 3]").unwrap(), InputDoc::Many(v) if v.len() == 2));
         for other in ["3", "1e400", "\"s\"", "null", "true"] {
-            assert!(matches!(input_doc(other).unwrap(), InputDoc::Other), "{other}");
+            assert!(
+                matches!(input_doc(other).unwrap(), InputDoc::Other),
+                "{other}"
+            );
         }
     }
 
     #[test]
     fn thoughtgate_messages_and_data_follow_the_document() {
-        let r = map(json!({"kind": "tool-not-exposed", "tool": "admin_delete", "source": "upstream", "id": 1, "correlation_id": "abc-123"}), "thoughtgate");
+        let r = map(
+            json!({"kind": "tool-not-exposed", "tool": "admin_delete", "source": "upstream", "id": 1, "correlation_id": "abc-123"}),
+            "thoughtgate",
+        );
         assert_eq!(
             r,
             json!({"jsonrpc": "2.0", "error": {"code": -32015, "message": "Tool 'admin_delete' is not available",
                 "data": {"correlation_id": "abc-123", "gate": "visibility", "tool": "admin_delete"}}, "id": 1})
         );
-        let r = map(json!({"kind": "policy-denied", "tool": "transfer_funds", "policy_id": "financial", "reason": "forbid rule 7"}), "thoughtgate");
+        let r = map(
+            json!({"kind": "policy-denied", "tool": "transfer_funds", "policy_id": "financial", "reason": "forbid rule 7"}),
+            "thoughtgate",
+        );
         let text = r.to_string();
-        assert!(!text.contains("financial") && !text.contains("forbid rule"), "{text}");
+        assert!(
+            !text.contains("financial") && !text.contains("forbid rule"),
+            "{text}"
+        );
         assert_eq!(r["error"]["code"], json!(-32003));
     }
 
@@ -558,7 +675,11 @@ mod tests {
                 for f in kind.fields.iter().filter(|f| f.required) {
                     required.insert(f.name.as_str(), json!("v"));
                 }
-                assert!(fill(kind.message_in(dialect), &required).is_some(), "{} {dialect}", kind.name);
+                assert!(
+                    fill(kind.message_in(dialect), &required).is_some(),
+                    "{} {dialect}",
+                    kind.name
+                );
             }
         }
     }
@@ -578,12 +699,23 @@ mod tests {
 
     #[test]
     fn watchgate_generic_fields_reach_every_kind() {
-        let r = map(json!({"kind": "rate-limited", "retry_after_secs": 3, "details": "slow down", "request_id": "req_123", "id": 1}), "watchgate");
-        assert_eq!(r["error"]["data"], json!({"details": "slow down", "request_id": "req_123", "timestamp": "2023-11-14T22:13:20Z"}));
+        let r = map(
+            json!({"kind": "rate-limited", "retry_after_secs": 3, "details": "slow down", "request_id": "req_123", "id": 1}),
+            "watchgate",
+        );
+        assert_eq!(
+            r["error"]["data"],
+            json!({"details": "slow down", "request_id": "req_123", "timestamp": "2023-11-14T22:13:20Z"})
+        );
         // Without them: the kind's own details text and a generated request id, as before.
-        let r = map(json!({"kind": "rate-limited", "retry_after_secs": 3}), "watchgate");
+        let r = map(
+            json!({"kind": "rate-limited", "retry_after_secs": 3}),
+            "watchgate",
+        );
         assert_eq!(r["error"]["data"]["details"], json!("Retry after 3s"));
-        assert!(r["error"]["data"]["request_id"].as_str().is_some_and(|id| id != "req_123"));
+        assert!(r["error"]["data"]["request_id"]
+            .as_str()
+            .is_some_and(|id| id != "req_123"));
     }
 
     #[test]
@@ -598,33 +730,71 @@ mod tests {
             json!({"field": "calls", "reason": "quota", "suggestion": "Wait for the quota window.", "context": {"retryAfterSecs": 3, "region": "eu"}})
         );
         // A kind whose own field is `field` keeps it; protocol errors (error objects) carry them in data.
-        let r = map(json!({"kind": "validation-error", "field": "order.email", "suggestion": "Send an address."}), "error-model");
-        assert_eq!(r["result"]["error"]["details"], json!({"field": "order.email", "suggestion": "Send an address."}));
-        let r = map(json!({"kind": "method-not-found", "method": "m", "suggestion": "List the tools first.", "context": {"listed": 3}}), "error-model");
-        assert_eq!(r["error"]["data"], json!({"suggestion": "List the tools first.", "context": {"listed": 3}}));
+        let r = map(
+            json!({"kind": "validation-error", "field": "order.email", "suggestion": "Send an address."}),
+            "error-model",
+        );
+        assert_eq!(
+            r["result"]["error"]["details"],
+            json!({"field": "order.email", "suggestion": "Send an address."})
+        );
+        let r = map(
+            json!({"kind": "method-not-found", "method": "m", "suggestion": "List the tools first.", "context": {"listed": 3}}),
+            "error-model",
+        );
+        assert_eq!(
+            r["error"]["data"],
+            json!({"suggestion": "List the tools first.", "context": {"listed": 3}})
+        );
     }
 
     #[test]
     fn generic_fields_belong_to_their_dialect_and_are_typed_and_scrubbed() {
         let ctx = CallContext::default();
-        let fails = |input: Value, dialect: &str| map_value(&input, dialect, &ctx, Secrets::none()).unwrap_err();
+        let fails = |input: Value, dialect: &str| {
+            map_value(&input, dialect, &ctx, Secrets::none()).unwrap_err()
+        };
         assert_eq!(
             fails(json!({"kind": "timeout", "suggestion": "x"}), "canonical"),
-            InputError::UnknownField { kind: "timeout".into(), field: "suggestion".into(), elsewhere: vec!["error-model".into()] }
+            InputError::UnknownField {
+                kind: "timeout".into(),
+                field: "suggestion".into(),
+                elsewhere: vec!["error-model".into()]
+            }
         );
         assert_eq!(
             fails(json!({"kind": "timeout", "request_id": "r"}), "error-model"),
-            InputError::UnknownField { kind: "timeout".into(), field: "request_id".into(), elsewhere: vec!["watchgate".into()] }
+            InputError::UnknownField {
+                kind: "timeout".into(),
+                field: "request_id".into(),
+                elsewhere: vec!["watchgate".into()]
+            }
         );
         assert_eq!(
-            fails(json!({"kind": "timeout", "context": "not an object"}), "error-model"),
-            InputError::FieldType { kind: "timeout".into(), field: "context".into(), expected: "an object" }
+            fails(
+                json!({"kind": "timeout", "context": "not an object"}),
+                "error-model"
+            ),
+            InputError::FieldType {
+                kind: "timeout".into(),
+                field: "context".into(),
+                expected: "an object"
+            }
         );
         let token = format!("ghp_{}", "a1B2c3D4e5".repeat(4).get(..36).unwrap());
-        let r = map(json!({"kind": "timeout", "context": {token.clone(): [format!("at /home/bob/{token}")], "n": 1}}), "error-model");
+        let r = map(
+            json!({"kind": "timeout", "context": {token.clone(): [format!("at /home/bob/{token}")], "n": 1}}),
+            "error-model",
+        );
         let text = r.to_string();
-        assert!(!text.contains(&token) && !text.contains("/home/bob/"), "{text}");
-        let r = map(json!({"kind": "rate-limited", "details": format!("key {token}")}), "watchgate");
+        assert!(
+            !text.contains(&token) && !text.contains("/home/bob/"),
+            "{text}"
+        );
+        let r = map(
+            json!({"kind": "rate-limited", "details": format!("key {token}")}),
+            "watchgate",
+        );
         assert!(!r.to_string().contains(&token));
     }
 
@@ -635,18 +805,40 @@ mod tests {
             (json!({"kind": "nope"}), "unknown-kind"),
             (json!({"tool": "x"}), "missing-kind"),
             (json!({"kind": "tool-not-exposed"}), "missing-field"),
-            (json!({"kind": "approval-timeout", "tool": "t", "timeout_secs": "5"}), "field-type"),
+            (
+                json!({"kind": "approval-timeout", "tool": "t", "timeout_secs": "5"}),
+                "field-type",
+            ),
             (json!({"kind": "timeout", "extra": 1}), "unknown-field"),
-            (json!({"kind": "timeout", "id": {"a": 1}}), "invalid-id-type"),
+            (
+                json!({"kind": "timeout", "id": {"a": 1}}),
+                "invalid-id-type",
+            ),
             (json!(42), "not-an-object"),
         ];
         for (input, reason) in cases {
             let err = map_value(&input, "canonical", &ctx, Secrets::none()).unwrap_err();
             assert_eq!(err.reason(), reason, "{input}");
         }
-        assert_eq!(map_json("{", "canonical", &ctx, Secrets::none()).unwrap_err().reason(), "not-json");
-        assert_eq!(map_json("{}", "klingon", &ctx, Secrets::none()).unwrap_err().reason(), "unknown-dialect");
-        let err = map_value(&json!({"kind": "tool-not-exposed", "tool": "t"}), "duet", &ctx, Secrets::none()).unwrap_err();
+        assert_eq!(
+            map_json("{", "canonical", &ctx, Secrets::none())
+                .unwrap_err()
+                .reason(),
+            "not-json"
+        );
+        assert_eq!(
+            map_json("{}", "klingon", &ctx, Secrets::none())
+                .unwrap_err()
+                .reason(),
+            "unknown-dialect"
+        );
+        let err = map_value(
+            &json!({"kind": "tool-not-exposed", "tool": "t"}),
+            "duet",
+            &ctx,
+            Secrets::none(),
+        )
+        .unwrap_err();
         assert_eq!(err.reason(), "kind-not-in-dialect");
     }
 
@@ -657,7 +849,13 @@ mod tests {
             "thoughtgate",
         );
         assert_eq!(r["error"]["data"]["details"], "https://api.internal/v1");
-        let r = map(json!({"kind": "configuration-error", "details": "bad password=hunter2 in /home/alice/cfg"}), "canonical");
-        assert_eq!(r["error"]["data"]["details"], "bad password=[REDACTED:secret-assignment] in /home/[REDACTED:home-user]/cfg");
+        let r = map(
+            json!({"kind": "configuration-error", "details": "bad password=hunter2 in /home/alice/cfg"}),
+            "canonical",
+        );
+        assert_eq!(
+            r["error"]["data"]["details"],
+            "bad password=[REDACTED:secret-assignment] in /home/[REDACTED:home-user]/cfg"
+        );
     }
 }

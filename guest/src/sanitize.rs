@@ -1,19 +1,18 @@
 //! Sanitizing an upstream server's error response before a proxy passes it on.
 
-use crate::redact::{Policy, Secrets};
-use std::sync::Arc;
 use crate::context::CallContext;
 use crate::error::{error_response, ErrorObject, InputError};
+use crate::redact::{Policy, Secrets};
 use crate::render::{parse_input, render};
 use crate::scrub;
 use crate::taxonomy::Style;
 use serde_json::{json, Map, Value};
+use std::sync::Arc;
 
 /// Keys whose values are diagnostics for operators, never for clients (dropped from upstream `data`):
 /// `[json] diagnostic_keys` in rules.toml, names compared normalised (`stack_trace`, `stack-trace` and
 /// `stackTrace` are one key).
 use crate::redact::json::is_diagnostic;
-
 
 /// Drops diagnostic keys at any depth.
 fn without_diagnostics(value: &Value) -> Value {
@@ -31,7 +30,9 @@ fn without_diagnostics(value: &Value) -> Value {
 
 fn truncate_strings(value: &mut Value) {
     match value {
-        Value::String(s) => *s = scrub::truncate(s, crate::taxonomy::taxonomy().meta.truncate_bytes),
+        Value::String(s) => {
+            *s = scrub::truncate(s, crate::taxonomy::taxonomy().meta.truncate_bytes)
+        }
         Value::Array(items) => items.iter_mut().for_each(truncate_strings),
         Value::Object(obj) => obj.values_mut().for_each(truncate_strings),
         _ => {}
@@ -69,7 +70,9 @@ fn without_fragments(text: &str, found: &[(String, String)]) -> Option<String> {
     let mut spans: Vec<(usize, usize, &str)> = Vec::new();
     for (rule, secret) in found.iter().filter(|(_, s)| s.len() >= FRAGMENT_BYTES) {
         for start in (0..=secret.len() - FRAGMENT_BYTES).filter(|&i| secret.is_char_boundary(i)) {
-            let Some(window) = secret.get(start..start + FRAGMENT_BYTES) else { continue };
+            let Some(window) = secret.get(start..start + FRAGMENT_BYTES) else {
+                continue;
+            };
             let mut from = 0;
             while let Some(at) = text[from..].find(window) {
                 spans.push((from + at, from + at + FRAGMENT_BYTES, rule));
@@ -110,8 +113,12 @@ fn value_without_fragments(value: &mut Value, found: &[(String, String)]) {
                 *s = clean;
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(|v| value_without_fragments(v, found)),
-        Value::Object(map) => map.values_mut().for_each(|v| value_without_fragments(v, found)),
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|v| value_without_fragments(v, found)),
+        Value::Object(map) => map
+            .values_mut()
+            .for_each(|v| value_without_fragments(v, found)),
         _ => {}
     }
 }
@@ -134,7 +141,14 @@ pub struct Target<'a> {
 
 impl<'a> Target<'a> {
     pub fn standalone(dialect: &'a str) -> Self {
-        Target { dialect, results_allowed: true, id: None, correlation_id: None, result_type: false, redaction: None }
+        Target {
+            dialect,
+            results_allowed: true,
+            id: None,
+            correlation_id: None,
+            result_type: false,
+            redaction: None,
+        }
     }
 }
 
@@ -147,7 +161,12 @@ impl<'a> Target<'a> {
 /// - any other code means something only in the upstream's own dialect, so it becomes `upstream-error` in the
 ///   target dialect when that dialect has one, else keeps its code with message and data scrubbed;
 /// - anything that is not a JSON-RPC response is an error while handling an error: a plain -32603.
-pub fn sanitize(raw: &[u8], dialect: &str, ctx: &CallContext, env: &Secrets) -> Result<Value, InputError> {
+pub fn sanitize(
+    raw: &[u8],
+    dialect: &str,
+    ctx: &CallContext,
+    env: &Secrets,
+) -> Result<Value, InputError> {
     if !crate::taxonomy::is_dialect(dialect) {
         return Err(InputError::UnknownDialect(dialect.to_string()));
     }
@@ -155,11 +174,21 @@ pub fn sanitize(raw: &[u8], dialect: &str, ctx: &CallContext, env: &Secrets) -> 
     let Ok(Value::Object(response)) = serde_json::from_str::<Value>(&text) else {
         return Ok(error_response(&ErrorObject::internal(), Value::Null));
     };
-    Ok(sanitize_response(&response, &Target::standalone(dialect), ctx, env))
+    Ok(sanitize_response(
+        &response,
+        &Target::standalone(dialect),
+        ctx,
+        env,
+    ))
 }
 
 /// [`sanitize`] for a response already parsed, answering for `target`.
-pub fn sanitize_response(response: &Map<String, Value>, target: &Target<'_>, ctx: &CallContext, env: &Secrets) -> Value {
+pub fn sanitize_response(
+    response: &Map<String, Value>,
+    target: &Target<'_>,
+    ctx: &CallContext,
+    env: &Secrets,
+) -> Value {
     sanitize_response_finding(response, target, ctx, env, None)
 }
 
@@ -199,7 +228,11 @@ pub fn sanitize_response_finding(
     };
     // What each field's redaction found is redacted from the other fields too (a token split between them).
     let in_message = crate::redact::redact_with(raw_message, env, policy);
-    let mut found: Vec<(String, String)> = in_message.findings.iter().map(|f| (f.rule.clone(), raw_message[f.start..f.end].to_string())).collect();
+    let mut found: Vec<(String, String)> = in_message
+        .findings
+        .iter()
+        .map(|f| (f.rule.clone(), raw_message[f.start..f.end].to_string()))
+        .collect();
     let data = error.get("data").map(|d| {
         let (data, in_data) = scrub_data(d, env, policy);
         found.extend(in_data);
@@ -249,7 +282,14 @@ pub fn sanitize_response_finding(
         value_without_fragments(&mut d, &found);
         d
     });
-    error_response(&ErrorObject { code, message, data }, id)
+    error_response(
+        &ErrorObject {
+            code,
+            message,
+            data,
+        },
+        id,
+    )
 }
 
 #[cfg(test)]
@@ -257,8 +297,15 @@ mod tests {
     use super::*;
 
     fn sanitized(response: Value) -> Value {
-        let Value::Object(r) = response else { unreachable!() };
-        sanitize_response(&r, &Target::standalone("canonical"), &CallContext::default(), Secrets::none())
+        let Value::Object(r) = response else {
+            unreachable!()
+        };
+        sanitize_response(
+            &r,
+            &Target::standalone("canonical"),
+            &CallContext::default(),
+            Secrets::none(),
+        )
     }
 
     #[test]
@@ -266,17 +313,23 @@ mod tests {
         // The server cut its message mid-token (19 characters: too short for the GitHub rule alone); the whole
         // token is in data under a sensitive name.
         let token = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
-        let r = sanitized(json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": format!("bad token {}…", &token[..19]),
-            "data": {"token": token, "hint": "regenerate it"}}}));
+        let r = sanitized(
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": format!("bad token {}…", &token[..19]),
+            "data": {"token": token, "hint": "regenerate it"}}}),
+        );
         let text = r.to_string();
         assert!(!text.contains(&token[4..16]), "{text}");
         assert_eq!(r["error"]["data"]["hint"], "regenerate it");
         // And the other way round: the whole token in the message, a part of it in data.
-        let r = sanitized(json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": format!("bad token {token}"),
-            "data": {"tail": &token[20..]}}}));
+        let r = sanitized(
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": format!("bad token {token}"),
+            "data": {"tail": &token[20..]}}}),
+        );
         assert!(!r.to_string().contains(&token[20..32]), "{r}");
         // Ordinary words shared by both fields stay.
-        let r = sanitized(json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "the connection string is wrong", "data": {"why": "the connection string is wrong"}}}));
+        let r = sanitized(
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "the connection string is wrong", "data": {"why": "the connection string is wrong"}}}),
+        );
         assert_eq!(r["error"]["data"]["why"], "the connection string is wrong");
     }
 }

@@ -1,7 +1,7 @@
 //! The outbound scrubber: everything that leaves toward a client passes through [`scrub`].
 
-use crate::redact::Secrets;
 use crate::redact;
+use crate::redact::Secrets;
 use crate::taxonomy::taxonomy;
 
 /// Where a text longer than `limit` is cut so that the cut and the marker fit in `limit` bytes: the last
@@ -40,7 +40,12 @@ pub fn cut_middle(text: &str, limit: usize) -> String {
     while tail < text.len() && !text.is_char_boundary(tail) {
         tail += 1;
     }
-    format!("{}…[{} bytes cut]…{}", &text[..head], tail - head, &text[tail..])
+    format!(
+        "{}…[{} bytes cut]…{}",
+        &text[..head],
+        tail - head,
+        &text[tail..]
+    )
 }
 
 /// [`truncate`] in place.
@@ -101,11 +106,19 @@ mod tests {
 
     #[test]
     fn a_middle_cut_keeps_start_and_end_within_the_limit() {
-        let text = format!("{}{}{}", "start ", "é".repeat(5000), " the end: do not retry");
+        let text = format!(
+            "{}{}{}",
+            "start ",
+            "é".repeat(5000),
+            " the end: do not retry"
+        );
         for limit in [64, 100, 1024, 8192] {
             let cut = cut_middle(&text, limit);
             assert!(cut.len() <= limit, "{limit}: {}", cut.len());
-            assert!(cut.starts_with("start ") && cut.ends_with("retry") && cut.contains("bytes cut]"), "{cut}");
+            assert!(
+                cut.starts_with("start ") && cut.ends_with("retry") && cut.contains("bytes cut]"),
+                "{cut}"
+            );
         }
         assert!(cut_middle(&text, 200).ends_with("the end: do not retry"));
         assert_eq!(cut_middle("short", 8), "short");
@@ -122,7 +135,10 @@ mod tests {
 
     #[test]
     fn strip_auth_removes_credentials() {
-        assert_eq!(strip_auth("https://u:p@host:8080/a/b?token=x#f"), "https://host:8080/a/b");
+        assert_eq!(
+            strip_auth("https://u:p@host:8080/a/b?token=x#f"),
+            "https://host:8080/a/b"
+        );
         assert_eq!(strip_auth("host/path"), "host/path");
     }
 

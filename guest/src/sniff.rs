@@ -25,10 +25,14 @@ pub fn sniff(head: &[u8], tail: &[u8]) -> Sniffed {
     let mut note = |key: &[u8], value: Option<&[u8]>| match key {
         b"id" => {
             if found.id.is_none() {
-                found.id = value.filter(|v| matches!(v.first(), Some(b'"' | b'-' | b'0'..=b'9'))).and_then(|v| {
-                    let text = std::str::from_utf8(v).ok()?;
-                    serde_json::from_str::<&serde_json::value::RawValue>(text).ok().map(|_| text.to_string())
-                });
+                found.id = value
+                    .filter(|v| matches!(v.first(), Some(b'"' | b'-' | b'0'..=b'9')))
+                    .and_then(|v| {
+                        let text = std::str::from_utf8(v).ok()?;
+                        serde_json::from_str::<&serde_json::value::RawValue>(text)
+                            .ok()
+                            .map(|_| text.to_string())
+                    });
             }
         }
         b"method" => found.method = true,
@@ -87,7 +91,9 @@ fn value_end(text: &[u8], start: usize) -> Option<usize> {
             None
         }
         _ => {
-            let end = text[start..].iter().position(|b| matches!(b, b',' | b'}' | b' ' | b'\t' | b'\r' | b'\n'))?;
+            let end = text[start..]
+                .iter()
+                .position(|b| matches!(b, b',' | b'}' | b' ' | b'\t' | b'\r' | b'\n'))?;
             Some(start + end)
         }
     }
@@ -109,7 +115,9 @@ fn forward(head: &[u8], note: &mut impl FnMut(&[u8], Option<&[u8]>)) {
         if head.get(i) != Some(&b'"') {
             return;
         }
-        let Some(key_end) = string_end(head, i) else { return };
+        let Some(key_end) = string_end(head, i) else {
+            return;
+        };
         let key = &head[i + 1..key_end - 1];
         i = skip_ws_forward(head, key_end);
         if head.get(i) != Some(&b':') {
@@ -171,7 +179,10 @@ fn backward(tail: &[u8], note: &mut impl FnMut(&[u8], Option<&[u8]>)) {
                 None => return,
             },
             b'}' | b']' | b'{' | b',' | b':' => return,
-            _ => match tail[..end].iter().rposition(|b| matches!(b, b':' | b' ' | b'\t' | b'\r' | b'\n')) {
+            _ => match tail[..end]
+                .iter()
+                .rposition(|b| matches!(b, b':' | b' ' | b'\t' | b'\r' | b'\n'))
+            {
                 Some(p) => p + 1,
                 None => return,
             },
@@ -185,7 +196,9 @@ fn backward(tail: &[u8], note: &mut impl FnMut(&[u8], Option<&[u8]>)) {
         if key_close == 0 || tail[key_close - 1] != b'"' {
             return;
         }
-        let Some(key_open) = string_start(tail, key_close - 1) else { return };
+        let Some(key_open) = string_start(tail, key_close - 1) else {
+            return;
+        };
         note(&tail[key_open + 1..key_close - 1], Some(value));
         end = skip_ws_backward(tail, key_open);
         match end.checked_sub(1).map(|i| tail[i]) {
@@ -205,27 +218,69 @@ mod tests {
 
     #[test]
     fn ids_are_found_first_or_last() {
-        let python = big(r#"{"jsonrpc":"2.0","id":17,"result":{"content":[{"type":"image","data":""#, 100_000, r#""}]}}"#);
-        let typescript = big(r#"{"result":{"content":[{"type":"image","data":""#, 100_000, r#""}]},"jsonrpc":"2.0","id":"req-\"9\""}"#);
+        let python = big(
+            r#"{"jsonrpc":"2.0","id":17,"result":{"content":[{"type":"image","data":""#,
+            100_000,
+            r#""}]}}"#,
+        );
+        let typescript = big(
+            r#"{"result":{"content":[{"type":"image","data":""#,
+            100_000,
+            r#""}]},"jsonrpc":"2.0","id":"req-\"9\""}"#,
+        );
         for (text, id) in [(&python, "17"), (&typescript, r#""req-\"9\"""#)] {
-            let (h, t) = (&text.as_bytes()[..4096], &text.as_bytes()[text.len() - 4096..]);
-            assert_eq!(sniff(h, t), Sniffed { id: Some(id.into()), method: false, response: true }, "{}", &text[..60]);
+            let (h, t) = (
+                &text.as_bytes()[..4096],
+                &text.as_bytes()[text.len() - 4096..],
+            );
+            assert_eq!(
+                sniff(h, t),
+                Sniffed {
+                    id: Some(id.into()),
+                    method: false,
+                    response: true
+                },
+                "{}",
+                &text[..60]
+            );
         }
-        let call = big(r#"{"method":"tools/call","params":{"arguments":{"blob":""#, 100_000, r#""}},"jsonrpc":"2.0","id":-3.5e2}"#);
-        assert_eq!(sniff(&call.as_bytes()[..100], &call.as_bytes()[call.len() - 100..]), Sniffed { id: Some("-3.5e2".into()), method: true, response: false });
+        let call = big(
+            r#"{"method":"tools/call","params":{"arguments":{"blob":""#,
+            100_000,
+            r#""}},"jsonrpc":"2.0","id":-3.5e2}"#,
+        );
+        assert_eq!(
+            sniff(
+                &call.as_bytes()[..100],
+                &call.as_bytes()[call.len() - 100..]
+            ),
+            Sniffed {
+                id: Some("-3.5e2".into()),
+                method: true,
+                response: false
+            }
+        );
     }
 
     #[test]
     fn what_cannot_be_read_whole_is_not_guessed() {
         // The id's value is cut by the head's end; the tail ends in an object; an id that is no scalar.
-        assert_eq!(sniff(br#"{"jsonrpc":"2.0","id":"abc"#, b""), Sniffed::default());
+        assert_eq!(
+            sniff(br#"{"jsonrpc":"2.0","id":"abc"#, b""),
+            Sniffed::default()
+        );
         assert_eq!(sniff(b"", br#""x"}]}}"#), Sniffed::default());
         assert_eq!(sniff(br#"{"id":{"a":1},"method":"m""#, b"").id, None);
         assert_eq!(sniff(br#"{"id":null,"result":1}"#, b"").id, None);
         // Quotes and braces inside strings do not confuse either walk.
         let text = br#"{"note":"a \"quoted\" } brace","id":5,"error":{"code":1}}"#;
         assert_eq!(sniff(text, b"").id.as_deref(), Some("5"));
-        assert_eq!(sniff(b"", br#"ignored \"x\", "id" : "a\\" }"#).id.as_deref(), Some(r#""a\\""#));
+        assert_eq!(
+            sniff(b"", br#"ignored \"x\", "id" : "a\\" }"#)
+                .id
+                .as_deref(),
+            Some(r#""a\\""#)
+        );
         // Not an object at all.
         assert_eq!(sniff(b"[1,2", b"3]"), Sniffed::default());
         assert_eq!(sniff(b"", b""), Sniffed::default());

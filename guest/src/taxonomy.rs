@@ -72,7 +72,10 @@ impl Protocol {
 impl Meta {
     /// `dialect`'s generic fields (none for most dialects).
     pub fn generic_fields(&self, dialect: &str) -> &[Field] {
-        self.dialect_fields.iter().find(|(d, _)| d == dialect).map_or(&[], |(_, f)| f.as_slice())
+        self.dialect_fields
+            .iter()
+            .find(|(d, _)| d == dialect)
+            .map_or(&[], |(_, f)| f.as_slice())
     }
 }
 
@@ -133,7 +136,10 @@ impl<V> FromIterator<(String, V)> for Named<V> {
 
 impl<'a, V> IntoIterator for &'a Named<V> {
     type Item = (&'a String, &'a V);
-    type IntoIter = std::iter::Map<std::slice::Iter<'a, (String, V)>, fn(&'a (String, V)) -> (&'a String, &'a V)>;
+    type IntoIter = std::iter::Map<
+        std::slice::Iter<'a, (String, V)>,
+        fn(&'a (String, V)) -> (&'a String, &'a V),
+    >;
 
     fn into_iter(self) -> Self::IntoIter {
         self.0.iter().map(|(n, v)| (n, v))
@@ -307,12 +313,23 @@ fn strings(items: &[&str]) -> Vec<String> {
 }
 
 fn field_list(rows: &[(&str, FieldType, bool)]) -> Vec<Field> {
-    rows.iter().map(|&(name, ty, required)| Field { name: name.to_string(), ty, required }).collect()
+    rows.iter()
+        .map(|&(name, ty, required)| Field {
+            name: name.to_string(),
+            ty,
+            required,
+        })
+        .collect()
 }
 
 fn owned(rows: &TaxonomyRows) -> Taxonomy {
     let m = &rows.meta;
-    let pairs = |items: &[(&str, &str)]| items.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let pairs = |items: &[(&str, &str)]| {
+        items
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    };
     let meta = Meta {
         version: m.version.to_string(),
         truncate_bytes: m.truncate_bytes,
@@ -324,7 +341,11 @@ fn owned(rows: &TaxonomyRows) -> Taxonomy {
         invalid_request_reasons: strings(m.invalid_request_reasons),
         categories: pairs(m.categories),
         dialects: pairs(m.dialects),
-        dialect_fields: m.dialect_fields.iter().map(|(d, fields)| (d.to_string(), field_list(fields))).collect(),
+        dialect_fields: m
+            .dialect_fields
+            .iter()
+            .map(|(d, fields)| (d.to_string(), field_list(fields)))
+            .collect(),
         protocol: Protocol {
             #[cfg(test)]
             standard_codes: m.standard_codes,
@@ -396,13 +417,26 @@ mod tests {
         let (low, high) = p.implementation_codes;
         for dialect in ["canonical", "mcp"] {
             for kind in &t.kinds {
-                let Some(code) = kind.dialect(dialect).and_then(|e| e.code) else { continue };
+                let Some(code) = kind.dialect(dialect).and_then(|e| e.code) else {
+                    continue;
+                };
                 let standard = p.standard_codes.contains(&code);
                 let ours = (low..=high).contains(&code) && !p.owns(i64::from(code));
-                assert!(standard || ours, "{dialect}: `{}` answers {code}, a code MCP owns", kind.name);
+                assert!(
+                    standard || ours,
+                    "{dialect}: `{}` answers {code}, a code MCP owns",
+                    kind.name
+                );
             }
         }
-        assert!(p.owns(-32042) && p.owns(-32022) && p.owns(-32020) && p.owns(-32099) && p.owns(-32002) && p.owns(-32602));
+        assert!(
+            p.owns(-32042)
+                && p.owns(-32022)
+                && p.owns(-32020)
+                && p.owns(-32099)
+                && p.owns(-32002)
+                && p.owns(-32602)
+        );
         assert!(!p.owns(-32019) && !p.owns(-32000) && !p.owns(-32100) && !p.owns(-31999));
         assert!(!p.requires_result_type("2025-11-25") && p.requires_result_type("2026-07-28"));
     }
@@ -416,12 +450,20 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), t.kinds.len(), "kind names are unique");
         for k in &t.kinds {
-            assert!(t.meta.categories.contains_key(&k.category), "{}: unknown category", k.name);
+            assert!(
+                t.meta.categories.contains_key(&k.category),
+                "{}: unknown category",
+                k.name
+            );
             if let Some(g) = &k.gate {
                 assert!(t.meta.gate_order.contains(g), "{}: unknown gate", k.name);
             }
             assert!(["error", "warn", "info", "debug"].contains(&k.log_level.as_str()));
-            assert!(k.dialect("canonical").is_some(), "{} has no canonical code", k.name);
+            assert!(
+                k.dialect("canonical").is_some(),
+                "{} has no canonical code",
+                k.name
+            );
             for (d, entry) in &k.dialects {
                 assert!(is_dialect(d), "{}: unknown dialect {d}", k.name);
                 match entry.style {
@@ -431,7 +473,11 @@ mod tests {
                 }
             }
             for p in &k.public {
-                assert!(k.field(p).is_some(), "{}: public field {p} is not a field", k.name);
+                assert!(
+                    k.field(p).is_some(),
+                    "{}: public field {p} is not a field",
+                    k.name
+                );
             }
         }
     }
@@ -441,7 +487,11 @@ mod tests {
         for k in &taxonomy().kinds {
             let code = k.dialect("canonical").unwrap().code.unwrap();
             let standard = (-32700..=-32600).contains(&code);
-            assert!(standard || (-32019..=-32000).contains(&code), "{} canonical code {code}", k.name);
+            assert!(
+                standard || (-32019..=-32000).contains(&code),
+                "{} canonical code {code}",
+                k.name
+            );
         }
     }
 
@@ -470,11 +520,23 @@ mod tests {
         ];
         for (name, code) in expected {
             let kind = t.kind(name).unwrap();
-            assert_eq!(kind.dialect("thoughtgate").unwrap().code, Some(code), "{name}");
+            assert_eq!(
+                kind.dialect("thoughtgate").unwrap().code,
+                Some(code),
+                "{name}"
+            );
             // Canonical follows ThoughtGate except where MCP owns the code (ThoughtGate's -32002 is MCP's
             // resource-not-found): see `guard_dialects_reuse_no_code_mcp_owns`.
-            let canonical = if t.meta.protocol.owns(i64::from(code)) { -32019 } else { code };
-            assert_eq!(kind.dialect("canonical").unwrap().code, Some(canonical), "{name} canonical");
+            let canonical = if t.meta.protocol.owns(i64::from(code)) {
+                -32019
+            } else {
+                code
+            };
+            assert_eq!(
+                kind.dialect("canonical").unwrap().code,
+                Some(canonical),
+                "{name} canonical"
+            );
         }
     }
 }

@@ -24,16 +24,38 @@ fn recall_corpus_is_fresh() {
         "tests/corpora/recall.jsonl was not written by the current generate.py: run python3 tests/corpora/generate.py");
     let text = std::fs::read_to_string(dir.join("recall.jsonl")).unwrap();
     let body = &text[text.find('\n').expect("a header line") + 1..];
-    assert_eq!(recall.header["body_sha256"].as_str(), Some(format!("{:x}", Sha256::digest(body.as_bytes())).as_str()),
-        "tests/corpora/recall.jsonl was edited by hand: run python3 tests/corpora/generate.py");
-    match Command::new("python3").arg(dir.join("generate.py")).arg("--check").output() {
-        Ok(out) => assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)),
-        Err(e) => eprintln!("python3 not run ({e}): recall.jsonl checked by the generator's hash only"),
+    assert_eq!(
+        recall.header["body_sha256"].as_str(),
+        Some(format!("{:x}", Sha256::digest(body.as_bytes())).as_str()),
+        "tests/corpora/recall.jsonl was edited by hand: run python3 tests/corpora/generate.py"
+    );
+    match Command::new("python3")
+        .arg(dir.join("generate.py"))
+        .arg("--check")
+        .output()
+    {
+        Ok(out) => assert!(
+            out.status.success(),
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(e) => {
+            eprintln!("python3 not run ({e}): recall.jsonl checked by the generator's hash only")
+        }
     }
-    assert!(recall.providers.len() >= 200, "the corpus covers gitleaks's providers");
+    assert!(
+        recall.providers.len() >= 200,
+        "the corpus covers gitleaks's providers"
+    );
     for s in &recall.samples {
         for secret in &s.secrets {
-            assert!(s.text.contains(secret.as_str()), "{} in {}: the secret is in the text", s.provider, s.context);
+            assert!(
+                s.text.contains(secret.as_str()),
+                "{} in {}: the secret is in the text",
+                s.provider,
+                s.context
+            );
         }
     }
 }
@@ -45,9 +67,16 @@ fn recall_under(policy_name: &str, policy: Policy) {
     println!("{summary}");
     if !report.meets_goal() {
         println!("{}", report.table());
-        println!("secrets that survived, policy {policy_name}:\n{}", report.misses());
+        println!(
+            "secrets that survived, policy {policy_name}:\n{}",
+            report.misses()
+        );
     }
-    assert!(report.meets_goal(), "recall below {:.0}% in some context (policy {policy_name}):\n{summary}", RECALL_GOAL * 100.0);
+    assert!(
+        report.meets_goal(),
+        "recall below {:.0}% in some context (policy {policy_name}):\n{summary}",
+        RECALL_GOAL * 100.0
+    );
 }
 
 /// The client's view: every rule on.
@@ -60,18 +89,32 @@ fn recall_default_policy() {
 /// cannot hide a credential rule's miss.
 #[test]
 fn recall_operator_policy() {
-    recall_under("operator (stacktrace, path off)", Policy::disabling(&["stacktrace", "path"]));
+    recall_under(
+        "operator (stacktrace, path off)",
+        Policy::disabling(&["stacktrace", "path"]),
+    );
 }
 
 #[test]
 fn benign_lines_untouched() {
     let benign = load_benign(&corpora_dir());
-    assert!(benign.lines.len() >= 1000, "benign.txt holds {} lines, fewer than 1,000", benign.lines.len());
+    assert!(
+        benign.lines.len() >= 1000,
+        "benign.txt holds {} lines, fewer than 1,000",
+        benign.lines.len()
+    );
     let report = evaluate_benign(&benign);
     let summary = report.summary();
     println!("{summary}");
     if !report.meets_goal() {
-        println!("benign lines changed (rule: the text it matched):\n{}", report.details());
+        println!(
+            "benign lines changed (rule: the text it matched):\n{}",
+            report.details()
+        );
     }
-    assert!(report.meets_goal(), "fewer than {:.1}% of the benign lines untouched:\n{summary}", BENIGN_GOAL * 100.0);
+    assert!(
+        report.meets_goal(),
+        "fewer than {:.1}% of the benign lines untouched:\n{summary}",
+        BENIGN_GOAL * 100.0
+    );
 }

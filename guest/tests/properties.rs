@@ -15,11 +15,33 @@ fn secrets() -> Vec<String> {
 }
 
 const WORDS: &[&str] = &[
-    "error", "failed", "user", "id=42", "key=items:42", "max_tokens=4096", "at", "in", "the", "db", "/srv/app",
-    "ok", "2026-11-21T10:02:14Z", "INFO", "WARN", "123e4567-e89b-12d3-a456-426614174000", "v1.2.3", "é", "文件",
-    "http://example.com/a", "", " ", "  ",
+    "error",
+    "failed",
+    "user",
+    "id=42",
+    "key=items:42",
+    "max_tokens=4096",
+    "at",
+    "in",
+    "the",
+    "db",
+    "/srv/app",
+    "ok",
+    "2026-11-21T10:02:14Z",
+    "INFO",
+    "WARN",
+    "123e4567-e89b-12d3-a456-426614174000",
+    "v1.2.3",
+    "é",
+    "文件",
+    "http://example.com/a",
+    "",
+    " ",
+    "  ",
 ];
-const GLUE: &[&str] = &["", " ", "\n", "\t", "=", ":", "\"", "'", ",", ";", "/", "@", "&", "?", "(", ")", "\r\n"];
+const GLUE: &[&str] = &[
+    "", " ", "\n", "\t", "=", ":", "\"", "'", ",", ";", "/", "@", "&", "?", "(", ")", "\r\n",
+];
 
 /// Text of random pieces: benign words and rule examples, joined by random glue.
 fn text() -> impl Strategy<Value = String> {
@@ -35,40 +57,75 @@ fn text() -> impl Strategy<Value = String> {
 
 /// Benign text only (the context an example is planted in).
 fn benign() -> impl Strategy<Value = String> {
-    proptest::collection::vec((proptest::sample::select(WORDS), proptest::sample::select(GLUE)), 0..12)
-        .prop_map(|parts| parts.into_iter().map(|(p, g)| format!("{p}{g}")).collect())
+    proptest::collection::vec(
+        (
+            proptest::sample::select(WORDS),
+            proptest::sample::select(GLUE),
+        ),
+        0..12,
+    )
+    .prop_map(|parts| parts.into_iter().map(|(p, g)| format!("{p}{g}")).collect())
 }
 
 /// Every group's span of every match, as regex-lite's `captures_iter` finds them.
 fn regex_matches(regex: &regex_lite::Regex, hay: &str) -> Vec<Vec<Option<(usize, usize)>>> {
-    regex.captures_iter(hay).map(|c| (0..c.len()).map(|g| c.get(g).map(|m| (m.start(), m.end()))).collect()).collect()
+    regex
+        .captures_iter(hay)
+        .map(|c| {
+            (0..c.len())
+                .map(|g| c.get(g).map(|m| (m.start(), m.end())))
+                .collect()
+        })
+        .collect()
 }
 
 /// The same from the rule's step program.
 fn program_matches(program: &[u8], groups: usize, hay: &str) -> Vec<Vec<Option<(usize, usize)>>> {
-    redact::programs::matches(program, hay).map(|m| (0..groups).map(|g| m.get(g)).collect()).collect()
+    redact::programs::matches(program, hay)
+        .map(|m| (0..groups).map(|g| m.get(g)).collect())
+        .collect()
 }
 
 /// Checks that every rule's program finds what its regex finds in `hay`; for an assignment rule, also what
 /// its anchored regex finds from every start (an assignment window's search).
 fn programs_agree_on(hay: &str) -> Result<(), TestCaseError> {
     for (i, rule) in redact::catalogue_rules().iter().enumerate() {
-        let Some(program) = redact::programs::for_rule(i) else { continue };
+        let Some(program) = redact::programs::for_rule(i) else {
+            continue;
+        };
         let regex = regex_lite::Regex::new(&rule.pattern).unwrap();
         let expected = regex_matches(&regex, hay);
         let found = program_matches(program, regex.captures_len(), hay);
         prop_assert_eq!(&found, &expected, "rule {} on {:?}", rule.id, hay);
         if rule.window == redact::WindowKind::Assignment {
-            let anchored = regex_lite::Regex::new(&redact::anchored_pattern(&rule.pattern)).unwrap();
+            let anchored =
+                regex_lite::Regex::new(&redact::anchored_pattern(&rule.pattern)).unwrap();
             // Group 0: its end (the anchored regex's match starts at the window, the program's at the key).
             let groups = |g: &mut dyn FnMut(usize) -> Option<(usize, usize)>| {
-                (0..anchored.captures_len()).map(|i| if i == 0 { g(0).map(|(_, e)| (0, e)) } else { g(i) }).collect::<Vec<_>>()
+                (0..anchored.captures_len())
+                    .map(|i| {
+                        if i == 0 {
+                            g(0).map(|(_, e)| (0, e))
+                        } else {
+                            g(i)
+                        }
+                    })
+                    .collect::<Vec<_>>()
             };
             for (start, _) in hay.char_indices() {
                 let window = &hay[start..];
-                let expected = anchored.captures(window).map(|c| groups(&mut |g| c.get(g).map(|m| (m.start(), m.end()))));
-                let found = redact::programs::match_after_identifier(program, window).map(|m| groups(&mut |g| m.get(g)));
-                prop_assert_eq!(&found, &expected, "rule {} anchored on {:?}", rule.id, window);
+                let expected = anchored
+                    .captures(window)
+                    .map(|c| groups(&mut |g| c.get(g).map(|m| (m.start(), m.end()))));
+                let found = redact::programs::match_after_identifier(program, window)
+                    .map(|m| groups(&mut |g| m.get(g)));
+                prop_assert_eq!(
+                    &found,
+                    &expected,
+                    "rule {} anchored on {:?}",
+                    rule.id,
+                    window
+                );
             }
         }
     }
@@ -83,10 +140,21 @@ fn redact_text(t: &str) -> redact::Redacted {
 fn redacted_for_good(t: &str, secret: Option<&str>) -> Result<(), TestCaseError> {
     let once = redact_text(t).text;
     if let Some(secret) = secret {
-        prop_assert!(!once.contains(secret), "{:?} survived in {:?}", secret, once);
+        prop_assert!(
+            !once.contains(secret),
+            "{:?} survived in {:?}",
+            secret,
+            once
+        );
     }
     let twice = redact_text(&once);
-    prop_assert!(twice.findings.is_empty(), "{:?} -> {:?}: a second pass finds {:?}", t, once, twice.findings);
+    prop_assert!(
+        twice.findings.is_empty(),
+        "{:?} -> {:?}: a second pass finds {:?}",
+        t,
+        once,
+        twice.findings
+    );
     Ok(())
 }
 

@@ -46,16 +46,30 @@ pub fn check_target(rustc: &Path) -> Result<(), String> {
         .output()
         .map_err(|e| format!("cannot run {} --print sysroot: {e}", rustc.display()))?;
     if !out.status.success() {
-        return Err(format!("{} --print sysroot failed: {}", rustc.display(), String::from_utf8_lossy(&out.stderr).trim()));
+        return Err(format!(
+            "{} --print sysroot failed: {}",
+            rustc.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
     }
     let sysroot = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    if sysroot.join("lib/rustlib").join(WASM_TARGET).join("lib").is_dir() {
+    if sysroot
+        .join("lib/rustlib")
+        .join(WASM_TARGET)
+        .join("lib")
+        .is_dir()
+    {
         return Ok(());
     }
     // A rustup toolchain lives in .../toolchains/<name>: name it, so the command installs the target for the
     // toolchain this build uses (a rust-toolchain file or `+toolchain` may differ from the default).
-    let toolchain = match (sysroot.parent().and_then(Path::file_name), sysroot.file_name()) {
-        (Some(dir), Some(name)) if dir == "toolchains" => format!(" --toolchain {}", name.to_string_lossy()),
+    let toolchain = match (
+        sysroot.parent().and_then(Path::file_name),
+        sysroot.file_name(),
+    ) {
+        (Some(dir), Some(name)) if dir == "toolchains" => {
+            format!(" --toolchain {}", name.to_string_lossy())
+        }
         _ => String::new(),
     };
     Err(format!(
@@ -74,7 +88,16 @@ pub fn build(cargo: &Path, rustc: &Path, root: &Path, target_dir: &Path) -> Resu
     let manifest = root.join("guest").join("Cargo.toml");
     let mut cmd = Command::new(cargo);
     cmd.current_dir(root)
-        .args(["build", "--lib", "--target", WASM_TARGET, "--profile", PROFILE, "--features", "component"])
+        .args([
+            "build",
+            "--lib",
+            "--target",
+            WASM_TARGET,
+            "--profile",
+            PROFILE,
+            "--features",
+            "component",
+        ])
         .arg("--manifest-path")
         .arg(&manifest)
         .arg("--target-dir")
@@ -83,9 +106,13 @@ pub fn build(cargo: &Path, rustc: &Path, root: &Path, target_dir: &Path) -> Resu
     for var in INHERITED {
         cmd.env_remove(var);
     }
-    let status = cmd.status().map_err(|e| format!("cannot run {}: {e}", cargo.display()))?;
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot run {}: {e}", cargo.display()))?;
     if !status.success() {
-        return Err(format!("building the guest for {WASM_TARGET} failed ({status}): {cmd:?}"));
+        return Err(format!(
+            "building the guest for {WASM_TARGET} failed ({status}): {cmd:?}"
+        ));
     }
     let out = target_dir.join(WASM_TARGET).join(PROFILE);
     let core = out.join("jsonrpc_errors_guest.wasm");
@@ -97,9 +124,16 @@ pub fn build(cargo: &Path, rustc: &Path, root: &Path, target_dir: &Path) -> Resu
         .encode()
         .map_err(|e| format!("encoding the component from {}: {e:?}", core.display()))?;
     let depinfo = out.join("jsonrpc_errors_guest.d");
-    let text = std::fs::read_to_string(&depinfo).map_err(|e| format!("reading {}: {e}", depinfo.display()))?;
-    let target_dir = target_dir.canonicalize().unwrap_or_else(|_| target_dir.to_path_buf());
-    Ok(Built { core, component, sources: sources(&text, &target_dir) })
+    let text = std::fs::read_to_string(&depinfo)
+        .map_err(|e| format!("reading {}: {e}", depinfo.display()))?;
+    let target_dir = target_dir
+        .canonicalize()
+        .unwrap_or_else(|_| target_dir.to_path_buf());
+    Ok(Built {
+        core,
+        component,
+        sources: sources(&text, &target_dir),
+    })
 }
 
 /// The files a dep-info file lists as the artifact's inputs, but those inside the target directory (generated
@@ -107,7 +141,9 @@ pub fn build(cargo: &Path, rustc: &Path, root: &Path, target_dir: &Path) -> Resu
 fn sources(depinfo: &str, target_dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for line in depinfo.lines() {
-        let Some((_, deps)) = line.split_once(": ") else { continue };
+        let Some((_, deps)) = line.split_once(": ") else {
+            continue;
+        };
         // Paths are space separated, a space inside one escaped as `\ `.
         let mut current = String::new();
         let mut chars = deps.chars().peekable();
@@ -120,8 +156,12 @@ fn sources(depinfo: &str, target_dir: &Path) -> Vec<PathBuf> {
         }
         files.push(current);
     }
-    let mut paths: Vec<PathBuf> =
-        files.into_iter().filter(|f| !f.is_empty()).map(PathBuf::from).filter(|p| !p.starts_with(target_dir)).collect();
+    let mut paths: Vec<PathBuf> = files
+        .into_iter()
+        .filter(|f| !f.is_empty())
+        .map(PathBuf::from)
+        .filter(|p| !p.starts_with(target_dir))
+        .collect();
     paths.sort();
     paths.dedup();
     paths

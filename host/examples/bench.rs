@@ -8,10 +8,10 @@
 //! - redaction recall and benign rate on tests/corpora (credentials of every provider gitleaks covers, in the
 //!   texts real programs print; real benign error and log lines), then the rule-examples self-check.
 
-#[path = "common/corpus.rs"]
-mod corpus;
 #[path = "../../tests/corpora/evaluate.rs"]
 mod corpora;
+#[path = "common/corpus.rs"]
+mod corpus;
 
 use jsonrpc_errors_guest::{api, context::CallContext};
 use jsonrpc_errors_host::{Context, Runtime};
@@ -31,12 +31,23 @@ fn per_call(mut f: impl FnMut(), iterations: u32) -> Duration {
 }
 
 fn median_process_time(args: &[&str], stdin: &str, runs: usize) -> Duration {
-    let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/jsonrpc-errors");
+    let bin =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/jsonrpc-errors");
     let mut times: Vec<Duration> = (0..runs)
         .map(|_| {
             let start = Instant::now();
-            let mut child = Command::new(&bin).args(args).stdin(Stdio::piped()).stdout(Stdio::null()).spawn().expect("target/release/jsonrpc-errors (cargo xtask build)");
-            child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+            let mut child = Command::new(&bin)
+                .args(args)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .spawn()
+                .expect("target/release/jsonrpc-errors (cargo xtask build)");
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(stdin.as_bytes())
+                .unwrap();
             child.wait().unwrap();
             start.elapsed()
         })
@@ -63,34 +74,86 @@ fn best_of(runs: usize, mut f: impl FnMut()) -> Duration {
 fn main() {
     let rt = Runtime::new(vec![]).expect("component loads");
     let input = r#"{"kind":"tool-not-exposed","tool":"admin_delete","source":"upstream","id":7,"correlation_id":"abc-123"}"#;
-    let ctx = CallContext { unix_millis: 1, entropy: 2 };
-    assert_eq!(api::map_error(input, "thoughtgate", &ctx).unwrap(), rt.map_error(input, "thoughtgate", Context { unix_millis: 1, entropy: 2 }).unwrap());
+    let ctx = CallContext {
+        unix_millis: 1,
+        entropy: 2,
+    };
+    assert_eq!(
+        api::map_error(input, "thoughtgate", &ctx).unwrap(),
+        rt.map_error(
+            input,
+            "thoughtgate",
+            Context {
+                unix_millis: 1,
+                entropy: 2
+            }
+        )
+        .unwrap()
+    );
 
     println!("== map: per call (thoughtgate tool-not-exposed) ==");
     // Interleaved rounds, best round kept: a shared machine's slow spells hit both sides of the ratio alike.
     let (mut native, mut wasm) = (Duration::MAX, Duration::MAX);
     for _ in 0..10 {
-        native = native.min(per_call(|| drop(api::map_error(input, "thoughtgate", &ctx)), 10_000));
-        wasm = wasm.min(per_call(|| drop(rt.map_error(input, "thoughtgate", Context { unix_millis: 1, entropy: 2 })), 10_000));
+        native = native.min(per_call(
+            || drop(api::map_error(input, "thoughtgate", &ctx)),
+            10_000,
+        ));
+        wasm = wasm.min(per_call(
+            || {
+                drop(rt.map_error(
+                    input,
+                    "thoughtgate",
+                    Context {
+                        unix_millis: 1,
+                        entropy: 2,
+                    },
+                ))
+            },
+            10_000,
+        ));
     }
-    println!("native guest code      {:>8.2} µs", native.as_secs_f64() * 1e6);
-    println!("through the component  {:>8.2} µs", wasm.as_secs_f64() * 1e6);
-    println!("ratio component/native {:>8.2}x   (goal <= 2x)", wasm.as_secs_f64() / native.as_secs_f64());
+    println!(
+        "native guest code      {:>8.2} µs",
+        native.as_secs_f64() * 1e6
+    );
+    println!(
+        "through the component  {:>8.2} µs",
+        wasm.as_secs_f64() * 1e6
+    );
+    println!(
+        "ratio component/native {:>8.2}x   (goal <= 2x)",
+        wasm.as_secs_f64() / native.as_secs_f64()
+    );
     // The fixed cost of entering the component (take an instance, lower/lift, post-return) on a call that
     // does almost nothing, for reading the ratio above.
-    let floor = (0..5).map(|_| per_call(|| drop(rt.redact("x")), 10_000)).min().unwrap_or_default();
-    println!("component call floor   {:>8.2} µs   (redact of one byte)", floor.as_secs_f64() * 1e6);
+    let floor = (0..5)
+        .map(|_| per_call(|| drop(rt.redact("x")), 10_000))
+        .min()
+        .unwrap_or_default();
+    println!(
+        "component call floor   {:>8.2} µs   (redact of one byte)",
+        floor.as_secs_f64() * 1e6
+    );
 
     println!("\n== CLI: process start to first answer (median of 30) ==");
     let version = median_process_time(&["--version"], "", 30);
     let map = median_process_time(&["map"], input, 30);
-    println!("jsonrpc-errors --version {:>7.2} ms", version.as_secs_f64() * 1e3);
+    println!(
+        "jsonrpc-errors --version {:>7.2} ms",
+        version.as_secs_f64() * 1e3
+    );
     println!("jsonrpc-errors map       {:>7.2} ms  (+{:.2} ms: deserialize + instantiate + answer; compiled at start: {})",
         map.as_secs_f64() * 1e3, (map.saturating_sub(version)).as_secs_f64() * 1e3, !rt.is_precompiled());
 
     println!("\n== component size ==");
     let wasm_bytes = jsonrpc_errors_host::COMPONENT;
-    let mut gz = Command::new("gzip").arg("-9").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut gz = Command::new("gzip")
+        .arg("-9")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
     // Fed from a thread: gzip's output fills the pipe before it has read all of a component this size.
     let mut gz_in = gz.stdin.take().unwrap();
     let feeder = std::thread::spawn(move || gz_in.write_all(wasm_bytes).unwrap());
@@ -99,7 +162,10 @@ fn main() {
     println!("target/component/jsonrpc-errors.wasm {} bytes ({:.0} KB), gzip -9 {} bytes ({:.0} KB)   (goal <= 400 KB)",
         wasm_bytes.len(), wasm_bytes.len() as f64 / 1024.0, gz_len, gz_len as f64 / 1024.0);
 
-    println!("\n== redaction throughput: the full catalogue ({} rules) on a mixed log ==", jsonrpc_errors_guest::redact::catalogue_rules().len());
+    println!(
+        "\n== redaction throughput: the full catalogue ({} rules) on a mixed log ==",
+        jsonrpc_errors_guest::redact::catalogue_rules().len()
+    );
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench");
     std::fs::create_dir_all(&dir).unwrap();
     for (label, size) in [("1mb", 1_000_000usize), ("10mb", 10_000_000)] {
@@ -107,7 +173,10 @@ fn main() {
         std::fs::write(dir.join(format!("mixed-{label}.log")), &log).unwrap();
         let n_out = api::redact_json(&log);
         let w_out = rt.redact_json(&log).unwrap();
-        assert_eq!(n_out, w_out, "native and component agree on the {label} log");
+        assert_eq!(
+            n_out, w_out,
+            "native and component agree on the {label} log"
+        );
         let runs = if size > 2_000_000 { 3 } else { 7 };
         let n = best_of(runs, || drop(api::redact(&log)));
         let w = best_of(runs, || drop(rt.redact_json(&log)));
@@ -117,7 +186,11 @@ fn main() {
     // Secret-dense text (a failing auth loop, a dumped config): where the engine's capture groups cost most.
     let dense = corpus::dense_log(1_000_000);
     std::fs::write(dir.join("dense-1mb.log"), &dense).unwrap();
-    assert_eq!(api::redact_json(&dense), rt.redact_json(&dense).unwrap(), "native and component agree on the dense log");
+    assert_eq!(
+        api::redact_json(&dense),
+        rt.redact_json(&dense).unwrap(),
+        "native and component agree on the dense log"
+    );
     let found = api::redact(&dense).findings.len();
     let n = best_of(5, || drop(api::redact(&dense)));
     let w = best_of(5, || drop(rt.redact_json(&dense)));
@@ -143,15 +216,26 @@ fn main() {
                 now = now.min(best_of(1, || drop(rt.redact_json(log))));
                 then = then.min(best_of(1, || drop(baseline.redact_json(log))));
             }
-            println!("{label:>6}: this build {:>6.1} MB/s   baseline {:>6.1} MB/s   speed-up {:.2}x",
-                mb_per_s(log.len(), now), mb_per_s(log.len(), then), then.as_secs_f64() / now.as_secs_f64());
+            println!(
+                "{label:>6}: this build {:>6.1} MB/s   baseline {:>6.1} MB/s   speed-up {:.2}x",
+                mb_per_s(log.len(), now),
+                mb_per_s(log.len(), then),
+                then.as_secs_f64() / now.as_secs_f64()
+            );
         }
     }
     // Linear scaling, and the adversarial worst case: every line holds keywords of every rule.
-    let worst_line: String = jsonrpc_errors_guest::redact::catalogue_rules().iter().flat_map(|r| r.keywords.iter().take(1)).map(|k| format!("{k} ")).collect();
+    let worst_line: String = jsonrpc_errors_guest::redact::catalogue_rules()
+        .iter()
+        .flat_map(|r| r.keywords.iter().take(1))
+        .map(|k| format!("{k} "))
+        .collect();
     let worst = format!("{worst_line}\n").repeat(1_000_000 / (worst_line.len() + 1));
     let w = best_of(3, || drop(rt.redact_json(&worst)));
-    println!("worst case (every line has every rule's keyword, 1 MB): wasmtime {:.1} MB/s", mb_per_s(worst.len(), w));
+    println!(
+        "worst case (every line has every rule's keyword, 1 MB): wasmtime {:.1} MB/s",
+        mb_per_s(worst.len(), w)
+    );
 
     println!("\n== redaction recall and benign rate (tests/corpora: formats nobody here chose; the test: cargo test -p jsonrpc-errors-guest --test corpora) ==");
     let dir = corpora::corpora_dir();
@@ -160,7 +244,10 @@ fn main() {
         recall.providers.len(), recall.contexts.len(), recall.samples.len());
     for (name, policy) in [
         ("default", jsonrpc_errors_guest::redact::Policy::default()),
-        ("operator (stacktrace, path off)", jsonrpc_errors_guest::redact::Policy::disabling(&["stacktrace", "path"])),
+        (
+            "operator (stacktrace, path off)",
+            jsonrpc_errors_guest::redact::Policy::disabling(&["stacktrace", "path"]),
+        ),
     ] {
         let report = corpora::evaluate_recall(&recall, name, &policy);
         print!("{}", report.summary());
@@ -169,18 +256,36 @@ fn main() {
             .providers
             .iter()
             .filter_map(|p| {
-                let missed = grid.iter().filter(|((id, _), o)| *id == p.id && **o != corpora::Outcome::Caught).count();
+                let missed = grid
+                    .iter()
+                    .filter(|((id, _), o)| *id == p.id && **o != corpora::Outcome::Caught)
+                    .count();
                 (missed > 0).then(|| format!("{} {missed}", p.id))
             })
             .collect();
         short.sort();
-        println!("  goal {}; providers with misses (contexts missed): {}", if report.meets_goal() { "met" } else { "NOT met" }, short.join(", "));
+        println!(
+            "  goal {}; providers with misses (contexts missed): {}",
+            if report.meets_goal() {
+                "met"
+            } else {
+                "NOT met"
+            },
+            short.join(", ")
+        );
     }
     let benign = corpora::load_benign(&dir);
     let report = corpora::evaluate_benign(&benign);
     print!("{}", report.summary());
     print!("{}", report.details());
-    println!("  goal {}", if report.meets_goal() { "met" } else { "NOT met" });
+    println!(
+        "  goal {}",
+        if report.meets_goal() {
+            "met"
+        } else {
+            "NOT met"
+        }
+    );
 
     println!("\n== rule-examples self-check (built from rules.toml's own examples: NOT a measure of recall or precision) ==");
     let positives = corpus::positives();
@@ -192,10 +297,17 @@ fn main() {
         }
     }
     let negatives = corpus::negatives();
-    let changed: Vec<&String> = negatives.iter().filter(|t| api::redact(t).text != **t).collect();
+    let changed: Vec<&String> = negatives
+        .iter()
+        .filter(|t| api::redact(t).text != **t)
+        .collect();
     let recall = 1.0 - missed.len() as f64 / positives.len() as f64;
     let benign = 1.0 - changed.len() as f64 / negatives.len() as f64;
-    println!("rule examples redacted {recall:.4} ({} of {} examples-in-context)", positives.len() - missed.len(), positives.len());
+    println!(
+        "rule examples redacted {recall:.4} ({} of {} examples-in-context)",
+        positives.len() - missed.len(),
+        positives.len()
+    );
     println!("negative examples unchanged {benign:.4} ({} of {} negative examples and look-alikes in context)", negatives.len() - changed.len(), negatives.len());
     if !missed.is_empty() {
         println!("missed by rule: {:?}", missed);
@@ -217,20 +329,36 @@ struct Baseline {
 impl Baseline {
     fn load(path: &str) -> Self {
         use wasmtime::component::{Component, Linker};
-        let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("BENCH_BASELINE_COMPONENT {path}: {e}"));
+        let bytes =
+            std::fs::read(path).unwrap_or_else(|e| panic!("BENCH_BASELINE_COMPONENT {path}: {e}"));
         let engine = jsonrpc_errors_host::engine::engine().unwrap();
-        let component = Component::new(&engine, &bytes).unwrap_or_else(|e| panic!("{path} is no component: {e}"));
+        let component = Component::new(&engine, &bytes)
+            .unwrap_or_else(|e| panic!("{path} is no component: {e}"));
         let mut store = wasmtime::Store::new(&engine, ());
         // The component imports nothing (wit/world.wit), so an empty linker instantiates it.
-        let instance = Linker::new(&engine).instantiate(&mut store, &component).unwrap();
-        let api = instance.get_export_index(&mut store, None, "jsonrpc-errors:core/api@0.1.0").expect("an api interface");
-        let func = instance.get_export_index(&mut store, Some(&api), "redact-json").expect("a redact-json export");
-        let redact_json = instance.get_typed_func(&mut store, func).expect("redact-json: func(text: string) -> string");
-        Baseline { store: std::cell::RefCell::new(store), redact_json }
+        let instance = Linker::new(&engine)
+            .instantiate(&mut store, &component)
+            .unwrap();
+        let api = instance
+            .get_export_index(&mut store, None, "jsonrpc-errors:core/api@0.1.0")
+            .expect("an api interface");
+        let func = instance
+            .get_export_index(&mut store, Some(&api), "redact-json")
+            .expect("a redact-json export");
+        let redact_json = instance
+            .get_typed_func(&mut store, func)
+            .expect("redact-json: func(text: string) -> string");
+        Baseline {
+            store: std::cell::RefCell::new(store),
+            redact_json,
+        }
     }
 
     fn redact_json(&self, text: &str) -> String {
         let mut store = self.store.borrow_mut();
-        self.redact_json.call(&mut *store, (text.to_string(),)).unwrap().0
+        self.redact_json
+            .call(&mut *store, (text.to_string(),))
+            .unwrap()
+            .0
     }
 }

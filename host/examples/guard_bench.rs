@@ -20,10 +20,10 @@
 //! failed target is reported with the tail of its stderr and the bench goes on. Benchmarks measure, they
 //! are not tests: the machines are shared and noisy, so read the ratios measured in the same run.
 
-#[path = "common/stdio_server.rs"]
-mod stdio_server;
 #[path = "common/measure.rs"]
 mod measure;
+#[path = "common/stdio_server.rs"]
+mod stdio_server;
 use measure::{memory_kib, percentile, ratio, shell_words, stderr_tail};
 
 use clap::Parser;
@@ -40,7 +40,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 #[derive(Parser)]
-#[command(about = "Load benchmark of `jsonrpc-errors guard` (and of gatekit, if given) against a direct stdio server")]
+#[command(
+    about = "Load benchmark of `jsonrpc-errors guard` (and of gatekit, if given) against a direct stdio server"
+)]
 struct Cli {
     /// Be the upstream server (on stdin/stdout) instead of the driver.
     #[arg(long)]
@@ -128,29 +130,66 @@ fn drive(cli: Cli) -> ExitCode {
         }
     };
     let serve_cmd = vec![me.clone(), "--serve".to_string()];
-    let guard_bin = cli.guard.clone().unwrap_or_else(|| root.join("target/release/jsonrpc-errors"));
+    let guard_bin = cli
+        .guard
+        .clone()
+        .unwrap_or_else(|| root.join("target/release/jsonrpc-errors"));
     let guard_bin = guard_bin.canonicalize().unwrap_or(guard_bin);
-    let gatekit = cli.gatekit.clone().or_else(|| std::env::var("GUARD_BENCH_GATEKIT").ok()).filter(|s| !s.trim().is_empty());
+    let gatekit = cli
+        .gatekit
+        .clone()
+        .or_else(|| std::env::var("GUARD_BENCH_GATEKIT").ok())
+        .filter(|s| !s.trim().is_empty());
 
     let mut targets = Vec::new();
     for name in &cli.targets {
         let target = match name.as_str() {
-            "direct" => Target { name: name.clone(), argv: serve_cmd.clone(), unavailable: None },
+            "direct" => Target {
+                name: name.clone(),
+                argv: serve_cmd.clone(),
+                unavailable: None,
+            },
             "guard" => {
-                let mut argv = vec![guard_bin.display().to_string(), "guard".into(), "--log-level".into(), "warn".into(), "--".into()];
+                let mut argv = vec![
+                    guard_bin.display().to_string(),
+                    "guard".into(),
+                    "--log-level".into(),
+                    "warn".into(),
+                    "--".into(),
+                ];
                 argv.extend(serve_cmd.iter().cloned());
-                let unavailable = (!guard_bin.is_file()).then(|| format!("{} is missing (cargo xtask build)", guard_bin.display()));
-                Target { name: name.clone(), argv, unavailable }
+                let unavailable = (!guard_bin.is_file())
+                    .then(|| format!("{} is missing (cargo xtask build)", guard_bin.display()));
+                Target {
+                    name: name.clone(),
+                    argv,
+                    unavailable,
+                }
             }
             "gatekit" => match &gatekit {
-                None => Target { name: name.clone(), argv: vec![], unavailable: Some("not requested (--gatekit CMD or GUARD_BENCH_GATEKIT)".into()) },
+                None => Target {
+                    name: name.clone(),
+                    argv: vec![],
+                    unavailable: Some(
+                        "not requested (--gatekit CMD or GUARD_BENCH_GATEKIT)".into(),
+                    ),
+                },
                 Some(cmd) => match write_gatekit_config(&log_dir, &serve_cmd) {
                     Ok(config) => {
-                        let mut argv: Vec<String> = cmd.split_whitespace().map(String::from).collect();
+                        let mut argv: Vec<String> =
+                            cmd.split_whitespace().map(String::from).collect();
                         argv.extend(["--config".to_string(), config.display().to_string()]);
-                        Target { name: name.clone(), argv, unavailable: None }
+                        Target {
+                            name: name.clone(),
+                            argv,
+                            unavailable: None,
+                        }
                     }
-                    Err(e) => Target { name: name.clone(), argv: vec![], unavailable: Some(e) },
+                    Err(e) => Target {
+                        name: name.clone(),
+                        argv: vec![],
+                        unavailable: Some(e),
+                    },
                 },
             },
             other => {
@@ -165,17 +204,26 @@ fn drive(cli: Cli) -> ExitCode {
         return ExitCode::from(2);
     }
 
-    println!("== guard load: {} tools/call requests, {} in flight, {} alternating rounds per target ==", cli.requests, cli.window, cli.rounds);
+    println!(
+        "== guard load: {} tools/call requests, {} in flight, {} alternating rounds per target ==",
+        cli.requests, cli.window, cli.rounds
+    );
     for t in &targets {
         match &t.unavailable {
             None => println!("{:<8} $ {}", t.name, shell_words(&t.argv)),
             Some(why) => println!("{:<8} skipped: {why}", t.name),
         }
     }
-    if targets.iter().any(|t| t.name == "gatekit" && t.unavailable.is_none()) {
+    if targets
+        .iter()
+        .any(|t| t.name == "gatekit" && t.unavailable.is_none())
+    {
         println!("gatekit config: {}", log_dir.join("gatekit.yaml").display());
     }
-    println!("target stderr: {}/<target>-<round>.stderr", log_dir.display());
+    println!(
+        "target stderr: {}/<target>-<round>.stderr",
+        log_dir.display()
+    );
 
     let limits = Limits {
         startup: Duration::from_secs_f64(cli.startup_timeout),
@@ -192,9 +240,14 @@ fn drive(cli: Cli) -> ExitCode {
             let stderr_path = log_dir.join(format!("{}-{round}.stderr", t.name));
             match run_once(&t.argv, cli.requests, cli.window, &limits, &stderr_path) {
                 Ok(run) => {
-                    println!("round {round} {:<8} {:>8.3} s  {:>9.0} req/s  p99 {:>8.0} µs{}",
-                        t.name, run.wall.as_secs_f64(), cli.requests as f64 / run.wall.as_secs_f64(),
-                        percentile(&run.latencies, 0.99) as f64 / 1e3, run.answers.trouble_summary());
+                    println!(
+                        "round {round} {:<8} {:>8.3} s  {:>9.0} req/s  p99 {:>8.0} µs{}",
+                        t.name,
+                        run.wall.as_secs_f64(),
+                        cli.requests as f64 / run.wall.as_secs_f64(),
+                        percentile(&run.latencies, 0.99) as f64 / 1e3,
+                        run.answers.trouble_summary()
+                    );
                     runs[i].push(run);
                 }
                 Err(e) => {
@@ -215,7 +268,9 @@ fn write_gatekit_config(dir: &Path, serve_cmd: &[String]) -> Result<PathBuf, Str
     let command = serde_json::to_string(serve_cmd).map_err(|e| e.to_string())?;
     const PLACEHOLDER: &str = "command: [GUARD_BENCH_SERVE_COMMAND]";
     if !TEMPLATE.contains(PLACEHOLDER) {
-        return Err(format!("guard_bench_gatekit.yaml lacks the line `{PLACEHOLDER}`"));
+        return Err(format!(
+            "guard_bench_gatekit.yaml lacks the line `{PLACEHOLDER}`"
+        ));
     }
     let config = TEMPLATE.replace(PLACEHOLDER, &format!("command: {command}"));
     let path = dir.join("gatekit.yaml");
@@ -271,7 +326,11 @@ impl Answers {
     fn trouble_summary(&self) -> String {
         let mut s = String::new();
         if self.errors > 0 {
-            s += &format!("  errors {} (first: {})", self.errors, self.first_error.as_deref().unwrap_or(""));
+            s += &format!(
+                "  errors {} (first: {})",
+                self.errors,
+                self.first_error.as_deref().unwrap_or("")
+            );
         }
         if self.out_of_order > 0 {
             s += &format!("  out-of-order {}", self.out_of_order);
@@ -280,7 +339,11 @@ impl Answers {
             s += &format!("  DUPLICATES {}", self.duplicates);
         }
         if self.stray > 0 {
-            s += &format!("  stray lines {} (first: {})", self.stray, self.first_stray.as_deref().unwrap_or(""));
+            s += &format!(
+                "  stray lines {} (first: {})",
+                self.stray,
+                self.first_stray.as_deref().unwrap_or("")
+            );
         }
         s
     }
@@ -327,9 +390,16 @@ impl Drop for Running {
 }
 
 /// One run against one target: spawn, handshake, load, check, stop.
-fn run_once(argv: &[String], n: u64, window: u32, limits: &Limits, stderr_path: &Path) -> Result<Run, String> {
+fn run_once(
+    argv: &[String],
+    n: u64,
+    window: u32,
+    limits: &Limits,
+    stderr_path: &Path,
+) -> Result<Run, String> {
     let fail = |msg: String| format!("{msg}{}", stderr_tail(stderr_path));
-    let stderr = File::create(stderr_path).map_err(|e| format!("cannot create {}: {e}", stderr_path.display()))?;
+    let stderr = File::create(stderr_path)
+        .map_err(|e| format!("cannot create {}: {e}", stderr_path.display()))?;
     let spawned = Instant::now();
     let child = Command::new(&argv[0])
         .args(&argv[1..])
@@ -340,9 +410,13 @@ fn run_once(argv: &[String], n: u64, window: u32, limits: &Limits, stderr_path: 
         .process_group(0)
         .spawn()
         .map_err(|e| format!("cannot start {:?}: {e}", argv[0]))?;
-    let mut proc = Running { child, reaped: false };
+    let mut proc = Running {
+        child,
+        reaped: false,
+    };
     let pid = proc.child.id();
-    let (Some(mut stdin), Some(stdout)) = (proc.child.stdin.take(), proc.child.stdout.take()) else {
+    let (Some(mut stdin), Some(stdout)) = (proc.child.stdin.take(), proc.child.stdout.take())
+    else {
         return Err("the child's pipes are missing".into());
     };
 
@@ -352,22 +426,46 @@ fn run_once(argv: &[String], n: u64, window: u32, limits: &Limits, stderr_path: 
     let answered = Arc::new(AtomicU64::new(0));
     {
         let answered = answered.clone();
-        std::thread::spawn(move || read_answers(stdout, n, sent_rx, credit_tx, events_tx, answered));
+        std::thread::spawn(move || {
+            read_answers(stdout, n, sent_rx, credit_tx, events_tx, answered)
+        });
     }
 
     // The MCP handshake, outside the measurement.
     let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"guard-bench","version":"0.1.0"}}}"#;
-    writeln!(stdin, "{init}").and_then(|_| stdin.flush()).map_err(|e| fail(format!("cannot write initialize: {e}")))?;
+    writeln!(stdin, "{init}")
+        .and_then(|_| stdin.flush())
+        .map_err(|e| fail(format!("cannot write initialize: {e}")))?;
     let startup = match events.recv_timeout(limits.startup) {
         Ok(Event::Ready(at)) => at - spawned,
         Ok(Event::Finished(a)) => {
-            let status = proc.wait_for(Duration::from_secs(2)).map(|s| format!("; {s}")).unwrap_or_default();
-            let read_error = a.read_error.as_ref().map(|e| format!(" ({e})")).unwrap_or_default();
-            return Err(fail(format!("closed its output before answering initialize{read_error}{status}{}", a.trouble_summary())));
+            let status = proc
+                .wait_for(Duration::from_secs(2))
+                .map(|s| format!("; {s}"))
+                .unwrap_or_default();
+            let read_error = a
+                .read_error
+                .as_ref()
+                .map(|e| format!(" ({e})"))
+                .unwrap_or_default();
+            return Err(fail(format!(
+                "closed its output before answering initialize{read_error}{status}{}",
+                a.trouble_summary()
+            )));
         }
-        Ok(Event::Done(_)) | Err(_) => return Err(fail(format!("no answer to initialize within {:?}", limits.startup))),
+        Ok(Event::Done(_)) | Err(_) => {
+            return Err(fail(format!(
+                "no answer to initialize within {:?}",
+                limits.startup
+            )))
+        }
     };
-    writeln!(stdin, r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#).and_then(|_| stdin.flush()).map_err(|e| fail(format!("cannot write notifications/initialized: {e}")))?;
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )
+    .and_then(|_| stdin.flush())
+    .map_err(|e| fail(format!("cannot write notifications/initialized: {e}")))?;
     let cpu_start = cpu_seconds(pid);
     let rss_start = memory_kib(pid, "VmRSS");
 
@@ -381,23 +479,41 @@ fn run_once(argv: &[String], n: u64, window: u32, limits: &Limits, stderr_path: 
         match events.recv_timeout(Duration::from_millis(200)) {
             Ok(Event::Done(at)) => break at,
             Ok(Event::Finished(a)) => {
-                let why = a.read_error.clone().unwrap_or_else(|| "closed its output".into());
-                let status = proc.wait_for(Duration::from_secs(2)).map(|s| format!("; {s}")).unwrap_or_default();
-                return Err(fail(format!("{why} after {} of {n} answers{status}{}", a.answered, a.trouble_summary())));
+                let why = a
+                    .read_error
+                    .clone()
+                    .unwrap_or_else(|| "closed its output".into());
+                let status = proc
+                    .wait_for(Duration::from_secs(2))
+                    .map(|s| format!("; {s}"))
+                    .unwrap_or_default();
+                return Err(fail(format!(
+                    "{why} after {} of {n} answers{status}{}",
+                    a.answered,
+                    a.trouble_summary()
+                )));
             }
             Ok(Event::Ready(_)) => {}
             Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => return Err(fail("the reader thread died".into())),
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(fail("the reader thread died".into()))
+            }
         }
         let count = answered.load(Ordering::Relaxed);
         if count != last_count {
             (last_count, last_progress) = (count, Instant::now());
         }
         if last_progress.elapsed() > limits.stall {
-            return Err(fail(format!("stalled: no answer for {:?} after {count} of {n} answers", limits.stall)));
+            return Err(fail(format!(
+                "stalled: no answer for {:?} after {count} of {n} answers",
+                limits.stall
+            )));
         }
         if started.elapsed() > limits.total {
-            return Err(fail(format!("timed out after {:?} with {count} of {n} answers", limits.total)));
+            return Err(fail(format!(
+                "timed out after {:?} with {count} of {n} answers",
+                limits.total
+            )));
         }
     };
     // Right after the last answer, before the shutdown adds its own work.
@@ -448,7 +564,13 @@ fn run_once(argv: &[String], n: u64, window: u32, limits: &Limits, stderr_path: 
 
 /// Writes the N requests: at first `window` of them, then as many as answers have come back, one flush per
 /// batch. Returns the pipe (kept open until the run ends) and when the first request was written.
-fn write_requests(stdin: ChildStdin, n: u64, window: u32, credits: Receiver<u64>, sent: Sender<Batch>) -> std::io::Result<(ChildStdin, Instant)> {
+fn write_requests(
+    stdin: ChildStdin,
+    n: u64,
+    window: u32,
+    credits: Receiver<u64>,
+    sent: Sender<Batch>,
+) -> std::io::Result<(ChildStdin, Instant)> {
     let mut out = BufWriter::with_capacity(64 * 1024, stdin);
     let mut next: u64 = 0;
     let mut available = window as u64;
@@ -467,19 +589,32 @@ fn write_requests(stdin: ChildStdin, n: u64, window: u32, credits: Receiver<u64>
         let at = Instant::now();
         first_write.get_or_insert(at);
         // Announced before it is written, so the reader knows the send time when the answer arrives.
-        if sent.send(Batch { first: next, count, at }).is_err() {
+        if sent
+            .send(Batch {
+                first: next,
+                count,
+                at,
+            })
+            .is_err()
+        {
             break;
         }
         for i in next..next + count {
             // Ids 1..=N (0 is initialize). The tool name has gatekit's `server__tool` routing prefix.
-            writeln!(out, r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"bench__get_weather","arguments":{{"city":"Berlin","units":"metric"}}}}}}"#, i + 1)?;
+            writeln!(
+                out,
+                r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"bench__get_weather","arguments":{{"city":"Berlin","units":"metric"}}}}}}"#,
+                i + 1
+            )?;
         }
         out.flush()?;
         next += count;
         available -= count;
     }
     let first_write = first_write.unwrap_or_else(Instant::now);
-    out.into_inner().map(|stdin| (stdin, first_write)).map_err(|e| e.into_error())
+    out.into_inner()
+        .map(|stdin| (stdin, first_write))
+        .map_err(|e| e.into_error())
 }
 
 /// Just what the driver needs of an answer.
@@ -495,9 +630,19 @@ struct Answer<'a> {
 
 /// Reads the target's output to its end: the answer to `initialize`, then the N answers (timed against
 /// their batch's send time, one credit back to the writer each), then anything after.
-fn read_answers(stdout: ChildStdout, n: u64, sent: Receiver<Batch>, credits: Sender<u64>, events: Sender<Event>, answered: Arc<AtomicU64>) {
+fn read_answers(
+    stdout: ChildStdout,
+    n: u64,
+    sent: Receiver<Batch>,
+    credits: Sender<u64>,
+    events: Sender<Event>,
+    answered: Arc<AtomicU64>,
+) {
     let mut input = BufReader::with_capacity(64 * 1024, stdout);
-    let mut log = Answers { latencies: Vec::with_capacity(n as usize), ..Default::default() };
+    let mut log = Answers {
+        latencies: Vec::with_capacity(n as usize),
+        ..Default::default()
+    };
     let mut sent_at: Vec<Option<Instant>> = vec![None; n as usize];
     let mut seen = vec![false; n as usize];
     let mut highest = 0u64;
@@ -521,7 +666,10 @@ fn read_answers(stdout: ChildStdout, n: u64, sent: Receiver<Batch>, credits: Sen
         let stray = |log: &mut Answers, why: &str| {
             log.stray += 1;
             if log.first_stray.is_none() {
-                log.first_stray = Some(format!("{why}: {}", String::from_utf8_lossy(&text[..text.len().min(300)])));
+                log.first_stray = Some(format!(
+                    "{why}: {}",
+                    String::from_utf8_lossy(&text[..text.len().min(300)])
+                ));
             }
         };
         let Ok(msg) = serde_json::from_slice::<Answer>(text) else {
@@ -566,7 +714,8 @@ fn read_answers(stdout: ChildStdout, n: u64, sent: Receiver<Batch>, credits: Sen
         if msg.error.is_some() || msg.result.is_none() {
             log.errors += 1;
             if log.first_error.is_none() {
-                log.first_error = Some(String::from_utf8_lossy(&text[..text.len().min(300)]).into_owned());
+                log.first_error =
+                    Some(String::from_utf8_lossy(&text[..text.len().min(300)]).into_owned());
             }
         }
         if id < highest {
@@ -595,11 +744,6 @@ fn cpu_seconds(pid: u32) -> Option<f64> {
     (ticks > 0).then(|| (utime + stime) as f64 / ticks as f64)
 }
 
-
-
-
-
-
 fn report(cli: &Cli, targets: &[Target], runs: &mut [Vec<Run>], failures: &[Vec<String>]) {
     // Per target, the round with the median wall time (its latencies and CPU come from that same run).
     let mut chosen: Vec<Option<&Run>> = Vec::new();
@@ -610,34 +754,89 @@ fn report(cli: &Cli, targets: &[Target], runs: &mut [Vec<Run>], failures: &[Vec<
         chosen.push(r.get((r.len().saturating_sub(1)) / 2));
     }
     let us = |ns: u64| ns as f64 / 1e3;
-    let direct = targets.iter().position(|t| t.name == "direct").and_then(|i| chosen[i]);
+    let direct = targets
+        .iter()
+        .position(|t| t.name == "direct")
+        .and_then(|i| chosen[i]);
 
     println!("\n== results: per target the median of its rounds by wall time ({} requests, {} in flight) ==", cli.requests, cli.window);
-    println!("{:<8} {:>8} {:>9} {:>10} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9}",
-        "target", "requests", "wall s", "req/s", "p50 µs", "p99 µs", "max µs", "+p50 µs", "+p99 µs", "start ms", "CPU µs/msg", "RSS MiB");
+    println!(
+        "{:<8} {:>8} {:>9} {:>10} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9}",
+        "target",
+        "requests",
+        "wall s",
+        "req/s",
+        "p50 µs",
+        "p99 µs",
+        "max µs",
+        "+p50 µs",
+        "+p99 µs",
+        "start ms",
+        "CPU µs/msg",
+        "RSS MiB"
+    );
     for (i, t) in targets.iter().enumerate() {
         let Some(run) = chosen[i] else {
-            let why = t.unavailable.clone().or_else(|| failures[i].first().map(|f| f.lines().next().unwrap_or("").to_string())).unwrap_or_default();
+            let why = t
+                .unavailable
+                .clone()
+                .or_else(|| {
+                    failures[i]
+                        .first()
+                        .map(|f| f.lines().next().unwrap_or("").to_string())
+                })
+                .unwrap_or_default();
             println!("{:<8} {why}", t.name);
             continue;
         };
-        let (p50, p99, max) = (percentile(&run.latencies, 0.5), percentile(&run.latencies, 0.99), run.latencies.last().copied().unwrap_or(0));
+        let (p50, p99, max) = (
+            percentile(&run.latencies, 0.5),
+            percentile(&run.latencies, 0.99),
+            run.latencies.last().copied().unwrap_or(0),
+        );
         let added = |p: f64| match direct {
-            Some(d) if !std::ptr::eq(d, run) => format!("{:+.0}", us(percentile(&run.latencies, p)) - us(percentile(&d.latencies, p))),
+            Some(d) if !std::ptr::eq(d, run) => format!(
+                "{:+.0}",
+                us(percentile(&run.latencies, p)) - us(percentile(&d.latencies, p))
+            ),
             _ => "-".into(),
         };
-        let cpu = run.cpu_load.map(|c| format!("{:.2}", c * 1e6 / (2 * cli.requests) as f64)).unwrap_or("?".into());
-        let rss = run.rss_end.map(|k| format!("{:.1}", k as f64 / 1024.0)).unwrap_or("?".into());
-        println!("{:<8} {:>8} {:>9.3} {:>10.0} {:>8.0} {:>8.0} {:>9.0} {:>9} {:>9} {:>9.1} {:>11} {:>9}",
-            t.name, run.answers.answered, run.wall.as_secs_f64(), cli.requests as f64 / run.wall.as_secs_f64(),
-            us(p50), us(p99), us(max), added(0.5), added(0.99), run.startup.as_secs_f64() * 1e3, cpu, rss);
+        let cpu = run
+            .cpu_load
+            .map(|c| format!("{:.2}", c * 1e6 / (2 * cli.requests) as f64))
+            .unwrap_or("?".into());
+        let rss = run
+            .rss_end
+            .map(|k| format!("{:.1}", k as f64 / 1024.0))
+            .unwrap_or("?".into());
+        println!(
+            "{:<8} {:>8} {:>9.3} {:>10.0} {:>8.0} {:>8.0} {:>9.0} {:>9} {:>9} {:>9.1} {:>11} {:>9}",
+            t.name,
+            run.answers.answered,
+            run.wall.as_secs_f64(),
+            cli.requests as f64 / run.wall.as_secs_f64(),
+            us(p50),
+            us(p99),
+            us(max),
+            added(0.5),
+            added(0.99),
+            run.startup.as_secs_f64() * 1e3,
+            cpu,
+            rss
+        );
     }
 
     println!("\nnotes:");
     for (i, t) in targets.iter().enumerate() {
         if let Some(run) = chosen[i] {
-            let walls: Vec<String> = runs[i].iter().map(|r| format!("{:.3}", r.wall.as_secs_f64())).collect();
-            let kib = |k: Option<u64>| k.map(|k| format!("{:.1}", k as f64 / 1024.0)).unwrap_or("?".into());
+            let walls: Vec<String> = runs[i]
+                .iter()
+                .map(|r| format!("{:.3}", r.wall.as_secs_f64()))
+                .collect();
+            let kib = |k: Option<u64>| {
+                k.map(|k| format!("{:.1}", k as f64 / 1024.0))
+                    .unwrap_or("?".into())
+            };
             println!("  {:<8} rounds (wall s, sorted) [{}]; p99.9 {:.0} µs, slowest: request #{}; CPU {:.2} s during the load, {:.2} s in all incl. start-up; RSS {} MiB after the handshake -> {} MiB after the load (peak {}); exit: {}{}",
                 t.name, walls.join(", "), us(percentile(&run.latencies, 0.999)), run.answers.slowest_id,
                 run.cpu_load.unwrap_or(f64::NAN), run.cpu_total.unwrap_or(f64::NAN),
@@ -654,13 +853,24 @@ fn report(cli: &Cli, targets: &[Target], runs: &mut [Vec<Run>], failures: &[Vec<
     println!("\nratios (same run):");
     let rate = |i: usize| chosen[i].map(|r| cli.requests as f64 / r.wall.as_secs_f64());
     let idx = |name: &str| targets.iter().position(|t| t.name == name);
-    let pairs = [("guard", "direct"), ("gatekit", "direct"), ("guard", "gatekit")];
+    let pairs = [
+        ("guard", "direct"),
+        ("gatekit", "direct"),
+        ("guard", "gatekit"),
+    ];
     for (a, b) in pairs {
         if let (Some(Some(ra)), Some(Some(rb))) = (idx(a).map(rate), idx(b).map(rate)) {
-            let (la, lb) = (chosen[idx(a).unwrap()].unwrap(), chosen[idx(b).unwrap()].unwrap());
+            let (la, lb) = (
+                chosen[idx(a).unwrap()].unwrap(),
+                chosen[idx(b).unwrap()].unwrap(),
+            );
             let p = |run: &Run, q: f64| percentile(&run.latencies, q) as f64;
-            println!("  {a}/{b}: throughput {}x, p50 latency {}x, p99 latency {}x",
-                ratio(ra / rb), ratio(p(la, 0.5) / p(lb, 0.5)), ratio(p(la, 0.99) / p(lb, 0.99)));
+            println!(
+                "  {a}/{b}: throughput {}x, p50 latency {}x, p99 latency {}x",
+                ratio(ra / rb),
+                ratio(p(la, 0.5) / p(lb, 0.5)),
+                ratio(p(la, 0.99) / p(lb, 0.99))
+            );
         }
     }
 }

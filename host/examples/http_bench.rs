@@ -36,10 +36,10 @@
 //! per request (if that nears the wall time per request the generator is the bottleneck). The machine is
 //! shared and noisy: read the ratios measured in the same run.
 
-#[path = "common/stdio_server.rs"]
-mod stdio_server;
 #[path = "common/measure.rs"]
 mod measure;
+#[path = "common/stdio_server.rs"]
+mod stdio_server;
 use measure::{memory_kib, percentile, ratio, shell_words, stderr_tail};
 
 use bytes::Bytes;
@@ -62,7 +62,9 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 
 #[derive(Parser)]
-#[command(about = "Load benchmark of `guard --listen` against supergateway and mcp-proxy, the same stdio server behind each")]
+#[command(
+    about = "Load benchmark of `guard --listen` against supergateway and mcp-proxy, the same stdio server behind each"
+)]
 struct Cli {
     /// Be the upstream stdio server instead of the driver.
     #[arg(long)]
@@ -86,7 +88,11 @@ struct Cli {
     #[arg(long, default_value_t = 1)]
     rounds: u32,
     /// Which targets to run, in this order within a round.
-    #[arg(long, value_delimiter = ',', default_value = "direct,echo,guard,guard-stateless,supergateway,mcp-proxy")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "direct,echo,guard,guard-stateless,supergateway,mcp-proxy"
+    )]
     targets: Vec<String>,
     /// Worker threads of the load generator's runtime.
     #[arg(long, default_value_t = 2)]
@@ -120,7 +126,11 @@ fn main() -> ExitCode {
         return stdio_server::serve();
     }
     let threads = cli.threads.max(1);
-    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(threads).enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("http_bench: cannot start tokio: {e}");
@@ -146,20 +156,30 @@ async fn echo_server(addr: SocketAddr) -> ExitCode {
     };
     let sessions = Arc::new(AtomicU64::new(0));
     loop {
-        let Ok((stream, _)) = listener.accept().await else { continue };
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
         let _ = stream.set_nodelay(true);
         let sessions = sessions.clone();
         tokio::spawn(async move {
-            let service = hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
-                let sessions = sessions.clone();
-                async move { Ok::<_, std::convert::Infallible>(echo_answer(request, &sessions).await) }
-            });
-            let _ = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+            let service =
+                hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
+                    let sessions = sessions.clone();
+                    async move {
+                        Ok::<_, std::convert::Infallible>(echo_answer(request, &sessions).await)
+                    }
+                });
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
         });
     }
 }
 
-async fn echo_answer(request: Request<hyper::body::Incoming>, sessions: &AtomicU64) -> Response<Full<Bytes>> {
+async fn echo_answer(
+    request: Request<hyper::body::Incoming>,
+    sessions: &AtomicU64,
+) -> Response<Full<Bytes>> {
     #[derive(Deserialize)]
     struct Msg<'a> {
         #[serde(borrow)]
@@ -170,23 +190,34 @@ async fn echo_answer(request: Request<hyper::body::Incoming>, sessions: &AtomicU
     let reply = |status: StatusCode, body: Vec<u8>| {
         let mut r = Response::new(Full::new(Bytes::from(body)));
         *r.status_mut() = status;
-        r.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        r.headers_mut()
+            .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         r
     };
     let Ok(body) = request.into_body().collect().await.map(|b| b.to_bytes()) else {
         return reply(StatusCode::BAD_REQUEST, Vec::new());
     };
-    let Ok(msg) = serde_json::from_slice::<Msg>(&body) else { return reply(StatusCode::BAD_REQUEST, Vec::new()) };
-    let Some(id) = msg.id else { return reply(StatusCode::ACCEPTED, Vec::new()) };
+    let Ok(msg) = serde_json::from_slice::<Msg>(&body) else {
+        return reply(StatusCode::BAD_REQUEST, Vec::new());
+    };
+    let Some(id) = msg.id else {
+        return reply(StatusCode::ACCEPTED, Vec::new());
+    };
     let result = match msg.method.as_deref() {
         Some("initialize") => stdio_server::INITIALIZE_RESULT,
         Some("tools/list") => stdio_server::TOOLS_LIST_RESULT,
         _ => stdio_server::TOOL_RESULT,
     };
-    let mut r = reply(StatusCode::OK, format!(r#"{{"jsonrpc":"2.0","id":{},"result":{result}}}"#, id.get()).into_bytes());
+    let mut r = reply(
+        StatusCode::OK,
+        format!(r#"{{"jsonrpc":"2.0","id":{},"result":{result}}}"#, id.get()).into_bytes(),
+    );
     if msg.method.as_deref() == Some("initialize") {
         let n = sessions.fetch_add(1, Ordering::Relaxed);
-        r.headers_mut().insert("mcp-session-id", HeaderValue::from_str(&format!("echo-{n}")).unwrap());
+        r.headers_mut().insert(
+            "mcp-session-id",
+            HeaderValue::from_str(&format!("echo-{n}")).unwrap(),
+        );
     }
     r
 }
@@ -233,33 +264,84 @@ struct Target {
 
 fn targets(cli: &Cli, root: &Path, serve: &[String]) -> Result<Vec<Target>, String> {
     let serve_line = shell_words(serve);
-    let guard_bin = cli.guard.clone().unwrap_or_else(|| root.join("target/release/jsonrpc-errors"));
-    let guard_missing = (!guard_bin.is_file()).then(|| format!("{} is missing (cargo xtask build)", guard_bin.display()));
-    let sg = cli.supergateway.clone().unwrap_or_else(|| root.join("bench/peers/node_modules/supergateway/dist/index.js"));
-    let sg_missing = (!sg.is_file()).then(|| format!("{} is missing (scripts/bench-http.sh installs bench/peers)", sg.display()));
-    let mp = cli.mcp_proxy.clone().unwrap_or_else(|| root.join("target/bench/mcp-proxy-venv/bin/mcp-proxy"));
-    let mp_missing = (!mp.is_file()).then(|| format!("{} is missing (scripts/bench-http.sh installs it)", mp.display()));
+    let guard_bin = cli
+        .guard
+        .clone()
+        .unwrap_or_else(|| root.join("target/release/jsonrpc-errors"));
+    let guard_missing = (!guard_bin.is_file())
+        .then(|| format!("{} is missing (cargo xtask build)", guard_bin.display()));
+    let sg = cli
+        .supergateway
+        .clone()
+        .unwrap_or_else(|| root.join("bench/peers/node_modules/supergateway/dist/index.js"));
+    let sg_missing = (!sg.is_file()).then(|| {
+        format!(
+            "{} is missing (scripts/bench-http.sh installs bench/peers)",
+            sg.display()
+        )
+    });
+    let mp = cli
+        .mcp_proxy
+        .clone()
+        .unwrap_or_else(|| root.join("target/bench/mcp-proxy-venv/bin/mcp-proxy"));
+    let mp_missing = (!mp.is_file()).then(|| {
+        format!(
+            "{} is missing (scripts/bench-http.sh installs it)",
+            mp.display()
+        )
+    });
     let me = serve[0].clone();
     let mut out = Vec::new();
     for name in &cli.targets {
         let guard = |extra: &[&str]| {
-            let mut argv = vec![guard_bin.display().to_string(), "guard".into(), "--listen".into(), "127.0.0.1:{port}".into()];
-            argv.extend(["--log-level", "warn", "--max-sessions", "1024"].iter().map(|s| s.to_string()));
+            let mut argv = vec![
+                guard_bin.display().to_string(),
+                "guard".into(),
+                "--listen".into(),
+                "127.0.0.1:{port}".into(),
+            ];
+            argv.extend(
+                ["--log-level", "warn", "--max-sessions", "1024"]
+                    .iter()
+                    .map(|s| s.to_string()),
+            );
             argv.extend(extra.iter().map(|s| s.to_string()));
             argv.push("--".into());
             argv.extend(serve.iter().cloned());
             argv
         };
         let supergateway = |stateful: bool| {
-            let mut argv = vec![cli.node.clone(), sg.display().to_string(), "--stdio".into(), serve_line.clone()];
-            argv.extend(["--outputTransport", "streamableHttp", "--port", "{port}", "--logLevel", "none"].iter().map(|s| s.to_string()));
+            let mut argv = vec![
+                cli.node.clone(),
+                sg.display().to_string(),
+                "--stdio".into(),
+                serve_line.clone(),
+            ];
+            argv.extend(
+                [
+                    "--outputTransport",
+                    "streamableHttp",
+                    "--port",
+                    "{port}",
+                    "--logLevel",
+                    "none",
+                ]
+                .iter()
+                .map(|s| s.to_string()),
+            );
             if stateful {
                 argv.push("--stateful".into());
             }
             argv
         };
         let mcp_proxy = |stateless: bool| {
-            let mut argv = vec![mp.display().to_string(), "--host".into(), "127.0.0.1".into(), "--port".into(), "{port}".into()];
+            let mut argv = vec![
+                mp.display().to_string(),
+                "--host".into(),
+                "127.0.0.1".into(),
+                "--port".into(),
+                "{port}".into(),
+            ];
             argv.extend(["--log-level".to_string(), "WARNING".to_string()]);
             if stateless {
                 argv.push("--stateless".into());
@@ -270,19 +352,57 @@ fn targets(cli: &Cli, root: &Path, serve: &[String]) -> Result<Vec<Target>, Stri
         };
         let n = cli.requests;
         let t = match name.as_str() {
-            "direct" => Target { name: name.clone(), era: Era::Stdio, argv: serve.to_vec(), path: "", requests: n, upstream: "-", unavailable: None },
+            "direct" => Target {
+                name: name.clone(),
+                era: Era::Stdio,
+                argv: serve.to_vec(),
+                path: "",
+                requests: n,
+                upstream: "-",
+                unavailable: None,
+            },
             "echo" => Target {
                 name: name.clone(),
                 era: Era::Sessions,
-                argv: vec![me.clone(), "--echo-http".into(), "127.0.0.1:{port}".into(), "--threads".into(), "1".into()],
+                argv: vec![
+                    me.clone(),
+                    "--echo-http".into(),
+                    "127.0.0.1:{port}".into(),
+                    "--threads".into(),
+                    "1".into(),
+                ],
                 path: "/mcp",
                 requests: n,
                 upstream: "none",
                 unavailable: None,
             },
-            "guard" => Target { name: name.clone(), era: Era::Sessions, argv: guard(&[]), path: "/mcp", requests: n, upstream: "a child per session", unavailable: guard_missing.clone() },
-            "guard-stateless" => Target { name: name.clone(), era: Era::Modern, argv: guard(&[]), path: "/mcp", requests: n, upstream: "one shared child", unavailable: guard_missing.clone() },
-            "supergateway" => Target { name: name.clone(), era: Era::Sessions, argv: supergateway(true), path: "/mcp", requests: n, upstream: "a child per session", unavailable: sg_missing.clone() },
+            "guard" => Target {
+                name: name.clone(),
+                era: Era::Sessions,
+                argv: guard(&[]),
+                path: "/mcp",
+                requests: n,
+                upstream: "a child per session",
+                unavailable: guard_missing.clone(),
+            },
+            "guard-stateless" => Target {
+                name: name.clone(),
+                era: Era::Modern,
+                argv: guard(&[]),
+                path: "/mcp",
+                requests: n,
+                upstream: "one shared child",
+                unavailable: guard_missing.clone(),
+            },
+            "supergateway" => Target {
+                name: name.clone(),
+                era: Era::Sessions,
+                argv: supergateway(true),
+                path: "/mcp",
+                requests: n,
+                upstream: "a child per session",
+                unavailable: sg_missing.clone(),
+            },
             "supergateway-stateless" => Target {
                 name: name.clone(),
                 era: Era::NoSession,
@@ -292,8 +412,24 @@ fn targets(cli: &Cli, root: &Path, serve: &[String]) -> Result<Vec<Target>, Stri
                 upstream: "a child per request",
                 unavailable: sg_missing.clone(),
             },
-            "mcp-proxy" => Target { name: name.clone(), era: Era::Sessions, argv: mcp_proxy(false), path: "/mcp", requests: n, upstream: "one shared child", unavailable: mp_missing.clone() },
-            "mcp-proxy-stateless" => Target { name: name.clone(), era: Era::NoSession, argv: mcp_proxy(true), path: "/mcp", requests: n, upstream: "one shared child", unavailable: mp_missing.clone() },
+            "mcp-proxy" => Target {
+                name: name.clone(),
+                era: Era::Sessions,
+                argv: mcp_proxy(false),
+                path: "/mcp",
+                requests: n,
+                upstream: "one shared child",
+                unavailable: mp_missing.clone(),
+            },
+            "mcp-proxy-stateless" => Target {
+                name: name.clone(),
+                era: Era::NoSession,
+                argv: mcp_proxy(true),
+                path: "/mcp",
+                requests: n,
+                upstream: "one shared child",
+                unavailable: mp_missing.clone(),
+            },
             other => return Err(format!("unknown target {other:?}")),
         };
         out.push(t);
@@ -373,11 +509,20 @@ async fn drive(cli: Cli) -> ExitCode {
     );
     for t in &targets {
         match &t.unavailable {
-            None => println!("{:<22} [{}; upstream: {}] $ {}", t.name, t.era.label(), t.upstream, shell_words(&t.argv)),
+            None => println!(
+                "{:<22} [{}; upstream: {}] $ {}",
+                t.name,
+                t.era.label(),
+                t.upstream,
+                shell_words(&t.argv)
+            ),
             Some(why) => println!("{:<22} skipped: {why}", t.name),
         }
     }
-    println!("target stderr: {}/<target>-<round>.stderr", log_dir.display());
+    println!(
+        "target stderr: {}/<target>-<round>.stderr",
+        log_dir.display()
+    );
 
     let mut runs: Vec<Vec<Run>> = targets.iter().map(|_| Vec::new()).collect();
     let mut failures: Vec<Vec<String>> = targets.iter().map(|_| Vec::new()).collect();
@@ -416,7 +561,8 @@ fn ms(ns: u64) -> f64 {
 }
 
 fn per_request(cpu: Option<f64>, n: u64) -> String {
-    cpu.map(|c| format!("{:.1}", c * 1e6 / n as f64)).unwrap_or_else(|| "?".into())
+    cpu.map(|c| format!("{:.1}", c * 1e6 / n as f64))
+        .unwrap_or_else(|| "?".into())
 }
 
 /// The bridge of one run; dropping it stops its whole process group (its children too) and reaps it.
@@ -450,7 +596,9 @@ impl Running {
                     unsafe { libc::kill(-(self.child.id() as i32), libc::SIGKILL) };
                     return format!("{st} after SIGTERM");
                 }
-                Ok(None) if Instant::now() < until => tokio::time::sleep(Duration::from_millis(10)).await,
+                Ok(None) if Instant::now() < until => {
+                    tokio::time::sleep(Duration::from_millis(10)).await
+                }
                 _ => {
                     self.kill();
                     return format!("still running {limit:?} after SIGTERM: killed");
@@ -468,7 +616,9 @@ impl Drop for Running {
 
 /// A free loopback port (bound and let go: the bridge binds it right after).
 fn free_port() -> std::io::Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port())
 }
 
 /// Counts shared by the clients of one run.
@@ -494,11 +644,21 @@ impl Load {
     }
 }
 
-async fn run_once(t: &Target, cli: &Cli, limits: &Limits, stderr_path: &Path) -> Result<Run, String> {
+async fn run_once(
+    t: &Target,
+    cli: &Cli,
+    limits: &Limits,
+    stderr_path: &Path,
+) -> Result<Run, String> {
     let fail = |msg: String| format!("{msg}{}", stderr_tail(stderr_path));
     let port = free_port().map_err(|e| format!("no free port: {e}"))?;
-    let argv: Vec<String> = t.argv.iter().map(|a| a.replace("{port}", &port.to_string())).collect();
-    let stderr = File::create(stderr_path).map_err(|e| format!("cannot create {}: {e}", stderr_path.display()))?;
+    let argv: Vec<String> = t
+        .argv
+        .iter()
+        .map(|a| a.replace("{port}", &port.to_string()))
+        .collect();
+    let stderr = File::create(stderr_path)
+        .map_err(|e| format!("cannot create {}: {e}", stderr_path.display()))?;
     let spawned = Instant::now();
     let mut command = Command::new(&argv[0]);
     command.args(&argv[1..]).stderr(stderr).process_group(0);
@@ -507,8 +667,13 @@ async fn run_once(t: &Target, cli: &Cli, limits: &Limits, stderr_path: &Path) ->
     } else {
         command.stdin(Stdio::null()).stdout(Stdio::null());
     }
-    let child = command.spawn().map_err(|e| format!("cannot start {:?}: {e}", argv[0]))?;
-    let mut proc = Running { child, reaped: false };
+    let child = command
+        .spawn()
+        .map_err(|e| format!("cannot start {:?}: {e}", argv[0]))?;
+    let mut proc = Running {
+        child,
+        reaped: false,
+    };
     let pid = proc.child.id();
 
     let clients = cli.clients as usize;
@@ -528,10 +693,19 @@ async fn run_once(t: &Target, cli: &Cli, limits: &Limits, stderr_path: &Path) ->
     // Connect every client (and open its session), outside the measurement.
     let connector: Arc<dyn Connector> = if t.era == Era::Stdio {
         let (stdin, stdout) = (proc.child.stdin.take(), proc.child.stdout.take());
-        let (Some(stdin), Some(stdout)) = (stdin, stdout) else { return Err("the server's pipes are missing".into()) };
-        Arc::new(StdioConnector::start(stdin, stdout).map_err(|e| format!("cannot drive the server's pipes: {e}"))?)
+        let (Some(stdin), Some(stdout)) = (stdin, stdout) else {
+            return Err("the server's pipes are missing".into());
+        };
+        Arc::new(
+            StdioConnector::start(stdin, stdout)
+                .map_err(|e| format!("cannot drive the server's pipes: {e}"))?,
+        )
     } else {
-        Arc::new(HttpConnector { addr: SocketAddr::from(([127, 0, 0, 1], port)), path: t.path, era: t.era })
+        Arc::new(HttpConnector {
+            addr: SocketAddr::from(([127, 0, 0, 1], port)),
+            path: t.path,
+            era: t.era,
+        })
     };
     // The first client waits for the bridge to come up; the others connect once it has.
     let first = tokio::time::timeout(limits.startup, async {
@@ -556,7 +730,12 @@ async fn run_once(t: &Target, cli: &Cli, limits: &Limits, stderr_path: &Path) ->
     for _ in 1..clients {
         let c = tokio::time::timeout(limits.stall, connector.open(&load))
             .await
-            .map_err(|_| fail(format!("a client could not connect within {:?}", limits.stall)))?
+            .map_err(|_| {
+                fail(format!(
+                    "a client could not connect within {:?}",
+                    limits.stall
+                ))
+            })?
             .map_err(|e| fail(format!("a client could not connect: {e}")))?;
         sessions.push(c);
     }
@@ -565,7 +744,9 @@ async fn run_once(t: &Target, cli: &Cli, limits: &Limits, stderr_path: &Path) ->
     for session in sessions {
         let load = load.clone();
         let stall = limits.stall;
-        tasks.push(tokio::spawn(async move { client(session, load, stall).await }));
+        tasks.push(tokio::spawn(
+            async move { client(session, load, stall).await },
+        ));
     }
     // Warm-up: every client stops at the barrier once the warm-up requests are handed out.
     let gen_start = own_cpu();
@@ -609,7 +790,10 @@ async fn run_once(t: &Target, cli: &Cli, limits: &Limits, stderr_path: &Path) ->
             for t in &tasks {
                 t.abort();
             }
-            return Err(fail(format!("{e} (after {} answers)", load.answered.load(Ordering::Relaxed))));
+            return Err(fail(format!(
+                "{e} (after {} answers)",
+                load.answered.load(Ordering::Relaxed)
+            )));
         }
         let n = load.answered.load(Ordering::Relaxed);
         if n != last.0 {
@@ -618,13 +802,19 @@ async fn run_once(t: &Target, cli: &Cli, limits: &Limits, stderr_path: &Path) ->
             for t in &tasks {
                 t.abort();
             }
-            return Err(fail(format!("stalled: no answer for {:?} after {n} answers", limits.stall)));
+            return Err(fail(format!(
+                "stalled: no answer for {:?} after {n} answers",
+                limits.stall
+            )));
         }
         if load_started.elapsed() > limits.total {
             for t in &tasks {
                 t.abort();
             }
-            return Err(fail(format!("timed out after {:?} with {n} answers", limits.total)));
+            return Err(fail(format!(
+                "timed out after {:?} with {n} answers",
+                limits.total
+            )));
         }
     }
     let mut latencies = Vec::with_capacity(t.requests as usize);
@@ -646,26 +836,43 @@ async fn run_once(t: &Target, cli: &Cli, limits: &Limits, stderr_path: &Path) ->
     let tree = descendants(pid);
     let rss_bridge = memory_kib(pid, "VmRSS");
     let rss_peak = memory_kib(pid, "VmHWM");
-    let rss_tree = rss_bridge.unwrap_or(0) + tree.iter().filter_map(|p| memory_kib(*p, "VmRSS")).sum::<u64>();
+    let rss_tree = rss_bridge.unwrap_or(0)
+        + tree
+            .iter()
+            .filter_map(|p| memory_kib(*p, "VmRSS"))
+            .sum::<u64>();
     if let Some(e) = load.failed.lock().unwrap().clone() {
         return Err(fail(e));
     }
     if latencies.len() as u64 != t.requests {
-        return Err(fail(format!("{} answers measured, {} expected", latencies.len(), t.requests)));
+        return Err(fail(format!(
+            "{} answers measured, {} expected",
+            latencies.len(),
+            t.requests
+        )));
     }
     let measured_from = load.measured_from.lock().unwrap().unwrap_or(load_started);
     drop(connector);
     let exit = proc.stop(Duration::from_secs(10)).await;
     latencies.sort_unstable();
     // The children's CPU: those alive at both ends (a child per request is not followed).
-    let cpu_children = kids_start.map(|s: HashMap<u32, f64>| kids_end.iter().filter_map(|(p, e)| s.get(p).map(|s| e - s)).sum::<f64>());
+    let cpu_children = kids_start.map(|s: HashMap<u32, f64>| {
+        kids_end
+            .iter()
+            .filter_map(|(p, e)| s.get(p).map(|s| e - s))
+            .sum::<f64>()
+    });
     Ok(Run {
         requests: t.requests,
         startup,
         wall: finished_at - measured_from,
         latencies,
         cpu_bridge: cpu_end.zip(cpu_start).map(|(e, s)| e - s),
-        cpu_children: if t.era == Era::Stdio { None } else { cpu_children },
+        cpu_children: if t.era == Era::Stdio {
+            None
+        } else {
+            cpu_children
+        },
         cpu_generator,
         rss_bridge,
         rss_peak,
@@ -676,7 +883,11 @@ async fn run_once(t: &Target, cli: &Cli, limits: &Limits, stderr_path: &Path) ->
 }
 
 /// One client: requests one at a time until they are all handed out; the latencies of the measured ones.
-async fn client(mut session: Box<dyn Session>, load: Arc<Load>, stall: Duration) -> Result<(Vec<u64>, Instant), String> {
+async fn client(
+    mut session: Box<dyn Session>,
+    load: Arc<Load>,
+    stall: Duration,
+) -> Result<(Vec<u64>, Instant), String> {
     let mut latencies = Vec::new();
     let mut warmed = false;
     let mut end = Instant::now();
@@ -736,7 +947,9 @@ fn tools_call(id: u64, era: Era) -> String {
     } else {
         ""
     };
-    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"get_weather","arguments":{{"city":"Berlin","units":"metric"}}{meta}}}}}"#)
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"get_weather","arguments":{{"city":"Berlin","units":"metric"}}{meta}}}}}"#
+    )
 }
 
 /// Just what the generator needs of an answer.
@@ -766,11 +979,18 @@ fn result_of<'a>(message: &'a [u8], id: &str) -> Option<Result<&'a RawValue, Str
 /// Finds the answer to `id` in a response body: one JSON message, or the `data:` of SSE events.
 fn find_answer<'a>(sse: bool, body: &'a [u8], id: &str) -> Result<&'a RawValue, String> {
     let found = if sse {
-        body.split(|b| *b == b'\n').filter_map(|line| line.strip_prefix(b"data:")).find_map(|data| result_of(data.trim_ascii(), id))
+        body.split(|b| *b == b'\n')
+            .filter_map(|line| line.strip_prefix(b"data:"))
+            .find_map(|data| result_of(data.trim_ascii(), id))
     } else {
         result_of(body, id)
     };
-    found.unwrap_or_else(|| Err(format!("no answer to id {id} in: {}", String::from_utf8_lossy(&body[..body.len().min(300)]))))
+    found.unwrap_or_else(|| {
+        Err(format!(
+            "no answer to id {id} in: {}",
+            String::from_utf8_lossy(&body[..body.len().min(300)])
+        ))
+    })
 }
 
 struct HttpConnector {
@@ -797,7 +1017,11 @@ impl Drop for HttpSession {
 
 impl HttpSession {
     /// POSTs one message; the status, whether the body is SSE, the session header, the body.
-    async fn post(&mut self, body: String, method: Option<&str>) -> Result<(StatusCode, bool, Option<HeaderValue>, Bytes), String> {
+    async fn post(
+        &mut self,
+        body: String,
+        method: Option<&str>,
+    ) -> Result<(StatusCode, bool, Option<HeaderValue>, Bytes), String> {
         let mut request = Request::builder()
             .method(Method::POST)
             .uri(self.path)
@@ -810,16 +1034,36 @@ impl HttpSession {
         }
         if self.era == Era::Modern {
             if let Some(m) = method {
-                request = request.header("mcp-method", m).header("mcp-name", "get_weather");
+                request = request
+                    .header("mcp-method", m)
+                    .header("mcp-name", "get_weather");
             }
         }
-        let request = request.body(Full::new(Bytes::from(body))).map_err(|e| e.to_string())?;
-        self.sender.ready().await.map_err(|e| format!("connection: {e}"))?;
-        let response = self.sender.send_request(request).await.map_err(|e| format!("request: {e}"))?;
+        let request = request
+            .body(Full::new(Bytes::from(body)))
+            .map_err(|e| e.to_string())?;
+        self.sender
+            .ready()
+            .await
+            .map_err(|e| format!("connection: {e}"))?;
+        let response = self
+            .sender
+            .send_request(request)
+            .await
+            .map_err(|e| format!("request: {e}"))?;
         let status = response.status();
-        let sse = response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| v.starts_with("text/event-stream"));
+        let sse = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
         let session = response.headers().get("mcp-session-id").cloned();
-        let body = response.into_body().collect().await.map_err(|e| format!("body: {e}"))?.to_bytes();
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .map_err(|e| format!("body: {e}"))?
+            .to_bytes();
         Ok((status, sse, session, body))
     }
 }
@@ -827,9 +1071,13 @@ impl HttpSession {
 impl Connector for HttpConnector {
     fn open<'a>(&'a self, load: &'a Load) -> BoxFuture<'a, Result<Box<dyn Session>, String>> {
         Box::pin(async move {
-            let stream = tokio::net::TcpStream::connect(self.addr).await.map_err(|e| format!("connect: {e}"))?;
+            let stream = tokio::net::TcpStream::connect(self.addr)
+                .await
+                .map_err(|e| format!("connect: {e}"))?;
             let _ = stream.set_nodelay(true);
-            let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| format!("handshake: {e}"))?;
+            let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+                .await
+                .map_err(|e| format!("handshake: {e}"))?;
             let connection = tokio::spawn(async move {
                 let _ = connection.await;
             });
@@ -853,18 +1101,33 @@ impl Connector for HttpConnector {
                 );
                 let (status, sse, session, body) = s.post(init, Some("initialize")).await?;
                 if status != StatusCode::OK {
-                    return Err(format!("initialize: HTTP {status}: {}", String::from_utf8_lossy(&body[..body.len().min(300)])));
+                    return Err(format!(
+                        "initialize: HTTP {status}: {}",
+                        String::from_utf8_lossy(&body[..body.len().min(300)])
+                    ));
                 }
                 let result = find_answer(sse, &body, &id.to_string())?;
                 let negotiated = serde_json::from_str::<serde_json::Value>(result.get())
                     .ok()
-                    .and_then(|v| v.get("protocolVersion").and_then(|p| p.as_str()).map(str::to_string))
+                    .and_then(|v| {
+                        v.get("protocolVersion")
+                            .and_then(|p| p.as_str())
+                            .map(str::to_string)
+                    })
                     .ok_or("initialize: no protocolVersion in its result")?;
                 s.version = HeaderValue::from_str(&negotiated).map_err(|e| e.to_string())?;
                 s.session = Some(session.ok_or("initialize: no Mcp-Session-Id")?);
-                let (status, _, _, body) = s.post(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.into(), None).await?;
+                let (status, _, _, body) = s
+                    .post(
+                        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.into(),
+                        None,
+                    )
+                    .await?;
                 if !status.is_success() {
-                    return Err(format!("notifications/initialized: HTTP {status}: {}", String::from_utf8_lossy(&body[..body.len().min(300)])));
+                    return Err(format!(
+                        "notifications/initialized: HTTP {status}: {}",
+                        String::from_utf8_lossy(&body[..body.len().min(300)])
+                    ));
                 }
             } else {
                 // No handshake: one request tells that the target is up (and starts what it starts lazily).
@@ -878,9 +1141,14 @@ impl Connector for HttpConnector {
 impl Session for HttpSession {
     fn call(&mut self, id: u64) -> BoxFuture<'_, Result<(), String>> {
         Box::pin(async move {
-            let (status, sse, _, body) = self.post(tools_call(id, self.era), Some("tools/call")).await?;
+            let (status, sse, _, body) = self
+                .post(tools_call(id, self.era), Some("tools/call"))
+                .await?;
             if status != StatusCode::OK {
-                return Err(format!("HTTP {status}: {}", String::from_utf8_lossy(&body[..body.len().min(300)])));
+                return Err(format!(
+                    "HTTP {status}: {}",
+                    String::from_utf8_lossy(&body[..body.len().min(300)])
+                ));
             }
             find_answer(sse, &body, &id.to_string()).map(|_| ())
         })
@@ -896,7 +1164,10 @@ struct StdioConnector {
 }
 
 impl StdioConnector {
-    fn start(stdin: std::process::ChildStdin, stdout: std::process::ChildStdout) -> std::io::Result<StdioConnector> {
+    fn start(
+        stdin: std::process::ChildStdin,
+        stdout: std::process::ChildStdout,
+    ) -> std::io::Result<StdioConnector> {
         let mut stdin = tokio::process::ChildStdin::from_std(stdin)?;
         let stdout = tokio::process::ChildStdout::from_std(stdout)?;
         let (lines, mut rx) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
@@ -914,7 +1185,8 @@ impl StdioConnector {
                 buf.clear();
             }
         });
-        let pending: Arc<Mutex<HashMap<u64, tokio::sync::oneshot::Sender<Vec<u8>>>>> = Arc::default();
+        let pending: Arc<Mutex<HashMap<u64, tokio::sync::oneshot::Sender<Vec<u8>>>>> =
+            Arc::default();
         let routes = pending.clone();
         tokio::spawn(async move {
             let mut input = tokio::io::BufReader::with_capacity(64 * 1024, stdout);
@@ -925,7 +1197,11 @@ impl StdioConnector {
                     Ok(0) | Err(_) => break,
                     Ok(_) => {}
                 }
-                let Some(id) = serde_json::from_slice::<Answer>(line.trim_ascii()).ok().and_then(|a| a.id).and_then(|i| i.get().parse::<u64>().ok()) else {
+                let Some(id) = serde_json::from_slice::<Answer>(line.trim_ascii())
+                    .ok()
+                    .and_then(|a| a.id)
+                    .and_then(|i| i.get().parse::<u64>().ok())
+                else {
                     continue;
                 };
                 if let Some(tx) = routes.lock().unwrap().remove(&id) {
@@ -934,7 +1210,11 @@ impl StdioConnector {
             }
             routes.lock().unwrap().clear();
         });
-        Ok(StdioConnector { lines, pending, handshake: tokio::sync::OnceCell::new() })
+        Ok(StdioConnector {
+            lines,
+            pending,
+            handshake: tokio::sync::OnceCell::new(),
+        })
     }
 }
 
@@ -949,15 +1229,21 @@ impl StdioSession {
         self.pending.lock().unwrap().insert(id, tx);
         let mut line = line.into_bytes();
         line.push(b'\n');
-        self.lines.send(line).map_err(|_| "the server's stdin is closed".to_string())?;
-        rx.await.map_err(|_| "the server closed its output".to_string())
+        self.lines
+            .send(line)
+            .map_err(|_| "the server's stdin is closed".to_string())?;
+        rx.await
+            .map_err(|_| "the server closed its output".to_string())
     }
 }
 
 impl Connector for StdioConnector {
     fn open<'a>(&'a self, load: &'a Load) -> BoxFuture<'a, Result<Box<dyn Session>, String>> {
         Box::pin(async move {
-            let s = StdioSession { lines: self.lines.clone(), pending: self.pending.clone() };
+            let s = StdioSession {
+                lines: self.lines.clone(),
+                pending: self.pending.clone(),
+            };
             self.handshake
                 .get_or_try_init(|| async {
                     let id = load.next_id.fetch_add(1, Ordering::Relaxed);
@@ -1017,8 +1303,16 @@ fn descendants(pid: u32) -> Vec<u32> {
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
     if let Ok(dir) = std::fs::read_dir("/proc") {
         for entry in dir.flatten() {
-            let Some(p) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
-            if let Some(ppid) = stat_fields(p).and_then(|f| f.get(1).and_then(|s| s.parse::<u32>().ok())) {
+            let Some(p) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if let Some(ppid) =
+                stat_fields(p).and_then(|f| f.get(1).and_then(|s| s.parse::<u32>().ok()))
+            {
                 children.entry(ppid).or_default().push(p);
             }
         }
@@ -1036,13 +1330,11 @@ fn descendants(pid: u32) -> Vec<u32> {
 
 /// CPU seconds of every process below `pid`, by pid.
 fn tree_cpu(pid: u32) -> HashMap<u32, f64> {
-    descendants(pid).into_iter().filter_map(|p| cpu_seconds(p).map(|c| (p, c))).collect()
+    descendants(pid)
+        .into_iter()
+        .filter_map(|p| cpu_seconds(p).map(|c| (p, c)))
+        .collect()
 }
-
-
-
-
-
 
 // ---------------------------------------------------------------------------------------------------------
 // The report.
@@ -1052,25 +1344,56 @@ fn report(cli: &Cli, targets: &[Target], runs: &mut [Vec<Run>], failures: &[Vec<
         r.sort_by_key(|run| run.wall);
     }
     // Per target, the round with the median wall time (its latencies, CPU and memory from that same run).
-    let chosen: Vec<Option<&Run>> = runs.iter().map(|r| r.get(r.len().saturating_sub(1) / 2)).collect();
+    let chosen: Vec<Option<&Run>> = runs
+        .iter()
+        .map(|r| r.get(r.len().saturating_sub(1) / 2))
+        .collect();
     let idx = |name: &str| targets.iter().position(|t| t.name == name);
     let direct = idx("direct").and_then(|i| chosen[i]);
     let rate = |run: &Run| run.requests as f64 / run.wall.as_secs_f64();
-    let mib = |k: Option<u64>| k.map(|k| format!("{:.1}", k as f64 / 1024.0)).unwrap_or_else(|| "?".into());
+    let mib = |k: Option<u64>| {
+        k.map(|k| format!("{:.1}", k as f64 / 1024.0))
+            .unwrap_or_else(|| "?".into())
+    };
 
-    println!("\n== results: per target the median of its rounds by wall time ({} clients) ==", cli.clients);
+    println!(
+        "\n== results: per target the median of its rounds by wall time ({} clients) ==",
+        cli.clients
+    );
     println!(
         "{:<22} {:>7} {:>9} {:>8} {:>8} {:>9} {:>9} {:>10} {:>10} {:>9} {:>12} {:>9}",
-        "target", "requests", "req/s", "p50 ms", "p99 ms", "+p50 ms", "+p99 ms", "CPU µs/req", "up µs/req", "RSS MiB", "tree MiB (n)", "gen µs/req"
+        "target",
+        "requests",
+        "req/s",
+        "p50 ms",
+        "p99 ms",
+        "+p50 ms",
+        "+p99 ms",
+        "CPU µs/req",
+        "up µs/req",
+        "RSS MiB",
+        "tree MiB (n)",
+        "gen µs/req"
     );
     for (i, t) in targets.iter().enumerate() {
         let Some(run) = chosen[i] else {
-            let why = t.unavailable.clone().or_else(|| failures[i].first().map(|f| f.lines().next().unwrap_or("").to_string())).unwrap_or_default();
+            let why = t
+                .unavailable
+                .clone()
+                .or_else(|| {
+                    failures[i]
+                        .first()
+                        .map(|f| f.lines().next().unwrap_or("").to_string())
+                })
+                .unwrap_or_default();
             println!("{:<22} {why}", t.name);
             continue;
         };
         let added = |p: f64| match direct {
-            Some(d) if !std::ptr::eq(d, run) => format!("{:+.2}", ms(percentile(&run.latencies, p)) - ms(percentile(&d.latencies, p))),
+            Some(d) if !std::ptr::eq(d, run) => format!(
+                "{:+.2}",
+                ms(percentile(&run.latencies, p)) - ms(percentile(&d.latencies, p))
+            ),
             _ => "-".into(),
         };
         println!(
@@ -1093,7 +1416,10 @@ fn report(cli: &Cli, targets: &[Target], runs: &mut [Vec<Run>], failures: &[Vec<
     println!("\nnotes:");
     for (i, t) in targets.iter().enumerate() {
         if let Some(run) = chosen[i] {
-            let walls: Vec<String> = runs[i].iter().map(|r| format!("{:.3}", r.wall.as_secs_f64())).collect();
+            let walls: Vec<String> = runs[i]
+                .iter()
+                .map(|r| format!("{:.3}", r.wall.as_secs_f64()))
+                .collect();
             println!(
                 "  {:<22} {}; upstream: {}; rounds (wall s, sorted) [{}]; p99.9 {:.2} ms, max {:.2} ms; first answer {:.0} ms after start; RSS peak {} MiB; exit: {}",
                 t.name,
@@ -1128,7 +1454,10 @@ fn report(cli: &Cli, targets: &[Target], runs: &mut [Vec<Run>], failures: &[Vec<
         }
         let p = |r: &Run, q: f64| percentile(&r.latencies, q) as f64;
         let cpu = match (run.cpu_bridge, base.cpu_bridge) {
-            (Some(a), Some(b)) if b > 0.0 => format!(", CPU/request {}x", ratio((a / run.requests as f64) / (b / base.requests as f64))),
+            (Some(a), Some(b)) if b > 0.0 => format!(
+                ", CPU/request {}x",
+                ratio((a / run.requests as f64) / (b / base.requests as f64))
+            ),
             _ => String::new(),
         };
         println!(
@@ -1141,7 +1470,9 @@ fn report(cli: &Cli, targets: &[Target], runs: &mut [Vec<Run>], failures: &[Vec<
     }
     println!("\ngoals (issue 26: >= 10x supergateway's throughput with a lower p99; the guard's own CPU under 20 µs/request):");
     for name in ["guard", "guard-stateless"] {
-        let Some(run) = idx(name).and_then(|i| chosen[i]) else { continue };
+        let Some(run) = idx(name).and_then(|i| chosen[i]) else {
+            continue;
+        };
         let x = rate(run) / rate(base);
         let lower = percentile(&run.latencies, 0.99) < percentile(&base.latencies, 0.99);
         let cpu = run.cpu_bridge.map(|c| c * 1e6 / run.requests as f64);

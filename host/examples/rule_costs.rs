@@ -20,14 +20,25 @@ fn main() {
     let dense = corpus::dense_log(1_000_000);
     let all = time(&dense, &Policy::default());
     println!("dense 1 MB log, all {} rules: {all:.1} ms; the 15 costliest rules (ms saved when switched off):", redact::catalogue_rules().len());
-    println!("(disabling nothing: {:.1} ms)", time(&dense, &Policy::disabling(&["no-such-rule"])));
+    println!(
+        "(disabling nothing: {:.1} ms)",
+        time(&dense, &Policy::disabling(&["no-such-rule"]))
+    );
     let mut rows = vec![];
     for r in redact::catalogue_rules() {
         let t = time(&dense, &Policy::disabling(&[&r.id]));
         rows.push((all - t, r.id.clone()));
     }
     rows.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap());
-    for (d, id) in rows.iter().take(15) { println!("{d:7.1} ms  {id}"); }
-    let none: Vec<&str> = redact::catalogue_rules().iter().map(|r| r.id.as_str()).collect();
-    println!("no rules: {:.1} ms", time(&dense, &Policy::disabling(&none)));
+    for (d, id) in rows.iter().take(15) {
+        println!("{d:7.1} ms  {id}");
+    }
+    let none: Vec<&str> = redact::catalogue_rules()
+        .iter()
+        .map(|r| r.id.as_str())
+        .collect();
+    println!(
+        "no rules: {:.1} ms",
+        time(&dense, &Policy::disabling(&none))
+    );
 }

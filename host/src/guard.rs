@@ -129,7 +129,11 @@ impl Runtime {
         let wit = GuardOptions {
             dialect: self.dialect(&options.dialect)?,
             max_bytes: options.max_bytes,
-            batch: if options.allow_batch { BatchPolicy::Allow } else { BatchPolicy::Reject },
+            batch: if options.allow_batch {
+                BatchPolicy::Allow
+            } else {
+                BatchPolicy::Reject
+            },
             timeout_ms: options.timeout_ms,
             upstream: options.upstream.clone(),
             failed_result_bytes: options.failed_result_bytes,
@@ -143,7 +147,11 @@ impl Runtime {
             .session()
             .call_constructor(&mut instance.store, &wit)
             .map_err(|_| Failure::internal())?;
-        Ok(Session { instance: Some(instance), handle, max_input_bytes: self.max_input_bytes() })
+        Ok(Session {
+            instance: Some(instance),
+            handle,
+            max_input_bytes: self.max_input_bytes(),
+        })
     }
 }
 
@@ -170,36 +178,70 @@ impl Session {
         if len <= self.max_input_bytes {
             return Ok(());
         }
-        let refusal = self.call(|i, _| i.api.jsonrpc_errors_core_api().call_refusal(&mut i.store, &InputProblem::TooLarge(len as u64)))?;
+        let refusal = self.call(|i, _| {
+            i.api
+                .jsonrpc_errors_core_api()
+                .call_refusal(&mut i.store, &InputProblem::TooLarge(len as u64))
+        })?;
         Err(failure(refusal))
     }
 
     /// A line from the client (newline removed): the outcome's JSON text.
     pub fn client_line_json(&mut self, line: &[u8], ctx: Context) -> Result<String, Failure> {
         self.sized(line.len())?;
-        self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_client_line(&mut i.store, h, line, ctx.wit()))
+        self.call(|i, h| {
+            i.api
+                .jsonrpc_errors_core_guard()
+                .session()
+                .call_client_line(&mut i.store, h, line, ctx.wit())
+        })
     }
 
     /// Replaces the policy for the requests from now on (a reload); a refused one leaves it as it was.
     pub fn set_policy(&mut self, text: &str, env: &[(String, String)]) -> Result<(), Failure> {
         self.sized(text.len())?;
-        let o = self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_set_policy(&mut i.store, h, text, env))?;
+        let o = self.call(|i, h| {
+            i.api
+                .jsonrpc_errors_core_guard()
+                .session()
+                .call_set_policy(&mut i.store, h, text, env)
+        })?;
         crate::outcome(o).map(|_| ())
     }
 
     /// A line from client stream `stream` (an HTTP front's request, a session's own stream 0): requests are
     /// renamed upstream and answered on their stream; steps toward the client name their stream from then on.
-    pub fn client_line_on_json(&mut self, stream: u64, line: &[u8], ctx: Context) -> Result<String, Failure> {
+    pub fn client_line_on_json(
+        &mut self,
+        stream: u64,
+        line: &[u8],
+        ctx: Context,
+    ) -> Result<String, Failure> {
         self.sized(line.len())?;
-        self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_client_line_on(&mut i.store, h, stream, line, ctx.wit()))
+        self.call(|i, h| {
+            i.api
+                .jsonrpc_errors_core_guard()
+                .session()
+                .call_client_line_on(&mut i.store, h, stream, line, ctx.wit())
+        })
     }
 
     /// Client stream `stream` went away before its answers: its pending requests are cancelled upstream.
     pub fn stream_closed_json(&mut self, stream: u64, ctx: Context) -> Result<String, Failure> {
-        self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_stream_closed(&mut i.store, h, stream, ctx.wit()))
+        self.call(|i, h| {
+            i.api
+                .jsonrpc_errors_core_guard()
+                .session()
+                .call_stream_closed(&mut i.store, h, stream, ctx.wit())
+        })
     }
 
-    pub fn client_line_on(&mut self, stream: u64, line: &[u8], ctx: Context) -> Result<Outcome, Failure> {
+    pub fn client_line_on(
+        &mut self,
+        stream: u64,
+        line: &[u8],
+        ctx: Context,
+    ) -> Result<Outcome, Failure> {
         Outcome::parse(&self.client_line_on_json(stream, line, ctx)?)
     }
 
@@ -209,42 +251,89 @@ impl Session {
 
     /// A client line longer than `max_bytes`, discarded unread: its length, and its first and last bytes as
     /// they passed (up to 4 KiB each; empty when none were kept), from which the session reads its id.
-    pub fn client_oversize_json(&mut self, length: u64, head: &[u8], tail: &[u8], ctx: Context) -> Result<String, Failure> {
+    pub fn client_oversize_json(
+        &mut self,
+        length: u64,
+        head: &[u8],
+        tail: &[u8],
+        ctx: Context,
+    ) -> Result<String, Failure> {
         self.sized(head.len() + tail.len())?;
-        self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_client_oversize(&mut i.store, h, length, head, tail, ctx.wit()))
+        self.call(|i, h| {
+            i.api
+                .jsonrpc_errors_core_guard()
+                .session()
+                .call_client_oversize(&mut i.store, h, length, head, tail, ctx.wit())
+        })
     }
 
     /// A line from the upstream's output (newline removed).
     pub fn upstream_line_json(&mut self, line: &[u8], ctx: Context) -> Result<String, Failure> {
         self.sized(line.len())?;
-        self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_upstream_line(&mut i.store, h, line, ctx.wit()))
+        self.call(|i, h| {
+            i.api
+                .jsonrpc_errors_core_guard()
+                .session()
+                .call_upstream_line(&mut i.store, h, line, ctx.wit())
+        })
     }
 
     /// An upstream line longer than the shell takes, discarded unread: as for `client_oversize_json`.
-    pub fn upstream_oversize_json(&mut self, length: u64, head: &[u8], tail: &[u8], ctx: Context) -> Result<String, Failure> {
+    pub fn upstream_oversize_json(
+        &mut self,
+        length: u64,
+        head: &[u8],
+        tail: &[u8],
+        ctx: Context,
+    ) -> Result<String, Failure> {
         self.sized(head.len() + tail.len())?;
-        self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_upstream_oversize(&mut i.store, h, length, head, tail, ctx.wit()))
+        self.call(|i, h| {
+            i.api
+                .jsonrpc_errors_core_guard()
+                .session()
+                .call_upstream_oversize(&mut i.store, h, length, head, tail, ctx.wit())
+        })
     }
 
-    pub fn upstream_failed_json(&mut self, gone: &UpstreamGone, ctx: Context) -> Result<String, Failure> {
+    pub fn upstream_failed_json(
+        &mut self,
+        gone: &UpstreamGone,
+        ctx: Context,
+    ) -> Result<String, Failure> {
         let failure = match gone {
             UpstreamGone::SpawnFailed(reason) => UpstreamFailure::SpawnFailed(reason.clone()),
             UpstreamGone::Exited(status) => UpstreamFailure::Exited(*status),
             UpstreamGone::Killed(signal) => UpstreamFailure::Killed(*signal),
             UpstreamGone::ClosedOutput => UpstreamFailure::ClosedOutput,
         };
-        self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_upstream_failed(&mut i.store, h, &failure, ctx.wit()))
+        self.call(|i, h| {
+            i.api
+                .jsonrpc_errors_core_guard()
+                .session()
+                .call_upstream_failed(&mut i.store, h, &failure, ctx.wit())
+        })
     }
 
     pub fn expire_json(&mut self, ctx: Context) -> Result<String, Failure> {
-        self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_expire(&mut i.store, h, ctx.wit()))
+        self.call(|i, h| {
+            i.api
+                .jsonrpc_errors_core_guard()
+                .session()
+                .call_expire(&mut i.store, h, ctx.wit())
+        })
     }
 
     pub fn client_line(&mut self, line: &[u8], ctx: Context) -> Result<Outcome, Failure> {
         Outcome::parse(&self.client_line_json(line, ctx)?)
     }
 
-    pub fn client_oversize(&mut self, length: u64, head: &[u8], tail: &[u8], ctx: Context) -> Result<Outcome, Failure> {
+    pub fn client_oversize(
+        &mut self,
+        length: u64,
+        head: &[u8],
+        tail: &[u8],
+        ctx: Context,
+    ) -> Result<Outcome, Failure> {
         Outcome::parse(&self.client_oversize_json(length, head, tail, ctx)?)
     }
 
@@ -252,11 +341,21 @@ impl Session {
         Outcome::parse(&self.upstream_line_json(line, ctx)?)
     }
 
-    pub fn upstream_oversize(&mut self, length: u64, head: &[u8], tail: &[u8], ctx: Context) -> Result<Outcome, Failure> {
+    pub fn upstream_oversize(
+        &mut self,
+        length: u64,
+        head: &[u8],
+        tail: &[u8],
+        ctx: Context,
+    ) -> Result<Outcome, Failure> {
         Outcome::parse(&self.upstream_oversize_json(length, head, tail, ctx)?)
     }
 
-    pub fn upstream_failed(&mut self, gone: &UpstreamGone, ctx: Context) -> Result<Outcome, Failure> {
+    pub fn upstream_failed(
+        &mut self,
+        gone: &UpstreamGone,
+        ctx: Context,
+    ) -> Result<Outcome, Failure> {
         Outcome::parse(&self.upstream_failed_json(gone, ctx)?)
     }
 
@@ -268,18 +367,33 @@ impl Session {
     /// (secrets redacted, traces kept; an unfinished line is held until its end, or [`Self::upstream_stderr_end`]).
     pub fn upstream_stderr(&mut self, bytes: &[u8]) -> Result<String, Failure> {
         self.sized(bytes.len())?;
-        self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_upstream_stderr(&mut i.store, h, bytes))
+        self.call(|i, h| {
+            i.api
+                .jsonrpc_errors_core_guard()
+                .session()
+                .call_upstream_stderr(&mut i.store, h, bytes)
+        })
     }
 
     /// The upstream's stderr has ended: the redacted text of the unfinished line held, if any.
     pub fn upstream_stderr_end(&mut self) -> Result<String, Failure> {
-        self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_upstream_stderr_end(&mut i.store, h))
+        self.call(|i, h| {
+            i.api
+                .jsonrpc_errors_core_guard()
+                .session()
+                .call_upstream_stderr_end(&mut i.store, h)
+        })
     }
 
     /// Other text about the upstream for the operator's log, whole lines (secrets redacted, traces kept).
     pub fn upstream_log(&mut self, text: &str) -> Result<String, Failure> {
         self.sized(text.len())?;
-        self.call(|i, h| i.api.jsonrpc_errors_core_guard().session().call_upstream_log(&mut i.store, h, text))
+        self.call(|i, h| {
+            i.api
+                .jsonrpc_errors_core_guard()
+                .session()
+                .call_upstream_log(&mut i.store, h, text)
+        })
     }
 }
 

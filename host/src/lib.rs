@@ -11,8 +11,8 @@
 //! call that traps returns a plain -32603 and its instance is discarded, so the next call gets a fresh one.
 
 pub mod engine;
-mod taxonomy;
 pub mod guard;
+mod taxonomy;
 
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
@@ -27,11 +27,11 @@ wasmtime::component::bindgen!({
 });
 
 use exports::jsonrpc_errors::core::kinds::Dialect;
-use taxonomy::{known_dialect, DEFAULT_MAX_BYTES};
 use exports::jsonrpc_errors::core::types::{
     BatchPolicy, CallContext, CodesFormat, ErrorObject as WitErrorObject, Outcome,
     ValidateOptions as WitValidateOptions,
 };
+use taxonomy::{known_dialect, DEFAULT_MAX_BYTES};
 
 /// Every dialect's name (what `dialect` arguments take) and what it follows, from the taxonomy.
 pub use taxonomy::DIALECTS;
@@ -39,7 +39,9 @@ pub use taxonomy::DIALECTS;
 /// The taxonomy's types (every kind's fields record), for [`Runtime::map_error_kind`].
 pub use exports::jsonrpc_errors::core::kinds;
 pub use exports::jsonrpc_errors::core::kinds::ErrorKind;
-pub use exports::jsonrpc_errors::core::types::{Finding, InputProblem, KindInfo, Redaction, RequestMeta};
+pub use exports::jsonrpc_errors::core::types::{
+    Finding, InputProblem, KindInfo, Redaction, RequestMeta,
+};
 
 /// The component itself, as the build script built it from the guest's sources (or took it from
 /// `JSONRPC_ERRORS_COMPONENT`).
@@ -59,7 +61,11 @@ pub struct Failure {
 impl Failure {
     /// The plain -32603 for faults inside the engine (a trap): nothing from the fault reaches the caller.
     pub fn internal() -> Self {
-        Failure { code: -32603, message: "Internal error".into(), data: None }
+        Failure {
+            code: -32603,
+            message: "Internal error".into(),
+            data: None,
+        }
     }
 
     /// The failure as a JSON-RPC error object (JSON text).
@@ -83,7 +89,11 @@ pub(crate) fn outcome(o: Outcome) -> Result<String, Failure> {
 }
 
 pub(crate) fn failure(e: WitErrorObject) -> Failure {
-    Failure { code: e.code, message: e.message, data: e.data_json }
+    Failure {
+        code: e.code,
+        message: e.message,
+        data: e.data_json,
+    }
 }
 
 /// The caller's clock and a random number: the guest imports nothing, so it is handed these.
@@ -95,14 +105,23 @@ pub struct Context {
 
 impl Context {
     pub fn now() -> Self {
-        let unix_millis = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
+        let unix_millis = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0);
         let mut h = RandomState::new().build_hasher();
         h.write_u64(unix_millis);
-        Context { unix_millis, entropy: h.finish() }
+        Context {
+            unix_millis,
+            entropy: h.finish(),
+        }
     }
 
     pub(crate) fn wit(self) -> CallContext {
-        CallContext { unix_millis: self.unix_millis, entropy: self.entropy }
+        CallContext {
+            unix_millis: self.unix_millis,
+            entropy: self.entropy,
+        }
     }
 }
 
@@ -117,7 +136,13 @@ pub struct ValidateOptions {
 
 impl Default for ValidateOptions {
     fn default() -> Self {
-        ValidateOptions { max_bytes: None, allow_batch: false, content_type: None, content_length: None, dialect: "canonical".into() }
+        ValidateOptions {
+            max_bytes: None,
+            allow_batch: false,
+            content_type: None,
+            content_length: None,
+            dialect: "canonical".into(),
+        }
     }
 }
 
@@ -213,18 +238,24 @@ impl Runtime {
     }
 
     pub(crate) fn instantiate(&self) -> wasmtime::Result<Instance> {
-        let limits = StoreLimitsBuilder::new().memory_size(self.memory_limit).build();
+        let limits = StoreLimitsBuilder::new()
+            .memory_size(self.memory_limit)
+            .build();
         let mut store = Store::new(&self.engine, limits);
         store.limiter(|limits| limits);
         let api = self.pre.instantiate(&mut store)?;
         if !self.environment.is_empty() {
-            api.jsonrpc_errors_core_api().call_set_environment(&mut store, &self.environment)?;
+            api.jsonrpc_errors_core_api()
+                .call_set_environment(&mut store, &self.environment)?;
         }
         Ok(Instance { store, api })
     }
 
     /// Runs `f` on a pooled instance. A trap discards the instance and answers -32603.
-    fn with_instance<T>(&self, f: impl FnOnce(&mut Instance) -> wasmtime::Result<T>) -> Result<T, Failure> {
+    fn with_instance<T>(
+        &self,
+        f: impl FnOnce(&mut Instance) -> wasmtime::Result<T>,
+    ) -> Result<T, Failure> {
         let pooled = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let mut instance = match pooled {
             Some(i) => i,
@@ -232,7 +263,10 @@ impl Runtime {
         };
         match f(&mut instance) {
             Ok(v) => {
-                self.idle.lock().unwrap_or_else(|e| e.into_inner()).push(instance);
+                self.idle
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(instance);
                 Ok(v)
             }
             Err(_) => Err(Failure::internal()),
@@ -242,16 +276,24 @@ impl Runtime {
     /// The largest input any call takes (the guest's `max-input-bytes`): longer ones never enter wasm.
     pub fn max_input_bytes(&self) -> usize {
         *self.max_input.get_or_init(|| {
-            self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_max_input_bytes(&mut i.store))
-                .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
-                // The guest could not be asked: refuse nothing larger than what a pooled instance can hold.
-                .unwrap_or(self.memory_limit / 4)
+            self.with_instance(|i| {
+                i.api
+                    .jsonrpc_errors_core_api()
+                    .call_max_input_bytes(&mut i.store)
+            })
+            .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+            // The guest could not be asked: refuse nothing larger than what a pooled instance can hold.
+            .unwrap_or(self.memory_limit / 4)
         })
     }
 
     /// The guest's error object for an input refused before the call it was meant for.
     pub fn refusal(&self, problem: &InputProblem) -> Failure {
-        match self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_refusal(&mut i.store, problem)) {
+        match self.with_instance(|i| {
+            i.api
+                .jsonrpc_errors_core_api()
+                .call_refusal(&mut i.store, problem)
+        }) {
             Ok(e) => failure(e),
             Err(f) => f,
         }
@@ -267,107 +309,199 @@ impl Runtime {
 
     /// The dialect enum's case for a name; an unknown name gets the guest's refusal.
     pub fn dialect(&self, name: &str) -> Result<Dialect, Failure> {
-        known_dialect(name).ok_or_else(|| self.refusal(&InputProblem::UnknownDialect(name.to_string())))
+        known_dialect(name)
+            .ok_or_else(|| self.refusal(&InputProblem::UnknownDialect(name.to_string())))
     }
 
     /// Checks a guard policy file (TOML): its defaults as JSON, or the error saying where it is wrong
     /// (`data.line`, `data.column`). `env`: the environment its `hash_key_env` is read from.
     pub fn check_policy(&self, text: &str, env: &[(String, String)]) -> Result<String, Failure> {
         self.check_size(text.len())?;
-        let o = self.with_instance(|i| i.api.jsonrpc_errors_core_guard().call_check_policy(&mut i.store, text, env))?;
+        let o = self.with_instance(|i| {
+            i.api
+                .jsonrpc_errors_core_guard()
+                .call_check_policy(&mut i.store, text, env)
+        })?;
         outcome(o)
     }
 
     /// `map`: JSON text `{kind, id?, correlation_id?, timestamp?, ...fields}` → the JSON-RPC response.
-    pub fn map_error(&self, input: &str, dialect_name: &str, ctx: Context) -> Result<String, Failure> {
+    pub fn map_error(
+        &self,
+        input: &str,
+        dialect_name: &str,
+        ctx: Context,
+    ) -> Result<String, Failure> {
         self.check_size(input.len())?;
         let d = self.dialect(dialect_name)?;
-        let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_map_error_json(&mut i.store, input, d, ctx.wit()))?;
+        let o = self.with_instance(|i| {
+            i.api
+                .jsonrpc_errors_core_api()
+                .call_map_error_json(&mut i.store, input, d, ctx.wit())
+        })?;
         outcome(o)
     }
 
     /// `map` from the typed kind (the WIT `error-kind` variant with its fields) → the JSON-RPC response.
-    pub fn map_error_kind(&self, kind: &ErrorKind, meta: &RequestMeta, dialect_name: &str, ctx: Context) -> Result<String, Failure> {
+    pub fn map_error_kind(
+        &self,
+        kind: &ErrorKind,
+        meta: &RequestMeta,
+        dialect_name: &str,
+        ctx: Context,
+    ) -> Result<String, Failure> {
         let d = self.dialect(dialect_name)?;
-        let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_map_error(&mut i.store, kind, meta, d, ctx.wit()))?;
+        let o = self.with_instance(|i| {
+            i.api
+                .jsonrpc_errors_core_api()
+                .call_map_error(&mut i.store, kind, meta, d, ctx.wit())
+        })?;
         outcome(o)
     }
 
     /// The WIT options for a body of `len` bytes: an oversize body never enters wasm (the guest is told its
     /// length and answers without reading it), so `withhold` says to pass an empty body instead.
-    fn validate_options(&self, len: usize, options: &ValidateOptions) -> Result<(WitValidateOptions, bool), Failure> {
+    fn validate_options(
+        &self,
+        len: usize,
+        options: &ValidateOptions,
+    ) -> Result<(WitValidateOptions, bool), Failure> {
         let max = options.max_bytes.unwrap_or(DEFAULT_MAX_BYTES);
         let withhold = len as u64 > max || len > self.max_input_bytes();
         let wit = WitValidateOptions {
             max_bytes: options.max_bytes,
-            batch: if options.allow_batch { BatchPolicy::Allow } else { BatchPolicy::Reject },
+            batch: if options.allow_batch {
+                BatchPolicy::Allow
+            } else {
+                BatchPolicy::Reject
+            },
             content_type: options.content_type.clone(),
-            content_length: if withhold { Some(len as u64) } else { options.content_length },
+            content_length: if withhold {
+                Some(len as u64)
+            } else {
+                options.content_length
+            },
             dialect: self.dialect(&options.dialect)?,
         };
         Ok((wit, withhold))
     }
 
     /// `validate`: raw request bytes → the verdict or the error response.
-    pub fn validate(&self, raw: &[u8], options: &ValidateOptions, ctx: Context) -> Result<String, Failure> {
+    pub fn validate(
+        &self,
+        raw: &[u8],
+        options: &ValidateOptions,
+        ctx: Context,
+    ) -> Result<String, Failure> {
         let (wit, withhold) = self.validate_options(raw.len(), options)?;
         let body = if withhold { &raw[..0] } else { raw };
-        let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_validate(&mut i.store, body, &wit, ctx.wit()))?;
+        let o = self.with_instance(|i| {
+            i.api
+                .jsonrpc_errors_core_api()
+                .call_validate(&mut i.store, body, &wit, ctx.wit())
+        })?;
         outcome(o)
     }
 
     /// `validate` for a body already known to be text: the same answers.
-    pub fn validate_text(&self, text: &str, options: &ValidateOptions, ctx: Context) -> Result<String, Failure> {
+    pub fn validate_text(
+        &self,
+        text: &str,
+        options: &ValidateOptions,
+        ctx: Context,
+    ) -> Result<String, Failure> {
         let (wit, withhold) = self.validate_options(text.len(), options)?;
         let body = if withhold { "" } else { text };
-        let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_validate_text(&mut i.store, body, &wit, ctx.wit()))?;
+        let o = self.with_instance(|i| {
+            i.api
+                .jsonrpc_errors_core_api()
+                .call_validate_text(&mut i.store, body, &wit, ctx.wit())
+        })?;
         outcome(o)
     }
 
     /// `sanitize`: an upstream error response (raw bytes) → the response safe to pass on.
-    pub fn sanitize(&self, raw: &[u8], dialect_name: &str, ctx: Context) -> Result<String, Failure> {
+    pub fn sanitize(
+        &self,
+        raw: &[u8],
+        dialect_name: &str,
+        ctx: Context,
+    ) -> Result<String, Failure> {
         self.check_size(raw.len())?;
         let d = self.dialect(dialect_name)?;
-        let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_sanitize(&mut i.store, raw, d, ctx.wit()))?;
+        let o = self.with_instance(|i| {
+            i.api
+                .jsonrpc_errors_core_api()
+                .call_sanitize(&mut i.store, raw, d, ctx.wit())
+        })?;
         outcome(o)
     }
 
     /// `sanitize` for a response already decoded as text: the same answers.
-    pub fn sanitize_text(&self, text: &str, dialect_name: &str, ctx: Context) -> Result<String, Failure> {
+    pub fn sanitize_text(
+        &self,
+        text: &str,
+        dialect_name: &str,
+        ctx: Context,
+    ) -> Result<String, Failure> {
         self.check_size(text.len())?;
         let d = self.dialect(dialect_name)?;
-        let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_sanitize_text(&mut i.store, text, d, ctx.wit()))?;
+        let o = self.with_instance(|i| {
+            i.api
+                .jsonrpc_errors_core_api()
+                .call_sanitize_text(&mut i.store, text, d, ctx.wit())
+        })?;
         outcome(o)
     }
 
     pub fn redact(&self, text: &str) -> Result<Redaction, Failure> {
         self.check_size(text.len())?;
-        self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_redact(&mut i.store, text))
+        self.with_instance(|i| {
+            i.api
+                .jsonrpc_errors_core_api()
+                .call_redact(&mut i.store, text)
+        })
     }
 
     /// `redact` as one JSON document `{"text", "findings"}`.
     pub fn redact_json(&self, text: &str) -> Result<String, Failure> {
         self.check_size(text.len())?;
-        self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_redact_json(&mut i.store, text))
+        self.with_instance(|i| {
+            i.api
+                .jsonrpc_errors_core_api()
+                .call_redact_json(&mut i.store, text)
+        })
     }
 
     /// Redaction under options JSON (`method`, `hash_key`, `disable`, `extra_rules`, `allowlist`).
     pub fn redact_with(&self, text: &str, options_json: &str) -> Result<String, Failure> {
         self.check_size(text.len())?;
-        let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_redact_with(&mut i.store, text, options_json))?;
+        let o = self.with_instance(|i| {
+            i.api
+                .jsonrpc_errors_core_api()
+                .call_redact_with(&mut i.store, text, options_json)
+        })?;
         outcome(o)
     }
 
     /// JSON-aware redaction of a JSON document: `{"value", "findings"}`.
     pub fn redact_json_value(&self, json: &str, options_json: &str) -> Result<String, Failure> {
         self.check_size(json.len())?;
-        let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_redact_json_value(&mut i.store, json, options_json))?;
+        let o = self.with_instance(|i| {
+            i.api
+                .jsonrpc_errors_core_api()
+                .call_redact_json_value(&mut i.store, json, options_json)
+        })?;
         outcome(o)
     }
 
     pub fn explain(&self, code: i64, dialect_name: &str) -> Result<String, Failure> {
         let d = self.dialect(dialect_name)?;
-        let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_explain(&mut i.store, d, code))?;
+        let o = self.with_instance(|i| {
+            i.api
+                .jsonrpc_errors_core_api()
+                .call_explain(&mut i.store, d, code)
+        })?;
         outcome(o)
     }
 
@@ -379,7 +513,15 @@ impl Runtime {
         data_json: Option<&str>,
     ) -> Result<Option<String>, Failure> {
         let d = self.dialect(dialect_name)?;
-        let o = self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_lookup_kind(&mut i.store, d, code, message, data_json))?;
+        let o = self.with_instance(|i| {
+            i.api.jsonrpc_errors_core_api().call_lookup_kind(
+                &mut i.store,
+                d,
+                code,
+                message,
+                data_json,
+            )
+        })?;
         serde_json::from_str(&outcome(o)?).map_err(|_| Failure::internal())
     }
 
@@ -389,7 +531,11 @@ impl Runtime {
 
     /// The taxonomy table as JSON text (each kind as `explain` describes it, fields included).
     pub fn kinds_json(&self) -> Result<String, Failure> {
-        self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_kinds_json(&mut i.store))
+        self.with_instance(|i| {
+            i.api
+                .jsonrpc_errors_core_api()
+                .call_kinds_json(&mut i.store)
+        })
     }
 
     /// The code table (one dialect or all) as `markdown` or `json`.
@@ -400,7 +546,11 @@ impl Runtime {
             "json" => CodesFormat::Json,
             other => return Err(self.refusal(&InputProblem::UnknownFormat(other.to_string()))),
         };
-        self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_codes(&mut i.store, d, f))
+        self.with_instance(|i| {
+            i.api
+                .jsonrpc_errors_core_api()
+                .call_codes(&mut i.store, d, f)
+        })
     }
 
     /// How many instances wait in the pool (a trapped instance is never returned to it).

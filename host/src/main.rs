@@ -28,14 +28,18 @@ struct Cli {
 enum Command {
     /// stdin: one JSON object {kind, id?, correlation_id?, ...fields} (or an array: first gate error wins);
     /// stdout: the JSON-RPC 2.0 response for the dialect.
-    #[command(after_help = "Example:\n  echo '{\"kind\":\"tool-not-exposed\",\"tool\":\"admin_delete\",\"id\":1}' | jsonrpc-errors map --dialect thoughtgate\n  echo '{\"kind\":\"rate-limited\",\"retry_after_secs\":30,\"id\":4}' | jsonrpc-errors map --dialect mcp\n\nThe kinds and their codes: jsonrpc-errors codes; one kind's fields: jsonrpc-errors explain CODE.")]
+    #[command(
+        after_help = "Example:\n  echo '{\"kind\":\"tool-not-exposed\",\"tool\":\"admin_delete\",\"id\":1}' | jsonrpc-errors map --dialect thoughtgate\n  echo '{\"kind\":\"rate-limited\",\"retry_after_secs\":30,\"id\":4}' | jsonrpc-errors map --dialect mcp\n\nThe kinds and their codes: jsonrpc-errors codes; one kind's fields: jsonrpc-errors explain CODE."
+    )]
     Map {
         /// The dialect of the response: its codes, messages and data.
         #[arg(long, default_value = "canonical")]
         dialect: String,
     },
     /// stdin: raw request bytes; stdout: {"valid": true, "id", "method"} or the error response.
-    #[command(after_help = "Example:\n  printf '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}' | jsonrpc-errors validate --content-type application/json\n  printf '[1,2]' | jsonrpc-errors validate --dialect mcp      # -32600: batches are rejected")]
+    #[command(
+        after_help = "Example:\n  printf '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}' | jsonrpc-errors validate --content-type application/json\n  printf '[1,2]' | jsonrpc-errors validate --dialect mcp      # -32600: batches are rejected"
+    )]
     Validate {
         /// Size limit in bytes (default 10 MiB); a longer body is answered -32600 `oversize` unread.
         #[arg(long)]
@@ -54,7 +58,9 @@ enum Command {
         dialect: String,
     },
     /// stdin: text; stdout: the redacted text.
-    #[command(after_help = "Example:\n  echo 'password=hunter2 token=ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d' | jsonrpc-errors redact\n  # password=[REDACTED:secret-assignment] token=[REDACTED:github-token]\n  jsonrpc-errors redact --json-doc --method mask < response.json")]
+    #[command(
+        after_help = "Example:\n  echo 'password=hunter2 token=ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d' | jsonrpc-errors redact\n  # password=[REDACTED:secret-assignment] token=[REDACTED:github-token]\n  jsonrpc-errors redact --json-doc --method mask < response.json"
+    )]
     Redact {
         /// Print {text, findings: [{rule, category, start, end}]} instead (byte offsets into the input).
         #[arg(long)]
@@ -84,7 +90,9 @@ enum Command {
         json_doc: bool,
     },
     /// stdin: an upstream JSON-RPC error response (raw bytes); stdout: the sanitized response.
-    #[command(after_help = "Example:\n  echo '{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32050,\"message\":\"connect to postgres://app:hunter2@db failed\",\"data\":{\"stack\":\"at db.js:1\"}}}' \\\n    | jsonrpc-errors sanitize --dialect mcp")]
+    #[command(
+        after_help = "Example:\n  echo '{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32050,\"message\":\"connect to postgres://app:hunter2@db failed\",\"data\":{\"stack\":\"at db.js:1\"}}}' \\\n    | jsonrpc-errors sanitize --dialect mcp"
+    )]
     Sanitize {
         /// The dialect of the sanitized response (a custom code becomes its `upstream-error`).
         #[arg(long, default_value = "canonical")]
@@ -101,7 +109,9 @@ enum Command {
         dialect: String,
     },
     /// The kind a dialect's CODE stands for (message and data tell shared codes apart).
-    #[command(after_help = "Example:\n  jsonrpc-errors lookup -32000 --dialect vapora --message \"Unknown skill: summarize\"")]
+    #[command(
+        after_help = "Example:\n  jsonrpc-errors lookup -32000 --dialect vapora --message \"Unknown skill: summarize\""
+    )]
     Lookup {
         /// The error code (negative numbers as they are: -32000).
         #[arg(allow_hyphen_values = true)]
@@ -197,11 +207,17 @@ enum Command {
         #[arg(long, default_value = "16384", value_name = "N", requires = "listen")]
         max_connections: usize,
         /// The upstream server's command line.
-        #[arg(last = true, required_unless_present = "check_config", value_name = "UPSTREAM_CMD")]
+        #[arg(
+            last = true,
+            required_unless_present = "check_config",
+            value_name = "UPSTREAM_CMD"
+        )]
         command: Vec<String>,
     },
     /// The code table of one dialect (default: all).
-    #[command(after_help = "Example:\n  jsonrpc-errors codes --dialect mcp\n  jsonrpc-errors codes --format json")]
+    #[command(
+        after_help = "Example:\n  jsonrpc-errors codes --dialect mcp\n  jsonrpc-errors codes --format json"
+    )]
     Codes {
         /// Only this dialect's codes (default: every dialect, with the cross-dialect collision table).
         #[arg(long)]
@@ -227,19 +243,24 @@ enum LogLevelArg {
 }
 
 fn seconds(secs: f64, what: &str) -> Result<std::time::Duration, String> {
-    std::time::Duration::try_from_secs_f64(secs).map_err(|_| format!("--{what} must be a non-negative number of seconds"))
+    std::time::Duration::try_from_secs_f64(secs)
+        .map_err(|_| format!("--{what} must be a non-negative number of seconds"))
 }
 
 fn read_stdin() -> Result<Vec<u8>, String> {
     let mut buf = Vec::new();
-    std::io::stdin().read_to_end(&mut buf).map_err(|e| format!("cannot read stdin: {e}"))?;
+    std::io::stdin()
+        .read_to_end(&mut buf)
+        .map_err(|e| format!("cannot read stdin: {e}"))?;
     Ok(buf)
 }
 
 /// stdin as text; bytes that are not UTF-8 get the guest's refusal (the JSON error on stdout, like any bad input).
 fn stdin_text(rt: &Runtime) -> Result<String, Problem> {
     String::from_utf8(read_stdin()?).map_err(|e| {
-        Problem::Invalid(rt.refusal(&InputProblem::NotUnicode(e.utf8_error().valid_up_to() as u64)))
+        Problem::Invalid(rt.refusal(&InputProblem::NotUnicode(
+            e.utf8_error().valid_up_to() as u64
+        )))
     })
 }
 
@@ -280,15 +301,17 @@ fn redaction_options(
     let mut options = serde_json::Map::new();
     options.insert("method".into(), method.into());
     if let Some(var) = hash_key_env {
-        let key = std::env::var(var).map_err(|_| format!("--hash-key-env: environment variable {var} is not set"))?;
+        let key = std::env::var(var)
+            .map_err(|_| format!("--hash-key-env: environment variable {var} is not set"))?;
         options.insert("hash_key".into(), key.into());
     }
     options.insert("disable".into(), disable.into());
     options.insert("allowlist".into(), allow.into());
     if let Some(path) = rules {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("--rules {}: {e}", path.display()))?;
-        let value: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| format!("--rules {}: not JSON: {e}", path.display()))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("--rules {}: {e}", path.display()))?;
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| format!("--rules {}: not JSON: {e}", path.display()))?;
         options.insert("extra_rules".into(), value);
     }
     Ok(serde_json::Value::Object(options).to_string())
@@ -303,12 +326,39 @@ fn run(cli: Cli) -> Result<String, Problem> {
     let ctx = Context::now();
     let out = match cli.command {
         Command::Map { dialect } => rt.map_error(&stdin_text(&rt)?, &dialect, ctx)?,
-        Command::Validate { max_bytes, batch, content_type, content_length, dialect } => {
-            let options = ValidateOptions { max_bytes, allow_batch: batch == "allow", content_type, content_length, dialect };
+        Command::Validate {
+            max_bytes,
+            batch,
+            content_type,
+            content_length,
+            dialect,
+        } => {
+            let options = ValidateOptions {
+                max_bytes,
+                allow_batch: batch == "allow",
+                content_type,
+                content_length,
+                dialect,
+            };
             rt.validate(&read_stdin()?, &options, ctx)?
         }
-        Command::Redact { json, method, hash_key_env, disable, allow, rules, json_doc, .. } => {
-            let options = redaction_options(&method, hash_key_env.as_deref(), disable, allow, rules.as_deref())?;
+        Command::Redact {
+            json,
+            method,
+            hash_key_env,
+            disable,
+            allow,
+            rules,
+            json_doc,
+            ..
+        } => {
+            let options = redaction_options(
+                &method,
+                hash_key_env.as_deref(),
+                disable,
+                allow,
+                rules.as_deref(),
+            )?;
             let input = stdin_text(&rt)?;
             if json_doc {
                 rt.redact_json_value(&input, &options)?
@@ -318,14 +368,20 @@ fn run(cli: Cli) -> Result<String, Problem> {
                     out
                 } else {
                     // Raw text in, raw text out: no trailing newline is added to what was not there.
-                    let doc: serde_json::Value = serde_json::from_str(&out).map_err(|e| format!("unexpected output: {e}"))?;
+                    let doc: serde_json::Value = serde_json::from_str(&out)
+                        .map_err(|e| format!("unexpected output: {e}"))?;
                     return Ok(doc["text"].as_str().unwrap_or_default().to_string());
                 }
             }
         }
         Command::Sanitize { dialect } => rt.sanitize(&read_stdin()?, &dialect, ctx)?,
         Command::Explain { code, dialect } => rt.explain(code, &dialect)?,
-        Command::Lookup { code, dialect, message, data } => {
+        Command::Lookup {
+            code,
+            dialect,
+            message,
+            data,
+        } => {
             let kind = rt.lookup_kind(&dialect, code, message.as_deref(), data.as_deref())?;
             serde_json::json!({ "dialect": dialect, "code": code, "kind": kind }).to_string()
         }
@@ -366,8 +422,7 @@ fn guard(command: Command) -> ExitCode {
         max_streams,
         max_connections,
         command,
-    } =
-        command
+    } = command
     else {
         unreachable!("only called for guard")
     };
@@ -400,23 +455,32 @@ fn guard(command: Command) -> ExitCode {
         Err(msg) => return usage(msg),
     };
     // The command line overrides the file, which overrides the built-in defaults.
-    let dialect = dialect.or(file.dialect).unwrap_or_else(|| "canonical".into());
+    let dialect = dialect
+        .or(file.dialect)
+        .unwrap_or_else(|| "canonical".into());
     let batch = batch.or(file.batch).unwrap_or_else(|| "reject".into());
     let max_bytes = max_bytes.or(file.max_bytes);
     let failed_result_bytes = failed_result_bytes.or(file.failed_result_bytes);
-    let max_upstream_bytes = max_upstream_bytes.or(file.max_upstream_bytes).unwrap_or(64 * 1024 * 1024);
+    let max_upstream_bytes = max_upstream_bytes
+        .or(file.max_upstream_bytes)
+        .unwrap_or(64 * 1024 * 1024);
     let timeout = match timeout {
         Some(secs) => match seconds(secs, "timeout") {
             Ok(t) => t,
             Err(msg) => return usage(msg),
         },
-        None => file.timeout_ms.map_or(DEFAULT_GUARD_TIMEOUT, std::time::Duration::from_millis),
+        None => file
+            .timeout_ms
+            .map_or(DEFAULT_GUARD_TIMEOUT, std::time::Duration::from_millis),
     };
     let grace = match seconds(grace, "grace") {
         Ok(g) => g,
         Err(msg) => return usage(msg),
     };
-    let program = std::path::Path::new(&command[0]).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let program = std::path::Path::new(&command[0])
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let session = jsonrpc_errors_host::guard::Options {
         dialect,
         max_bytes,
@@ -435,12 +499,20 @@ fn guard(command: Command) -> ExitCode {
     // A line longer than the component takes could not be judged: every pending request would go unanswered.
     // So the limits stop there (lines beyond them are refused as they stream, and answered).
     let most = runtime.max_input_bytes() as u64;
-    for (flag, value) in [("--max-bytes", max_bytes.unwrap_or(0)), ("--max-upstream-bytes", max_upstream_bytes)] {
+    for (flag, value) in [
+        ("--max-bytes", max_bytes.unwrap_or(0)),
+        ("--max-upstream-bytes", max_upstream_bytes),
+    ] {
         if value > most {
-            return usage(format!("{flag} {value} is over the largest line the guard can judge ({most} bytes)"));
+            return usage(format!(
+                "{flag} {value} is over the largest line the guard can judge ({most} bytes)"
+            ));
         }
     }
-    let metrics_addr = match metrics_addr.map(|a| proxy::MetricsAddr::parse(&a)).transpose() {
+    let metrics_addr = match metrics_addr
+        .map(|a| proxy::MetricsAddr::parse(&a))
+        .transpose()
+    {
         Ok(a) => a,
         Err(msg) => return usage(msg),
     };
@@ -465,7 +537,11 @@ fn guard(command: Command) -> ExitCode {
                 None => None,
                 Some(var) => match std::env::var(&var) {
                     Ok(t) if !t.trim().is_empty() => Some(t.trim().to_string()),
-                    _ => return usage(format!("--auth-token-env: environment variable {var} is not set (or empty)")),
+                    _ => {
+                        return usage(format!(
+                            "--auth-token-env: environment variable {var} is not set (or empty)"
+                        ))
+                    }
                 },
             };
             let idle_timeout = match seconds(idle_timeout, "idle-timeout") {
@@ -474,13 +550,34 @@ fn guard(command: Command) -> ExitCode {
                 Err(msg) => return usage(msg),
             };
             if max_sessions == 0 || max_streams == 0 || max_connections == 0 {
-                return usage("--max-sessions, --max-streams and --max-connections must be at least 1".into());
+                return usage(
+                    "--max-sessions, --max-streams and --max-connections must be at least 1".into(),
+                );
             }
-            Some(proxy::http::Listen { host, port, token, allowed_origins: allowed_origin, max_sessions, idle_timeout, max_streams, max_connections })
+            Some(proxy::http::Listen {
+                host,
+                port,
+                token,
+                allowed_origins: allowed_origin,
+                max_sessions,
+                idle_timeout,
+                max_streams,
+                max_connections,
+            })
         }
     };
     let max_upstream_bytes = max_upstream_bytes as usize;
-    let args = proxy::Args { session, grace, max_upstream_bytes, log_format: format, log_level: level, metrics_addr, listen, config, command };
+    let args = proxy::Args {
+        session,
+        grace,
+        max_upstream_bytes,
+        log_format: format,
+        log_level: level,
+        metrics_addr,
+        listen,
+        config,
+        command,
+    };
     proxy::run(args, runtime)
 }
 
@@ -489,7 +586,10 @@ fn guard(command: Command) -> ExitCode {
 /// (the message is then about loading it, and quotes nothing of the caller's) it is shown as it is.
 fn scrubbed(text: &str) -> String {
     match Runtime::new(secret_candidates()) {
-        Ok(rt) => rt.redact(text).map(|r| r.text).unwrap_or_else(|_| "(message withheld: it could not be scrubbed)".into()),
+        Ok(rt) => rt
+            .redact(text)
+            .map(|r| r.text)
+            .unwrap_or_else(|_| "(message withheld: it could not be scrubbed)".into()),
         Err(_) => text.to_string(),
     }
 }
@@ -498,7 +598,12 @@ fn scrubbed(text: &str) -> String {
 /// `--version` print as clap writes them.
 fn usage_error(e: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
-    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
         e.exit();
     }
     eprint!("{}", scrubbed(&e.render().to_string()));
@@ -510,7 +615,9 @@ fn usage_error(e: clap::Error) -> ExitCode {
 fn command() -> clap::Command {
     let names: Vec<&str> = DIALECTS.iter().map(|(name, _)| *name).collect();
     let width = names.iter().map(|n| n.len()).max().unwrap_or(0);
-    let mut after = String::from("Dialects (--dialect D; `jsonrpc-errors codes --dialect D` lists D's codes):\n");
+    let mut after = String::from(
+        "Dialects (--dialect D; `jsonrpc-errors codes --dialect D` lists D's codes):\n",
+    );
     for (name, about) in DIALECTS {
         let source = about.split_once(": ").map_or(*about, |(source, _)| source);
         after += &format!("  {name:width$}  {source}\n");
@@ -544,11 +651,17 @@ fn main() -> ExitCode {
     #[cfg(target_os = "linux")]
     {
         let args: Vec<String> = std::env::args().collect();
-        if args.get(1).map(String::as_str) == Some("__keep") && args.get(2).map(String::as_str) == Some("--") && args.len() > 3 {
+        if args.get(1).map(String::as_str) == Some("__keep")
+            && args.get(2).map(String::as_str) == Some("--")
+            && args.len() > 3
+        {
             proxy::keeper::run(&args[3..]);
         }
     }
-    let cli = match command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m)) {
+    let cli = match command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
@@ -585,26 +698,66 @@ mod tests {
         cmd.build();
         let mut undocumented = Vec::new();
         for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
-            assert!(sub.get_about().is_some(), "{} has no description", sub.get_name());
-            let example = sub.get_after_help().map(ToString::to_string).unwrap_or_default();
-            assert!(example.contains("Example") && example.contains("jsonrpc-errors "), "{} gives no example", sub.get_name());
-            for arg in sub.get_arguments().filter(|a| !matches!(a.get_id().as_str(), "help" | "version")) {
-                if arg.get_help().is_none_or(|h| h.to_string().trim().is_empty()) {
+            assert!(
+                sub.get_about().is_some(),
+                "{} has no description",
+                sub.get_name()
+            );
+            let example = sub
+                .get_after_help()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            assert!(
+                example.contains("Example") && example.contains("jsonrpc-errors "),
+                "{} gives no example",
+                sub.get_name()
+            );
+            for arg in sub
+                .get_arguments()
+                .filter(|a| !matches!(a.get_id().as_str(), "help" | "version"))
+            {
+                if arg
+                    .get_help()
+                    .is_none_or(|h| h.to_string().trim().is_empty())
+                {
                     undocumented.push(format!("{} {}", sub.get_name(), arg.get_id()));
                 }
             }
             if sub.get_arguments().any(|a| a.get_id() == "dialect") {
-                let help = sub.get_arguments().find(|a| a.get_id() == "dialect").unwrap().get_help().unwrap().to_string();
-                assert!(DIALECTS.iter().all(|(d, _)| help.contains(d)), "{}'s --dialect does not list the dialects: {help}", sub.get_name());
+                let help = sub
+                    .get_arguments()
+                    .find(|a| a.get_id() == "dialect")
+                    .unwrap()
+                    .get_help()
+                    .unwrap()
+                    .to_string();
+                assert!(
+                    DIALECTS.iter().all(|(d, _)| help.contains(d)),
+                    "{}'s --dialect does not list the dialects: {help}",
+                    sub.get_name()
+                );
             }
         }
-        assert_eq!(undocumented, Vec::<String>::new(), "options without a description");
+        assert_eq!(
+            undocumented,
+            Vec::<String>::new(),
+            "options without a description"
+        );
         let top = cmd.render_long_help().to_string();
         for (dialect, _) in DIALECTS {
-            assert!(top.lines().any(|l| l.trim_start().starts_with(&format!("{dialect} "))), "the help does not list {dialect}:\n{top}");
+            assert!(
+                top.lines()
+                    .any(|l| l.trim_start().starts_with(&format!("{dialect} "))),
+                "the help does not list {dialect}:\n{top}"
+            );
         }
         assert_eq!(DIALECTS.len(), 8);
         assert!(top.contains("Examples:\n  echo "), "{top}");
-        assert!(cmd.find_subcommand_mut("guard").unwrap().render_long_help().to_string().contains("--metrics-addr <HOST:PORT>"));
+        assert!(cmd
+            .find_subcommand_mut("guard")
+            .unwrap()
+            .render_long_help()
+            .to_string()
+            .contains("--metrics-addr <HOST:PORT>"));
     }
 }

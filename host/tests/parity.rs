@@ -9,7 +9,9 @@ fn read(path: &str) -> String {
 
 /// The text between `header {` and its matching `}`.
 fn block<'a>(text: &'a str, header: &str) -> &'a str {
-    let start = text.find(&format!("{header} {{")).unwrap_or_else(|| panic!("{header} not found"));
+    let start = text
+        .find(&format!("{header} {{"))
+        .unwrap_or_else(|| panic!("{header} not found"));
     let mut depth = 0;
     for (i, c) in text[start..].char_indices() {
         match c {
@@ -31,7 +33,10 @@ fn functions(body: &str) -> Vec<String> {
     body.lines()
         .filter_map(|l| l.trim_start().split_once(": func("))
         .map(|(name, _)| name.to_string())
-        .filter(|n| n.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'))
+        .filter(|n| {
+            n.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        })
         .collect()
 }
 
@@ -41,7 +46,11 @@ fn every_export_has_a_caller_in_the_host() {
     let lib = read("src/lib.rs");
     let guard = read("src/guard.rs");
     let api = functions(block(&wit, "interface api"));
-    assert!(api.len() >= 15, "only {} functions parsed: the parser is broken", api.len());
+    assert!(
+        api.len() >= 15,
+        "only {} functions parsed: the parser is broken",
+        api.len()
+    );
     let mut missing: Vec<String> = api
         .iter()
         .map(|n| format!("call_{}(", n.replace('-', "_")))
@@ -49,7 +58,10 @@ fn every_export_has_a_caller_in_the_host() {
         .collect();
     let session = block(block(&wit, "interface guard"), "resource session");
     let methods = functions(session);
-    assert!(session.contains("constructor(") && methods.len() >= 7, "parsed {methods:?}");
+    assert!(
+        session.contains("constructor(") && methods.len() >= 7,
+        "parsed {methods:?}"
+    );
     missing.extend(
         methods
             .iter()
@@ -57,5 +69,8 @@ fn every_export_has_a_caller_in_the_host() {
             .chain(std::iter::once("call_constructor(".to_string()))
             .filter(|call| !guard.contains(call.as_str())),
     );
-    assert!(missing.is_empty(), "WIT exports the host never calls: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "WIT exports the host never calls: {missing:?}"
+    );
 }

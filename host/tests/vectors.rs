@@ -19,7 +19,11 @@ fn vector_files() -> Vec<PathBuf> {
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .collect();
     files.sort();
-    assert!(files.len() >= 6, "expected the vector files in {}", dir.display());
+    assert!(
+        files.len() >= 6,
+        "expected the vector files in {}",
+        dir.display()
+    );
     files
 }
 
@@ -28,25 +32,42 @@ fn raw_bytes(case: &Value) -> Vec<u8> {
         return t.as_bytes().to_vec();
     }
     let h = case.get("raw_hex").and_then(Value::as_str).unwrap_or("");
-    (0..h.len()).step_by(2).map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap()).collect()
+    (0..h.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
+        .collect()
 }
 
 fn env_of(case: &Value) -> Vec<(String, String)> {
     case.get("env")
         .and_then(Value::as_array)
-        .map(|a| a.iter().map(|p| (p[0].as_str().unwrap().into(), p[1].as_str().unwrap().into())).collect())
+        .map(|a| {
+            a.iter()
+                .map(|p| (p[0].as_str().unwrap().into(), p[1].as_str().unwrap().into()))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
 fn ctx_of(case: &Value) -> (u64, u64) {
-    case.get("ctx").map(|c| (c["unix_millis"].as_u64().unwrap(), c["entropy"].as_u64().unwrap())).unwrap_or((0, 0))
+    case.get("ctx")
+        .map(|c| {
+            (
+                c["unix_millis"].as_u64().unwrap(),
+                c["entropy"].as_u64().unwrap(),
+            )
+        })
+        .unwrap_or((0, 0))
 }
 
 type Outcome = Result<String, Value>;
 
 /// A redaction case's options text: `options_text` verbatim, else the compact `options`, else `{}`.
 fn options_text(case: &Value) -> String {
-    match (case.get("options_text").and_then(Value::as_str), case.get("options")) {
+    match (
+        case.get("options_text").and_then(Value::as_str),
+        case.get("options"),
+    ) {
         (Some(t), _) => t.to_string(),
         (_, Some(o)) => o.to_string(),
         _ => "{}".to_string(),
@@ -55,12 +76,18 @@ fn options_text(case: &Value) -> String {
 
 /// A `redact_json_value` case's document: `value_text` verbatim, else the compact `value`.
 fn value_text(case: &Value) -> String {
-    case.get("value_text").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| case["value"].to_string())
+    case.get("value_text")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .unwrap_or_else(|| case["value"].to_string())
 }
 
 /// A `refusal` case's problem as the WIT variant.
 fn problem_of(case: &Value) -> InputProblem {
-    let (tag, value) = case["problem"].as_object().and_then(|o| o.iter().next()).expect("a refusal problem");
+    let (tag, value) = case["problem"]
+        .as_object()
+        .and_then(|o| o.iter().next())
+        .expect("a refusal problem");
     match tag.as_str() {
         "unknown_dialect" => InputProblem::UnknownDialect(value.as_str().unwrap().into()),
         "not_unicode" => InputProblem::NotUnicode(value.as_u64().unwrap()),
@@ -71,7 +98,10 @@ fn problem_of(case: &Value) -> InputProblem {
 }
 
 fn hex(h: &str) -> Vec<u8> {
-    (0..h.len()).step_by(2).map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap()).collect()
+    (0..h.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
+        .collect()
 }
 
 /// One step of a `guard` script, whichever runtime runs it.
@@ -99,14 +129,24 @@ fn guard_steps(case: &Value) -> Vec<(GuardStep<'_>, (u64, u64))> {
         .iter()
         .enumerate()
         .map(|(i, step)| {
-            let at = (unix_millis + step.get("at").and_then(Value::as_u64).unwrap_or(0), entropy.wrapping_add(i as u64));
+            let at = (
+                unix_millis + step.get("at").and_then(Value::as_u64).unwrap_or(0),
+                entropy.wrapping_add(i as u64),
+            );
             let text = |k: &str| step.get(k).and_then(Value::as_str);
             // An oversize line's ends, as the shell kept them (none when the step gives none).
             let edge = |k: &str| text(k).unwrap_or("").as_bytes();
             let s = if let Some(l) = text("client") {
                 GuardStep::Client(l.as_bytes().to_vec())
-            } else if let Some([stream, l]) = step.get("client_on").and_then(Value::as_array).map(Vec::as_slice) {
-                GuardStep::ClientOn(stream.as_u64().unwrap(), l.as_str().unwrap().as_bytes().to_vec())
+            } else if let Some([stream, l]) = step
+                .get("client_on")
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+            {
+                GuardStep::ClientOn(
+                    stream.as_u64().unwrap(),
+                    l.as_str().unwrap().as_bytes().to_vec(),
+                )
             } else if let Some(stream) = step.get("stream_closed").and_then(Value::as_u64) {
                 GuardStep::StreamClosed(stream)
             } else if let Some(h) = text("client_hex") {
@@ -158,7 +198,17 @@ fn guard_options(case: &Value) -> jsonrpc_errors_host::guard::Options {
 fn env_pairs(value: Option<&Value>) -> Vec<(String, String)> {
     value
         .and_then(Value::as_array)
-        .map(|pairs| pairs.iter().map(|p| (p[0].as_str().unwrap().to_string(), p[1].as_str().unwrap().to_string())).collect())
+        .map(|pairs| {
+            pairs
+                .iter()
+                .map(|p| {
+                    (
+                        p[0].as_str().unwrap().to_string(),
+                        p[1].as_str().unwrap().to_string(),
+                    )
+                })
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -179,14 +229,21 @@ fn native_guard(case: &Value) -> Result<String, jsonrpc_errors_guest::error::Err
     let mut session = api::guard_session(args)?;
     let mut outputs = Vec::new();
     for (step, (unix_millis, entropy)) in guard_steps(case) {
-        let ctx = CallContext { unix_millis, entropy };
+        let ctx = CallContext {
+            unix_millis,
+            entropy,
+        };
         outputs.push(match step {
             GuardStep::Client(l) => session.client_line(&l, ctx).to_json(),
-            GuardStep::ClientOversize(n, head, tail) => session.client_oversize(n, head, tail, ctx).to_json(),
+            GuardStep::ClientOversize(n, head, tail) => {
+                session.client_oversize(n, head, tail, ctx).to_json()
+            }
             GuardStep::ClientOn(stream, l) => session.client_line_on(stream, &l, ctx).to_json(),
             GuardStep::StreamClosed(stream) => session.stream_closed(stream, ctx).to_json(),
             GuardStep::Upstream(l) => session.upstream_line(&l, ctx).to_json(),
-            GuardStep::UpstreamOversize(n, head, tail) => session.upstream_oversize(n, head, tail, ctx).to_json(),
+            GuardStep::UpstreamOversize(n, head, tail) => {
+                session.upstream_oversize(n, head, tail, ctx).to_json()
+            }
             GuardStep::Failed(f) => {
                 let failure = match (f.get("exited"), f.get("killed"), f.get("spawn_failed")) {
                     (Some(n), _, _) => Failure::Exited(n.as_i64().unwrap() as i32),
@@ -211,14 +268,21 @@ fn component_guard(rt: &Runtime, case: &Value) -> Result<String, Failure> {
     let mut session = rt.guard_session(&options)?;
     let mut outputs = Vec::new();
     for (step, (unix_millis, entropy)) in guard_steps(case) {
-        let ctx = Context { unix_millis, entropy };
+        let ctx = Context {
+            unix_millis,
+            entropy,
+        };
         outputs.push(match step {
             GuardStep::Client(l) => session.client_line_json(&l, ctx)?,
-            GuardStep::ClientOversize(n, head, tail) => session.client_oversize_json(n, head, tail, ctx)?,
+            GuardStep::ClientOversize(n, head, tail) => {
+                session.client_oversize_json(n, head, tail, ctx)?
+            }
             GuardStep::ClientOn(stream, l) => session.client_line_on_json(stream, &l, ctx)?,
             GuardStep::StreamClosed(stream) => session.stream_closed_json(stream, ctx)?,
             GuardStep::Upstream(l) => session.upstream_line_json(&l, ctx)?,
-            GuardStep::UpstreamOversize(n, head, tail) => session.upstream_oversize_json(n, head, tail, ctx)?,
+            GuardStep::UpstreamOversize(n, head, tail) => {
+                session.upstream_oversize_json(n, head, tail, ctx)?
+            }
             GuardStep::Failed(f) => {
                 let gone = match (f.get("exited"), f.get("killed"), f.get("spawn_failed")) {
                     (Some(n), _, _) => UpstreamGone::Exited(n.as_i64().unwrap() as i32),
@@ -241,12 +305,17 @@ fn native(case: &Value) -> Outcome {
     let _guard = NATIVE_ENV.lock().unwrap_or_else(|e| e.into_inner());
     jsonrpc_errors_guest::set_environment(&env_of(case));
     let (unix_millis, entropy) = ctx_of(case);
-    let ctx = CallContext { unix_millis, entropy };
+    let ctx = CallContext {
+        unix_millis,
+        entropy,
+    };
     let s = |k: &str| case.get(k).and_then(Value::as_str);
     let dialect = s("dialect").unwrap_or("canonical");
     let r = match s("op").unwrap() {
         "map" => {
-            let input = s("input_text").map(str::to_string).unwrap_or_else(|| case["input"].to_string());
+            let input = s("input_text")
+                .map(str::to_string)
+                .unwrap_or_else(|| case["input"].to_string());
             api::map_error(&input, dialect, &ctx)
         }
         "validate" => {
@@ -256,7 +325,10 @@ fn native(case: &Value) -> Outcome {
                 batch: o.get("batch").and_then(Value::as_str).unwrap_or("reject"),
                 content_type: o.get("content_type").and_then(Value::as_str),
                 content_length: o.get("content_length").and_then(Value::as_u64),
-                dialect: o.get("dialect").and_then(Value::as_str).unwrap_or("canonical"),
+                dialect: o
+                    .get("dialect")
+                    .and_then(Value::as_str)
+                    .unwrap_or("canonical"),
             };
             api::validate(&raw_bytes(case), &args, &ctx)
         }
@@ -265,14 +337,21 @@ fn native(case: &Value) -> Outcome {
         "explain" => api::explain(dialect, case["code"].as_i64().unwrap()),
         "lookup" => {
             let data = case.get("data").map(Value::to_string);
-            api::lookup_kind(dialect, case["code"].as_i64().unwrap(), s("message"), data.as_deref())
-                .map(|k| serde_json::to_string(&k).unwrap())
+            api::lookup_kind(
+                dialect,
+                case["code"].as_i64().unwrap(),
+                s("message"),
+                data.as_deref(),
+            )
+            .map(|k| serde_json::to_string(&k).unwrap())
         }
         "codes" => api::codes(s("dialect"), s("format").unwrap()),
         "redact_with" => api::redact_with(s("text").unwrap(), &options_text(case)),
         "redact_json_value" => api::redact_json_value(&value_text(case), &options_text(case)),
         "kinds" => Ok(api::kinds_json()),
-        "check_policy" => api::check_policy(&s("policy").unwrap(), &env_pairs(case.get("policy_env"))),
+        "check_policy" => {
+            api::check_policy(&s("policy").unwrap(), &env_pairs(case.get("policy_env")))
+        }
         "max_input_bytes" => Ok(api::max_input_bytes().to_string()),
         "refusal" => {
             let problem = problem_of(case);
@@ -296,12 +375,17 @@ fn failure_value(f: Failure) -> Value {
 
 fn component(rt: &Runtime, case: &Value) -> Outcome {
     let (unix_millis, entropy) = ctx_of(case);
-    let ctx = Context { unix_millis, entropy };
+    let ctx = Context {
+        unix_millis,
+        entropy,
+    };
     let s = |k: &str| case.get(k).and_then(Value::as_str);
     let dialect = s("dialect").unwrap_or("canonical");
     let r = match s("op").unwrap() {
         "map" => {
-            let input = s("input_text").map(str::to_string).unwrap_or_else(|| case["input"].to_string());
+            let input = s("input_text")
+                .map(str::to_string)
+                .unwrap_or_else(|| case["input"].to_string());
             rt.map_error(&input, dialect, ctx)
         }
         "validate" => {
@@ -310,15 +394,27 @@ fn component(rt: &Runtime, case: &Value) -> Outcome {
             let options = ValidateOptions {
                 max_bytes: o.get("max_bytes").and_then(Value::as_u64),
                 allow_batch: batch == "allow",
-                content_type: o.get("content_type").and_then(Value::as_str).map(str::to_string),
+                content_type: o
+                    .get("content_type")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
                 content_length: o.get("content_length").and_then(Value::as_u64),
-                dialect: o.get("dialect").and_then(Value::as_str).unwrap_or("canonical").to_string(),
+                dialect: o
+                    .get("dialect")
+                    .and_then(Value::as_str)
+                    .unwrap_or("canonical")
+                    .to_string(),
             };
             let raw = raw_bytes(case);
             let bytes = rt.validate(&raw, &options, ctx);
             // The text form answers the same for every body that is text.
             if let Ok(text) = std::str::from_utf8(&raw) {
-                assert_eq!(rt.validate_text(text, &options, ctx), bytes, "validate-text differs on {}", case["name"]);
+                assert_eq!(
+                    rt.validate_text(text, &options, ctx),
+                    bytes,
+                    "validate-text differs on {}",
+                    case["name"]
+                );
             }
             bytes
         }
@@ -327,21 +423,33 @@ fn component(rt: &Runtime, case: &Value) -> Outcome {
             let bytes = rt.sanitize(&raw, dialect, ctx);
             // The text form, given the body decoded as `sanitize` repairs it, answers the same.
             let repaired = String::from_utf8_lossy(&raw);
-            assert_eq!(rt.sanitize_text(&repaired, dialect, ctx), bytes, "sanitize-text differs on {}", case["name"]);
+            assert_eq!(
+                rt.sanitize_text(&repaired, dialect, ctx),
+                bytes,
+                "sanitize-text differs on {}",
+                case["name"]
+            );
             bytes
         }
         "redact" => rt.redact_json(s("text").unwrap()),
         "explain" => rt.explain(case["code"].as_i64().unwrap(), dialect),
         "lookup" => {
             let data = case.get("data").map(Value::to_string);
-            rt.lookup_kind(dialect, case["code"].as_i64().unwrap(), s("message"), data.as_deref())
-                .map(|k| serde_json::to_string(&k).unwrap())
+            rt.lookup_kind(
+                dialect,
+                case["code"].as_i64().unwrap(),
+                s("message"),
+                data.as_deref(),
+            )
+            .map(|k| serde_json::to_string(&k).unwrap())
         }
         "codes" => rt.codes(s("dialect"), s("format").unwrap()),
         "redact_with" => rt.redact_with(s("text").unwrap(), &options_text(case)),
         "redact_json_value" => rt.redact_json_value(&value_text(case), &options_text(case)),
         "kinds" => rt.kinds_json(),
-        "check_policy" => rt.check_policy(&s("policy").unwrap(), &env_pairs(case.get("policy_env"))),
+        "check_policy" => {
+            rt.check_policy(&s("policy").unwrap(), &env_pairs(case.get("policy_env")))
+        }
         "max_input_bytes" => Ok(rt.max_input_bytes().to_string()),
         "refusal" => Err(rt.refusal(&problem_of(case))),
         "guard" => component_guard(rt, case),
@@ -361,7 +469,12 @@ fn check(name: &str, got: &Outcome, case: &Value) -> Option<String> {
     match (got, &want, case.get("expect_failure")) {
         (Ok(text), Some(want), _) if text == want => None,
         (Err(v), None, Some(expected)) if v == expected => None,
-        _ => Some(format!("{name}: got {got:?}, expected {}", want.map(Value::String).or(case.get("expect_failure").cloned()).unwrap_or(Value::Null))),
+        _ => Some(format!(
+            "{name}: got {got:?}, expected {}",
+            want.map(Value::String)
+                .or(case.get("expect_failure").cloned())
+                .unwrap_or(Value::Null)
+        )),
     }
 }
 
@@ -375,10 +488,16 @@ fn every_vector_passes_natively_and_through_the_component_with_identical_bytes()
         let cases = doc["cases"].as_array().expect("cases array");
         for case in cases {
             count += 1;
-            let name = format!("{}::{}", file.file_name().unwrap().to_string_lossy(), case["name"].as_str().unwrap());
+            let name = format!(
+                "{}::{}",
+                file.file_name().unwrap().to_string_lossy(),
+                case["name"].as_str().unwrap()
+            );
             let env = env_of(case);
             let key = format!("{env:?}");
-            let rt = runtimes.entry(key).or_insert_with(|| Runtime::new(env).unwrap());
+            let rt = runtimes
+                .entry(key)
+                .or_insert_with(|| Runtime::new(env).unwrap());
             let n = native(case);
             let c = component(rt, case);
             failures.extend(check(&format!("{name} [native]"), &n, case));
@@ -389,5 +508,10 @@ fn every_vector_passes_natively_and_through_the_component_with_identical_bytes()
         }
     }
     assert!(count > 300, "only {count} cases");
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -22,7 +22,8 @@ impl Metered {
         let component = Component::new(&engine, jsonrpc_errors_host::COMPONENT).unwrap();
         let mut store = Store::new(&engine, ());
         store.set_fuel(u64::MAX).unwrap();
-        let api = JsonrpcErrors::instantiate(&mut store, &component, &Linker::new(&engine)).unwrap();
+        let api =
+            JsonrpcErrors::instantiate(&mut store, &component, &Linker::new(&engine)).unwrap();
         let mut m = Metered { store, api };
         m.fuel("warm up: compile every rule's regex -----BEGIN RSA PRIVATE KEY----- Traceback password=x");
         m
@@ -31,7 +32,10 @@ impl Metered {
     /// Fuel one `redact` call consumes.
     fn fuel(&mut self, text: &str) -> u64 {
         let before = self.store.get_fuel().unwrap();
-        self.api.jsonrpc_errors_core_api().call_redact(&mut self.store, text).unwrap();
+        self.api
+            .jsonrpc_errors_core_api()
+            .call_redact(&mut self.store, text)
+            .unwrap();
         before - self.store.get_fuel().unwrap()
     }
 }
@@ -43,12 +47,30 @@ fn repeated(unit: &str, bytes: usize) -> String {
 
 /// Adversarial units: keyword-dense lines for the multi-line rules and a few line-based ones.
 const UNITS: &[(&str, &str)] = &[
-    ("pem: repeated BEGIN lines", "-----BEGIN RSA PRIVATE KEY-----\n"),
-    ("pem: BEGIN lines with a body line", "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n"),
-    ("pem: BEGIN lines on one line", "-----BEGIN RSA PRIVATE KEY----- "),
-    ("pem: escaped BEGIN lines", "-----BEGIN PRIVATE KEY-----\\nMIIE\\n"),
-    ("python: repeated headers", "Traceback (most recent call last):\n"),
-    ("python: headers with a frame", "Traceback (most recent call last):\n  File \"a.py\", line 1\n"),
+    (
+        "pem: repeated BEGIN lines",
+        "-----BEGIN RSA PRIVATE KEY-----\n",
+    ),
+    (
+        "pem: BEGIN lines with a body line",
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n",
+    ),
+    (
+        "pem: BEGIN lines on one line",
+        "-----BEGIN RSA PRIVATE KEY----- ",
+    ),
+    (
+        "pem: escaped BEGIN lines",
+        "-----BEGIN PRIVATE KEY-----\\nMIIE\\n",
+    ),
+    (
+        "python: repeated headers",
+        "Traceback (most recent call last):\n",
+    ),
+    (
+        "python: headers with a frame",
+        "Traceback (most recent call last):\n  File \"a.py\", line 1\n",
+    ),
     ("java: frames", "\tat com.acme.Foo.bar(Foo.java:12)\n"),
     ("js: frames", "    at handler (/srv/app/index.js:10:5)\n"),
     ("rust: repeated headers", "stack backtrace:\n"),
@@ -69,9 +91,14 @@ fn assert_linear_in_length(m: &mut Metered, shapes: &[(&str, Shape)]) {
         let (small, large) = (text(25_000), text(50_000));
         let (f_small, f_large) = (m.fuel(&small), m.fuel(&large));
         let growth = (f_large as f64 / large.len() as f64) / (f_small as f64 / small.len() as f64);
-        println!("{name}: {:.0} fuel/byte, growth x{growth:.2} per byte when doubled", f_large as f64 / large.len() as f64);
+        println!(
+            "{name}: {:.0} fuel/byte, growth x{growth:.2} per byte when doubled",
+            f_large as f64 / large.len() as f64
+        );
         if growth > 1.3 {
-            failures.push(format!("{name}: cost per byte grew {growth:.2}x when the text doubled"));
+            failures.push(format!(
+                "{name}: cost per byte grew {growth:.2}x when the text doubled"
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -85,8 +112,12 @@ fn one_long_address_shaped_word_costs_linear_fuel() {
     let mut m = Metered::new();
     let shapes: [(&str, Shape); 3] = [
         ("a dotted local part", |n| format!("{}@b", "a.".repeat(n))),
-        ("a domain of many labels and no top level", |n| format!("x@{}1", "b.".repeat(n))),
-        ("labels too long for a top level", |n| format!("x@{}", "abcdefghijklmnopqrstuvwxyz.".repeat(n / 13))),
+        ("a domain of many labels and no top level", |n| {
+            format!("x@{}1", "b.".repeat(n))
+        }),
+        ("labels too long for a top level", |n| {
+            format!("x@{}", "abcdefghijklmnopqrstuvwxyz.".repeat(n / 13))
+        }),
     ];
     assert_linear_in_length(&mut m, &shapes);
 }
@@ -99,13 +130,27 @@ fn one_long_address_shaped_word_costs_linear_fuel() {
 fn one_long_assignment_costs_linear_fuel() {
     let mut m = Metered::new();
     let shapes: [(&str, Shape); 7] = [
-        ("a key of one run of letters", |n| format!("{}password=hunter2", "a".repeat(n))),
-        ("a key of dotted parts", |n| format!("{}apassword=hunter2", "a_".repeat(n / 2))),
-        ("a key of parts and no secret key", |n| format!("{}_token=x", "a_b.".repeat(n / 4))),
-        ("a value of unclosed ${", |n| format!("password={}", "${".repeat(n / 2))),
-        ("a value of unclosed {{", |n| format!("password={}", "{{".repeat(n / 2))),
-        ("a value of ${ and spaces", |n| format!("password=x{}", "${a ".repeat(n / 4))),
-        ("a quoted value of escapes", |n| format!("password=\"{}", "\\\"".repeat(n / 3))),
+        ("a key of one run of letters", |n| {
+            format!("{}password=hunter2", "a".repeat(n))
+        }),
+        ("a key of dotted parts", |n| {
+            format!("{}apassword=hunter2", "a_".repeat(n / 2))
+        }),
+        ("a key of parts and no secret key", |n| {
+            format!("{}_token=x", "a_b.".repeat(n / 4))
+        }),
+        ("a value of unclosed ${", |n| {
+            format!("password={}", "${".repeat(n / 2))
+        }),
+        ("a value of unclosed {{", |n| {
+            format!("password={}", "{{".repeat(n / 2))
+        }),
+        ("a value of ${ and spaces", |n| {
+            format!("password=x{}", "${a ".repeat(n / 4))
+        }),
+        ("a quoted value of escapes", |n| {
+            format!("password=\"{}", "\\\"".repeat(n / 3))
+        }),
     ];
     assert_linear_in_length(&mut m, &shapes);
 }
@@ -113,7 +158,10 @@ fn one_long_assignment_costs_linear_fuel() {
 #[test]
 fn keyword_dense_text_costs_linear_fuel_for_every_rule() {
     let mut m = Metered::new();
-    let benign = repeated("2026-11-21T10:02:14Z INFO request 42 took 12ms (ok)\n", 200_000);
+    let benign = repeated(
+        "2026-11-21T10:02:14Z INFO request 42 took 12ms (ok)\n",
+        200_000,
+    );
     let benign_per_byte = m.fuel(&benign) as f64 / benign.len() as f64;
     let mut report = Vec::new();
     let mut failures = Vec::new();
@@ -126,15 +174,28 @@ fn keyword_dense_text_costs_linear_fuel_for_every_rule() {
         report.push(format!("{name}: {per_byte:.0} fuel/byte ({:.1}x benign), growth x{growth:.2} per byte when doubled", per_byte / benign_per_byte));
         // Linear: doubling the text must not raise the cost per byte (a quadratic scan doubles it).
         if growth > 1.3 {
-            failures.push(format!("{name}: cost per byte grew {growth:.2}x when the text doubled"));
+            failures.push(format!(
+                "{name}: cost per byte grew {growth:.2}x when the text doubled"
+            ));
         }
         // Bounded constant: no shape may cost more than a fixed multiple of ordinary log text per byte.
         if per_byte > 400.0 * benign_per_byte {
-            failures.push(format!("{name}: {per_byte:.0} fuel per byte, {:.0}x ordinary text", per_byte / benign_per_byte));
+            failures.push(format!(
+                "{name}: {per_byte:.0} fuel per byte, {:.0}x ordinary text",
+                per_byte / benign_per_byte
+            ));
         }
     }
-    println!("benign: {benign_per_byte:.0} fuel/byte\n{}", report.join("\n"));
-    assert!(failures.is_empty(), "{}\n\n{}", failures.join("\n"), report.join("\n"));
+    println!(
+        "benign: {benign_per_byte:.0} fuel/byte\n{}",
+        report.join("\n")
+    );
+    assert!(
+        failures.is_empty(),
+        "{}\n\n{}",
+        failures.join("\n"),
+        report.join("\n")
+    );
 }
 
 /// One long word with no space in it, made of a rule's keyword glued again and again: every hit lies in the
@@ -146,22 +207,31 @@ fn one_long_word_of_repeated_keywords_costs_linear_fuel_for_every_rule() {
     let mut failures = Vec::new();
     let mut worst = (0.0f64, String::new());
     for rule in jsonrpc_errors_guest::redact::catalogue_rules() {
-        let Some(keyword) = rule.keywords.first() else { continue };
+        let Some(keyword) = rule.keywords.first() else {
+            continue;
+        };
         for glue in ["_", "-a.", "=a&"] {
             let unit = format!("{keyword}{glue}");
             let small = repeated(&unit, 50_000);
             let large = repeated(&unit, 100_000);
             let (f_small, f_large) = (m.fuel(&small), m.fuel(&large));
-            let growth = (f_large as f64 / large.len() as f64) / (f_small as f64 / small.len() as f64);
+            let growth =
+                (f_large as f64 / large.len() as f64) / (f_small as f64 / small.len() as f64);
             if growth > worst.0 {
                 worst = (growth, format!("{} {unit:?}", rule.id));
             }
             if growth > 1.3 {
-                failures.push(format!("{} {unit:?}: cost per byte grew {growth:.2}x when the text doubled", rule.id));
+                failures.push(format!(
+                    "{} {unit:?}: cost per byte grew {growth:.2}x when the text doubled",
+                    rule.id
+                ));
             }
         }
     }
-    println!("worst growth per byte when doubled: x{:.2} ({})", worst.0, worst.1);
+    println!(
+        "worst growth per byte when doubled: x{:.2} ({})",
+        worst.0, worst.1
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -174,7 +244,10 @@ fn one_long_word_of_repeated_keywords_costs_linear_fuel_for_every_rule() {
 #[test]
 fn a_long_run_of_one_character_costs_a_bounded_amount_per_byte() {
     let mut m = Metered::new();
-    let benign = repeated("2026-11-21T10:02:14Z INFO request 42 took 12ms (ok)\n", 100_000);
+    let benign = repeated(
+        "2026-11-21T10:02:14Z INFO request 42 took 12ms (ok)\n",
+        100_000,
+    );
     let benign_per_byte = m.fuel(&benign) as f64 / benign.len() as f64;
     let mut units: Vec<String> = (0x21u8..0x7f).map(|c| (c as char).to_string()).collect();
     for separator in ["-", ".", "_", "/", "%", "=", "+"] {
@@ -188,17 +261,34 @@ fn a_long_run_of_one_character_costs_a_bounded_amount_per_byte() {
         let per_byte = f_large as f64 / large.len() as f64;
         let growth = per_byte / (f_small as f64 / small.len() as f64);
         if growth > 1.3 {
-            failures.push(format!("{unit:?}: cost per byte grew {growth:.2}x when the text doubled"));
+            failures.push(format!(
+                "{unit:?}: cost per byte grew {growth:.2}x when the text doubled"
+            ));
         }
         // The worst single characters cost about 10x ordinary text (runs of digits and letters every
         // token rule's class takes); a shared run split at every byte cost 186x.
         if per_byte > 25.0 * benign_per_byte {
-            failures.push(format!("{unit:?}: {per_byte:.0} fuel per byte, {:.0}x ordinary text", per_byte / benign_per_byte));
+            failures.push(format!(
+                "{unit:?}: {per_byte:.0} fuel per byte, {:.0}x ordinary text",
+                per_byte / benign_per_byte
+            ));
         }
         costs.push((per_byte / benign_per_byte, unit.clone()));
     }
     costs.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let worst: Vec<String> = costs.iter().take(6).map(|(x, u)| format!("{u:?} {x:.1}x")).collect();
-    println!("benign: {benign_per_byte:.0} fuel/byte; worst runs: {}", worst.join(", "));
-    assert!(failures.is_empty(), "{}\nworst runs: {}", failures.join("\n"), worst.join(", "));
+    let worst: Vec<String> = costs
+        .iter()
+        .take(6)
+        .map(|(x, u)| format!("{u:?} {x:.1}x"))
+        .collect();
+    println!(
+        "benign: {benign_per_byte:.0} fuel/byte; worst runs: {}",
+        worst.join(", ")
+    );
+    assert!(
+        failures.is_empty(),
+        "{}\nworst runs: {}",
+        failures.join("\n"),
+        worst.join(", ")
+    );
 }

@@ -11,7 +11,11 @@ use axum::http::HeaderValue;
 use axum::response::IntoResponse;
 
 fn json(body: String) -> axum::response::Response {
-    ([(CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response()
+    (
+        [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+        body,
+    )
+        .into_response()
 }
 
 /// The guest's text, sent as it is.

@@ -157,7 +157,12 @@ impl JsonRpcError {
     /// The response, rendered by the guest; or why the guest refused to render it (the kind is not defined in
     /// the dialect, or a dialect field is unknown), as the error object the guest words it with.
     pub fn try_render(&self) -> Result<Rendered, ErrorObject> {
-        render_input(&self.0.kind, &self.map_envelope(), self.0.dialect, &call_context())
+        render_input(
+            &self.0.kind,
+            &self.map_envelope(),
+            self.0.dialect,
+            &call_context(),
+        )
     }
 
     /// The response, rendered by the guest. An error the dialect cannot express (see
@@ -165,16 +170,24 @@ impl JsonRpcError {
     /// correlation id: the client still gets exactly one well-formed answer.
     pub fn render(&self) -> Rendered {
         let ctx = call_context();
-        render_input(&self.0.kind, &self.map_envelope(), self.0.dialect, &ctx).unwrap_or_else(|_| {
-            let fallback = ErrorKind::InternalError { details: None };
-            let envelope = MapEnvelope { dialect_fields: Map::new(), ..self.map_envelope() };
-            render_input(&fallback, &envelope, self.0.dialect, &ctx).unwrap_or_else(|_| {
-                // internal-error is defined in every dialect; should rendering fail anyway, a plain -32603.
-                let plain = jsonrpc_errors_guest::error::ErrorObject::internal();
-                let response = jsonrpc_errors_guest::error::error_response(&plain, self.0.id.to_value());
-                Rendered { json: response.to_string() }
-            })
-        })
+        render_input(&self.0.kind, &self.map_envelope(), self.0.dialect, &ctx).unwrap_or_else(
+            |_| {
+                let fallback = ErrorKind::InternalError { details: None };
+                let envelope = MapEnvelope {
+                    dialect_fields: Map::new(),
+                    ..self.map_envelope()
+                };
+                render_input(&fallback, &envelope, self.0.dialect, &ctx).unwrap_or_else(|_| {
+                    // internal-error is defined in every dialect; should rendering fail anyway, a plain -32603.
+                    let plain = jsonrpc_errors_guest::error::ErrorObject::internal();
+                    let response =
+                        jsonrpc_errors_guest::error::error_response(&plain, self.0.id.to_value());
+                    Rendered {
+                        json: response.to_string(),
+                    }
+                })
+            },
+        )
     }
 
     fn map_envelope(&self) -> MapEnvelope {
@@ -224,7 +237,10 @@ impl fmt::Display for JsonRpcError {
 
 impl Error for JsonRpcError {
     fn source(&self) -> Option<&(dyn Error + 'static)> {
-        self.0.source.as_deref().map(|e| e as &(dyn Error + 'static))
+        self.0
+            .source
+            .as_deref()
+            .map(|e| e as &(dyn Error + 'static))
     }
 }
 
@@ -268,7 +284,11 @@ impl Request {
     }
 
     /// [`Request::parse`] at the time and with the randomness of `ctx`.
-    pub(crate) fn parse_at(body: &[u8], dialect: Dialect, ctx: &CallContext) -> Result<Request, Rendered> {
+    pub(crate) fn parse_at(
+        body: &[u8],
+        dialect: Dialect,
+        ctx: &CallContext,
+    ) -> Result<Request, Rendered> {
         let args = api::ValidateArgs {
             max_bytes: None,
             batch: "reject",
@@ -279,15 +299,25 @@ impl Request {
         let verdict = match api::validate(body, &args, ctx) {
             Ok(text) => text,
             // Only an unknown dialect or batch policy fails the call, and both are fixed above.
-            Err(_) => return Err(JsonRpcError::new(ErrorKind::InternalError { details: None }).in_dialect(dialect).render()),
+            Err(_) => {
+                return Err(
+                    JsonRpcError::new(ErrorKind::InternalError { details: None })
+                        .in_dialect(dialect)
+                        .render(),
+                )
+            }
         };
-        let valid = serde_json::from_str::<Value>(&verdict).is_ok_and(|v| v.get("valid") == Some(&Value::Bool(true)));
+        let valid = serde_json::from_str::<Value>(&verdict)
+            .is_ok_and(|v| v.get("valid") == Some(&Value::Bool(true)));
         if !valid {
             return Err(Rendered { json: verdict });
         }
         serde_json::from_slice(body).map_err(|e| {
             // The guest's checks are the stricter ones; this is only reached if serde disagrees with them.
-            let kind = ErrorKind::InvalidRequest { reason: None, details: Some(e.to_string()) };
+            let kind = ErrorKind::InvalidRequest {
+                reason: None,
+                details: Some(e.to_string()),
+            };
             JsonRpcError::new(kind).in_dialect(dialect).render()
         })
     }
@@ -300,7 +330,13 @@ impl Request {
     pub fn params<T: DeserializeOwned>(&self) -> Result<T, JsonRpcError> {
         let text = self.params.as_deref().map_or("null", RawValue::get);
         serde_json::from_str(text).map_err(|e| {
-            let kind = ErrorKind::InvalidParams { param: None, expected: None, received: None, accepted: None, details: Some(e.to_string()) };
+            let kind = ErrorKind::InvalidParams {
+                param: None,
+                expected: None,
+                received: None,
+                accepted: None,
+                details: Some(e.to_string()),
+            };
             let error = JsonRpcError::new(kind);
             match &self.id {
                 Some(id) => error.with_id(id.clone()),
@@ -319,7 +355,12 @@ pub(crate) struct MapEnvelope {
 }
 
 /// The one call into the guest's `map`: the typed kind serialized as its map input, the envelope beside it.
-pub(crate) fn render_input(kind: &ErrorKind, envelope: &MapEnvelope, dialect: Dialect, ctx: &CallContext) -> Result<Rendered, ErrorObject> {
+pub(crate) fn render_input(
+    kind: &ErrorKind,
+    envelope: &MapEnvelope,
+    dialect: Dialect,
+    ctx: &CallContext,
+) -> Result<Rendered, ErrorObject> {
     let Ok(Value::Object(mut input)) = serde_json::to_value(kind) else {
         unreachable!("an ErrorKind serializes as an object");
     };
@@ -336,7 +377,11 @@ pub(crate) fn render_input(kind: &ErrorKind, envelope: &MapEnvelope, dialect: Di
     }
     api::map_error_value(&Value::Object(input), dialect.name(), ctx)
         .map(|json| Rendered { json })
-        .map_err(|e| ErrorObject { code: e.code.into(), message: e.message, data: e.data })
+        .map_err(|e| ErrorObject {
+            code: e.code.into(),
+            message: e.message,
+            data: e.data,
+        })
 }
 
 /// The clock and a random number the guest formats timestamps and correlation ids from (it has neither).
@@ -344,7 +389,12 @@ pub(crate) fn render_input(kind: &ErrorKind, envelope: &MapEnvelope, dialect: Di
 /// apart, and no dependency; nothing here needs to be unpredictable.
 fn call_context() -> CallContext {
     use std::hash::BuildHasher;
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
     let entropy = std::collections::hash_map::RandomState::new().hash_one(now.as_nanos());
-    CallContext { unix_millis: now.as_millis() as u64, entropy }
+    CallContext {
+        unix_millis: now.as_millis() as u64,
+        entropy,
+    }
 }

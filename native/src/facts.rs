@@ -8,12 +8,16 @@ impl Kind {
     fn row(self) -> &'static taxonomy::Kind {
         // `Kind` is generated from the same table (`cargo xtask gen --check` fails when it is stale, and a test
         // looks every kind up), so the name is always there.
-        taxonomy::taxonomy().kind(self.name()).expect("every generated kind is in the taxonomy")
+        taxonomy::taxonomy()
+            .kind(self.name())
+            .expect("every generated kind is in the taxonomy")
     }
 
     /// The code `dialect` answers this kind with; `None` where the dialect does not define the kind.
     pub fn code(self, dialect: Dialect) -> Option<i32> {
-        self.row().dialect(dialect.name()).and_then(|entry| entry.code)
+        self.row()
+            .dialect(dialect.name())
+            .and_then(|entry| entry.code)
     }
 
     /// Who is at fault, broadly: `client`, `gate`, `upstream`, `task`, `transient`, `security`, `server` or

@@ -23,7 +23,9 @@ impl<'de> Deserialize<'de> for Version {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         match String::deserialize(deserializer)?.as_str() {
             "2.0" => Ok(Version),
-            other => Err(D::Error::custom(format!("\"jsonrpc\" must be \"2.0\", not \"{other}\""))),
+            other => Err(D::Error::custom(format!(
+                "\"jsonrpc\" must be \"2.0\", not \"{other}\""
+            ))),
         }
     }
 }
@@ -89,7 +91,9 @@ impl<'de> Deserialize<'de> for Id {
 }
 
 /// A member that may be `null` and may be absent, told apart: `Some(null)` is there, `None` is not.
-fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(deserializer: D) -> Result<Option<T>, D::Error> {
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    deserializer: D,
+) -> Result<Option<T>, D::Error> {
     T::deserialize(deserializer).map(Some)
 }
 
@@ -106,7 +110,11 @@ pub struct Request {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub params: Option<Box<RawValue>>,
     /// Absent for a notification (which gets no response); `Some(Id::Null)` for `"id": null`.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub id: Option<Id>,
 }
 
@@ -114,8 +122,14 @@ impl Request {
     /// A request with `params` (an object or an array) and `id`.
     pub fn new(method: impl Into<String>, params: Option<&Value>, id: impl Into<Id>) -> Self {
         // A `Value` always serializes.
-        let params = params.map(|p| serde_json::value::to_raw_value(p).expect("a Value serializes"));
-        Request { jsonrpc: Version, method: method.into(), params, id: Some(id.into()) }
+        let params =
+            params.map(|p| serde_json::value::to_raw_value(p).expect("a Value serializes"));
+        Request {
+            jsonrpc: Version,
+            method: method.into(),
+            params,
+            id: Some(id.into()),
+        }
     }
 
     /// Whether no response is owed.
@@ -130,7 +144,11 @@ pub struct ErrorObject {
     /// An integer; wider than the taxonomy's `i32` so that any server's code can be read back.
     pub code: i64,
     pub message: String,
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub data: Option<Value>,
 }
 
@@ -146,7 +164,10 @@ pub struct Response {
 impl Response {
     /// A successful response.
     pub fn success(id: impl Into<Id>, result: Value) -> Self {
-        Response { outcome: Ok(result), id: id.into() }
+        Response {
+            outcome: Ok(result),
+            id: id.into(),
+        }
     }
 }
 
@@ -181,9 +202,16 @@ impl<'de> Deserialize<'de> for Response {
         let outcome = match (m.result, m.error) {
             (Some(result), None) => Ok(result),
             (None, Some(error)) => Err(error),
-            (Some(_), Some(_)) => return Err(D::Error::custom("a response has a result or an error, not both")),
+            (Some(_), Some(_)) => {
+                return Err(D::Error::custom(
+                    "a response has a result or an error, not both",
+                ))
+            }
             (None, None) => return Err(D::Error::custom("a response has a result or an error")),
         };
-        Ok(Response { outcome, id: m.id.unwrap_or_default() })
+        Ok(Response {
+            outcome,
+            id: m.id.unwrap_or_default(),
+        })
     }
 }

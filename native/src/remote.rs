@@ -26,10 +26,15 @@ struct Parts {
 impl RemoteError {
     /// The error object of an error response, and its kind in `dialect`.
     pub fn new(error: ErrorObject, id: Id, dialect: Dialect) -> Self {
-        let kind = lookup_kind(dialect.name(), error.code, Some(&error.message), error.data.as_ref())
-            .ok()
-            .flatten()
-            .and_then(Kind::from_name);
+        let kind = lookup_kind(
+            dialect.name(),
+            error.code,
+            Some(&error.message),
+            error.data.as_ref(),
+        )
+        .ok()
+        .flatten()
+        .and_then(Kind::from_name);
         RemoteError(Box::new(Parts { error, id, kind }))
     }
 
@@ -70,8 +75,16 @@ impl RemoteError {
 impl fmt::Display for RemoteError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0.kind {
-            Some(kind) => write!(f, "{kind} ({}): {}", self.0.error.code, self.0.error.message),
-            None => write!(f, "JSON-RPC error {}: {}", self.0.error.code, self.0.error.message),
+            Some(kind) => write!(
+                f,
+                "{kind} ({}): {}",
+                self.0.error.code, self.0.error.message
+            ),
+            None => write!(
+                f,
+                "JSON-RPC error {}: {}",
+                self.0.error.code, self.0.error.message
+            ),
         }
     }
 }

@@ -45,7 +45,12 @@ fn facts_come_from_the_guests_table() {
         assert_eq!(kind.retryable(), row.retryable);
         assert_eq!(kind.http_status(), row.http_status);
         for dialect in Dialect::ALL {
-            assert_eq!(kind.code(dialect), row.dialect(dialect.name()).and_then(|e| e.code), "{kind} in {}", dialect.name());
+            assert_eq!(
+                kind.code(dialect),
+                row.dialect(dialect.name()).and_then(|e| e.code),
+                "{kind} in {}",
+                dialect.name()
+            );
         }
     }
 }
@@ -53,18 +58,43 @@ fn facts_come_from_the_guests_table() {
 #[test]
 fn an_error_kind_reads_and_writes_the_guests_map_input() {
     // Numbers read from JSON text (serde's internally tagged enums lose them under arbitrary_precision).
-    let kind: ErrorKind = serde_json::from_str(r#"{"kind":"approval-timeout","tool":"deploy","timeout_secs":300}"#).unwrap();
-    assert_eq!(kind, ErrorKind::ApprovalTimeout { tool: "deploy".into(), timeout_secs: 300, workflow: None });
+    let kind: ErrorKind =
+        serde_json::from_str(r#"{"kind":"approval-timeout","tool":"deploy","timeout_secs":300}"#)
+            .unwrap();
+    assert_eq!(
+        kind,
+        ErrorKind::ApprovalTimeout {
+            tool: "deploy".into(),
+            timeout_secs: 300,
+            workflow: None
+        }
+    );
     // Absent options are left out; null reads as absent.
-    assert_eq!(serde_json::to_value(&kind).unwrap(), json!({"kind": "approval-timeout", "tool": "deploy", "timeout_secs": 300}));
-    let with_null: ErrorKind = serde_json::from_str(r#"{"kind":"approval-timeout","tool":"deploy","timeout_secs":300,"workflow":null}"#).unwrap();
+    assert_eq!(
+        serde_json::to_value(&kind).unwrap(),
+        json!({"kind": "approval-timeout", "tool": "deploy", "timeout_secs": 300})
+    );
+    let with_null: ErrorKind = serde_json::from_str(
+        r#"{"kind":"approval-timeout","tool":"deploy","timeout_secs":300,"workflow":null}"#,
+    )
+    .unwrap();
     assert_eq!(with_null, kind);
     let unit: ErrorKind = serde_json::from_str(r#"{"kind":"timeout"}"#).unwrap();
-    assert_eq!(serde_json::to_string(&unit).unwrap(), r#"{"kind":"timeout"}"#);
+    assert_eq!(
+        serde_json::to_string(&unit).unwrap(),
+        r#"{"kind":"timeout"}"#
+    );
 
-    let refused = |text: &str| serde_json::from_str::<ErrorKind>(text).unwrap_err().to_string();
+    let refused = |text: &str| {
+        serde_json::from_str::<ErrorKind>(text)
+            .unwrap_err()
+            .to_string()
+    };
     assert!(refused(r#"{"kind":"approval-timeout","tool":"deploy"}"#).contains("timeout_secs"));
-    assert!(refused(r#"{"kind":"approval-timeout","tool":"deploy","timeout_secs":-1}"#).contains("timeout_secs"));
+    assert!(
+        refused(r#"{"kind":"approval-timeout","tool":"deploy","timeout_secs":-1}"#)
+            .contains("timeout_secs")
+    );
     assert!(refused(r#"{"kind":"timeout","tool":"x"}"#).contains("no field 'tool'"));
     assert!(refused(r#"{"kind":"no-such-kind"}"#).contains("unknown kind"));
     assert!(refused(r#"{"tool":"x"}"#).contains("kind"));
@@ -81,7 +111,9 @@ enum StoreError {
 impl ToErrorKind for StoreError {
     fn to_error_kind(&self) -> ErrorKind {
         match self {
-            StoreError::NoOrder(id) => ErrorKind::TaskNotFound { task_id: id.clone() },
+            StoreError::NoOrder(id) => ErrorKind::TaskNotFound {
+                task_id: id.clone(),
+            },
             StoreError::Connect { .. } => ErrorKind::BackendUnavailable,
         }
     }
@@ -89,7 +121,9 @@ impl ToErrorKind for StoreError {
 
 fn lookup(order: &str) -> Result<(), StoreError> {
     match order {
-        "down" => Err(StoreError::Connect { password: "s3cr3t-Pa55w0rd".into() }),
+        "down" => Err(StoreError::Connect {
+            password: "s3cr3t-Pa55w0rd".into(),
+        }),
         other => Err(StoreError::NoOrder(other.into())),
     }
 }
@@ -109,7 +143,10 @@ fn a_domain_error_becomes_the_canonical_error_through_the_question_mark() {
     let response = error.render().to_response();
     assert_eq!(response.id, Id::from(4));
     let object = response.outcome.unwrap_err();
-    assert_eq!(object.code, i64::from(Kind::TaskNotFound.code(Dialect::Canonical).unwrap()));
+    assert_eq!(
+        object.code,
+        i64::from(Kind::TaskNotFound.code(Dialect::Canonical).unwrap())
+    );
     let data = object.data.unwrap();
     assert_eq!(data["type"], "task-not-found");
     assert_eq!(data["retryable"], Kind::TaskNotFound.retryable());
@@ -134,7 +171,16 @@ fn correlation_ids_differ_per_error_and_can_be_given() {
     let b = JsonRpcError::new(ErrorKind::Timeout);
     assert_ne!(a.correlation_id(), b.correlation_id());
     let given = JsonRpcError::new(ErrorKind::Timeout).with_correlation_id("req-42");
-    assert_eq!(given.render().to_response().outcome.unwrap_err().data.unwrap()["correlation_id"], "req-42");
+    assert_eq!(
+        given
+            .render()
+            .to_response()
+            .outcome
+            .unwrap_err()
+            .data
+            .unwrap()["correlation_id"],
+        "req-42"
+    );
 }
 
 /// Every kind in every dialect that defines it renders as that dialect's code, under the request's id; read
@@ -144,11 +190,19 @@ fn every_kind_renders_in_every_dialect_and_reads_back() {
     let mut round_trips = 0;
     for dialect in Dialect::ALL {
         for kind in Kind::ALL {
-            let Some(entry) = taxonomy().kind(kind.name()).unwrap().dialect(dialect.name()) else {
+            let Some(entry) = taxonomy()
+                .kind(kind.name())
+                .unwrap()
+                .dialect(dialect.name())
+            else {
                 continue;
             };
-            let error = JsonRpcError::new(minimal(kind)).with_id("r-1").in_dialect(dialect);
-            let rendered = error.try_render().unwrap_or_else(|e| panic!("{kind} in {}: {e:?}", dialect.name()));
+            let error = JsonRpcError::new(minimal(kind))
+                .with_id("r-1")
+                .in_dialect(dialect);
+            let rendered = error
+                .try_render()
+                .unwrap_or_else(|e| panic!("{kind} in {}: {e:?}", dialect.name()));
             let response: Response = serde_json::from_str(rendered.as_str()).unwrap();
             assert_eq!(response.id, Id::from("r-1"));
             match (entry.style, response.into_result(dialect)) {
@@ -156,8 +210,15 @@ fn every_kind_renders_in_every_dialect_and_reads_back() {
                 (Style::ToolResult | Style::Domain, Ok(result)) => assert!(result.is_object()),
                 (Style::Error, Err(remote)) => {
                     let code = kind.code(dialect).map(i64::from);
-                    assert_eq!(Some(remote.error().code), code, "{kind} in {}", dialect.name());
-                    let read = remote.kind().unwrap_or_else(|| panic!("{kind} in {}: no kind read back", dialect.name()));
+                    assert_eq!(
+                        Some(remote.error().code),
+                        code,
+                        "{kind} in {}",
+                        dialect.name()
+                    );
+                    let read = remote.kind().unwrap_or_else(|| {
+                        panic!("{kind} in {}: no kind read back", dialect.name())
+                    });
                     assert_eq!(read.code(dialect).map(i64::from), code);
                     if dialect == Dialect::Canonical {
                         assert_eq!(read, kind, "canonical tells every kind apart by data.type");
@@ -166,7 +227,10 @@ fn every_kind_renders_in_every_dialect_and_reads_back() {
                     }
                     round_trips += 1;
                 }
-                (style, outcome) => panic!("{kind} in {}: {style:?} rendered as {outcome:?}", dialect.name()),
+                (style, outcome) => panic!(
+                    "{kind} in {}: {style:?} rendered as {outcome:?}",
+                    dialect.name()
+                ),
             }
         }
     }
@@ -179,12 +243,20 @@ fn a_kind_the_dialect_lacks_is_answered_as_internal_error() {
         .into_iter()
         .find(|d| Kind::MethodNotFound.code(*d).is_none())
         .expect("some dialect has no method-not-found");
-    let error = JsonRpcError::new(ErrorKind::MethodNotFound { method: "x".into() }).with_id(9).in_dialect(dialect);
+    let error = JsonRpcError::new(ErrorKind::MethodNotFound { method: "x".into() })
+        .with_id(9)
+        .in_dialect(dialect);
     let refused = error.try_render().unwrap_err();
-    assert_eq!(refused.data.as_ref().unwrap()["reason"], "kind-not-in-dialect");
+    assert_eq!(
+        refused.data.as_ref().unwrap()["reason"],
+        "kind-not-in-dialect"
+    );
     let response = error.render().to_response();
     assert_eq!(response.id, Id::from(9));
-    assert_eq!(response.outcome.unwrap_err().code, i64::from(Kind::InternalError.code(dialect).unwrap()));
+    assert_eq!(
+        response.outcome.unwrap_err().code,
+        i64::from(Kind::InternalError.code(dialect).unwrap())
+    );
 }
 
 #[test]
@@ -195,8 +267,13 @@ fn a_dialect_field_reaches_the_dialects_data() {
         .with_dialect_field("suggestion", "try a smaller page");
     assert!(error.render().as_str().contains("try a smaller page"));
     // Not a field of this dialect: refused by the guest, and the fallback answers.
-    let other = JsonRpcError::new(ErrorKind::Timeout).in_dialect(Dialect::Duet).with_dialect_field("suggestion", "x");
-    assert_eq!(other.try_render().unwrap_err().data.unwrap()["reason"], "unknown-field");
+    let other = JsonRpcError::new(ErrorKind::Timeout)
+        .in_dialect(Dialect::Duet)
+        .with_dialect_field("suggestion", "x");
+    assert_eq!(
+        other.try_render().unwrap_err().data.unwrap()["reason"],
+        "unknown-field"
+    );
 }
 
 #[test]
@@ -204,7 +281,10 @@ fn requests_parse_as_the_guest_validates_them() {
     let request = Request::parse(br#"{"jsonrpc":"2.0","method":"add","params":{"a":1,"b":2},"id":123456789012345678901234567890}"#, Dialect::Canonical).unwrap();
     assert_eq!(request.method, "add");
     // The id whole, for the echo (not rounded to an f64).
-    assert_eq!(serde_json::to_string(&request.id).unwrap(), "123456789012345678901234567890");
+    assert_eq!(
+        serde_json::to_string(&request.id).unwrap(),
+        "123456789012345678901234567890"
+    );
     #[derive(serde::Deserialize)]
     struct Add {
         a: i64,
@@ -215,25 +295,50 @@ fn requests_parse_as_the_guest_validates_them() {
 
     let wrong = request.params::<Vec<String>>().unwrap_err();
     assert_eq!(wrong.kind(), Kind::InvalidParams);
-    assert_eq!(serde_json::to_string(wrong.id()).unwrap(), "123456789012345678901234567890");
+    assert_eq!(
+        serde_json::to_string(wrong.id()).unwrap(),
+        "123456789012345678901234567890"
+    );
 
-    let notification = Request::parse(br#"{"jsonrpc":"2.0","method":"ping"}"#, Dialect::Canonical).unwrap();
+    let notification =
+        Request::parse(br#"{"jsonrpc":"2.0","method":"ping"}"#, Dialect::Canonical).unwrap();
     assert!(notification.is_notification());
     assert_eq!(notification.params::<Option<Value>>().unwrap(), None);
 
-    let not_json = Request::parse(b"{", Dialect::A2a).unwrap_err().to_response();
-    assert_eq!(not_json.outcome.unwrap_err().code, i64::from(Kind::ParseError.code(Dialect::A2a).unwrap()));
-    let no_method = Request::parse(br#"{"jsonrpc":"2.0","id":3}"#, Dialect::Canonical).unwrap_err().to_response();
+    let not_json = Request::parse(b"{", Dialect::A2a)
+        .unwrap_err()
+        .to_response();
+    assert_eq!(
+        not_json.outcome.unwrap_err().code,
+        i64::from(Kind::ParseError.code(Dialect::A2a).unwrap())
+    );
+    let no_method = Request::parse(br#"{"jsonrpc":"2.0","id":3}"#, Dialect::Canonical)
+        .unwrap_err()
+        .to_response();
     assert_eq!(no_method.id, Id::from(3));
-    assert_eq!(no_method.outcome.unwrap_err().data.unwrap()["reason"], "missing-method");
-    let batch = Request::parse(br#"[{"jsonrpc":"2.0","method":"a","id":1}]"#, Dialect::Canonical).unwrap_err().to_response();
-    assert_eq!(batch.outcome.unwrap_err().data.unwrap()["reason"], "batch-not-supported");
+    assert_eq!(
+        no_method.outcome.unwrap_err().data.unwrap()["reason"],
+        "missing-method"
+    );
+    let batch = Request::parse(
+        br#"[{"jsonrpc":"2.0","method":"a","id":1}]"#,
+        Dialect::Canonical,
+    )
+    .unwrap_err()
+    .to_response();
+    assert_eq!(
+        batch.outcome.unwrap_err().data.unwrap()["reason"],
+        "batch-not-supported"
+    );
 }
 
 #[test]
 fn responses_are_one_of_result_and_error() {
     let ok = Response::success(1, json!(null));
-    assert_eq!(serde_json::to_string(&ok).unwrap(), r#"{"jsonrpc":"2.0","result":null,"id":1}"#);
+    assert_eq!(
+        serde_json::to_string(&ok).unwrap(),
+        r#"{"jsonrpc":"2.0","result":null,"id":1}"#
+    );
     let read: Response = serde_json::from_str(r#"{"jsonrpc":"2.0","result":null,"id":1}"#).unwrap();
     assert_eq!(read, ok);
     for bad in [
@@ -244,13 +349,19 @@ fn responses_are_one_of_result_and_error() {
     ] {
         assert!(serde_json::from_str::<Response>(bad).is_err(), "{bad}");
     }
-    let null_id: Response = serde_json::from_str(r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#).unwrap();
+    let null_id: Response = serde_json::from_str(
+        r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#,
+    )
+    .unwrap();
     assert_eq!(null_id.id, Id::Null);
 }
 
 #[test]
 fn a_servers_own_code_reads_back_without_a_kind() {
-    let response: Response = serde_json::from_str(r#"{"jsonrpc":"2.0","error":{"code":-31999,"message":"mine"},"id":2}"#).unwrap();
+    let response: Response = serde_json::from_str(
+        r#"{"jsonrpc":"2.0","error":{"code":-31999,"message":"mine"},"id":2}"#,
+    )
+    .unwrap();
     let remote = response.into_result(Dialect::Canonical).unwrap_err();
     assert_eq!(remote.kind(), None);
     assert!(!remote.retryable());

@@ -46,16 +46,34 @@ pub struct Recall {
 }
 
 fn string(v: &Value, key: &str) -> String {
-    v[key].as_str().unwrap_or_else(|| panic!("recall.jsonl: {key} missing in {v}")).to_string()
+    v[key]
+        .as_str()
+        .unwrap_or_else(|| panic!("recall.jsonl: {key} missing in {v}"))
+        .to_string()
 }
 
 pub fn load_recall(dir: &Path) -> Recall {
     let path = dir.join("recall.jsonl");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e} (python3 tests/corpora/generate.py)", path.display()));
-    let mut lines = text.lines().map(|l| serde_json::from_str::<Value>(l).expect("recall.jsonl: one JSON document per line"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (python3 tests/corpora/generate.py)",
+            path.display()
+        )
+    });
+    let mut lines = text.lines().map(|l| {
+        serde_json::from_str::<Value>(l).expect("recall.jsonl: one JSON document per line")
+    });
     let header = lines.next().expect("recall.jsonl: a header line");
-    assert_eq!(header["type"], "header", "recall.jsonl starts with its header");
-    let contexts = header["contexts"].as_array().expect("header.contexts").iter().map(|c| c.as_str().unwrap().to_string()).collect();
+    assert_eq!(
+        header["type"], "header",
+        "recall.jsonl starts with its header"
+    );
+    let contexts = header["contexts"]
+        .as_array()
+        .expect("header.contexts")
+        .iter()
+        .map(|c| c.as_str().unwrap().to_string())
+        .collect();
     let (mut providers, mut samples) = (Vec::new(), Vec::new());
     for v in lines {
         match v["type"].as_str() {
@@ -70,13 +88,27 @@ pub fn load_recall(dir: &Path) -> Recall {
                 context: string(&v, "context"),
                 variant: v["variant"].as_u64().unwrap_or(0),
                 text: string(&v, "text"),
-                secrets: v["secrets"].as_array().expect("secrets").iter().map(|s| s.as_str().unwrap().to_string()).collect(),
+                secrets: v["secrets"]
+                    .as_array()
+                    .expect("secrets")
+                    .iter()
+                    .map(|s| s.as_str().unwrap().to_string())
+                    .collect(),
             }),
             other => panic!("recall.jsonl: unknown line type {other:?}"),
         }
     }
-    assert_eq!(header["samples"].as_u64(), Some(samples.len() as u64), "recall.jsonl: header.samples");
-    Recall { header, providers, contexts, samples }
+    assert_eq!(
+        header["samples"].as_u64(),
+        Some(samples.len() as u64),
+        "recall.jsonl: header.samples"
+    );
+    Recall {
+        header,
+        providers,
+        contexts,
+        samples,
+    }
 }
 
 pub struct Benign {
@@ -101,7 +133,9 @@ pub fn load_benign(dir: &Path) -> Benign {
         } else if line.starts_with("####") || line.is_empty() {
             continue;
         } else {
-            let group = current.clone().unwrap_or_else(|| panic!("benign.txt: a line before the first group: {line:?}"));
+            let group = current
+                .clone()
+                .unwrap_or_else(|| panic!("benign.txt: a line before the first group: {line:?}"));
             lines.push((group, line.to_string()));
         }
     }
@@ -168,14 +202,20 @@ pub fn leak(secret: &str, output: &str) -> Option<String> {
 }
 
 fn spans(text: &str, needle: &str) -> Vec<(usize, usize)> {
-    text.match_indices(needle).map(|(i, s)| (i, i + s.len())).collect()
+    text.match_indices(needle)
+        .map(|(i, s)| (i, i + s.len()))
+        .collect()
 }
 
 pub fn check_sample<'a>(sample: &'a Sample, policy: &Policy) -> SampleResult<'a> {
     let out = redact::redact_with(&sample.text, Secrets::none(), policy);
     let mut outcome = Outcome::Caught;
     let (mut occurrences, mut elsewhere, mut leaked) = (Vec::new(), BTreeSet::new(), Vec::new());
-    let secret_spans: Vec<(usize, usize)> = sample.secrets.iter().flat_map(|s| spans(&sample.text, s)).collect();
+    let secret_spans: Vec<(usize, usize)> = sample
+        .secrets
+        .iter()
+        .flat_map(|s| spans(&sample.text, s))
+        .collect();
     let touches = |f: &Finding| secret_spans.iter().any(|&(s, e)| f.start < e && s < f.end);
     let mut covering = BTreeSet::new();
     for f in &out.findings {
@@ -188,17 +228,35 @@ pub fn check_sample<'a>(sample: &'a Sample, policy: &Policy) -> SampleResult<'a>
     for secret in &sample.secrets {
         if let Some(survived) = leak(secret, &out.text) {
             let whole = survived.len() == secret.len();
-            outcome = outcome.max(if whole { Outcome::Missed } else { Outcome::Partial });
+            outcome = outcome.max(if whole {
+                Outcome::Missed
+            } else {
+                Outcome::Partial
+            });
             occurrences.push(
                 spans(&sample.text, secret)
                     .iter()
-                    .map(|&(s, e)| out.findings.iter().filter(|f| f.start < e && s < f.end).map(|f| f.rule.clone()).collect())
+                    .map(|&(s, e)| {
+                        out.findings
+                            .iter()
+                            .filter(|f| f.start < e && s < f.end)
+                            .map(|f| f.rule.clone())
+                            .collect()
+                    })
                     .collect(),
             );
             leaked.push(survived);
         }
     }
-    SampleResult { sample, outcome, output: out.text, occurrences, elsewhere, covering, leaked }
+    SampleResult {
+        sample,
+        outcome,
+        output: out.text,
+        occurrences,
+        elsewhere,
+        covering,
+        leaked,
+    }
 }
 
 pub struct RecallReport<'a> {
@@ -217,12 +275,28 @@ pub struct ContextFigure {
 
 impl ContextFigure {
     pub fn rate(&self) -> f64 {
-        if self.providers == 0 { 1.0 } else { self.providers_caught as f64 / self.providers as f64 }
+        if self.providers == 0 {
+            1.0
+        } else {
+            self.providers_caught as f64 / self.providers as f64
+        }
     }
 }
 
-pub fn evaluate_recall<'a>(recall: &'a Recall, policy_name: &str, policy: &Policy) -> RecallReport<'a> {
-    RecallReport { policy: policy_name.to_string(), recall, results: recall.samples.iter().map(|s| check_sample(s, policy)).collect() }
+pub fn evaluate_recall<'a>(
+    recall: &'a Recall,
+    policy_name: &str,
+    policy: &Policy,
+) -> RecallReport<'a> {
+    RecallReport {
+        policy: policy_name.to_string(),
+        recall,
+        results: recall
+            .samples
+            .iter()
+            .map(|s| check_sample(s, policy))
+            .collect(),
+    }
 }
 
 impl RecallReport<'_> {
@@ -230,7 +304,9 @@ impl RecallReport<'_> {
     pub fn grid(&self) -> BTreeMap<(&str, &str), Outcome> {
         let mut grid: BTreeMap<(&str, &str), Outcome> = BTreeMap::new();
         for r in &self.results {
-            let cell = grid.entry((r.sample.provider.as_str(), r.sample.context.as_str())).or_insert(Outcome::Caught);
+            let cell = grid
+                .entry((r.sample.provider.as_str(), r.sample.context.as_str()))
+                .or_insert(Outcome::Caught);
             *cell = (*cell).max(r.outcome);
         }
         grid
@@ -242,13 +318,24 @@ impl RecallReport<'_> {
             .contexts
             .iter()
             .map(|c| {
-                let cells: Vec<Outcome> = grid.iter().filter(|((_, ctx), _)| ctx == c).map(|(_, o)| *o).collect();
-                let samples: Vec<&SampleResult> = self.results.iter().filter(|r| &r.sample.context == c).collect();
+                let cells: Vec<Outcome> = grid
+                    .iter()
+                    .filter(|((_, ctx), _)| ctx == c)
+                    .map(|(_, o)| *o)
+                    .collect();
+                let samples: Vec<&SampleResult> = self
+                    .results
+                    .iter()
+                    .filter(|r| &r.sample.context == c)
+                    .collect();
                 ContextFigure {
                     context: c.clone(),
                     providers_caught: cells.iter().filter(|o| **o == Outcome::Caught).count(),
                     providers: cells.len(),
-                    samples_caught: samples.iter().filter(|r| r.outcome == Outcome::Caught).count(),
+                    samples_caught: samples
+                        .iter()
+                        .filter(|r| r.outcome == Outcome::Caught)
+                        .count(),
                     samples: samples.len(),
                 }
             })
@@ -256,13 +343,24 @@ impl RecallReport<'_> {
     }
 
     pub fn samples_caught(&self) -> usize {
-        self.results.iter().filter(|r| r.outcome == Outcome::Caught).count()
+        self.results
+            .iter()
+            .filter(|r| r.outcome == Outcome::Caught)
+            .count()
     }
 
     /// Providers caught in every context they are planted in.
     pub fn providers_everywhere(&self) -> (usize, usize) {
         let grid = self.grid();
-        let ok = self.recall.providers.iter().filter(|p| grid.iter().all(|((id, _), o)| *id != p.id || *o == Outcome::Caught)).count();
+        let ok = self
+            .recall
+            .providers
+            .iter()
+            .filter(|p| {
+                grid.iter()
+                    .all(|((id, _), o)| *id != p.id || *o == Outcome::Caught)
+            })
+            .count();
         (ok, self.recall.providers.len())
     }
 
@@ -272,11 +370,33 @@ impl RecallReport<'_> {
 
     pub fn summary(&self) -> String {
         let mut s = String::new();
-        let _ = writeln!(s, "recall, policy {}: providers caught per context (goal >= {:.0}% in every context)", self.policy, RECALL_GOAL * 100.0);
-        let _ = writeln!(s, "  {:<17} {:>9} {:>7}   {:>9}", "context", "providers", "", "samples");
+        let _ = writeln!(
+            s,
+            "recall, policy {}: providers caught per context (goal >= {:.0}% in every context)",
+            self.policy,
+            RECALL_GOAL * 100.0
+        );
+        let _ = writeln!(
+            s,
+            "  {:<17} {:>9} {:>7}   {:>9}",
+            "context", "providers", "", "samples"
+        );
         for c in self.per_context() {
-            let _ = writeln!(s, "  {:<17} {:>4}/{:<4} {:>6.1}%   {:>4}/{:<4} {}", c.context, c.providers_caught, c.providers, c.rate() * 100.0,
-                c.samples_caught, c.samples, if c.rate() >= RECALL_GOAL { "" } else { "  BELOW GOAL" });
+            let _ = writeln!(
+                s,
+                "  {:<17} {:>4}/{:<4} {:>6.1}%   {:>4}/{:<4} {}",
+                c.context,
+                c.providers_caught,
+                c.providers,
+                c.rate() * 100.0,
+                c.samples_caught,
+                c.samples,
+                if c.rate() >= RECALL_GOAL {
+                    ""
+                } else {
+                    "  BELOW GOAL"
+                }
+            );
         }
         let (ok, all) = self.providers_everywhere();
         let _ = writeln!(s, "  all samples: {}/{} secrets-in-context redacted ({:.1}%); providers caught in every context: {ok}/{all}",
@@ -289,7 +409,13 @@ impl RecallReport<'_> {
     pub fn table(&self) -> String {
         let grid = self.grid();
         let mut s = String::new();
-        let width = self.recall.providers.iter().map(|p| p.id.len()).max().unwrap_or(8);
+        let width = self
+            .recall
+            .providers
+            .iter()
+            .map(|p| p.id.len())
+            .max()
+            .unwrap_or(8);
         let _ = writeln!(s, "per provider (. caught, X survives whole, p survives in part, blank: not planted), policy {}:", self.policy);
         for (i, c) in self.recall.contexts.iter().enumerate() {
             let _ = writeln!(s, "  {:>2} = {c}", i + 1);
@@ -323,7 +449,12 @@ impl RecallReport<'_> {
                 }
                 let _ = write!(s, "{cell:>3}");
             }
-            let _ = writeln!(s, "   {ok:>2}/{all:<2} {} {}", if ok == all { " " } else { "<" }, rules.into_iter().collect::<Vec<_>>().join(" "));
+            let _ = writeln!(
+                s,
+                "   {ok:>2}/{all:<2} {} {}",
+                if ok == all { " " } else { "<" },
+                rules.into_iter().collect::<Vec<_>>().join(" ")
+            );
         }
         s
     }
@@ -332,15 +463,42 @@ impl RecallReport<'_> {
     pub fn misses(&self) -> String {
         let mut s = String::new();
         for r in self.results.iter().filter(|r| r.outcome != Outcome::Caught) {
-            let _ = writeln!(s, "  {} in {} (variant {}): {:?}{}", r.sample.provider, r.sample.context, r.sample.variant, r.outcome,
-                if r.elsewhere.is_empty() { String::new() } else { format!("; findings elsewhere in the text: {:?}", r.elsewhere) });
+            let _ = writeln!(
+                s,
+                "  {} in {} (variant {}): {:?}{}",
+                r.sample.provider,
+                r.sample.context,
+                r.sample.variant,
+                r.outcome,
+                if r.elsewhere.is_empty() {
+                    String::new()
+                } else {
+                    format!("; findings elsewhere in the text: {:?}", r.elsewhere)
+                }
+            );
             for (leaked, occurrences) in r.leaked.iter().zip(&r.occurrences) {
-                let line = r.output.lines().find(|l| l.contains(leaked.as_str())).unwrap_or("");
+                let line = r
+                    .output
+                    .lines()
+                    .find(|l| l.contains(leaked.as_str()))
+                    .unwrap_or("");
                 let touched: Vec<String> = occurrences
                     .iter()
-                    .map(|rules| if rules.is_empty() { "untouched".to_string() } else { rules.iter().cloned().collect::<Vec<_>>().join("+") })
+                    .map(|rules| {
+                        if rules.is_empty() {
+                            "untouched".to_string()
+                        } else {
+                            rules.iter().cloned().collect::<Vec<_>>().join("+")
+                        }
+                    })
                     .collect();
-                let _ = writeln!(s, "      survives {:?} (occurrences: {}) on: {}", clip(leaked, 60), touched.join(", "), clip(line, 220));
+                let _ = writeln!(
+                    s,
+                    "      survives {:?} (occurrences: {}) on: {}",
+                    clip(leaked, 60),
+                    touched.join(", "),
+                    clip(line, 220)
+                );
             }
         }
         s
@@ -378,7 +536,11 @@ pub fn evaluate_benign(benign: &Benign) -> BenignReport<'_> {
             (out.text != *line).then(|| Changed {
                 group,
                 line,
-                findings: out.findings.iter().map(|f| (f.rule.clone(), line[f.start..f.end].to_string())).collect(),
+                findings: out
+                    .findings
+                    .iter()
+                    .map(|f| (f.rule.clone(), line[f.start..f.end].to_string()))
+                    .collect(),
                 output: out.text,
             })
         })
@@ -398,8 +560,14 @@ impl BenignReport<'_> {
     pub fn summary(&self) -> String {
         let mut s = String::new();
         let total = self.benign.lines.len();
-        let _ = writeln!(s, "benign lines untouched: {}/{} ({:.2}%; goal >= {:.1}%)", total - self.changed.len(), total, self.rate() * 100.0,
-            BENIGN_GOAL * 100.0);
+        let _ = writeln!(
+            s,
+            "benign lines untouched: {}/{} ({:.2}%; goal >= {:.1}%)",
+            total - self.changed.len(),
+            total,
+            self.rate() * 100.0,
+            BENIGN_GOAL * 100.0
+        );
         let mut by_rule: BTreeMap<&str, usize> = BTreeMap::new();
         for c in &self.changed {
             let rules: BTreeSet<&str> = c.findings.iter().map(|(r, _)| r.as_str()).collect();
@@ -408,7 +576,15 @@ impl BenignReport<'_> {
             }
         }
         if !by_rule.is_empty() {
-            let _ = writeln!(s, "  lines changed, by rule: {}", by_rule.iter().map(|(r, n)| format!("{r} {n}")).collect::<Vec<_>>().join(", "));
+            let _ = writeln!(
+                s,
+                "  lines changed, by rule: {}",
+                by_rule
+                    .iter()
+                    .map(|(r, n)| format!("{r} {n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
         }
         for (group, _) in &self.benign.groups {
             let n = self.benign.lines.iter().filter(|(g, _)| g == group).count();

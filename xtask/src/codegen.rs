@@ -9,19 +9,30 @@ use std::fmt::Write;
 pub fn generated_files() -> Vec<(&'static str, String)> {
     vec![
         ("wit/kinds.wit", wit_kinds()),
-        ("docs/codes.md", jsonrpc_errors_guest::lookup::codes_markdown(None).expect("all dialects are known")),
-        ("bindings/python/src/jsonrpc_errors/_taxonomy.py", python_constants()),
+        (
+            "docs/codes.md",
+            jsonrpc_errors_guest::lookup::codes_markdown(None).expect("all dialects are known"),
+        ),
+        (
+            "bindings/python/src/jsonrpc_errors/_taxonomy.py",
+            python_constants(),
+        ),
         ("bindings/js/src/taxonomy.ts", typescript_types()),
         ("host/src/taxonomy.rs", host_rust()),
         ("native/src/kinds.rs", native_kinds()),
-        (jsonrpc_errors_guest::policy::schema::PATH, jsonrpc_errors_guest::policy::schema::json_schema_text()),
+        (
+            jsonrpc_errors_guest::policy::schema::PATH,
+            jsonrpc_errors_guest::policy::schema::json_schema_text(),
+        ),
     ]
 }
 
 const HEADER: &str = "Generated from taxonomy/taxonomy.toml by `cargo xtask gen`; do not edit.";
 
 fn wit_ident(name: &str) -> String {
-    const KEYWORDS: [&str; 8] = ["type", "result", "option", "list", "record", "enum", "string", "stream"];
+    const KEYWORDS: [&str; 8] = [
+        "type", "result", "option", "list", "record", "enum", "string", "stream",
+    ];
     let kebab = name.replace('_', "-");
     if KEYWORDS.contains(&kebab.as_str()) {
         format!("%{kebab}")
@@ -39,17 +50,32 @@ fn wit_doc(out: &mut String, indent: &str, text: &str) {
 }
 
 fn categories() -> Vec<&'static str> {
-    taxonomy().meta.categories.keys().map(String::as_str).collect()
+    taxonomy()
+        .meta
+        .categories
+        .keys()
+        .map(String::as_str)
+        .collect()
 }
 
 pub fn wit_kinds() -> String {
     let t = taxonomy();
     let mut w = String::new();
-    let _ = writeln!(w, "// {HEADER}\npackage jsonrpc-errors:core@{};\n", t.meta.version);
-    let _ = writeln!(w, "/// The taxonomy as types: every error kind with its fields.\ninterface kinds {{");
+    let _ = writeln!(
+        w,
+        "// {HEADER}\npackage jsonrpc-errors:core@{};\n",
+        t.meta.version
+    );
+    let _ = writeln!(
+        w,
+        "/// The taxonomy as types: every error kind with its fields.\ninterface kinds {{"
+    );
     let _ = writeln!(w, "    /// The dialects a kind can be rendered in.");
     let _ = writeln!(w, "    enum dialect {{ {} }}\n", DIALECTS.join(", "));
-    let _ = writeln!(w, "    /// Who is at fault, broadly (metric label `category`).");
+    let _ = writeln!(
+        w,
+        "    /// Who is at fault, broadly (metric label `category`)."
+    );
     let _ = writeln!(w, "    enum category {{ {} }}\n", categories().join(", "));
     let _ = writeln!(w, "    /// ThoughtGate's four gates, in decision order.");
     let _ = writeln!(w, "    enum gate {{ {} }}\n", t.meta.gate_order.join(", "));
@@ -59,7 +85,11 @@ pub fn wit_kinds() -> String {
         wit_doc(&mut w, "    ", &format!("Fields of `{}`.", k.name));
         let _ = writeln!(w, "    record {}-fields {{", k.name);
         for f in &k.fields {
-            let ty = if f.required { wit_type(f.ty).to_string() } else { format!("option<{}>", wit_type(f.ty)) };
+            let ty = if f.required {
+                wit_type(f.ty).to_string()
+            } else {
+                format!("option<{}>", wit_type(f.ty))
+            };
             let _ = writeln!(w, "        {}: {},", wit_ident(&f.name), ty);
         }
         let _ = writeln!(w, "    }}\n");
@@ -87,15 +117,33 @@ pub fn python_constants() -> String {
     let mut p = String::new();
     let _ = writeln!(p, "# {HEADER}\n\"\"\"Taxonomy constants for type checkers and logging/metrics integrations.\n\nMapping itself always happens inside the component; these are names and facts, not logic.\n\"\"\"\n");
     let _ = writeln!(p, "from __future__ import annotations\n\nimport enum\nfrom typing import Final, Mapping, NamedTuple, Optional\n");
-    let _ = writeln!(p, "TAXONOMY_VERSION: Final = {}\n", py_literal(&t.meta.version));
-    let _ = writeln!(p, "#: `validate`'s default size limit, in bytes.\nDEFAULT_MAX_BYTES: Final = {}\n", t.meta.default_max_bytes);
+    let _ = writeln!(
+        p,
+        "TAXONOMY_VERSION: Final = {}\n",
+        py_literal(&t.meta.version)
+    );
+    let _ = writeln!(
+        p,
+        "#: `validate`'s default size limit, in bytes.\nDEFAULT_MAX_BYTES: Final = {}\n",
+        t.meta.default_max_bytes
+    );
     let _ = writeln!(p, "\nclass ErrorKind(str, enum.Enum):\n    \"\"\"Every error kind (the value is the kind's name).\"\"\"\n");
     for k in &t.kinds {
-        let _ = writeln!(p, "    {} = {}", k.name.replace('-', "_").to_uppercase(), py_literal(&k.name));
+        let _ = writeln!(
+            p,
+            "    {} = {}",
+            k.name.replace('-', "_").to_uppercase(),
+            py_literal(&k.name)
+        );
     }
     let _ = writeln!(p, "\n\nclass Dialect(str, enum.Enum):\n    \"\"\"Every dialect a kind can be rendered in.\"\"\"\n");
     for d in DIALECTS {
-        let _ = writeln!(p, "    {} = {}", d.replace('-', "_").to_uppercase(), py_literal(d));
+        let _ = writeln!(
+            p,
+            "    {} = {}",
+            d.replace('-', "_").to_uppercase(),
+            py_literal(d)
+        );
     }
     let _ = writeln!(p, "\n\nclass KindInfo(NamedTuple):\n    category: str\n    gate: Optional[str]\n    retryable: bool\n    http_status: int\n    log_level: str\n    fields: tuple[str, ...]\n    required: tuple[str, ...]\n");
     let _ = writeln!(p, "\nKINDS: Final[Mapping[str, KindInfo]] = {{");
@@ -105,12 +153,20 @@ pub fn python_constants() -> String {
             "    {}: KindInfo({}, {}, {}, {}, {}, ({}), ({})),",
             py_literal(&k.name),
             py_literal(&k.category),
-            k.gate.as_deref().map(py_literal).unwrap_or_else(|| "None".into()),
+            k.gate
+                .as_deref()
+                .map(py_literal)
+                .unwrap_or_else(|| "None".into()),
             if k.retryable { "True" } else { "False" },
             k.http_status,
             py_literal(&k.log_level),
             tuple(k.fields.iter().map(|f| f.name.as_str())),
-            tuple(k.fields.iter().filter(|f| f.required).map(|f| f.name.as_str())),
+            tuple(
+                k.fields
+                    .iter()
+                    .filter(|f| f.required)
+                    .map(|f| f.name.as_str())
+            ),
         );
     }
     let _ = writeln!(p, "}}");
@@ -144,8 +200,17 @@ fn ts_field_list(fields: &[jsonrpc_errors_guest::taxonomy::Field]) -> String {
     if fields.is_empty() {
         return "Record<never, never>".into();
     }
-    let parts: Vec<String> =
-        fields.iter().map(|f| format!("{}{}: {}", f.name, if f.required { "" } else { "?" }, ts_type(f.ty))).collect();
+    let parts: Vec<String> = fields
+        .iter()
+        .map(|f| {
+            format!(
+                "{}{}: {}",
+                f.name,
+                if f.required { "" } else { "?" },
+                ts_type(f.ty)
+            )
+        })
+        .collect();
     format!("{{ {} }}", parts.join("; "))
 }
 
@@ -153,36 +218,75 @@ pub fn typescript_types() -> String {
     let t = taxonomy();
     let mut s = String::new();
     let _ = writeln!(s, "// {HEADER}\n");
-    let _ = writeln!(s, "export const TAXONOMY_VERSION = {} as const;\n", py_literal(&t.meta.version));
+    let _ = writeln!(
+        s,
+        "export const TAXONOMY_VERSION = {} as const;\n",
+        py_literal(&t.meta.version)
+    );
     let _ = writeln!(s, "/** `validate`'s default size limit, in bytes. */\nexport const DEFAULT_MAX_BYTES = {} as const;\n", t.meta.default_max_bytes);
     let _ = writeln!(s, "export const ERROR_KINDS = [");
     for k in &t.kinds {
         let _ = writeln!(s, "  {},", py_literal(&k.name));
     }
     let _ = writeln!(s, "] as const;\n\n/** Every error kind. */\nexport type ErrorKind = (typeof ERROR_KINDS)[number];\n");
-    let _ = writeln!(s, "export const DIALECTS = [{}] as const;\n", DIALECTS.map(py_literal).join(", "));
+    let _ = writeln!(
+        s,
+        "export const DIALECTS = [{}] as const;\n",
+        DIALECTS.map(py_literal).join(", ")
+    );
     let _ = writeln!(s, "/** Every dialect a kind can be rendered in. */\nexport type Dialect = (typeof DIALECTS)[number];\n");
-    let _ = writeln!(s, "export type Category = {};\n", categories().iter().map(|c| py_literal(c)).collect::<Vec<_>>().join(" | "));
-    let _ = writeln!(s, "export type Gate = {};\n", t.meta.gate_order.iter().map(|g| py_literal(g)).collect::<Vec<_>>().join(" | "));
-    let _ = writeln!(s, "/** The input fields of each kind. */\nexport interface KindFields {{");
+    let _ = writeln!(
+        s,
+        "export type Category = {};\n",
+        categories()
+            .iter()
+            .map(|c| py_literal(c))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    let _ = writeln!(
+        s,
+        "export type Gate = {};\n",
+        t.meta
+            .gate_order
+            .iter()
+            .map(|g| py_literal(g))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    let _ = writeln!(
+        s,
+        "/** The input fields of each kind. */\nexport interface KindFields {{"
+    );
     for k in &t.kinds {
         let _ = writeln!(s, "  {}: {};", py_literal(&k.name), ts_fields(k));
     }
     let _ = writeln!(s, "}}\n");
     let _ = writeln!(s, "/** Each dialect's generic data fields: `mapError` to that dialect accepts them on every kind. */\nexport interface DialectFields {{");
     for d in DIALECTS {
-        let _ = writeln!(s, "  {}: {};", py_literal(d), ts_field_list(t.meta.generic_fields(d)));
+        let _ = writeln!(
+            s,
+            "  {}: {};",
+            py_literal(d),
+            ts_field_list(t.meta.generic_fields(d))
+        );
     }
     let _ = writeln!(s, "}}\n");
     let _ = writeln!(s, "export interface KindInfo {{\n  category: Category;\n  gate: Gate | null;\n  retryable: boolean;\n  httpStatus: number;\n  logLevel: 'error' | 'warn' | 'info' | 'debug';\n}}\n");
-    let _ = writeln!(s, "export const KINDS: {{ readonly [K in ErrorKind]: KindInfo }} = {{");
+    let _ = writeln!(
+        s,
+        "export const KINDS: {{ readonly [K in ErrorKind]: KindInfo }} = {{"
+    );
     for k in &t.kinds {
         let _ = writeln!(
             s,
             "  {}: {{ category: {}, gate: {}, retryable: {}, httpStatus: {}, logLevel: {} }},",
             py_literal(&k.name),
             py_literal(&k.category),
-            k.gate.as_deref().map(py_literal).unwrap_or_else(|| "null".into()),
+            k.gate
+                .as_deref()
+                .map(py_literal)
+                .unwrap_or_else(|| "null".into()),
             k.retryable,
             k.http_status,
             py_literal(&k.log_level)
@@ -198,9 +302,19 @@ pub fn host_rust() -> String {
     let t = taxonomy();
     let mut s = String::new();
     let _ = writeln!(s, "// {HEADER}\n");
-    let _ = writeln!(s, "use crate::exports::jsonrpc_errors::core::kinds::Dialect;\n");
-    let _ = writeln!(s, "/// `validate`'s default size limit, in bytes (the taxonomy's `default_max_bytes`).");
-    let _ = writeln!(s, "pub(crate) const DEFAULT_MAX_BYTES: u64 = {};\n", t.meta.default_max_bytes);
+    let _ = writeln!(
+        s,
+        "use crate::exports::jsonrpc_errors::core::kinds::Dialect;\n"
+    );
+    let _ = writeln!(
+        s,
+        "/// `validate`'s default size limit, in bytes (the taxonomy's `default_max_bytes`)."
+    );
+    let _ = writeln!(
+        s,
+        "pub(crate) const DEFAULT_MAX_BYTES: u64 = {};\n",
+        t.meta.default_max_bytes
+    );
     let _ = writeln!(s, "/// The WIT dialect named `name`.\npub(crate) fn known_dialect(name: &str) -> Option<Dialect> {{\n    Some(match name {{");
     for d in Dialect::ALL {
         let _ = writeln!(s, "        {:?} => Dialect::{d:?},", d.name());
@@ -209,7 +323,11 @@ pub fn host_rust() -> String {
     let _ = writeln!(s, "\n/// Every dialect's name and what it follows (the taxonomy's `[meta.dialects]`), in the WIT enum's order.");
     let _ = writeln!(s, "pub const DIALECTS: &[(&str, &str)] = &[");
     for d in Dialect::ALL {
-        let about = t.meta.dialects.get(d.name()).expect("every dialect is described");
+        let about = t
+            .meta
+            .dialects
+            .get(d.name())
+            .expect("every dialect is described");
         let _ = writeln!(s, "    ({:?}, {:?}),", d.name(), about);
     }
     let _ = writeln!(s, "];");
@@ -222,7 +340,10 @@ fn upper_camel(kebab: &str) -> String {
         .split('-')
         .map(|part| {
             let mut chars = part.chars();
-            chars.next().map(|c| c.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
+            chars
+                .next()
+                .map(|c| c.to_ascii_uppercase().to_string() + chars.as_str())
+                .unwrap_or_default()
         })
         .collect()
 }
@@ -263,7 +384,10 @@ pub fn native_kinds() -> String {
             if f.required {
                 let _ = writeln!(s, "        {}: {},", f.name, rust_type(f.ty));
             } else {
-                let _ = writeln!(s, "        #[serde(skip_serializing_if = \"Option::is_none\")]");
+                let _ = writeln!(
+                    s,
+                    "        #[serde(skip_serializing_if = \"Option::is_none\")]"
+                );
                 let _ = writeln!(s, "        {}: Option<{}>,", f.name, rust_type(f.ty));
             }
         }
@@ -271,56 +395,116 @@ pub fn native_kinds() -> String {
     }
     let _ = writeln!(s, "}}\n");
     let _ = writeln!(s, "/// A kind without its fields: what a client learns from an error code (see [`crate::RemoteError`]).");
-    let _ = writeln!(s, "#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]\npub enum Kind {{");
+    let _ = writeln!(
+        s,
+        "#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]\npub enum Kind {{"
+    );
     for k in &t.kinds {
         let _ = writeln!(s, "    /// {}", k.summary.replace('\n', " "));
         let _ = writeln!(s, "    {},", upper_camel(&k.name));
     }
     let _ = writeln!(s, "}}\n");
-    let _ = writeln!(s, "impl Kind {{\n    /// Every kind, in the taxonomy's order.");
+    let _ = writeln!(
+        s,
+        "impl Kind {{\n    /// Every kind, in the taxonomy's order."
+    );
     let _ = writeln!(s, "    pub const ALL: [Kind; {}] = [", t.kinds.len());
     for k in &t.kinds {
         let _ = writeln!(s, "        Kind::{},", upper_camel(&k.name));
     }
     let _ = writeln!(s, "    ];\n");
     let _ = writeln!(s, "    /// The kind's name, as every runtime spells it (`data.type` in the canonical dialect).");
-    let _ = writeln!(s, "    pub const fn name(self) -> &'static str {{\n        match self {{");
+    let _ = writeln!(
+        s,
+        "    pub const fn name(self) -> &'static str {{\n        match self {{"
+    );
     for k in &t.kinds {
-        let _ = writeln!(s, "            Kind::{} => {},", upper_camel(&k.name), py_literal(&k.name));
+        let _ = writeln!(
+            s,
+            "            Kind::{} => {},",
+            upper_camel(&k.name),
+            py_literal(&k.name)
+        );
     }
     let _ = writeln!(s, "        }}\n    }}\n");
     let _ = writeln!(s, "    /// The kind named `name`, if there is one.");
-    let _ = writeln!(s, "    pub fn from_name(name: &str) -> Option<Kind> {{\n        Some(match name {{");
+    let _ = writeln!(
+        s,
+        "    pub fn from_name(name: &str) -> Option<Kind> {{\n        Some(match name {{"
+    );
     for k in &t.kinds {
-        let _ = writeln!(s, "            {} => Kind::{},", py_literal(&k.name), upper_camel(&k.name));
+        let _ = writeln!(
+            s,
+            "            {} => Kind::{},",
+            py_literal(&k.name),
+            upper_camel(&k.name)
+        );
     }
-    let _ = writeln!(s, "            _ => return None,\n        }})\n    }}\n}}\n");
+    let _ = writeln!(
+        s,
+        "            _ => return None,\n        }})\n    }}\n}}\n"
+    );
     let _ = writeln!(s, "impl ErrorKind {{\n    /// Which kind this is.");
-    let _ = writeln!(s, "    pub const fn kind(&self) -> Kind {{\n        match self {{");
+    let _ = writeln!(
+        s,
+        "    pub const fn kind(&self) -> Kind {{\n        match self {{"
+    );
     for k in &t.kinds {
-        let pattern = if k.fields.is_empty() { String::new() } else { " { .. }".to_string() };
-        let _ = writeln!(s, "            ErrorKind::{}{pattern} => Kind::{},", upper_camel(&k.name), upper_camel(&k.name));
+        let pattern = if k.fields.is_empty() {
+            String::new()
+        } else {
+            " { .. }".to_string()
+        };
+        let _ = writeln!(
+            s,
+            "            ErrorKind::{}{pattern} => Kind::{},",
+            upper_camel(&k.name),
+            upper_camel(&k.name)
+        );
     }
     let _ = writeln!(s, "        }}\n    }}\n}}\n");
     let _ = writeln!(s, "// By hand rather than derived: serde's internally tagged enums buffer their input, and with serde_json's");
     let _ = writeln!(s, "// `arbitrary_precision` (on in this workspace) a buffered number no longer reads as a `u64`.");
     let _ = writeln!(s, "impl<'de> Deserialize<'de> for ErrorKind {{");
-    let _ = writeln!(s, "    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {{");
-    let _ = writeln!(s, "        let mut input = FieldReader::new(deserializer)?;");
+    let _ = writeln!(
+        s,
+        "    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {{"
+    );
+    let _ = writeln!(
+        s,
+        "        let mut input = FieldReader::new(deserializer)?;"
+    );
     let _ = writeln!(s, "        let kind = input.kind(Kind::from_name)?;");
     let _ = writeln!(s, "        let value = match kind {{");
     for k in &t.kinds {
         if k.fields.is_empty() {
-            let _ = writeln!(s, "            Kind::{0} => ErrorKind::{0},", upper_camel(&k.name));
+            let _ = writeln!(
+                s,
+                "            Kind::{0} => ErrorKind::{0},",
+                upper_camel(&k.name)
+            );
             continue;
         }
-        let _ = writeln!(s, "            Kind::{} => ErrorKind::{} {{", upper_camel(&k.name), upper_camel(&k.name));
+        let _ = writeln!(
+            s,
+            "            Kind::{} => ErrorKind::{} {{",
+            upper_camel(&k.name),
+            upper_camel(&k.name)
+        );
         for f in &k.fields {
             let read = if f.required { "required" } else { "optional" };
-            let _ = writeln!(s, "                {}: input.{read}({})?,", f.name, py_literal(&f.name));
+            let _ = writeln!(
+                s,
+                "                {}: input.{read}({})?,",
+                f.name,
+                py_literal(&f.name)
+            );
         }
         let _ = writeln!(s, "            }},");
     }
-    let _ = writeln!(s, "        }};\n        input.finish(value, kind.name())\n    }}\n}}");
+    let _ = writeln!(
+        s,
+        "        }};\n        input.finish(value, kind.name())\n    }}\n}}"
+    );
     s
 }

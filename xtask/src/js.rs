@@ -37,7 +37,9 @@ fn gzip_len(bytes: &[u8]) -> Option<usize> {
 
 fn report(label: &str, path: &Path) -> Result<()> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    let gz = gzip_len(&bytes).map(|n| format!(", {n} bytes gzipped")).unwrap_or_default();
+    let gz = gzip_len(&bytes)
+        .map(|n| format!(", {n} bytes gzipped"))
+        .unwrap_or_default();
     println!("{label}: {} ({} bytes{gz})", path.display(), bytes.len());
     Ok(())
 }
@@ -68,9 +70,14 @@ fn path_remaps() -> Result<String> {
             flags.push(format!("--remap-path-prefix={}/=", index.path().display()));
         }
     }
-    let rustc = Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into())).arg("-vV").output()?;
+    let rustc = Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()))
+        .arg("-vV")
+        .output()?;
     let version = String::from_utf8_lossy(&rustc.stdout);
-    if let Some(commit) = version.lines().find_map(|l| l.strip_prefix("commit-hash: ")) {
+    if let Some(commit) = version
+        .lines()
+        .find_map(|l| l.strip_prefix("commit-hash: "))
+    {
         flags.push(format!("--remap-path-prefix=/rustc/{commit}/="));
     }
     Ok(flags.join(" "))
@@ -103,7 +110,9 @@ pub fn build() -> Result<()> {
         run(tsc)?;
         println!("wrote {}", js.join("dist").display());
     } else {
-        println!("note: bindings/js/node_modules missing: run `npm ci` there, then `npm run build`");
+        println!(
+            "note: bindings/js/node_modules missing: run `npm ci` there, then `npm run build`"
+        );
     }
     Ok(())
 }
@@ -111,20 +120,43 @@ pub fn build() -> Result<()> {
 fn build_module(js: &Path, out: &Path, name: &str, features: &[&str], profile: &str) -> Result<()> {
     let root = root();
     let mut b = js_cargo();
-    b.args(["build", "-p", "jsonrpc-errors-js", "--lib", "--target", "wasm32-unknown-unknown", "--profile", profile]);
-    b.env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS", path_remaps()?);
+    b.args([
+        "build",
+        "-p",
+        "jsonrpc-errors-js",
+        "--lib",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--profile",
+        profile,
+    ]);
+    b.env(
+        "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS",
+        path_remaps()?,
+    );
     if !features.is_empty() {
         b.args(["--features", &features.join(",")]);
     }
     run(b)?;
     // Each feature set overwrites the same artifact: keep a copy under the module's own name.
-    let built = root.join(format!("target/js/wasm32-unknown-unknown/{profile}/jsonrpc_errors_js.wasm"));
-    let core = root.join(format!("target/js/wasm32-unknown-unknown/{profile}/{name}.core.wasm"));
+    let built = root.join(format!(
+        "target/js/wasm32-unknown-unknown/{profile}/jsonrpc_errors_js.wasm"
+    ));
+    let core = root.join(format!(
+        "target/js/wasm32-unknown-unknown/{profile}/{name}.core.wasm"
+    ));
     std::fs::copy(&built, &core)?;
     report("core module", &core)?;
 
     let mut bindgen = js_cargo();
-    bindgen.args(["run", "-q", "--release", "-p", "jsonrpc-errors-js-bindgen", "--"]);
+    bindgen.args([
+        "run",
+        "-q",
+        "--release",
+        "-p",
+        "jsonrpc-errors-js-bindgen",
+        "--",
+    ]);
     bindgen.arg(&core).arg(out).arg(name);
     run(bindgen)?;
 
@@ -146,16 +178,34 @@ fn build_module(js: &Path, out: &Path, name: &str, features: &[&str], profile: &
         let mut opt = Command::new("node");
         opt.arg(&wasm_opt)
             .arg(&wasm)
-            .args(["-Oz", "-sp", "inlining-optimizing", "--converge", "--low-memory-unused", "--strip-target-features"])
-            .args(["--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext"])
-            .args(["--enable-mutable-globals", "--enable-multivalue", "--enable-reference-types"])
+            .args([
+                "-Oz",
+                "-sp",
+                "inlining-optimizing",
+                "--converge",
+                "--low-memory-unused",
+                "--strip-target-features",
+            ])
+            .args([
+                "--enable-bulk-memory",
+                "--enable-nontrapping-float-to-int",
+                "--enable-sign-ext",
+            ])
+            .args([
+                "--enable-mutable-globals",
+                "--enable-multivalue",
+                "--enable-reference-types",
+            ])
             .args(["--strip-debug", "--strip-producers", "-o"])
             .arg(&tmp);
         run(opt)?;
         std::fs::rename(&tmp, &wasm)?;
         report("after wasm-opt -Oz -sp inlining-optimizing", &wasm)?;
     } else {
-        println!("note: {} not found (run `npm ci` in bindings/js): skipping wasm-opt", wasm_opt.display());
+        println!(
+            "note: {} not found (run `npm ci` in bindings/js): skipping wasm-opt",
+            wasm_opt.display()
+        );
     }
     Ok(())
 }

@@ -11,15 +11,18 @@ use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod codegen;
 #[path = "../../host/build/component.rs"]
 mod component_build;
-mod codegen;
 mod js;
 mod pysig;
 mod vectors;
 
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").canonicalize().expect("workspace root exists")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .expect("workspace root exists")
 }
 
 fn cargo() -> Command {
@@ -69,8 +72,13 @@ fn component() -> Result<()> {
     // this workspace's target directory.
     let cargo_bin = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let built = component_build::build(Path::new(&cargo_bin), Path::new(&rustc), &root(), &root().join("target"))
-        .map_err(anyhow::Error::msg)?;
+    let built = component_build::build(
+        Path::new(&cargo_bin),
+        Path::new(&rustc),
+        &root(),
+        &root().join("target"),
+    )
+    .map_err(anyhow::Error::msg)?;
     let component = built.component;
     let dir = component_dir();
     std::fs::create_dir_all(&dir)?;
@@ -82,11 +90,26 @@ fn component() -> Result<()> {
         let _ = std::fs::remove_file(&cwasm);
     }
     std::fs::write(&out, &component)?;
-    println!("wrote {} ({} bytes) from {}", out.display(), component.len(), built.core.display());
+    println!(
+        "wrote {} ({} bytes) from {}",
+        out.display(),
+        component.len(),
+        built.core.display()
+    );
 
     // Precompiled by a package of the host's (the same engine configuration and the same wasmtime build).
     let mut precompile = cargo();
-    precompile.args(["run", "--release", "--quiet", "-p", "jsonrpc-errors-precompile", "--"]).arg(&out).arg(&cwasm);
+    precompile
+        .args([
+            "run",
+            "--release",
+            "--quiet",
+            "-p",
+            "jsonrpc-errors-precompile",
+            "--",
+        ])
+        .arg(&out)
+        .arg(&cwasm);
     run(precompile)?;
     Ok(())
 }

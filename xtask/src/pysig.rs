@@ -23,8 +23,11 @@ fn param(resolve: &Resolve, ty: &Type) -> Option<String> {
             TypeDefKind::Handle(Handle::Borrow(_)) => "\"borrow\"".into(),
             TypeDefKind::Option(t) => format!("(\"option\", {})", param(resolve, t)?),
             TypeDefKind::Record(r) => {
-                let fields: Option<Vec<String>> =
-                    r.fields.iter().map(|f| param(resolve, &f.ty).map(|d| format!("({:?}, {d})", f.name))).collect();
+                let fields: Option<Vec<String>> = r
+                    .fields
+                    .iter()
+                    .map(|f| param(resolve, &f.ty).map(|d| format!("({:?}, {d})", f.name)))
+                    .collect();
                 format!("(\"record\", ({},))", fields?.join(", "))
             }
             _ => return None,
@@ -42,11 +45,20 @@ fn result(resolve: &Resolve, ty: Option<&Type>) -> Option<&'static str> {
                 TypeDefKind::Type(t) => result(resolve, Some(t)),
                 // `outcome`: ok(string) or failed(error-object).
                 TypeDefKind::Variant(v)
-                    if v.cases.len() == 2 && v.cases[0].name == "ok" && v.cases[0].ty == Some(Type::String) && v.cases[1].name == "failed" =>
+                    if v.cases.len() == 2
+                        && v.cases[0].name == "ok"
+                        && v.cases[0].ty == Some(Type::String)
+                        && v.cases[1].name == "failed" =>
                 {
                     Some("\"outcome\"")
                 }
-                TypeDefKind::Record(r) if r.fields.iter().any(|f| f.name == "text" && f.ty == Type::String) => Some("\"record-text\""),
+                TypeDefKind::Record(r)
+                    if r.fields
+                        .iter()
+                        .any(|f| f.name == "text" && f.ty == Type::String) =>
+                {
+                    Some("\"record-text\"")
+                }
                 _ => None,
             }
         }
@@ -60,7 +72,12 @@ fn signature(resolve: &Resolve, f: &Function) -> Option<String> {
     if matches!(f.kind, FunctionKind::Constructor(_)) {
         return None;
     }
-    let params: Option<Vec<String>> = f.params.iter().skip(skip).map(|p| param(resolve, &p.ty)).collect();
+    let params: Option<Vec<String>> = f
+        .params
+        .iter()
+        .skip(skip)
+        .map(|p| param(resolve, &p.ty))
+        .collect();
     let result = result(resolve, f.result.as_ref())?;
     let params = params?;
     let tuple = match params.len() {
@@ -73,11 +90,19 @@ fn signature(resolve: &Resolve, f: &Function) -> Option<String> {
 
 pub fn python_signatures() -> Result<String> {
     let mut resolve = Resolve::new();
-    let (package, _) = resolve.push_dir(crate::root().join("wit")).context("parsing wit/")?;
+    let (package, _) = resolve
+        .push_dir(crate::root().join("wit"))
+        .context("parsing wit/")?;
     let mut out = String::new();
-    let _ = writeln!(out, "# Generated from wit/world.wit by `cargo xtask gen`; do not edit.");
+    let _ = writeln!(
+        out,
+        "# Generated from wit/world.wit by `cargo xtask gen`; do not edit."
+    );
     let _ = writeln!(out, "\"\"\"How each export is called (see xtask/src/pysig.rs): parameter descriptors after the resource");
-    let _ = writeln!(out, "handle, and the result's; None: through wasmtime-py's generic API.\"\"\"\n");
+    let _ = writeln!(
+        out,
+        "handle, and the result's; None: through wasmtime-py's generic API.\"\"\"\n"
+    );
     let _ = writeln!(out, "from typing import Any, Optional\n");
     for (name, var) in [("api", "API"), ("guard", "GUARD")] {
         let iface = resolve.packages[package]
@@ -85,7 +110,10 @@ pub fn python_signatures() -> Result<String> {
             .get(name)
             .map(|id| &resolve.interfaces[*id])
             .ok_or_else(|| anyhow!("wit/ has no interface {name}"))?;
-        let _ = writeln!(out, "{var}: dict[str, Optional[tuple[tuple[Any, ...], str]]] = {{");
+        let _ = writeln!(
+            out,
+            "{var}: dict[str, Optional[tuple[tuple[Any, ...], str]]] = {{"
+        );
         for (fname, f) in &iface.functions {
             let sig = signature(&resolve, f).unwrap_or_else(|| "None".into());
             let _ = writeln!(out, "    {fname:?}: {sig},");

@@ -13,17 +13,20 @@
 //! there, and they cost 15 KB gzipped (the codes table's Markdown, `explain`, `validate`).
 
 use jsonrpc_errors_guest::api;
-#[cfg(feature = "guard")]
-use jsonrpc_errors_guest::guard;
 #[cfg(any(feature = "guard", not(feature = "redact")))]
 use jsonrpc_errors_guest::context::CallContext;
 use jsonrpc_errors_guest::error::ErrorObject;
+#[cfg(feature = "guard")]
+use jsonrpc_errors_guest::guard;
 use wasm_bindgen::prelude::*;
 
 // Every module's calls but the redaction module's take a call context.
 #[cfg(any(feature = "guard", not(feature = "redact")))]
 fn ctx(unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> CallContext {
-    CallContext { unix_millis: unix_millis as u64, entropy: ((entropy_hi as u64) << 32) | entropy_lo as u64 }
+    CallContext {
+        unix_millis: unix_millis as u64,
+        entropy: ((entropy_hi as u64) << 32) | entropy_lo as u64,
+    }
 }
 
 fn outcome(r: Result<String, ErrorObject>) -> Result<String, JsValue> {
@@ -56,8 +59,18 @@ pub fn check_policy(text: &str, env: Vec<String>) -> Result<String, JsValue> {
 
 #[cfg(not(any(feature = "guard", feature = "redact")))]
 #[wasm_bindgen(js_name = mapError)]
-pub fn map_error(input: &str, dialect: &str, unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> Result<String, JsValue> {
-    outcome(api::map_error(input, dialect, &ctx(unix_millis, entropy_hi, entropy_lo)))
+pub fn map_error(
+    input: &str,
+    dialect: &str,
+    unix_millis: f64,
+    entropy_hi: u32,
+    entropy_lo: u32,
+) -> Result<String, JsValue> {
+    outcome(api::map_error(
+        input,
+        dialect,
+        &ctx(unix_millis, entropy_hi, entropy_lo),
+    ))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -81,13 +94,27 @@ pub fn validate(
         content_length: content_length.map(|n| n as u64),
         dialect,
     };
-    outcome(api::validate(raw, &args, &ctx(unix_millis, entropy_hi, entropy_lo)))
+    outcome(api::validate(
+        raw,
+        &args,
+        &ctx(unix_millis, entropy_hi, entropy_lo),
+    ))
 }
 
 #[cfg(not(any(feature = "guard", feature = "redact")))]
 #[wasm_bindgen]
-pub fn sanitize(raw: &[u8], dialect: &str, unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> Result<String, JsValue> {
-    outcome(api::sanitize(raw, dialect, &ctx(unix_millis, entropy_hi, entropy_lo)))
+pub fn sanitize(
+    raw: &[u8],
+    dialect: &str,
+    unix_millis: f64,
+    entropy_hi: u32,
+    entropy_lo: u32,
+) -> Result<String, JsValue> {
+    outcome(api::sanitize(
+        raw,
+        dialect,
+        &ctx(unix_millis, entropy_hi, entropy_lo),
+    ))
 }
 
 /// `{"text", "findings"}` as JSON text.
@@ -137,9 +164,19 @@ pub fn explain(dialect: &str, code: f64) -> Result<String, JsValue> {
 /// The kind name, or `undefined` when the code stands for none.
 #[cfg(not(any(feature = "guard", feature = "redact")))]
 #[wasm_bindgen(js_name = lookupKind)]
-pub fn lookup_kind(dialect: &str, code: f64, message: Option<String>, data_json: Option<String>) -> Result<Option<String>, JsValue> {
-    api::lookup_kind(dialect, code as i64, message.as_deref(), data_json.as_deref())
-        .map_err(|e| JsValue::from_str(&api::failure_json(&e)))
+pub fn lookup_kind(
+    dialect: &str,
+    code: f64,
+    message: Option<String>,
+    data_json: Option<String>,
+) -> Result<Option<String>, JsValue> {
+    api::lookup_kind(
+        dialect,
+        code as i64,
+        message.as_deref(),
+        data_json.as_deref(),
+    )
+    .map_err(|e| JsValue::from_str(&api::failure_json(&e)))
 }
 
 #[cfg(not(any(feature = "guard", feature = "redact")))]
@@ -192,59 +229,145 @@ impl GuardSession {
     }
 
     #[wasm_bindgen(js_name = clientLine)]
-    pub fn client_line(&mut self, line: &[u8], unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> String {
-        self.0.client_line(line, ctx(unix_millis, entropy_hi, entropy_lo)).to_json()
+    pub fn client_line(
+        &mut self,
+        line: &[u8],
+        unix_millis: f64,
+        entropy_hi: u32,
+        entropy_lo: u32,
+    ) -> String {
+        self.0
+            .client_line(line, ctx(unix_millis, entropy_hi, entropy_lo))
+            .to_json()
     }
 
     /// Replaces the policy for requests from now on; a refused one leaves it as it was (the error, thrown).
     #[wasm_bindgen(js_name = setPolicy)]
     pub fn set_policy(&mut self, text: &str, env: Vec<String>) -> Result<String, JsValue> {
-        self.0.set_policy(text, &pairs(env)).map(|()| "{}".to_string()).map_err(|e| JsValue::from_str(&api::failure_json(&api::policy_error(&e))))
+        self.0
+            .set_policy(text, &pairs(env))
+            .map(|()| "{}".to_string())
+            .map_err(|e| JsValue::from_str(&api::failure_json(&api::policy_error(&e))))
     }
 
     #[wasm_bindgen(js_name = clientLineOn)]
-    pub fn client_line_on(&mut self, stream: f64, line: &[u8], unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> String {
-        self.0.client_line_on(stream as u64, line, ctx(unix_millis, entropy_hi, entropy_lo)).to_json()
+    pub fn client_line_on(
+        &mut self,
+        stream: f64,
+        line: &[u8],
+        unix_millis: f64,
+        entropy_hi: u32,
+        entropy_lo: u32,
+    ) -> String {
+        self.0
+            .client_line_on(
+                stream as u64,
+                line,
+                ctx(unix_millis, entropy_hi, entropy_lo),
+            )
+            .to_json()
     }
 
     #[wasm_bindgen(js_name = streamClosed)]
-    pub fn stream_closed(&mut self, stream: f64, unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> String {
-        self.0.stream_closed(stream as u64, ctx(unix_millis, entropy_hi, entropy_lo)).to_json()
+    pub fn stream_closed(
+        &mut self,
+        stream: f64,
+        unix_millis: f64,
+        entropy_hi: u32,
+        entropy_lo: u32,
+    ) -> String {
+        self.0
+            .stream_closed(stream as u64, ctx(unix_millis, entropy_hi, entropy_lo))
+            .to_json()
     }
 
     #[wasm_bindgen(js_name = clientOversize)]
-    pub fn client_oversize(&mut self, length: f64, head: &[u8], tail: &[u8], unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> String {
-        self.0.client_oversize(length as u64, head, tail, ctx(unix_millis, entropy_hi, entropy_lo)).to_json()
+    pub fn client_oversize(
+        &mut self,
+        length: f64,
+        head: &[u8],
+        tail: &[u8],
+        unix_millis: f64,
+        entropy_hi: u32,
+        entropy_lo: u32,
+    ) -> String {
+        self.0
+            .client_oversize(
+                length as u64,
+                head,
+                tail,
+                ctx(unix_millis, entropy_hi, entropy_lo),
+            )
+            .to_json()
     }
 
     #[wasm_bindgen(js_name = upstreamLine)]
-    pub fn upstream_line(&mut self, line: &[u8], unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> String {
-        self.0.upstream_line(line, ctx(unix_millis, entropy_hi, entropy_lo)).to_json()
+    pub fn upstream_line(
+        &mut self,
+        line: &[u8],
+        unix_millis: f64,
+        entropy_hi: u32,
+        entropy_lo: u32,
+    ) -> String {
+        self.0
+            .upstream_line(line, ctx(unix_millis, entropy_hi, entropy_lo))
+            .to_json()
     }
 
     #[wasm_bindgen(js_name = upstreamOversize)]
-    pub fn upstream_oversize(&mut self, length: f64, head: &[u8], tail: &[u8], unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> String {
-        self.0.upstream_oversize(length as u64, head, tail, ctx(unix_millis, entropy_hi, entropy_lo)).to_json()
+    pub fn upstream_oversize(
+        &mut self,
+        length: f64,
+        head: &[u8],
+        tail: &[u8],
+        unix_millis: f64,
+        entropy_hi: u32,
+        entropy_lo: u32,
+    ) -> String {
+        self.0
+            .upstream_oversize(
+                length as u64,
+                head,
+                tail,
+                ctx(unix_millis, entropy_hi, entropy_lo),
+            )
+            .to_json()
     }
 
     /// `how`: "exited" | "killed" (with `code`), "spawn-failed" (with `reason`), "closed-output".
     #[wasm_bindgen(js_name = upstreamFailed)]
-    pub fn upstream_failed(&mut self, how: &str, code: i32, reason: &str, unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> Result<String, JsValue> {
+    pub fn upstream_failed(
+        &mut self,
+        how: &str,
+        code: i32,
+        reason: &str,
+        unix_millis: f64,
+        entropy_hi: u32,
+        entropy_lo: u32,
+    ) -> Result<String, JsValue> {
         let failure = match how {
             "exited" => guard::Failure::Exited(code),
             "killed" => guard::Failure::Killed(code),
             "spawn-failed" => guard::Failure::SpawnFailed(reason.to_string()),
             "closed-output" => guard::Failure::ClosedOutput,
             _ => {
-                let e = ErrorObject::invalid_params("unknown-failure", "failure must be exited, killed, spawn-failed or closed-output");
+                let e = ErrorObject::invalid_params(
+                    "unknown-failure",
+                    "failure must be exited, killed, spawn-failed or closed-output",
+                );
                 return Err(JsValue::from_str(&api::failure_json(&e)));
             }
         };
-        Ok(self.0.upstream_failed(failure, ctx(unix_millis, entropy_hi, entropy_lo)).to_json())
+        Ok(self
+            .0
+            .upstream_failed(failure, ctx(unix_millis, entropy_hi, entropy_lo))
+            .to_json())
     }
 
     pub fn expire(&mut self, unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> String {
-        self.0.expire(ctx(unix_millis, entropy_hi, entropy_lo)).to_json()
+        self.0
+            .expire(ctx(unix_millis, entropy_hi, entropy_lo))
+            .to_json()
     }
 
     #[wasm_bindgen(js_name = upstreamStderr)]

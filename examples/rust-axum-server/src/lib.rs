@@ -24,7 +24,11 @@ pub enum AgentError {
     #[error("no task {0}")]
     NoTask(String),
     #[error("task {task_id} is {current}; it cannot become {target}")]
-    BadTransition { task_id: String, current: String, target: String },
+    BadTransition {
+        task_id: String,
+        current: String,
+        target: String,
+    },
     /// The skill store failed: its URL (with credentials) belongs in the operator's log, never in a response.
     #[error("skill store at {url} refused the connection")]
     StoreDown { url: String },
@@ -34,11 +38,18 @@ pub enum AgentError {
 impl ToErrorKind for AgentError {
     fn to_error_kind(&self) -> ErrorKind {
         match self {
-            AgentError::UnknownSkill(name) => ErrorKind::UnknownSkill { skill: name.clone() },
-            AgentError::NoTask(id) => ErrorKind::TaskNotFound { task_id: id.clone() },
-            AgentError::BadTransition { current, target, .. } => {
-                ErrorKind::InvalidStateTransition { current: current.clone(), target: target.clone() }
-            }
+            AgentError::UnknownSkill(name) => ErrorKind::UnknownSkill {
+                skill: name.clone(),
+            },
+            AgentError::NoTask(id) => ErrorKind::TaskNotFound {
+                task_id: id.clone(),
+            },
+            AgentError::BadTransition {
+                current, target, ..
+            } => ErrorKind::InvalidStateTransition {
+                current: current.clone(),
+                target: target.clone(),
+            },
             // The coordinator failed; where and why is the operator's business.
             AgentError::StoreDown { .. } => ErrorKind::CoordinatorError { details: None },
         }
@@ -60,25 +71,41 @@ pub struct Agent {
 impl Agent {
     /// An agent answering in `dialect`, whose skill store lives at `store_url` (used by the `lookup` skill).
     pub fn new(dialect: Dialect, store_url: impl Into<String>, log: LogSink) -> Self {
-        let tasks = HashMap::from([("t-1".to_string(), "working".to_string()), ("t-2".to_string(), "completed".to_string())]);
-        Agent { dialect, tasks: Mutex::new(tasks), store_url: store_url.into(), log }
+        let tasks = HashMap::from([
+            ("t-1".to_string(), "working".to_string()),
+            ("t-2".to_string(), "completed".to_string()),
+        ]);
+        Agent {
+            dialect,
+            tasks: Mutex::new(tasks),
+            store_url: store_url.into(),
+            log,
+        }
     }
 
     fn run_skill(&self, skill: &str, text: &str) -> Result<Value, AgentError> {
         match skill {
             "echo" => Ok(json!({ "text": text })),
             "shout" => Ok(json!({ "text": text.to_uppercase() })),
-            "lookup" => Err(AgentError::StoreDown { url: self.store_url.clone() }),
+            "lookup" => Err(AgentError::StoreDown {
+                url: self.store_url.clone(),
+            }),
             other => Err(AgentError::UnknownSkill(other.to_string())),
         }
     }
 
     fn transition(&self, task_id: &str, target: &str) -> Result<Value, AgentError> {
         let mut tasks = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
-        let current = tasks.get_mut(task_id).ok_or_else(|| AgentError::NoTask(task_id.to_string()))?;
+        let current = tasks
+            .get_mut(task_id)
+            .ok_or_else(|| AgentError::NoTask(task_id.to_string()))?;
         if current == "completed" {
             let (current, target) = (current.clone(), target.to_string());
-            return Err(AgentError::BadTransition { task_id: task_id.to_string(), current, target });
+            return Err(AgentError::BadTransition {
+                task_id: task_id.to_string(),
+                current,
+                target,
+            });
         }
         *current = target.to_string();
         Ok(json!({ "task_id": task_id, "state": target }))
@@ -105,14 +132,19 @@ impl Agent {
             "tasks/get" => {
                 let p: Task = request.params()?;
                 let tasks = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
-                let state = tasks.get(&p.task_id).ok_or_else(|| AgentError::NoTask(p.task_id.clone()))?;
+                let state = tasks
+                    .get(&p.task_id)
+                    .ok_or_else(|| AgentError::NoTask(p.task_id.clone()))?;
                 Ok(json!({ "task_id": p.task_id, "state": state }))
             }
             "tasks/transition" => {
                 let p: Task = request.params()?;
                 Ok(self.transition(&p.task_id, p.target.as_deref().unwrap_or("working"))?)
             }
-            other => Err(ErrorKind::MethodNotFound { method: other.to_string() }.into()),
+            other => Err(ErrorKind::MethodNotFound {
+                method: other.to_string(),
+            }
+            .into()),
         }
     }
 }
@@ -146,5 +178,7 @@ async fn rpc(State(agent): State<Arc<Agent>>, body: Bytes) -> axum::response::Re
 
 /// The server's routes.
 pub fn router(agent: Agent) -> Router {
-    Router::new().route("/rpc", post(rpc)).with_state(Arc::new(agent))
+    Router::new()
+        .route("/rpc", post(rpc))
+        .with_state(Arc::new(agent))
 }

@@ -15,9 +15,14 @@ async fn main() -> std::io::Result<()> {
     };
     // The secret values of this process's environment are scrubbed from every response and log line.
     jsonrpc_errors::set_environment(&std::env::vars().collect::<Vec<_>>());
-    let store_url = std::env::var("SKILL_STORE_URL").unwrap_or_else(|_| "postgres://agent:agent-pass@127.0.0.1/skills".into());
+    let store_url = std::env::var("SKILL_STORE_URL")
+        .unwrap_or_else(|_| "postgres://agent:agent-pass@127.0.0.1/skills".into());
     let agent = Agent::new(dialect, store_url, Box::new(|line| eprintln!("{line}")));
     let listener = tokio::net::TcpListener::bind(&addr).await?;
-    eprintln!("listening on http://{}/rpc ({} dialect)", listener.local_addr()?, dialect.name());
+    eprintln!(
+        "listening on http://{}/rpc ({} dialect)",
+        listener.local_addr()?,
+        dialect.name()
+    );
     axum::serve(listener, router(agent)).await
 }

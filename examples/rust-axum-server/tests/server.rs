@@ -20,7 +20,11 @@ struct Server {
 async fn start(dialect: Dialect) -> Server {
     let logs = Arc::new(Mutex::new(Vec::new()));
     let sink = logs.clone();
-    let agent = Agent::new(dialect, STORE_URL, Box::new(move |line| sink.lock().unwrap().push(line)));
+    let agent = Agent::new(
+        dialect,
+        STORE_URL,
+        Box::new(move |line| sink.lock().unwrap().push(line)),
+    );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, router(agent)).await });
@@ -41,9 +45,11 @@ async fn post(addr: SocketAddr, body: &str) -> (u16, Option<String>, String) {
     let text = String::from_utf8(raw).unwrap();
     let (head, body) = text.split_once("\r\n\r\n").expect("an HTTP response");
     let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let content_type = head
-        .lines()
-        .find_map(|l| l.split_once(':').filter(|(name, _)| name.eq_ignore_ascii_case("content-type")).map(|(_, v)| v.trim().to_string()));
+    let content_type = head.lines().find_map(|l| {
+        l.split_once(':')
+            .filter(|(name, _)| name.eq_ignore_ascii_case("content-type"))
+            .map(|(_, v)| v.trim().to_string())
+    });
     (status, content_type, body.to_string())
 }
 
@@ -59,7 +65,11 @@ async fn call(server: &Server, method: &str, params: Value, id: Value) -> (Strin
 
 /// The message `dialect` words `kind` with, its `{field}`s filled from `fields` (the taxonomy's template).
 fn message(kind: Kind, dialect: Dialect, fields: &[(&str, &str)]) -> String {
-    let mut text = taxonomy().kind(kind.name()).unwrap().message_in(dialect.name()).to_string();
+    let mut text = taxonomy()
+        .kind(kind.name())
+        .unwrap()
+        .message_in(dialect.name())
+        .to_string();
     for (name, value) in fields {
         text = text.replace(&format!("{{{name}}}"), value);
     }
@@ -67,7 +77,9 @@ fn message(kind: Kind, dialect: Dialect, fields: &[(&str, &str)]) -> String {
 }
 
 fn code(kind: Kind, dialect: Dialect) -> i64 {
-    kind.code(dialect).map(i64::from).unwrap_or_else(|| panic!("{kind} is not in {}", dialect.name()))
+    kind.code(dialect)
+        .map(i64::from)
+        .unwrap_or_else(|| panic!("{kind} is not in {}", dialect.name()))
 }
 
 #[tokio::test]
@@ -75,13 +87,29 @@ async fn vapora_domain_errors_are_told_apart_by_message_and_read_back() {
     let dialect = Dialect::Vapora;
     let server = start(dialect).await;
 
-    let (_, ok) = call(&server, "skills/run", json!({"skill": "shout", "text": "hi"}), json!(1)).await;
+    let (_, ok) = call(
+        &server,
+        "skills/run",
+        json!({"skill": "shout", "text": "hi"}),
+        json!(1),
+    )
+    .await;
     assert_eq!(ok, Response::success(1, json!({"text": "HI"})));
 
     // Three domain errors, one code: VAPORA tells them apart by their message, and so does the client.
     let cases = [
-        ("skills/run", json!({"skill": "summarize", "text": "x"}), Kind::UnknownSkill, vec![("skill", "summarize")]),
-        ("tasks/get", json!({"task_id": "t-404"}), Kind::TaskNotFound, vec![("task_id", "t-404")]),
+        (
+            "skills/run",
+            json!({"skill": "summarize", "text": "x"}),
+            Kind::UnknownSkill,
+            vec![("skill", "summarize")],
+        ),
+        (
+            "tasks/get",
+            json!({"task_id": "t-404"}),
+            Kind::TaskNotFound,
+            vec![("task_id", "t-404")],
+        ),
         (
             "tasks/transition",
             json!({"task_id": "t-2", "target": "working"}),
@@ -107,18 +135,35 @@ async fn vapora_domain_errors_are_told_apart_by_message_and_read_back() {
 async fn a_failure_with_a_secret_reaches_the_log_redacted_and_the_client_not_at_all() {
     let dialect = Dialect::Canonical;
     let server = start(dialect).await;
-    let (text, response) = call(&server, "skills/run", json!({"skill": "lookup", "text": "x"}), json!(7)).await;
-    assert!(!text.contains("hunter2") && !text.contains("10.20.30.40"), "{text}");
+    let (text, response) = call(
+        &server,
+        "skills/run",
+        json!({"skill": "lookup", "text": "x"}),
+        json!(7),
+    )
+    .await;
+    assert!(
+        !text.contains("hunter2") && !text.contains("10.20.30.40"),
+        "{text}"
+    );
     let remote = response.into_result(dialect).unwrap_err();
     assert_eq!(remote.kind(), Some(Kind::CoordinatorError));
     assert_eq!(remote.error().code, code(Kind::CoordinatorError, dialect));
-    assert_eq!(remote.error().data.as_ref().unwrap()["category"], Kind::CoordinatorError.category());
+    assert_eq!(
+        remote.error().data.as_ref().unwrap()["category"],
+        Kind::CoordinatorError.category()
+    );
     assert_eq!(remote.retryable(), Kind::CoordinatorError.retryable());
 
     // The operator's line: found by the correlation id the client got, with the domain error but no password.
-    let correlation_id = remote.correlation_id().expect("the canonical dialect sends a correlation id");
+    let correlation_id = remote
+        .correlation_id()
+        .expect("the canonical dialect sends a correlation id");
     let logs = server.logs.lock().unwrap();
-    let line = logs.iter().find(|l| l.contains(correlation_id)).unwrap_or_else(|| panic!("no log line for {correlation_id}: {logs:?}"));
+    let line = logs
+        .iter()
+        .find(|l| l.contains(correlation_id))
+        .unwrap_or_else(|| panic!("no log line for {correlation_id}: {logs:?}"));
     assert!(line.starts_with("answered coordinator-error"), "{line}");
     assert!(line.contains("refused the connection"), "{line}");
     assert!(!line.contains("Xk9-hunter2-pw"), "{line}");
@@ -131,11 +176,17 @@ async fn canonical_errors_carry_their_kind_and_read_back_exactly() {
     let (_, response) = call(&server, "tasks/get", json!({"task_id": "t-404"}), json!(3)).await;
     let error = response.clone().outcome.unwrap_err();
     assert_eq!(error.code, code(Kind::TaskNotFound, dialect));
-    assert_eq!(error.message, message(Kind::TaskNotFound, dialect, &[("task_id", "t-404")]));
+    assert_eq!(
+        error.message,
+        message(Kind::TaskNotFound, dialect, &[("task_id", "t-404")])
+    );
     let data = error.data.unwrap();
     assert_eq!(data["type"], Kind::TaskNotFound.name());
     assert_eq!(data["retryable"], Kind::TaskNotFound.retryable());
-    assert_eq!(response.into_result(dialect).unwrap_err().kind(), Some(Kind::TaskNotFound));
+    assert_eq!(
+        response.into_result(dialect).unwrap_err().kind(),
+        Some(Kind::TaskNotFound)
+    );
 
     // Params that do not fit the method's type: invalid-params, answering the request.
     let (text, response) = call(&server, "tasks/get", json!({"task": 5}), json!(4)).await;
@@ -145,7 +196,10 @@ async fn canonical_errors_carry_their_kind_and_read_back_exactly() {
     assert_eq!(remote.error().code, code(Kind::InvalidParams, dialect));
 
     let (_, response) = call(&server, "agents/list", json!({}), json!(5)).await;
-    assert_eq!(response.into_result(dialect).unwrap_err().kind(), Some(Kind::MethodNotFound));
+    assert_eq!(
+        response.into_result(dialect).unwrap_err().kind(),
+        Some(Kind::MethodNotFound)
+    );
 }
 
 #[tokio::test]
@@ -170,7 +224,10 @@ async fn bad_bodies_are_answered_by_the_guests_envelope_checks() {
     assert_eq!(status, 200);
     let response: Response = serde_json::from_str(&text).unwrap();
     assert_eq!(response.id, Id::Null);
-    assert_eq!(response.into_result(dialect).unwrap_err().kind(), Some(Kind::ParseError));
+    assert_eq!(
+        response.into_result(dialect).unwrap_err().kind(),
+        Some(Kind::ParseError)
+    );
 
     let (_, _, text) = post(server.addr, r#"{"jsonrpc":"2.0","id":9}"#).await;
     let response: Response = serde_json::from_str(&text).unwrap();
@@ -189,7 +246,9 @@ async fn bad_bodies_are_answered_by_the_guests_envelope_checks() {
 #[tokio::test]
 async fn a_notification_gets_no_answer_even_when_it_fails() {
     let server = start(Dialect::Vapora).await;
-    let body = json!({"jsonrpc": "2.0", "method": "skills/run", "params": {"skill": "nope", "text": ""}}).to_string();
+    let body =
+        json!({"jsonrpc": "2.0", "method": "skills/run", "params": {"skill": "nope", "text": ""}})
+            .to_string();
     let (status, _, text) = post(server.addr, &body).await;
     assert_eq!(status, 202);
     assert_eq!(text, "");

@@ -280,7 +280,12 @@ struct Call {
 
 impl Call {
     fn new(ctx: CallContext) -> Self {
-        Call { steps: Vec::new(), ctx, answered: 0, origin: None }
+        Call {
+            steps: Vec::new(),
+            ctx,
+            answered: 0,
+            origin: None,
+        }
     }
 
     fn next_ctx(&mut self) -> CallContext {
@@ -290,12 +295,20 @@ impl Call {
     }
 
     fn send(&mut self, to: Peer, line: impl Into<String>) {
-        self.steps.push(Step::Send { to, stream: None, line: line.into() });
+        self.steps.push(Step::Send {
+            to,
+            stream: None,
+            line: line.into(),
+        });
     }
 
     /// Writes `line` to the client, on `stream` when the session serves several.
     fn to_client(&mut self, stream: Option<u64>, line: impl Into<String>) {
-        self.steps.push(Step::Send { to: Peer::Client, stream, line: line.into() });
+        self.steps.push(Step::Send {
+            to: Peer::Client,
+            stream,
+            line: line.into(),
+        });
     }
 
     fn event(&mut self, event: Event) {
@@ -392,7 +405,11 @@ impl Session {
 
     fn finish(&mut self, call: Call) -> Outcome {
         let deadline = self.next_deadline();
-        Outcome { steps: call.steps, pending: self.pending.len(), deadline }
+        Outcome {
+            steps: call.steps,
+            pending: self.pending.len(),
+            deadline,
+        }
     }
 
     fn pending_request(&self, key: &str) -> Option<&Pending> {
@@ -403,9 +420,28 @@ impl Session {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn answer(&self, call: &mut Call, kind: &str, fields: Fields, id: Value, method: Option<&str>, revision: Option<&str>, detail: String) -> Answer {
+    fn answer(
+        &self,
+        call: &mut Call,
+        kind: &str,
+        fields: Fields,
+        id: Value,
+        method: Option<&str>,
+        revision: Option<&str>,
+        detail: String,
+    ) -> Answer {
         let ctx = call.next_ctx();
-        rewrite::answer(&self.options.dialect, kind, fields, id, method, revision, detail, &ctx, &crate::environment())
+        rewrite::answer(
+            &self.options.dialect,
+            kind,
+            fields,
+            id,
+            method,
+            revision,
+            detail,
+            &ctx,
+            &crate::environment(),
+        )
     }
 
     /// The MCP revision a request is answered under: the one it named, else the one the handshake agreed on.
@@ -423,7 +459,9 @@ impl Session {
     /// The client stream a request's answer goes to: none when the session has one client (stdio), else
     /// the stream it came on (stream 0 for one that came through `client_line`).
     fn stream_of(&self, pending: &Pending) -> Option<u64> {
-        self.streams.as_ref().map(|_| pending.origin.as_ref().map_or(0, |o| o.stream))
+        self.streams
+            .as_ref()
+            .map(|_| pending.origin.as_ref().map_or(0, |o| o.stream))
     }
 
     /// Where the upstream's messages that answer no request go: the session's own stream (0) when it serves
@@ -444,22 +482,38 @@ impl Session {
         call.origin = origin;
         if line.len() as u64 > self.options.max_bytes {
             let edge = SNIFF_BYTES.min(line.len());
-            self.reject_oversize(line.len() as u64, &line[..edge], &line[line.len() - edge..], &mut call);
+            self.reject_oversize(
+                line.len() as u64,
+                &line[..edge],
+                &line[line.len() - edge..],
+                &mut call,
+            );
             return self.finish(call);
         }
         match std::str::from_utf8(line) {
             Err(e) => {
                 let details = format!("invalid UTF-8 at byte {}", e.valid_up_to());
-                self.reply(&mut call, "parse-error", fields(&[("details", json!(details))]), Value::Null, details.clone());
+                self.reply(
+                    &mut call,
+                    "parse-error",
+                    fields(&[("details", json!(details))]),
+                    Value::Null,
+                    details.clone(),
+                );
             }
             Ok(text) if text.trim().is_empty() => {
-                call.event(Event::new(EventName::Dropped, "debug").detail("an empty line from the client"));
+                call.event(
+                    Event::new(EventName::Dropped, "debug").detail("an empty line from the client"),
+                );
             }
             Ok(text) => match text.strip_prefix(BYTE_ORDER_MARK) {
                 // A byte order mark is no part of JSON (RFC 8259 §8.1): read past it, and the message goes on
                 // without it, since the upstream's reader would refuse it as the guard's did.
                 Some(rest) => {
-                    call.event(Event::new(EventName::Repaired, "debug").detail("a byte order mark before a client message removed"));
+                    call.event(
+                        Event::new(EventName::Repaired, "debug")
+                            .detail("a byte order mark before a client message removed"),
+                    );
                     self.client_text(rest, Some(rest), &mut call)
                 }
                 None => self.client_text(text, None, &mut call),
@@ -471,7 +525,11 @@ impl Session {
     /// Replaces the policy file for the requests that arrive from now on (a shell's reload, on SIGHUP);
     /// requests in flight keep what held when they arrived. A document that is refused leaves the policy as
     /// it was, and the error says why.
-    pub fn set_policy(&mut self, text: &str, env: &[(String, String)]) -> Result<(), crate::policy::DocumentError> {
+    pub fn set_policy(
+        &mut self,
+        text: &str,
+        env: &[(String, String)],
+    ) -> Result<(), crate::policy::DocumentError> {
         let compiled = crate::policy::Compiled::new(text, env)?;
         self.policy = Some(compiled);
         self.policy_error = None;
@@ -495,12 +553,16 @@ impl Session {
             .pending
             .iter()
             .filter_map(|(k, e)| match e {
-                Entry::Request(p) if p.origin.as_ref().is_some_and(|o| o.stream == stream) => Some(k.clone()),
+                Entry::Request(p) if p.origin.as_ref().is_some_and(|o| o.stream == stream) => {
+                    Some(k.clone())
+                }
                 _ => None,
             })
             .collect();
         for key in on_stream {
-            let Some(p) = self.take_pending(&key) else { continue };
+            let Some(p) = self.take_pending(&key) else {
+                continue;
+            };
             if let Some((batch_id, _)) = p.slot {
                 if let Some(Entry::Batch(batch)) = self.batches.remove(&batch_id.to_string()) {
                     for member in &batch.members {
@@ -510,13 +572,20 @@ impl Session {
             }
             self.remember(key, Settled::Cancelled);
             if self.down.is_none() {
-                let upstream_id = p.origin.as_ref().map_or_else(|| p.id.clone(), |o| json!(o.upstream_id));
+                let upstream_id = p
+                    .origin
+                    .as_ref()
+                    .map_or_else(|| p.id.clone(), |o| json!(o.upstream_id));
                 let notification = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
                     "params": {"requestId": upstream_id, "reason": "the client's stream closed (jsonrpc-errors guard)"}});
                 call.send(Peer::Upstream, notification.to_string());
             }
-            let event = Event::new(EventName::ClientCancelled, "debug").id(&p.id).method(&p.method);
-            call.event(event.detail("the client's stream closed: cancelled upstream, no response is owed"));
+            let event = Event::new(EventName::ClientCancelled, "debug")
+                .id(&p.id)
+                .method(&p.method);
+            call.event(
+                event.detail("the client's stream closed: cancelled upstream, no response is owed"),
+            );
         }
         self.finish(call)
     }
@@ -524,7 +593,13 @@ impl Session {
     /// A client line longer than `max-bytes`, which the shell discarded unread: only its length is known.
     /// `head` and `tail`: the line's first and last bytes as the shell saw them pass (a few KiB each, or
     /// none), from which its id is read so that the answer carries it.
-    pub fn client_oversize(&mut self, length: u64, head: &[u8], tail: &[u8], ctx: CallContext) -> Outcome {
+    pub fn client_oversize(
+        &mut self,
+        length: u64,
+        head: &[u8],
+        tail: &[u8],
+        ctx: CallContext,
+    ) -> Outcome {
         let mut call = Call::new(ctx);
         self.reject_oversize(length, head, tail, &mut call);
         self.finish(call)
@@ -536,48 +611,95 @@ impl Session {
     /// requests is answered to the upstream instead, which would otherwise wait for it for ever.
     fn reject_oversize(&mut self, length: u64, head: &[u8], tail: &[u8], call: &mut Call) {
         let details = format!("request exceeds {} bytes", self.options.max_bytes);
-        let detail = format!("a client line of {length} bytes exceeds the limit of {} bytes; not read", self.options.max_bytes);
+        let detail = format!(
+            "a client line of {length} bytes exceeds the limit of {} bytes; not read",
+            self.options.max_bytes
+        );
         let sniffed = sniff::sniff(head, tail);
-        let id = sniffed.id.as_deref().and_then(|text| serde_json::from_str::<&RawValue>(text).ok());
+        let id = sniffed
+            .id
+            .as_deref()
+            .and_then(|text| serde_json::from_str::<&RawValue>(text).ok());
         if sniffed.response && !sniffed.method {
             let key = id.map(message::id_key);
-            if key.as_ref().is_some_and(|k| self.server_requests.remove(k).is_some()) && self.down.is_none() {
+            if key
+                .as_ref()
+                .is_some_and(|k| self.server_requests.remove(k).is_some())
+                && self.down.is_none()
+            {
                 let error = crate::error::ErrorObject {
                     code: -32600,
                     message: "Invalid Request".into(),
-                    data: Some(json!({"reason": "oversize", "details": "the client's response exceeds the guard's limit"})),
+                    data: Some(
+                        json!({"reason": "oversize", "details": "the client's response exceeds the guard's limit"}),
+                    ),
                 };
                 let id = id.map(message::value).unwrap_or(Value::Null);
-                call.send(Peer::Upstream, crate::error::error_response(&error, id).to_string());
+                call.send(
+                    Peer::Upstream,
+                    crate::error::error_response(&error, id).to_string(),
+                );
             }
-            call.event(Event::new(EventName::Dropped, "warn").detail(format!("{detail} (a response)")));
+            call.event(
+                Event::new(EventName::Dropped, "warn").detail(format!("{detail} (a response)")),
+            );
             return;
         }
         let in_flight = |raw: &RawValue| {
             let key = message::id_key(raw);
             self.pending.contains_key(&key) || self.batch_members.contains_key(&key)
         };
-        let id = id.filter(|raw| !in_flight(raw)).map(message::value).unwrap_or(Value::Null);
-        self.reply(call, "invalid-request", invalid_request("oversize", &details), id, detail);
+        let id = id
+            .filter(|raw| !in_flight(raw))
+            .map(message::value)
+            .unwrap_or(Value::Null);
+        self.reply(
+            call,
+            "invalid-request",
+            invalid_request("oversize", &details),
+            id,
+            detail,
+        );
     }
 
     /// A client line's text; `rewritten`: the text to send in place of the line as read (when it was changed).
     fn client_text(&mut self, text: &str, rewritten: Option<&str>, call: &mut Call) {
         let forward = |call: &mut Call| match rewritten {
             Some(text) => call.send(Peer::Upstream, text),
-            None => call.steps.push(Step::Forward { to: Peer::Upstream, stream: None }),
+            None => call.steps.push(Step::Forward {
+                to: Peer::Upstream,
+                stream: None,
+            }),
         };
         match message::parse(text) {
             Parsed::NotJson(details) => {
-                self.reply(call, "parse-error", fields(&[("details", json!(details))]), Value::Null, details.clone());
+                self.reply(
+                    call,
+                    "parse-error",
+                    fields(&[("details", json!(details))]),
+                    Value::Null,
+                    details.clone(),
+                );
             }
             Parsed::Scalar => {
                 let f = invalid_request("not-an-object", "a request must be a JSON object");
-                self.reply(call, "invalid-request", f, Value::Null, "a JSON value that is not an object".into());
+                self.reply(
+                    call,
+                    "invalid-request",
+                    f,
+                    Value::Null,
+                    "a JSON value that is not an object".into(),
+                );
             }
             Parsed::Duplicate(name) => {
                 let details = format!("member \"{name}\" appears more than once");
-                self.reply(call, "invalid-request", invalid_request("duplicate-member", &details), Value::Null, details.clone());
+                self.reply(
+                    call,
+                    "invalid-request",
+                    invalid_request("duplicate-member", &details),
+                    Value::Null,
+                    details.clone(),
+                );
             }
             Parsed::Batch(members) => self.client_batch(&members, call),
             Parsed::Object(envelope) => match self.client_message(&envelope, text, call) {
@@ -609,7 +731,15 @@ impl Session {
             Err(invalid) => {
                 let id = message::readable_id(envelope);
                 let detail = format!("invalid request: {}", invalid.details);
-                return Verdict::Reply(self.answer(call, "invalid-request", invalid_request(invalid.reason, invalid.details), id, None, None, detail));
+                return Verdict::Reply(self.answer(
+                    call,
+                    "invalid-request",
+                    invalid_request(invalid.reason, invalid.details),
+                    id,
+                    None,
+                    None,
+                    detail,
+                ));
             }
         };
         let Some(raw_id) = checked.id else {
@@ -619,15 +749,33 @@ impl Session {
         // request, and MCP forbids it: answered here rather than left to wait (forwarded, it waited for the
         // timeout, as the upstream's answer carried no id to match).
         if json_type(raw_id) == JsonType::Null {
-            let f = invalid_request("null-id", "id must not be null: an answer to it could not be matched");
+            let f = invalid_request(
+                "null-id",
+                "id must not be null: an answer to it could not be matched",
+            );
             let detail = format!("a {} request with a null id", checked.method);
-            return Verdict::Reply(self.answer(call, "invalid-request", f, Value::Null, Some(&checked.method), None, detail));
+            return Verdict::Reply(self.answer(
+                call,
+                "invalid-request",
+                f,
+                Value::Null,
+                Some(&checked.method),
+                None,
+                detail,
+            ));
         }
         let id = message::value(raw_id);
         let meta = message::request_meta(envelope.params);
         if let Some(failure) = &self.down {
             let revision = self.revision_for(meta.protocol_version.as_deref());
-            let a = self.upstream_gone_answer(call, failure.clone(), id, &checked.method, revision, "arrived after");
+            let a = self.upstream_gone_answer(
+                call,
+                failure.clone(),
+                id,
+                &checked.method,
+                revision,
+                "arrived after",
+            );
             return Verdict::Reply(a);
         }
         let key = message::id_key(raw_id);
@@ -638,37 +786,88 @@ impl Session {
             None => self.pending.contains_key(&key) || self.batch_members.contains_key(&key),
         };
         if in_flight {
-            let f = invalid_request("duplicate-id", "a request with this id is already in flight");
+            let f = invalid_request(
+                "duplicate-id",
+                "a request with this id is already in flight",
+            );
             let detail = format!("id {} is already in flight", raw_id.get());
-            return Verdict::Reply(self.answer(call, "invalid-request", f, id, Some(&checked.method), None, detail));
+            return Verdict::Reply(self.answer(
+                call,
+                "invalid-request",
+                f,
+                id,
+                Some(&checked.method),
+                None,
+                detail,
+            ));
         }
         // A policy that could not be read: nothing is relayed without it.
         if let Some(why) = &self.policy_error {
             let f = fields(&[("details", json!("the guard's policy file is not valid"))]);
             let detail = format!("the policy file was refused: {why}");
-            return Verdict::Reply(self.answer(call, "configuration-error", f, id, Some(&checked.method), None, detail));
+            return Verdict::Reply(self.answer(
+                call,
+                "configuration-error",
+                f,
+                id,
+                Some(&checked.method),
+                None,
+                detail,
+            ));
         }
         let tool = policy::tool_name(&checked.method, envelope.params);
-        let effective = self.policy.as_mut().map(|p| Box::new(p.for_request(&checked.method, tool.as_deref())));
+        let effective = self
+            .policy
+            .as_mut()
+            .map(|p| Box::new(p.for_request(&checked.method, tool.as_deref())));
         // What the client sends the server, redacted where the policy says so (the `requests` scope): a tool
         // call's arguments.
         let mut parts: Vec<(&RawValue, String)> = Vec::new();
-        if let Some(e) = effective.as_deref().filter(|e| e.redacts(crate::policy::Scope::Requests)) {
+        if let Some(e) = effective
+            .as_deref()
+            .filter(|e| e.redacts(crate::policy::Scope::Requests))
+        {
             if let Some(raw) = streams::raw_param(envelope.params, "arguments") {
                 if let Ok(mut arguments) = serde_json::from_str::<Value>(raw.get()) {
-                    let (found, changed) = policy::redact_value(&mut arguments, e, &crate::environment());
-                    let decision = policy::decide(e, found.iter().map(|f| (f.rule.as_str(), f.category.as_str())));
+                    let (found, changed) =
+                        policy::redact_value(&mut arguments, e, &crate::environment());
+                    let decision = policy::decide(
+                        e,
+                        found.iter().map(|f| (f.rule.as_str(), f.category.as_str())),
+                    );
                     for event in policy::events(&decision, e, &id, &checked.method) {
                         call.event(event);
                     }
                     if decision.blocked.is_some() {
-                        let f = fields(&[("tool", json!(tool.as_deref().unwrap_or(&checked.method))), ("reason", json!("the request carries what the policy blocks"))]);
-                        let detail = format!("{} not forwarded: the policy blocks what its arguments carry", checked.method);
-                        return Verdict::Reply(self.answer(call, "policy-denied", f, id, Some(&checked.method), None, detail));
+                        let f = fields(&[
+                            ("tool", json!(tool.as_deref().unwrap_or(&checked.method))),
+                            (
+                                "reason",
+                                json!("the request carries what the policy blocks"),
+                            ),
+                        ]);
+                        let detail = format!(
+                            "{} not forwarded: the policy blocks what its arguments carry",
+                            checked.method
+                        );
+                        return Verdict::Reply(self.answer(
+                            call,
+                            "policy-denied",
+                            f,
+                            id,
+                            Some(&checked.method),
+                            None,
+                            detail,
+                        ));
                     }
                     if changed {
-                        let mut redacted = Event::new(EventName::Redacted, "warn").id(&id).method(&checked.method);
-                        redacted.detail = Some(format!("the request's arguments, redacted: {}", decision.redacted.join(", ")));
+                        let mut redacted = Event::new(EventName::Redacted, "warn")
+                            .id(&id)
+                            .method(&checked.method);
+                        redacted.detail = Some(format!(
+                            "the request's arguments, redacted: {}",
+                            decision.redacted.join(", ")
+                        ));
                         redacted.tool = e.tool.clone().or(tool.clone());
                         redacted.rule = Some(decision.redacted.join(","));
                         call.event(redacted);
@@ -695,7 +894,9 @@ impl Session {
             return Verdict::Await(key, pending, renamed);
         };
         // Renamed for the upstream: ids (and progress tokens) of the session's own, unique across streams.
-        let Some(numbers) = self.streams.as_mut() else { return Verdict::Await(key, pending, None) };
+        let Some(numbers) = self.streams.as_mut() else {
+            return Verdict::Await(key, pending, None);
+        };
         let upstream_id = numbers.allocate();
         let raw_token = streams::raw_progress_token(envelope.params);
         let token = raw_token.map(|raw| (raw.get().to_string(), numbers.allocate()));
@@ -705,13 +906,29 @@ impl Session {
             pending.progress_token = Some(upstream_token.to_string());
         }
         let renamed = streams::splice(text, &mut parts);
-        pending.origin = Some(Origin { stream, alias: streams::alias(stream, &key), client_id: raw_id.get().to_string(), upstream_id, token });
+        pending.origin = Some(Origin {
+            stream,
+            alias: streams::alias(stream, &key),
+            client_id: raw_id.get().to_string(),
+            upstream_id,
+            token,
+        });
         Verdict::Await(upstream_id.to_string(), pending, Some(renamed))
     }
 
-    fn client_notification(&mut self, method: &str, params: Option<&RawValue>, text: &str, call: &mut Call) -> Verdict {
+    fn client_notification(
+        &mut self,
+        method: &str,
+        params: Option<&RawValue>,
+        text: &str,
+        call: &mut Call,
+    ) -> Verdict {
         if self.down.is_some() {
-            return Verdict::Drop(Event::new(EventName::Dropped, "debug").method(method).detail("a notification after the upstream failed"));
+            return Verdict::Drop(
+                Event::new(EventName::Dropped, "debug")
+                    .method(method)
+                    .detail("a notification after the upstream failed"),
+            );
         }
         if method == "notifications/cancelled" {
             if let Some(stream) = call.origin {
@@ -723,7 +940,9 @@ impl Session {
                 if self.pending_request(&key).is_some_and(|p| p.slot.is_none()) {
                     if let Some(p) = self.take_pending(&key) {
                         self.remember(key, Settled::Cancelled);
-                        let event = Event::new(EventName::ClientCancelled, "debug").id(&p.id).method(&p.method);
+                        let event = Event::new(EventName::ClientCancelled, "debug")
+                            .id(&p.id)
+                            .method(&p.method);
                         call.event(event.detail("cancelled by the client: no response is owed"));
                     }
                 }
@@ -733,22 +952,45 @@ impl Session {
     }
 
     /// A cancellation that came on a stream: the request it names is that stream's, renamed upstream.
-    fn client_cancelled_on(&mut self, stream: u64, params: Option<&RawValue>, text: &str, call: &mut Call) -> Verdict {
+    fn client_cancelled_on(
+        &mut self,
+        stream: u64,
+        params: Option<&RawValue>,
+        text: &str,
+        call: &mut Call,
+    ) -> Verdict {
         let raw = streams::raw_param(params, "requestId");
-        let upstream_key = raw.and_then(|r| match self.aliases.get(&streams::alias(stream, &message::id_key(r))) {
-            Some(Entry::Key(k)) => Some(k.clone()),
-            _ => None,
+        let upstream_key = raw.and_then(|r| {
+            match self
+                .aliases
+                .get(&streams::alias(stream, &message::id_key(r)))
+            {
+                Some(Entry::Key(k)) => Some(k.clone()),
+                _ => None,
+            }
         });
         let (Some(raw), Some(key)) = (raw, upstream_key) else {
-            return Verdict::Drop(Event::new(EventName::Dropped, "debug").detail("a cancellation of no request in flight on its stream"));
+            return Verdict::Drop(
+                Event::new(EventName::Dropped, "debug")
+                    .detail("a cancellation of no request in flight on its stream"),
+            );
         };
-        let Some(upstream_id) = self.pending_request(&key).and_then(|p| p.origin.as_ref()).map(|o| o.upstream_id) else {
-            return Verdict::Drop(Event::new(EventName::Dropped, "debug").detail("a cancellation of no request in flight on its stream"));
+        let Some(upstream_id) = self
+            .pending_request(&key)
+            .and_then(|p| p.origin.as_ref())
+            .map(|o| o.upstream_id)
+        else {
+            return Verdict::Drop(
+                Event::new(EventName::Dropped, "debug")
+                    .detail("a cancellation of no request in flight on its stream"),
+            );
         };
         if self.pending_request(&key).is_some_and(|p| p.slot.is_none()) {
             if let Some(p) = self.take_pending(&key) {
                 self.remember(key, Settled::Cancelled);
-                let event = Event::new(EventName::ClientCancelled, "debug").id(&p.id).method(&p.method);
+                let event = Event::new(EventName::ClientCancelled, "debug")
+                    .id(&p.id)
+                    .method(&p.method);
                 call.event(event.detail("cancelled by the client: no response is owed"));
             }
         }
@@ -776,14 +1018,21 @@ impl Session {
         // Nothing goes to an upstream that has failed, not even the answer to a request it made before it
         // went (found by cargo-fuzz: such an answer was still forwarded).
         if self.down.is_some() {
-            return Verdict::Drop(Event::new(EventName::Dropped, "debug").detail("a client response after the upstream failed"));
+            return Verdict::Drop(
+                Event::new(EventName::Dropped, "debug")
+                    .detail("a client response after the upstream failed"),
+            );
         }
         let key = envelope.id.map(message::id_key);
         match key.and_then(|k| self.server_requests.remove(&k)) {
             Some(_) => Verdict::Forward,
             None => {
                 let id = envelope.id.map(message::value).unwrap_or(Value::Null);
-                Verdict::Drop(Event::new(EventName::Dropped, "warn").id(&id).detail("a client response to no request of the upstream's"))
+                Verdict::Drop(
+                    Event::new(EventName::Dropped, "warn")
+                        .id(&id)
+                        .detail("a client response to no request of the upstream's"),
+                )
             }
         }
     }
@@ -791,29 +1040,63 @@ impl Session {
     fn client_batch(&mut self, members: &[&RawValue], call: &mut Call) {
         if self.options.batch == BatchPolicy::Reject {
             let f = invalid_request("batch-not-supported", "batch requests are not supported");
-            self.reply(call, "invalid-request", f, Value::Null, "a batch (refused by the batch policy)".into());
+            self.reply(
+                call,
+                "invalid-request",
+                f,
+                Value::Null,
+                "a batch (refused by the batch policy)".into(),
+            );
             return;
         }
         if members.is_empty() {
             let f = invalid_request("empty-batch", "a batch must not be empty");
-            self.reply(call, "invalid-request", f, Value::Null, "an empty batch".into());
+            self.reply(
+                call,
+                "invalid-request",
+                f,
+                Value::Null,
+                "an empty batch".into(),
+            );
             return;
         }
         self.seq += 1;
         let batch_id = self.seq;
         let stream = self.streams.as_ref().map(|_| call.origin.unwrap_or(0));
-        let mut batch = Batch { slots: Vec::new(), open: 0, members: Vec::new(), stream, aliases: Vec::new() };
+        let mut batch = Batch {
+            slots: Vec::new(),
+            open: 0,
+            members: Vec::new(),
+            stream,
+            aliases: Vec::new(),
+        };
         for member in members {
             let text = member.get();
             let verdict = match message::parse(text) {
                 Parsed::Object(envelope) => self.client_message(&envelope, text, call),
                 Parsed::Duplicate(name) => {
                     let details = format!("member \"{name}\" appears more than once");
-                    Verdict::Reply(self.answer(call, "invalid-request", invalid_request("duplicate-member", &details), Value::Null, None, None, details.clone()))
+                    Verdict::Reply(self.answer(
+                        call,
+                        "invalid-request",
+                        invalid_request("duplicate-member", &details),
+                        Value::Null,
+                        None,
+                        None,
+                        details.clone(),
+                    ))
                 }
                 _ => {
                     let f = invalid_request("not-an-object", "a request must be a JSON object");
-                    Verdict::Reply(self.answer(call, "invalid-request", f, Value::Null, None, None, "a batch member that is not an object".into()))
+                    Verdict::Reply(self.answer(
+                        call,
+                        "invalid-request",
+                        f,
+                        Value::Null,
+                        None,
+                        None,
+                        "a batch member that is not an object".into(),
+                    ))
                 }
             };
             match verdict {
@@ -839,7 +1122,8 @@ impl Session {
             }
         }
         if batch.open > 0 {
-            self.batches.insert(batch_id.to_string(), Entry::Batch(batch));
+            self.batches
+                .insert(batch_id.to_string(), Entry::Batch(batch));
         } else if !batch.slots.is_empty() {
             call.to_client(batch.stream, join_batch(batch.slots));
         }
@@ -849,28 +1133,40 @@ impl Session {
         self.seq += 1;
         pending.seq = self.seq;
         pending.arrived = now;
-        let timeout = pending.effective.as_ref().and_then(|e| e.timeout_ms).unwrap_or(self.options.timeout_millis);
-        pending.latest = pending.effective.as_ref().and_then(|e| e.max_wait_ms).map(|w| now.saturating_add(w));
+        let timeout = pending
+            .effective
+            .as_ref()
+            .and_then(|e| e.timeout_ms)
+            .unwrap_or(self.options.timeout_millis);
+        pending.latest = pending
+            .effective
+            .as_ref()
+            .and_then(|e| e.max_wait_ms)
+            .map(|w| now.saturating_add(w));
         pending.deadline = match (timeout.map(|t| now.saturating_add(t)), pending.latest) {
             (Some(d), Some(l)) => Some(d.min(l)),
             (d, l) => d.or(l),
         };
         if let Some(deadline) = pending.deadline {
-            self.deadlines.push(Reverse((deadline, pending.seq, key.clone())));
+            self.deadlines
+                .push(Reverse((deadline, pending.seq, key.clone())));
         }
         self.compact_deadlines();
         if let Some(token) = &pending.progress_token {
             self.progress.insert(token.clone(), Entry::Key(key.clone()));
         }
         if let Some(origin) = &pending.origin {
-            self.aliases.insert(origin.alias.clone(), Entry::Key(key.clone()));
+            self.aliases
+                .insert(origin.alias.clone(), Entry::Key(key.clone()));
         }
         self.pending.insert(key, Entry::Request(pending));
     }
 
     /// Removes a pending request (its deadline entry goes stale).
     fn take_pending(&mut self, key: &str) -> Option<Pending> {
-        let Some(Entry::Request(p)) = self.pending.remove(key) else { return None };
+        let Some(Entry::Request(p)) = self.pending.remove(key) else {
+            return None;
+        };
         // A batch member stays in flight on its stream until its array goes out (`fill_slot`).
         if let (Some(origin), None) = (&p.origin, p.slot) {
             self.aliases.remove(&origin.alias);
@@ -905,13 +1201,18 @@ impl Session {
             Err(_) => (String::from_utf8_lossy(line), true),
         };
         if text.trim().is_empty() {
-            call.event(Event::new(EventName::Dropped, "debug").detail("an empty line from the upstream"));
+            call.event(
+                Event::new(EventName::Dropped, "debug").detail("an empty line from the upstream"),
+            );
             return self.finish(call);
         }
         let (text, source) = match text.strip_prefix(BYTE_ORDER_MARK) {
             // As from the client: read past a byte order mark, and pass the message on without it.
             Some(rest) => {
-                call.event(Event::new(EventName::Repaired, "debug").detail("a byte order mark before an upstream message removed"));
+                call.event(
+                    Event::new(EventName::Repaired, "debug")
+                        .detail("a byte order mark before an upstream message removed"),
+                );
                 (rest, Source::Text(rest))
             }
             None if repaired => (&*text, Source::Text(&text)),
@@ -919,15 +1220,24 @@ impl Session {
         };
         match message::parse(text) {
             Parsed::NotJson(why) => {
-                let detail = format!("a line from the upstream that is not JSON ({why}): {}", excerpt(text, &env));
+                let detail = format!(
+                    "a line from the upstream that is not JSON ({why}): {}",
+                    excerpt(text, &env)
+                );
                 call.event(Event::new(EventName::Dropped, "warn").detail(detail));
             }
             Parsed::Scalar => {
-                let detail = format!("a JSON value from the upstream that is not a message: {}", excerpt(text, &env));
+                let detail = format!(
+                    "a JSON value from the upstream that is not a message: {}",
+                    excerpt(text, &env)
+                );
                 call.event(Event::new(EventName::Dropped, "warn").detail(detail));
             }
             Parsed::Duplicate(name) => {
-                let detail = format!("an upstream message with member \"{name}\" twice: {}", excerpt(text, &env));
+                let detail = format!(
+                    "an upstream message with member \"{name}\" twice: {}",
+                    excerpt(text, &env)
+                );
                 call.event(Event::new(EventName::Dropped, "warn").detail(detail));
             }
             Parsed::Batch(members) => {
@@ -935,15 +1245,25 @@ impl Session {
                 // may. Each member is handled (and written) as a message of its own.
                 for member in members {
                     match message::parse(member.get()) {
-                        Parsed::Object(envelope) => self.upstream_message(&envelope, Source::Text(member.get()), repaired, &mut call),
+                        Parsed::Object(envelope) => self.upstream_message(
+                            &envelope,
+                            Source::Text(member.get()),
+                            repaired,
+                            &mut call,
+                        ),
                         _ => {
-                            let detail = format!("an upstream batch member that is not a message: {}", excerpt(member.get(), &env));
+                            let detail = format!(
+                                "an upstream batch member that is not a message: {}",
+                                excerpt(member.get(), &env)
+                            );
                             call.event(Event::new(EventName::Dropped, "warn").detail(detail));
                         }
                     }
                 }
             }
-            Parsed::Object(envelope) => self.upstream_message(&envelope, source, repaired, &mut call),
+            Parsed::Object(envelope) => {
+                self.upstream_message(&envelope, source, repaired, &mut call)
+            }
         }
         self.finish(call)
     }
@@ -952,25 +1272,53 @@ impl Session {
     /// `head` and `tail`: its first and last bytes as the shell saw them pass. A response whose id they show
     /// answers its pending request at once, with the guard's error (it waited for its timeout, and was then
     /// answered as one); a request of the upstream's whose id they show is refused to the upstream.
-    pub fn upstream_oversize(&mut self, length: u64, head: &[u8], tail: &[u8], ctx: CallContext) -> Outcome {
+    pub fn upstream_oversize(
+        &mut self,
+        length: u64,
+        head: &[u8],
+        tail: &[u8],
+        ctx: CallContext,
+    ) -> Outcome {
         let mut call = Call::new(ctx);
         let detail = format!("a line of {length} bytes from the upstream exceeds the guard's limit; discarded unread");
         call.event(Event::new(EventName::Dropped, "error").detail(&detail));
         let sniffed = sniff::sniff(head, tail);
-        let Some(id) = sniffed.id.as_deref().and_then(|text| serde_json::from_str::<&RawValue>(text).ok()) else {
+        let Some(id) = sniffed
+            .id
+            .as_deref()
+            .and_then(|text| serde_json::from_str::<&RawValue>(text).ok())
+        else {
             return self.finish(call);
         };
         if sniffed.method {
             let error = crate::error::ErrorObject {
                 code: -32600,
                 message: "Invalid Request".into(),
-                data: Some(json!({"reason": "oversize", "details": "the request exceeds the guard's limit"})),
+                data: Some(
+                    json!({"reason": "oversize", "details": "the request exceeds the guard's limit"}),
+                ),
             };
-            call.send(Peer::Upstream, crate::error::error_response(&error, message::value(id)).to_string());
+            call.send(
+                Peer::Upstream,
+                crate::error::error_response(&error, message::value(id)).to_string(),
+            );
         } else if let Some(pending) = self.take_pending(&message::id_key(id)) {
-            let f = fields(&[("message", json!(format!("the upstream's response of {length} bytes exceeds the guard's limit")))]);
+            let f = fields(&[(
+                "message",
+                json!(format!(
+                    "the upstream's response of {length} bytes exceeds the guard's limit"
+                )),
+            )]);
             let revision = self.revision_for(pending.revision.as_deref());
-            let a = self.answer(&mut call, "upstream-error", f, pending.id.clone(), Some(&pending.method), revision, detail);
+            let a = self.answer(
+                &mut call,
+                "upstream-error",
+                f,
+                pending.id.clone(),
+                Some(&pending.method),
+                revision,
+                detail,
+            );
             call.event(a.event);
             self.deliver_answer(pending, a.response, &mut call);
         }
@@ -980,15 +1328,27 @@ impl Session {
     /// Passes an upstream message to the client unchanged (on `stream`, when the session serves several).
     fn pass(&self, source: Source<'_>, stream: Option<u64>, repaired: bool, call: &mut Call) {
         match source {
-            Source::Line(_) => call.steps.push(Step::Forward { to: Peer::Client, stream }),
+            Source::Line(_) => call.steps.push(Step::Forward {
+                to: Peer::Client,
+                stream,
+            }),
             Source::Text(text) => call.to_client(stream, text.trim()),
         }
         if repaired {
-            call.event(Event::new(EventName::Repaired, "warn").detail("invalid UTF-8 from the upstream replaced by U+FFFD"));
+            call.event(
+                Event::new(EventName::Repaired, "warn")
+                    .detail("invalid UTF-8 from the upstream replaced by U+FFFD"),
+            );
         }
     }
 
-    fn upstream_message(&mut self, envelope: &Envelope<'_>, source: Source<'_>, repaired: bool, call: &mut Call) {
+    fn upstream_message(
+        &mut self,
+        envelope: &Envelope<'_>,
+        source: Source<'_>,
+        repaired: bool,
+        call: &mut Call,
+    ) {
         let env = crate::environment();
         if envelope.method.is_some() {
             // The upstream's own request or notification: relayed as it is, whatever its method, when it is a
@@ -998,16 +1358,25 @@ impl Session {
             let checked = match message::check_call(envelope) {
                 Ok(checked) => checked,
                 Err(invalid) => {
-                    let detail = format!("an upstream call that is not valid JSON-RPC ({}): {}", invalid.details, excerpt(source.text(), &env));
+                    let detail = format!(
+                        "an upstream call that is not valid JSON-RPC ({}): {}",
+                        invalid.details,
+                        excerpt(source.text(), &env)
+                    );
                     call.event(Event::new(EventName::Dropped, "warn").detail(detail));
                     if envelope.id.is_some() {
                         // Plain JSON-RPC, not the client's dialect: the upstream is the one told.
                         let error = crate::error::ErrorObject {
                             code: -32600,
                             message: "Invalid Request".into(),
-                            data: Some(json!({"reason": invalid.reason, "details": invalid.details})),
+                            data: Some(
+                                json!({"reason": invalid.reason, "details": invalid.details}),
+                            ),
                         };
-                        call.send(Peer::Upstream, crate::error::error_response(&error, Value::Null).to_string());
+                        call.send(
+                            Peer::Upstream,
+                            crate::error::error_response(&error, Value::Null).to_string(),
+                        );
                     }
                     return;
                 }
@@ -1016,22 +1385,33 @@ impl Session {
                 match checked.id {
                     Some(id) => {
                         let key = message::id_key(id);
-                        if !self.server_requests.contains_key(&key) && self.server_requests.len() >= SERVER_REQUEST_WINDOW {
+                        if !self.server_requests.contains_key(&key)
+                            && self.server_requests.len() >= SERVER_REQUEST_WINDOW
+                        {
                             self.forget_oldest_server_request(call);
                         }
                         self.seq += 1;
-                        self.server_requests.insert(key, Entry::ServerRequest(self.seq));
+                        self.server_requests
+                            .insert(key, Entry::ServerRequest(self.seq));
                     }
                     None if checked.method == "notifications/progress" => {
                         if let Some(token) = message::param_key(envelope.params, "progressToken") {
-                            if !self.progress.contains_key(&token) && self.finished_tokens.contains(&token) {
+                            if !self.progress.contains_key(&token)
+                                && self.finished_tokens.contains(&token)
+                            {
                                 let detail = "progress for a request no longer in flight (answered, timed out or cancelled)";
-                                call.event(Event::new(EventName::Dropped, "debug").method("notifications/progress").detail(detail));
+                                call.event(
+                                    Event::new(EventName::Dropped, "debug")
+                                        .method("notifications/progress")
+                                        .detail(detail),
+                                );
                                 return;
                             }
                             self.progress_made(&token, call.ctx.unix_millis);
                             // Progress of a request that came on a stream goes there, with the client's token.
-                            if let Some((stream, renamed)) = self.progress_for_stream(&token, envelope, source) {
+                            if let Some((stream, renamed)) =
+                                self.progress_for_stream(&token, envelope, source)
+                            {
                                 call.to_client(Some(stream), renamed);
                                 return;
                             }
@@ -1044,7 +1424,10 @@ impl Session {
             return;
         }
         if !message::is_response(envelope) {
-            let detail = format!("an upstream message that is neither a call nor a response: {}", excerpt(source.text(), &env));
+            let detail = format!(
+                "an upstream message that is neither a call nor a response: {}",
+                excerpt(source.text(), &env)
+            );
             call.event(Event::new(EventName::Dropped, "warn").detail(detail));
             return;
         }
@@ -1054,10 +1437,20 @@ impl Session {
         };
         let key = message::id_key(raw_id);
         let Some(pending) = self.take_pending(&key) else {
-            let late = self.settled.iter().rev().find(|(k, _)| *k == key).map(|(_, why)| *why);
+            let late = self
+                .settled
+                .iter()
+                .rev()
+                .find(|(k, _)| *k == key)
+                .map(|(_, why)| *why);
             let (level, why) = match late {
-                Some(Settled::TimedOut) => ("info", "a late response to a request the guard already answered (timeout)"),
-                Some(Settled::Cancelled) => ("debug", "a response to a request the client cancelled"),
+                Some(Settled::TimedOut) => (
+                    "info",
+                    "a late response to a request the guard already answered (timeout)",
+                ),
+                Some(Settled::Cancelled) => {
+                    ("debug", "a response to a request the client cancelled")
+                }
                 None => ("warn", "a response to no pending request"),
             };
             let id = message::value(raw_id);
@@ -1065,14 +1458,23 @@ impl Session {
             return;
         };
         // A response the guard cannot read is still owed its answer: its request is out of the pending table.
-        let error_response = match (message::is_well_formed_response(envelope), envelope.error.is_some()) {
-            (false, _) => Err(("not a valid JSON-RPC response", "the upstream's response was not valid JSON-RPC")),
+        let error_response = match (
+            message::is_well_formed_response(envelope),
+            envelope.error.is_some(),
+        ) {
+            (false, _) => Err((
+                "not a valid JSON-RPC response",
+                "the upstream's response was not valid JSON-RPC",
+            )),
             (true, false) => Ok(None),
             // Well-formed, yet serde_json refuses the whole text: members nested deeper than its recursion
             // limit (found by cargo-fuzz: such a response got no answer).
             (true, true) => match serde_json::from_str::<Value>(source.text()) {
                 Ok(Value::Object(response)) => Ok(Some(response)),
-                _ => Err(("an upstream error response too deeply nested to read", "the upstream's error response could not be read")),
+                _ => Err((
+                    "an upstream error response too deeply nested to read",
+                    "the upstream's error response could not be read",
+                )),
             },
         };
         match error_response {
@@ -1080,9 +1482,24 @@ impl Session {
                 let detail = format!("{what}: {}", excerpt(source.text(), &env));
                 let f = fields(&[("message", json!(message))]);
                 let revision = self.revision_for(pending.revision.as_deref());
-                let a = self.answer(call, "upstream-error", f, pending.id.clone(), Some(&pending.method), revision, detail);
+                let a = self.answer(
+                    call,
+                    "upstream-error",
+                    f,
+                    pending.id.clone(),
+                    Some(&pending.method),
+                    revision,
+                    detail,
+                );
                 call.event(a.event);
-                self.deliver(pending, Delivery::Rewritten(a.response), source, raw_id, repaired, call);
+                self.deliver(
+                    pending,
+                    Delivery::Rewritten(a.response),
+                    source,
+                    raw_id,
+                    repaired,
+                    call,
+                );
                 return;
             }
             Ok(Some(response)) => {
@@ -1092,13 +1509,40 @@ impl Session {
                 // Under a policy: redacted under its options (audited rules left in), its actions on what was found.
                 let mut found = Vec::new();
                 if let Some(e) = e.filter(|e| e.audits_any()) {
-                    rewrite::sanitized_error(&response, &self.options.dialect, &pending.id, Some(&pending.method), revision, Some(e.redaction.clone()), Some(&mut found), &ctx, &env);
+                    rewrite::sanitized_error(
+                        &response,
+                        &self.options.dialect,
+                        &pending.id,
+                        Some(&pending.method),
+                        revision,
+                        Some(e.redaction.clone()),
+                        Some(&mut found),
+                        &ctx,
+                        &env,
+                    );
                 }
                 let quiet = e.map(|e| e.quiet.clone());
-                let found_here = if e.is_some_and(|e| e.audits_any()) { None } else { Some(&mut found) };
-                let a = rewrite::sanitized_error(&response, &self.options.dialect, &pending.id, Some(&pending.method), revision, quiet, found_here, &ctx, &env);
+                let found_here = if e.is_some_and(|e| e.audits_any()) {
+                    None
+                } else {
+                    Some(&mut found)
+                };
+                let a = rewrite::sanitized_error(
+                    &response,
+                    &self.options.dialect,
+                    &pending.id,
+                    Some(&pending.method),
+                    revision,
+                    quiet,
+                    found_here,
+                    &ctx,
+                    &env,
+                );
                 if let Some(e) = e {
-                    let decision = policy::decide(e, found.iter().map(|r| (r.as_str(), catalogue_category(r))));
+                    let decision = policy::decide(
+                        e,
+                        found.iter().map(|r| (r.as_str(), catalogue_category(r))),
+                    );
                     for event in policy::events(&decision, e, &pending.id, &pending.method) {
                         call.event(event);
                     }
@@ -1108,7 +1552,14 @@ impl Session {
                     }
                 }
                 call.event(a.event);
-                self.deliver(pending, Delivery::Rewritten(a.response), source, raw_id, repaired, call);
+                self.deliver(
+                    pending,
+                    Delivery::Rewritten(a.response),
+                    source,
+                    raw_id,
+                    repaired,
+                    call,
+                );
                 return;
             }
             Ok(None) => {}
@@ -1121,7 +1572,9 @@ impl Session {
         if envelope.result.is_some_and(is_error_result) {
             if let Ok(Value::Object(mut response)) = serde_json::from_str::<Value>(source.text()) {
                 let e = pending.effective.as_deref();
-                let limit = e.and_then(|e| e.failed_result_bytes).unwrap_or(self.options.failed_result_bytes) as usize;
+                let limit =
+                    e.and_then(|e| e.failed_result_bytes)
+                        .unwrap_or(self.options.failed_result_bytes) as usize;
                 let mut found = Vec::new();
                 let default_policy = redact::Policy::default();
                 let redacted = match e {
@@ -1129,15 +1582,50 @@ impl Session {
                     Some(e) if e.audits_any() => {
                         let original = Value::Object(response.clone());
                         let mut probe = response.clone();
-                        rewrite::redacted_tool_error(&mut probe, &pending.id, &pending.method, &env, &e.redaction, None, &mut found);
+                        rewrite::redacted_tool_error(
+                            &mut probe,
+                            &pending.id,
+                            &pending.method,
+                            &env,
+                            &e.redaction,
+                            None,
+                            &mut found,
+                        );
                         let quiet = e.quiet_allowing(policy::audited_values(&original, &found, e));
-                        rewrite::redacted_tool_error(&mut response, &pending.id, &pending.method, &env, &quiet, Some(limit), &mut Vec::new())
+                        rewrite::redacted_tool_error(
+                            &mut response,
+                            &pending.id,
+                            &pending.method,
+                            &env,
+                            &quiet,
+                            Some(limit),
+                            &mut Vec::new(),
+                        )
                     }
-                    Some(e) => rewrite::redacted_tool_error(&mut response, &pending.id, &pending.method, &env, &e.redaction, Some(limit), &mut found),
-                    None => rewrite::redacted_tool_error(&mut response, &pending.id, &pending.method, &env, &default_policy, Some(limit), &mut found),
+                    Some(e) => rewrite::redacted_tool_error(
+                        &mut response,
+                        &pending.id,
+                        &pending.method,
+                        &env,
+                        &e.redaction,
+                        Some(limit),
+                        &mut found,
+                    ),
+                    None => rewrite::redacted_tool_error(
+                        &mut response,
+                        &pending.id,
+                        &pending.method,
+                        &env,
+                        &default_policy,
+                        Some(limit),
+                        &mut found,
+                    ),
                 };
                 if let Some(e) = e {
-                    let decision = policy::decide(e, found.iter().map(|f| (f.rule.as_str(), f.category.as_str())));
+                    let decision = policy::decide(
+                        e,
+                        found.iter().map(|f| (f.rule.as_str(), f.category.as_str())),
+                    );
                     for event in policy::events(&decision, e, &pending.id, &pending.method) {
                         call.event(event);
                     }
@@ -1153,17 +1641,31 @@ impl Session {
                     rules.dedup();
                     event.rule = (!rules.is_empty()).then(|| rules.join(","));
                     call.event(event);
-                    self.deliver(pending, Delivery::Rewritten(text), source, raw_id, repaired, call);
+                    self.deliver(
+                        pending,
+                        Delivery::Rewritten(text),
+                        source,
+                        raw_id,
+                        repaired,
+                        call,
+                    );
                     return;
                 }
             }
-        } else if let Some(e) = pending.effective.as_deref().filter(|e| policy::result_scope(&pending.method).is_some_and(|s| e.redacts(s))) {
+        } else if let Some(e) = pending
+            .effective
+            .as_deref()
+            .filter(|e| policy::result_scope(&pending.method).is_some_and(|s| e.redacts(s)))
+        {
             // A successful answer in a scope the policy redacts (tool results, resource contents, prompt
             // messages); untouched when no rule finds anything.
             if let Ok(Value::Object(mut response)) = serde_json::from_str::<Value>(source.text()) {
                 if let Some(result) = response.get_mut("result") {
                     let (found, changed) = policy::redact_value(result, e, &env);
-                    let decision = policy::decide(e, found.iter().map(|f| (f.rule.as_str(), f.category.as_str())));
+                    let decision = policy::decide(
+                        e,
+                        found.iter().map(|f| (f.rule.as_str(), f.category.as_str())),
+                    );
                     for event in policy::events(&decision, e, &pending.id, &pending.method) {
                         call.event(event);
                     }
@@ -1172,14 +1674,26 @@ impl Session {
                         return;
                     }
                     if changed {
-                        let mut event = Event::new(EventName::Redacted, "warn").id(&pending.id).method(&pending.method);
-                        event.detail = Some(format!("a successful result, redacted: {}", decision.redacted.join(", ")));
+                        let mut event = Event::new(EventName::Redacted, "warn")
+                            .id(&pending.id)
+                            .method(&pending.method);
+                        event.detail = Some(format!(
+                            "a successful result, redacted: {}",
+                            decision.redacted.join(", ")
+                        ));
                         event.tool = e.tool.clone();
                         event.rule = Some(decision.redacted.join(","));
                         call.event(event);
                         response.insert("id".into(), pending.id.clone());
                         let text = Value::Object(response).to_string();
-                        self.deliver(pending, Delivery::Rewritten(text), source, raw_id, repaired, call);
+                        self.deliver(
+                            pending,
+                            Delivery::Rewritten(text),
+                            source,
+                            raw_id,
+                            repaired,
+                            call,
+                        );
                         return;
                     }
                 }
@@ -1190,18 +1704,36 @@ impl Session {
 
     /// An error response with a null id (the upstream could not read some request): sanitized and passed on,
     /// since no pending request can be told to be its cause. Anything else without an id is dropped.
-    fn upstream_error_without_id(&mut self, envelope: &Envelope<'_>, source: Source<'_>, call: &mut Call) {
+    fn upstream_error_without_id(
+        &mut self,
+        envelope: &Envelope<'_>,
+        source: Source<'_>,
+        call: &mut Call,
+    ) {
         let env = crate::environment();
         let parsed = serde_json::from_str::<Value>(source.text());
         match (envelope.error.is_some(), parsed) {
             (true, Ok(Value::Object(response))) => {
                 let ctx = call.next_ctx();
-                let a = rewrite::sanitized_error(&response, &self.options.dialect, &Value::Null, None, None, None, None, &ctx, &env);
+                let a = rewrite::sanitized_error(
+                    &response,
+                    &self.options.dialect,
+                    &Value::Null,
+                    None,
+                    None,
+                    None,
+                    None,
+                    &ctx,
+                    &env,
+                );
                 call.to_client(self.own_stream(), a.response);
                 call.event(a.event);
             }
             _ => {
-                let detail = format!("an upstream response without an id: {}", excerpt(source.text(), &env));
+                let detail = format!(
+                    "an upstream response without an id: {}",
+                    excerpt(source.text(), &env)
+                );
                 call.event(Event::new(EventName::Dropped, "warn").detail(detail));
             }
         }
@@ -1209,11 +1741,20 @@ impl Session {
 
     /// An upstream answer (or the guard's own) for a pending request, to the client or into its batch.
     /// `upstream_id`: the answer's id as the upstream wrote it (renamed back for a request from a stream).
-    fn deliver(&mut self, pending: Pending, delivery: Delivery, source: Source<'_>, upstream_id: &RawValue, repaired: bool, call: &mut Call) {
+    fn deliver(
+        &mut self,
+        pending: Pending,
+        delivery: Delivery,
+        source: Source<'_>,
+        upstream_id: &RawValue,
+        repaired: bool,
+        call: &mut Call,
+    ) {
         let delivery = match (delivery, &pending.origin) {
-            (Delivery::Unchanged, Some(origin)) => {
-                Delivery::Rewritten(streams::splice(source.text().trim(), &mut [(upstream_id, origin.client_id.clone())]))
-            }
+            (Delivery::Unchanged, Some(origin)) => Delivery::Rewritten(streams::splice(
+                source.text().trim(),
+                &mut [(upstream_id, origin.client_id.clone())],
+            )),
             (delivery, _) => delivery,
         };
         let Some((batch_id, slot)) = pending.slot else {
@@ -1232,11 +1773,31 @@ impl Session {
 
     /// The policy's refusal in place of an answer it blocks (`policy-denied`, the taxonomy's policy gate).
     fn deliver_blocked(&mut self, pending: Pending, call: &mut Call) {
-        let tool = pending.effective.as_ref().and_then(|e| e.tool.clone()).unwrap_or_else(|| pending.method.clone());
-        let f = fields(&[("tool", json!(tool)), ("reason", json!("the answer carries what the policy blocks"))]);
-        let revision = self.revision_for(pending.revision.as_deref()).map(str::to_string);
-        let detail = format!("the upstream's answer to {} blocked by the policy", pending.method);
-        let a = self.answer(call, "policy-denied", f, pending.id.clone(), Some(&pending.method), revision.as_deref(), detail);
+        let tool = pending
+            .effective
+            .as_ref()
+            .and_then(|e| e.tool.clone())
+            .unwrap_or_else(|| pending.method.clone());
+        let f = fields(&[
+            ("tool", json!(tool)),
+            ("reason", json!("the answer carries what the policy blocks")),
+        ]);
+        let revision = self
+            .revision_for(pending.revision.as_deref())
+            .map(str::to_string);
+        let detail = format!(
+            "the upstream's answer to {} blocked by the policy",
+            pending.method
+        );
+        let a = self.answer(
+            call,
+            "policy-denied",
+            f,
+            pending.id.clone(),
+            Some(&pending.method),
+            revision.as_deref(),
+            detail,
+        );
         call.event(a.event);
         self.deliver_answer(pending, a.response, call);
     }
@@ -1251,7 +1812,9 @@ impl Session {
 
     fn fill_slot(&mut self, batch_id: u64, slot: usize, text: String, call: &mut Call) {
         let id = batch_id.to_string();
-        let Some(Entry::Batch(batch)) = self.batches.get_mut(&id) else { return };
+        let Some(Entry::Batch(batch)) = self.batches.get_mut(&id) else {
+            return;
+        };
         if batch.slots[slot].is_none() {
             batch.open -= 1;
         }
@@ -1271,23 +1834,46 @@ impl Session {
 
     /// A progress notification for a request that came on a client stream: that stream, and the line with
     /// the client's own token in place of the one the upstream was given.
-    fn progress_for_stream(&self, token: &str, envelope: &Envelope<'_>, source: Source<'_>) -> Option<(u64, String)> {
-        let Some(Entry::Key(key)) = self.progress.get(token) else { return None };
+    fn progress_for_stream(
+        &self,
+        token: &str,
+        envelope: &Envelope<'_>,
+        source: Source<'_>,
+    ) -> Option<(u64, String)> {
+        let Some(Entry::Key(key)) = self.progress.get(token) else {
+            return None;
+        };
         let origin = self.pending_request(key)?.origin.as_ref()?;
         let (client_token, _) = origin.token.as_ref()?;
         let raw = streams::raw_param(envelope.params, "progressToken")?;
-        Some((origin.stream, streams::splice(source.text().trim(), &mut [(raw, client_token.clone())])))
+        Some((
+            origin.stream,
+            streams::splice(source.text().trim(), &mut [(raw, client_token.clone())]),
+        ))
     }
 
     /// Progress for a request restarts its wait (the old deadline entry goes stale).
     fn progress_made(&mut self, token: &str, now: u64) {
-        let Some(Entry::Key(key)) = self.progress.get(token) else { return };
+        let Some(Entry::Key(key)) = self.progress.get(token) else {
+            return;
+        };
         let key = key.clone();
         let default_timeout = self.options.timeout_millis;
-        let Some(Entry::Request(p)) = self.pending.get_mut(&key) else { return };
-        let Some(timeout) = p.effective.as_ref().and_then(|e| e.timeout_ms).unwrap_or(default_timeout) else { return };
+        let Some(Entry::Request(p)) = self.pending.get_mut(&key) else {
+            return;
+        };
+        let Some(timeout) = p
+            .effective
+            .as_ref()
+            .and_then(|e| e.timeout_ms)
+            .unwrap_or(default_timeout)
+        else {
+            return;
+        };
         // Never past the policy's longest wait, progress or not.
-        let new = p.latest.map_or(now.saturating_add(timeout), |l| now.saturating_add(timeout).min(l));
+        let new = p.latest.map_or(now.saturating_add(timeout), |l| {
+            now.saturating_add(timeout).min(l)
+        });
         if p.deadline.is_some_and(|old| old != new) {
             p.deadline = Some(new);
             self.deadlines.push(Reverse((new, p.seq, key)));
@@ -1298,11 +1884,30 @@ impl Session {
     // ───────────────────────────── failures and time ─────────────────────────────
 
     #[allow(clippy::too_many_arguments)]
-    fn upstream_gone_answer(&self, call: &mut Call, failure: Failure, id: Value, method: &str, revision: Option<&str>, when: &str) -> Answer {
+    fn upstream_gone_answer(
+        &self,
+        call: &mut Call,
+        failure: Failure,
+        id: Value,
+        method: &str,
+        revision: Option<&str>,
+        when: &str,
+    ) -> Answer {
         let reason = failure.describe();
-        let f = fields(&[("url", json!(self.options.upstream)), ("reason", json!(reason))]);
+        let f = fields(&[
+            ("url", json!(self.options.upstream)),
+            ("reason", json!(reason)),
+        ]);
         let detail = format!("{method} {when} {reason}");
-        self.answer(call, "upstream-connection-failed", f, id, Some(method), revision, detail)
+        self.answer(
+            call,
+            "upstream-connection-failed",
+            f,
+            id,
+            Some(method),
+            revision,
+            detail,
+        )
     }
 
     /// The upstream can no longer answer: every pending request is answered, in the order it arrived, and
@@ -1312,22 +1917,47 @@ impl Session {
         if self.down.is_some() {
             return self.finish(call);
         }
-        let level = if failure == Failure::Exited(0) && self.pending.is_empty() { "info" } else { "error" };
-        let detail = format!("{} ({} requests pending)", failure.describe(), self.pending.len());
+        let level = if failure == Failure::Exited(0) && self.pending.is_empty() {
+            "info"
+        } else {
+            "error"
+        };
+        let detail = format!(
+            "{} ({} requests pending)",
+            failure.describe(),
+            self.pending.len()
+        );
         call.event(Event::new(EventName::UpstreamEnded, level).detail(detail));
         self.down = Some(failure.clone());
         // Answered in order of arrival: drained into a heap keyed by arrival (the deadline heap's type, so
         // no sort is instantiated for this one use).
         let mut table = std::mem::take(&mut self.pending);
-        let mut order: BinaryHeap<Reverse<(u64, u64, String)>> =
-            table.iter().filter_map(|(k, e)| if let Entry::Request(p) = e { Some(Reverse((p.seq, 0, k.clone()))) } else { None }).collect();
+        let mut order: BinaryHeap<Reverse<(u64, u64, String)>> = table
+            .iter()
+            .filter_map(|(k, e)| {
+                if let Entry::Request(p) = e {
+                    Some(Reverse((p.seq, 0, k.clone())))
+                } else {
+                    None
+                }
+            })
+            .collect();
         self.deadlines.clear();
         self.progress.clear();
         self.server_requests.clear();
         while let Some(Reverse((_, _, key))) = order.pop() {
-            let Some(Entry::Request(p)) = table.remove(&key) else { continue };
+            let Some(Entry::Request(p)) = table.remove(&key) else {
+                continue;
+            };
             let revision = self.revision_for(p.revision.as_deref());
-            let a = self.upstream_gone_answer(&mut call, failure.clone(), p.id.clone(), &p.method, revision, "was pending when");
+            let a = self.upstream_gone_answer(
+                &mut call,
+                failure.clone(),
+                p.id.clone(),
+                &p.method,
+                revision,
+                "was pending when",
+            );
             let mut event = a.event;
             event.tool = p.effective.as_ref().and_then(|e| e.tool.clone());
             call.event(event);
@@ -1345,13 +1975,21 @@ impl Session {
             if deadline > now {
                 break;
             }
-            let Some(Reverse((_, _, key))) = self.deadlines.pop() else { break };
-            let Some(p) = self.take_pending(&key) else { continue };
+            let Some(Reverse((_, _, key))) = self.deadlines.pop() else {
+                break;
+            };
+            let Some(p) = self.take_pending(&key) else {
+                continue;
+            };
             self.remember(key, Settled::TimedOut);
             let cancel = p.method != "initialize" && self.down.is_none();
             // The request's own timeout (a tool's or method's override, else the session's), or the
             // policy's longest wait when that came first.
-            let own = p.effective.as_ref().and_then(|e| e.timeout_ms).unwrap_or(self.options.timeout_millis);
+            let own = p
+                .effective
+                .as_ref()
+                .and_then(|e| e.timeout_ms)
+                .unwrap_or(self.options.timeout_millis);
             let capped = p.latest.filter(|&l| l == deadline);
             let timeout = match capped {
                 Some(latest) => latest.saturating_sub(p.arrived),
@@ -1360,16 +1998,35 @@ impl Session {
             let secs = timeout.div_ceil(1000);
             let detail = format!(
                 "no response within {timeout} ms{}{}",
-                if capped.is_some() { " (the policy's longest wait, progress or not)" } else { "" },
-                if cancel { "; cancelled upstream" } else { "; not cancelled (MCP forbids cancelling initialize)" }
+                if capped.is_some() {
+                    " (the policy's longest wait, progress or not)"
+                } else {
+                    ""
+                },
+                if cancel {
+                    "; cancelled upstream"
+                } else {
+                    "; not cancelled (MCP forbids cancelling initialize)"
+                }
             );
             let f = fields(&[("timeout_secs", json!(secs))]);
             let revision = self.revision_for(p.revision.as_deref());
-            let a = self.answer(&mut call, "upstream-timeout", f, p.id.clone(), Some(&p.method), revision, detail);
+            let a = self.answer(
+                &mut call,
+                "upstream-timeout",
+                f,
+                p.id.clone(),
+                Some(&p.method),
+                revision,
+                detail,
+            );
             if cancel {
                 let reason = format!("no response within {secs}s (jsonrpc-errors guard)");
                 // The id the upstream knows it by: renamed, for a request that came on a stream.
-                let request_id = p.origin.as_ref().map_or_else(|| p.id.clone(), |o| json!(o.upstream_id));
+                let request_id = p
+                    .origin
+                    .as_ref()
+                    .map_or_else(|| p.id.clone(), |o| json!(o.upstream_id));
                 let notification = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
                     "params": {"requestId": request_id, "reason": reason}});
                 call.send(Peer::Upstream, notification.to_string());
@@ -1401,7 +2058,8 @@ impl Session {
         } else {
             text
         };
-        let r = crate::redact::redact_with(source, &crate::environment(), &rewrite::operator_policy());
+        let r =
+            crate::redact::redact_with(source, &crate::environment(), &rewrite::operator_policy());
         self.stderr_key_block_open = ends_in_open_key_block(source, &r);
         if !continued {
             return r.text;
@@ -1430,7 +2088,10 @@ impl Session {
         let cut = if end {
             partial.len()
         } else {
-            match partial[self.stderr_no_newline_before..].iter().rposition(|&b| b == b'\n') {
+            match partial[self.stderr_no_newline_before..]
+                .iter()
+                .rposition(|&b| b == b'\n')
+            {
                 Some(i) => self.stderr_no_newline_before + i + 1,
                 None if partial.len() >= STDERR_LINE_CAP => overlong_line_cut(partial),
                 None => {
@@ -1469,14 +2130,23 @@ fn overlong_line_cut(line: &[u8]) -> usize {
         return i + 1;
     }
     let len = line.len();
-    let Some(start) = (len.saturating_sub(4)..len).rev().find(|&i| line[i] & 0xC0 != 0x80) else { return len };
+    let Some(start) = (len.saturating_sub(4)..len)
+        .rev()
+        .find(|&i| line[i] & 0xC0 != 0x80)
+    else {
+        return len;
+    };
     let width = match line[start] {
         0xF0.. => 4,
         0xE0.. => 3,
         0xC0.. => 2,
         _ => 1,
     };
-    if start + width > len { start } else { len }
+    if start + width > len {
+        start
+    } else {
+        len
+    }
 }
 
 /// The catalogue rule for private-key blocks, and the BEGIN line that reopens a block an earlier stderr
@@ -1487,9 +2157,14 @@ const KEY_BLOCK_HEADER: &str = "-----BEGIN PRIVATE KEY-----";
 /// Whether `source` ends inside a private-key block: its last block has no END line and nothing but blank
 /// space follows it (a block the rule ended at a line that is no body line is closed).
 fn ends_in_open_key_block(source: &str, redacted: &crate::redact::Redacted) -> bool {
-    redacted.findings.iter().rev().find(|f| f.rule == KEY_BLOCK_RULE).is_some_and(|f| {
-        !source[f.start..f.end].contains("-----END") && source[f.end..].trim().is_empty()
-    })
+    redacted
+        .findings
+        .iter()
+        .rev()
+        .find(|f| f.rule == KEY_BLOCK_RULE)
+        .is_some_and(|f| {
+            !source[f.start..f.end].contains("-----END") && source[f.end..].trim().is_empty()
+        })
 }
 
 /// The category of a catalogue rule (or of the rules the JSON walker names), for a policy's actions.
@@ -1497,7 +2172,10 @@ fn catalogue_category(rule: &str) -> &'static str {
     match rule {
         redact::json::SENSITIVE_KEY_RULE | redact::json::OPAQUE_KEY_RULE => "credential",
         redact::json::TRACE_KEY_RULE => "stacktrace",
-        _ => redact::catalogue_rules().iter().find(|r| r.id == rule).map_or("", |r| r.category.as_str()),
+        _ => redact::catalogue_rules()
+            .iter()
+            .find(|r| r.id == rule)
+            .map_or("", |r| r.category.as_str()),
     }
 }
 

@@ -14,7 +14,9 @@ pub fn tool_name(method: &str, params: Option<&RawValue>) -> Option<String> {
     if method != super::rewrite::TOOL_CALL {
         return None;
     }
-    crate::message::RawObject::of(params?)?.get("name").and_then(crate::message::string_value)
+    crate::message::RawObject::of(params?)?
+        .get("name")
+        .and_then(crate::message::string_value)
 }
 
 /// The scope a successful answer to `method` is in.
@@ -37,8 +39,15 @@ pub struct Decision {
     pub redacted: Vec<String>,
 }
 
-pub fn decide<'a>(effective: &Effective, findings: impl IntoIterator<Item = (&'a str, &'a str)>) -> Decision {
-    let mut d = Decision { blocked: None, audited: Vec::new(), redacted: Vec::new() };
+pub fn decide<'a>(
+    effective: &Effective,
+    findings: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Decision {
+    let mut d = Decision {
+        blocked: None,
+        audited: Vec::new(),
+        redacted: Vec::new(),
+    };
     for (rule, category) in findings {
         let list = match effective.action(rule, category) {
             Action::Block => {
@@ -57,7 +66,11 @@ pub fn decide<'a>(effective: &Effective, findings: impl IntoIterator<Item = (&'a
 
 /// `value` redacted under `effective` (binary members left alone unless the policy scans them): what was
 /// found, and whether the redacted value differs. Audited rules are found but not redacted.
-pub fn redact_value(value: &mut Value, effective: &Effective, env: &Secrets) -> (Vec<JsonFinding>, bool) {
+pub fn redact_value(
+    value: &mut Value,
+    effective: &Effective,
+    env: &Secrets,
+) -> (Vec<JsonFinding>, bool) {
     let mut binary = Vec::new();
     super::rewrite::take_binary(value, &mut binary);
     let mut findings = redact_text_members(value, effective, env);
@@ -69,7 +82,9 @@ pub fn redact_value(value: &mut Value, effective: &Effective, env: &Secrets) -> 
         }
     }
     super::rewrite::put_binary(value, &mut binary.into_iter());
-    let changed = findings.iter().any(|f| effective.action(&f.rule, &f.category) != Action::Audit);
+    let changed = findings
+        .iter()
+        .any(|f| effective.action(&f.rule, &f.category) != Action::Audit);
     (findings, changed)
 }
 
@@ -77,12 +92,19 @@ pub fn redact_value(value: &mut Value, effective: &Effective, env: &Secrets) -> 
 fn redact_blob(member: &mut Value, effective: &Effective, env: &Secrets) -> Vec<JsonFinding> {
     use base64::Engine as _;
     let engine = &base64::engine::general_purpose::STANDARD;
-    let Some(text) = member.as_str().and_then(|b64| engine.decode(b64.trim()).ok()).and_then(|bytes| String::from_utf8(bytes).ok()) else {
+    let Some(text) = member
+        .as_str()
+        .and_then(|b64| engine.decode(b64.trim()).ok())
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+    else {
         return Vec::new();
     };
     let mut decoded = Value::String(text);
     let findings = redact_text_members(&mut decoded, effective, env);
-    if findings.iter().any(|f| effective.action(&f.rule, &f.category) != Action::Audit) {
+    if findings
+        .iter()
+        .any(|f| effective.action(&f.rule, &f.category) != Action::Audit)
+    {
         if let Value::String(redacted) = decoded {
             *member = Value::String(engine.encode(redacted));
         }
@@ -91,7 +113,11 @@ fn redact_blob(member: &mut Value, effective: &Effective, env: &Secrets) -> Vec<
 }
 
 /// `value`'s text redacted under `effective` (its binary members already taken out).
-fn redact_text_members(value: &mut Value, effective: &Effective, env: &Secrets) -> Vec<JsonFinding> {
+fn redact_text_members(
+    value: &mut Value,
+    effective: &Effective,
+    env: &Secrets,
+) -> Vec<JsonFinding> {
     if effective.audits_any() {
         // Found under the whole policy (to log what is audited), redacted without the audited rules and
         // with what they found allowed (so no other rule takes it).
@@ -106,11 +132,21 @@ fn redact_text_members(value: &mut Value, effective: &Effective, env: &Secrets) 
 }
 
 /// The text each audited finding spans in `original` (found by its JSON pointer and byte span).
-pub fn audited_values(original: &Value, findings: &[JsonFinding], effective: &Effective) -> Vec<String> {
+pub fn audited_values(
+    original: &Value,
+    findings: &[JsonFinding],
+    effective: &Effective,
+) -> Vec<String> {
     let mut values: Vec<String> = findings
         .iter()
         .filter(|f| !f.key && effective.action(&f.rule, &f.category) == Action::Audit)
-        .filter_map(|f| original.pointer(&f.path)?.as_str()?.get(f.start..f.end).map(str::to_string))
+        .filter_map(|f| {
+            original
+                .pointer(&f.path)?
+                .as_str()?
+                .get(f.start..f.end)
+                .map(str::to_string)
+        })
         .collect();
     values.sort_unstable();
     values.dedup();
@@ -122,13 +158,21 @@ pub fn events(decision: &Decision, effective: &Effective, id: &Value, method: &s
     let tool = effective.tool.clone().unwrap_or_else(|| method.to_string());
     let mut out = Vec::new();
     if let Some(rule) = &decision.blocked {
-        let mut e = Event::new(EventName::Blocked, "warn").id(id).method(method).detail(format!("blocked by the policy: {rule} found"));
+        let mut e = Event::new(EventName::Blocked, "warn")
+            .id(id)
+            .method(method)
+            .detail(format!("blocked by the policy: {rule} found"));
         e.rule = Some(rule.clone());
         e.tool = Some(tool.clone());
         out.push(e);
     }
     for rule in &decision.audited {
-        let mut e = Event::new(EventName::Audited, "info").id(id).method(method).detail(format!("audited by the policy: {rule} found, passed untouched"));
+        let mut e = Event::new(EventName::Audited, "info")
+            .id(id)
+            .method(method)
+            .detail(format!(
+                "audited by the policy: {rule} found, passed untouched"
+            ));
         e.rule = Some(rule.clone());
         e.tool = Some(tool.clone());
         out.push(e);

@@ -6,12 +6,12 @@ use crate::context::CallContext;
 use crate::error::{error_response, ErrorObject};
 use crate::ordered::Fields;
 use crate::redact::{self, JsonFinding, Policy, Secrets};
-use std::sync::Arc;
 use crate::render::{render, ErrorInput};
 use crate::sanitize::{sanitize_response_finding, Target};
 use crate::scrub;
 use crate::taxonomy::{taxonomy, Style};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 /// The method whose requests a dialect may answer with a result-shaped error (MCP `isError` tool results,
 /// Error Model domain errors): only a tool call has a result that can say "this failed".
@@ -28,7 +28,10 @@ pub fn operator_policy() -> Policy {
 
 /// Text for the operator's log: redacted under [`operator_policy`], cut to a bounded size.
 pub fn for_operator(text: &str, env: &Secrets) -> String {
-    scrub::truncate(&redact::redact_with(text, env, &operator_policy()).text, DETAIL_BYTES)
+    scrub::truncate(
+        &redact::redact_with(text, env, &operator_policy()).text,
+        DETAIL_BYTES,
+    )
 }
 
 /// Whether results written under `revision` (when known) must carry `resultType`.
@@ -71,13 +74,20 @@ pub fn answer(
     env: &Secrets,
 ) -> Answer {
     let t = taxonomy();
-    let happened = t.kind(kind).expect("the guard answers with kinds of the taxonomy");
+    let happened = t
+        .kind(kind)
+        .expect("the guard answers with kinds of the taxonomy");
     let entry = happened.dialect(dialect);
     let fits = entry.is_some_and(|entry| entry.style == Style::Error || method == Some(TOOL_CALL));
     let (dialect, rendered_kind, fields) = match (fits, entry) {
         (true, _) => (dialect, happened, fields),
         (false, Some(_)) => ("canonical", happened, fields),
-        (false, None) => (dialect, t.kind("internal-error").expect("internal-error is in the taxonomy"), Fields::new()),
+        (false, None) => (
+            dialect,
+            t.kind("internal-error")
+                .expect("internal-error is in the taxonomy"),
+            Fields::new(),
+        ),
     };
     let correlation_id = ctx.correlation_id();
     let input = ErrorInput {
@@ -94,9 +104,14 @@ pub fn answer(
         Ok(obj) => obj.into_value(),
         Err(_) => error_response(&ErrorObject::internal(), id.clone()),
     };
-    let code = response.pointer("/error/code").and_then(Value::as_i64).and_then(|c| i32::try_from(c).ok());
+    let code = response
+        .pointer("/error/code")
+        .and_then(Value::as_i64)
+        .and_then(|c| i32::try_from(c).ok());
     let response = response.to_string();
-    let mut event = Event::new(EventName::Answered, &happened.log_level).id(&id).detail(for_operator(&detail, env));
+    let mut event = Event::new(EventName::Answered, &happened.log_level)
+        .id(&id)
+        .detail(for_operator(&detail, env));
     event.kind = Some(happened.name.clone());
     event.code = code;
     event.category = Some(happened.category.clone());
@@ -129,10 +144,19 @@ pub fn sanitized_error(
         redaction,
     };
     let rewritten = sanitize_response_finding(response, &target, ctx, env, found_rules);
-    let code = rewritten.pointer("/error/code").and_then(Value::as_i64).and_then(|c| i32::try_from(c).ok());
+    let code = rewritten
+        .pointer("/error/code")
+        .and_then(Value::as_i64)
+        .and_then(|c| i32::try_from(c).ok());
     let error = response.get("error");
-    let upstream_code = error.and_then(|e| e.get("code")).map(Value::to_string).unwrap_or_default();
-    let upstream_message = error.and_then(|e| e.get("message")).and_then(Value::as_str).unwrap_or("");
+    let upstream_code = error
+        .and_then(|e| e.get("code"))
+        .map(Value::to_string)
+        .unwrap_or_default();
+    let upstream_message = error
+        .and_then(|e| e.get("message"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
     let mut detail = format!("upstream error {upstream_code}: {upstream_message}");
     if let Some(data) = error.and_then(|e| e.get("data")) {
         // Redacted as JSON first (values under sensitive names whole: a cookie, a session, credentials.pass,
@@ -144,14 +168,21 @@ pub fn sanitized_error(
         detail.push_str(&data.to_string());
     }
     let text = rewritten.to_string();
-    let kind = taxonomy().kind("upstream-error").expect("upstream-error is in the taxonomy");
-    let mut event = Event::new(EventName::Sanitized, &kind.log_level).id(id).detail(for_operator(&detail, env));
+    let kind = taxonomy()
+        .kind("upstream-error")
+        .expect("upstream-error is in the taxonomy");
+    let mut event = Event::new(EventName::Sanitized, &kind.log_level)
+        .id(id)
+        .detail(for_operator(&detail, env));
     event.method = method.map(steps::quoted);
     event.kind = Some(kind.name.clone());
     event.code = code;
     event.category = Some(kind.category.clone());
     event.correlation_id = text.contains(&correlation_id).then_some(correlation_id);
-    Answer { response: text, event }
+    Answer {
+        response: text,
+        event,
+    }
 }
 
 /// A failed tool result's binary members (base64 images, audio, blobs), taken out while the rest is redacted
@@ -160,7 +191,10 @@ pub fn sanitized_error(
 pub(super) fn take_binary(value: &mut Value, taken: &mut Vec<Value>) {
     match value {
         Value::Object(map) => {
-            let media = matches!(map.get("type").and_then(Value::as_str), Some("image" | "audio"));
+            let media = matches!(
+                map.get("type").and_then(Value::as_str),
+                Some("image" | "audio")
+            );
             for (key, child) in map.iter_mut() {
                 if key == "blob" || (media && key == "data") {
                     taken.push(std::mem::take(child));
@@ -178,7 +212,10 @@ pub(super) fn take_binary(value: &mut Value, taken: &mut Vec<Value>) {
 pub(super) fn put_binary(value: &mut Value, taken: &mut std::vec::IntoIter<Value>) {
     match value {
         Value::Object(map) => {
-            let media = matches!(map.get("type").and_then(Value::as_str), Some("image" | "audio"));
+            let media = matches!(
+                map.get("type").and_then(Value::as_str),
+                Some("image" | "audio")
+            );
             for (key, child) in map.iter_mut() {
                 if key == "blob" || (media && key == "data") {
                     *child = taken.next().unwrap_or_default();
@@ -201,8 +238,12 @@ fn cut_long_texts(value: &mut Value, limit: usize) -> bool {
             *s = scrub::cut_middle(s, limit);
             true
         }
-        Value::Array(items) => items.iter_mut().fold(false, |cut, v| cut_long_texts(v, limit) | cut),
-        Value::Object(map) => map.values_mut().fold(false, |cut, v| cut_long_texts(v, limit) | cut),
+        Value::Array(items) => items
+            .iter_mut()
+            .fold(false, |cut, v| cut_long_texts(v, limit) | cut),
+        Value::Object(map) => map
+            .values_mut()
+            .fold(false, |cut, v| cut_long_texts(v, limit) | cut),
         _ => false,
     }
 }
@@ -248,9 +289,15 @@ pub fn redacted_tool_error(
         if !detail.is_empty() {
             detail.push_str("; ");
         }
-        detail.push_str(&format!("text cut to {} bytes, start and end kept", text_limit.unwrap_or_default()));
+        detail.push_str(&format!(
+            "text cut to {} bytes, start and end kept",
+            text_limit.unwrap_or_default()
+        ));
     }
     response.insert("id".into(), id.clone());
-    let event = Event::new(EventName::Redacted, "warn").id(id).method(method).detail(detail);
+    let event = Event::new(EventName::Redacted, "warn")
+        .id(id)
+        .method(method)
+        .detail(detail);
     Some((Value::Object(std::mem::take(response)).to_string(), event))
 }

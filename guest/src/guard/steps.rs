@@ -16,7 +16,11 @@ pub enum Step {
     /// `stream` when the session serves several (`Session::client_line_on`), else on its one client.
     Forward { to: Peer, stream: Option<u64> },
     /// Write `line` (one JSON-RPC message or batch, no newline in it) to `to` (on `stream`, as for `Forward`).
-    Send { to: Peer, stream: Option<u64>, line: String },
+    Send {
+        to: Peer,
+        stream: Option<u64>,
+        line: String,
+    },
     /// Log this (and count it): never a message body.
     Event(Box<Event>),
 }

@@ -63,9 +63,17 @@ mod tests {
     #[test]
     fn splicing_replaces_only_the_values_named() {
         let line = r#"{"jsonrpc":"2.0","id":"a b","method":"tools/call","params":{"_meta":{"progressToken":"t"},"x":"id"}}"#;
-        let Parsed::Object(e) = parse(line) else { panic!() };
+        let Parsed::Object(e) = parse(line) else {
+            panic!()
+        };
         let token = raw_progress_token(e.params).unwrap();
-        let out = splice(line, &mut [(token, "8".into()), (e.id.unwrap(), "7".into())]);
-        assert_eq!(out, r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"progressToken":8},"x":"id"}}"#);
+        let out = splice(
+            line,
+            &mut [(token, "8".into()), (e.id.unwrap(), "7".into())],
+        );
+        assert_eq!(
+            out,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"progressToken":8},"x":"id"}}"#
+        );
     }
 }

@@ -6,7 +6,10 @@ use serde_json::json;
 const T0: u64 = 1_767_225_600_000;
 
 fn ctx(ms: u64) -> CallContext {
-    CallContext { unix_millis: ms, entropy: 42 }
+    CallContext {
+        unix_millis: ms,
+        entropy: 42,
+    }
 }
 
 fn session(dialect: &str, timeout: Option<u64>, batch: BatchPolicy) -> Session {
@@ -41,7 +44,16 @@ fn lines(o: &Outcome, to: Peer) -> Vec<String> {
 }
 
 fn events(o: &Outcome) -> Vec<&Event> {
-    o.steps.iter().filter_map(|s| if let Step::Event(e) = s { Some(&**e) } else { None }).collect()
+    o.steps
+        .iter()
+        .filter_map(|s| {
+            if let Step::Event(e) = s {
+                Some(&**e)
+            } else {
+                None
+            }
+        })
+        .collect()
 }
 
 fn only_client_value(o: &Outcome) -> Value {
@@ -66,7 +78,10 @@ fn requests_and_results_pass_untouched() {
 #[test]
 fn notifications_are_forwarded_and_never_answered() {
     let mut s = canonical();
-    for line in [r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, r#"{"jsonrpc":"2.0","method":"x","params":[1]}"#] {
+    for line in [
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","method":"x","params":[1]}"#,
+    ] {
         let o = client(&mut s, line);
         assert_eq!(lines(&o, Peer::Upstream), ["<forward>"]);
         assert_eq!(o.pending, 0);
@@ -80,13 +95,43 @@ fn bad_client_lines_are_answered_here_and_never_forwarded() {
     let cases: [(&str, i64, Value, &str); 8] = [
         ("{not json", -32700, Value::Null, ""),
         ("42", -32600, Value::Null, "not-an-object"),
-        (r#"{"jsonrpc":"2.0","id":7}"#, -32600, json!(7), "missing-method"),
-        (r#"{"jsonrpc":"1.0","id":"a","method":"m"}"#, -32600, json!("a"), "invalid-jsonrpc-version"),
-        (r#"{"jsonrpc":"2.0","id":{"x":1},"method":"m"}"#, -32600, Value::Null, "invalid-id-type"),
+        (
+            r#"{"jsonrpc":"2.0","id":7}"#,
+            -32600,
+            json!(7),
+            "missing-method",
+        ),
+        (
+            r#"{"jsonrpc":"1.0","id":"a","method":"m"}"#,
+            -32600,
+            json!("a"),
+            "invalid-jsonrpc-version",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":{"x":1},"method":"m"}"#,
+            -32600,
+            Value::Null,
+            "invalid-id-type",
+        ),
         // An id the guard could not write back (found by cargo-fuzz: its answers carried `null`).
-        (r#"{"jsonrpc":"2.0","id":"-\uDEe9\/1","method":"ping"}"#, -32600, Value::Null, "invalid-id-string"),
-        (r#"{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}"#, -32600, Value::Null, "duplicate-member"),
-        (r#"[{"jsonrpc":"2.0","id":1,"method":"a"}]"#, -32600, Value::Null, "batch-not-supported"),
+        (
+            r#"{"jsonrpc":"2.0","id":"-\uDEe9\/1","method":"ping"}"#,
+            -32600,
+            Value::Null,
+            "invalid-id-string",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}"#,
+            -32600,
+            Value::Null,
+            "duplicate-member",
+        ),
+        (
+            r#"[{"jsonrpc":"2.0","id":1,"method":"a"}]"#,
+            -32600,
+            Value::Null,
+            "batch-not-supported",
+        ),
     ];
     for (line, code, id, reason) in cases {
         let mut s = canonical();
@@ -112,11 +157,17 @@ fn bad_client_lines_are_answered_here_and_never_forwarded() {
 fn parse_and_oversize_errors_never_log_the_body() {
     let mut s = canonical();
     let secret = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
-    let o = client(&mut s, &format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"t":"{secret}"}}"#));
+    let o = client(
+        &mut s,
+        &format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"t":"{secret}"}}"#),
+    );
     assert!(!o.to_json().contains("ghp_"));
     let mut small = session("canonical", None, BatchPolicy::Reject);
     small.options.max_bytes = 16;
-    let o = client(&mut small, &format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{secret}"}}"#));
+    let o = client(
+        &mut small,
+        &format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{secret}"}}"#),
+    );
     let text = o.to_json();
     assert!(!text.contains("ghp_"), "{text}");
     assert_eq!(only_client_value(&o)["error"]["data"]["reason"], "oversize");
@@ -131,7 +182,11 @@ fn an_id_in_flight_cannot_be_reused() {
     let o = client(&mut s, r#"{"jsonrpc":"2.0","id":1.0,"method":"b"}"#);
     let r = only_client_value(&o);
     assert_eq!(r["error"]["data"]["reason"], "duplicate-id");
-    assert_eq!(r["id"].to_string(), "1.0", "the client's own spelling is echoed");
+    assert_eq!(
+        r["id"].to_string(),
+        "1.0",
+        "the client's own spelling is echoed"
+    );
     // A string id "1" is another id.
     let o = client(&mut s, r#"{"jsonrpc":"2.0","id":"1","method":"b"}"#);
     assert_eq!(lines(&o, Peer::Upstream), ["<forward>"]);
@@ -141,7 +196,10 @@ fn an_id_in_flight_cannot_be_reused() {
 #[test]
 fn upstream_errors_are_sanitized_into_the_dialect() {
     let mut s = canonical();
-    client(&mut s, r#"{"jsonrpc":"2.0","id":"q1","method":"tools/call"}"#);
+    client(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":"q1","method":"tools/call"}"#,
+    );
     let o = upstream(
         &mut s,
         r#"{"jsonrpc":"2.0","id":"q1","error":{"code":-32005,"message":"DB down: postgres://app:hunter2@db/x","data":{"stack":"Traceback (most recent call last):\n  File \"/home/alice/app.py\", line 3"}}}"#,
@@ -150,12 +208,24 @@ fn upstream_errors_are_sanitized_into_the_dialect() {
     assert_eq!(r["error"]["code"], -32019);
     assert_eq!(r["id"], "q1");
     let text = r.to_string();
-    assert!(!text.contains("hunter2") && !text.contains("Traceback") && !text.contains("alice"), "{text}");
+    assert!(
+        !text.contains("hunter2") && !text.contains("Traceback") && !text.contains("alice"),
+        "{text}"
+    );
     let e = events(&o);
-    assert_eq!((e[0].event, e[0].kind.as_deref(), e[0].code), (EventName::Sanitized, Some("upstream-error"), Some(-32019)));
+    assert_eq!(
+        (e[0].event, e[0].kind.as_deref(), e[0].code),
+        (EventName::Sanitized, Some("upstream-error"), Some(-32019))
+    );
     let detail = e[0].detail.as_deref().unwrap();
-    assert!(detail.contains("-32005") && detail.contains("Traceback") && !detail.contains("hunter2"), "{detail}");
-    assert_eq!(e[0].correlation_id.as_deref(), r["error"]["data"]["correlation_id"].as_str());
+    assert!(
+        detail.contains("-32005") && detail.contains("Traceback") && !detail.contains("hunter2"),
+        "{detail}"
+    );
+    assert_eq!(
+        e[0].correlation_id.as_deref(),
+        r["error"]["data"]["correlation_id"].as_str()
+    );
 }
 
 #[test]
@@ -170,7 +240,10 @@ fn failed_tool_results_are_redacted_and_cut_and_clean_ones_pass_untouched() {
     .to_string();
     let o = upstream(&mut s, &line);
     let r = only_client_value(&o);
-    assert_eq!(r["result"]["content"][0]["text"], "Error executing tool: token [REDACTED:github-token]");
+    assert_eq!(
+        r["result"]["content"][0]["text"],
+        "Error executing tool: token [REDACTED:github-token]"
+    );
     // Cut to the session's limit (8 KiB by default: guidance to the model longer than 1 KiB was lost).
     assert!(r["result"]["content"][1]["text"].as_str().unwrap().len() <= 8192);
     assert_eq!(r["result"]["content"][2]["data"], "aGk=");
@@ -180,25 +253,46 @@ fn failed_tool_results_are_redacted_and_cut_and_clean_ones_pass_untouched() {
     assert!(e[0].detail.as_deref().unwrap().contains("github-token"));
 
     client(&mut s, r#"{"jsonrpc":"2.0","id":3,"method":"tools/call"}"#);
-    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"no such city"}],"isError":true}}"#);
+    let o = upstream(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"no such city"}],"isError":true}}"#,
+    );
     assert_eq!(lines(&o, Peer::Client), ["<forward>"]);
     // A successful result is never touched, whatever it holds.
     client(&mut s, r#"{"jsonrpc":"2.0","id":4,"method":"tools/call"}"#);
-    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}]}}"#);
+    let o = upstream(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}]}}"#,
+    );
     assert_eq!(lines(&o, Peer::Client), ["<forward>"]);
 }
 
 #[test]
 fn timeouts_answer_cancel_upstream_and_drop_the_late_answer() {
     let mut s = canonical();
-    client(&mut s, r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#);
-    client(&mut s, r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{}}"#);
+    client(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#,
+    );
+    client(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{}}"#,
+    );
     let o = s.expire(ctx(T0 + 29_999));
     assert!(o.steps.is_empty() && o.pending == 2);
     let o = s.expire(ctx(T0 + 30_000));
-    let answers: Vec<Value> = lines(&o, Peer::Client).iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let answers: Vec<Value> = lines(&o, Peer::Client)
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(answers.len(), 2);
-    assert_eq!((answers[0]["id"].clone(), answers[0]["error"]["code"].clone()), (json!(1), json!(-32001)));
+    assert_eq!(
+        (
+            answers[0]["id"].clone(),
+            answers[0]["error"]["code"].clone()
+        ),
+        (json!(1), json!(-32001))
+    );
     assert_eq!(answers[0]["error"]["message"], "Upstream timeout after 30s");
     let cancels = lines(&o, Peer::Upstream);
     assert_eq!(cancels.len(), 1, "initialize is never cancelled");
@@ -214,28 +308,54 @@ fn timeouts_answer_cancel_upstream_and_drop_the_late_answer() {
 #[test]
 fn one_stuck_request_does_not_make_the_deadline_heap_grow_without_bound() {
     let mut s = canonical();
-    client(&mut s, r#"{"jsonrpc":"2.0","id":"stuck","method":"tools/call"}"#);
+    client(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":"stuck","method":"tools/call"}"#,
+    );
     for i in 0..20_000 {
-        client(&mut s, &format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call"}}"#));
-        upstream(&mut s, &format!(r#"{{"jsonrpc":"2.0","id":{i},"result":{{}}}}"#));
-        assert!(s.deadlines.len() <= 2 * s.pending.len() + 64 + 1, "{} entries for {} pending", s.deadlines.len(), s.pending.len());
+        client(
+            &mut s,
+            &format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call"}}"#),
+        );
+        upstream(
+            &mut s,
+            &format!(r#"{{"jsonrpc":"2.0","id":{i},"result":{{}}}}"#),
+        );
+        assert!(
+            s.deadlines.len() <= 2 * s.pending.len() + 64 + 1,
+            "{} entries for {} pending",
+            s.deadlines.len(),
+            s.pending.len()
+        );
     }
     // Progress pushes deadlines back (a new entry each time): bounded the same way.
-    client(&mut s, r#"{"jsonrpc":"2.0","id":"slow","method":"tools/call","params":{"_meta":{"progressToken":"t"}}}"#);
+    client(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":"slow","method":"tools/call","params":{"_meta":{"progressToken":"t"}}}"#,
+    );
     for _ in 0..5_000 {
-        upstream(&mut s, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}"#);
+        upstream(
+            &mut s,
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}"#,
+        );
     }
     assert!(s.deadlines.len() <= 2 * s.pending.len() + 65);
     // Both still time out, once each (the slow one 30 s after its last progress).
     let o = s.expire(ctx(T0 + 30_005));
-    let answered: Vec<Value> = lines(&o, Peer::Client).iter().map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].clone()).collect();
+    let answered: Vec<Value> = lines(&o, Peer::Client)
+        .iter()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].clone())
+        .collect();
     assert_eq!(answered, [json!("stuck"), json!("slow")]);
 }
 
 #[test]
 fn progress_pushes_the_deadline_back() {
     let mut s = canonical();
-    client(&mut s, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":"p"}}}"#);
+    client(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":"p"}}}"#,
+    );
     let o = s.upstream_line(br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#, ctx(T0 + 20_000));
     assert_eq!(lines(&o, Peer::Client), ["<forward>"]);
     assert_eq!(o.deadline, Some(T0 + 50_000));
@@ -245,16 +365,31 @@ fn progress_pushes_the_deadline_back() {
 #[test]
 fn progress_for_a_request_no_longer_in_flight_is_dropped() {
     let mut s = canonical();
-    client(&mut s, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":"p"}}}"#);
+    client(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":"p"}}}"#,
+    );
     s.expire(ctx(T0 + 30_000));
-    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":2}}"#);
+    let o = upstream(
+        &mut s,
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":2}}"#,
+    );
     assert!(lines(&o, Peer::Client).is_empty(), "{:?}", o.steps);
     // A token the guard never saw is not its business: passed on.
-    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"q","progress":2}}"#);
+    let o = upstream(
+        &mut s,
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"q","progress":2}}"#,
+    );
     assert_eq!(lines(&o, Peer::Client), ["<forward>"]);
     // The same token on a new request is that request's again.
-    client(&mut s, r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":{"progressToken":"p"}}}"#);
-    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#);
+    client(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":{"progressToken":"p"}}}"#,
+    );
+    let o = upstream(
+        &mut s,
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#,
+    );
     assert_eq!(lines(&o, Peer::Client), ["<forward>"]);
 }
 
@@ -262,16 +397,34 @@ fn progress_for_a_request_no_longer_in_flight_is_dropped() {
 fn an_upstream_failure_answers_every_pending_request_once_in_order() {
     let mut s = canonical();
     for id in [3, 1, 2] {
-        client(&mut s, &format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call"}}"#));
+        client(
+            &mut s,
+            &format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call"}}"#),
+        );
     }
-    client(&mut s, r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#);
+    client(
+        &mut s,
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+    );
     let o = s.upstream_failed(Failure::Exited(3), ctx(T0));
-    let ids: Vec<Value> = lines(&o, Peer::Client).iter().map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].clone()).collect();
-    assert_eq!(ids, [json!(3), json!(2)], "the cancelled request is owed nothing");
+    let ids: Vec<Value> = lines(&o, Peer::Client)
+        .iter()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].clone())
+        .collect();
+    assert_eq!(
+        ids,
+        [json!(3), json!(2)],
+        "the cancelled request is owed nothing"
+    );
     let first: Value = serde_json::from_str(&lines(&o, Peer::Client)[0]).unwrap();
     assert_eq!(first["error"]["code"], -32000);
     assert_eq!(events(&o)[0].event, EventName::UpstreamEnded);
-    assert!(s.upstream_failed(Failure::Exited(3), ctx(T0)).steps.is_empty(), "only the first failure counts");
+    assert!(
+        s.upstream_failed(Failure::Exited(3), ctx(T0))
+            .steps
+            .is_empty(),
+        "only the first failure counts"
+    );
     let o = client(&mut s, r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#);
     assert!(lines(&o, Peer::Upstream).is_empty());
     assert_eq!(only_client_value(&o)["error"]["code"], -32000);
@@ -281,30 +434,64 @@ fn an_upstream_failure_answers_every_pending_request_once_in_order() {
 fn mcp_answers_tool_calls_with_results_and_other_methods_with_errors() {
     let mut s = session("mcp", Some(1000), BatchPolicy::Reject);
     client(&mut s, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#);
-    client(&mut s, r#"{"jsonrpc":"2.0","id":2,"method":"resources/read"}"#);
+    client(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":2,"method":"resources/read"}"#,
+    );
     let o = s.expire(ctx(T0 + 1000));
-    let answers: Vec<Value> = lines(&o, Peer::Client).iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let answers: Vec<Value> = lines(&o, Peer::Client)
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(answers[0]["result"]["isError"], true);
     // Not a tool call: the canonical timeout error (MCP's SDKs' own -32001), still saying it may be retried
     // (it was a bare -32603 internal error, found by driving real MCP clients through the guard).
-    assert_eq!((answers[1]["error"]["code"].clone(), answers[1]["error"]["data"]["retryable"].clone()), (json!(-32001), json!(true)));
+    assert_eq!(
+        (
+            answers[1]["error"]["code"].clone(),
+            answers[1]["error"]["data"]["retryable"].clone()
+        ),
+        (json!(-32001), json!(true))
+    );
     let e = events(&o);
-    assert_eq!((e[1].kind.as_deref(), e[1].code), (Some("upstream-timeout"), Some(-32001)));
+    assert_eq!(
+        (e[1].kind.as_deref(), e[1].code),
+        (Some("upstream-timeout"), Some(-32001))
+    );
 
-    client(&mut s, r#"{"jsonrpc":"2.0","id":3,"method":"resources/read"}"#);
-    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32010,"message":"nope"}}"#);
-    assert_eq!(only_client_value(&o)["error"]["code"], -32010, "no result-shaped answer outside tools/call");
+    client(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":3,"method":"resources/read"}"#,
+    );
+    let o = upstream(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32010,"message":"nope"}}"#,
+    );
+    assert_eq!(
+        only_client_value(&o)["error"]["code"],
+        -32010,
+        "no result-shaped answer outside tools/call"
+    );
 }
 
 #[test]
 fn garbage_and_strays_from_the_upstream_are_logged_never_forwarded() {
     let mut s = canonical();
     client(&mut s, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#);
-    for line in ["Listening on port 8080 with API_KEY=sk-proj-abcdefghijklmnopqrstuvwx", "42", r#"{"jsonrpc":"2.0","id":77,"result":{}}"#, r#"{"hello":1}"#] {
+    for line in [
+        "Listening on port 8080 with API_KEY=sk-proj-abcdefghijklmnopqrstuvwx",
+        "42",
+        r#"{"jsonrpc":"2.0","id":77,"result":{}}"#,
+        r#"{"hello":1}"#,
+    ] {
         let o = upstream(&mut s, line);
         assert!(lines(&o, Peer::Client).is_empty(), "{line}");
         assert_eq!(events(&o)[0].event, EventName::Dropped);
-        assert!(!events(&o)[0].detail.as_deref().unwrap_or("").contains("sk-proj-a"));
+        assert!(!events(&o)[0]
+            .detail
+            .as_deref()
+            .unwrap_or("")
+            .contains("sk-proj-a"));
         assert_eq!(o.pending, 1);
     }
 }
@@ -315,7 +502,10 @@ fn a_malformed_response_to_a_pending_request_is_answered_canonically() {
     client(&mut s, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#);
     let o = upstream(&mut s, r#"{"id":1,"result":{}}"#);
     let r = only_client_value(&o);
-    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(1), json!(-32019)));
+    assert_eq!(
+        (r["id"].clone(), r["error"]["code"].clone()),
+        (json!(1), json!(-32019))
+    );
     assert_eq!(o.pending, 0);
 }
 
@@ -323,7 +513,10 @@ fn a_malformed_response_to_a_pending_request_is_answered_canonically() {
 fn invalid_utf8_from_the_upstream_is_repaired_not_forwarded_raw() {
     let mut s = canonical();
     client(&mut s, r#"{"jsonrpc":"2.0","id":1,"method":"m"}"#);
-    let o = s.upstream_line(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"a\xffb\"}", ctx(T0));
+    let o = s.upstream_line(
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"a\xffb\"}",
+        ctx(T0),
+    );
     assert_eq!(only_client_value(&o)["result"], "a\u{fffd}b");
     assert_eq!(events(&o)[0].event, EventName::Repaired);
 }
@@ -331,12 +524,21 @@ fn invalid_utf8_from_the_upstream_is_repaired_not_forwarded_raw() {
 #[test]
 fn the_upstreams_requests_reach_the_client_and_its_responses_go_back() {
     let mut s = canonical();
-    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{}}"#);
+    let o = upstream(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{}}"#,
+    );
     assert_eq!(lines(&o, Peer::Client), ["<forward>"]);
-    let o = client(&mut s, r#"{"jsonrpc":"2.0","id":"s1","result":{"content":{}}}"#);
+    let o = client(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":"s1","result":{"content":{}}}"#,
+    );
     assert_eq!(lines(&o, Peer::Upstream), ["<forward>"]);
     let o = client(&mut s, r#"{"jsonrpc":"2.0","id":"s1","result":{}}"#);
-    assert!(lines(&o, Peer::Upstream).is_empty(), "answered once already");
+    assert!(
+        lines(&o, Peer::Upstream).is_empty(),
+        "answered once already"
+    );
     // The client's request with the same id as the server's is another request.
     let o = client(&mut s, r#"{"jsonrpc":"2.0","id":"s1","method":"ping"}"#);
     assert_eq!(lines(&o, Peer::Upstream), ["<forward>"]);
@@ -345,7 +547,12 @@ fn the_upstreams_requests_reach_the_client_and_its_responses_go_back() {
 #[test]
 fn the_upstreams_unanswered_requests_are_remembered_in_a_bounded_window() {
     let mut s = canonical();
-    let ask = |s: &mut Session, id: usize| upstream(s, &format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"roots/list"}}"#));
+    let ask = |s: &mut Session, id: usize| {
+        upstream(
+            s,
+            &format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"roots/list"}}"#),
+        )
+    };
     for id in 0..1024 {
         let o = ask(&mut s, id);
         assert!(events(&o).is_empty(), "{id}: {:?}", o.steps);
@@ -357,11 +564,30 @@ fn the_upstreams_unanswered_requests_are_remembered_in_a_bounded_window() {
     assert_eq!(lines(&o, Peer::Client), ["<forward>"]);
     let e = events(&o);
     assert_eq!((e.len(), e[0].event), (1, EventName::Dropped));
-    assert!(e[0].detail.as_deref().unwrap().contains("oldest is forgotten"), "{:?}", e[0].detail);
-    let answer = |s: &mut Session, id: usize| client(s, &format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"roots":[]}}}}"#));
-    assert!(lines(&answer(&mut s, 0), Peer::Upstream).is_empty(), "the forgotten request's response is dropped");
+    assert!(
+        e[0].detail
+            .as_deref()
+            .unwrap()
+            .contains("oldest is forgotten"),
+        "{:?}",
+        e[0].detail
+    );
+    let answer = |s: &mut Session, id: usize| {
+        client(
+            s,
+            &format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"roots":[]}}}}"#),
+        )
+    };
+    assert!(
+        lines(&answer(&mut s, 0), Peer::Upstream).is_empty(),
+        "the forgotten request's response is dropped"
+    );
     for id in [1, 5, 1023, 1024] {
-        assert_eq!(lines(&answer(&mut s, id), Peer::Upstream), ["<forward>"], "{id}");
+        assert_eq!(
+            lines(&answer(&mut s, id), Peer::Upstream),
+            ["<forward>"],
+            "{id}"
+        );
     }
 }
 
@@ -374,7 +600,11 @@ fn allowed_batches_are_split_upstream_and_gathered_for_the_client() {
     );
     assert_eq!(
         lines(&o, Peer::Upstream),
-        [r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#, r#"{"jsonrpc":"2.0","method":"n"}"#, r#"{"jsonrpc":"2.0","id":2,"method":"b"}"#]
+        [
+            r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#,
+            r#"{"jsonrpc":"2.0","method":"n"}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"b"}"#
+        ]
     );
     assert!(lines(&o, Peer::Client).is_empty());
     assert_eq!(o.pending, 2);
@@ -388,8 +618,15 @@ fn allowed_batches_are_split_upstream_and_gathered_for_the_client() {
     assert_eq!(all[1]["error"]["data"]["reason"], "not-an-object");
     assert_eq!(all[2]["result"], "B");
     // A batch of notifications gets no answer at all; an empty batch is an error.
-    assert!(lines(&client(&mut s, r#"[{"jsonrpc":"2.0","method":"n"}]"#), Peer::Client).is_empty());
-    assert_eq!(only_client_value(&client(&mut s, "[]"))["error"]["data"]["reason"], "empty-batch");
+    assert!(lines(
+        &client(&mut s, r#"[{"jsonrpc":"2.0","method":"n"}]"#),
+        Peer::Client
+    )
+    .is_empty());
+    assert_eq!(
+        only_client_value(&client(&mut s, "[]"))["error"]["data"]["reason"],
+        "empty-batch"
+    );
 }
 
 /// Found by cargo-fuzz (guard, two artifacts): a member answered while the rest of its batch was not left the
@@ -405,21 +642,45 @@ fn a_batch_members_id_stays_in_flight_until_its_array_reaches_the_client() {
     );
     assert_eq!(o.pending, 3);
     // 3 is answered by the upstream, 2 by its deadline; progress keeps 1 waiting, and the array open.
-    assert!(lines(&upstream(&mut s, r#"{"jsonrpc":"2.0","id":3,"result":"C"}"#), Peer::Client).is_empty());
+    assert!(lines(
+        &upstream(&mut s, r#"{"jsonrpc":"2.0","id":3,"result":"C"}"#),
+        Peer::Client
+    )
+    .is_empty());
     s.upstream_line(br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#, ctx(T0 + 900));
     let o = s.expire(ctx(T0 + 1000));
-    assert!(lines(&o, Peer::Client).is_empty(), "the array waits for 1: {:?}", o.steps);
-    assert_eq!(lines(&o, Peer::Upstream).len(), 1, "2 is cancelled upstream");
+    assert!(
+        lines(&o, Peer::Client).is_empty(),
+        "the array waits for 1: {:?}",
+        o.steps
+    );
+    assert_eq!(
+        lines(&o, Peer::Upstream).len(),
+        1,
+        "2 is cancelled upstream"
+    );
     assert_eq!(o.pending, 1);
     for id in ["2", "3", "2.0"] {
-        let o = client(&mut s, &format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"again"}}"#));
-        assert!(lines(&o, Peer::Upstream).is_empty(), "id {id} was forwarded while its answer waits in the array");
-        assert_eq!(only_client_value(&o)["error"]["data"]["reason"], "duplicate-id");
+        let o = client(
+            &mut s,
+            &format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"again"}}"#),
+        );
+        assert!(
+            lines(&o, Peer::Upstream).is_empty(),
+            "id {id} was forwarded while its answer waits in the array"
+        );
+        assert_eq!(
+            only_client_value(&o)["error"]["data"]["reason"],
+            "duplicate-id"
+        );
     }
     // In a second batch too.
     let o = client(&mut s, r#"[{"jsonrpc":"2.0","id":2,"method":"again"}]"#);
     assert!(lines(&o, Peer::Upstream).is_empty());
-    assert_eq!(only_client_value(&o)[0]["error"]["data"]["reason"], "duplicate-id");
+    assert_eq!(
+        only_client_value(&o)[0]["error"]["data"]["reason"],
+        "duplicate-id"
+    );
     // The upstream's late answer to 2 is dropped; the slot keeps the timeout.
     let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":2,"result":"late"}"#);
     assert!(lines(&o, Peer::Client).is_empty());
@@ -431,7 +692,10 @@ fn a_batch_members_id_stays_in_flight_until_its_array_reaches_the_client() {
     assert_eq!(all[2]["result"], "C");
     // The array is out: every id may be used again.
     for id in [1, 2, 3] {
-        let o = client(&mut s, &format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"again"}}"#));
+        let o = client(
+            &mut s,
+            &format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"again"}}"#),
+        );
         assert_eq!(lines(&o, Peer::Upstream), ["<forward>"], "id {id}");
     }
     assert_eq!(s.pending(), 3);
@@ -466,10 +730,23 @@ fn stderr_in_pieces(cuts: &[usize]) -> String {
 #[test]
 fn stderr_is_logged_the_same_however_it_was_cut_into_pieces() {
     let whole = stderr_in_pieces(&[]);
-    for secret in ["ghp_u8jz", "hunter22", "s3cretpw", "MIIEow", "VTLw7", "sk-proj-Zq8", "abcdefghijklmnop"] {
+    for secret in [
+        "ghp_u8jz",
+        "hunter22",
+        "s3cretpw",
+        "MIIEow",
+        "VTLw7",
+        "sk-proj-Zq8",
+        "abcdefghijklmnop",
+    ] {
         assert!(!whole.contains(secret), "{secret} in {whole}");
     }
-    assert!(whole.contains("café") && whole.contains("/home/alice/app.py") && whole.contains("last words"), "{whole}");
+    assert!(
+        whole.contains("café")
+            && whole.contains("/home/alice/app.py")
+            && whole.contains("last words"),
+        "{whole}"
+    );
     // Every cut in two (inside tokens, inside `é`, inside the key block), and every pair of cuts 7 bytes apart.
     let n = STDERR.len();
     let whole = log_records(&whole);
@@ -478,7 +755,11 @@ fn stderr_is_logged_the_same_however_it_was_cut_into_pieces() {
     }
     for a in (0..n).step_by(7) {
         for b in (a..n).step_by(7) {
-            assert_eq!(log_records(&stderr_in_pieces(&[a, b])), whole, "cut at {a} and {b}");
+            assert_eq!(
+                log_records(&stderr_in_pieces(&[a, b])),
+                whole,
+                "cut at {a} and {b}"
+            );
         }
     }
     // Byte by byte.
@@ -488,7 +769,10 @@ fn stderr_is_logged_the_same_however_it_was_cut_into_pieces() {
 
 #[test]
 fn an_endless_stderr_line_is_logged_in_pieces_cut_at_a_space_or_between_characters() {
-    for (line, cut_after) in [("word ".repeat(STDERR_LINE_CAP / 5 + 1000), Some(' ')), ("€".repeat(STDERR_LINE_CAP / 3 + 1000), None)] {
+    for (line, cut_after) in [
+        ("word ".repeat(STDERR_LINE_CAP / 5 + 1000), Some(' ')),
+        ("€".repeat(STDERR_LINE_CAP / 3 + 1000), None),
+    ] {
         let mut s = canonical();
         let mut pieces = Vec::new();
         for chunk in line.as_bytes().chunks(64 * 1024 + 1) {
@@ -496,12 +780,22 @@ fn an_endless_stderr_line_is_logged_in_pieces_cut_at_a_space_or_between_characte
         }
         let held_back = s.upstream_stderr(&[], true);
         let logged: Vec<&String> = pieces.iter().filter(|p| !p.is_empty()).collect();
-        assert!(!logged.is_empty(), "nothing logged before the end: the line was held without bound");
+        assert!(
+            !logged.is_empty(),
+            "nothing logged before the end: the line was held without bound"
+        );
         assert!(held_back.len() < STDERR_LINE_CAP + 64 * 1024 + 1);
         if let Some(c) = cut_after {
-            assert!(logged.iter().all(|p| p.ends_with(c)), "a piece cut inside a word");
+            assert!(
+                logged.iter().all(|p| p.ends_with(c)),
+                "a piece cut inside a word"
+            );
         }
-        assert_eq!(pieces.concat() + &held_back, line, "a cut split a character (U+FFFD in the log), or lost bytes");
+        assert_eq!(
+            pieces.concat() + &held_back,
+            line,
+            "a cut split a character (U+FFFD in the log), or lost bytes"
+        );
     }
 }
 
@@ -517,7 +811,10 @@ fn the_upstreams_stderr_keeps_traces_and_loses_secrets() {
     let mut s = canonical();
     let log = "Traceback (most recent call last):\n  File \"/home/alice/app.py\", line 3, in <module>\nValueError: password=hunter22\n";
     let out = s.upstream_log(log);
-    assert!(out.contains("Traceback") && out.contains("/home/alice/app.py"), "{out}");
+    assert!(
+        out.contains("Traceback") && out.contains("/home/alice/app.py"),
+        "{out}"
+    );
     assert!(!out.contains("hunter22"), "{out}");
 }
 
@@ -526,7 +823,15 @@ fn the_upstreams_stderr_keeps_traces_and_loses_secrets() {
 /// is logged as it would be in one piece.
 #[test]
 fn a_key_block_split_between_stderr_chunks_never_reaches_the_log_in_part() {
-    let body: Vec<String> = (0..12).map(|i| format!("{}{i:02}", "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0g".replace('A', &i.to_string()))).collect();
+    let body: Vec<String> = (0..12)
+        .map(|i| {
+            format!(
+                "{}{i:02}",
+                "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0g"
+                    .replace('A', &i.to_string())
+            )
+        })
+        .collect();
     let blocks = [
         format!("-----BEGIN RSA PRIVATE KEY-----\n{}\n-----END RSA PRIVATE KEY-----\n", body.join("\n")),
         format!("-----BEGIN ENCRYPTED PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n\n{}\n-----END ENCRYPTED PRIVATE KEY-----\n", body.join("\n")),
@@ -539,48 +844,84 @@ fn a_key_block_split_between_stderr_chunks_never_reaches_the_log_in_part() {
         let whole = canonical().upstream_log(&text);
         let line_ends: Vec<usize> = text.match_indices('\n').map(|(i, _)| i + 1).collect();
         for &cut in &line_ends {
-            for second_cut in line_ends.iter().copied().filter(|&c| c > cut).chain([text.len()]) {
+            for second_cut in line_ends
+                .iter()
+                .copied()
+                .filter(|&c| c > cut)
+                .chain([text.len()])
+            {
                 let mut s = canonical();
-                let out: String = [&text[..cut], &text[cut..second_cut], &text[second_cut..]].iter().map(|chunk| s.upstream_log(chunk)).collect();
+                let out: String = [&text[..cut], &text[cut..second_cut], &text[second_cut..]]
+                    .iter()
+                    .map(|chunk| s.upstream_log(chunk))
+                    .collect();
                 for line in &body {
-                    assert!(!out.contains(&line[..20]), "body line {line} reached the log, cut at {cut} and {second_cut}:\n{out}");
+                    assert!(
+                        !out.contains(&line[..20]),
+                        "body line {line} reached the log, cut at {cut} and {second_cut}:\n{out}"
+                    );
                 }
-                assert!(out.contains("INFO starting") && out.contains("listening on :8080 as"), "{out}");
+                assert!(
+                    out.contains("INFO starting") && out.contains("listening on :8080 as"),
+                    "{out}"
+                );
                 assert!(!out.contains("alice@example.com"), "{out}");
-                assert!(out.ends_with("listening on :8080 as [REDACTED:email]\n"), "{out}");
+                assert!(
+                    out.ends_with("listening on :8080 as [REDACTED:email]\n"),
+                    "{out}"
+                );
                 // The log reads as if the text had come whole, for a block with its END line. (One cut off
                 // before its END line swallows the start of the next line when whole, `2026` of the date: the
                 // engine's reading of a block without an end, left as it is; cut, the log differs there.)
                 if block.contains("-----END") {
-                    assert_eq!(log_records(&out), log_records(&whole), "cut at {cut} and {second_cut}");
+                    assert_eq!(
+                        log_records(&out),
+                        log_records(&whole),
+                        "cut at {cut} and {second_cut}"
+                    );
                 }
             }
         }
         // Whole or cut, the block is one replacement.
-        assert_eq!(whole.matches("[REDACTED:pem-private-key]").count(), 1, "{whole}");
+        assert_eq!(
+            whole.matches("[REDACTED:pem-private-key]").count(),
+            1,
+            "{whole}"
+        );
     }
     // A chunk that ends a block with its END line closes it: the next chunk is logged as it is.
     let mut s = canonical();
     s.upstream_log(&format!("-----BEGIN RSA PRIVATE KEY-----\n{}\n", body[0]));
     s.upstream_log("-----END RSA PRIVATE KEY-----\n");
-    assert_eq!(s.upstream_log("MIIE is not a key here\n"), "MIIE is not a key here\n");
+    assert_eq!(
+        s.upstream_log("MIIE is not a key here\n"),
+        "MIIE is not a key here\n"
+    );
 }
 
 #[test]
 fn a_secret_across_an_excerpts_cut_never_shows_in_the_log() {
     // An unroutable upstream line is logged as a bounded excerpt; wherever a secret straddles the cut, none of
     // its characters beyond its rule's fixed prefix reach the event.
-    let secrets = ["sk_live_83RZJzzzzgEOzdmenCkhvMdg", "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"];
+    let secrets = [
+        "sk_live_83RZJzzzzgEOzdmenCkhvMdg",
+        "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d",
+    ];
     for secret in secrets {
         for at in LINE_EXCERPT_BYTES - 40..LINE_EXCERPT_BYTES + 10 {
             let filler = "x".repeat(at.saturating_sub(60));
-            let line = format!(r#"{{"jsonrpc":"2.0","id":null,"result":{{"text":"{filler} {secret} tail"}}}}"#);
+            let line = format!(
+                r#"{{"jsonrpc":"2.0","id":null,"result":{{"text":"{filler} {secret} tail"}}}}"#
+            );
             let mut s = canonical();
             let out = upstream(&mut s, &line);
             let json = out.to_json();
             let body = &secret[8..];
             for window in 0..body.len() - 8 {
-                assert!(!json.contains(&body[window..window + 8]), "part of {secret} at {at} in {json}");
+                assert!(
+                    !json.contains(&body[window..window + 8]),
+                    "part of {secret} at {at} in {json}"
+                );
             }
         }
     }
@@ -592,23 +933,48 @@ fn ids_and_methods_either_peer_wrote_reach_the_log_redacted() {
     // logs: it goes through the operator's redaction like any detail. Numbers stay as they are.
     let token = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
     let mut s = canonical();
-    let o = upstream(&mut s, &format!(r#"{{"jsonrpc":"2.0","id":"{token}","result":{{}}}}"#));
+    let o = upstream(
+        &mut s,
+        &format!(r#"{{"jsonrpc":"2.0","id":"{token}","result":{{}}}}"#),
+    );
     assert_eq!(events(&o)[0].event, EventName::Dropped);
-    assert_eq!(events(&o)[0].id, Some(json!("[REDACTED:github-token]")), "{}", o.to_json());
+    assert_eq!(
+        events(&o)[0].id,
+        Some(json!("[REDACTED:github-token]")),
+        "{}",
+        o.to_json()
+    );
 
-    let o = client(&mut s, &format!(r#"{{"jsonrpc":"2.0","id":"{token}","method":"tools/{token}"}}"#));
+    let o = client(
+        &mut s,
+        &format!(r#"{{"jsonrpc":"2.0","id":"{token}","method":"tools/{token}"}}"#),
+    );
     assert!(!o.to_json().contains("u8jzPde0"), "{}", o.to_json());
-    let o = upstream(&mut s, &format!(r#"{{"jsonrpc":"2.0","id":"{token}","error":{{"code":-32000,"message":"x"}}}}"#));
+    let o = upstream(
+        &mut s,
+        &format!(r#"{{"jsonrpc":"2.0","id":"{token}","error":{{"code":-32000,"message":"x"}}}}"#),
+    );
     // The client gets its id back as it wrote it; the log does not.
     let e = events(&o)[0];
-    assert_eq!((e.id.clone(), e.method.as_deref()), (Some(json!("[REDACTED:github-token]")), Some("tools/[REDACTED:github-token]")));
+    assert_eq!(
+        (e.id.clone(), e.method.as_deref()),
+        (
+            Some(json!("[REDACTED:github-token]")),
+            Some("tools/[REDACTED:github-token]")
+        )
+    );
     assert_eq!(only_client_value(&o)["id"], json!(token));
 
-    client(&mut s, r#"{"jsonrpc":"2.0","id":4111111111111111,"method":"tools/call"}"#);
-    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":4111111111111111,"error":{"code":-32000,"message":"x"}}"#);
+    client(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":4111111111111111,"method":"tools/call"}"#,
+    );
+    let o = upstream(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":4111111111111111,"error":{"code":-32000,"message":"x"}}"#,
+    );
     assert_eq!(events(&o)[0].id, Some(json!(4111111111111111u64)));
 }
-
 
 // ───────────────────────────── protocol fidelity (revisions, spec codes, odd ids) ─────────────────────────────
 
@@ -618,27 +984,51 @@ const CALL_PLAIN: &str = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","param
 /// The session after an `initialize` handshake that agreed on `revision`.
 fn initialized(dialect: &str, revision: &str) -> Session {
     let mut s = session(dialect, Some(30_000), BatchPolicy::Reject);
-    let request = format!(r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{revision}"}}}}"#);
+    let request = format!(
+        r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{revision}"}}}}"#
+    );
     client(&mut s, &request);
-    let answer = format!(r#"{{"jsonrpc":"2.0","id":0,"result":{{"protocolVersion":"{revision}","capabilities":{{}}}}}}"#);
-    assert_eq!(lines(&upstream(&mut s, &answer), Peer::Client), ["<forward>"]);
+    let answer = format!(
+        r#"{{"jsonrpc":"2.0","id":0,"result":{{"protocolVersion":"{revision}","capabilities":{{}}}}}}"#
+    );
+    assert_eq!(
+        lines(&upstream(&mut s, &answer), Peer::Client),
+        ["<forward>"]
+    );
     s
 }
 
 #[test]
 fn results_the_guard_writes_carry_what_the_revision_requires() {
     // Stateless (2026-07-28): the revision is named per request; every result needs `resultType`.
-    for (failure, expect_kind) in [("timeout", "upstream-timeout"), ("exit", "upstream-connection-failed"), ("error", "upstream-error")] {
+    for (failure, expect_kind) in [
+        ("timeout", "upstream-timeout"),
+        ("exit", "upstream-connection-failed"),
+        ("error", "upstream-error"),
+    ] {
         let mut s = session("mcp", Some(30_000), BatchPolicy::Reject);
         client(&mut s, CALL_MODERN);
         let o = match failure {
             "timeout" => s.expire(ctx(T0 + 30_000)),
             "exit" => s.upstream_failed(Failure::Exited(1), ctx(T0)),
-            _ => upstream(&mut s, r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32005,"message":"db down"}}"#),
+            _ => upstream(
+                &mut s,
+                r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32005,"message":"db down"}}"#,
+            ),
         };
         let r = only_client_value(&o);
-        assert_eq!((r["result"]["isError"].clone(), r["result"]["resultType"].clone()), (json!(true), json!("complete")), "{failure}: {r}");
-        assert_eq!(events(&o).iter().find_map(|e| e.kind.clone()).as_deref(), Some(expect_kind));
+        assert_eq!(
+            (
+                r["result"]["isError"].clone(),
+                r["result"]["resultType"].clone()
+            ),
+            (json!(true), json!("complete")),
+            "{failure}: {r}"
+        );
+        assert_eq!(
+            events(&o).iter().find_map(|e| e.kind.clone()).as_deref(),
+            Some(expect_kind)
+        );
     }
     // Handshake revisions: no `resultType` (what those clients' schemas expect), from the handshake or not.
     for revision in ["2025-06-18", "2025-11-25"] {
@@ -656,27 +1046,47 @@ fn results_the_guard_writes_carry_what_the_revision_requires() {
     // An upstream's own isError result keeps what it wrote.
     let mut s = session("mcp", Some(30_000), BatchPolicy::Reject);
     client(&mut s, CALL_MODERN);
-    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"no"}],"isError":true,"resultType":"complete"}}"#);
+    let o = upstream(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"no"}],"isError":true,"resultType":"complete"}}"#,
+    );
     assert_eq!(lines(&o, Peer::Client), ["<forward>"]);
 }
 
 #[test]
 fn codes_the_spec_owns_keep_their_code_and_data() {
     let cases = [
-        (-32042, json!({"elicitations":[{"mode":"url","elicitationId":"e1","url":"https://auth.example.com/connect?elicitation=e1","message":"Authorize"}]})),
-        (-32022, json!({"supported":["2025-06-18","2025-11-25"],"requested":"2026-07-28"})),
+        (
+            -32042,
+            json!({"elicitations":[{"mode":"url","elicitationId":"e1","url":"https://auth.example.com/connect?elicitation=e1","message":"Authorize"}]}),
+        ),
+        (
+            -32022,
+            json!({"supported":["2025-06-18","2025-11-25"],"requested":"2026-07-28"}),
+        ),
         (-32021, json!({"required":{"sampling":{}}})),
-        (-32020, json!({"header":"Mcp-Method","expected":"tools/call"})),
+        (
+            -32020,
+            json!({"header":"Mcp-Method","expected":"tools/call"}),
+        ),
         (-32002, json!({"uri":"file:///missing.txt"})),
     ];
     for dialect in ["canonical", "mcp", "thoughtgate"] {
         for method in ["tools/call", "resources/read", "initialize"] {
             for (code, data) in &cases {
                 let mut s = session(dialect, Some(30_000), BatchPolicy::Reject);
-                client(&mut s, &format!(r#"{{"jsonrpc":"2.0","id":3,"method":"{method}","params":{{}}}}"#));
-                let response = json!({"jsonrpc":"2.0","id":3,"error":{"code":code,"message":"m","data":data}});
+                client(
+                    &mut s,
+                    &format!(r#"{{"jsonrpc":"2.0","id":3,"method":"{method}","params":{{}}}}"#),
+                );
+                let response =
+                    json!({"jsonrpc":"2.0","id":3,"error":{"code":code,"message":"m","data":data}});
                 let r = only_client_value(&upstream(&mut s, &response.to_string()));
-                assert_eq!(r["error"]["code"], json!(code), "{dialect} {method} {code}: {r}");
+                assert_eq!(
+                    r["error"]["code"],
+                    json!(code),
+                    "{dialect} {method} {code}: {r}"
+                );
                 assert_eq!(&r["error"]["data"], data, "{dialect} {method} {code}: {r}");
             }
         }
@@ -687,22 +1097,42 @@ fn codes_the_spec_owns_keep_their_code_and_data() {
     let response = json!({"jsonrpc":"2.0","id":7,"error":{"code":-32042,"message":"m","data":{"elicitations":[{"mode":"url","elicitationId":"e2","url":"https://a.example/x","message":"token ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}]}}});
     let r = only_client_value(&upstream(&mut s, &response.to_string()));
     let e = &r["error"]["data"]["elicitations"][0];
-    assert_eq!((e["mode"].clone(), e["elicitationId"].clone(), e["url"].clone()), (json!("url"), json!("e2"), json!("https://a.example/x")));
+    assert_eq!(
+        (
+            e["mode"].clone(),
+            e["elicitationId"].clone(),
+            e["url"].clone()
+        ),
+        (json!("url"), json!("e2"), json!("https://a.example/x"))
+    );
     assert!(!e["message"].as_str().unwrap().contains("ghp_"), "{r}");
     // A server's own code (implementation-defined) is still the upstream's error, not the spec's.
     let mut s = canonical();
     client(&mut s, CALL_PLAIN);
-    let r = only_client_value(&upstream(&mut s, r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32011,"message":"m","data":{"x":1}}}"#));
+    let r = only_client_value(&upstream(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32011,"message":"m","data":{"x":1}}}"#,
+    ));
     assert_eq!(r["error"]["code"], -32019);
 }
 
 #[test]
 fn a_request_with_a_null_id_is_answered_at_once() {
     let mut s = canonical();
-    let o = client(&mut s, r#"{"jsonrpc":"2.0","id":null,"method":"tools/list"}"#);
+    let o = client(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":null,"method":"tools/list"}"#,
+    );
     assert!(lines(&o, Peer::Upstream).is_empty());
     let r = only_client_value(&o);
-    assert_eq!((r["id"].clone(), r["error"]["code"].clone(), r["error"]["data"]["reason"].clone()), (Value::Null, json!(-32600), json!("null-id")));
+    assert_eq!(
+        (
+            r["id"].clone(),
+            r["error"]["code"].clone(),
+            r["error"]["data"]["reason"].clone()
+        ),
+        (Value::Null, json!(-32600), json!("null-id"))
+    );
     assert_eq!(o.pending, 0);
 }
 
@@ -710,30 +1140,54 @@ fn a_request_with_a_null_id_is_answered_at_once() {
 fn an_answer_with_both_result_and_error_is_answered_at_once() {
     let mut s = canonical();
     client(&mut s, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
-    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":-32603,"message":"x"}}"#);
+    let o = upstream(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":-32603,"message":"x"}}"#,
+    );
     let r = only_client_value(&o);
-    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(1), json!(-32019)));
+    assert_eq!(
+        (r["id"].clone(), r["error"]["code"].clone()),
+        (json!(1), json!(-32019))
+    );
     assert_eq!(o.pending, 0);
 }
 
 #[test]
 fn a_byte_order_mark_before_a_message_is_read_past_and_not_passed_on() {
     let mut s = canonical();
-    let o = client(&mut s, "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
-    assert_eq!(lines(&o, Peer::Upstream), ["{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"]);
+    let o = client(
+        &mut s,
+        "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}",
+    );
+    assert_eq!(
+        lines(&o, Peer::Upstream),
+        ["{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"]
+    );
     assert_eq!(o.pending, 1);
-    let o = upstream(&mut s, "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}");
-    assert_eq!(lines(&o, Peer::Client), ["{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"]);
+    let o = upstream(
+        &mut s,
+        "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}",
+    );
+    assert_eq!(
+        lines(&o, Peer::Client),
+        ["{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"]
+    );
     assert_eq!(o.pending, 0);
 }
 
 #[test]
 fn an_upstream_request_with_an_unusable_id_is_not_relayed() {
     let mut s = canonical();
-    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":{"a":1},"method":"sampling/createMessage","params":{}}"#);
+    let o = upstream(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":{"a":1},"method":"sampling/createMessage","params":{}}"#,
+    );
     assert!(lines(&o, Peer::Client).is_empty(), "{:?}", o.steps);
     let told: Value = serde_json::from_str(&lines(&o, Peer::Upstream)[0]).unwrap();
-    assert_eq!((told["id"].clone(), told["error"]["code"].clone()), (Value::Null, json!(-32600)));
+    assert_eq!(
+        (told["id"].clone(), told["error"]["code"].clone()),
+        (Value::Null, json!(-32600))
+    );
     // A malformed notification is dropped without an answer.
     let o = upstream(&mut s, r#"{"jsonrpc":"2.0","method":5}"#);
     assert!(lines(&o, Peer::Client).is_empty() && lines(&o, Peer::Upstream).is_empty());
@@ -743,34 +1197,71 @@ fn an_upstream_request_with_an_unusable_id_is_not_relayed() {
 fn an_oversize_response_answers_its_request_at_once() {
     for dialect in ["canonical", "mcp"] {
         let mut s = session(dialect, Some(30_000), BatchPolicy::Reject);
-        client(&mut s, r#"{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"screenshot"}}"#);
+        client(
+            &mut s,
+            r#"{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"screenshot"}}"#,
+        );
         client(&mut s, r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#);
         // TypeScript writes the body first and the id last: only the tail shows it.
-        let o = s.upstream_oversize(70_000_000, br#"{"result":{"content":[{"type":"image","data":"iVBOR"#, br#"AAAA"}]},"jsonrpc":"2.0","id":"big"}"#, ctx(T0));
+        let o = s.upstream_oversize(
+            70_000_000,
+            br#"{"result":{"content":[{"type":"image","data":"iVBOR"#,
+            br#"AAAA"}]},"jsonrpc":"2.0","id":"big"}"#,
+            ctx(T0),
+        );
         let r = only_client_value(&o);
         assert_eq!(r["id"], "big", "{dialect}: {r}");
-        assert!(r["error"].is_object() || r["result"]["isError"] == true, "{r}");
+        assert!(
+            r["error"].is_object() || r["result"]["isError"] == true,
+            "{r}"
+        );
         assert_eq!(o.pending, 1, "only that request is answered");
     }
     // An oversize request of the upstream's is refused to it, not left waiting.
     let mut s = canonical();
-    let o = s.upstream_oversize(70_000_000, br#"{"jsonrpc":"2.0","id":9,"method":"sampling/createMessage","params":{"#, b"", ctx(T0));
+    let o = s.upstream_oversize(
+        70_000_000,
+        br#"{"jsonrpc":"2.0","id":9,"method":"sampling/createMessage","params":{"#,
+        b"",
+        ctx(T0),
+    );
     let told: Value = serde_json::from_str(&lines(&o, Peer::Upstream)[0]).unwrap();
-    assert_eq!((told["id"].clone(), told["error"]["data"]["reason"].clone()), (json!(9), json!("oversize")));
+    assert_eq!(
+        (told["id"].clone(), told["error"]["data"]["reason"].clone()),
+        (json!(9), json!("oversize"))
+    );
 }
 
 #[test]
 fn an_oversize_client_request_is_answered_with_its_id() {
     let mut s = canonical();
-    let o = s.client_oversize(20_000_000, br#"{"method":"tools/call","params":{"arguments":{"blob":"AAAA"#, br#"AAA"}},"jsonrpc":"2.0","id":41}"#, ctx(T0));
+    let o = s.client_oversize(
+        20_000_000,
+        br#"{"method":"tools/call","params":{"arguments":{"blob":"AAAA"#,
+        br#"AAA"}},"jsonrpc":"2.0","id":41}"#,
+        ctx(T0),
+    );
     assert_eq!(only_client_value(&o)["id"], 41);
     // An id in flight is not answered twice: such an answer carries null.
     client(&mut s, r#"{"jsonrpc":"2.0","id":42,"method":"ping"}"#);
-    let o = s.client_oversize(20_000_000, br#"{"jsonrpc":"2.0","id":42,"method":"tools/call""#, b"", ctx(T0));
+    let o = s.client_oversize(
+        20_000_000,
+        br#"{"jsonrpc":"2.0","id":42,"method":"tools/call""#,
+        b"",
+        ctx(T0),
+    );
     assert_eq!(only_client_value(&o)["id"], Value::Null);
     // A client response to the upstream's request, too large: the upstream gets the error, the client nothing.
-    upstream(&mut s, r#"{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{}}"#);
-    let o = s.client_oversize(20_000_000, br#"{"jsonrpc":"2.0","id":"s1","result":{"content":"#, b"", ctx(T0));
+    upstream(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{}}"#,
+    );
+    let o = s.client_oversize(
+        20_000_000,
+        br#"{"jsonrpc":"2.0","id":"s1","result":{"content":"#,
+        b"",
+        ctx(T0),
+    );
     assert!(lines(&o, Peer::Client).is_empty());
     let told: Value = serde_json::from_str(&lines(&o, Peer::Upstream)[0]).unwrap();
     assert_eq!(told["id"], "s1");
@@ -781,7 +1272,10 @@ fn an_oversize_client_request_is_answered_with_its_id() {
 fn failed(result: Value) -> Value {
     let mut s = canonical();
     client(&mut s, CALL_PLAIN);
-    let o = upstream(&mut s, &json!({"jsonrpc": "2.0", "id": 7, "result": result}).to_string());
+    let o = upstream(
+        &mut s,
+        &json!({"jsonrpc": "2.0", "id": 7, "result": result}).to_string(),
+    );
     let lines = lines(&o, Peer::Client);
     assert_eq!(lines.len(), 1);
     if lines[0] == "<forward>" {
@@ -808,29 +1302,56 @@ fn all_of_a_failed_result_is_redacted_by_name_and_by_text_binary_left_alone() {
         "_meta": {"session": "s-83hf7Q2xLm", "progress": "ok"},
         "isError": true}));
     let text = r.to_string();
-    assert!(!text.contains("hunter2") && !text.contains("ghp_") && !text.contains("ya29.") && !text.contains("s-83hf7Q2xLm"), "{text}");
+    assert!(
+        !text.contains("hunter2")
+            && !text.contains("ghp_")
+            && !text.contains("ya29.")
+            && !text.contains("s-83hf7Q2xLm"),
+        "{text}"
+    );
     assert_eq!(r["content"][3]["data"], image, "an image is not scanned");
     assert_eq!(r["content"][4]["resource"]["blob"], image);
-    assert_eq!((r["content"][2]["text"]["user"].clone(), r["_meta"]["progress"].clone()), (json!("ann"), json!("ok")));
+    assert_eq!(
+        (
+            r["content"][2]["text"]["user"].clone(),
+            r["_meta"]["progress"].clone()
+        ),
+        (json!("ann"), json!("ok"))
+    );
 }
 
 #[test]
 fn a_result_a_lenient_client_shows_as_failed_is_redacted_as_one() {
     for flag in [json!("true"), json!(1), json!("1")] {
-        let r = failed(json!({"content": [{"type": "text", "text": "password=hunter2hunter2"}], "isError": flag}));
+        let r = failed(
+            json!({"content": [{"type": "text", "text": "password=hunter2hunter2"}], "isError": flag}),
+        );
         assert!(!r.to_string().contains("hunter2"), "{flag}: {r}");
     }
     // A result that says it did not fail is passed on as it is.
-    assert_eq!(failed(json!({"content": [{"type": "text", "text": "ok"}], "isError": false})), result_of_forward());
+    assert_eq!(
+        failed(json!({"content": [{"type": "text", "text": "ok"}], "isError": false})),
+        result_of_forward()
+    );
 }
 
 #[test]
 fn a_long_failure_text_keeps_its_start_and_its_end() {
     let guidance = "The assistant must let the user know that it failed to fetch the page.";
-    let text = format!("The site's robots.txt disallows this page: {} {guidance}", "Disallow: /private/\n".repeat(1000));
+    let text = format!(
+        "The site's robots.txt disallows this page: {} {guidance}",
+        "Disallow: /private/\n".repeat(1000)
+    );
     let r = failed(json!({"content": [{"type": "text", "text": text}], "isError": true}));
     let cut = r["content"][0]["text"].as_str().unwrap();
-    assert!(cut.len() <= 8192 && cut.starts_with("The site's robots.txt") && cut.ends_with(guidance) && cut.contains("bytes cut]"), "{}", cut.len());
+    assert!(
+        cut.len() <= 8192
+            && cut.starts_with("The site's robots.txt")
+            && cut.ends_with(guidance)
+            && cut.contains("bytes cut]"),
+        "{}",
+        cut.len()
+    );
     // The limit is the session's option.
     let mut o = Options::new("canonical", "stdio:server");
     o.failed_result_bytes = 200;
@@ -852,9 +1373,11 @@ fn the_operators_log_never_gets_what_the_client_was_spared_by_name() {
     for secret in ["Q8xKz3", "s-9fKq2", "Xq83-pw", "Yp01-pw", "Zr55-pw"] {
         assert!(!detail.contains(secret), "{secret} in the log: {detail}");
     }
-    assert!(detail.contains("/srv/app.js"), "the operator keeps traces and paths: {detail}");
+    assert!(
+        detail.contains("/srv/app.js"),
+        "the operator keeps traces and paths: {detail}"
+    );
 }
-
 
 // ───────────────────────────── several client streams on one upstream ─────────────────────────────
 
@@ -867,8 +1390,15 @@ fn to_streams(o: &Outcome) -> Vec<(Option<u64>, String)> {
     o.steps
         .iter()
         .filter_map(|s| match s {
-            Step::Send { to: Peer::Client, stream, line } => Some((*stream, line.clone())),
-            Step::Forward { to: Peer::Client, stream } => Some((*stream, "<forward>".into())),
+            Step::Send {
+                to: Peer::Client,
+                stream,
+                line,
+            } => Some((*stream, line.clone())),
+            Step::Forward {
+                to: Peer::Client,
+                stream,
+            } => Some((*stream, "<forward>".into())),
             _ => None,
         })
         .collect()
@@ -878,57 +1408,138 @@ fn to_streams(o: &Outcome) -> Vec<(Option<u64>, String)> {
 fn requests_on_streams_are_renamed_upstream_and_answered_on_their_stream_with_their_own_id() {
     let mut s = canonical();
     // Two clients use the same id and the same progress token.
-    let a = on(&mut s, 1, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p"}}}"#);
-    let b = on(&mut s, 2, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p"}}}"#);
+    let a = on(
+        &mut s,
+        1,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p"}}}"#,
+    );
+    let b = on(
+        &mut s,
+        2,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p"}}}"#,
+    );
     let (ua, ub) = (lines(&a, Peer::Upstream), lines(&b, Peer::Upstream));
-    assert_eq!(ua, [r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":2}}}"#]);
-    assert_eq!(ub, [r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":4}}}"#]);
+    assert_eq!(
+        ua,
+        [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":2}}}"#
+        ]
+    );
+    assert_eq!(
+        ub,
+        [
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":4}}}"#
+        ]
+    );
     assert_eq!(b.pending, 2);
     // Progress for the second goes to stream 2 with its client's token; its answer too, with its id.
-    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":4,"progress":1}}"#);
+    let o = upstream(
+        &mut s,
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":4,"progress":1}}"#,
+    );
     assert_eq!(to_streams(&o), [(Some(2), r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#.to_string())]);
-    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":3,"result":{"content":[]}}"#);
-    assert_eq!(to_streams(&o), [(Some(2), r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#.to_string())]);
+    let o = upstream(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":3,"result":{"content":[]}}"#,
+    );
+    assert_eq!(
+        to_streams(&o),
+        [(
+            Some(2),
+            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#.to_string()
+        )]
+    );
     // The upstream's own messages go to the session's own stream (0).
-    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#);
+    let o = upstream(
+        &mut s,
+        r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#,
+    );
     assert_eq!(to_streams(&o), [(Some(0), "<forward>".to_string())]);
     // The same id on the same stream while in flight is refused; on another stream it is another request.
     let o = on(&mut s, 1, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
     assert_eq!(to_streams(&o)[0].0, Some(1));
     assert!(to_streams(&o)[0].1.contains("duplicate-id"));
     let o = on(&mut s, 2, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
-    assert_eq!(lines(&o, Peer::Upstream), [r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#]);
+    assert_eq!(
+        lines(&o, Peer::Upstream),
+        [r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#]
+    );
 }
 
 #[test]
 fn a_closed_stream_cancels_its_requests_and_is_owed_nothing() {
     let mut s = canonical();
-    on(&mut s, 1, r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"slow"}}"#);
-    on(&mut s, 2, r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"slow"}}"#);
+    on(
+        &mut s,
+        1,
+        r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"slow"}}"#,
+    );
+    on(
+        &mut s,
+        2,
+        r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"slow"}}"#,
+    );
     let o = s.stream_closed(1, ctx(T0));
-    assert_eq!(lines(&o, Peer::Upstream), [r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"the client's stream closed (jsonrpc-errors guard)"}}"#]);
+    assert_eq!(
+        lines(&o, Peer::Upstream),
+        [
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"the client's stream closed (jsonrpc-errors guard)"}}"#
+        ]
+    );
     assert_eq!(o.pending, 1);
     // A late answer to it is dropped; the other stream's request is still answered, on its stream.
     assert!(to_streams(&upstream(&mut s, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#)).is_empty());
     let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
-    assert_eq!(to_streams(&o), [(Some(2), r#"{"jsonrpc":"2.0","id":"x","result":{}}"#.to_string())]);
+    assert_eq!(
+        to_streams(&o),
+        [(
+            Some(2),
+            r#"{"jsonrpc":"2.0","id":"x","result":{}}"#.to_string()
+        )]
+    );
     // A client's own cancellation names its id: renamed for the upstream.
-    on(&mut s, 3, r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{}}"#);
-    let o = on(&mut s, 3, r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9,"reason":"user"}}"#);
-    assert_eq!(lines(&o, Peer::Upstream), [r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"user"}}"#]);
+    on(
+        &mut s,
+        3,
+        r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{}}"#,
+    );
+    let o = on(
+        &mut s,
+        3,
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9,"reason":"user"}}"#,
+    );
+    assert_eq!(
+        lines(&o, Peer::Upstream),
+        [
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"user"}}"#
+        ]
+    );
     assert_eq!(o.pending, 0);
 }
 
 #[test]
 fn failures_and_timeouts_answer_each_request_on_its_stream() {
     let mut s = canonical();
-    on(&mut s, 7, r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{}}"#);
-    on(&mut s, 8, r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{}}"#);
+    on(
+        &mut s,
+        7,
+        r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{}}"#,
+    );
+    on(
+        &mut s,
+        8,
+        r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{}}"#,
+    );
     let o = s.expire(ctx(T0 + 30_000));
-    let answered: Vec<(Option<u64>, Value)> = to_streams(&o).into_iter().map(|(s, l)| (s, serde_json::from_str::<Value>(&l).unwrap()["id"].clone())).collect();
+    let answered: Vec<(Option<u64>, Value)> = to_streams(&o)
+        .into_iter()
+        .map(|(s, l)| (s, serde_json::from_str::<Value>(&l).unwrap()["id"].clone()))
+        .collect();
     assert_eq!(answered, [(Some(7), json!("a")), (Some(8), json!("a"))]);
     // Cancelled upstream under the ids the upstream knows them by.
-    assert!(lines(&o, Peer::Upstream).iter().all(|l| l.contains(r#""requestId":1"#) || l.contains(r#""requestId":2"#)));
+    assert!(lines(&o, Peer::Upstream)
+        .iter()
+        .all(|l| l.contains(r#""requestId":1"#) || l.contains(r#""requestId":2"#)));
     on(&mut s, 9, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
     let o = s.upstream_failed(Failure::Exited(1), ctx(T0));
     assert_eq!(to_streams(&o)[0].0, Some(9));
@@ -937,10 +1548,19 @@ fn failures_and_timeouts_answer_each_request_on_its_stream() {
 #[test]
 fn one_stream_through_client_line_is_relayed_byte_for_byte_with_no_stream_named() {
     let mut s = canonical();
-    let o = client(&mut s, r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"progressToken":"p"}}}"#);
-    assert_eq!(o.to_json(), r#"{"steps":[{"step":"forward","to":"upstream"}],"pending":1,"deadline":1767225630000}"#);
+    let o = client(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"progressToken":"p"}}}"#,
+    );
+    assert_eq!(
+        o.to_json(),
+        r#"{"steps":[{"step":"forward","to":"upstream"}],"pending":1,"deadline":1767225630000}"#
+    );
     let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
-    assert_eq!(o.to_json(), r#"{"steps":[{"step":"forward","to":"client"}],"pending":0,"deadline":null}"#);
+    assert_eq!(
+        o.to_json(),
+        r#"{"steps":[{"step":"forward","to":"client"}],"pending":0,"deadline":null}"#
+    );
 }
 
 // ───────────────────────────── the policy file ─────────────────────────────
@@ -953,7 +1573,9 @@ fn with_policy(policy: &str) -> Session {
 }
 
 fn tool_call(id: u64, name: &str) -> String {
-    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{{}}}}}}"#)
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{{}}}}}}"#
+    )
 }
 
 const SECRET_RESULT: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"DB_PASSWORD=Xq83-hunter2-pw\nAPI=ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}]}}"#;
@@ -961,21 +1583,52 @@ const SECRET_RESULT: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"ty
 #[test]
 fn a_tool_timeout_and_a_longest_wait_override_the_sessions() {
     let mut s = with_policy("[defaults]\nmax_wait = 60\n[[tool]]\nmatch = \"slow_*\"\ntimeout = 5\n[[tool]]\nmatch = \"slow_export\"\ntimeout = 120\n");
-    assert_eq!(client(&mut s, &tool_call(1, "slow_query")).deadline, Some(T0 + 5_000));
+    assert_eq!(
+        client(&mut s, &tool_call(1, "slow_query")).deadline,
+        Some(T0 + 5_000)
+    );
     // An exact name wins over a glob; the longest wait caps it.
     let o = client(&mut s, &tool_call(2, "slow_export"));
-    assert_eq!(o.deadline, Some(T0 + 5_000), "the earliest deadline is the first request's");
+    assert_eq!(
+        o.deadline,
+        Some(T0 + 5_000),
+        "the earliest deadline is the first request's"
+    );
     let o = s.expire(ctx(T0 + 5_000));
     assert_eq!(only_client_value(&o)["id"], 1);
-    assert_eq!(o.deadline, Some(T0 + 60_000), "capped at max_wait, not 120 s");
+    assert_eq!(
+        o.deadline,
+        Some(T0 + 60_000),
+        "capped at max_wait, not 120 s"
+    );
     // The log says which tool timed out, after how long: its own timeout, not the session's 30 s.
-    let e = events(&o).into_iter().find(|e| e.event == EventName::Answered).unwrap();
-    assert_eq!((e.tool.as_deref(), e.kind.as_deref()), (Some("slow_query"), Some("upstream-timeout")));
-    assert!(e.detail.as_deref().unwrap().contains("within 5000 ms"), "{:?}", e.detail);
+    let e = events(&o)
+        .into_iter()
+        .find(|e| e.event == EventName::Answered)
+        .unwrap();
+    assert_eq!(
+        (e.tool.as_deref(), e.kind.as_deref()),
+        (Some("slow_query"), Some("upstream-timeout"))
+    );
+    assert!(
+        e.detail.as_deref().unwrap().contains("within 5000 ms"),
+        "{:?}",
+        e.detail
+    );
     let o = s.expire(ctx(T0 + 60_000));
-    assert_eq!(only_client_value(&o)["error"]["message"], "Upstream timeout after 60s");
-    let e = events(&o).into_iter().find(|e| e.event == EventName::Answered).unwrap();
-    assert!(e.detail.as_deref().unwrap().contains("longest wait"), "{:?}", e.detail);
+    assert_eq!(
+        only_client_value(&o)["error"]["message"],
+        "Upstream timeout after 60s"
+    );
+    let e = events(&o)
+        .into_iter()
+        .find(|e| e.event == EventName::Answered)
+        .unwrap();
+    assert!(
+        e.detail.as_deref().unwrap().contains("longest wait"),
+        "{:?}",
+        e.detail
+    );
 }
 
 #[test]
@@ -994,45 +1647,92 @@ fn the_files_defaults_fill_what_the_shell_left_unset_and_its_options_win() {
         crate::api::guard_session(args).unwrap()
     };
     // Unset: the file's 7 s; given: the shell's 3 s; a tool's own override wins over both.
-    assert_eq!(client(&mut open(None), &tool_call(1, "fast")).deadline, Some(T0 + 7_000));
-    assert_eq!(client(&mut open(Some(3_000)), &tool_call(1, "fast")).deadline, Some(T0 + 3_000));
-    assert_eq!(client(&mut open(Some(3_000)), &tool_call(1, "slow")).deadline, Some(T0 + 90_000));
+    assert_eq!(
+        client(&mut open(None), &tool_call(1, "fast")).deadline,
+        Some(T0 + 7_000)
+    );
+    assert_eq!(
+        client(&mut open(Some(3_000)), &tool_call(1, "fast")).deadline,
+        Some(T0 + 3_000)
+    );
+    assert_eq!(
+        client(&mut open(Some(3_000)), &tool_call(1, "slow")).deadline,
+        Some(T0 + 90_000)
+    );
 }
 
 #[test]
 fn successful_results_are_untouched_by_default_and_redacted_in_the_results_scope() {
     let mut s = with_policy("[redaction]\nscopes = [\"errors\"]\n");
     client(&mut s, &tool_call(1, "read_file"));
-    assert_eq!(lines(&upstream(&mut s, SECRET_RESULT), Peer::Client), ["<forward>"]);
-    let mut s = with_policy("[redaction]\nscopes = [\"errors\", \"results\"]\nallow = [\"Xq83-hunter2-pw\"]\n");
+    assert_eq!(
+        lines(&upstream(&mut s, SECRET_RESULT), Peer::Client),
+        ["<forward>"]
+    );
+    let mut s = with_policy(
+        "[redaction]\nscopes = [\"errors\", \"results\"]\nallow = [\"Xq83-hunter2-pw\"]\n",
+    );
     client(&mut s, &tool_call(1, "read_file"));
     let r = only_client_value(&upstream(&mut s, SECRET_RESULT));
     let text = r["result"]["content"][0]["text"].as_str().unwrap();
-    assert!(!text.contains("ghp_") && text.contains("Xq83-hunter2-pw"), "allow-listed value kept, token gone: {text}");
+    assert!(
+        !text.contains("ghp_") && text.contains("Xq83-hunter2-pw"),
+        "allow-listed value kept, token gone: {text}"
+    );
     // A result no rule touches passes byte for byte, whatever the scopes.
     client(&mut s, &tool_call(2, "read_file"));
-    assert_eq!(lines(&upstream(&mut s, r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"all fine"}]}}"#), Peer::Client), ["<forward>"]);
+    assert_eq!(
+        lines(
+            &upstream(
+                &mut s,
+                r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"all fine"}]}}"#
+            ),
+            Peer::Client
+        ),
+        ["<forward>"]
+    );
 }
 
 #[test]
 fn block_answers_with_the_policy_refusal_and_audit_logs_without_changing() {
-    let mut s = with_policy("[redaction]\nscopes = [\"errors\", \"results\"]\n[actions]\ngithub-token = \"block\"\n");
+    let mut s = with_policy(
+        "[redaction]\nscopes = [\"errors\", \"results\"]\n[actions]\ngithub-token = \"block\"\n",
+    );
     client(&mut s, &tool_call(1, "read_file"));
     let o = upstream(&mut s, SECRET_RESULT);
     let r = only_client_value(&o);
-    assert_eq!((r["error"]["code"].clone(), r["error"]["data"]["type"].clone()), (json!(-32003), json!("policy-denied")));
-    let blocked = events(&o).into_iter().find(|e| e.event == EventName::Blocked).unwrap();
-    assert_eq!((blocked.rule.as_deref(), blocked.tool.as_deref()), (Some("github-token"), Some("read_file")));
+    assert_eq!(
+        (
+            r["error"]["code"].clone(),
+            r["error"]["data"]["type"].clone()
+        ),
+        (json!(-32003), json!("policy-denied"))
+    );
+    let blocked = events(&o)
+        .into_iter()
+        .find(|e| e.event == EventName::Blocked)
+        .unwrap();
+    assert_eq!(
+        (blocked.rule.as_deref(), blocked.tool.as_deref()),
+        (Some("github-token"), Some("read_file"))
+    );
     assert!(!format!("{:?}", events(&o)).contains("ghp_"));
 
-    let mut s = with_policy("[redaction]\nscopes = [\"errors\", \"results\"]\n[actions]\ntoken = \"audit\"\n");
+    let mut s = with_policy(
+        "[redaction]\nscopes = [\"errors\", \"results\"]\n[actions]\ntoken = \"audit\"\n",
+    );
     client(&mut s, &tool_call(1, "read_file"));
     let o = upstream(&mut s, SECRET_RESULT);
     let r = only_client_value(&o);
     let text = r["result"]["content"][0]["text"].as_str().unwrap();
     assert!(text.contains("ghp_u8jz"), "an audited token passes: {text}");
-    assert!(!text.contains("Xq83-hunter2-pw"), "the rest is still redacted: {text}");
-    assert!(events(&o).iter().any(|e| e.event == EventName::Audited && e.rule.as_deref() == Some("github-token")));
+    assert!(
+        !text.contains("Xq83-hunter2-pw"),
+        "the rest is still redacted: {text}"
+    );
+    assert!(events(&o)
+        .iter()
+        .any(|e| e.event == EventName::Audited && e.rule.as_deref() == Some("github-token")));
 }
 
 #[test]
@@ -1041,11 +1741,22 @@ fn a_rule_off_for_one_tool_and_requests_redacted_before_they_leave() {
     let mut s = with_policy(policy);
     client(&mut s, &tool_call(1, "github_issue"));
     let o = upstream(&mut s, SECRET_RESULT);
-    let text = only_client_value(&o)["result"]["content"][0]["text"].as_str().unwrap().to_string();
-    assert!(text.contains("ghp_u8jz") && !text.contains("Xq83"), "{text}");
+    let text = only_client_value(&o)["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        text.contains("ghp_u8jz") && !text.contains("Xq83"),
+        "{text}"
+    );
     let line = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"notify","arguments":{"body":"token ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}}}"#;
     let o = client(&mut s, line);
-    assert_eq!(lines(&o, Peer::Upstream), [r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"notify","arguments":{"body":"token [REDACTED:github-token]"}}}"#]);
+    assert_eq!(
+        lines(&o, Peer::Upstream),
+        [
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"notify","arguments":{"body":"token [REDACTED:github-token]"}}}"#
+        ]
+    );
 }
 
 #[test]
@@ -1053,12 +1764,29 @@ fn a_refused_policy_fails_closed_and_a_bad_reload_keeps_the_old_one() {
     let mut s = with_policy("[redaction]\ndisable = [\"no-such-rule\"]\n");
     let o = client(&mut s, &tool_call(1, "x"));
     assert!(lines(&o, Peer::Upstream).is_empty());
-    assert_eq!(only_client_value(&o)["error"]["data"]["type"], "configuration-error");
+    assert_eq!(
+        only_client_value(&o)["error"]["data"]["type"],
+        "configuration-error"
+    );
     let mut s = with_policy("[[tool]]\nmatch = \"x\"\ntimeout = 1\n");
-    let e = s.set_policy("[[tool]]\nmatch = \"x\"\ntimeout = \"soon\"\n", &[]).unwrap_err();
+    let e = s
+        .set_policy("[[tool]]\nmatch = \"x\"\ntimeout = \"soon\"\n", &[])
+        .unwrap_err();
     assert_eq!(e.at.map(|(l, _)| l), Some(3));
-    assert_eq!(client(&mut s, &tool_call(1, "x")).deadline, Some(T0 + 1_000), "the old policy still holds");
-    s.set_policy("[[tool]]\nmatch = \"x\"\ntimeout = 2\n", &[]).unwrap();
-    assert_eq!(client(&mut s, &tool_call(2, "x")).deadline, Some(T0 + 1_000));
-    assert_eq!(s.expire(ctx(T0 + 1_000)).deadline, Some(T0 + 2_000), "new requests get the new one");
+    assert_eq!(
+        client(&mut s, &tool_call(1, "x")).deadline,
+        Some(T0 + 1_000),
+        "the old policy still holds"
+    );
+    s.set_policy("[[tool]]\nmatch = \"x\"\ntimeout = 2\n", &[])
+        .unwrap();
+    assert_eq!(
+        client(&mut s, &tool_call(2, "x")).deadline,
+        Some(T0 + 1_000)
+    );
+    assert_eq!(
+        s.expire(ctx(T0 + 1_000)).deadline,
+        Some(T0 + 2_000),
+        "new requests get the new one"
+    );
 }

@@ -47,7 +47,11 @@ impl Effective {
 
     /// What a finding of `rule` (in `category`) does.
     pub fn action(&self, rule: &str, category: &str) -> Action {
-        self.actions.get(rule).or_else(|| self.actions.get(category)).copied().unwrap_or_default()
+        self.actions
+            .get(rule)
+            .or_else(|| self.actions.get(category))
+            .copied()
+            .unwrap_or_default()
     }
 
     pub fn audits_any(&self) -> bool {
@@ -63,13 +67,18 @@ impl Effective {
         let r = &self.quiet_recipe;
         let allow: Vec<String> = r.allow.iter().cloned().chain(values).collect();
         // The same options as `quiet`, which were checked when the document was compiled.
-        build_policy(&r.options, &r.disable, &allow).map(Arc::new).unwrap_or_else(|_| self.quiet.clone())
+        build_policy(&r.options, &r.disable, &allow)
+            .map(Arc::new)
+            .unwrap_or_else(|_| self.quiet.clone())
     }
 }
 
 /// The audited names among `actions`.
 fn audited(actions: &BTreeMap<String, Action>) -> impl Iterator<Item = String> + '_ {
-    actions.iter().filter(|(_, a)| **a == Action::Audit).map(|(n, _)| n.clone())
+    actions
+        .iter()
+        .filter(|(_, a)| **a == Action::Audit)
+        .map(|(n, _)| n.clone())
 }
 
 /// A policy document, compiled.
@@ -91,9 +100,23 @@ pub(crate) fn seconds_to_ms(s: f64) -> Option<u64> {
 
 /// Every rule id and category a document may name.
 fn known_names(extra: &[document::ExtraRule]) -> Vec<String> {
-    let mut names: Vec<String> = redact::catalogue_rules().iter().flat_map(|r| [r.id.clone(), r.category.clone()]).collect();
-    names.extend(extra.iter().flat_map(|r| [r.id.clone(), r.category.clone()]));
-    for built_in in [redact::json::SENSITIVE_KEY_RULE, redact::json::TRACE_KEY_RULE, redact::json::OPAQUE_KEY_RULE, "env-value", "credential", "stacktrace"] {
+    let mut names: Vec<String> = redact::catalogue_rules()
+        .iter()
+        .flat_map(|r| [r.id.clone(), r.category.clone()])
+        .collect();
+    names.extend(
+        extra
+            .iter()
+            .flat_map(|r| [r.id.clone(), r.category.clone()]),
+    );
+    for built_in in [
+        redact::json::SENSITIVE_KEY_RULE,
+        redact::json::TRACE_KEY_RULE,
+        redact::json::OPAQUE_KEY_RULE,
+        "env-value",
+        "credential",
+        "stacktrace",
+    ] {
         names.push(built_in.to_string());
     }
     names
@@ -103,12 +126,19 @@ impl Compiled {
     /// Checks and compiles `text`; `env`: the shell's environment, for `hash_key_env`.
     pub fn new(text: &str, env: &[(String, String)]) -> Result<Compiled, DocumentError> {
         let document = document::parse(text)?;
-        let at = |key: &str, value: &str, message: String| DocumentError { at: document::find_key(text, key, value), message };
+        let at = |key: &str, value: &str, message: String| DocumentError {
+            at: document::find_key(text, key, value),
+            message,
+        };
         let r = &document.redaction;
         let known = known_names(&r.extra_rules);
         let check_names = |key: &str, names: Vec<&String>| -> Result<(), DocumentError> {
             match names.into_iter().find(|n| !known.contains(n)) {
-                Some(n) => Err(at(key, n, format!("`{n}` in {key} is no rule id or category the catalogue knows"))),
+                Some(n) => Err(at(
+                    key,
+                    n,
+                    format!("`{n}` in {key} is no rule id or category the catalogue knows"),
+                )),
                 None => Ok(()),
             }
         };
@@ -120,25 +150,55 @@ impl Compiled {
         }
         if let Some(d) = &document.defaults.dialect {
             if !crate::taxonomy::is_dialect(d) {
-                return Err(at("dialect", d, format!("unknown dialect `{d}` (expected one of: {})", crate::taxonomy::DIALECT_LIST)));
+                return Err(at(
+                    "dialect",
+                    d,
+                    format!(
+                        "unknown dialect `{d}` (expected one of: {})",
+                        crate::taxonomy::DIALECT_LIST
+                    ),
+                ));
             }
         }
         if let Some(b) = &document.defaults.batch {
             if b != "reject" && b != "allow" {
-                return Err(at("batch", b, format!("batch must be \"reject\" or \"allow\", not `{b}`")));
+                return Err(at(
+                    "batch",
+                    b,
+                    format!("batch must be \"reject\" or \"allow\", not `{b}`"),
+                ));
             }
         }
         for p in &r.allow_patterns {
-            regex_lite::Regex::new(p).map_err(|e| at("allow_patterns", p, format!("allow pattern does not compile: {e}")))?;
+            regex_lite::Regex::new(p).map_err(|e| {
+                at(
+                    "allow_patterns",
+                    p,
+                    format!("allow pattern does not compile: {e}"),
+                )
+            })?;
         }
         for o in document.tools.iter().chain(&document.methods) {
             if o.pattern.is_empty() {
-                return Err(at("match", "", "`match` must name a tool or method, or a glob".into()));
+                return Err(at(
+                    "match",
+                    "",
+                    "`match` must name a tool or method, or a glob".into(),
+                ));
             }
         }
         // Error responses and failed results are the guard's baseline, and the operator's log never carries a
         // secret: a scope list keeps both.
-        for scopes in std::iter::once(&r.scopes).chain(document.tools.iter().chain(&document.methods).map(|o| &o.scopes)).flatten() {
+        for scopes in std::iter::once(&r.scopes)
+            .chain(
+                document
+                    .tools
+                    .iter()
+                    .chain(&document.methods)
+                    .map(|o| &o.scopes),
+            )
+            .flatten()
+        {
             if !scopes.contains(&Scope::Errors) {
                 return Err(at("scopes", "", "scopes must keep \"errors\": error responses and failed tool results are always redacted".into()));
             }
@@ -154,9 +214,19 @@ impl Compiled {
         match (&r.hash_key_env, r.method) {
             (Some(var), _) => {
                 let key = env.iter().find(|(k, _)| k == var).map(|(_, v)| v.clone());
-                let key = key.ok_or_else(|| at("hash_key_env", var, format!("hash_key_env: environment variable {var} is not set")))?;
+                let key = key.ok_or_else(|| {
+                    at(
+                        "hash_key_env",
+                        var,
+                        format!("hash_key_env: environment variable {var} is not set"),
+                    )
+                })?;
                 if key.len() < 16 {
-                    return Err(at("hash_key_env", var, format!("hash_key_env: the key in {var} is shorter than 16 bytes")));
+                    return Err(at(
+                        "hash_key_env",
+                        var,
+                        format!("hash_key_env: the key in {var} is shorter than 16 bytes"),
+                    ));
                 }
                 options.insert("hash_key".into(), json!(key));
             }
@@ -174,13 +244,30 @@ impl Compiled {
         options.insert("extra_rules".into(), Value::Array(extra));
         options.insert("allow_patterns".into(), json!(r.allow_patterns));
         let base_policy = build_policy(&options, &r.disable, &r.allow).map_err(|e| {
-            let id = r.extra_rules.iter().find(|x| e.contains(&format!("'{}'", x.id))).map(|x| x.id.clone()).unwrap_or_default();
+            let id = r
+                .extra_rules
+                .iter()
+                .find(|x| e.contains(&format!("'{}'", x.id)))
+                .map(|x| x.id.clone())
+                .unwrap_or_default();
             at("extra_rules", &id, e)
         })?;
-        let actions: BTreeMap<String, Action> = document.actions.iter().filter(|(_, a)| **a != Action::Redact).map(|(k, a)| (k.clone(), *a)).collect();
-        let quiet_disable: Vec<String> = r.disable.iter().cloned().chain(audited(&actions)).collect();
-        let quiet = Arc::new(build_policy(&options, &quiet_disable, &r.allow).map_err(|e| at("actions", "", e))?);
-        let quiet_recipe = Arc::new(Recipe { options: options.clone(), disable: quiet_disable, allow: r.allow.clone() });
+        let actions: BTreeMap<String, Action> = document
+            .actions
+            .iter()
+            .filter(|(_, a)| **a != Action::Redact)
+            .map(|(k, a)| (k.clone(), *a))
+            .collect();
+        let quiet_disable: Vec<String> =
+            r.disable.iter().cloned().chain(audited(&actions)).collect();
+        let quiet = Arc::new(
+            build_policy(&options, &quiet_disable, &r.allow).map_err(|e| at("actions", "", e))?,
+        );
+        let quiet_recipe = Arc::new(Recipe {
+            options: options.clone(),
+            disable: quiet_disable,
+            allow: r.allow.clone(),
+        });
         let base = Effective {
             // The default timeout and cut are the session's options (filled from the file where the shell
             // left them unset, `api::guard_session`): only overrides carry them here.
@@ -195,7 +282,17 @@ impl Compiled {
             tool: None,
             quiet_recipe,
         };
-        let matchers = |list: &[Override]| list.iter().map(|o| (WildMatch::new(&o.pattern), o.pattern.contains(['*', '?']), o.clone())).collect();
+        let matchers = |list: &[Override]| {
+            list.iter()
+                .map(|o| {
+                    (
+                        WildMatch::new(&o.pattern),
+                        o.pattern.contains(['*', '?']),
+                        o.clone(),
+                    )
+                })
+                .collect()
+        };
         Ok(Compiled {
             tools: matchers(&document.tools),
             methods: matchers(&document.methods),
@@ -213,7 +310,12 @@ impl Compiled {
 
     /// The override of `list` for `name`: an exact name first, else the first glob that matches.
     fn find(list: &[(WildMatch, bool, Override)], name: &str) -> Option<usize> {
-        list.iter().position(|(_, glob, o)| !glob && o.pattern == name).or_else(|| list.iter().position(|(m, glob, _)| *glob && m.matches(name)))
+        list.iter()
+            .position(|(_, glob, o)| !glob && o.pattern == name)
+            .or_else(|| {
+                list.iter()
+                    .position(|(m, glob, _)| *glob && m.matches(name))
+            })
     }
 
     /// What holds for a request of `method` (`tool`: a tool call's name).
@@ -221,12 +323,18 @@ impl Compiled {
         let m = Self::find(&self.methods, method);
         let t = tool.and_then(|name| Self::find(&self.tools, name));
         if m.is_none() && t.is_none() {
-            return Effective { tool: tool.map(str::to_string), ..self.base.clone() };
+            return Effective {
+                tool: tool.map(str::to_string),
+                ..self.base.clone()
+            };
         }
         let mut e = self.base.clone();
         let mut disable = self.document.redaction.disable.clone();
         let mut allow = self.document.redaction.allow.clone();
-        for o in [m.map(|i| &self.methods[i].2), t.map(|i| &self.tools[i].2)].into_iter().flatten() {
+        for o in [m.map(|i| &self.methods[i].2), t.map(|i| &self.tools[i].2)]
+            .into_iter()
+            .flatten()
+        {
             if let Some(s) = o.timeout {
                 e.timeout_ms = Some(seconds_to_ms(s));
             }
@@ -251,15 +359,25 @@ impl Compiled {
         // Decisions are logged with the tool called (not the pattern that matched it).
         e.tool = tool.map(str::to_string);
         let options = &self.options;
-        let quiet_disable: Vec<String> = disable.iter().cloned().chain(audited(&e.actions)).collect();
+        let quiet_disable: Vec<String> =
+            disable.iter().cloned().chain(audited(&e.actions)).collect();
         let (policy, quiet, recipe) = self
             .policies
             .entry((m, t))
             // Checked when the document was compiled: the same options, more names off or allowed.
             .or_insert_with(|| {
-                let build = |d: &[String]| Arc::new(build_policy(options, d, &allow).unwrap_or_default());
+                let build =
+                    |d: &[String]| Arc::new(build_policy(options, d, &allow).unwrap_or_default());
                 let (policy, quiet) = (build(&disable), build(&quiet_disable));
-                (policy, quiet, Arc::new(Recipe { options: options.clone(), disable: quiet_disable, allow: allow.clone() }))
+                (
+                    policy,
+                    quiet,
+                    Arc::new(Recipe {
+                        options: options.clone(),
+                        disable: quiet_disable,
+                        allow: allow.clone(),
+                    }),
+                )
             })
             .clone();
         e.redaction = policy;
@@ -290,7 +408,11 @@ pub fn defaults_json(document: &Document) -> String {
     .to_string()
 }
 
-fn build_policy(options: &serde_json::Map<String, Value>, disable: &[String], allow: &[String]) -> Result<Policy, String> {
+fn build_policy(
+    options: &serde_json::Map<String, Value>,
+    disable: &[String],
+    allow: &[String],
+) -> Result<Policy, String> {
     let mut options = options.clone();
     options.insert("disable".into(), json!(disable));
     options.insert("allowlist".into(), json!(allow));

@@ -66,7 +66,11 @@ pub enum Action {
     Audit,
 }
 
-pub(crate) const ACTIONS: [(&str, Action); 3] = [("redact", Action::Redact), ("block", Action::Block), ("audit", Action::Audit)];
+pub(crate) const ACTIONS: [(&str, Action); 3] = [
+    ("redact", Action::Redact),
+    ("block", Action::Block),
+    ("audit", Action::Audit),
+];
 
 /// How a finding is replaced, as the redaction options spell it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,14 +81,46 @@ pub enum Method {
     Remove,
 }
 
-pub(crate) const METHODS: [(&str, Method); 4] = [("replace", Method::Replace), ("mask", Method::Mask), ("hash", Method::Hash), ("remove", Method::Remove)];
+pub(crate) const METHODS: [(&str, Method); 4] = [
+    ("replace", Method::Replace),
+    ("mask", Method::Mask),
+    ("hash", Method::Hash),
+    ("remove", Method::Remove),
+];
 
 // The keys each table takes (the reader refuses any other; `schema.rs` describes the same ones).
 pub(crate) const ROOT_KEYS: [&str; 5] = ["defaults", "redaction", "actions", "tool", "method"];
-pub(crate) const DEFAULTS_KEYS: [&str; 7] = ["dialect", "timeout", "max_wait", "max_bytes", "max_upstream_bytes", "batch", "failed_result_bytes"];
-pub(crate) const REDACTION_KEYS: [&str; 8] = ["method", "hash_key_env", "disable", "allow", "allow_patterns", "extra_rules", "scopes", "binary"];
-pub(crate) const EXTRA_RULE_KEYS: [&str; 5] = ["id", "category", "pattern", "keywords", "secret_groups"];
-pub(crate) const OVERRIDE_KEYS: [&str; 8] = ["match", "timeout", "max_wait", "failed_result_bytes", "disable", "allow", "scopes", "actions"];
+pub(crate) const DEFAULTS_KEYS: [&str; 7] = [
+    "dialect",
+    "timeout",
+    "max_wait",
+    "max_bytes",
+    "max_upstream_bytes",
+    "batch",
+    "failed_result_bytes",
+];
+pub(crate) const REDACTION_KEYS: [&str; 8] = [
+    "method",
+    "hash_key_env",
+    "disable",
+    "allow",
+    "allow_patterns",
+    "extra_rules",
+    "scopes",
+    "binary",
+];
+pub(crate) const EXTRA_RULE_KEYS: [&str; 5] =
+    ["id", "category", "pattern", "keywords", "secret_groups"];
+pub(crate) const OVERRIDE_KEYS: [&str; 8] = [
+    "match",
+    "timeout",
+    "max_wait",
+    "failed_result_bytes",
+    "disable",
+    "allow",
+    "scopes",
+    "actions",
+];
 
 /// An extra rule, as `redact-with` takes them.
 #[derive(Debug, Clone)]
@@ -159,16 +195,26 @@ struct Table<'a> {
 }
 
 impl<'a> Table<'a> {
-    fn new(what: impl Into<String>, value: Value, text: &'a str) -> Result<Table<'a>, DocumentError> {
+    fn new(
+        what: impl Into<String>,
+        value: Value,
+        text: &'a str,
+    ) -> Result<Table<'a>, DocumentError> {
         let what = what.into();
         match value {
             Value::Object(map) => Ok(Table { what, map, text }),
-            _ => Err(DocumentError { at: None, message: format!("{what} must be a table") }),
+            _ => Err(DocumentError {
+                at: None,
+                message: format!("{what} must be a table"),
+            }),
         }
     }
 
     fn wrong(&self, key: &str, expected: &str) -> DocumentError {
-        DocumentError { at: locate_key(self.text, key), message: format!("{}.{key} must be {expected}", self.what) }
+        DocumentError {
+            at: locate_key(self.text, key),
+            message: format!("{}.{key} must be {expected}", self.what),
+        }
     }
 
     fn take(&mut self, key: &str) -> Option<Value> {
@@ -196,7 +242,10 @@ impl<'a> Table<'a> {
     fn bytes(&mut self, key: &str) -> Result<Option<u64>, DocumentError> {
         match self.take(key) {
             None => Ok(None),
-            Some(v) => v.as_u64().map(Some).ok_or_else(|| self.wrong(key, "a number of bytes")),
+            Some(v) => v
+                .as_u64()
+                .map(Some)
+                .ok_or_else(|| self.wrong(key, "a number of bytes")),
         }
     }
 
@@ -211,19 +260,36 @@ impl<'a> Table<'a> {
     fn strings(&mut self, key: &str) -> Result<Vec<String>, DocumentError> {
         match self.take(key) {
             None => Ok(Vec::new()),
-            Some(Value::Array(items)) if items.iter().all(Value::is_string) => {
-                Ok(items.into_iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
-            }
+            Some(Value::Array(items)) if items.iter().all(Value::is_string) => Ok(items
+                .into_iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()),
             Some(_) => Err(self.wrong(key, "a list of strings")),
         }
     }
 
     /// A string naming one of `names`' cases.
-    fn choice<T: Copy>(&self, key: &str, value: &str, names: &[(&str, T)]) -> Result<T, DocumentError> {
-        names.iter().find(|(n, _)| *n == value).map(|(_, v)| *v).ok_or_else(|| {
-            let expected: Vec<String> = names.iter().map(|(n, _)| format!("\"{n}\"")).collect();
-            DocumentError { at: find_key(self.text, key, value), message: format!("{}.{key}: unknown `{value}` (expected one of {})", self.what, expected.join(", ")) }
-        })
+    fn choice<T: Copy>(
+        &self,
+        key: &str,
+        value: &str,
+        names: &[(&str, T)],
+    ) -> Result<T, DocumentError> {
+        names
+            .iter()
+            .find(|(n, _)| *n == value)
+            .map(|(_, v)| *v)
+            .ok_or_else(|| {
+                let expected: Vec<String> = names.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+                DocumentError {
+                    at: find_key(self.text, key, value),
+                    message: format!(
+                        "{}.{key}: unknown `{value}` (expected one of {})",
+                        self.what,
+                        expected.join(", ")
+                    ),
+                }
+            })
     }
 
     fn scopes(&mut self, key: &str) -> Result<Option<Vec<Scope>>, DocumentError> {
@@ -231,17 +297,29 @@ impl<'a> Table<'a> {
             return Ok(None);
         }
         let names = self.strings(key)?;
-        names.iter().map(|n| self.choice(key, n, &SCOPES)).collect::<Result<_, _>>().map(Some)
+        names
+            .iter()
+            .map(|n| self.choice(key, n, &SCOPES))
+            .collect::<Result<_, _>>()
+            .map(Some)
     }
 
     fn actions(&mut self, key: &str) -> Result<BTreeMap<String, Action>, DocumentError> {
-        let Some(value) = self.take(key) else { return Ok(BTreeMap::new()) };
+        let Some(value) = self.take(key) else {
+            return Ok(BTreeMap::new());
+        };
         // `[actions]` at the top, `[[tool]] actions` in an override.
-        let what = if self.what == ROOT { format!("[{key}]") } else { format!("{} {key}", self.what) };
+        let what = if self.what == ROOT {
+            format!("[{key}]")
+        } else {
+            format!("{} {key}", self.what)
+        };
         let table = Table::new(what, value, self.text)?;
         let mut out = BTreeMap::new();
         for (name, v) in &table.map {
-            let action = v.as_str().ok_or_else(|| table.wrong(name, "\"redact\", \"block\" or \"audit\""))?;
+            let action = v
+                .as_str()
+                .ok_or_else(|| table.wrong(name, "\"redact\", \"block\" or \"audit\""))?;
             out.insert(name.clone(), table.choice(name, action, &ACTIONS)?);
         }
         Ok(out)
@@ -253,7 +331,11 @@ impl<'a> Table<'a> {
             None => Ok(()),
             Some(key) => Err(DocumentError {
                 at: locate_key(self.text, key).or_else(|| locate_header(self.text, key)),
-                message: format!("unknown key `{key}` in {} (expected one of: {})", self.what, known.join(", ")),
+                message: format!(
+                    "unknown key `{key}` in {} (expected one of: {})",
+                    self.what,
+                    known.join(", ")
+                ),
             }),
         }
     }
@@ -268,7 +350,10 @@ fn locate_header(text: &str, key: &str) -> Option<(usize, usize)> {
     for line in text.split_inclusive('\n') {
         let trimmed = line.trim_start();
         let name = trimmed.trim_start_matches('[').trim_start();
-        if trimmed.starts_with('[') && name.starts_with(key) && name[key.len()..].trim_start().starts_with([']', '.']) {
+        if trimmed.starts_with('[')
+            && name.starts_with(key)
+            && name[key.len()..].trim_start().starts_with([']', '.'])
+        {
             return Some(position(text, offset + line.len() - trimmed.len()));
         }
         offset += line.len();
@@ -279,7 +364,10 @@ fn locate_header(text: &str, key: &str) -> Option<(usize, usize)> {
 fn read_override(what: &str, value: Value, text: &str) -> Result<Override, DocumentError> {
     let mut t = Table::new(what, value, text)?;
     let o = Override {
-        pattern: t.string("match")?.ok_or_else(|| DocumentError { at: None, message: format!("{what} needs `match`: a name or a glob") })?,
+        pattern: t.string("match")?.ok_or_else(|| DocumentError {
+            at: None,
+            message: format!("{what} needs `match`: a name or a glob"),
+        })?,
         timeout: t.seconds("timeout")?,
         max_wait: t.seconds("max_wait")?,
         failed_result_bytes: t.bytes("failed_result_bytes")?,
@@ -295,14 +383,22 @@ fn read_override(what: &str, value: Value, text: &str) -> Result<Override, Docum
 fn read_overrides(root: &mut Table<'_>, key: &str) -> Result<Vec<Override>, DocumentError> {
     match root.take(key) {
         None => Ok(Vec::new()),
-        Some(Value::Array(items)) => items.into_iter().map(|v| read_override(&format!("[[{key}]]"), v, root.text)).collect(),
+        Some(Value::Array(items)) => items
+            .into_iter()
+            .map(|v| read_override(&format!("[[{key}]]"), v, root.text))
+            .collect(),
         Some(_) => Err(root.wrong(key, &format!("an array of tables ([[{key}]])"))),
     }
 }
 
 fn read(value: Value, text: &str) -> Result<Document, DocumentError> {
     let mut root = Table::new(ROOT, value, text)?;
-    let mut d = Table::new("[defaults]", root.take("defaults").unwrap_or_else(|| Value::Object(Map::new())), text)?;
+    let mut d = Table::new(
+        "[defaults]",
+        root.take("defaults")
+            .unwrap_or_else(|| Value::Object(Map::new())),
+        text,
+    )?;
     let defaults = Defaults {
         dialect: d.string("dialect")?,
         timeout: d.seconds("timeout")?,
@@ -313,7 +409,12 @@ fn read(value: Value, text: &str) -> Result<Document, DocumentError> {
         failed_result_bytes: d.bytes("failed_result_bytes")?,
     };
     d.finish(&DEFAULTS_KEYS)?;
-    let mut r = Table::new("[redaction]", root.take("redaction").unwrap_or_else(|| Value::Object(Map::new())), text)?;
+    let mut r = Table::new(
+        "[redaction]",
+        root.take("redaction")
+            .unwrap_or_else(|| Value::Object(Map::new())),
+        text,
+    )?;
     let method = match r.string("method")? {
         Some(m) => Some(r.choice("method", &m, &METHODS)?),
         None => None,
@@ -324,7 +425,12 @@ fn read(value: Value, text: &str) -> Result<Document, DocumentError> {
             .into_iter()
             .map(|v| {
                 let mut e = Table::new("[[redaction.extra_rules]]", v, text)?;
-                let need = |e: &mut Table<'_>, key: &str| e.string(key)?.ok_or_else(|| DocumentError { at: None, message: format!("an extra rule needs `{key}`") });
+                let need = |e: &mut Table<'_>, key: &str| {
+                    e.string(key)?.ok_or_else(|| DocumentError {
+                        at: None,
+                        message: format!("an extra rule needs `{key}`"),
+                    })
+                };
                 let rule = ExtraRule {
                     id: need(&mut e, "id")?,
                     category: need(&mut e, "category")?,
@@ -332,7 +438,10 @@ fn read(value: Value, text: &str) -> Result<Document, DocumentError> {
                     keywords: e.strings("keywords")?,
                     secret_groups: match e.take("secret_groups") {
                         None => Vec::new(),
-                        Some(Value::Array(g)) if g.iter().all(|n| n.as_u64().is_some()) => g.iter().filter_map(|n| n.as_u64().map(|n| n as usize)).collect(),
+                        Some(Value::Array(g)) if g.iter().all(|n| n.as_u64().is_some()) => g
+                            .iter()
+                            .filter_map(|n| n.as_u64().map(|n| n as usize))
+                            .collect(),
                         Some(_) => return Err(e.wrong("secret_groups", "a list of group numbers")),
                     },
                 };
@@ -340,7 +449,12 @@ fn read(value: Value, text: &str) -> Result<Document, DocumentError> {
                 Ok(rule)
             })
             .collect::<Result<_, _>>()?,
-        Some(_) => return Err(r.wrong("extra_rules", "an array of tables ([[redaction.extra_rules]])")),
+        Some(_) => {
+            return Err(r.wrong(
+                "extra_rules",
+                "an array of tables ([[redaction.extra_rules]])",
+            ))
+        }
     };
     let redaction = Redaction {
         method,
@@ -357,7 +471,13 @@ fn read(value: Value, text: &str) -> Result<Document, DocumentError> {
     let tools = read_overrides(&mut root, "tool")?;
     let methods = read_overrides(&mut root, "method")?;
     root.finish(&ROOT_KEYS)?;
-    Ok(Document { defaults, redaction, actions, tools, methods })
+    Ok(Document {
+        defaults,
+        redaction,
+        actions,
+        tools,
+        methods,
+    })
 }
 
 /// Why a document is refused: where (1-based line and column, when the TOML reader knows) and what.
@@ -372,7 +492,10 @@ pub struct DocumentError {
 pub fn position(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() + 1;
-    let column = before.rfind('\n').map_or(before.len(), |i| before.len() - i - 1) + 1;
+    let column = before
+        .rfind('\n')
+        .map_or(before.len(), |i| before.len() - i - 1)
+        + 1;
     (line, column)
 }
 
@@ -382,7 +505,12 @@ pub fn find_key(text: &str, key: &str, value: &str) -> Option<(usize, usize)> {
     let quoted = [format!("\"{value}\""), format!("'{value}'")];
     let at = text
         .match_indices(key)
-        .find_map(|(i, _)| quoted.iter().filter_map(|q| text[i..].find(q.as_str()).map(|j| i + j)).min())
+        .find_map(|(i, _)| {
+            quoted
+                .iter()
+                .filter_map(|q| text[i..].find(q.as_str()).map(|j| i + j))
+                .min()
+        })
         .or_else(|| quoted.iter().filter_map(|q| text.find(q.as_str())).min());
     match at {
         Some(at) => Some(position(text, at)),
@@ -396,14 +524,24 @@ pub fn parse(text: &str) -> Result<Document, DocumentError> {
     let value: Value = basic_toml::from_str(text).map_err(|e| {
         // The reader's message ends with where it stopped, which `at` says: said once.
         let message = e.to_string();
-        let message = message.split(" at line ").next().unwrap_or(&message).trim().to_string();
+        let message = message
+            .split(" at line ")
+            .next()
+            .unwrap_or(&message)
+            .trim()
+            .to_string();
         // A value of the wrong type or an unknown key is reported at the document's start, naming the key:
         // placed where that key (or the unknown field) is written.
         // An unknown field is reported where its table begins: placed on the field itself.
         let at = match e.line_col() {
             Some((0, 0)) | None => locate(text, &message, 0),
             Some((l, c)) if message.starts_with("unknown field") => {
-                let from = text.split_inclusive('\n').take(l).map(str::len).sum::<usize>() + c;
+                let from = text
+                    .split_inclusive('\n')
+                    .take(l)
+                    .map(str::len)
+                    .sum::<usize>()
+                    + c;
                 locate(text, &message, from).or(Some((l + 1, c + 1)))
             }
             Some((l, c)) => Some((l + 1, c + 1)),
@@ -447,7 +585,12 @@ fn locate(text: &str, message: &str, start: usize) -> Option<(usize, usize)> {
         (None, None) => return None,
     };
     let from = match start {
-        0 => table.and_then(|t| text.find(&format!("[{t}]")).or_else(|| text.find(&format!("[[{t}]]")))).unwrap_or(0),
+        0 => table
+            .and_then(|t| {
+                text.find(&format!("[{t}]"))
+                    .or_else(|| text.find(&format!("[[{t}]]")))
+            })
+            .unwrap_or(0),
         at => at.min(text.len()),
     };
     let mut offset = from;
@@ -472,7 +615,8 @@ mod tests {
         let e = parse("[redaction]\nscopes = [\"errors\", \"everything\"]\n").unwrap_err();
         assert_eq!(e.at.map(|(l, _)| l), Some(2), "{e}");
         assert!(e.message.contains("everything"), "{e}");
-        let e = parse("[defaults]\ntimeout = 5\n[[tool]]\nmatch = \"x\"\ntimeuot = 9\n").unwrap_err();
+        let e =
+            parse("[defaults]\ntimeout = 5\n[[tool]]\nmatch = \"x\"\ntimeuot = 9\n").unwrap_err();
         assert_eq!(e.at.map(|(l, _)| l), Some(5), "{e}");
         assert!(e.message.contains("timeuot"), "{e}");
         let e = parse("[defaults\n").unwrap_err();
@@ -483,6 +627,9 @@ mod tests {
     fn positions_are_one_based() {
         assert_eq!(position("ab\ncd", 0), (1, 1));
         assert_eq!(position("ab\ncd", 4), (2, 2));
-        assert_eq!(find_key("[redaction]\ndisable = [\"nope\"]\n", "disable", "nope"), Some((2, 12)));
+        assert_eq!(
+            find_key("[redaction]\ndisable = [\"nope\"]\n", "disable", "nope"),
+            Some((2, 12))
+        );
     }
 }

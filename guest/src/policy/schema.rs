@@ -3,7 +3,10 @@
 //! methods, dialects). What only the component can check (rule names the catalogue knows, patterns that
 //! compile, the hash key's variable) is said in descriptions; `check-policy` remains the judge.
 
-use super::document::{ACTIONS, DEFAULTS_KEYS, EXTRA_RULE_KEYS, METHODS, OVERRIDE_KEYS, REDACTION_KEYS, ROOT_KEYS, SCOPES};
+use super::document::{
+    ACTIONS, DEFAULTS_KEYS, EXTRA_RULE_KEYS, METHODS, OVERRIDE_KEYS, REDACTION_KEYS, ROOT_KEYS,
+    SCOPES,
+};
 use serde_json::{json, Map, Value};
 
 /// Where the schema is published (`cargo xtask gen` writes it; CI fails when it drifts).
@@ -15,7 +18,10 @@ fn names<T>(table: &[(&'static str, T)]) -> Vec<&'static str> {
 
 /// An object of exactly `keys`, each described by `describe`.
 fn table(keys: &[&str], describe: impl Fn(&str) -> Value, description: &str) -> Value {
-    let properties: Map<String, Value> = keys.iter().map(|k| ((*k).to_string(), describe(k))).collect();
+    let properties: Map<String, Value> = keys
+        .iter()
+        .map(|k| ((*k).to_string(), describe(k)))
+        .collect();
     json!({"type": "object", "description": description, "properties": properties, "additionalProperties": false})
 }
 
@@ -62,36 +68,56 @@ fn defaults_key(key: &str) -> Value {
 
 fn extra_rule_key(key: &str) -> Value {
     match key {
-        "id" => json!({"type": "string", "description": "The rule's name (in [REDACTED:id] and in [actions])."}),
-        "category" => json!({"type": "string", "description": "Its category (rules can be disabled or given an action by category)."}),
+        "id" => {
+            json!({"type": "string", "description": "The rule's name (in [REDACTED:id] and in [actions])."})
+        }
+        "category" => {
+            json!({"type": "string", "description": "Its category (rules can be disabled or given an action by category)."})
+        }
         "pattern" => json!({"type": "string", "description": "A regex (regex-lite syntax)."}),
-        "keywords" => strings("Literal words one of which must occur for the pattern to run (faster)."),
-        "secret_groups" => json!({"type": "array", "items": {"type": "integer", "minimum": 0}, "description": "Capture groups that are the secret (default: the whole match)."}),
+        "keywords" => {
+            strings("Literal words one of which must occur for the pattern to run (faster).")
+        }
+        "secret_groups" => {
+            json!({"type": "array", "items": {"type": "integer", "minimum": 0}, "description": "Capture groups that are the secret (default: the whole match)."})
+        }
         other => unreachable!("an extra rule has no key {other}"),
     }
 }
 
 fn redaction_key(key: &str) -> Value {
     match key {
-        "method" => json!({"enum": names(&METHODS), "description": "How a finding is replaced: [REDACTED:rule], masked, a keyed hash (needs hash_key_env), or removed."}),
-        "hash_key_env" => json!({"type": "string", "description": "The environment variable holding the hash key (at least 16 bytes)."}),
+        "method" => {
+            json!({"enum": names(&METHODS), "description": "How a finding is replaced: [REDACTED:rule], masked, a keyed hash (needs hash_key_env), or removed."})
+        }
+        "hash_key_env" => {
+            json!({"type": "string", "description": "The environment variable holding the hash key (at least 16 bytes)."})
+        }
         "disable" => strings("Rule ids or categories switched off."),
         "allow" => strings("Values never redacted."),
         "allow_patterns" => strings("Regexes (anchored at both ends) of values never redacted."),
-        "extra_rules" => json!({"type": "array", "items": requiring(table(&EXTRA_RULE_KEYS, extra_rule_key, "A rule of the operator's."), &["id", "category", "pattern"]), "description": "Rules of the operator's, beside the catalogue's."}),
+        "extra_rules" => {
+            json!({"type": "array", "items": requiring(table(&EXTRA_RULE_KEYS, extra_rule_key, "A rule of the operator's."), &["id", "category", "pattern"]), "description": "Rules of the operator's, beside the catalogue's."})
+        }
         "scopes" => scopes(),
-        "binary" => json!({"type": "boolean", "description": "Scan binary content too (base64 blobs, image and audio data): what decodes to UTF-8 text is scanned as text. Default false."}),
+        "binary" => {
+            json!({"type": "boolean", "description": "Scan binary content too (base64 blobs, image and audio data): what decodes to UTF-8 text is scanned as text. Default false."})
+        }
         other => unreachable!("[redaction] has no key {other}"),
     }
 }
 
 fn override_key(key: &str) -> Value {
     match key {
-        "match" => json!({"type": "string", "description": "A name, or a glob (* and ?); an exact name wins over a glob, then the first glob that matches."}),
+        "match" => {
+            json!({"type": "string", "description": "A name, or a glob (* and ?); an exact name wins over a glob, then the first glob that matches."})
+        }
         "timeout" => seconds("This one's timeout in seconds; 0: no limit."),
         "max_wait" => seconds("This one's longest wait in seconds, progress or not."),
         "failed_result_bytes" => bytes("This one's cut of failed tool results' text."),
-        "disable" => strings("Rule ids or categories off for this one (added to [redaction] disable)."),
+        "disable" => {
+            strings("Rule ids or categories off for this one (added to [redaction] disable).")
+        }
         "allow" => strings("Values never redacted for this one (added to [redaction] allow)."),
         "scopes" => scopes(),
         "actions" => actions(),
@@ -102,16 +128,21 @@ fn override_key(key: &str) -> Value {
 /// The schema, as JSON.
 pub fn json_schema() -> Value {
     let over = |what: &str| json!({"type": "array", "items": requiring(table(&OVERRIDE_KEYS, override_key, what), &["match"])});
-    let root = |key: &str| match key {
+    let root = |key: &str| {
+        match key {
         "defaults" => table(&DEFAULTS_KEYS, defaults_key, "Defaults for every request (command-line options override them)."),
         "redaction" => table(&REDACTION_KEYS, redaction_key, "Redaction: method, rules off, extra rules, allow-lists, scopes."),
         "actions" => actions(),
         "tool" => over("[[tool]]: changes for the tool calls whose name it matches (after a matching [[method]]'s)."),
         "method" => over("[[method]]: changes for the requests whose method it matches."),
         other => unreachable!("the policy has no key {other}"),
+    }
     };
     let mut schema = Map::new();
-    schema.insert("$schema".into(), json!("https://json-schema.org/draft/2020-12/schema"));
+    schema.insert(
+        "$schema".into(),
+        json!("https://json-schema.org/draft/2020-12/schema"),
+    );
     schema.insert("title".into(), json!("jsonrpc-errors guard policy"));
     let body = table(&ROOT_KEYS, root, "A jsonrpc-errors guard policy file (README: The policy file). `jsonrpc-errors guard --check-config FILE` is the judge.");
     schema.extend(body.as_object().expect("a table is an object").clone());
@@ -133,7 +164,12 @@ mod tests {
     fn every_key_the_reader_takes_is_described() {
         let s = json_schema();
         let keys = |v: &Value| {
-            let mut k = v["properties"].as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+            let mut k = v["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect::<Vec<_>>();
             k.sort();
             k
         };
@@ -144,6 +180,9 @@ mod tests {
         };
         assert_eq!(keys(&s), sorted(&ROOT_KEYS));
         assert_eq!(keys(&s["properties"]["redaction"]), sorted(&REDACTION_KEYS));
-        assert_eq!(keys(&s["properties"]["tool"]["items"]), sorted(&OVERRIDE_KEYS));
+        assert_eq!(
+            keys(&s["properties"]["tool"]["items"]),
+            sorted(&OVERRIDE_KEYS)
+        );
     }
 }

@@ -36,7 +36,12 @@ type Marker = (usize, usize, usize, usize);
 /// line breaks. What turns up is mapped back to the input and the union applied, until nothing new does:
 /// redaction is idempotent. A marker standing alone between spaces costs nothing more; text with no
 /// finding costs nothing more at all.
-pub(super) fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, policy: &Policy) -> Redacted {
+pub(super) fn settle(
+    text: &str,
+    mut found: Vec<Candidate>,
+    secrets: &Secrets,
+    policy: &Policy,
+) -> Redacted {
     let mut r = apply(text, &mut found, policy);
     // The input's refused values take part in every round: a span found later can reach them too.
     found.retain(|c| c.refused);
@@ -45,8 +50,12 @@ pub(super) fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, p
         if r.findings.is_empty() {
             break;
         }
-        let markers: Vec<Marker> =
-            r.findings.iter().zip(&r.written).map(|(f, &(s, e))| (s, e, f.start, f.end)).collect();
+        let markers: Vec<Marker> = r
+            .findings
+            .iter()
+            .zip(&r.written)
+            .map(|(f, &(s, e))| (s, e, f.start, f.end))
+            .collect();
         let out = r.text.as_bytes();
         let mut more = Vec::new();
         let mut scanned_to = 0;
@@ -75,7 +84,9 @@ pub(super) fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, p
             // A marker in the region looked at last adds nothing (that region held its word, or ran on to the
             // line's end or the text's), but for a delimiting one glued into a word that region ended (found by
             // cargo-fuzz: `Pwd=vb'ts://token:2@secret: …` kept the last secret).
-            if out_start < scanned_to && !(to_line_end && out.get(scanned_to).is_some_and(|&b| b != b'\n')) {
+            if out_start < scanned_to
+                && !(to_line_end && out.get(scanned_to).is_some_and(|&b| b != b'\n'))
+            {
                 continue;
             }
             let word_end = out[out_end..]
@@ -89,11 +100,23 @@ pub(super) fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, p
             // the text is looked at again from the line of the region looked at last to its end: regions
             // never overlap but for a line, so each byte is looked at about once more per round, and only
             // when a multi-line secret was found.
-            let multi_line = markers[at..].iter().take_while(|m| m.0 < word_end).any(replaced_lines);
+            let multi_line = markers[at..]
+                .iter()
+                .take_while(|m| m.0 < word_end)
+                .any(replaced_lines);
             let (start, end) = if multi_line {
-                (memchr::memrchr(b'\n', &out[..scanned_to]).map_or(0, |i| i + 1), out.len())
+                (
+                    memchr::memrchr(b'\n', &out[..scanned_to]).map_or(0, |i| i + 1),
+                    out.len(),
+                )
             } else {
-                (out[..out_start].iter().rposition(|b| is_space(*b)).map_or(0, |i| i + 1), word_end)
+                (
+                    out[..out_start]
+                        .iter()
+                        .rposition(|b| is_space(*b))
+                        .map_or(0, |i| i + 1),
+                    word_end,
+                )
             };
             scanned_to = end;
             if start == out_start && end == out_end {
@@ -101,24 +124,39 @@ pub(super) fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, p
             }
             let region = &r.text[start..end];
             let inside = if REMEMBERED > 0 {
-                &markers[markers.partition_point(|m| m.0 < start)..markers.partition_point(|m| m.0 < end)]
+                &markers[markers.partition_point(|m| m.0 < start)
+                    ..markers.partition_point(|m| m.0 < end)]
             } else {
                 &[]
             };
             let same_places = |at: usize, other: &[Marker]| {
-                other.len() == inside.len() && other.iter().zip(inside).all(|(o, m)| o.0 - at == m.0 - start && o.1 - at == m.1 - start)
+                other.len() == inside.len()
+                    && other
+                        .iter()
+                        .zip(inside)
+                        .all(|(o, m)| o.0 - at == m.0 - start && o.1 - at == m.1 - start)
             };
-            if REMEMBERED > 0 && quiet.iter().any(|&(text, at, other)| text == region && same_places(at, other)) {
+            if REMEMBERED > 0
+                && quiet
+                    .iter()
+                    .any(|&(text, at, other)| text == region && same_places(at, other))
+            {
                 continue;
             }
             let found_before = more.len();
             // A value refused in the output is judged on markers (`[REDACTED:…]` is a placeholder), not on
             // what the input held there: only what a second pass would redact counts.
-            for mut c in candidates(region, secrets, policy).into_iter().filter(|c| !c.refused) {
+            for mut c in candidates(region, secrets, policy)
+                .into_iter()
+                .filter(|c| !c.refused)
+            {
                 c.start += start;
                 c.end += start;
                 // Only what reaches past the markers is new: a marker itself is no secret.
-                if markers.iter().any(|&(ms, me, _, _)| ms <= c.start && c.end <= me) {
+                if markers
+                    .iter()
+                    .any(|&(ms, me, _, _)| ms <= c.start && c.end <= me)
+                {
                     continue;
                 }
                 c.start = to_input(&markers, c.start, false);
@@ -162,7 +200,11 @@ pub(super) fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, p
 pub(super) fn to_input(markers: &[Marker], at: usize, is_end: bool) -> usize {
     let mut shift: isize = 0;
     for &(out_start, out_end, in_start, in_end) in markers {
-        let inside = if is_end { out_start < at && at <= out_end } else { out_start <= at && at < out_end };
+        let inside = if is_end {
+            out_start < at && at <= out_end
+        } else {
+            out_start <= at && at < out_end
+        };
         if inside {
             return if is_end { in_end } else { in_start };
         }
@@ -177,7 +219,9 @@ pub(super) fn to_input(markers: &[Marker], at: usize, is_end: bool) -> usize {
 /// look-alike characters folded and invisible ones dropped (`normalize`); what they find is mapped back, so
 /// the original characters are what is redacted.
 pub(super) fn candidates(text: &str, secrets: &Secrets, policy: &Policy) -> Vec<Candidate> {
-    let Some(view) = normalize::view(text) else { return candidates_as_written(text, secrets, policy) };
+    let Some(view) = normalize::view(text) else {
+        return candidates_as_written(text, secrets, policy);
+    };
     let mut found = candidates_as_written(&view.text, secrets, policy);
     for c in &mut found {
         c.start = view.original(c.start, false);
@@ -201,10 +245,22 @@ fn candidates_as_written(text: &str, secrets: &Secrets, policy: &Policy) -> Vec<
 }
 
 /// The caller's environment secrets found in `text`.
-fn environment_values(text: &str, secrets: &Secrets, policy: &Policy, candidates: &mut Vec<Candidate>) {
-    if let Some(matcher) = secrets.matcher.as_ref().filter(|_| policy.enabled(ENV_RULE, ENV_CATEGORY)) {
+fn environment_values(
+    text: &str,
+    secrets: &Secrets,
+    policy: &Policy,
+    candidates: &mut Vec<Candidate>,
+) {
+    if let Some(matcher) = secrets
+        .matcher
+        .as_ref()
+        .filter(|_| policy.enabled(ENV_RULE, ENV_CATEGORY))
+    {
         // An unanchored search (the DFA's default start kind) cannot fail.
-        for m in matcher.try_find_iter(Input::new(text)).unwrap_or_else(|_| cannot_fail("an unanchored DFA search")) {
+        for m in matcher
+            .try_find_iter(Input::new(text))
+            .unwrap_or_else(|_| cannot_fail("an unanchored DFA search"))
+        {
             candidates.push(Candidate {
                 start: m.start(),
                 end: m.end(),
@@ -235,7 +291,11 @@ pub(super) fn apply(text: &str, candidates: &mut [Candidate], policy: &Policy) -
     // sort's code would be the only copy of it in the npm module (~6 KB). At one start, a secret goes before
     // a refused value: the span takes the secret's name.
     candidates.sort_unstable_by(|a, b| {
-        a.start.cmp(&b.start).then(a.refused.cmp(&b.refused)).then(a.priority.cmp(&b.priority)).then(b.end.cmp(&a.end))
+        a.start
+            .cmp(&b.start)
+            .then(a.refused.cmp(&b.refused))
+            .then(a.priority.cmp(&b.priority))
+            .then(b.end.cmp(&a.end))
     });
     // First settle the spans, then write: a span may still grow after it was accepted. The last span is
     // `pending` while only refused values make it up: it is dropped unless a secret joins it.
@@ -267,13 +327,21 @@ pub(super) fn apply(text: &str, candidates: &mut [Candidate], policy: &Policy) -
         }
         pending = c.refused;
         // Adjacent spans of one rule (consecutive stack frames found line by line) become one redaction.
-        if let Some(last) = spans.last_mut().filter(|l| !c.refused && l.rule == c.rule.as_ref() && l.end == c.start) {
+        if let Some(last) = spans
+            .last_mut()
+            .filter(|l| !c.refused && l.rule == c.rule.as_ref() && l.end == c.start)
+        {
             last.end = c.end;
         } else {
             if last_delimited {
                 ends_at_delimiter.push(spans.len() - 1);
             }
-            spans.push(Finding { rule: c.rule.to_string(), category: c.category.to_string(), start: c.start, end: c.end });
+            spans.push(Finding {
+                rule: c.rule.to_string(),
+                category: c.category.to_string(),
+                start: c.start,
+                end: c.end,
+            });
         }
         last_delimited = false;
         cursor = c.end;
@@ -295,5 +363,10 @@ pub(super) fn apply(text: &str, candidates: &mut [Candidate], policy: &Policy) -
         at = f.end;
     }
     out.push_str(&text[at..]);
-    Redacted { text: out, findings: spans, written, ends_at_delimiter }
+    Redacted {
+        text: out,
+        findings: spans,
+        written,
+        ends_at_delimiter,
+    }
 }

@@ -9,7 +9,10 @@ pub fn base64(bytes: &[u8], url_safe: bool) -> String {
     };
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |acc, (i, &b)| acc | u32::from(b) << (16 - 8 * i));
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, &b)| acc | u32::from(b) << (16 - 8 * i));
         for i in 0..4 {
             if i <= chunk.len() {
                 out.push(alphabet[(n >> (18 - 6 * i) & 63) as usize] as char);
@@ -46,8 +49,14 @@ mod tests {
     fn encodings_match_the_reference_implementations() {
         use base64::Engine as _;
         for text in ["", "a", "ab", "abc", "hunter2-hunter2", "p@ss word/+?=é"] {
-            assert_eq!(base64(text.as_bytes(), false), base64::engine::general_purpose::STANDARD.encode(text));
-            assert_eq!(base64(text.as_bytes(), true), base64::engine::general_purpose::URL_SAFE.encode(text));
+            assert_eq!(
+                base64(text.as_bytes(), false),
+                base64::engine::general_purpose::STANDARD.encode(text)
+            );
+            assert_eq!(
+                base64(text.as_bytes(), true),
+                base64::engine::general_purpose::URL_SAFE.encode(text)
+            );
         }
         assert_eq!(percent("p@ss word/+?=é"), "p%40ss%20word%2F%2B%3F%3D%C3%A9");
     }

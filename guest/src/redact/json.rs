@@ -35,14 +35,19 @@ fn is_false(b: &bool) -> bool {
 /// A member or header name as `[json]` compares it: lower-cased, and `-`, `_`, `.` and spaces removed
 /// ("DATABASE_PASS" and "databasepass").
 pub fn normalized(key: &str) -> String {
-    key.chars().filter(|c| !matches!(c, '-' | '_' | '.' | ' ')).flat_map(char::to_lowercase).collect()
+    key.chars()
+        .filter(|c| !matches!(c, '-' | '_' | '.' | ' '))
+        .flat_map(char::to_lowercase)
+        .collect()
 }
 
 /// As [`normalized`], a header's leading `x-` dropped too, for telling secrets ("X-Session" is "session"),
 /// not for the other lists ("X-Trace" is a trace id's header, no stack trace).
 fn normalized_for_secrets(key: &str) -> String {
     match key.get(..2) {
-        Some(p) if p.eq_ignore_ascii_case("x-") || p.eq_ignore_ascii_case("x_") => normalized(&key[2..]),
+        Some(p) if p.eq_ignore_ascii_case("x-") || p.eq_ignore_ascii_case("x_") => {
+            normalized(&key[2..])
+        }
         _ => normalized(key),
     }
 }
@@ -51,10 +56,18 @@ fn normalized_for_secrets(key: &str) -> String {
 pub fn is_sensitive(key: &str, policy: &Policy) -> bool {
     let json = &engine().catalogue.json;
     let k = normalized_for_secrets(key);
-    if policy.sensitive_keys.iter().any(|s| normalized_for_secrets(s) == k) || json.sensitive_keys.contains(&k) {
+    if policy
+        .sensitive_keys
+        .iter()
+        .any(|s| normalized_for_secrets(s) == k)
+        || json.sensitive_keys.contains(&k)
+    {
         return true;
     }
-    json.sensitive_suffixes.iter().any(|s| k.ends_with(s.as_str())) && !json.not_sensitive.contains(&k)
+    json.sensitive_suffixes
+        .iter()
+        .any(|s| k.ends_with(s.as_str()))
+        && !json.not_sensitive.contains(&k)
 }
 
 /// Whether a member named `key` holds an operator's diagnostics (a trace, an environment, locals).
@@ -73,12 +86,26 @@ fn listed<S: AsRef<str>>(key: &str, keys: &[S]) -> bool {
 }
 
 /// Replaces a whole value by the redaction of its text (a string's, or the JSON text of anything else).
-fn replace_whole(value: &mut Value, path: &str, rule: &str, category: &str, policy: &Policy, findings: &mut Vec<JsonFinding>) {
+fn replace_whole(
+    value: &mut Value,
+    path: &str,
+    rule: &str,
+    category: &str,
+    policy: &Policy,
+    findings: &mut Vec<JsonFinding>,
+) {
     let text = match &*value {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     };
-    findings.push(JsonFinding { rule: rule.into(), category: category.into(), path: path.into(), start: 0, end: text.len(), key: false });
+    findings.push(JsonFinding {
+        rule: rule.into(),
+        category: category.into(),
+        path: path.into(),
+        start: 0,
+        end: text.len(),
+        key: false,
+    });
     *value = Value::String(policy.replacement(rule, &text));
 }
 
@@ -105,12 +132,17 @@ fn walk(
         Value::Object(map) => {
             // Member names are text too: a token used as a key is redacted like one in a value. A renamed member
             // keeps its place; two names redacted alike are told apart by a suffix, so no member is lost.
-            let redactions: Vec<Redacted> = map.keys().map(|k| redact_with(k, env, policy)).collect();
+            let redactions: Vec<Redacted> =
+                map.keys().map(|k| redact_with(k, env, policy)).collect();
             if redactions.iter().any(|r| !r.findings.is_empty()) {
                 // Names that stay as they are are reserved first, wherever they stand: a renamed member placed
                 // before one of them must not take its name and be overwritten by it.
-                let mut taken: Vec<String> =
-                    map.keys().zip(&redactions).filter(|(_, r)| r.findings.is_empty()).map(|(k, _)| k.clone()).collect();
+                let mut taken: Vec<String> = map
+                    .keys()
+                    .zip(&redactions)
+                    .filter(|(_, r)| r.findings.is_empty())
+                    .map(|(k, _)| k.clone())
+                    .collect();
                 taken.sort_unstable();
                 let old = std::mem::take(map);
                 for ((key, child), r) in old.into_iter().zip(redactions) {
@@ -145,12 +177,19 @@ fn walk(
             // HAR file's headers and cookies: `{"name": "DB_PASSWORD", "value": "…"}`): the name is classified
             // as a member's name would be, and a sensitive one makes the `value` member a secret.
             let pair = !sensitive
-                && map.iter().any(|(k, v)| listed(k, &PAIR_NAME_KEYS) && v.as_str().is_some_and(|name| is_sensitive(name, policy)));
+                && map.iter().any(|(k, v)| {
+                    listed(k, &PAIR_NAME_KEYS)
+                        && v.as_str().is_some_and(|name| is_sensitive(name, policy))
+                });
             for (key, child) in map.iter_mut() {
                 let len = path.len();
                 path.push('/');
                 path.push_str(&escape_pointer(key));
-                if !sensitive && !child.is_null() && listed(key, &json.trace_keys) && policy.enabled(TRACE_KEY_RULE, "stacktrace") {
+                if !sensitive
+                    && !child.is_null()
+                    && listed(key, &json.trace_keys)
+                    && policy.enabled(TRACE_KEY_RULE, "stacktrace")
+                {
                     replace_whole(child, path, TRACE_KEY_RULE, "stacktrace", policy, findings);
                 } else if !sensitive
                     && listed(key, &json.opaque_keys)
@@ -159,7 +198,9 @@ fn walk(
                 {
                     replace_whole(child, path, OPAQUE_KEY_RULE, "credential", policy, findings);
                 } else {
-                    let child_sensitive = sensitive || is_sensitive(key, policy) || pair && listed(key, &PAIR_VALUE_KEYS);
+                    let child_sensitive = sensitive
+                        || is_sensitive(key, policy)
+                        || pair && listed(key, &PAIR_VALUE_KEYS);
                     walk(child, path, child_sensitive, env, policy, findings);
                 }
                 path.truncate(len);
@@ -168,7 +209,11 @@ fn walk(
         // A header as a [name, value] pair (`[["Authorization", "Bearer ..."]]`): a sensitive name makes the
         // value a secret, as the member name does in an object.
         Value::Array(items)
-            if !sensitive && items.len() == 2 && items[0].as_str().is_some_and(|name| is_sensitive(name, policy)) =>
+            if !sensitive
+                && items.len() == 2
+                && items[0]
+                    .as_str()
+                    .is_some_and(|name| is_sensitive(name, policy)) =>
         {
             let len = path.len();
             path.push_str("/1");
@@ -186,7 +231,14 @@ fn walk(
         }
         Value::Null => {}
         leaf if sensitive && policy.enabled(SENSITIVE_KEY_RULE, "credential") => {
-            replace_whole(leaf, path, SENSITIVE_KEY_RULE, "credential", policy, findings);
+            replace_whole(
+                leaf,
+                path,
+                SENSITIVE_KEY_RULE,
+                "credential",
+                policy,
+                findings,
+            );
         }
         // Strings are scanned; so are numbers, which are text to a reader too: a card number or an account
         // number written as a JSON number is found by its digits, and the value becomes the redaction.
@@ -227,7 +279,10 @@ mod tests {
         let token = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
         let other = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
         let (v, f) = redact(json!({ "ok": 1, token: {"n": 2}, other: 3, "last": 4 }));
-        assert_eq!(v.to_string(), r#"{"ok":1,"[REDACTED:github-token]":{"n":2},"[REDACTED:github-token]#2":3,"last":4}"#);
+        assert_eq!(
+            v.to_string(),
+            r#"{"ok":1,"[REDACTED:github-token]":{"n":2},"[REDACTED:github-token]#2":3,"last":4}"#
+        );
         assert!(f.iter().all(|f| f.key && f.rule == "github-token"));
         assert_eq!(f[1].path, "/[REDACTED:github-token]#2");
     }
@@ -247,10 +302,28 @@ mod tests {
         // A signature is a credential whatever it looks like (issue 25: short ones reached clients).
         assert_eq!(v["signature"], "[REDACTED:sensitive-key]");
         assert_eq!(v["digest"], "[REDACTED:opaque-value]");
-        assert_eq!(v["key"], "items:42", "a plain value under `key` is no secret");
-        assert_eq!(v["headers"], json!([["Authorization", "[REDACTED:sensitive-key]"], ["Accept", "text/plain"]]));
+        assert_eq!(
+            v["key"], "items:42",
+            "a plain value under `key` is no secret"
+        );
+        assert_eq!(
+            v["headers"],
+            json!([
+                ["Authorization", "[REDACTED:sensitive-key]"],
+                ["Accept", "text/plain"]
+            ])
+        );
         let rules: Vec<&str> = f.iter().map(|f| f.rule.as_str()).collect();
-        assert_eq!(rules, ["stack-trace", "stack-trace", "sensitive-key", "opaque-value", "sensitive-key"]);
+        assert_eq!(
+            rules,
+            [
+                "stack-trace",
+                "stack-trace",
+                "sensitive-key",
+                "opaque-value",
+                "sensitive-key"
+            ]
+        );
     }
 
     /// The names issue 25 found leaking, as the formats write them: environment dumps, Python's `exc_info`,
@@ -258,19 +331,48 @@ mod tests {
     #[test]
     fn names_are_classified_normalised_with_prefixes_and_suffixes() {
         for name in [
-            "pass", "DATABASE_PASS", "conn_str", "signature", "salt", "PASSWORD_SALT", "otp", "totp", "pin",
-            "DEVICE_PIN", "X-Session", "x_session_token", "JWT_SIGNING_KEY", "SECRET_KEY_BASE", "Set-Cookie",
-            "credentials.pass", "db.password", "Proxy-Authorization", "basic_auth",
+            "pass",
+            "DATABASE_PASS",
+            "conn_str",
+            "signature",
+            "salt",
+            "PASSWORD_SALT",
+            "otp",
+            "totp",
+            "pin",
+            "DEVICE_PIN",
+            "X-Session",
+            "x_session_token",
+            "JWT_SIGNING_KEY",
+            "SECRET_KEY_BASE",
+            "Set-Cookie",
+            "credentials.pass",
+            "db.password",
+            "Proxy-Authorization",
+            "basic_auth",
         ] {
             assert!(is_sensitive(name, &Policy::default()), "{name}");
         }
-        for name in ["bypass", "compass", "spin", "oauth", "max_tokens", "token_count", "sessions_total", "x-request-id", "pinned", "passed"] {
+        for name in [
+            "bypass",
+            "compass",
+            "spin",
+            "oauth",
+            "max_tokens",
+            "token_count",
+            "sessions_total",
+            "x-request-id",
+            "pinned",
+            "passed",
+        ] {
             assert!(!is_sensitive(name, &Policy::default()), "{name}");
         }
         for name in ["environ", "exc_info", "ENV", "locals", "stack-trace"] {
             assert!(is_diagnostic(name), "{name}");
         }
-        let (v, _) = redact(json!({"environ": {"DATABASE_PASS": "s3cr3t-pw", "HOME": "/srv"}, "headers": [["X-Session", "abc123"]]}));
+        let (v, _) = redact(
+            json!({"environ": {"DATABASE_PASS": "s3cr3t-pw", "HOME": "/srv"}, "headers": [["X-Session", "abc123"]]}),
+        );
         assert_eq!(v["environ"]["DATABASE_PASS"], "[REDACTED:sensitive-key]");
         assert_eq!(v["headers"][0][1], "[REDACTED:sensitive-key]");
     }
@@ -293,27 +395,49 @@ mod tests {
             "params": [{"ParameterName": "master_user_password", "ParameterValue": "hunter2"}],
         }));
         assert_eq!(v["env"][0]["value"], "[REDACTED:sensitive-key]");
-        assert_eq!(v["env"][1]["value"], "[REDACTED:sensitive-key]", "a number under a secret's name goes too");
+        assert_eq!(
+            v["env"][1]["value"], "[REDACTED:sensitive-key]",
+            "a number under a secret's name goes too"
+        );
         assert_eq!(v["env"][2]["value"], "info");
         assert_eq!(v["env"][3]["value"], 4096);
         assert_eq!(v["env"][0]["name"], "API_SECRET", "the name stays");
         assert_eq!(v["Parameter"]["Value"], "[REDACTED:sensitive-key]");
         assert_eq!(v["Parameter"]["Version"], 3);
-        assert_eq!(v["variables"], json!([{"key": "NPM_TOKEN", "value": "[REDACTED:sensitive-key]", "masked": false}, {"key": "REGION", "value": "eu-west-1"}]));
-        assert_eq!(v["cookies"], json!([{"name": "sessionid", "value": "[REDACTED:sensitive-key]"}, {"name": "theme", "value": "dark"}]));
+        assert_eq!(
+            v["variables"],
+            json!([{"key": "NPM_TOKEN", "value": "[REDACTED:sensitive-key]", "masked": false}, {"key": "REGION", "value": "eu-west-1"}])
+        );
+        assert_eq!(
+            v["cookies"],
+            json!([{"name": "sessionid", "value": "[REDACTED:sensitive-key]"}, {"name": "theme", "value": "dark"}])
+        );
         assert_eq!(v["headers"][0]["Value"], "[REDACTED:sensitive-key]");
         assert_eq!(v["params"][0]["ParameterValue"], "[REDACTED:sensitive-key]");
         assert!(f.iter().any(|f| f.path == "/Parameter/Value"), "{f:?}");
         // Non-English names are member names too.
-        let (v, _) = redact(json!({"contraseña": "x1", "Passwort": "x2", "пароль": "x3", "密码": 7, "mot_de_passe": "x4", "user": "ann"}));
-        assert_eq!(v, json!({"contraseña": "[REDACTED:sensitive-key]", "Passwort": "[REDACTED:sensitive-key]", "пароль": "[REDACTED:sensitive-key]",
-            "密码": "[REDACTED:sensitive-key]", "mot_de_passe": "[REDACTED:sensitive-key]", "user": "ann"}));
+        let (v, _) = redact(
+            json!({"contraseña": "x1", "Passwort": "x2", "пароль": "x3", "密码": 7, "mot_de_passe": "x4", "user": "ann"}),
+        );
+        assert_eq!(
+            v,
+            json!({"contraseña": "[REDACTED:sensitive-key]", "Passwort": "[REDACTED:sensitive-key]", "пароль": "[REDACTED:sensitive-key]",
+            "密码": "[REDACTED:sensitive-key]", "mot_de_passe": "[REDACTED:sensitive-key]", "user": "ann"})
+        );
     }
 
     #[test]
     fn sensitive_numbers_are_redacted_wherever_they_are() {
-        let (v, f) = redact(json!({"card": 4111111111111111u64, "cards": [5500000000000004u64, 42], "qty": 3}));
-        assert_eq!(v, json!({"card": "[REDACTED:card-number]", "cards": ["[REDACTED:card-number]", 42], "qty": 3}));
-        assert_eq!(f.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(), ["/card", "/cards/0"]);
+        let (v, f) = redact(
+            json!({"card": 4111111111111111u64, "cards": [5500000000000004u64, 42], "qty": 3}),
+        );
+        assert_eq!(
+            v,
+            json!({"card": "[REDACTED:card-number]", "cards": ["[REDACTED:card-number]", 42], "qty": 3})
+        );
+        assert_eq!(
+            f.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(),
+            ["/card", "/cards/0"]
+        );
     }
 }

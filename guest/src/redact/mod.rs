@@ -27,22 +27,22 @@
 //! compiled regexes, the scan) over the byte ranges of `windows`; the environment's values in `secrets`;
 //! application (candidates, overlaps, replacements, settling) in `apply`; JSON walking in [`json`].
 
-pub mod json;
-pub mod policy;
-pub mod rules;
-pub mod validators;
-pub mod programs;
 mod apply;
 mod encodings;
+pub mod json;
 mod normalize;
+pub mod policy;
+pub mod programs;
+pub mod rules;
 mod ruleset;
 mod secrets;
+pub mod validators;
 mod windows;
 
 pub use json::{redact_value, JsonFinding};
 pub use policy::{Method, Policy, PolicyError};
-pub use ruleset::{anchored_pattern, RuleSet};
 pub use rules::{examples, Catalogue, Examples, Rule, Trigger, Validator, WindowKind};
+pub use ruleset::{anchored_pattern, RuleSet};
 pub use secrets::Secrets;
 
 use apply::{candidates, settle};
@@ -113,10 +113,20 @@ mod tests {
         let mut failures = Vec::new();
         let rules = catalogue_rules();
         for rule in rules {
-            let ex = all.get(&rule.id).unwrap_or_else(|| panic!("{} has no examples", rule.id));
+            let ex = all
+                .get(&rule.id)
+                .unwrap_or_else(|| panic!("{} has no examples", rule.id));
             assert!(ex.examples.len() >= 2, "{} needs two examples", rule.id);
-            assert!(ex.negative_examples.len() >= 2, "{} needs two negative examples", rule.id);
-            assert!(!rule.description.is_empty(), "{} needs a description", rule.id);
+            assert!(
+                ex.negative_examples.len() >= 2,
+                "{} needs two negative examples",
+                rule.id
+            );
+            assert!(
+                !rule.description.is_empty(),
+                "{} needs a description",
+                rule.id
+            );
             Regex::new(&rule.pattern).unwrap_or_else(|e| panic!("{}: {e}", rule.id));
             for text in &ex.examples {
                 let r = redact(text, &[]);
@@ -166,28 +176,48 @@ mod tests {
     #[test]
     fn looser_overlapping_rules_do_not_swallow_hosts() {
         let r = redact("clone https://x-access-token:ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d@github.com/acme/infra.git", &[]);
-        assert_eq!(r.text, "clone https://[REDACTED:url-credentials]@github.com/acme/infra.git");
+        assert_eq!(
+            r.text,
+            "clone https://[REDACTED:url-credentials]@github.com/acme/infra.git"
+        );
         let r = redact("db postgres://app:s3cr3t-Pa55@db.internal:5432/app", &[]);
-        assert_eq!(r.text, "db postgres://[REDACTED:url-credentials]@db.internal:5432/app");
+        assert_eq!(
+            r.text,
+            "db postgres://[REDACTED:url-credentials]@db.internal:5432/app"
+        );
     }
 
     #[test]
     fn environment_secrets_are_found_base64_and_percent_encoded() {
-        let env = vec![("DB_PASSWORD".to_string(), "c0rrect h0rse/b@ttery".to_string())];
+        let env = vec![(
+            "DB_PASSWORD".to_string(),
+            "c0rrect h0rse/b@ttery".to_string(),
+        )];
         for (text, rule) in [
             ("data: YzBycmVjdCBoMHJzZS9iQHR0ZXJ5 end", "env-value"),
             ("url ?p=c0rrect%20h0rse%2Fb%40ttery&x=1", "env-value"),
         ] {
             let r = redact(text, &env);
-            assert!(r.findings.iter().any(|f| f.rule == rule), "{text} -> {}", r.text);
-            assert!(!r.text.contains("YzBycmVj") && !r.text.contains("h0rse"), "{}", r.text);
+            assert!(
+                r.findings.iter().any(|f| f.rule == rule),
+                "{text} -> {}",
+                r.text
+            );
+            assert!(
+                !r.text.contains("YzBycmVj") && !r.text.contains("h0rse"),
+                "{}",
+                r.text
+            );
         }
     }
 
     #[test]
     fn an_environment_secret_a_rule_only_partly_covers_is_redacted_whole() {
         let env = vec![
-            ("DB_PASSWORD".to_string(), "correct horse battery".to_string()),
+            (
+                "DB_PASSWORD".to_string(),
+                "correct horse battery".to_string(),
+            ),
             ("GITHUB_TOKEN".to_string(), format!("{TOKEN}-suffix99")),
         ];
         let r = redact("login password=correct horse battery failed", &env);
@@ -201,15 +231,33 @@ mod tests {
     fn assignment_values_are_taken_whole() {
         let cases = [
             // A template marker inside a real value is no template.
-            ("password=pa${ss}w0rd-real", "password=[REDACTED:secret-assignment]"),
+            (
+                "password=pa${ss}w0rd-real",
+                "password=[REDACTED:secret-assignment]",
+            ),
             ("password=${DB_PASSWORD}", "password=${DB_PASSWORD}"),
-            ("password={{ vault.db }} token=$API_TOKEN", "password={{ vault.db }} token=$API_TOKEN"),
+            (
+                "password={{ vault.db }} token=$API_TOKEN",
+                "password={{ vault.db }} token=$API_TOKEN",
+            ),
             // Unterminated and escaped quotes: the value runs to its real end.
-            ("config: password=\"unterminated-s3cret", "config: password=\"[REDACTED:secret-assignment]"),
-            (r#"config: password="has \"escaped\" quotes" next"#, r#"config: password="[REDACTED:secret-assignment]" next"#),
+            (
+                "config: password=\"unterminated-s3cret",
+                "config: password=\"[REDACTED:secret-assignment]",
+            ),
+            (
+                r#"config: password="has \"escaped\" quotes" next"#,
+                r#"config: password="[REDACTED:secret-assignment]" next"#,
+            ),
             // A refused value (a placeholder) does not keep the next key on the line from being looked at.
-            ("token=none password=hunter2", "token=none password=[REDACTED:secret-assignment]"),
-            ("token=${A};password=hunter2", "token=${A};password=[REDACTED:secret-assignment]"),
+            (
+                "token=none password=hunter2",
+                "token=none password=[REDACTED:secret-assignment]",
+            ),
+            (
+                "token=${A};password=hunter2",
+                "token=${A};password=[REDACTED:secret-assignment]",
+            ),
         ];
         for (text, want) in cases {
             assert_eq!(redact(text, &[]).text, want, "{text}");
@@ -221,9 +269,25 @@ mod tests {
         // Two escaped keys in one JSON line: each is a block of its own, and neither body survives.
         let text = r#"{"a":"-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkq\n-----END PRIVATE KEY-----","b":"-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIIrYSSNQ\n-----END EC PRIVATE KEY-----"}"#;
         let r = redact(text, &[]);
-        assert!(!r.text.contains("MIIE") && !r.text.contains("MHcC"), "{}", r.text);
-        assert_eq!(r.findings.iter().filter(|f| f.rule == "pem-private-key").count(), 2);
-        assert!(r.text.starts_with(r#"{"a":"[REDACTED:pem-private-key]","b":"[REDACTED:pem-private-key]"}"#), "{}", r.text);
+        assert!(
+            !r.text.contains("MIIE") && !r.text.contains("MHcC"),
+            "{}",
+            r.text
+        );
+        assert_eq!(
+            r.findings
+                .iter()
+                .filter(|f| f.rule == "pem-private-key")
+                .count(),
+            2
+        );
+        assert!(
+            r.text.starts_with(
+                r#"{"a":"[REDACTED:pem-private-key]","b":"[REDACTED:pem-private-key]"}"#
+            ),
+            "{}",
+            r.text
+        );
     }
 
     #[test]
@@ -264,16 +328,31 @@ mod tests {
     fn methods_replace_mask_hash_remove() {
         let text = format!("a {TOKEN} b");
         let mask = Policy::from_json(r#"{"method":"mask"}"#).unwrap();
-        assert_eq!(redact_with(&text, Secrets::none(), &mask).text, format!("a {} b", "*".repeat(TOKEN.len())));
+        assert_eq!(
+            redact_with(&text, Secrets::none(), &mask).text,
+            format!("a {} b", "*".repeat(TOKEN.len()))
+        );
         let remove = Policy::from_json(r#"{"method":"remove"}"#).unwrap();
         assert_eq!(redact_with(&text, Secrets::none(), &remove).text, "a  b");
         let hash = Policy::from_json(r#"{"method":"hash","hash_key":"0123456789abcdef"}"#).unwrap();
         let once = redact_with(&text, Secrets::none(), &hash).text;
         let twice = redact_with(&format!("x {TOKEN}"), Secrets::none(), &hash).text;
-        assert!(once.starts_with("a [REDACTED:github-token:") && once.ends_with("] b"), "{once}");
-        assert_eq!(&once[2..once.len() - 2], &twice[2..], "equal secrets correlate");
-        let other_key = Policy::from_json(r#"{"method":"hash","hash_key":"fedcba9876543210"}"#).unwrap();
-        assert_ne!(redact_with(&text, Secrets::none(), &other_key).text, once, "the digest depends on the key");
+        assert!(
+            once.starts_with("a [REDACTED:github-token:") && once.ends_with("] b"),
+            "{once}"
+        );
+        assert_eq!(
+            &once[2..once.len() - 2],
+            &twice[2..],
+            "equal secrets correlate"
+        );
+        let other_key =
+            Policy::from_json(r#"{"method":"hash","hash_key":"fedcba9876543210"}"#).unwrap();
+        assert_ne!(
+            redact_with(&text, Secrets::none(), &other_key).text,
+            once,
+            "the digest depends on the key"
+        );
         assert!(!once.contains(TOKEN));
     }
 
@@ -282,9 +361,15 @@ mod tests {
         let text = "mail bob@corp.example with ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
         let no_pii = Policy::from_json(r#"{"disable":["pii"]}"#).unwrap();
         let r = redact_with(text, Secrets::none(), &no_pii);
-        assert!(r.text.contains("bob@corp.example") && !r.text.contains("ghp_"), "{}", r.text);
+        assert!(
+            r.text.contains("bob@corp.example") && !r.text.contains("ghp_"),
+            "{}",
+            r.text
+        );
         let no_github = Policy::from_json(r#"{"disable":["github-token"]}"#).unwrap();
-        assert!(redact_with(text, Secrets::none(), &no_github).text.contains("ghp_"));
+        assert!(redact_with(text, Secrets::none(), &no_github)
+            .text
+            .contains("ghp_"));
     }
 
     #[test]
@@ -294,7 +379,11 @@ mod tests {
                 "allowlist":["bob@corp.example"]}"#,
         )
         .unwrap();
-        let r = redact_with("use acme_0123456789abcdef for bob@corp.example", Secrets::none(), &policy);
+        let r = redact_with(
+            "use acme_0123456789abcdef for bob@corp.example",
+            Secrets::none(),
+            &policy,
+        );
         assert_eq!(r.text, "use [REDACTED:acme-key] for bob@corp.example");
     }
 
@@ -303,18 +392,39 @@ mod tests {
         let cases = [
             (r#"{"method":"shred"}"#, "not valid"),
             (r#"{"method":"hash"}"#, "hash_key"),
-            (r#"{"extra_rules":[{"id":"x","category":"token","pattern":"("}]}"#, "does not compile"),
-            (r#"{"extra_rules":[{"id":"Bad Id","category":"token","pattern":"a"}]}"#, "kebab-case"),
-            (r#"{"extra_rules":[{"id":"x","category":"token","pattern":"a","secret_groups":[3]}]}"#, "secret group 3"),
+            (
+                r#"{"extra_rules":[{"id":"x","category":"token","pattern":"("}]}"#,
+                "does not compile",
+            ),
+            (
+                r#"{"extra_rules":[{"id":"Bad Id","category":"token","pattern":"a"}]}"#,
+                "kebab-case",
+            ),
+            (
+                r#"{"extra_rules":[{"id":"x","category":"token","pattern":"a","secret_groups":[3]}]}"#,
+                "secret group 3",
+            ),
             (r#"{"colour":"blue"}"#, "unknown field"),
-            (r#"{"extra_rules":[{"id":"big","category":"token","pattern":"(?:a{1000}){1000}"}]}"#, "does not compile"),
+            (
+                r#"{"extra_rules":[{"id":"big","category":"token","pattern":"(?:a{1000}){1000}"}]}"#,
+                "does not compile",
+            ),
         ];
         for (options, expected) in cases {
-            let err = Policy::from_json(options).err().unwrap_or_else(|| panic!("{options} was accepted")).to_string();
+            let err = Policy::from_json(options)
+                .err()
+                .unwrap_or_else(|| panic!("{options} was accepted"))
+                .to_string();
             assert!(err.contains(expected), "{options}: {err}");
         }
-        let long = format!(r#"{{"extra_rules":[{{"id":"x","category":"token","pattern":"{}"}}]}}"#, "a".repeat(5000));
-        assert!(matches!(Policy::from_json(&long), Err(PolicyError::PatternTooLong { .. })));
+        let long = format!(
+            r#"{{"extra_rules":[{{"id":"x","category":"token","pattern":"{}"}}]}}"#,
+            "a".repeat(5000)
+        );
+        assert!(matches!(
+            Policy::from_json(&long),
+            Err(PolicyError::PatternTooLong { .. })
+        ));
     }
 
     #[test]
@@ -327,7 +437,10 @@ mod tests {
         .unwrap();
         let findings = redact_value(&mut doc, Secrets::none(), &Policy::default());
         assert_eq!(doc["password"], "[REDACTED:sensitive-key]");
-        assert_eq!(doc["pin"], "[REDACTED:sensitive-key]", "a PIN is a credential (issue 25)");
+        assert_eq!(
+            doc["pin"], "[REDACTED:sensitive-key]",
+            "a PIN is a credential (issue 25)"
+        );
         assert_eq!(doc["headers"]["Authorization"], "[REDACTED:sensitive-key]");
         assert_eq!(doc["headers"]["X-Trace"], "t1");
         assert_eq!(doc["db_password"], "[REDACTED:sensitive-key]");
@@ -335,9 +448,15 @@ mod tests {
         assert_eq!(doc["log"][0], "sent [REDACTED:github-token]");
         assert_eq!(doc["credentials"]["user"], "[REDACTED:sensitive-key]");
         let paths: Vec<&str> = findings.iter().map(|f| f.path.as_str()).collect();
-        assert!(paths.contains(&"/log/0") && paths.contains(&"/headers/Authorization"), "{paths:?}");
+        assert!(
+            paths.contains(&"/log/0") && paths.contains(&"/headers/Authorization"),
+            "{paths:?}"
+        );
         let text = serde_json::to_string(&findings).unwrap();
-        assert!(!text.contains("hunter2") && !text.contains("ghp_"), "findings never carry the secret");
+        assert!(
+            !text.contains("hunter2") && !text.contains("ghp_"),
+            "findings never carry the secret"
+        );
     }
 
     #[test]
@@ -351,9 +470,15 @@ mod tests {
         let kept = holding_required(text, &required, windows);
         assert_eq!(kept, vec![(16, 29), (32, 46), (16, 28)]);
         assert_eq!(holding_required(text, &required, vec![(44, 45)]), vec![]);
-        assert_eq!(holding_required(text, &["zz".to_string(), "p@".to_string()], vec![(0, 46)]), vec![(0, 46)]);
+        assert_eq!(
+            holding_required(text, &["zz".to_string(), "p@".to_string()], vec![(0, 46)]),
+            vec![(0, 46)]
+        );
         // url-credentials keeps its matches; the URLs without userinfo never reach its regex.
-        assert_eq!(redact(text, &[]).text, "a=https://h/x b=https://[REDACTED:url-credentials]@h c=https://h/y d@");
+        assert_eq!(
+            redact(text, &[]).text,
+            "a=https://h/x b=https://[REDACTED:url-credentials]@h c=https://h/y d@"
+        );
     }
 
     // Issue 25: false positives. Each of these lines changed before the fix.
@@ -365,16 +490,31 @@ mod tests {
         let env = vec![
             ("PGPASSWORD".to_string(), "postgres".to_string()),
             ("REDIS_PASSWORD".to_string(), "localhost".to_string()),
-            ("DB_HOST_PASSWORD".to_string(), "db.internal:5432".to_string()),
-            ("APP_SECRET_PATH".to_string(), "/run/secrets/app".to_string()),
+            (
+                "DB_HOST_PASSWORD".to_string(),
+                "db.internal:5432".to_string(),
+            ),
+            (
+                "APP_SECRET_PATH".to_string(),
+                "/run/secrets/app".to_string(),
+            ),
             ("API_TOKEN".to_string(), "Xq83-bvT9-Lm2K".to_string()),
         ];
         let r = redact("could not connect to postgres on localhost (db.internal:5432, /run/secrets/app) with Xq83-bvT9-Lm2K", &env);
         assert_eq!(r.text, "could not connect to postgres on localhost (db.internal:5432, /run/secrets/app) with [REDACTED:env-value]");
         for (value, kept) in [
-            ("postgres", false), ("development", false), ("PRODUCTION", false), ("localhost", false),
-            ("10.0.0.5:5432", false), ("12345678", false), ("aaaaaaaa", false), ("changeme", false),
-            ("correct horse battery", true), ("hunter2-hunter2", true), ("Tr0ub4dor&3", true), ("postgres2024!", true),
+            ("postgres", false),
+            ("development", false),
+            ("PRODUCTION", false),
+            ("localhost", false),
+            ("10.0.0.5:5432", false),
+            ("12345678", false),
+            ("aaaaaaaa", false),
+            ("changeme", false),
+            ("correct horse battery", true),
+            ("hunter2-hunter2", true),
+            ("Tr0ub4dor&3", true),
+            ("postgres2024!", true),
         ] {
             assert_eq!(secrets::could_be_secret(value, 8), kept, "{value}");
         }
@@ -391,7 +531,10 @@ mod tests {
         ] {
             assert_eq!(redact(text, &[]).text, text);
         }
-        assert_eq!(redact("mail to deploy@example.com: bounced", &[]).text, "mail to [REDACTED:email]: bounced");
+        assert_eq!(
+            redact("mail to deploy@example.com: bounced", &[]).text,
+            "mail to [REDACTED:email]: bounced"
+        );
     }
 
     #[test]
@@ -405,8 +548,14 @@ mod tests {
             assert_eq!(redact(text, &[]).text, text);
         }
         for (text, want) in [
-            ("open /home/alice/app.yaml", "open /home/[REDACTED:home-user]/app.yaml"),
-            ("file:///home/alice/app.yaml", "file:///home/[REDACTED:home-user]/app.yaml"),
+            (
+                "open /home/alice/app.yaml",
+                "open /home/[REDACTED:home-user]/app.yaml",
+            ),
+            (
+                "file:///home/alice/app.yaml",
+                "file:///home/[REDACTED:home-user]/app.yaml",
+            ),
             ("cwd=\"/home/alice\"", "cwd=\"/home/[REDACTED:home-user]\""),
         ] {
             assert_eq!(redact(text, &[]).text, want);
@@ -415,32 +564,61 @@ mod tests {
 
     #[test]
     fn a_version_is_no_private_address() {
-        for text in ["upgraded to version 10.2.1.5", "pkg==10.2.1.5 and lib@10.2.1.5", "app-10.2.1.5.tar.gz", "v 10.2.1.5", "10.2.1.5.7"] {
+        for text in [
+            "upgraded to version 10.2.1.5",
+            "pkg==10.2.1.5 and lib@10.2.1.5",
+            "app-10.2.1.5.tar.gz",
+            "v 10.2.1.5",
+            "10.2.1.5.7",
+        ] {
             assert_eq!(redact(text, &[]).text, text);
         }
-        assert_eq!(redact("dial tcp 10.2.1.5:5432: refused", &[]).text, "dial tcp [REDACTED:private-ipv4]:5432: refused");
+        assert_eq!(
+            redact("dial tcp 10.2.1.5:5432: refused", &[]).text,
+            "dial tcp [REDACTED:private-ipv4]:5432: refused"
+        );
     }
 
     #[test]
     fn a_word_about_a_password_is_none() {
-        for text in ["login failed: password: incorrect", "Password: required", "password=invalid.", "password incorrect for alice"] {
+        for text in [
+            "login failed: password: incorrect",
+            "Password: required",
+            "password=invalid.",
+            "password incorrect for alice",
+        ] {
             assert_eq!(redact(text, &[]).text, text);
         }
-        assert_eq!(redact("password: hunter2", &[]).text, "password: [REDACTED:secret-assignment]");
+        assert_eq!(
+            redact("password: hunter2", &[]).text,
+            "password: [REDACTED:secret-assignment]"
+        );
     }
 
     #[test]
     fn a_begin_line_alone_takes_no_log_line_with_it() {
         // An unterminated BEGIN line in stderr took the next line's first word (and, as a header, `Error: …`).
         for (text, want) in [
-            ("-----BEGIN PRIVATE KEY-----\n2026-11-21 10:04:12 INFO server started\n", "[REDACTED:pem-private-key]\n2026-11-21 10:04:12 INFO server started\n"),
-            ("-----BEGIN PRIVATE KEY-----\nINFO server started\n", "[REDACTED:pem-private-key]\nINFO server started\n"),
-            ("-----BEGIN PRIVATE KEY-----\nError: no key given\n", "[REDACTED:pem-private-key]\nError: no key given\n"),
+            (
+                "-----BEGIN PRIVATE KEY-----\n2026-11-21 10:04:12 INFO server started\n",
+                "[REDACTED:pem-private-key]\n2026-11-21 10:04:12 INFO server started\n",
+            ),
+            (
+                "-----BEGIN PRIVATE KEY-----\nINFO server started\n",
+                "[REDACTED:pem-private-key]\nINFO server started\n",
+            ),
+            (
+                "-----BEGIN PRIVATE KEY-----\nError: no key given\n",
+                "[REDACTED:pem-private-key]\nError: no key given\n",
+            ),
         ] {
             assert_eq!(redact(text, &[]).text, want);
         }
         // A key cut off mid-way is still taken whole, however it ends.
-        let r = redact("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0B\nAQEFAASCBKcw\"}", &[]);
+        let r = redact(
+            "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0B\nAQEFAASCBKcw\"}",
+            &[],
+        );
         assert_eq!(r.text, "[REDACTED:pem-private-key]\"}");
     }
 
@@ -492,7 +670,10 @@ mod tests {
         for (text, want) in cases {
             assert_eq!(redact(text, &[]).text, want, "{text:?}");
         }
-        for text in ["{\"auths\":{\"ghcr.io\":{\"auth\":\"YTpi\"}}}".to_string(), "SSN 000-12-3456 and 666-12-3456".to_string()] {
+        for text in [
+            "{\"auths\":{\"ghcr.io\":{\"auth\":\"YTpi\"}}}".to_string(),
+            "SSN 000-12-3456 and 666-12-3456".to_string(),
+        ] {
             assert_eq!(redact(&text, &[]).text, text);
         }
     }
@@ -502,20 +683,48 @@ mod tests {
         // Matched on the folded view, redacted as written: the original characters go with the secret.
         let cases = [
             ("pаssword=hunter2", "pаssword=[REDACTED:secret-assignment]"),
-            ("ｐａｓｓｗｏｒｄ=hunter2", "ｐａｓｓｗｏｒｄ=[REDACTED:secret-assignment]"),
-            ("pass\u{200B}word=hunter2", "pass\u{200B}word=[REDACTED:secret-assignment]"),
-            ("password=hun\u{200D}ter2 ok", "password=[REDACTED:secret-assignment] ok"),
-            ("token ɡhp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d", "token [REDACTED:github-token]"),
-            ("token ghp_u8jzPde0IgxLd6GncfB\u{200B}AepfJBd0Kh8oOOL8d ok", "token [REDACTED:github-token] ok"),
-            ("key ＡＫＩＡＲ６ＱＭＷ４ＷＸＦＯＧＯ６ＭＶＮ", "key [REDACTED:aws-access-key-id]"),
-            ("ｓｋ＿ｌｉｖｅ＿83RZJzzzzgEOzdmenCkhvMdg", "[REDACTED:stripe-key]"),
-            ("Authоrization: Bearer abcDEF123456ghiJKL", "Authоrization: [REDACTED:authorization-header]"),
+            (
+                "ｐａｓｓｗｏｒｄ=hunter2",
+                "ｐａｓｓｗｏｒｄ=[REDACTED:secret-assignment]",
+            ),
+            (
+                "pass\u{200B}word=hunter2",
+                "pass\u{200B}word=[REDACTED:secret-assignment]",
+            ),
+            (
+                "password=hun\u{200D}ter2 ok",
+                "password=[REDACTED:secret-assignment] ok",
+            ),
+            (
+                "token ɡhp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d",
+                "token [REDACTED:github-token]",
+            ),
+            (
+                "token ghp_u8jzPde0IgxLd6GncfB\u{200B}AepfJBd0Kh8oOOL8d ok",
+                "token [REDACTED:github-token] ok",
+            ),
+            (
+                "key ＡＫＩＡＲ６ＱＭＷ４ＷＸＦＯＧＯ６ＭＶＮ",
+                "key [REDACTED:aws-access-key-id]",
+            ),
+            (
+                "ｓｋ＿ｌｉｖｅ＿83RZJzzzzgEOzdmenCkhvMdg",
+                "[REDACTED:stripe-key]",
+            ),
+            (
+                "Authоrization: Bearer abcDEF123456ghiJKL",
+                "Authоrization: [REDACTED:authorization-header]",
+            ),
         ];
         for (text, want) in cases {
             assert_eq!(redact(text, &[]).text, want, "{text:?}");
         }
         // Text with such characters and no secret is left as it is.
-        for text in ["Ошибка: файл не найден", "Ｅｒｒｏｒ： ｔｉｍｅｏｕｔ", "a\u{200B}b\u{00A0}c"] {
+        for text in [
+            "Ошибка: файл не найден",
+            "Ｅｒｒｏｒ： ｔｉｍｅｏｕｔ",
+            "a\u{200B}b\u{00A0}c",
+        ] {
             assert_eq!(redact(text, &[]).text, text);
         }
     }
@@ -524,16 +733,46 @@ mod tests {
     fn the_name_classifier_tells_secrets_names_from_ordinary_ones() {
         use validators::{classify_name, NameClass::*};
         for (name, class) in [
-            ("password", Password), ("DB_PASSWORD", Password), ("dbPassword", Password), ("db_pass", Password),
-            ("smtp.passphrase", Password), ("PWD", Password), ("pass", Opaque), ("api_key", Token), ("APIKey", Token),
-            ("x-api-key", Token), ("adafruitIoKey", Opaque), ("X-AIO-Key", Opaque), ("DD_APP_KEY", Opaque),
-            ("AZURE_STORAGE_KEY", Opaque), ("SERVICE_TOKEN_B64", Token), ("client-key-data", Opaque),
-            ("SECRET_KEY_BASE", Opaque), ("APP_SALT", Opaque), ("BUNDLE_GEMS__CONTRIBSYS__COM", Opaque),
-            ("bundleEnterpriseContribsysCom", Opaque), ("connect.sid", Session), ("JSESSIONID", Session),
-            ("session_id", Session), ("client_secret", Token), ("credentials", Token),
-            ("key", None), ("cache_key", None), ("primary_key", None), ("public_key", None), ("max_tokens", None),
-            ("token_count", None), ("next_page_token", None), ("monkey", None), ("keyboard", None), ("tokenizer", None),
-            ("bypass", None), ("compass", None), ("AccountSid", None), ("KeyError", None), ("BUNDLE_PATH", None),
+            ("password", Password),
+            ("DB_PASSWORD", Password),
+            ("dbPassword", Password),
+            ("db_pass", Password),
+            ("smtp.passphrase", Password),
+            ("PWD", Password),
+            ("pass", Opaque),
+            ("api_key", Token),
+            ("APIKey", Token),
+            ("x-api-key", Token),
+            ("adafruitIoKey", Opaque),
+            ("X-AIO-Key", Opaque),
+            ("DD_APP_KEY", Opaque),
+            ("AZURE_STORAGE_KEY", Opaque),
+            ("SERVICE_TOKEN_B64", Token),
+            ("client-key-data", Opaque),
+            ("SECRET_KEY_BASE", Opaque),
+            ("APP_SALT", Opaque),
+            ("BUNDLE_GEMS__CONTRIBSYS__COM", Opaque),
+            ("bundleEnterpriseContribsysCom", Opaque),
+            ("connect.sid", Session),
+            ("JSESSIONID", Session),
+            ("session_id", Session),
+            ("client_secret", Token),
+            ("credentials", Token),
+            ("key", None),
+            ("cache_key", None),
+            ("primary_key", None),
+            ("public_key", None),
+            ("max_tokens", None),
+            ("token_count", None),
+            ("next_page_token", None),
+            ("monkey", None),
+            ("keyboard", None),
+            ("tokenizer", None),
+            ("bypass", None),
+            ("compass", None),
+            ("AccountSid", None),
+            ("KeyError", None),
+            ("BUNDLE_PATH", None),
         ] {
             assert_eq!(classify_name(name), class, "{name}");
         }
@@ -577,14 +816,38 @@ mod tests {
     #[test]
     fn a_password_given_to_a_command_by_its_flag_is_redacted() {
         let cases = [
-            ("mysql -h db01 -u root -pwgbrao1412#Wtq -e 'show databases'", "mysql -h db01 -u root -p[REDACTED:cli-password-flag] -e 'show databases'"),
-            ("mariadb-dump -uapp -p\"c0rrect h0rse\" shop", "mariadb-dump -uapp -p\"[REDACTED:cli-password-flag]\" shop"),
-            ("sshpass -p'itnjfz9888' ssh deploy@10.0.4.2", "sshpass -p'[REDACTED:cli-password-flag]' ssh deploy@10.0.4.2"),
-            ("redis-cli -h cache -p 6380 -a Xq83bvT9 ping", "redis-cli -h cache -p 6380 -a [REDACTED:cli-password-flag] ping"),
-            ("echo ok && docker login -u ci -p hunter2 ghcr.io", "echo ok && docker login -u ci -p [REDACTED:cli-password-flag] ghcr.io"),
-            ("htpasswd -bc /etc/nginx/.htpasswd admin Tr0ub4dor", "htpasswd -bc /etc/nginx/.htpasswd admin [REDACTED:cli-password-flag]"),
-            ("bcp dbo.t out t.dat -S sql01 -U sa -P 'p@ss W0rd' -c", "bcp dbo.t out t.dat -S sql01 -U sa -P '[REDACTED:cli-password-flag]' -c"),
-            ("rpcclient -U 'CORP\\svc%Winter2026!' 10.0.0.5", "rpcclient -U 'CORP\\svc%[REDACTED:cli-password-flag]' [REDACTED:private-ipv4]"),
+            (
+                "mysql -h db01 -u root -pwgbrao1412#Wtq -e 'show databases'",
+                "mysql -h db01 -u root -p[REDACTED:cli-password-flag] -e 'show databases'",
+            ),
+            (
+                "mariadb-dump -uapp -p\"c0rrect h0rse\" shop",
+                "mariadb-dump -uapp -p\"[REDACTED:cli-password-flag]\" shop",
+            ),
+            (
+                "sshpass -p'itnjfz9888' ssh deploy@10.0.4.2",
+                "sshpass -p'[REDACTED:cli-password-flag]' ssh deploy@10.0.4.2",
+            ),
+            (
+                "redis-cli -h cache -p 6380 -a Xq83bvT9 ping",
+                "redis-cli -h cache -p 6380 -a [REDACTED:cli-password-flag] ping",
+            ),
+            (
+                "echo ok && docker login -u ci -p hunter2 ghcr.io",
+                "echo ok && docker login -u ci -p [REDACTED:cli-password-flag] ghcr.io",
+            ),
+            (
+                "htpasswd -bc /etc/nginx/.htpasswd admin Tr0ub4dor",
+                "htpasswd -bc /etc/nginx/.htpasswd admin [REDACTED:cli-password-flag]",
+            ),
+            (
+                "bcp dbo.t out t.dat -S sql01 -U sa -P 'p@ss W0rd' -c",
+                "bcp dbo.t out t.dat -S sql01 -U sa -P '[REDACTED:cli-password-flag]' -c",
+            ),
+            (
+                "rpcclient -U 'CORP\\svc%Winter2026!' 10.0.0.5",
+                "rpcclient -U 'CORP\\svc%[REDACTED:cli-password-flag]' [REDACTED:private-ipv4]",
+            ),
         ];
         for (text, want) in cases {
             assert_eq!(redact(text, &[]).text, want, "{text:?}");
@@ -606,50 +869,156 @@ mod tests {
     #[test]
     fn short_and_foreign_secret_names_are_read_in_text_as_in_json() {
         let cases = [
-            ("pw=8mIUvDp4RBeo3BE0y8zxmE9U", "pw=[REDACTED:secret-assignment]"),
-            ("pin=RslU6HQ0hLE9qexxYEExvJmD", "pin=[REDACTED:secret-assignment]"),
+            (
+                "pw=8mIUvDp4RBeo3BE0y8zxmE9U",
+                "pw=[REDACTED:secret-assignment]",
+            ),
+            (
+                "pin=RslU6HQ0hLE9qexxYEExvJmD",
+                "pin=[REDACTED:secret-assignment]",
+            ),
             ("SIM_PIN: 4821", "SIM_PIN: [REDACTED:secret-assignment]"),
-            ("wpa: psk=\"correct horse battery\"", "wpa: psk=\"[REDACTED:secret-assignment]\""),
-            ("otp_seed=FULaCQbtHreJ3TeHtKj3tgIi", "otp_seed=[REDACTED:secret-assignment]"),
-            ("recovery_codes: 7f3k-92jd-x81q", "recovery_codes: [REDACTED:secret-assignment]"),
-            ("level=warn cred=00wcMsvPJ9TDUXVrkKYLO_yvh attempt=2", "level=warn cred=[REDACTED:secret-assignment] attempt=2"),
-            ("AZURE_DEVOPS_EXT_PAT: lm6k7gs2qwz7fmew4aagtzdpomdf6hgedem2xwexnstpvz6camli", "AZURE_DEVOPS_EXT_PAT: [REDACTED:secret-assignment]"),
+            (
+                "wpa: psk=\"correct horse battery\"",
+                "wpa: psk=\"[REDACTED:secret-assignment]\"",
+            ),
+            (
+                "otp_seed=FULaCQbtHreJ3TeHtKj3tgIi",
+                "otp_seed=[REDACTED:secret-assignment]",
+            ),
+            (
+                "recovery_codes: 7f3k-92jd-x81q",
+                "recovery_codes: [REDACTED:secret-assignment]",
+            ),
+            (
+                "level=warn cred=00wcMsvPJ9TDUXVrkKYLO_yvh attempt=2",
+                "level=warn cred=[REDACTED:secret-assignment] attempt=2",
+            ),
+            (
+                "AZURE_DEVOPS_EXT_PAT: lm6k7gs2qwz7fmew4aagtzdpomdf6hgedem2xwexnstpvz6camli",
+                "AZURE_DEVOPS_EXT_PAT: [REDACTED:secret-assignment]",
+            ),
             // Other languages: written in ASCII (secret-assignment) or not (password-other-script).
-            ("passwort: sesahyd895NEK", "passwort: [REDACTED:secret-assignment]"),
-            ("MOT_DE_PASSE=hunter2", "MOT_DE_PASSE=[REDACTED:secret-assignment]"),
-            ("{'senha': 'rdbuioe801'}", "{'senha': '[REDACTED:secret-assignment]'}"),
-            ("parola_d_ordine: kpztpvr250NFD", "parola_d_ordine: [REDACTED:secret-assignment]"),
-            ("db.wachtwoord = swbscuo386", "db.wachtwoord = [REDACTED:secret-assignment]"),
-            ("Contraseña: pjmgtva388DGE", "Contraseña: [REDACTED:password-other-script]"),
-            ("пароль=svrbcvp313", "пароль=[REDACTED:password-other-script]"),
-            ("数据库密码：ekjojhj588", "数据库密码：[REDACTED:password-other-script]"),
-            ("\"비밀번호\": \"Zq8vR2mX\"", "\"비밀번호\": \"[REDACTED:password-other-script]\""),
+            (
+                "passwort: sesahyd895NEK",
+                "passwort: [REDACTED:secret-assignment]",
+            ),
+            (
+                "MOT_DE_PASSE=hunter2",
+                "MOT_DE_PASSE=[REDACTED:secret-assignment]",
+            ),
+            (
+                "{'senha': 'rdbuioe801'}",
+                "{'senha': '[REDACTED:secret-assignment]'}",
+            ),
+            (
+                "parola_d_ordine: kpztpvr250NFD",
+                "parola_d_ordine: [REDACTED:secret-assignment]",
+            ),
+            (
+                "db.wachtwoord = swbscuo386",
+                "db.wachtwoord = [REDACTED:secret-assignment]",
+            ),
+            (
+                "Contraseña: pjmgtva388DGE",
+                "Contraseña: [REDACTED:password-other-script]",
+            ),
+            (
+                "пароль=svrbcvp313",
+                "пароль=[REDACTED:password-other-script]",
+            ),
+            (
+                "数据库密码：ekjojhj588",
+                "数据库密码：[REDACTED:password-other-script]",
+            ),
+            (
+                "\"비밀번호\": \"Zq8vR2mX\"",
+                "\"비밀번호\": \"[REDACTED:password-other-script]\"",
+            ),
         ];
         for (text, want) in cases {
             assert_eq!(redact(text, &[]).text, want, "{text:?}");
         }
         for text in [
-            "spin=3 pinned=true pin: ${SIM_PIN}", "exit code=137 status_code: 503 error_code=ETIMEDOUT", "seed=42 random_seed: 1234",
-            "compat=legacy path=/srv pattern=abc", "otp: required", "la contraseña es obligatoria", "private=true access=public",
+            "spin=3 pinned=true pin: ${SIM_PIN}",
+            "exit code=137 status_code: 503 error_code=ETIMEDOUT",
+            "seed=42 random_seed: 1234",
+            "compat=legacy path=/srv pattern=abc",
+            "otp: required",
+            "la contraseña es obligatoria",
+            "private=true access=public",
         ] {
             assert_eq!(redact(text, &[]).text, text);
         }
         // One classification: a name the text classifier reads as a secret's is one as a JSON member, and back.
         use validators::{classify_name, NameClass};
         for name in [
-            "pw", "pin", "DEVICE_PIN", "psk", "otp", "cred", "creds", "sas", "otp_seed", "recovery_codes", "unlock_code",
-            "GITHUB_PAT", "AZURE_DEVOPS_EXT_PAT", "passwort", "Kennwort", "contrasena", "mot_de_passe", "senha", "parola",
-            "parola_d_ordine", "wachtwoord", "salasana", "haslo", "heslo", "jelszo", "sifre", "passord", "losenord",
+            "pw",
+            "pin",
+            "DEVICE_PIN",
+            "psk",
+            "otp",
+            "cred",
+            "creds",
+            "sas",
+            "otp_seed",
+            "recovery_codes",
+            "unlock_code",
+            "GITHUB_PAT",
+            "AZURE_DEVOPS_EXT_PAT",
+            "passwort",
+            "Kennwort",
+            "contrasena",
+            "mot_de_passe",
+            "senha",
+            "parola",
+            "parola_d_ordine",
+            "wachtwoord",
+            "salasana",
+            "haslo",
+            "heslo",
+            "jelszo",
+            "sifre",
+            "passord",
+            "losenord",
         ] {
             assert_ne!(classify_name(name), NameClass::None, "{name} in text");
-            assert!(json::is_sensitive(name, &Policy::default()), "{name} as a JSON member");
+            assert!(
+                json::is_sensitive(name, &Policy::default()),
+                "{name} as a JSON member"
+            );
         }
-        for name in ["pat", "compat", "spin", "code", "error_code", "seed", "private", "access", "publishable_key"] {
+        for name in [
+            "pat",
+            "compat",
+            "spin",
+            "code",
+            "error_code",
+            "seed",
+            "private",
+            "access",
+            "publishable_key",
+        ] {
             assert_eq!(classify_name(name), NameClass::None, "{name} in text");
-            assert!(!json::is_sensitive(name, &Policy::default()), "{name} as a JSON member");
+            assert!(
+                !json::is_sensitive(name, &Policy::default()),
+                "{name} as a JSON member"
+            );
         }
-        for name in ["contraseña", "Contraseña", "hasło", "пароль", "密码", "パスワード", "비밀번호", "db_lösenord"] {
-            assert!(json::is_sensitive(name, &Policy::default()), "{name} as a JSON member");
+        for name in [
+            "contraseña",
+            "Contraseña",
+            "hasło",
+            "пароль",
+            "密码",
+            "パスワード",
+            "비밀번호",
+            "db_lösenord",
+        ] {
+            assert!(
+                json::is_sensitive(name, &Policy::default()),
+                "{name} as a JSON member"
+            );
         }
     }
 
@@ -679,10 +1048,22 @@ mod tests {
     #[test]
     fn partial_redactions_leave_no_half_behind() {
         for (text, want) in [
-            ("postgres://app:GS87Z4@OoXfN5@db.internal:5432/app", "postgres://[REDACTED:url-credentials]@db.internal:5432/app"),
-            ("amqp://worker:p@ss@w0rd@mq:5672/ and mail bob@corp.example", "amqp://[REDACTED:url-credentials]@mq:5672/ and mail [REDACTED:email]"),
-            ("redis://:a@b@cache/0?x=y@z", "redis://[REDACTED:url-credentials]@cache/0?x=y@z"),
-            ("using glpat-WagdBcnBlqybmm-GpBzIwu1F-0U.01.742255f3a)", "using [REDACTED:gitlab-token])"),
+            (
+                "postgres://app:GS87Z4@OoXfN5@db.internal:5432/app",
+                "postgres://[REDACTED:url-credentials]@db.internal:5432/app",
+            ),
+            (
+                "amqp://worker:p@ss@w0rd@mq:5672/ and mail bob@corp.example",
+                "amqp://[REDACTED:url-credentials]@mq:5672/ and mail [REDACTED:email]",
+            ),
+            (
+                "redis://:a@b@cache/0?x=y@z",
+                "redis://[REDACTED:url-credentials]@cache/0?x=y@z",
+            ),
+            (
+                "using glpat-WagdBcnBlqybmm-GpBzIwu1F-0U.01.742255f3a)",
+                "using [REDACTED:gitlab-token])",
+            ),
         ] {
             assert_eq!(redact(text, &[]).text, want, "{text:?}");
         }
@@ -702,9 +1083,18 @@ mod tests {
             assert_eq!(redact(text, &[]).text, text);
         }
         // A secret key beside them, and a secret that only starts like a setting, still go.
-        assert_eq!(redact("secret_key: sk_live_83RZJzzzzgEOzdmenCkhvMdg", &[]).text, "secret_key: [REDACTED:stripe-key]");
-        assert_eq!(redact("credentials: from-env-Zq8vR2mXw4", &[]).text, "credentials: [REDACTED:secret-assignment]");
-        assert_eq!(redact("secret=arn-like:Zq8vR2mXw4Lk", &[]).text, "secret=[REDACTED:secret-assignment]");
+        assert_eq!(
+            redact("secret_key: sk_live_83RZJzzzzgEOzdmenCkhvMdg", &[]).text,
+            "secret_key: [REDACTED:stripe-key]"
+        );
+        assert_eq!(
+            redact("credentials: from-env-Zq8vR2mXw4", &[]).text,
+            "credentials: [REDACTED:secret-assignment]"
+        );
+        assert_eq!(
+            redact("secret=arn-like:Zq8vR2mXw4Lk", &[]).text,
+            "secret=[REDACTED:secret-assignment]"
+        );
     }
 
     #[test]
@@ -713,15 +1103,28 @@ mod tests {
         // nested deeper than regex-lite's default limit (50) but within the policy's (64) was accepted, and
         // an assignment window's anchored form then panicked on first use (found by cargo-fuzz).
         for depth in 45..=70 {
-            let pattern = format!("{}password=[a-z0-9]+{}", "(?:".repeat(depth), ")".repeat(depth));
+            let pattern = format!(
+                "{}password=[a-z0-9]+{}",
+                "(?:".repeat(depth),
+                ")".repeat(depth)
+            );
             for window in ["line", "word", "assignment"] {
-                let options = format!(r#"{{"extra_rules":[{{"id":"deep","category":"credential","keywords":["password"],"window":"{window}","pattern":"{pattern}"}}]}}"#);
+                let options = format!(
+                    r#"{{"extra_rules":[{{"id":"deep","category":"credential","keywords":["password"],"window":"{window}","pattern":"{pattern}"}}]}}"#
+                );
                 match Policy::from_json(&options) {
                     Ok(policy) => {
-                        let out = redact_with("login password=hunter2 failed", Secrets::none(), &policy);
-                        assert_eq!(out.text, "login [REDACTED:deep] failed", "depth {depth}, {window}");
+                        let out =
+                            redact_with("login password=hunter2 failed", Secrets::none(), &policy);
+                        assert_eq!(
+                            out.text, "login [REDACTED:deep] failed",
+                            "depth {depth}, {window}"
+                        );
                     }
-                    Err(e) => assert!(depth > 60 && e.to_string().contains("does not compile"), "depth {depth}, {window}: {e}"),
+                    Err(e) => assert!(
+                        depth > 60 && e.to_string().contains("does not compile"),
+                        "depth {depth}, {window}: {e}"
+                    ),
                 }
             }
         }

@@ -20,8 +20,16 @@ fn fold(c: char) -> Fold {
         // Invisible: soft hyphen, combining grapheme joiner, Mongolian vowel separator, zero-width space,
         // (non-)joiner, direction marks and embeddings, word joiner and invisible operators, direction
         // isolates, variation selectors, byte order mark.
-        0xAD | 0x34F | 0x61C | 0x180E | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x2069
-        | 0xFE00..=0xFE0F | 0xFEFF => Fold::Drop,
+        0xAD
+        | 0x34F
+        | 0x61C
+        | 0x180E
+        | 0x200B..=0x200F
+        | 0x202A..=0x202E
+        | 0x2060..=0x2064
+        | 0x2066..=0x2069
+        | 0xFE00..=0xFE0F
+        | 0xFEFF => Fold::Drop,
         // Spaces of other widths.
         0xA0 | 0x1680 | 0x2000..=0x200A | 0x202F | 0x205F | 0x3000 => to(b' '),
         // Hyphens and the minus sign.
@@ -114,7 +122,10 @@ pub(super) fn view(text: &str) -> Option<View> {
     if text.is_ascii() {
         return None;
     }
-    let first = text.char_indices().find(|&(_, c)| !c.is_ascii() && !matches!(fold(c), Fold::Keep))?.0;
+    let first = text
+        .char_indices()
+        .find(|&(_, c)| !c.is_ascii() && !matches!(fold(c), Fold::Keep))?
+        .0;
     let mut out = String::with_capacity(text.len());
     out.push_str(&text[..first]);
     let mut changes = Vec::new();
@@ -146,7 +157,13 @@ impl View {
     pub(super) fn original(&self, at: usize, is_end: bool) -> usize {
         // The changes wholly before `at`: for a start, dropped characters at `at` too (the span starts after
         // them); for an end, not (it ends before them).
-        let before = self.changes.partition_point(|&(pos, len, _)| if is_end { pos + len <= at && !(len == 0 && pos == at) } else { pos + len <= at });
+        let before = self.changes.partition_point(|&(pos, len, _)| {
+            if is_end {
+                pos + len <= at && !(len == 0 && pos == at)
+            } else {
+                pos + len <= at
+            }
+        });
         at + before.checked_sub(1).map_or(0, |i| self.changes[i].2)
     }
 }
@@ -167,7 +184,10 @@ mod tests {
         assert_eq!(v.original(8, true), text.find('=').unwrap());
         // The value "x1": the Cyrillic х is taken whole.
         let x = v.text.find('x').unwrap();
-        assert_eq!(&text[v.original(x, false)..v.original(v.text.len(), true)], "х1");
+        assert_eq!(
+            &text[v.original(x, false)..v.original(v.text.len(), true)],
+            "х1"
+        );
         // A dropped character at a span's edge stays outside it.
         let v = view("a\u{200B}b").unwrap();
         assert_eq!((v.original(1, false), v.original(1, true)), (4, 1));

@@ -45,7 +45,9 @@ pub enum PolicyError {
     BadPattern { id: String, message: String },
     #[error("extra rule '{id}': secret group {group} does not exist in the pattern")]
     BadGroup { id: String, group: usize },
-    #[error("extra rule '{id}': a keyword must not be empty (a rule that needs no keyword lists none)")]
+    #[error(
+        "extra rule '{id}': a keyword must not be empty (a rule that needs no keyword lists none)"
+    )]
     EmptyKeyword { id: String },
     #[error("allow pattern {index} does not compile: {message}")]
     BadAllowPattern { index: usize, message: String },
@@ -94,7 +96,10 @@ impl std::fmt::Debug for Policy {
         f.debug_struct("Policy")
             .field("method", &self.method)
             .field("disabled", &self.disabled)
-            .field("extra_rules", &self.extra.as_ref().map_or(0, |r| r.rules.len()))
+            .field(
+                "extra_rules",
+                &self.extra.as_ref().map_or(0, |r| r.rules.len()),
+            )
             .field("allowlist", &self.allowlist.len())
             .field("allow_patterns", &self.allow_patterns.len())
             .finish()
@@ -102,7 +107,10 @@ impl std::fmt::Debug for Policy {
 }
 
 fn valid_id(id: &str) -> bool {
-    (1..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    (1..=64).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
 impl Policy {
@@ -113,7 +121,8 @@ impl Policy {
         } else {
             serde_json::from_str(text).map_err(|e| PolicyError::Invalid(e.to_string()))?
         };
-        if options.method == Method::Hash && options.hash_key.as_ref().is_none_or(|k| k.len() < 16) {
+        if options.method == Method::Hash && options.hash_key.as_ref().is_none_or(|k| k.len() < 16)
+        {
             return Err(PolicyError::MissingHashKey);
         }
         if options.extra_rules.len() > MAX_EXTRA_RULES {
@@ -126,43 +135,68 @@ impl Policy {
             }
             // An empty keyword would be found between every two bytes, inside characters too.
             if rule.keywords.iter().any(String::is_empty) {
-                return Err(PolicyError::EmptyKeyword { id: rule.id.clone() });
+                return Err(PolicyError::EmptyKeyword {
+                    id: rule.id.clone(),
+                });
             }
             if rule.pattern.len() > MAX_PATTERN_LEN {
-                return Err(PolicyError::PatternTooLong { id: rule.id.clone() });
+                return Err(PolicyError::PatternTooLong {
+                    id: rule.id.clone(),
+                });
             }
             let compile = |pattern: &str, wrapped: u32| {
                 regex_lite::RegexBuilder::new(pattern)
                     .size_limit(REGEX_SIZE_LIMIT + 1024 * wrapped as usize)
                     .nest_limit(REGEX_NEST_LIMIT + wrapped)
                     .build()
-                    .map_err(|e| PolicyError::BadPattern { id: rule.id.clone(), message: e.to_string() })
+                    .map_err(|e| PolicyError::BadPattern {
+                        id: rule.id.clone(),
+                        message: e.to_string(),
+                    })
             };
             let regex = compile(&rule.pattern, 0)?;
-            if let Some(g) = rule.secret_groups.iter().find(|g| **g >= regex.captures_len()) {
-                return Err(PolicyError::BadGroup { id: rule.id.clone(), group: *g });
+            if let Some(g) = rule
+                .secret_groups
+                .iter()
+                .find(|g| **g >= regex.captures_len())
+            {
+                return Err(PolicyError::BadGroup {
+                    id: rule.id.clone(),
+                    group: *g,
+                });
             }
             // Every regex the rule will run is compiled now, under the same limits (plus the wrapper's own
             // group and prefix): an assignment window's anchored form was compiled on first use with
             // regex-lite's defaults, whose nesting limit is lower, and a pattern nested 51 deep panicked
             // there (found by cargo-fuzz).
-            let anchored = if rule.window == WindowKind::Assignment { Some(compile(&anchored_pattern(&rule.pattern), 1)?) } else { None };
+            let anchored = if rule.window == WindowKind::Assignment {
+                Some(compile(&anchored_pattern(&rule.pattern), 1)?)
+            } else {
+                None
+            };
             regexes.push((regex, anchored));
         }
-        let extra = (!options.extra_rules.is_empty()).then(|| RuleSet::with_regexes(options.extra_rules, regexes));
+        let extra = (!options.extra_rules.is_empty())
+            .then(|| RuleSet::with_regexes(options.extra_rules, regexes));
         if options.allow_patterns.len() > MAX_EXTRA_RULES {
             return Err(PolicyError::TooManyRules);
         }
         let mut allow_patterns = Vec::with_capacity(options.allow_patterns.len());
         for (index, pattern) in options.allow_patterns.iter().enumerate() {
             if pattern.len() > MAX_PATTERN_LEN {
-                return Err(PolicyError::BadAllowPattern { index, message: format!("longer than {MAX_PATTERN_LEN} characters") });
+                return Err(PolicyError::BadAllowPattern {
+                    index,
+                    message: format!("longer than {MAX_PATTERN_LEN} characters"),
+                });
             }
             let compiled = regex_lite::RegexBuilder::new(&format!("^(?:{pattern})$"))
                 .size_limit(REGEX_SIZE_LIMIT)
                 .nest_limit(REGEX_NEST_LIMIT)
                 .build()
-                .map_err(|e| PolicyError::BadAllowPattern { index, message: e.to_string() })?;
+                .map_err(|e| PolicyError::BadAllowPattern {
+                    index,
+                    message: e.to_string(),
+                })?;
             allow_patterns.push(compiled);
         }
         Ok(Policy {
@@ -179,12 +213,16 @@ impl Policy {
 
     /// The defaults with some rules or categories switched off.
     pub fn disabling(names: &[&str]) -> Policy {
-        Policy { disabled: names.iter().map(|n| n.to_string()).collect(), ..Policy::default() }
+        Policy {
+            disabled: names.iter().map(|n| n.to_string()).collect(),
+            ..Policy::default()
+        }
     }
 
     /// Whether `value` is allowed by value or by pattern (never redacted).
     pub fn allows(&self, value: &str) -> bool {
-        self.allowlist.iter().any(|a| a == value) || self.allow_patterns.iter().any(|p| p.is_match(value))
+        self.allowlist.iter().any(|a| a == value)
+            || self.allow_patterns.iter().any(|p| p.is_match(value))
     }
 
     pub fn enabled(&self, rule: &str, category: &str) -> bool {

@@ -76,7 +76,9 @@ pub struct Memo {
 
 impl Memo {
     fn failed(&self, step: usize, pos: usize) -> bool {
-        self.failed.iter().any(|(s, bits)| *s == step && bits[pos / 64] & (1 << (pos % 64)) != 0)
+        self.failed
+            .iter()
+            .any(|(s, bits)| *s == step && bits[pos / 64] & (1 << (pos % 64)) != 0)
     }
 
     fn fail(&mut self, step: usize, pos: usize, len: usize) {
@@ -93,7 +95,11 @@ impl Memo {
 
 /// Where the run of `bytes` that starts at `pos` ends (greedy, unbounded), remembered for `step`.
 fn run_end(hay: &[u8], bytes: &[u64; 4], pos: usize, step: usize, memo: &mut Memo) -> usize {
-    if let Some(&(_, _, end)) = memo.runs.iter().find(|&&(s, from, end)| s == step && from <= pos && pos <= end) {
+    if let Some(&(_, _, end)) = memo
+        .runs
+        .iter()
+        .find(|&&(s, from, end)| s == step && from <= pos && pos <= end)
+    {
         return end;
     }
     let end = pos + hay[pos..].iter().take_while(|b| in_set(bytes, **b)).count();
@@ -105,8 +111,18 @@ fn run_end(hay: &[u8], bytes: &[u64; 4], pos: usize, step: usize, memo: &mut Mem
 }
 
 /// Where `lit` first stands at or after `pos` with only `bytes` before it, remembered for `step`.
-fn until(hay: &[u8], bytes: &[u64; 4], lit: &[u8], pos: usize, step: usize, memo: &mut Memo) -> Option<usize> {
-    let known = memo.untils.iter().find(|&&(s, from, at, stop)| s == step && from <= pos && pos <= at.min(stop));
+fn until(
+    hay: &[u8],
+    bytes: &[u64; 4],
+    lit: &[u8],
+    pos: usize,
+    step: usize,
+    memo: &mut Memo,
+) -> Option<usize> {
+    let known = memo
+        .untils
+        .iter()
+        .find(|&&(s, from, at, stop)| s == step && from <= pos && pos <= at.min(stop));
     let at = match known {
         Some(&(_, _, at, _)) => at,
         None => {
@@ -132,7 +148,10 @@ fn until(hay: &[u8], bytes: &[u64; 4], lit: &[u8], pos: usize, step: usize, memo
 
 /// The alternatives of an `ALT` or `LOOP` step whose count stands at `at`: their spans, one after another,
 /// and where the code after them starts.
-fn alternatives(code: &[u8], at: usize) -> (impl Iterator<Item = (usize, usize)> + Clone + '_, usize) {
+fn alternatives(
+    code: &[u8],
+    at: usize,
+) -> (impl Iterator<Item = (usize, usize)> + Clone + '_, usize) {
     let k = code[at] as usize;
     let mut end = at + 1;
     for _ in 0..k {
@@ -147,7 +166,14 @@ fn alternatives(code: &[u8], at: usize) -> (impl Iterator<Item = (usize, usize)>
     (bodies, end)
 }
 
-fn run(hay: &[u8], code: &[u8], rest: Option<&Rest<'_>>, mut pos: usize, slots: &mut [usize; 16], memo: &mut Memo) -> Option<usize> {
+fn run(
+    hay: &[u8],
+    code: &[u8],
+    rest: Option<&Rest<'_>>,
+    mut pos: usize,
+    slots: &mut [usize; 16],
+    memo: &mut Memo,
+) -> Option<usize> {
     let mut pc = 0;
     while pc < code.len() {
         let step = code.as_ptr() as usize + pc;
@@ -192,7 +218,11 @@ fn run(hay: &[u8], code: &[u8], rest: Option<&Rest<'_>>, mut pos: usize, slots: 
             5 => {
                 let bytes = &SETS[code[pc + 1] as usize];
                 let (min, max) = (u16_at(code, pc + 2), u16_at(code, pc + 4));
-                let max = if max == u16::MAX { u32::MAX } else { u32::from(max) };
+                let max = if max == u16::MAX {
+                    u32::MAX
+                } else {
+                    u32::from(max)
+                };
                 // Characters are counted at their first byte; a set holding non-ASCII bytes holds them all,
                 // so a character is taken whole or not at all.
                 let mut chars = 0u32;
@@ -217,7 +247,10 @@ fn run(hay: &[u8], code: &[u8], rest: Option<&Rest<'_>>, mut pos: usize, slots: 
             7 => {
                 // Alternatives; the code after the last one is what follows each.
                 let (bodies, at) = alternatives(code, pc + 1);
-                let after = Rest { code: &code[at..], then: rest };
+                let after = Rest {
+                    code: &code[at..],
+                    then: rest,
+                };
                 let saved = *slots;
                 for (s, e) in bodies {
                     if let Some(end) = run(hay, &code[s..e], Some(&after), pos, slots, memo) {
@@ -243,7 +276,10 @@ fn run(hay: &[u8], code: &[u8], rest: Option<&Rest<'_>>, mut pos: usize, slots: 
                     pos = end;
                     ends.push(end);
                 }
-                let found = ends.iter().rev().find_map(|&at| run(hay, after, rest, at, slots, memo));
+                let found = ends
+                    .iter()
+                    .rev()
+                    .find_map(|&at| run(hay, after, rest, at, slots, memo));
                 if found.is_none() {
                     for at in ends {
                         memo.fail(step, at, hay.len());
@@ -263,7 +299,10 @@ fn run(hay: &[u8], code: &[u8], rest: Option<&Rest<'_>>, mut pos: usize, slots: 
                             let bytes = &SETS[set as usize];
                             if pos < hay.len() && in_set(bytes, hay[pos]) {
                                 pos += 1;
-                                while pos < hay.len() && hay[pos] & 0xC0 == 0x80 && in_set(bytes, hay[pos]) {
+                                while pos < hay.len()
+                                    && hay[pos] & 0xC0 == 0x80
+                                    && in_set(bytes, hay[pos])
+                                {
                                     pos += 1;
                                 }
                                 count = count.saturating_add(1);
@@ -336,8 +375,13 @@ pub fn matches<'a>(program: &'a [u8], hay: &'a str) -> impl Iterator<Item = Grou
             // from every later start inside the run: each would take the run to the same end and go on from
             // there as this one did. Skipping them keeps a long run (`a.a.a.…`, a word boundary at every
             // byte) linear.
-            if let Some((bytes, _)) = leading.filter(|&(_, bound)| !bound || at_boundary(hay.as_bytes(), start)) {
-                let run = hay.as_bytes()[start..].iter().take_while(|b| in_set(bytes, **b)).count();
+            if let Some((bytes, _)) =
+                leading.filter(|&(_, bound)| !bound || at_boundary(hay.as_bytes(), start))
+            {
+                let run = hay.as_bytes()[start..]
+                    .iter()
+                    .take_while(|b| in_set(bytes, **b))
+                    .count();
                 at = at.max(start + run);
             }
         }
@@ -349,7 +393,9 @@ pub fn matches<'a>(program: &'a [u8], hay: &'a str) -> impl Iterator<Item = Grou
 /// and whether that boundary is there.
 fn leading_run(program: &[u8]) -> Option<(&'static [u64; 4], bool)> {
     let code = program.strip_prefix(&[6, 0])?;
-    let (code, bound) = code.strip_prefix(&[0]).map_or((code, false), |rest| (rest, true));
+    let (code, bound) = code
+        .strip_prefix(&[0])
+        .map_or((code, false), |rest| (rest, true));
     match code {
         [5, set, _, _, 0xFF, 0xFF, ..] => Some((SETS.get(*set as usize)?, bound)),
         _ => None,
@@ -376,7 +422,10 @@ pub fn match_after_identifier_with(program: &[u8], hay: &str, memo: &mut Memo) -
     memo.untils.clear();
     memo.failed.clear();
     let bytes = hay.as_bytes();
-    let run = bytes.iter().take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')).count();
+    let run = bytes
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+        .count();
     // A program that opens with an unbounded run of every identifier byte (`([A-Za-z0-9_.\-]+)`, a whole
     // name) takes that run to the same end from every start inside the identifier, and goes on from there
     // alike: the first start decides for all.
@@ -393,7 +442,9 @@ fn opens_with_a_name(program: &[u8]) -> bool {
     // `[A-Za-z0-9_.\-]`: `-` `.` `0`-`9` in the first word, `A`-`Z` `_` `a`-`z` in the second.
     const NAME: [u64; 2] = [0x03ff_6000_0000_0000, 0x07ff_fffe_87ff_fffe];
     match code {
-        [5, set, _, _, 0xFF, 0xFF, ..] => SETS.get(*set as usize).is_some_and(|set| set[0] & NAME[0] == NAME[0] && set[1] & NAME[1] == NAME[1]),
+        [5, set, _, _, 0xFF, 0xFF, ..] => SETS
+            .get(*set as usize)
+            .is_some_and(|set| set[0] & NAME[0] == NAME[0] && set[1] & NAME[1] == NAME[1]),
         _ => false,
     }
 }

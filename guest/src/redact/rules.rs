@@ -229,7 +229,10 @@ pub fn load() -> Catalogue {
         })
         .collect();
     Catalogue {
-        allowlist: Allowlist { values: strings(rows.allowlist_values), markers: strings(rows.allowlist_markers) },
+        allowlist: Allowlist {
+            values: strings(rows.allowlist_values),
+            markers: strings(rows.allowlist_markers),
+        },
         environment: EnvironmentPolicy {
             name_pattern: rows.environment_name_pattern.to_string(),
             min_value_len: rows.environment_min_value_len,
@@ -248,6 +251,9 @@ pub fn load() -> Catalogue {
 
 /// Every rule's examples, by rule id (test data, kept out of the runtime tables).
 pub fn examples() -> BTreeMap<String, Examples> {
-    serde_json::from_str(include_str!(concat!(env!("OUT_DIR"), "/redaction_examples.json")))
-        .expect("examples are lists of strings")
+    serde_json::from_str(include_str!(concat!(
+        env!("OUT_DIR"),
+        "/redaction_examples.json"
+    )))
+    .expect("examples are lists of strings")
 }

@@ -66,15 +66,28 @@ impl RuleSet {
         });
         let regexes = rules.iter().map(|_| OnceLock::new()).collect();
         let anchored = rules.iter().map(|_| OnceLock::new()).collect();
-        let programs = (0..rules.len()).map(|i| if builtin { programs::for_rule(i) } else { None }).collect();
-        RuleSet { rules, regexes, anchored, programs, prefilter, keyword_rule, unconditional, structural }
+        let programs = (0..rules.len())
+            .map(|i| if builtin { programs::for_rule(i) } else { None })
+            .collect();
+        RuleSet {
+            rules,
+            regexes,
+            anchored,
+            programs,
+            prefilter,
+            keyword_rule,
+            unconditional,
+            structural,
+        }
     }
 
     /// Caller rules arrive with every regex they will run compiled under the policy's limits (so a pattern
     /// that cannot be run was already reported): the pattern, and for an assignment rule its anchored form.
     pub(crate) fn with_regexes(rules: Vec<Rule>, compiled: Vec<(Regex, Option<Regex>)>) -> Self {
         let set = RuleSet::new(rules, false);
-        for ((slot, anchored_slot), (regex, anchored)) in set.regexes.iter().zip(&set.anchored).zip(compiled) {
+        for ((slot, anchored_slot), (regex, anchored)) in
+            set.regexes.iter().zip(&set.anchored).zip(compiled)
+        {
             let _ = slot.set(regex);
             if let Some(anchored) = anchored {
                 let _ = anchored_slot.set(anchored);
@@ -95,7 +108,10 @@ impl RuleSet {
 
     fn regex(&self, i: usize) -> &Regex {
         // Built-in patterns are compiled by the catalogue test on every build before anything ships.
-        self.regexes[i].get_or_init(|| Regex::new(&self.rules[i].pattern).unwrap_or_else(|_| cannot_fail("rule pattern compiles")))
+        self.regexes[i].get_or_init(|| {
+            Regex::new(&self.rules[i].pattern)
+                .unwrap_or_else(|_| cannot_fail("rule pattern compiles"))
+        })
     }
 
     /// The rule's pattern, matched only from the start of the haystack, after any run of identifier
@@ -103,8 +119,10 @@ impl RuleSet {
     /// Capture group numbers are unchanged.
     fn anchored_regex(&self, i: usize) -> &Regex {
         // Set in advance for a caller's rule (see `with_regexes`): compiled here only for built-in patterns.
-        self.anchored[i]
-            .get_or_init(|| Regex::new(&anchored_pattern(&self.rules[i].pattern)).unwrap_or_else(|_| cannot_fail("rule pattern compiles")))
+        self.anchored[i].get_or_init(|| {
+            Regex::new(&anchored_pattern(&self.rules[i].pattern))
+                .unwrap_or_else(|_| cannot_fail("rule pattern compiles"))
+        })
     }
 
     /// Per rule, the merged candidate windows (byte ranges on line boundaries) that its keywords open.
@@ -123,8 +141,15 @@ impl RuleSet {
         let mut runs: Option<Vec<(usize, usize, usize)>> = None;
         for &i in &self.structural {
             let starts = match self.rules[i].trigger {
-                Trigger::DigitRun => runs.get_or_insert_with(|| digit_runs(bytes)).iter().filter(|r| r.2 >= 13).map(|r| (r.0, r.1)).collect(),
-                Trigger::SsnShape => ssn_shapes(bytes, runs.get_or_insert_with(|| digit_runs(bytes))),
+                Trigger::DigitRun => runs
+                    .get_or_insert_with(|| digit_runs(bytes))
+                    .iter()
+                    .filter(|r| r.2 >= 13)
+                    .map(|r| (r.0, r.1))
+                    .collect(),
+                Trigger::SsnShape => {
+                    ssn_shapes(bytes, runs.get_or_insert_with(|| digit_runs(bytes)))
+                }
                 Trigger::IbanShape => iban_shapes(bytes),
                 Trigger::Keywords => Vec::new(),
             };
@@ -144,10 +169,16 @@ impl RuleSet {
                 push_window(&mut windows[i], (s, e));
             }
         }
-        let Some(prefilter) = &self.prefilter else { return windows };
+        let Some(prefilter) = &self.prefilter else {
+            return windows;
+        };
         // Most short texts (messages, field values) hold no keyword at all: one quick check skips the
         // overlapping search.
-        if prefilter.try_find(&Input::new(text).earliest(true)).unwrap_or_else(|_| cannot_fail("an unanchored DFA search")).is_none() {
+        if prefilter
+            .try_find(&Input::new(text).earliest(true))
+            .unwrap_or_else(|_| cannot_fail("an unanchored DFA search"))
+            .is_none()
+        {
             return windows;
         }
         if windows.is_empty() {
@@ -170,13 +201,20 @@ impl RuleSet {
             if from <= at && at <= to {
                 return verdict;
             }
-            let to = at + bytes[at..].iter().take_while(|b| is_identifier_byte(**b)).count();
+            let to = at
+                + bytes[at..]
+                    .iter()
+                    .take_while(|b| is_identifier_byte(**b))
+                    .count();
             let verdict = assignment_follows(bytes, identifier_start(bytes, at), to);
             follows_memo[rule] = (at, to, verdict);
             verdict
         };
         // A DFA built with MatchKind::Standard supports overlapping search: it cannot fail.
-        for m in prefilter.try_find_overlapping_iter(Input::new(text)).unwrap_or_else(|_| cannot_fail("a Standard DFA searches overlapping")) {
+        for m in prefilter
+            .try_find_overlapping_iter(Input::new(text))
+            .unwrap_or_else(|_| cannot_fail("a Standard DFA searches overlapping"))
+        {
             let rule = self.keyword_rule[m.pattern().as_usize()];
             let list = &mut windows[rule];
             if self.rules[rule].span > 0 {
@@ -185,8 +223,13 @@ impl RuleSet {
                 if !list.is_empty() && m.start() < span_line_end[rule] {
                     continue;
                 }
-                span_line_end[rule] = memchr::memchr(b'\n', &bytes[m.end()..]).map_or(bytes.len(), |i| m.end() + i + 1);
-                list.push(line_window(bytes, m.start(), m.end() + self.rules[rule].span));
+                span_line_end[rule] = memchr::memchr(b'\n', &bytes[m.end()..])
+                    .map_or(bytes.len(), |i| m.end() + i + 1);
+                list.push(line_window(
+                    bytes,
+                    m.start(),
+                    m.end() + self.rules[rule].span,
+                ));
                 continue;
             }
             let r = &self.rules[rule];
@@ -196,7 +239,9 @@ impl RuleSet {
                 }
                 // A name ends with its secret word (`db_pass`, `apiKey`, `TOKEN_B64`): a keyword a small letter
                 // follows (`keyboard`, `tokenizer`, `passed`) names nothing to a rule judging by the name.
-                if r.validator == Some(Validator::Named) && bytes.get(m.end()).is_some_and(u8::is_ascii_lowercase) {
+                if r.validator == Some(Validator::Named)
+                    && bytes.get(m.end()).is_some_and(u8::is_ascii_lowercase)
+                {
                     continue;
                 }
                 // One window per identifier, not merged: each is matched from its own start. A hit in the
@@ -204,7 +249,12 @@ impl RuleSet {
                 // hits: looking back from every hit to its identifier's start made one long identifier of
                 // repeated keywords (`authorization_authorization_…`) quadratic (0.2 s for 100 KB).
                 let last_hit = std::mem::replace(&mut hit_at[rule], m.start());
-                if !list.is_empty() && last_hit <= m.start() && bytes[last_hit..m.start()].iter().all(|b| is_identifier_byte(*b)) {
+                if !list.is_empty()
+                    && last_hit <= m.start()
+                    && bytes[last_hit..m.start()]
+                        .iter()
+                        .all(|b| is_identifier_byte(*b))
+                {
                     continue;
                 }
                 // A hit in the identifier a name check refused last (it ends at `refused_to`) is refused again.
@@ -217,8 +267,18 @@ impl RuleSet {
                 // keyword hits in ordinary text end here.
                 // Nor at a marker's rule name (`[REDACTED:netrc-password] =…`): what a second pass reads.
                 if r.validator == Some(Validator::Named) {
-                    let key_end = m.end() + bytes[m.end()..].iter().take_while(|b| is_identifier_byte(**b)).count();
-                    if !value_may_follow(bytes, key_end) || bytes[..key_start].ends_with(b"[REDACTED:") || !validators::could_name_a_secret(&text[key_start..key_end], &bytes[..key_start]) {
+                    let key_end = m.end()
+                        + bytes[m.end()..]
+                            .iter()
+                            .take_while(|b| is_identifier_byte(**b))
+                            .count();
+                    if !value_may_follow(bytes, key_end)
+                        || bytes[..key_start].ends_with(b"[REDACTED:")
+                        || !validators::could_name_a_secret(
+                            &text[key_start..key_end],
+                            &bytes[..key_start],
+                        )
+                    {
                         refused_to[rule] = key_end;
                         continue;
                     }
@@ -227,7 +287,9 @@ impl RuleSet {
                     Some(&(last_start, _)) if last_start == key_start => {}
                     // Same line as the previous window: its end is this line's end (found once per line, so
                     // a long line with many hits is not searched again for every hit).
-                    Some(&(_, line_end)) if m.start() < line_end => list.push((key_start, line_end)),
+                    Some(&(_, line_end)) if m.start() < line_end => {
+                        list.push((key_start, line_end))
+                    }
                     _ => list.push((key_start, line_window(bytes, m.start(), m.end()).1)),
                 }
                 continue;
@@ -260,7 +322,12 @@ impl RuleSet {
     /// starts on a window's first line counts (a line may hold several blocks: escaped keys in one JSON line),
     /// each searched for from where the previous one ended; a block's own lines are not searched again, so
     /// the scan stays linear however many blocks there are.
-    fn scan_blocks(&self, i: usize, text: &str, windows: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    fn scan_blocks(
+        &self,
+        i: usize,
+        text: &str,
+        windows: Vec<(usize, usize)>,
+    ) -> Vec<(usize, usize)> {
         let bytes = text.as_bytes();
         let mut blocks = Vec::new();
         // Windows start at line starts and end at line ends, and every multi-line pattern matches on its first
@@ -269,7 +336,8 @@ impl RuleSet {
         // keyword hits from searching the same span again and again.
         let mut covered = 0;
         for (offset, end) in windows {
-            let first_line_end = memchr::memchr(b'\n', &bytes[offset..end]).map_or(end, |n| offset + n + 1);
+            let first_line_end =
+                memchr::memchr(b'\n', &bytes[offset..end]).map_or(end, |n| offset + n + 1);
             // A block that ended on this window's first line leaves the rest of that line to search (a key
             // glued after another key's END line); a window wholly inside a block is skipped.
             if covered >= first_line_end {
@@ -290,7 +358,8 @@ impl RuleSet {
                     }
                     Some(m) => {
                         let at = offset + m.start();
-                        covered = covered.max(memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |n| n + 1));
+                        covered =
+                            covered.max(memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |n| n + 1));
                         break;
                     }
                     None => {
@@ -304,14 +373,23 @@ impl RuleSet {
     }
 
     /// Adds every validated match of every enabled rule to `candidates`; `priority_base` orders rule sets.
-    pub(super) fn scan(&self, text: &str, policy: &Policy, priority_base: usize, candidates: &mut Vec<Candidate>) {
+    pub(super) fn scan(
+        &self,
+        text: &str,
+        policy: &Policy,
+        priority_base: usize,
+        candidates: &mut Vec<Candidate>,
+    ) {
         for (i, windows) in self.windows(text).into_iter().enumerate() {
             let rule = &self.rules[i];
             if windows.is_empty() || !policy.enabled(&rule.id, &rule.category) {
                 continue;
             }
-            let windows =
-                if rule.requires.is_empty() { windows } else { holding_required(text, &rule.requires, windows) };
+            let windows = if rule.requires.is_empty() {
+                windows
+            } else {
+                holding_required(text, &rule.requires, windows)
+            };
             if windows.is_empty() {
                 continue;
             }
@@ -327,7 +405,15 @@ impl RuleSet {
                 &windows
             };
             for &(offset, end) in windows {
-                self.accept_all(i, text, &text[offset..end], offset, policy, priority_base, candidates);
+                self.accept_all(
+                    i,
+                    text,
+                    &text[offset..end],
+                    offset,
+                    policy,
+                    priority_base,
+                    candidates,
+                );
             }
         }
     }
@@ -369,14 +455,38 @@ impl RuleSet {
             let hay = &text[offset..end];
             let (taken, whole) = if let Some(program) = self.program(i) {
                 match programs::match_after_identifier_with(program, hay, &mut memo) {
-                    Some(m) => (self.accept(i, &|g| m.get(g), text, hay, offset, policy, priority_base, candidates), m.get(0)),
+                    Some(m) => (
+                        self.accept(
+                            i,
+                            &|g| m.get(g),
+                            text,
+                            hay,
+                            offset,
+                            policy,
+                            priority_base,
+                            candidates,
+                        ),
+                        m.get(0),
+                    ),
                     None => (false, None),
                 }
             } else {
                 match self.anchored_regex(i).captures(hay) {
                     Some(c) => {
                         let group = |g: usize| c.get(g).map(|m| (m.start(), m.end()));
-                        (self.accept(i, &group, text, hay, offset, policy, priority_base, candidates), group(0))
+                        (
+                            self.accept(
+                                i,
+                                &group,
+                                text,
+                                hay,
+                                offset,
+                                policy,
+                                priority_base,
+                                candidates,
+                            ),
+                            group(0),
+                        )
                     }
                     None => (false, None),
                 }
@@ -407,8 +517,14 @@ impl RuleSet {
         candidates: &mut Vec<Candidate>,
     ) -> bool {
         let rule = &self.rules[i];
-        let secret = if rule.secret_groups.is_empty() { group(0) } else { rule.secret_groups.iter().find_map(|g| group(*g)) };
-        let Some((start, mut end)) = secret else { return false };
+        let secret = if rule.secret_groups.is_empty() {
+            group(0)
+        } else {
+            rule.secret_groups.iter().find_map(|g| group(*g))
+        };
+        let Some((start, mut end)) = secret else {
+            return false;
+        };
         if rule.validator == Some(Validator::PemBlock) {
             // Judged on the text, not the window: a block's window is the block itself.
             end = pem_block_end(text, offset + start, offset + end) - offset;
@@ -416,12 +532,16 @@ impl RuleSet {
         // A secret never takes the line break that ends its last line: the next line stays a line of its
         // own after the marker (multi-line rules match whole lines, newline included).
         let value = &hay[start..end];
-        let value = value.strip_suffix('\n').map_or(value, |v| v.strip_suffix('\r').unwrap_or(v));
+        let value = value
+            .strip_suffix('\n')
+            .map_or(value, |v| v.strip_suffix('\r').unwrap_or(v));
         if value.is_empty() {
             return false;
         }
         // The match's name: its first group that holds no secret (`db_pass` of `db_pass=…`).
-        let name = (1..10).filter(|g| !rule.secret_groups.contains(g)).find_map(|g| group(g));
+        let name = (1..10)
+            .filter(|g| !rule.secret_groups.contains(g))
+            .find_map(|g| group(g));
         let around = validators::Around {
             text,
             start: offset + start,
@@ -432,15 +552,23 @@ impl RuleSet {
         };
         let refused = engine().allowlisted(value)
             || policy.allows(value)
-            || rule.validator.is_some_and(|v| !validators::passes(v, name.map(|(s, e)| &hay[s..e]), value, around));
+            || rule.validator.is_some_and(|v| {
+                !validators::passes(v, name.map(|(s, e)| &hay[s..e]), value, around)
+            });
         // A refused value is kept too: if another finding's redaction reaches its first or last byte, the
         // verdict was on text that is no longer there, and `apply` redacts it after all.
         // The catalogue's rules live as long as the process: their names are borrowed, not copied.
         let builtin = &engine().builtin;
         let (id, category) = if std::ptr::eq(self, builtin) {
-            (Cow::Borrowed(builtin.rules[i].id.as_str()), Cow::Borrowed(builtin.rules[i].category.as_str()))
+            (
+                Cow::Borrowed(builtin.rules[i].id.as_str()),
+                Cow::Borrowed(builtin.rules[i].category.as_str()),
+            )
         } else {
-            (Cow::Owned(rule.id.clone()), Cow::Owned(rule.category.clone()))
+            (
+                Cow::Owned(rule.id.clone()),
+                Cow::Owned(rule.category.clone()),
+            )
         };
         candidates.push(Candidate {
             start: offset + start,
@@ -457,14 +585,41 @@ impl RuleSet {
     /// Every match of rule `i` in `hay` (non-overlapping, leftmost first) offered to `accept`: through the
     /// rule's step program when it has one, else its regex.
     #[allow(clippy::too_many_arguments)]
-    fn accept_all(&self, i: usize, text: &str, hay: &str, offset: usize, policy: &Policy, priority_base: usize, candidates: &mut Vec<Candidate>) {
+    fn accept_all(
+        &self,
+        i: usize,
+        text: &str,
+        hay: &str,
+        offset: usize,
+        policy: &Policy,
+        priority_base: usize,
+        candidates: &mut Vec<Candidate>,
+    ) {
         if let Some(program) = self.program(i) {
             for m in programs::matches(program, hay) {
-                self.accept(i, &|g| m.get(g), text, hay, offset, policy, priority_base, candidates);
+                self.accept(
+                    i,
+                    &|g| m.get(g),
+                    text,
+                    hay,
+                    offset,
+                    policy,
+                    priority_base,
+                    candidates,
+                );
             }
         } else {
             for caps in self.regex(i).captures_iter(hay) {
-                self.accept(i, &|g| caps.get(g).map(|m| (m.start(), m.end())), text, hay, offset, policy, priority_base, candidates);
+                self.accept(
+                    i,
+                    &|g| caps.get(g).map(|m| (m.start(), m.end())),
+                    text,
+                    hay,
+                    offset,
+                    policy,
+                    priority_base,
+                    candidates,
+                );
             }
         }
     }
@@ -481,10 +636,20 @@ fn value_may_follow(bytes: &[u8], mut at: usize) -> bool {
     if matches!(bytes.get(at), Some(b'"' | b'\'' | b')' | b']')) {
         at += 1;
     }
-    let spaces = bytes[at..].iter().take_while(|b| b.is_ascii_whitespace() || **b == b'\x0B').count();
+    let spaces = bytes[at..]
+        .iter()
+        .take_while(|b| b.is_ascii_whitespace() || **b == b'\x0B')
+        .count();
     match bytes.get(at + spaces) {
         Some(b':' | b'=') => true,
-        Some(b) => spaces > 0 && (b.is_ascii_alphanumeric() || matches!(b, b'"' | b'\'' | b'`' | b'+' | b'/' | b'_' | b'-' | b'.' | b'~' | b'|')),
+        Some(b) => {
+            spaces > 0
+                && (b.is_ascii_alphanumeric()
+                    || matches!(
+                        b,
+                        b'"' | b'\'' | b'`' | b'+' | b'/' | b'_' | b'-' | b'.' | b'~' | b'|'
+                    ))
+        }
         None => false,
     }
 }
@@ -499,7 +664,11 @@ fn pem_block_end(text: &str, start: usize, end: usize) -> usize {
         return end;
     }
     // Spaces the body took after its last line, then more text: the line runs on.
-    let spaces = bytes[start..end].iter().rev().take_while(|b| matches!(b, b' ' | b'\t')).count();
+    let spaces = bytes[start..end]
+        .iter()
+        .rev()
+        .take_while(|b| matches!(b, b' ' | b'\t'))
+        .count();
     let runs_on = match bytes.get(end) {
         Some(b' ' | b'\t') => bytes.get(end + 1).is_some_and(|b| !b.is_ascii_whitespace()),
         Some(b':' | b'-') => true,
@@ -512,7 +681,9 @@ fn pem_block_end(text: &str, start: usize, end: usize) -> usize {
     // Back over the last line, then over the separator before it (line breaks, escaped ones, and the quotes,
     // spaces and `+` of a string printed in pieces).
     let mut cut = end - spaces;
-    while cut > start && (bytes[cut - 1].is_ascii_alphanumeric() || matches!(bytes[cut - 1], b'+' | b'/' | b'=')) {
+    while cut > start
+        && (bytes[cut - 1].is_ascii_alphanumeric() || matches!(bytes[cut - 1], b'+' | b'/' | b'='))
+    {
         cut -= 1;
     }
     loop {
@@ -549,8 +720,13 @@ pub(super) fn engine() -> &'static Engine {
     ENGINE.get_or_init(|| {
         let mut catalogue = rules::load();
         let builtin = RuleSet::new(std::mem::take(&mut catalogue.rules), true);
-        let env_name = Regex::new(&catalogue.environment.name_pattern).unwrap_or_else(|_| cannot_fail("environment.name_pattern compiles"));
-        Engine { catalogue, builtin, env_name }
+        let env_name = Regex::new(&catalogue.environment.name_pattern)
+            .unwrap_or_else(|_| cannot_fail("environment.name_pattern compiles"));
+        Engine {
+            catalogue,
+            builtin,
+            env_name,
+        }
     })
 }
 
@@ -559,7 +735,7 @@ impl Engine {
         let allow = &self.catalogue.allowlist;
         allow.values.iter().any(|v| v == secret)
             || validators::is_template(secret)
-            || (!secret.contains(char::is_whitespace) && allow.markers.iter().any(|m| secret.contains(m.as_str())))
+            || (!secret.contains(char::is_whitespace)
+                && allow.markers.iter().any(|m| secret.contains(m.as_str())))
     }
 }
-

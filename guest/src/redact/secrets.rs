@@ -2,8 +2,8 @@
 //! they travel in, with their matcher built once.
 
 use super::encodings;
-use super::validators;
 use super::ruleset::engine;
+use super::validators;
 use aho_corasick::dfa::DFA;
 use aho_corasick::MatchKind;
 
@@ -23,7 +23,10 @@ impl Secrets {
         let e = engine();
         let kept: Vec<&str> = env
             .iter()
-            .filter(|(name, value)| e.env_name.is_match(name) && could_be_secret(value, e.catalogue.environment.min_value_len))
+            .filter(|(name, value)| {
+                e.env_name.is_match(name)
+                    && could_be_secret(value, e.catalogue.environment.min_value_len)
+            })
             .map(|(_, v)| v.as_str())
             .collect();
         // Each value is also matched in the forms it travels in: base64 (standard and URL-safe; a Kubernetes
@@ -31,7 +34,11 @@ impl Secrets {
         let mut values: Vec<String> = Vec::with_capacity(kept.len() * 4);
         for v in &kept {
             values.push(v.to_string());
-            for form in [encodings::base64(v.as_bytes(), false), encodings::base64(v.as_bytes(), true), encodings::percent(v)] {
+            for form in [
+                encodings::base64(v.as_bytes(), false),
+                encodings::base64(v.as_bytes(), true),
+                encodings::percent(v),
+            ] {
                 if !values.contains(&form) {
                     values.push(form);
                 }
@@ -45,11 +52,17 @@ impl Secrets {
                     .ok()
             })
             .flatten();
-        Secrets { count: kept.len(), matcher }
+        Secrets {
+            count: kept.len(),
+            matcher,
+        }
     }
 
     pub fn none() -> &'static Secrets {
-        static NONE: Secrets = Secrets { count: 0, matcher: None };
+        static NONE: Secrets = Secrets {
+            count: 0,
+            matcher: None,
+        };
         &NONE
     }
 
@@ -61,7 +74,6 @@ impl Secrets {
         self.count == 0
     }
 }
-
 
 /// Whether an environment value could be a secret: long enough (`min_len`), not a placeholder, and not
 /// something every log says anyway: a word (`postgres`, `development`), a host name or address
@@ -76,21 +88,42 @@ pub fn could_be_secret(value: &str, min_len: usize) -> bool {
     // A word: letters only, in one case or capitalised, short enough to be one (a passphrase of several is
     // longer, or spaced).
     let letters = v.bytes().all(|b| b.is_ascii_alphabetic());
-    if letters && v.len() < 16 && (v[1..].bytes().all(|b| b.is_ascii_lowercase()) || v.bytes().all(|b| b.is_ascii_uppercase())) {
+    if letters
+        && v.len() < 16
+        && (v[1..].bytes().all(|b| b.is_ascii_lowercase())
+            || v.bytes().all(|b| b.is_ascii_uppercase()))
+    {
         return false;
     }
     // A host (name or address, with a port): labels of letters, digits and `-`, split by dots.
-    let host = lower.split_once(':').map_or(lower.as_str(), |(h, port)| if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) { h } else { "" });
+    let host = lower.split_once(':').map_or(lower.as_str(), |(h, port)| {
+        if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) {
+            h
+        } else {
+            ""
+        }
+    });
     let labels: Vec<&str> = host.split('.').collect();
     let is_host = !host.is_empty()
-        && labels.iter().all(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'))
+        && labels.iter().all(|l| {
+            !l.is_empty()
+                && l.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        })
         && (labels.len() >= 2 || host == "localhost")
-        && labels.last().is_some_and(|l| l.bytes().any(|b| b.is_ascii_lowercase()) || labels.len() == 4);
+        && labels
+            .last()
+            .is_some_and(|l| l.bytes().any(|b| b.is_ascii_lowercase()) || labels.len() == 4);
     if is_host || v.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
         return false;
     }
     // A path (no spaces; a passphrase may start with a slash).
-    if (v.starts_with('/') || v.starts_with("./") || v.starts_with("~/") || v.as_bytes().get(1..3) == Some(&b":\\"[..])) && !v.contains(' ') {
+    if (v.starts_with('/')
+        || v.starts_with("./")
+        || v.starts_with("~/")
+        || v.as_bytes().get(1..3) == Some(&b":\\"[..]))
+        && !v.contains(' ')
+    {
         return false;
     }
     validators::shannon_entropy(v) >= 2.5

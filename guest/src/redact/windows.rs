@@ -17,24 +17,38 @@ pub(super) fn is_space(b: u8) -> bool {
 /// The windows that hold (whole) at least one of a rule's required literals. Each literal's next occurrence
 /// is remembered with the position its search started from, so windows in text order cost one forward pass
 /// over the text, however many share a line.
-pub(super) fn holding_required(text: &str, required: &[String], mut windows: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+pub(super) fn holding_required(
+    text: &str,
+    required: &[String],
+    mut windows: Vec<(usize, usize)>,
+) -> Vec<(usize, usize)> {
     // Per literal: (searched from, next occurrence at or after that point, or usize::MAX for none).
     let mut next: Vec<(usize, usize)> = vec![(usize::MAX, usize::MAX); required.len()];
     windows.retain(|&(start, end)| {
-        required.iter().zip(next.iter_mut()).any(|(literal, (from, at))| {
-            if start < *from || *at < start {
-                *from = start;
-                // `str::find`, not memchr's memmem: that searcher's code costs the npm wasm 3 KB gzipped.
-                *at = text[start..].find(literal.as_str()).map_or(usize::MAX, |p| start + p);
-            }
-            *at != usize::MAX && *at + literal.len() <= end
-        })
+        required
+            .iter()
+            .zip(next.iter_mut())
+            .any(|(literal, (from, at))| {
+                if start < *from || *at < start {
+                    *from = start;
+                    // `str::find`, not memchr's memmem: that searcher's code costs the npm wasm 3 KB gzipped.
+                    *at = text[start..]
+                        .find(literal.as_str())
+                        .map_or(usize::MAX, |p| start + p);
+                }
+                *at != usize::MAX && *at + literal.len() <= end
+            })
     });
     windows
 }
 
 /// The whitespace-delimited word holding `start..end`, plus `words_after` following words (within the line).
-pub(super) fn word_window(bytes: &[u8], start: usize, end: usize, words_after: usize) -> (usize, usize) {
+pub(super) fn word_window(
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+    words_after: usize,
+) -> (usize, usize) {
     let mut s = start;
     while s > 0 && !is_space(bytes[s - 1]) {
         s -= 1;
@@ -82,7 +96,11 @@ pub(super) fn identifier_start(bytes: &[u8], mut at: usize) -> usize {
     while at > 0 && is_identifier_byte(bytes[at - 1]) {
         at -= 1;
     }
-    if at >= 1 && matches!(bytes[at], b'n' | b'r' | b't') && bytes[at - 1] == b'\\' && bytes.get(at + 1).is_some_and(|b| b.is_ascii_alphabetic()) {
+    if at >= 1
+        && matches!(bytes[at], b'n' | b'r' | b't')
+        && bytes[at - 1] == b'\\'
+        && bytes.get(at + 1).is_some_and(|b| b.is_ascii_alphabetic())
+    {
         at += 1;
     }
     at
@@ -127,7 +145,12 @@ pub(super) fn digit_runs(bytes: &[u8]) -> Vec<(usize, usize, usize)> {
             if bytes[i].is_ascii_digit() {
                 digits += 1;
                 i += 1;
-            } else if matches!(bytes[i], b' ' | b'-') && i + 1 < n && bytes[i + 1].is_ascii_digit() && i > start && bytes[i - 1].is_ascii_digit() {
+            } else if matches!(bytes[i], b' ' | b'-')
+                && i + 1 < n
+                && bytes[i + 1].is_ascii_digit()
+                && i > start
+                && bytes[i - 1].is_ascii_digit()
+            {
                 i += 1;
             } else {
                 break;
@@ -149,7 +172,11 @@ pub(super) fn ssn_shapes(bytes: &[u8], runs: &[(usize, usize, usize)]) -> Vec<(u
         for i in start..=end {
             if i == end || bytes[i] == b' ' {
                 let p = &bytes[part..i];
-                if p.len() == 11 && p[3] == b'-' && p[6] == b'-' && p.iter().filter(|b| b.is_ascii_digit()).count() == 9 {
+                if p.len() == 11
+                    && p[3] == b'-'
+                    && p[6] == b'-'
+                    && p.iter().filter(|b| b.is_ascii_digit()).count() == 9
+                {
                     found.push((part, i));
                 }
                 part = i + 1;
@@ -171,7 +198,10 @@ pub(super) fn iban_shapes(bytes: &[u8]) -> Vec<(usize, usize)> {
             && bytes[i + 3].is_ascii_digit()
             && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric())
         {
-            let tail = bytes[i + 4..].iter().take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || **b == b' ').count();
+            let tail = bytes[i + 4..]
+                .iter()
+                .take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || **b == b' ')
+                .count();
             if tail >= 11 {
                 found.push((i, i + 4 + tail));
                 i += 4 + tail;
@@ -182,4 +212,3 @@ pub(super) fn iban_shapes(bytes: &[u8]) -> Vec<(usize, usize)> {
     }
     found
 }
-

@@ -5,11 +5,20 @@ use jsonrpc_errors_guest::redact;
 /// Error-message contexts a secret is embedded in: (prefix, suffix). Multi-line secrets get their own lines.
 pub const CONTEXTS: [(&str, &str); 6] = [
     ("2026-11-21T10:00:00Z ERROR upstream call failed: ", ""),
-    ("{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32603,\"message\":\"tool failed: ", "\"},\"id\":17}"),
-    ("WARN retrying request (attempt 3/5), last error was: ", " - giving up soon"),
+    (
+        "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32603,\"message\":\"tool failed: ",
+        "\"},\"id\":17}",
+    ),
+    (
+        "WARN retrying request (attempt 3/5), last error was: ",
+        " - giving up soon",
+    ),
     ("RuntimeError: adapter call failed\nCaused by: ", "\n"),
     ("<error><detail>", "</detail></error>"),
-    ("level=error msg=\"request failed\" err=\"", "\" duration=12ms"),
+    (
+        "level=error msg=\"request failed\" err=\"",
+        "\" duration=12ms",
+    ),
 ];
 
 /// Ordinary log text that looks a bit like secrets but is not.
@@ -69,7 +78,11 @@ pub fn positives() -> Vec<Sample> {
                 .map(|f| ex[f.start..f.end].to_string())
                 .collect();
             for ctx in CONTEXTS {
-                out.push(Sample { rule: rule.id.clone(), text: embed(ex, ctx), secrets: secrets.clone() });
+                out.push(Sample {
+                    rule: rule.id.clone(),
+                    text: embed(ex, ctx),
+                    secrets: secrets.clone(),
+                });
             }
         }
     }
@@ -83,7 +96,9 @@ pub fn negatives() -> Vec<String> {
     for rule in redact::catalogue_rules() {
         base.extend(examples[&rule.id].negative_examples.iter().cloned());
     }
-    base.iter().flat_map(|b| CONTEXTS.iter().map(move |c| embed(b, *c))).collect()
+    base.iter()
+        .flat_map(|b| CONTEXTS.iter().map(move |c| embed(b, *c)))
+        .collect()
 }
 
 /// A deterministic mixed log of about `bytes` bytes: mostly ordinary lines, one line in 50 carrying a secret.
@@ -114,12 +129,21 @@ pub fn dense_log(bytes: usize) -> String {
         state
     };
     const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    let mut word = |len: usize, alphabet: &[u8]| -> String { (0..len).map(|_| alphabet[next() as usize % alphabet.len()] as char).collect() };
+    let mut word = |len: usize, alphabet: &[u8]| -> String {
+        (0..len)
+            .map(|_| alphabet[next() as usize % alphabet.len()] as char)
+            .collect()
+    };
     let mut out = String::with_capacity(bytes + 512);
     let mut line = 0u64;
     while out.len() < bytes {
         line += 1;
-        let ts = format!("2026-11-21T10:{:02}:{:02}.{:03}Z", (line / 60) % 60, line % 60, line % 1000);
+        let ts = format!(
+            "2026-11-21T10:{:02}:{:02}.{:03}Z",
+            (line / 60) % 60,
+            line % 60,
+            line % 1000
+        );
         if line.is_multiple_of(4) {
             let b = BENIGN[(line / 4) as usize % BENIGN.len()];
             out.push_str(&format!("{ts} INFO  {b}\n"));
@@ -127,12 +151,34 @@ pub fn dense_log(bytes: usize) -> String {
         }
         let shape = DENSE_SHAPES[(line as usize * 7 + 3) % DENSE_SHAPES.len()];
         let text = shape
-            .replace("{email}", &format!("{}.{}@example.com", word(6, b"abcdefghijklmnopqrstuvwxyz"), word(4, b"abcdefghijklmnopqrstuvwxyz")))
+            .replace(
+                "{email}",
+                &format!(
+                    "{}.{}@example.com",
+                    word(6, b"abcdefghijklmnopqrstuvwxyz"),
+                    word(4, b"abcdefghijklmnopqrstuvwxyz")
+                ),
+            )
             .replace("{github}", &format!("ghp_{}", word(36, ALNUM)))
-            .replace("{jwt}", &format!("eyJhbGciOiJIUzI1NiJ9.eyJ{}.{}", word(24, ALNUM), word(43, ALNUM)))
+            .replace(
+                "{jwt}",
+                &format!(
+                    "eyJhbGciOiJIUzI1NiJ9.eyJ{}.{}",
+                    word(24, ALNUM),
+                    word(43, ALNUM)
+                ),
+            )
             .replace("{password}", &word(14, ALNUM))
             .replace("{hex}", &word(32, b"0123456789abcdef"))
-            .replace("{ip}", &format!("10.{}.{}.{}", line % 250, (line / 7) % 250, (line / 3) % 250 + 1))
+            .replace(
+                "{ip}",
+                &format!(
+                    "10.{}.{}.{}",
+                    line % 250,
+                    (line / 7) % 250,
+                    (line / 3) % 250 + 1
+                ),
+            )
             .replace("{aws}", &word(40, ALNUM));
         out.push_str(&format!("{ts} ERROR {text}\n"));
     }
@@ -142,7 +188,10 @@ pub fn dense_log(bytes: usize) -> String {
 /// About `bytes` bytes of log lines, one in `every` carrying a secret from the catalogue's examples.
 fn log_with_secrets(bytes: usize, every: u64) -> String {
     let examples = redact::examples();
-    let secrets: Vec<&String> = redact::catalogue_rules().iter().flat_map(|r| examples[&r.id].examples.iter()).collect();
+    let secrets: Vec<&String> = redact::catalogue_rules()
+        .iter()
+        .flat_map(|r| examples[&r.id].examples.iter())
+        .collect();
     let mut state: u64 = 0x2545_F491_4F6C_DD1D;
     let mut next = || {
         state ^= state << 13;
@@ -155,7 +204,12 @@ fn log_with_secrets(bytes: usize, every: u64) -> String {
     while out.len() < bytes {
         line += 1;
         let r = next();
-        let ts = format!("2026-11-21T10:{:02}:{:02}.{:03}Z", (line / 60) % 60, line % 60, r % 1000);
+        let ts = format!(
+            "2026-11-21T10:{:02}:{:02}.{:03}Z",
+            (line / 60) % 60,
+            line % 60,
+            r % 1000
+        );
         if r % every == 0 {
             let s = secrets[(r / every) as usize % secrets.len()];
             out.push_str(&format!("{ts} ERROR {}\n", s));

@@ -8,13 +8,24 @@ use std::path::Path;
 /// A `Vm…` line of /proc/<pid>/status, in KiB.
 pub fn memory_kib(pid: u32, key: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status.lines().find_map(|l| l.strip_prefix(key)?.strip_prefix(':')?.split_whitespace().next()?.parse().ok())
+    status.lines().find_map(|l| {
+        l.strip_prefix(key)?
+            .strip_prefix(':')?
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()
+    })
 }
 
 /// The last lines of a run's stderr file, for an error message.
 pub fn stderr_tail(path: &Path) -> String {
     let mut text = String::new();
-    if File::open(path).and_then(|mut f| f.read_to_string(&mut text)).is_err() || text.trim().is_empty() {
+    if File::open(path)
+        .and_then(|mut f| f.read_to_string(&mut text))
+        .is_err()
+        || text.trim().is_empty()
+    {
         return String::new();
     }
     let lines: Vec<&str> = text.lines().collect();
@@ -42,7 +53,13 @@ pub fn ratio(r: f64) -> String {
 
 pub fn shell_words(argv: &[String]) -> String {
     argv.iter()
-        .map(|a| if a.is_empty() || a.contains(|c: char| c.is_whitespace() || "\"'$\\".contains(c)) { format!("'{}'", a.replace('\'', r"'\''")) } else { a.clone() })
+        .map(|a| {
+            if a.is_empty() || a.contains(|c: char| c.is_whitespace() || "\"'$\\".contains(c)) {
+                format!("'{}'", a.replace('\'', r"'\''"))
+            } else {
+                a.clone()
+            }
+        })
         .collect::<Vec<_>>()
         .join(" ")
 }

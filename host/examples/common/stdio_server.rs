@@ -28,7 +28,10 @@ struct Incoming<'a> {
 pub fn serve() -> ExitCode {
     // The raw descriptors, not std's Stdin/Stdout: those buffer (and line-flush) on their own, which would
     // hide whether our own buffer is empty and flush per line instead of per burst.
-    let (Ok(stdin), Ok(stdout)) = (std::io::stdin().as_fd().try_clone_to_owned(), std::io::stdout().as_fd().try_clone_to_owned()) else {
+    let (Ok(stdin), Ok(stdout)) = (
+        std::io::stdin().as_fd().try_clone_to_owned(),
+        std::io::stdout().as_fd().try_clone_to_owned(),
+    ) else {
         eprintln!("--serve: cannot open stdin/stdout");
         return ExitCode::FAILURE;
     };
@@ -74,5 +77,9 @@ fn answer(line: &[u8], out: &mut impl Write) -> std::io::Result<()> {
             return Ok(());
         }
     };
-    writeln!(out, "{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{result}}}", id.get())
+    writeln!(
+        out,
+        "{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{result}}}",
+        id.get()
+    )
 }

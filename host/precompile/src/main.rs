@@ -17,7 +17,9 @@ fn main() -> ExitCode {
         .map_err(|e| format!("reading {input}: {e}"))
         .and_then(|component| {
             let engine = engine::engine().map_err(|e| format!("creating the engine: {e:?}"))?;
-            engine.precompile_component(&component).map_err(|e| format!("precompiling {input}: {e:?}"))
+            engine
+                .precompile_component(&component)
+                .map_err(|e| format!("precompiling {input}: {e:?}"))
         })
         .and_then(|bytes| {
             // An unchanged artifact keeps its time (the host's build script watches it), and one is written

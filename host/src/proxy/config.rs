@@ -29,7 +29,9 @@ pub struct Defaults {
 /// The environment a policy's `hash_key_env` is read from: this process's (names and values that are
 /// not Unicode cannot be named by the file, and are left out).
 pub fn environment() -> Vec<(String, String)> {
-    std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect()
+    std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect()
 }
 
 impl ConfigFile {
@@ -38,19 +40,28 @@ impl ConfigFile {
     /// is not echoed into logs).
     pub fn load(&self, runtime: &Runtime) -> Result<(PolicyText, Defaults), String> {
         let name = self.path.display();
-        let text = std::fs::read_to_string(&self.path).map_err(|e| format!("{name}: cannot read the policy file: {e}"))?;
+        let text = std::fs::read_to_string(&self.path)
+            .map_err(|e| format!("{name}: cannot read the policy file: {e}"))?;
         let env = environment();
-        let json = runtime.check_policy(&text, &env).map_err(|f| refusal(&name.to_string(), &f))?;
-        let defaults = serde_json::from_str::<Defaults>(&json).map_err(|e| format!("{name}: unexpected answer from check-policy: {e}"))?;
+        let json = runtime
+            .check_policy(&text, &env)
+            .map_err(|f| refusal(&name.to_string(), &f))?;
+        let defaults = serde_json::from_str::<Defaults>(&json)
+            .map_err(|e| format!("{name}: unexpected answer from check-policy: {e}"))?;
         Ok((PolicyText { text, env }, defaults))
     }
 }
 
 /// `FILE:LINE:COLUMN: details` from the component's invalid-policy error (or its message, for any other).
 fn refusal(name: &str, f: &Failure) -> String {
-    let data: Option<serde_json::Value> = f.data.as_deref().and_then(|d| serde_json::from_str(d).ok());
+    let data: Option<serde_json::Value> =
+        f.data.as_deref().and_then(|d| serde_json::from_str(d).ok());
     let field = |k: &str| data.as_ref().and_then(|d| d.get(k)).cloned();
-    match (field("details").and_then(|d| d.as_str().map(str::to_string)), field("line"), field("column")) {
+    match (
+        field("details").and_then(|d| d.as_str().map(str::to_string)),
+        field("line"),
+        field("column"),
+    ) {
         (Some(details), Some(line), Some(column)) => format!("{name}:{line}:{column}: {details}"),
         (Some(details), _, _) => format!("{name}: {details}"),
         _ => format!("{name}: {}", f.message),

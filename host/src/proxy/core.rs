@@ -30,7 +30,13 @@ pub enum ClientEvent {
     /// A read from the client. `stream`: the client stream it came on (`None`: the one client of a stdio
     /// session, whose lines go to the session unrouted, byte for byte). `ack`, if given, is told how the
     /// session disposed of the line once its steps are carried out.
-    Line { stream: Option<u64>, read: Read, at: Instant, permit: Option<OwnedSemaphorePermit>, ack: Option<oneshot::Sender<Ack>> },
+    Line {
+        stream: Option<u64>,
+        read: Read,
+        at: Instant,
+        permit: Option<OwnedSemaphorePermit>,
+        ack: Option<oneshot::Sender<Ack>>,
+    },
     /// A client stream went away before its answer (an HTTP client that disconnected).
     StreamClosed(u64),
     /// The client stopped reading (a write to it failed): as a closed input.
@@ -56,8 +62,13 @@ pub struct PolicyText {
 /// failing component) leaves the old one, and says so.
 fn reload(shell: &mut Shell, policy: &PolicyText) {
     match shell.policy.set_policy(&policy.text, &policy.env) {
-        Ok(()) => tracing::debug!(event = "policy-reloaded", "this upstream's session has the reloaded policy file"),
-        Err(f) => tracing::warn!(event = "policy-reload-refused", detail = %f, "the reloaded policy file was refused; the old one still holds"),
+        Ok(()) => tracing::debug!(
+            event = "policy-reloaded",
+            "this upstream's session has the reloaded policy file"
+        ),
+        Err(f) => {
+            tracing::warn!(event = "policy-reload-refused", detail = %f, "the reloaded policy file was refused; the old one still holds")
+        }
     }
 }
 
@@ -92,10 +103,12 @@ impl ClientPort {
 
     /// Hands an event over without waiting (from a destructor); the relay may be gone or full.
     pub fn try_send(&self, event: ClientEvent) -> Result<(), ClientEvent> {
-        self.0.try_send(Input::Client(event)).map_err(|e| match e.into_inner() {
-            Input::Client(ev) => ev,
-            _ => unreachable!("only client events are sent through a port"),
-        })
+        self.0
+            .try_send(Input::Client(event))
+            .map_err(|e| match e.into_inner() {
+                Input::Client(ev) => ev,
+                _ => unreachable!("only client events are sent through a port"),
+            })
     }
 }
 
@@ -125,7 +138,9 @@ enum Input {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RelayState {
     Starting,
-    Running { pid: u32 },
+    Running {
+        pid: u32,
+    },
     /// The upstream ended (or never started): the session answers every client line itself.
     UpstreamGone,
     /// The relay has ended.
@@ -230,7 +245,17 @@ where
                 _ => None,
             };
             let end = matches!(read, Read::Eof | Read::Failed(_));
-            if !port.send(ClientEvent::Line { stream: None, read, at, permit, ack: None }).await || end {
+            if !port
+                .send(ClientEvent::Line {
+                    stream: None,
+                    read,
+                    at,
+                    permit,
+                    ack: None,
+                })
+                .await
+                || end
+            {
                 break;
             }
         }
@@ -238,7 +263,11 @@ where
 }
 
 /// Writes the lines for the upstream to its stdin, counting them; reports a failure.
-fn spawn_upstream_writer<W>(writer: W, metrics: Arc<Metrics>, tx: mpsc::Sender<Input>) -> mpsc::UnboundedSender<Outgoing>
+fn spawn_upstream_writer<W>(
+    writer: W,
+    metrics: Arc<Metrics>,
+    tx: mpsc::Sender<Input>,
+) -> mpsc::UnboundedSender<Outgoing>
 where
     W: tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
@@ -339,35 +368,68 @@ impl Shell {
         let outcome = match parse(outcome) {
             Ok(o) => o,
             Err(_) => {
-                tracing::error!(event = "guard-failed", "the policy component failed; the guard stops");
+                tracing::error!(
+                    event = "guard-failed",
+                    "the policy component failed; the guard stops"
+                );
                 self.broken = true;
-                return Ack { broken: true, ..Ack::default() };
+                return Ack {
+                    broken: true,
+                    ..Ack::default()
+                };
             }
         };
         let mut ack = Ack::default();
         // A line answered instead of forwarded hands its budget on to what the guard writes in its place.
-        let forwarded = outcome.steps.iter().any(|s| matches!(s, RoutedStep::Forward { .. }));
+        let forwarded = outcome
+            .steps
+            .iter()
+            .any(|s| matches!(s, RoutedStep::Forward { .. }));
         for step in outcome.steps {
             match step {
                 RoutedStep::Forward { to, stream } => match line.take() {
                     Some(bytes) => {
                         ack.note(to, stream, of_stream);
-                        self.send(to, stream, Outgoing { bytes, forwarded: true, read_at, permit: permit.take() })
+                        self.send(
+                            to,
+                            stream,
+                            Outgoing {
+                                bytes,
+                                forwarded: true,
+                                read_at,
+                                permit: permit.take(),
+                            },
+                        )
                     }
-                    None => tracing::error!(event = "guard-failed", "a line was to be forwarded twice; the second copy was not"),
+                    None => tracing::error!(
+                        event = "guard-failed",
+                        "a line was to be forwarded twice; the second copy was not"
+                    ),
                 },
                 RoutedStep::Send { to, stream, line } => {
                     let mut held = if forwarded { None } else { permit.take() };
                     let needed = line.len() + 1;
                     let covered = held.as_ref().map_or(0, |p| p.num_permits());
-                    if let Some(extra) = budget.filter(|_| needed > covered).and_then(|b| b.charge(needed - covered)) {
+                    if let Some(extra) = budget
+                        .filter(|_| needed > covered)
+                        .and_then(|b| b.charge(needed - covered))
+                    {
                         match &mut held {
                             Some(h) => h.merge(extra),
                             None => held = Some(extra),
                         }
                     }
                     ack.note(to, stream, of_stream);
-                    self.send(to, stream, Outgoing { bytes: line.into_bytes(), forwarded: false, read_at, permit: held })
+                    self.send(
+                        to,
+                        stream,
+                        Outgoing {
+                            bytes: line.into_bytes(),
+                            forwarded: false,
+                            read_at,
+                            permit: held,
+                        },
+                    )
                 }
                 RoutedStep::Event(e) => {
                     self.metrics.event(&e);
@@ -376,7 +438,8 @@ impl Shell {
             }
         }
         self.deadline = outcome.deadline;
-        self.metrics.add_pending(outcome.pending as i64 - self.pending as i64);
+        self.metrics
+            .add_pending(outcome.pending as i64 - self.pending as i64);
         self.pending = outcome.pending;
         ack
     }
@@ -406,10 +469,25 @@ fn tell(state: &Option<watch::Sender<RelayState>>, now: RelayState) {
 
 /// Runs one relay: starts the upstream, relays until it has ended (and, with `linger`, until the front
 /// retires the relay), and reports how it ended.
-pub async fn run(config: RelayConfig, policy: Box<dyn Policy>, inbox: Inbox, sink: Box<dyn ClientSink>, metrics: Arc<Metrics>) -> RelayEnd {
+pub async fn run(
+    config: RelayConfig,
+    policy: Box<dyn Policy>,
+    inbox: Inbox,
+    sink: Box<dyn ClientSink>,
+    metrics: Arc<Metrics>,
+) -> RelayEnd {
     let Inbox { tx, mut rx } = inbox;
     tell(&config.state, RelayState::Starting);
-    let mut shell = Shell { policy, metrics: metrics.clone(), sink, upstream_out: None, deadline: None, pending: 0, broken: false, stderr_ended: false };
+    let mut shell = Shell {
+        policy,
+        metrics: metrics.clone(),
+        sink,
+        upstream_out: None,
+        deadline: None,
+        pending: 0,
+        broken: false,
+        stderr_ended: false,
+    };
     let upstream = match process::spawn(&config.command) {
         Ok(upstream) => upstream,
         Err(e) => {
@@ -419,26 +497,45 @@ pub async fn run(config: RelayConfig, policy: Box<dyn Policy>, inbox: Inbox, sin
             tell(&config.state, RelayState::UpstreamGone);
             let code = process::spawn_failure_code(&e);
             shell.stderr_ended = true;
-            let outcome = shell.policy.upstream_failed(&UpstreamGone::SpawnFailed(e.to_string()), Context::now());
+            let outcome = shell
+                .policy
+                .upstream_failed(&UpstreamGone::SpawnFailed(e.to_string()), Context::now());
             shell.apply(outcome, None, None, None, None, None);
-            let code = answer_without_upstream(&mut shell, &mut rx, &config.client_budget, code).await;
+            let code =
+                answer_without_upstream(&mut shell, &mut rx, &config.client_budget, code).await;
             tell(&config.state, RelayState::Ended);
-            let exit = if code == status::GUARD_FAILED { Exit::Failed } else { Exit::SpawnFailed };
+            let exit = if code == status::GUARD_FAILED {
+                Exit::Failed
+            } else {
+                Exit::SpawnFailed
+            };
             return finish(shell, code, exit);
         }
     };
     let pgid = upstream.pid;
     let mut child = upstream.child;
-    tracing::info!(event = "started", pid = pgid, "upstream {:?} started", config.command[0]);
+    tracing::info!(
+        event = "started",
+        pid = pgid,
+        "upstream {:?} started",
+        config.command[0]
+    );
 
     let from_upstream = Budget::new();
-    let (Some(child_in), Some(child_out), Some(child_err)) = (child.stdin.take(), child.stdout.take(), child.stderr.take()) else {
+    let (Some(child_in), Some(child_out), Some(child_err)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
         tracing::error!(event = "guard-failed", "the upstream's pipes are missing");
         tell(&config.state, RelayState::Ended);
         return finish(shell, status::GUARD_FAILED, Exit::Failed);
     };
     tell(&config.state, RelayState::Running { pid: pgid });
-    pump_upstream(child_out, config.max_upstream_bytes, from_upstream.clone(), tx.clone());
+    pump_upstream(
+        child_out,
+        config.max_upstream_bytes,
+        from_upstream.clone(),
+        tx.clone(),
+    );
     {
         let tx = tx.clone();
         tokio::spawn(async move {
@@ -498,17 +595,24 @@ pub async fn run(config: RelayConfig, policy: Box<dyn Policy>, inbox: Inbox, sin
             }
         }
         // One millisecond late rather than early: the session compares the deadline with the wall clock.
-        let expire_at = shell.deadline.map(|d| Instant::now() + Duration::from_millis(d.saturating_sub(now_ms()) + 1));
+        let expire_at = shell
+            .deadline
+            .map(|d| Instant::now() + Duration::from_millis(d.saturating_sub(now_ms()) + 1));
         let settle_at = match (exited, output_closed, reported) {
             (_, _, true) => None,
             (Some((_, at)), None, _) | (None, Some(at), _) => Some(at + SETTLE),
             _ => None,
         };
         let escalate_at = match stage {
-            Stage::Closing(at) | Stage::Terminating(at) if exited.is_none() => Some(at + config.grace),
+            Stage::Closing(at) | Stage::Terminating(at) if exited.is_none() => {
+                Some(at + config.grace)
+            }
             _ => None,
         };
-        let timer = [expire_at, settle_at, escalate_at].into_iter().flatten().min();
+        let timer = [expire_at, settle_at, escalate_at]
+            .into_iter()
+            .flatten()
+            .min();
 
         tokio::select! {
             biased;
@@ -650,11 +754,18 @@ pub async fn run(config: RelayConfig, policy: Box<dyn Policy>, inbox: Inbox, sin
     // The upstream has ended and its end was reported: what is left of its group goes too.
     if process::group_alive(pgid) {
         process::signal_group(pgid, libc::SIGTERM);
-        tracing::info!(event = "leftovers", "terminated what was left of the upstream's process group");
+        tracing::info!(
+            event = "leftovers",
+            "terminated what was left of the upstream's process group"
+        );
     }
     shell.upstream_out = None;
     let (st, _) = exited.expect("the loop ends once the upstream has exited");
-    let code = if shell.broken { status::GUARD_FAILED } else { process::exit_code(st, terminated_by_guard) };
+    let code = if shell.broken {
+        status::GUARD_FAILED
+    } else {
+        process::exit_code(st, terminated_by_guard)
+    };
     if config.linger && !retired && !shell.broken {
         answer_without_upstream(&mut shell, &mut rx, &from_client, code).await;
     }
@@ -679,7 +790,13 @@ impl ClientSink for NoSink {
 /// upstream failed). Returns whether the front retired the relay (or the client left).
 fn client_event_without_upstream(shell: &mut Shell, event: ClientEvent, budget: &Budget) -> bool {
     match event {
-        ClientEvent::Line { stream, read: Read::Line(line), at, permit, ack } => {
+        ClientEvent::Line {
+            stream,
+            read: Read::Line(line),
+            at,
+            permit,
+            ack,
+        } => {
             shell.metrics.line_read(Peer::Client);
             let outcome = match stream {
                 None => shell.policy.client_line(&line, Context::now()),
@@ -691,9 +808,17 @@ fn client_event_without_upstream(shell: &mut Shell, event: ClientEvent, budget: 
             }
             false
         }
-        ClientEvent::Line { stream, read: Read::Oversize { length, head, tail }, at, ack, .. } => {
+        ClientEvent::Line {
+            stream,
+            read: Read::Oversize { length, head, tail },
+            at,
+            ack,
+            ..
+        } => {
             shell.metrics.line_read(Peer::Client);
-            let outcome = shell.policy.client_oversize(length, &head, &tail, Context::now());
+            let outcome = shell
+                .policy
+                .client_oversize(length, &head, &tail, Context::now());
             let done = shell.apply(outcome, None, Some(at), None, Some(budget), stream);
             if let Some(ack) = ack {
                 let _ = ack.send(done);
@@ -709,7 +834,12 @@ fn client_event_without_upstream(shell: &mut Shell, event: ClientEvent, budget: 
             reload(shell, &policy);
             false
         }
-        ClientEvent::Line { read: Read::Eof | Read::Failed(_), .. } | ClientEvent::WriteFailed(_) | ClientEvent::Retire => true,
+        ClientEvent::Line {
+            read: Read::Eof | Read::Failed(_),
+            ..
+        }
+        | ClientEvent::WriteFailed(_)
+        | ClientEvent::Retire => true,
         ClientEvent::Signal(name) => {
             tracing::info!(event = "signal", "received {name}; exiting");
             true
@@ -721,7 +851,12 @@ fn client_event_without_upstream(shell: &mut Shell, event: ClientEvent, budget: 
 /// wrote a request (it cannot know) is still owed an answer, and so is every request it sends, until it
 /// closes its input (stdio), the front retires the relay (HTTP) or a signal ends the guard. The session,
 /// told of the failure, answers each one. Returns `code`, or 125 when the session failed.
-async fn answer_without_upstream(shell: &mut Shell, rx: &mut mpsc::Receiver<Input>, budget: &Budget, code: u8) -> u8 {
+async fn answer_without_upstream(
+    shell: &mut Shell,
+    rx: &mut mpsc::Receiver<Input>,
+    budget: &Budget,
+    code: u8,
+) -> u8 {
     loop {
         let input = rx.recv().await;
         let end = match input {
@@ -779,34 +914,67 @@ mod tests {
         fn set_policy(&mut self, _text: &str, _env: &[(String, String)]) -> Result<(), Failure> {
             Ok(())
         }
-        fn client_line_on(&mut self, stream: u64, line: &[u8], _ctx: Context) -> Result<String, Failure> {
+        fn client_line_on(
+            &mut self,
+            stream: u64,
+            line: &[u8],
+            _ctx: Context,
+        ) -> Result<String, Failure> {
             if line == b"bad" {
                 let answer = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#;
-                return outcome(serde_json::json!([{ "step": "send", "to": "client", "stream": stream, "line": answer }]), self.pending.len());
+                return outcome(
+                    serde_json::json!([{ "step": "send", "to": "client", "stream": stream, "line": answer }]),
+                    self.pending.len(),
+                );
             }
             if let Some(id) = id_of(line) {
                 self.pending.insert(id, stream);
             }
-            outcome(serde_json::json!([{ "step": "forward", "to": "upstream" }]), self.pending.len())
+            outcome(
+                serde_json::json!([{ "step": "forward", "to": "upstream" }]),
+                self.pending.len(),
+            )
         }
         fn stream_closed(&mut self, stream: u64, _ctx: Context) -> Result<String, Failure> {
             self.pending.retain(|_, s| *s != stream);
             self.closed.lock().unwrap().push(stream);
             outcome(serde_json::json!([]), self.pending.len())
         }
-        fn client_oversize(&mut self, _l: u64, _h: &[u8], _t: &[u8], _ctx: Context) -> Result<String, Failure> {
+        fn client_oversize(
+            &mut self,
+            _l: u64,
+            _h: &[u8],
+            _t: &[u8],
+            _ctx: Context,
+        ) -> Result<String, Failure> {
             outcome(serde_json::json!([]), self.pending.len())
         }
         fn upstream_line(&mut self, line: &[u8], _ctx: Context) -> Result<String, Failure> {
             match id_of(line).and_then(|id| self.pending.remove(&id)) {
-                Some(stream) => outcome(serde_json::json!([{ "step": "forward", "to": "client", "stream": stream }]), self.pending.len()),
-                None => outcome(serde_json::json!([{ "step": "forward", "to": "client", "stream": 0 }]), self.pending.len()),
+                Some(stream) => outcome(
+                    serde_json::json!([{ "step": "forward", "to": "client", "stream": stream }]),
+                    self.pending.len(),
+                ),
+                None => outcome(
+                    serde_json::json!([{ "step": "forward", "to": "client", "stream": 0 }]),
+                    self.pending.len(),
+                ),
             }
         }
-        fn upstream_oversize(&mut self, _l: u64, _h: &[u8], _t: &[u8], _ctx: Context) -> Result<String, Failure> {
+        fn upstream_oversize(
+            &mut self,
+            _l: u64,
+            _h: &[u8],
+            _t: &[u8],
+            _ctx: Context,
+        ) -> Result<String, Failure> {
             outcome(serde_json::json!([]), self.pending.len())
         }
-        fn upstream_failed(&mut self, _gone: &UpstreamGone, _ctx: Context) -> Result<String, Failure> {
+        fn upstream_failed(
+            &mut self,
+            _gone: &UpstreamGone,
+            _ctx: Context,
+        ) -> Result<String, Failure> {
             let steps: Vec<_> = self
                 .pending
                 .drain()
@@ -837,7 +1005,10 @@ mod tests {
 
     impl ClientSink for Collect {
         fn deliver(&mut self, stream: Option<u64>, out: Outgoing) {
-            self.0.lock().unwrap().push((stream, String::from_utf8(out.bytes).unwrap()));
+            self.0
+                .lock()
+                .unwrap()
+                .push((stream, String::from_utf8(out.bytes).unwrap()));
         }
     }
 
@@ -853,7 +1024,11 @@ mod tests {
         }
     }
 
-    fn config(command: &[&str], linger: bool, state: Option<watch::Sender<RelayState>>) -> RelayConfig {
+    fn config(
+        command: &[&str],
+        linger: bool,
+        state: Option<watch::Sender<RelayState>>,
+    ) -> RelayConfig {
         RelayConfig {
             command: command.iter().map(|s| s.to_string()).collect(),
             grace: Duration::from_millis(500),
@@ -867,7 +1042,16 @@ mod tests {
     async fn line(port: &ClientPort, stream: u64, text: &str) -> Ack {
         let (tx, rx) = oneshot::channel();
         let read = Read::Line(text.as_bytes().to_vec());
-        assert!(port.send(ClientEvent::Line { stream: Some(stream), read, at: Instant::now(), permit: None, ack: Some(tx) }).await);
+        assert!(
+            port.send(ClientEvent::Line {
+                stream: Some(stream),
+                read,
+                at: Instant::now(),
+                permit: None,
+                ack: Some(tx)
+            })
+            .await
+        );
         rx.await.expect("acked")
     }
 
@@ -875,18 +1059,48 @@ mod tests {
     async fn answers_go_back_on_the_stream_their_request_came_on() {
         let (port, inbox) = super::inbox();
         let sink = Collect::default();
-        let relay = tokio::spawn(run(config(&["cat"], true, None), Box::new(Scripted::default()), inbox, Box::new(sink.clone()), Arc::new(Metrics::new())));
+        let relay = tokio::spawn(run(
+            config(&["cat"], true, None),
+            Box::new(Scripted::default()),
+            inbox,
+            Box::new(sink.clone()),
+            Arc::new(Metrics::new()),
+        ));
         let a = line(&port, 1, r#"{"jsonrpc":"2.0","id":"a","method":"x"}"#).await;
-        assert_eq!(a, Ack { to_stream: 0, to_upstream: true, broken: false });
+        assert_eq!(
+            a,
+            Ack {
+                to_stream: 0,
+                to_upstream: true,
+                broken: false
+            }
+        );
         line(&port, 2, r#"{"jsonrpc":"2.0","id":"b","method":"x"}"#).await;
         let bad = line(&port, 3, "bad").await;
-        assert_eq!(bad, Ack { to_stream: 1, to_upstream: false, broken: false }, "an answer at once is counted for its stream");
+        assert_eq!(
+            bad,
+            Ack {
+                to_stream: 1,
+                to_upstream: false,
+                broken: false
+            },
+            "an answer at once is counted for its stream"
+        );
         let got = sink.wait_for(3).await;
-        assert!(got.contains(&(Some(1), r#"{"jsonrpc":"2.0","id":"a","method":"x"}"#.into())), "{got:?}");
-        assert!(got.contains(&(Some(2), r#"{"jsonrpc":"2.0","id":"b","method":"x"}"#.into())), "{got:?}");
+        assert!(
+            got.contains(&(Some(1), r#"{"jsonrpc":"2.0","id":"a","method":"x"}"#.into())),
+            "{got:?}"
+        );
+        assert!(
+            got.contains(&(Some(2), r#"{"jsonrpc":"2.0","id":"b","method":"x"}"#.into())),
+            "{got:?}"
+        );
         assert_eq!(got.iter().filter(|(s, _)| *s == Some(3)).count(), 1);
         assert!(port.send(ClientEvent::Retire).await);
-        let end = tokio::time::timeout(Duration::from_secs(10), relay).await.expect("a retired relay ends").unwrap();
+        let end = tokio::time::timeout(Duration::from_secs(10), relay)
+            .await
+            .expect("a retired relay ends")
+            .unwrap();
         assert!(matches!(end.exit, Exit::Upstream(_)));
     }
 
@@ -897,20 +1111,36 @@ mod tests {
         let (state_tx, mut state) = watch::channel(RelayState::Starting);
         // Reads one line, then exits without answering.
         let command = ["sh", "-c", "read line; exit 3"];
-        let relay = tokio::spawn(run(config(&command, true, Some(state_tx)), Box::new(Scripted::default()), inbox, Box::new(sink.clone()), Arc::new(Metrics::new())));
+        let relay = tokio::spawn(run(
+            config(&command, true, Some(state_tx)),
+            Box::new(Scripted::default()),
+            inbox,
+            Box::new(sink.clone()),
+            Arc::new(Metrics::new()),
+        ));
         line(&port, 7, r#"{"jsonrpc":"2.0","id":7,"method":"x"}"#).await;
         line(&port, 8, r#"{"jsonrpc":"2.0","id":8,"method":"x"}"#).await;
-        state.wait_for(|s| *s == RelayState::UpstreamGone).await.unwrap();
+        state
+            .wait_for(|s| *s == RelayState::UpstreamGone)
+            .await
+            .unwrap();
         let got = sink.wait_for(2).await;
         let mut streams: Vec<_> = got.iter().map(|(s, _)| *s).collect();
         streams.sort();
-        assert_eq!(streams, [Some(7), Some(8)], "each open stream answered once: {got:?}");
+        assert_eq!(
+            streams,
+            [Some(7), Some(8)],
+            "each open stream answered once: {got:?}"
+        );
         // Lingering: a later line is still handed to the session (which answers it, knowing the upstream failed).
         let later = line(&port, 9, "bad").await;
         assert_eq!(later.to_stream, 1);
         assert!(!relay.is_finished());
         assert!(port.send(ClientEvent::Retire).await);
-        let end = tokio::time::timeout(Duration::from_secs(10), relay).await.expect("ends once retired").unwrap();
+        let end = tokio::time::timeout(Duration::from_secs(10), relay)
+            .await
+            .expect("ends once retired")
+            .unwrap();
         match end.exit {
             Exit::Upstream(st) => assert_eq!(st.code(), Some(3)),
             _ => panic!("the upstream's own status"),
@@ -924,29 +1154,66 @@ mod tests {
         let (port, inbox) = super::inbox();
         let policy = Scripted::default();
         let closed = policy.closed.clone();
-        let relay = tokio::spawn(run(config(&["sh", "-c", "cat >/dev/null"], true, None), Box::new(policy), inbox, Box::new(Collect::default()), Arc::new(Metrics::new())));
+        let relay = tokio::spawn(run(
+            config(&["sh", "-c", "cat >/dev/null"], true, None),
+            Box::new(policy),
+            inbox,
+            Box::new(Collect::default()),
+            Arc::new(Metrics::new()),
+        ));
         line(&port, 4, r#"{"jsonrpc":"2.0","id":4,"method":"x"}"#).await;
         assert!(port.send(ClientEvent::StreamClosed(4)).await);
         line(&port, 5, "bad").await;
         assert_eq!(*closed.lock().unwrap(), [4]);
         assert!(port.send(ClientEvent::Retire).await);
-        tokio::time::timeout(Duration::from_secs(10), relay).await.expect("ends").unwrap();
+        tokio::time::timeout(Duration::from_secs(10), relay)
+            .await
+            .expect("ends")
+            .unwrap();
     }
 
     #[tokio::test]
-    async fn a_stdio_relay_ends_with_its_upstream_and_a_spawn_failure_answers_until_the_client_leaves() {
+    async fn a_stdio_relay_ends_with_its_upstream_and_a_spawn_failure_answers_until_the_client_leaves(
+    ) {
         let (port, inbox) = super::inbox();
-        let relay = tokio::spawn(run(config(&["sh", "-c", "exit 5"], false, None), Box::new(Scripted::default()), inbox, Box::new(Collect::default()), Arc::new(Metrics::new())));
-        let end = tokio::time::timeout(Duration::from_secs(10), relay).await.expect("ends with its upstream").unwrap();
+        let relay = tokio::spawn(run(
+            config(&["sh", "-c", "exit 5"], false, None),
+            Box::new(Scripted::default()),
+            inbox,
+            Box::new(Collect::default()),
+            Arc::new(Metrics::new()),
+        ));
+        let end = tokio::time::timeout(Duration::from_secs(10), relay)
+            .await
+            .expect("ends with its upstream")
+            .unwrap();
         assert_eq!(end.code, 5);
         drop(port);
 
         let (port, inbox) = super::inbox();
         let sink = Collect::default();
-        let relay = tokio::spawn(run(config(&["/nonexistent/upstream"], false, None), Box::new(Scripted::default()), inbox, Box::new(sink.clone()), Arc::new(Metrics::new())));
+        let relay = tokio::spawn(run(
+            config(&["/nonexistent/upstream"], false, None),
+            Box::new(Scripted::default()),
+            inbox,
+            Box::new(sink.clone()),
+            Arc::new(Metrics::new()),
+        ));
         assert_eq!(line(&port, 1, "bad").await.to_stream, 1);
-        assert!(port.send(ClientEvent::Line { stream: None, read: Read::Eof, at: Instant::now(), permit: None, ack: None }).await);
-        let end = tokio::time::timeout(Duration::from_secs(10), relay).await.expect("ends when the client leaves").unwrap();
+        assert!(
+            port.send(ClientEvent::Line {
+                stream: None,
+                read: Read::Eof,
+                at: Instant::now(),
+                permit: None,
+                ack: None
+            })
+            .await
+        );
+        let end = tokio::time::timeout(Duration::from_secs(10), relay)
+            .await
+            .expect("ends when the client leaves")
+            .unwrap();
         assert!(matches!(end.exit, Exit::SpawnFailed));
         assert_eq!(end.code, status::NOT_FOUND);
     }

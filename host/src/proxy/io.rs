@@ -5,7 +5,9 @@
 
 use std::sync::Arc;
 use std::time::Instant;
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{
+    AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt,
+};
 use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 
 /// One read from a line-oriented pipe.
@@ -15,7 +17,11 @@ pub enum Read {
     Line(Vec<u8>),
     /// A line longer than the cap, discarded unread: its length, and its first and last bytes (up to
     /// [`EDGE_BYTES`] each), from which the session reads its id.
-    Oversize { length: u64, head: Vec<u8>, tail: Vec<u8> },
+    Oversize {
+        length: u64,
+        head: Vec<u8>,
+        tail: Vec<u8>,
+    },
     Eof,
     Failed(std::io::Error),
 }
@@ -42,7 +48,11 @@ pub async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, cap: usize) -> R
     let mut total: u64 = 0;
     let mut oversize = false;
     let mut tail = Vec::new();
-    let discarded = |line: Vec<u8>, tail: Vec<u8>, length: u64| Read::Oversize { length, head: line, tail };
+    let discarded = |line: Vec<u8>, tail: Vec<u8>, length: u64| Read::Oversize {
+        length,
+        head: line,
+        tail,
+    };
     loop {
         let buf = match reader.fill_buf().await {
             Ok(buf) => buf,
@@ -80,7 +90,11 @@ pub async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, cap: usize) -> R
         let consumed = newline.map_or(buf.len(), |i| i + 1);
         reader.consume(consumed);
         if newline.is_some() {
-            return if oversize { discarded(line, tail, total) } else { Read::Line(line) };
+            return if oversize {
+                discarded(line, tail, total)
+            } else {
+                Read::Line(line)
+            };
         }
     }
 }
@@ -168,7 +182,10 @@ pub const STDERR_CHUNK: usize = 64 * 1024;
 /// Reads a stderr pipe in bursts: whatever arrives within 20 ms of the first byte (up to [`STDERR_CHUNK`])
 /// is handed on in one piece. Where the text may be cut is the session's business (`upstream-stderr` holds
 /// an unfinished line until its end), so that every runtime cuts it the same way.
-pub async fn read_stderr_bursts<R: AsyncRead + Unpin>(mut reader: R, mut emit: impl AsyncFnMut(Vec<u8>)) {
+pub async fn read_stderr_bursts<R: AsyncRead + Unpin>(
+    mut reader: R,
+    mut emit: impl AsyncFnMut(Vec<u8>),
+) {
     let mut chunk = vec![0u8; 8192];
     let mut eof = false;
     while !eof {
@@ -178,7 +195,12 @@ pub async fn read_stderr_bursts<R: AsyncRead + Unpin>(mut reader: R, mut emit: i
             Ok(n) => burst.extend_from_slice(&chunk[..n]),
         }
         while !eof && burst.len() < STDERR_CHUNK {
-            match tokio::time::timeout(std::time::Duration::from_millis(20), reader.read(&mut chunk)).await {
+            match tokio::time::timeout(
+                std::time::Duration::from_millis(20),
+                reader.read(&mut chunk),
+            )
+            .await
+            {
                 Ok(Ok(0)) | Ok(Err(_)) => eof = true,
                 Ok(Ok(n)) => burst.extend_from_slice(&chunk[..n]),
                 Err(_) => break,
@@ -214,7 +236,10 @@ mod tests {
     #[tokio::test]
     async fn lines_are_split_capped_and_resynchronized() {
         assert_eq!(lines(b"a\nbb\n\nccc", 10).await, ["a", "bb", "", "ccc"]);
-        assert_eq!(lines(b"0123456789ABC\nok\n", 10).await, ["<oversize 13 0123456789ABC..0123456789ABC>", "ok"]);
+        assert_eq!(
+            lines(b"0123456789ABC\nok\n", 10).await,
+            ["<oversize 13 0123456789ABC..0123456789ABC>", "ok"]
+        );
         assert_eq!(lines(b"0123456789\n", 10).await, ["0123456789"]);
         assert!(lines(b"", 10).await.is_empty());
     }
@@ -239,7 +264,11 @@ mod tests {
         let mut pieces: Vec<Vec<u8>> = Vec::new();
         let burst = vec![b'x'; 3 * STDERR_CHUNK + 5];
         read_stderr_bursts(&burst[..], async |bytes: Vec<u8>| pieces.push(bytes)).await;
-        assert!(pieces.len() >= 3 && pieces.iter().all(|p| p.len() <= STDERR_CHUNK + 8192), "{}", pieces.len());
+        assert!(
+            pieces.len() >= 3 && pieces.iter().all(|p| p.len() <= STDERR_CHUNK + 8192),
+            "{}",
+            pieces.len()
+        );
         assert_eq!(pieces.concat(), burst, "bytes lost or reordered");
     }
 }

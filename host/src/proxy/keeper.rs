@@ -40,7 +40,12 @@ pub fn run(command: &[String]) -> ! {
         }
     }
     // SAFETY: the guard passed these descriptors open; nothing else in this process owns them.
-    let (lifeline, mut report) = unsafe { (std::fs::File::from_raw_fd(LIFELINE_FD), std::fs::File::from_raw_fd(REPORT_FD)) };
+    let (lifeline, mut report) = unsafe {
+        (
+            std::fs::File::from_raw_fd(LIFELINE_FD),
+            std::fs::File::from_raw_fd(REPORT_FD),
+        )
+    };
     for fd in [LIFELINE_FD, REPORT_FD] {
         // SAFETY: fcntl on descriptors we own; the upstream must not inherit them.
         unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
@@ -48,7 +53,11 @@ pub fn run(command: &[String]) -> ! {
     let upstream = match start(command) {
         Ok(pid) => pid,
         Err(e) => {
-            let _ = writeln!(report, "error {}", e.raw_os_error().unwrap_or(libc::ENOEXEC));
+            let _ = writeln!(
+                report,
+                "error {}",
+                e.raw_os_error().unwrap_or(libc::ENOEXEC)
+            );
             std::process::exit(127);
         }
     };
@@ -56,7 +65,11 @@ pub fn run(command: &[String]) -> ! {
     drop(report);
     // The pipes are the upstream's now: a copy held here would keep the guard from seeing the upstream close
     // its output (end-of-file comes only when every writer is gone).
-    if let Ok(null) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null") {
+    if let Ok(null) = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+    {
         use std::os::fd::AsRawFd;
         for fd in 0..3 {
             // SAFETY: dup2 onto our own standard descriptors.
@@ -118,12 +131,25 @@ fn descendants() -> Vec<i32> {
     let mut parent_of = Vec::new();
     if let Ok(entries) = std::fs::read_dir("/proc") {
         for entry in entries.flatten() {
-            let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
-            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<i32>().ok())
+            else {
+                continue;
+            };
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                continue;
+            };
             // The state and the parent follow the command name, which is in parentheses and may hold anything.
-            let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else { continue };
+            let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+                continue;
+            };
             let mut fields = rest.split_whitespace();
-            let (state, ppid) = (fields.next(), fields.next().and_then(|p| p.parse::<i32>().ok()));
+            let (state, ppid) = (
+                fields.next(),
+                fields.next().and_then(|p| p.parse::<i32>().ok()),
+            );
             if let (Some(state), Some(ppid)) = (state, ppid) {
                 if state != "Z" && state != "X" {
                     parent_of.push((pid, ppid));
@@ -135,7 +161,12 @@ fn descendants() -> Vec<i32> {
     let mut i = 0;
     while i < tree.len() {
         let parent = tree[i];
-        tree.extend(parent_of.iter().filter(|(_, p)| *p == parent).map(|(pid, _)| *pid));
+        tree.extend(
+            parent_of
+                .iter()
+                .filter(|(_, p)| *p == parent)
+                .map(|(pid, _)| *pid),
+        );
         i += 1;
     }
     tree.remove(0);

@@ -27,12 +27,21 @@ pub struct LogWriter {
 
 impl LogWriter {
     /// Starts the writer thread on `out` (stderr). `dropped` counts the records the queue had no room for.
-    pub fn start<W: Write + Send + 'static>(out: W, dropped: Counter) -> std::io::Result<LogWriter> {
+    pub fn start<W: Write + Send + 'static>(
+        out: W,
+        dropped: Counter,
+    ) -> std::io::Result<LogWriter> {
         let (queue, records) = sync_channel(QUEUE_RECORDS);
         let in_flight = Arc::new(AtomicUsize::new(0));
         let counted = in_flight.clone();
-        std::thread::Builder::new().name("guard-log".into()).spawn(move || write_records(out, records, counted))?;
-        Ok(LogWriter { queue, in_flight, dropped })
+        std::thread::Builder::new()
+            .name("guard-log".into())
+            .spawn(move || write_records(out, records, counted))?;
+        Ok(LogWriter {
+            queue,
+            in_flight,
+            dropped,
+        })
     }
 
     /// Waits (at most `limit`) for what is queued to be written: at exit, so the last records are not lost
@@ -50,7 +59,9 @@ impl LogWriter {
 
     fn enqueue(&self, record: Vec<u8>) {
         self.in_flight.fetch_add(1, Ordering::AcqRel);
-        if let Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) = self.queue.try_send(record) {
+        if let Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) =
+            self.queue.try_send(record)
+        {
             self.in_flight.fetch_sub(1, Ordering::AcqRel);
             self.dropped.inc();
         }
@@ -97,7 +108,10 @@ impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for LogWriter {
     type Writer = Record<'a>;
 
     fn make_writer(&'a self) -> Self::Writer {
-        Record { writer: self, bytes: Vec::with_capacity(256) }
+        Record {
+            writer: self,
+            bytes: Vec::with_capacity(256),
+        }
     }
 }
 
@@ -125,14 +139,19 @@ mod tests {
         let gate = Arc::new(Mutex::new(()));
         let written = Arc::new(Mutex::new(Vec::new()));
         let held = gate.lock().unwrap();
-        let writer = LogWriter::start(Stalled(gate.clone(), written.clone()), Counter::default()).unwrap();
+        let writer =
+            LogWriter::start(Stalled(gate.clone(), written.clone()), Counter::default()).unwrap();
         let started = Instant::now();
         let total = QUEUE_RECORDS + 500;
         for i in 0..total {
             let mut record = tracing_subscriber::fmt::MakeWriter::make_writer(&writer);
             writeln!(record, "record {i}").unwrap();
         }
-        assert!(started.elapsed() < Duration::from_secs(2), "logging waited on a stalled stderr: {:?}", started.elapsed());
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "logging waited on a stalled stderr: {:?}",
+            started.elapsed()
+        );
         // One record may be in the writer's hands, blocked; the queue holds QUEUE_RECORDS more.
         let dropped = writer.dropped() as usize;
         assert!((499..=500).contains(&dropped), "{dropped} dropped");

@@ -90,9 +90,17 @@ impl Metrics {
     pub fn new() -> Self {
         let mut registry = Registry::with_prefix("jsonrpc_errors_guard");
         let read = Family::<PeerLabels, Counter>::default();
-        registry.register("lines_read", "Lines read, by the peer that wrote them", read.clone());
+        registry.register(
+            "lines_read",
+            "Lines read, by the peer that wrote them",
+            read.clone(),
+        );
         let written = Family::<WrittenLabels, Counter>::default();
-        registry.register("messages_written", "Lines written, by destination and by whether the guard wrote them itself", written.clone());
+        registry.register(
+            "messages_written",
+            "Lines written, by destination and by whether the guard wrote them itself",
+            written.clone(),
+        );
         let errors = Family::<ErrorLabels, Counter>::default();
         registry.register(
             "errors",
@@ -100,7 +108,11 @@ impl Metrics {
             errors.clone(),
         );
         let events = Family::<EventLabels, Counter>::default();
-        registry.register("events", "Logged events, by name (answered, sanitized, redacted, dropped, ...)", events.clone());
+        registry.register(
+            "events",
+            "Logged events, by name (answered, sanitized, redacted, dropped, ...)",
+            events.clone(),
+        );
         let decisions = Family::<DecisionLabels, Counter>::default();
         registry.register(
             "policy_decisions",
@@ -114,8 +126,14 @@ impl Metrics {
             upstream_exits.clone(),
         );
         let pending = Gauge::default();
-        registry.register("pending_requests", "Client requests waiting for the upstream", pending.clone());
-        let latency = Family::<PeerLabels, Histogram, fn() -> Histogram>::new_with_constructor(latency_histogram);
+        registry.register(
+            "pending_requests",
+            "Client requests waiting for the upstream",
+            pending.clone(),
+        );
+        let latency = Family::<PeerLabels, Histogram, fn() -> Histogram>::new_with_constructor(
+            latency_histogram,
+        );
         registry.register(
             "added_latency_seconds",
             "Time from reading a line to writing what it became, by destination",
@@ -128,31 +146,79 @@ impl Metrics {
             log_dropped.clone(),
         );
         let http = Family::<HttpLabels, Counter>::default();
-        registry.register("http_responses", "HTTP responses of guard --listen, by route, method and status", http.clone());
+        registry.register(
+            "http_responses",
+            "HTTP responses of guard --listen, by route, method and status",
+            http.clone(),
+        );
         let sessions = Gauge::default();
-        registry.register("open_sessions", "Legacy (initialize) HTTP sessions open, each with its own upstream", sessions.clone());
+        registry.register(
+            "open_sessions",
+            "Legacy (initialize) HTTP sessions open, each with its own upstream",
+            sessions.clone(),
+        );
         let streams = Gauge::default();
-        registry.register("open_streams", "HTTP response streams open (requests waiting for their answer, GET streams)", streams.clone());
+        registry.register(
+            "open_streams",
+            "HTTP response streams open (requests waiting for their answer, GET streams)",
+            streams.clone(),
+        );
         let connections = Gauge::default();
-        registry.register("open_connections", "HTTP connections open", connections.clone());
-        Metrics { registry, read, written, errors, events, decisions, upstream_exits, pending, latency, log_dropped, http, sessions, streams, connections }
+        registry.register(
+            "open_connections",
+            "HTTP connections open",
+            connections.clone(),
+        );
+        Metrics {
+            registry,
+            read,
+            written,
+            errors,
+            events,
+            decisions,
+            upstream_exits,
+            pending,
+            latency,
+            log_dropped,
+            http,
+            sessions,
+            streams,
+            connections,
+        }
     }
 
     pub fn line_read(&self, from: Peer) {
-        self.read.get_or_create(&PeerLabels { peer: peer_name(from).into() }).inc();
+        self.read
+            .get_or_create(&PeerLabels {
+                peer: peer_name(from).into(),
+            })
+            .inc();
     }
 
     pub fn written(&self, to: Peer, forwarded: bool) {
         let how = if forwarded { "forwarded" } else { "generated" };
-        self.written.get_or_create(&WrittenLabels { to: peer_name(to).into(), how: how.into() }).inc();
+        self.written
+            .get_or_create(&WrittenLabels {
+                to: peer_name(to).into(),
+                how: how.into(),
+            })
+            .inc();
     }
 
     pub fn latency(&self, to: Peer, elapsed: Duration) {
-        self.latency.get_or_create(&PeerLabels { peer: peer_name(to).into() }).observe(elapsed.as_secs_f64());
+        self.latency
+            .get_or_create(&PeerLabels {
+                peer: peer_name(to).into(),
+            })
+            .observe(elapsed.as_secs_f64());
     }
 
     pub fn event(&self, e: &Event) {
-        self.events.get_or_create(&EventLabels { event: e.event.clone() }).inc();
+        self.events
+            .get_or_create(&EventLabels {
+                event: e.event.clone(),
+            })
+            .inc();
         // A decision names its rule(s) (a redaction may name several, comma-separated) or, for a timeout
         // a tool's own override decided, its tool.
         let decision = match (e.event.as_str(), e.kind.as_deref()) {
@@ -163,7 +229,11 @@ impl Metrics {
         if let Some(decision) = decision {
             let tool = e.tool.clone().unwrap_or_default();
             for rule in e.rule.as_deref().unwrap_or("").split(',') {
-                let labels = DecisionLabels { decision: decision.into(), rule: rule.into(), tool: tool.clone() };
+                let labels = DecisionLabels {
+                    decision: decision.into(),
+                    rule: rule.into(),
+                    tool: tool.clone(),
+                };
                 self.decisions.get_or_create(&labels).inc();
             }
         }
@@ -186,7 +256,9 @@ impl Metrics {
     }
 
     pub fn upstream_ended(&self, how: &str) {
-        self.upstream_exits.get_or_create(&ExitLabels { how: how.into() }).inc();
+        self.upstream_exits
+            .get_or_create(&ExitLabels { how: how.into() })
+            .inc();
     }
 
     /// Client requests waiting changed by `delta` (every relay adds its own).
@@ -198,7 +270,13 @@ impl Metrics {
 
     /// One HTTP response, by route, method and status.
     pub fn http_response(&self, route: &str, method: &str, status: u16) {
-        self.http.get_or_create(&HttpLabels { route: route.into(), method: method.into(), status: status.to_string() }).inc();
+        self.http
+            .get_or_create(&HttpLabels {
+                route: route.into(),
+                method: method.into(),
+                status: status.to_string(),
+            })
+            .inc();
     }
 
     pub fn sessions(&self) -> &Gauge {
@@ -241,7 +319,9 @@ pub async fn serve(listener: tokio::net::TcpListener, metrics: Arc<Metrics>) {
     let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
     let mut accept_failed = false;
     loop {
-        let Ok(slot) = slots.clone().acquire_owned().await else { return };
+        let Ok(slot) = slots.clone().acquire_owned().await else {
+            return;
+        };
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,
             Err(e) => {
@@ -260,7 +340,10 @@ pub async fn serve(listener: tokio::net::TcpListener, metrics: Arc<Metrics>) {
                 let body = metrics.encode();
                 async move {
                     hyper::Response::builder()
-                        .header("content-type", "application/openmetrics-text; version=1.0.0; charset=utf-8")
+                        .header(
+                            "content-type",
+                            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+                        )
                         .body(Full::new(Bytes::from(body)))
                 }
             });
@@ -285,9 +368,13 @@ pub struct MetricsAddr {
 
 impl MetricsAddr {
     pub fn parse(text: &str) -> Result<MetricsAddr, String> {
-        let bad = |why: &str| format!("--metrics-addr {text:?}: {why} (expected HOST:PORT, e.g. 127.0.0.1:9464 or localhost:9464)");
+        let bad = |why: &str| {
+            format!("--metrics-addr {text:?}: {why} (expected HOST:PORT, e.g. 127.0.0.1:9464 or localhost:9464)")
+        };
         let (host, port) = text.rsplit_once(':').ok_or_else(|| bad("no port"))?;
-        let port = port.parse::<u16>().map_err(|_| bad("the port is not a number from 0 to 65535"))?;
+        let port = port
+            .parse::<u16>()
+            .map_err(|_| bad("the port is not a number from 0 to 65535"))?;
         let host = match host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
             Some(v6) => v6,
             None if host.contains(':') => return Err(bad("an IPv6 address must be in brackets")),
@@ -296,7 +383,10 @@ impl MetricsAddr {
         if host.is_empty() {
             return Err(bad("no host"));
         }
-        Ok(MetricsAddr { host: host.to_string(), port })
+        Ok(MetricsAddr {
+            host: host.to_string(),
+            port,
+        })
     }
 }
 
@@ -321,8 +411,19 @@ mod tests {
 
     #[test]
     fn metrics_addresses_take_ips_names_and_bracketed_ipv6() {
-        for (text, host, port) in [("127.0.0.1:9464", "127.0.0.1", 9464), ("localhost:0", "localhost", 0), ("[::1]:80", "::1", 80)] {
-            assert_eq!(MetricsAddr::parse(text), Ok(MetricsAddr { host: host.into(), port }), "{text}");
+        for (text, host, port) in [
+            ("127.0.0.1:9464", "127.0.0.1", 9464),
+            ("localhost:0", "localhost", 0),
+            ("[::1]:80", "::1", 80),
+        ] {
+            assert_eq!(
+                MetricsAddr::parse(text),
+                Ok(MetricsAddr {
+                    host: host.into(),
+                    port
+                }),
+                "{text}"
+            );
             assert_eq!(MetricsAddr::parse(text).unwrap().to_string(), text);
         }
         for bad in ["localhost", ":9464", "::1:80", "host:http", "host:70000"] {
@@ -332,7 +433,9 @@ mod tests {
 
     #[tokio::test]
     async fn a_host_name_is_resolved_when_bound() {
-        let listener = bind(&MetricsAddr::parse("localhost:0").unwrap()).await.unwrap();
+        let listener = bind(&MetricsAddr::parse("localhost:0").unwrap())
+            .await
+            .unwrap();
         assert!(listener.local_addr().unwrap().ip().is_loopback());
     }
 }

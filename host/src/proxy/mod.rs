@@ -62,9 +62,15 @@ pub fn run(args: Args, runtime: Runtime) -> ExitCode {
     init_logging(args.log_format, args.log_level, log.clone());
     // The stdio guard is one session on one thread; the HTTP front serves many connections and relays.
     let built = match args.listen {
-        None => tokio::runtime::Builder::new_current_thread().enable_all().build(),
+        None => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build(),
         Some(_) => tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, 8))
+            .worker_threads(
+                std::thread::available_parallelism()
+                    .map_or(2, |n| n.get())
+                    .clamp(2, 8),
+            )
             .enable_all()
             .build(),
     };
@@ -80,7 +86,11 @@ pub fn run(args: Args, runtime: Runtime) -> ExitCode {
     // open): dropping the runtime would wait for it forever, so it is left behind as the process exits.
     tokio.shutdown_background();
     if log.dropped() > 0 {
-        tracing::warn!(event = "log-records-dropped", count = log.dropped(), "stderr was not read fast enough: log records were dropped");
+        tracing::warn!(
+            event = "log-records-dropped",
+            count = log.dropped(),
+            "stderr was not read fast enough: log records were dropped"
+        );
     }
     log.drain(LOG_DRAIN);
     ExitCode::from(code)
@@ -91,15 +101,26 @@ pub fn run(args: Args, runtime: Runtime) -> ExitCode {
 const LOG_DRAIN: Duration = Duration::from_secs(1);
 
 fn init_logging(format: LogFormat, level: tracing::Level, writer: LogWriter) {
-    let builder = tracing_subscriber::fmt().with_writer(writer).with_max_level(level).with_target(false);
+    let builder = tracing_subscriber::fmt()
+        .with_writer(writer)
+        .with_max_level(level)
+        .with_target(false);
     match format {
-        LogFormat::Json => builder.json().flatten_event(true).with_current_span(false).with_span_list(false).init(),
+        LogFormat::Json => builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(false)
+            .with_span_list(false)
+            .init(),
         LogFormat::Text => builder.with_ansi(false).init(),
     }
 }
 
 pub(crate) fn now_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
 }
 
 pub(crate) fn log_event(e: &Event) {
@@ -162,10 +183,17 @@ async fn guard(args: Args, runtime: Runtime, metrics: Arc<Metrics>) -> u8 {
 
 /// SIGHUP with `--config`: the file read and checked again; the new policy, or None (logged: the old one
 /// holds) when it is refused.
-pub(crate) fn reload_policy(file: &config::ConfigFile, runtime: &Runtime) -> Option<Arc<core::PolicyText>> {
+pub(crate) fn reload_policy(
+    file: &config::ConfigFile,
+    runtime: &Runtime,
+) -> Option<Arc<core::PolicyText>> {
     match file.load(runtime) {
         Ok((policy, _)) => {
-            tracing::info!(event = "policy-reloaded", "received SIGHUP; reloaded {} for the requests from now on", file.path.display());
+            tracing::info!(
+                event = "policy-reloaded",
+                "received SIGHUP; reloaded {} for the requests from now on",
+                file.path.display()
+            );
             Some(Arc::new(policy))
         }
         Err(why) => {

@@ -14,13 +14,26 @@ pub trait Policy: Send {
     /// A client line that arrived on client stream `stream` (an HTTP request's own stream; 0: the
     /// session's own). Its requests get upstream ids of the session's own, and every step toward the
     /// client then names its stream.
-    fn client_line_on(&mut self, stream: u64, line: &[u8], ctx: Context) -> Result<String, Failure>;
+    fn client_line_on(&mut self, stream: u64, line: &[u8], ctx: Context)
+        -> Result<String, Failure>;
     /// The client's stream went away before its answer: its pending requests are cancelled upstream and
     /// owed nothing.
     fn stream_closed(&mut self, stream: u64, ctx: Context) -> Result<String, Failure>;
-    fn client_oversize(&mut self, length: u64, head: &[u8], tail: &[u8], ctx: Context) -> Result<String, Failure>;
+    fn client_oversize(
+        &mut self,
+        length: u64,
+        head: &[u8],
+        tail: &[u8],
+        ctx: Context,
+    ) -> Result<String, Failure>;
     fn upstream_line(&mut self, line: &[u8], ctx: Context) -> Result<String, Failure>;
-    fn upstream_oversize(&mut self, length: u64, head: &[u8], tail: &[u8], ctx: Context) -> Result<String, Failure>;
+    fn upstream_oversize(
+        &mut self,
+        length: u64,
+        head: &[u8],
+        tail: &[u8],
+        ctx: Context,
+    ) -> Result<String, Failure>;
     fn upstream_failed(&mut self, gone: &UpstreamGone, ctx: Context) -> Result<String, Failure>;
     fn expire(&mut self, ctx: Context) -> Result<String, Failure>;
     /// The upstream's stderr bytes: the redacted text of the lines they complete.
@@ -38,7 +51,12 @@ impl Policy for Session {
         self.client_line_json(line, ctx)
     }
 
-    fn client_line_on(&mut self, stream: u64, line: &[u8], ctx: Context) -> Result<String, Failure> {
+    fn client_line_on(
+        &mut self,
+        stream: u64,
+        line: &[u8],
+        ctx: Context,
+    ) -> Result<String, Failure> {
         self.client_line_on_json(stream, line, ctx)
     }
 
@@ -46,7 +64,13 @@ impl Policy for Session {
         self.stream_closed_json(stream, ctx)
     }
 
-    fn client_oversize(&mut self, length: u64, head: &[u8], tail: &[u8], ctx: Context) -> Result<String, Failure> {
+    fn client_oversize(
+        &mut self,
+        length: u64,
+        head: &[u8],
+        tail: &[u8],
+        ctx: Context,
+    ) -> Result<String, Failure> {
         self.client_oversize_json(length, head, tail, ctx)
     }
 
@@ -54,7 +78,13 @@ impl Policy for Session {
         self.upstream_line_json(line, ctx)
     }
 
-    fn upstream_oversize(&mut self, length: u64, head: &[u8], tail: &[u8], ctx: Context) -> Result<String, Failure> {
+    fn upstream_oversize(
+        &mut self,
+        length: u64,
+        head: &[u8],
+        tail: &[u8],
+        ctx: Context,
+    ) -> Result<String, Failure> {
         self.upstream_oversize_json(length, head, tail, ctx)
     }
 

@@ -44,10 +44,19 @@ pub fn spawn(command: &[String]) -> std::io::Result<Upstream> {
     #[cfg(any(not(target_os = "linux"), test))]
     {
         let mut cmd = Command::new(&command[0]);
-        cmd.args(&command[1..]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true).process_group(0);
+        cmd.args(&command[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .process_group(0);
         let child = cmd.spawn()?;
         let pid = child.id().unwrap_or(0);
-        Ok(Upstream { child, pid, lifeline: None })
+        Ok(Upstream {
+            child,
+            pid,
+            lifeline: None,
+        })
     }
 }
 
@@ -60,7 +69,12 @@ fn pipe() -> std::io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
         return Err(std::io::Error::last_os_error());
     }
     // SAFETY: both descriptors were just created and are owned by nothing else.
-    Ok(unsafe { (std::os::fd::OwnedFd::from_raw_fd(fds[0]), std::os::fd::OwnedFd::from_raw_fd(fds[1])) })
+    Ok(unsafe {
+        (
+            std::os::fd::OwnedFd::from_raw_fd(fds[0]),
+            std::os::fd::OwnedFd::from_raw_fd(fds[1]),
+        )
+    })
 }
 
 /// `jsonrpc-errors __keep -- COMMAND`, with the lifeline's read end as its fd 3 and the report pipe's write
@@ -73,13 +87,19 @@ fn spawn_kept(command: &[String]) -> std::io::Result<Upstream> {
     let (report_read, report_write) = pipe()?;
     let mut cmd = Command::new("/proc/self/exe");
     cmd.arg("__keep").arg("--").args(command);
-    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true).process_group(0);
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .process_group(0);
     let (lifeline_fd, report_fd) = (lifeline_read.as_raw_fd(), report_write.as_raw_fd());
     // SAFETY: runs in the forked child before exec: dup2 is async-signal-safe and touches no memory of ours
     // (the copies it makes are not close-on-exec, the originals are).
     unsafe {
         cmd.pre_exec(move || {
-            if libc::dup2(lifeline_fd, super::keeper::LIFELINE_FD) < 0 || libc::dup2(report_fd, super::keeper::REPORT_FD) < 0 {
+            if libc::dup2(lifeline_fd, super::keeper::LIFELINE_FD) < 0
+                || libc::dup2(report_fd, super::keeper::REPORT_FD) < 0
+            {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())
@@ -90,8 +110,15 @@ fn spawn_kept(command: &[String]) -> std::io::Result<Upstream> {
     let mut report = String::new();
     std::fs::File::from(report_read).read_to_string(&mut report)?;
     let mut words = report.split_whitespace();
-    match (words.next(), words.next().and_then(|n| n.parse::<i32>().ok())) {
-        (Some("pid"), Some(pid)) => Ok(Upstream { child, pid: pid as u32, lifeline: Some(lifeline_write) }),
+    match (
+        words.next(),
+        words.next().and_then(|n| n.parse::<i32>().ok()),
+    ) {
+        (Some("pid"), Some(pid)) => Ok(Upstream {
+            child,
+            pid: pid as u32,
+            lifeline: Some(lifeline_write),
+        }),
         (Some("error"), Some(errno)) => Err(std::io::Error::from_raw_os_error(errno)),
         _ => Err(std::io::Error::other("the upstream's keeper did not start")),
     }
@@ -100,7 +127,9 @@ fn spawn_kept(command: &[String]) -> std::io::Result<Upstream> {
 /// Sends `signal` to the upstream's process group. Only called before the upstream is reaped, or for its
 /// group's leftovers after: a group id is not reused while the group has members.
 pub fn signal_group(pgid: u32, signal: i32) -> bool {
-    let Ok(pgid) = i32::try_from(pgid) else { return false };
+    let Ok(pgid) = i32::try_from(pgid) else {
+        return false;
+    };
     // SAFETY: kill(2) with a negative pid signals that process group; no memory is involved.
     unsafe { libc::kill(-pgid, signal) == 0 }
 }

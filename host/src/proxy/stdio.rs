@@ -35,7 +35,10 @@ impl ClientSink for StdoutSink {
 
 /// Writes the client's lines to stdout, counting them (and the latency the guard added); a write failure
 /// is reported to the relay as the client leaving.
-fn spawn_stdout_writer(metrics: Arc<Metrics>, port: ClientPort) -> (mpsc::UnboundedSender<Outgoing>, tokio::task::JoinHandle<()>) {
+fn spawn_stdout_writer(
+    metrics: Arc<Metrics>,
+    port: ClientPort,
+) -> (mpsc::UnboundedSender<Outgoing>, tokio::task::JoinHandle<()>) {
     let (out_tx, out_rx) = mpsc::unbounded_channel::<Outgoing>();
     let handle = tokio::spawn(async move {
         let written = |o: &Outgoing| {
@@ -53,7 +56,12 @@ fn spawn_stdout_writer(metrics: Arc<Metrics>, port: ClientPort) -> (mpsc::Unboun
 
 /// Relays between this process's stdin/stdout and the upstream until the upstream has ended; returns the
 /// guard's exit status.
-pub async fn serve(args: Args, policy: Box<dyn Policy>, metrics: Arc<Metrics>, runtime: Runtime) -> u8 {
+pub async fn serve(
+    args: Args,
+    policy: Box<dyn Policy>,
+    metrics: Arc<Metrics>,
+    runtime: Runtime,
+) -> u8 {
     let (port, inbox) = core::inbox();
     let from_client = Budget::new();
     let mut signals = Signals::new();
@@ -76,7 +84,12 @@ pub async fn serve(args: Args, policy: Box<dyn Policy>, metrics: Arc<Metrics>, r
             }
         });
     }
-    core::pump_client(tokio::io::stdin(), args.session.max_bytes.unwrap_or(10 * 1024 * 1024) as usize, from_client.clone(), port.clone());
+    core::pump_client(
+        tokio::io::stdin(),
+        args.session.max_bytes.unwrap_or(10 * 1024 * 1024) as usize,
+        from_client.clone(),
+        port.clone(),
+    );
     let (client_out, client_writer) = spawn_stdout_writer(metrics.clone(), port.clone());
     drop(port);
     let config = RelayConfig {
@@ -87,17 +100,36 @@ pub async fn serve(args: Args, policy: Box<dyn Policy>, metrics: Arc<Metrics>, r
         linger: false,
         state: None,
     };
-    let end = core::run(config, policy, inbox, Box::new(StdoutSink { out: Some(client_out) }), metrics).await;
+    let end = core::run(
+        config,
+        policy,
+        inbox,
+        Box::new(StdoutSink {
+            out: Some(client_out),
+        }),
+        metrics,
+    )
+    .await;
     // Deliver what is queued for the client, then leave.
     drop(end.sink);
     match end.exit {
         Exit::Upstream(st) => {
             let _ = tokio::time::timeout(args.grace, client_writer).await;
-            tracing::info!(event = "exit", status = end.code, "upstream ended ({st}); guard exits with {}", end.code);
+            tracing::info!(
+                event = "exit",
+                status = end.code,
+                "upstream ended ({st}); guard exits with {}",
+                end.code
+            );
         }
         Exit::SpawnFailed => {
             let _ = tokio::time::timeout(Duration::from_secs(2), client_writer).await;
-            tracing::info!(event = "exit", status = end.code, "the upstream could not be started; guard exits with {}", end.code);
+            tracing::info!(
+                event = "exit",
+                status = end.code,
+                "the upstream could not be started; guard exits with {}",
+                end.code
+            );
         }
         Exit::Failed => {}
     }

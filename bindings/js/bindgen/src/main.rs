@@ -19,6 +19,7 @@ fn main() -> Result<()> {
         .remove_producers_section(true)
         // `__wbg_reset_state`: re-instantiates the module after a trap (a trapped instance is unusable).
         .reset_state_function(true);
-    b.generate(out_dir).with_context(|| format!("wasm-bindgen on {input}"))?;
+    b.generate(out_dir)
+        .with_context(|| format!("wasm-bindgen on {input}"))?;
     Ok(())
 }

@@ -45,16 +45,31 @@ pub enum Shape {
 }
 
 pub fn shape(bytes: &[u8]) -> Shape {
-    let first = bytes.iter().find(|b| !b.is_ascii_whitespace() && **b != 0xEF && **b != 0xBB && **b != 0xBF);
+    let first = bytes
+        .iter()
+        .find(|b| !b.is_ascii_whitespace() && **b != 0xEF && **b != 0xBB && **b != 0xBF);
     if first == Some(&b'[') {
         return Shape::Batch;
     }
     match serde_json::from_slice::<Top>(bytes) {
-        Ok(Top { method: Some(_), id: Some(_), .. }) => Shape::Request,
-        Ok(Top { method: Some(_), id: None, .. }) => Shape::Notification,
-        Ok(Top { method: None, result, error, .. }) if result.is_some() || error.is_some() => {
-            Shape::Response { code: error.and_then(|e| e.code).and_then(|c| c.as_i64()) }
-        }
+        Ok(Top {
+            method: Some(_),
+            id: Some(_),
+            ..
+        }) => Shape::Request,
+        Ok(Top {
+            method: Some(_),
+            id: None,
+            ..
+        }) => Shape::Notification,
+        Ok(Top {
+            method: None,
+            result,
+            error,
+            ..
+        }) if result.is_some() || error.is_some() => Shape::Response {
+            code: error.and_then(|e| e.code).and_then(|c| c.as_i64()),
+        },
         _ => Shape::Other,
     }
 }
@@ -67,7 +82,10 @@ pub fn is_final(bytes: &[u8]) -> bool {
 pub fn json(status: StatusCode, bytes: Vec<u8>) -> Response {
     let mut response = Response::new(Body::from(bytes));
     *response.status_mut() = status;
-    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     response
 }
 
@@ -96,8 +114,19 @@ struct SseState<H: Held> {
 }
 
 /// `text/event-stream` of `first` (if any) and what follows on `rx`, with pings while it is quiet.
-pub fn sse<H: Held>(first: Option<Outgoing>, rx: mpsc::UnboundedReceiver<Outgoing>, held: H, ends_with_answer: bool) -> Response {
-    let state = SseState { first, rx, held, ends_with_answer, done: false };
+pub fn sse<H: Held>(
+    first: Option<Outgoing>,
+    rx: mpsc::UnboundedReceiver<Outgoing>,
+    held: H,
+    ends_with_answer: bool,
+) -> Response {
+    let state = SseState {
+        first,
+        rx,
+        held,
+        ends_with_answer,
+        done: false,
+    };
     let stream = futures_util::stream::unfold(state, |mut st| async move {
         if st.done {
             return None;
@@ -126,8 +155,14 @@ pub fn sse<H: Held>(first: Option<Outgoing>, rx: mpsc::UnboundedReceiver<Outgoin
     });
     let mut response = Response::new(Body::from_stream(stream));
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache, no-transform"));
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("no-cache, no-transform"),
+    );
     headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
     response
 }
@@ -138,10 +173,24 @@ mod tests {
 
     #[test]
     fn messages_are_told_apart_by_their_members() {
-        assert_eq!(shape(br#"{"jsonrpc":"2.0","id":1,"method":"x"}"#), Shape::Request);
-        assert_eq!(shape(br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#), Shape::Notification);
-        assert_eq!(shape(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#), Shape::Response { code: None });
-        assert_eq!(shape(br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#), Shape::Response { code: Some(-32700) });
+        assert_eq!(
+            shape(br#"{"jsonrpc":"2.0","id":1,"method":"x"}"#),
+            Shape::Request
+        );
+        assert_eq!(
+            shape(br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#),
+            Shape::Notification
+        );
+        assert_eq!(
+            shape(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
+            Shape::Response { code: None }
+        );
+        assert_eq!(
+            shape(
+                br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#
+            ),
+            Shape::Response { code: Some(-32700) }
+        );
         assert_eq!(shape(b" [1]"), Shape::Batch);
         assert_eq!(shape(b"{not json"), Shape::Other);
         assert!(is_final(br#"{"id":"a","error":{"code":1e3,"message":""}}"#));

@@ -36,14 +36,27 @@ enum Era {
 }
 
 /// A JSON-RPC error response the front writes itself (the HTTP envelope's errors, MCP's codes).
-fn rpc_error(status: StatusCode, id: Option<&RawValue>, code: i64, message: &str, data: Option<Value>) -> Response {
-    let id: Value = id.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or(Value::Null);
+fn rpc_error(
+    status: StatusCode,
+    id: Option<&RawValue>,
+    code: i64,
+    message: &str,
+    data: Option<Value>,
+) -> Response {
+    let id: Value = id
+        .and_then(|raw| serde_json::from_str(raw.get()).ok())
+        .unwrap_or(Value::Null);
     let mut error = value!({ "code": code, "message": message });
     if let Some(data) = data {
         error["data"] = data;
     }
     let body = value!({ "jsonrpc": "2.0", "id": id, "error": error });
-    tracing::info!(event = "http-refused", status = status.as_u16(), code, "{message}");
+    tracing::info!(
+        event = "http-refused",
+        status = status.as_u16(),
+        code,
+        "{message}"
+    );
     json(status, body.to_string().into_bytes())
 }
 
@@ -55,8 +68,12 @@ fn plain(status: StatusCode, why: &str) -> Response {
 /// Refused before anything was forwarded: the client (or a load balancer) may try again elsewhere.
 fn unavailable(why: &str) -> Response {
     let mut response = rpc_error(StatusCode::SERVICE_UNAVAILABLE, None, -32000, why, None);
-    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-    response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
     response
 }
 
@@ -69,8 +86,16 @@ fn accepts(headers: &HeaderMap, what: &str) -> bool {
     match headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) {
         None => true,
         Some(accept) => accept.split(',').any(|part| {
-            let media = part.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-            media == what || media == "*/*" || (media == "application/*" && what.starts_with("application/")) || (media == "text/*" && what.starts_with("text/"))
+            let media = part
+                .split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase();
+            media == what
+                || media == "*/*"
+                || (media == "application/*" && what.starts_with("application/"))
+                || (media == "text/*" && what.starts_with("text/"))
         }),
     }
 }
@@ -89,17 +114,29 @@ pub async fn endpoint(State(front): State<Arc<Front>>, request: Request) -> Resp
             Refusal::Host => plain(StatusCode::FORBIDDEN, "Host is not a loopback name"),
             Refusal::Token => {
                 let mut r = plain(StatusCode::UNAUTHORIZED, "bearer token missing or wrong");
-                r.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+                r.headers_mut()
+                    .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
                 r
             }
         };
     }
-    let versions: Vec<&str> = parts.headers.get_all(VERSION_HEADER).iter().filter_map(|v| v.to_str().ok()).collect();
+    let versions: Vec<&str> = parts
+        .headers
+        .get_all(VERSION_HEADER)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect();
     match versions.first().copied() {
         Some(v) if MODERN.contains(&v) => modern(front, parts, body).await,
         Some(v) if !HANDSHAKE.contains(&v) => {
             let supported: Vec<&str> = HANDSHAKE.iter().chain(MODERN).copied().collect();
-            rpc_error(StatusCode::BAD_REQUEST, None, -32022, "Unsupported protocol version", Some(value!({ "supported": supported, "requested": v })))
+            rpc_error(
+                StatusCode::BAD_REQUEST,
+                None,
+                -32022,
+                "Unsupported protocol version",
+                Some(value!({ "supported": supported, "requested": v })),
+            )
         }
         _ => legacy(front, parts, body).await,
     }
@@ -113,15 +150,25 @@ enum Read_ {
 }
 
 async fn read_body(body: Body, cap: usize, headers: &HeaderMap) -> Result<Read_, Response> {
-    let declared = header_str(headers, header::CONTENT_LENGTH.as_str()).and_then(|v| v.parse::<u64>().ok());
-    let limit = if declared.is_some_and(|d| d > cap as u64) { EDGE_BYTES } else { cap };
+    let declared =
+        header_str(headers, header::CONTENT_LENGTH.as_str()).and_then(|v| v.parse::<u64>().ok());
+    let limit = if declared.is_some_and(|d| d > cap as u64) {
+        EDGE_BYTES
+    } else {
+        cap
+    };
     let mut body = body;
     let mut bytes = Vec::new();
     let mut total: u64 = 0;
     while let Some(frame) = body.frame().await {
         let frame = match frame {
             Ok(f) => f,
-            Err(_) => return Err(plain(StatusCode::REQUEST_TIMEOUT, "the request body did not arrive in time")),
+            Err(_) => {
+                return Err(plain(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "the request body did not arrive in time",
+                ))
+            }
         };
         if let Ok(data) = frame.into_data() {
             total += data.len() as u64;
@@ -134,7 +181,10 @@ async fn read_body(body: Body, cap: usize, headers: &HeaderMap) -> Result<Read_,
     }
     if total > cap as u64 || declared.is_some_and(|d| d > cap as u64) {
         bytes.truncate(EDGE_BYTES);
-        return Ok(Read_::Oversize { length: declared.unwrap_or(total).max(total), head: bytes });
+        return Ok(Read_::Oversize {
+            length: declared.unwrap_or(total).max(total),
+            head: bytes,
+        });
     }
     Ok(Read_::Whole(bytes))
 }
@@ -153,16 +203,26 @@ fn oversize(front: &Front, length: u64, head: &[u8]) -> Response {
         Ok(text) if !text.contains("\"valid\":true") => text,
         _ => value!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid Request", "data": {"reason": "oversize"}}}).to_string(),
     };
-    tracing::info!(event = "http-refused", status = 413, length, "a request body over --max-bytes");
+    tracing::info!(
+        event = "http-refused",
+        status = 413,
+        length,
+        "a request body over --max-bytes"
+    );
     let mut response = json(StatusCode::PAYLOAD_TOO_LARGE, body.into_bytes());
-    response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
     response
 }
 
 /// Checks what every POST must have: a JSON body the client may be answered to.
 fn post_envelope(front: &Front, parts: &Parts) -> Option<Response> {
     if accepts_neither(&parts.headers) {
-        return Some(plain(StatusCode::NOT_ACCEPTABLE, "Accept names neither application/json nor text/event-stream"));
+        return Some(plain(
+            StatusCode::NOT_ACCEPTABLE,
+            "Accept names neither application/json nor text/event-stream",
+        ));
     }
     let content_type = header_str(&parts.headers, header::CONTENT_TYPE.as_str()).unwrap_or("");
     let media = content_type.split(';').next().unwrap_or("").trim();
@@ -173,12 +233,18 @@ fn post_envelope(front: &Front, parts: &Parts) -> Option<Response> {
             dialect: front.session.dialect.clone(),
             ..Default::default()
         };
-        let body = front.runtime.validate(b"{}", &options, jsonrpc_errors_host::Context::now());
+        let body = front
+            .runtime
+            .validate(b"{}", &options, jsonrpc_errors_host::Context::now());
         let body = match body {
             Ok(text) if !text.contains("\"valid\":true") => text,
             _ => value!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid Request", "data": {"reason": "content-type"}}}).to_string(),
         };
-        tracing::info!(event = "http-refused", status = 415, "Content-Type is not application/json");
+        tracing::info!(
+            event = "http-refused",
+            status = 415,
+            "Content-Type is not application/json"
+        );
         return Some(json(StatusCode::UNSUPPORTED_MEDIA_TYPE, body.into_bytes()));
     }
     None
@@ -186,8 +252,12 @@ fn post_envelope(front: &Front, parts: &Parts) -> Option<Response> {
 
 async fn modern(front: Arc<Front>, parts: Parts, body: Body) -> Response {
     if parts.method != Method::POST {
-        let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "stateless requests are POSTs");
-        r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+        let mut r = plain(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "stateless requests are POSTs",
+        );
+        r.headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("POST"));
         return r;
     }
     if front.draining() {
@@ -205,7 +275,9 @@ async fn modern(front: Arc<Front>, parts: Parts, body: Body) -> Response {
         Read_::Oversize { length, head } => return oversize(&front, length, &head),
         Read_::Whole(bytes) => bytes,
     };
-    let Some(up) = Shared::ensure(&front).await else { return unavailable("no upstream") };
+    let Some(up) = Shared::ensure(&front).await else {
+        return unavailable("no upstream");
+    };
     let handshake = shared::connected(&up).await;
     let shape = shape(&bytes);
     match shape {
@@ -228,11 +300,25 @@ async fn modern(front: Arc<Front>, parts: Parts, body: Body) -> Response {
     let sse_ok = accepts_sse_explicitly(&parts.headers);
     let owed = owed(shape, &bytes);
     let len = bytes.len();
-    exchange(&front, &parts, up, Read::Line(bytes), len, at, owed, sse_ok, Era::Modern).await
+    exchange(
+        &front,
+        &parts,
+        up,
+        Read::Line(bytes),
+        len,
+        at,
+        owed,
+        sse_ok,
+        Era::Modern,
+    )
+    .await
 }
 
 fn accepts_sse_explicitly(headers: &HeaderMap) -> bool {
-    headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|a| a.to_ascii_lowercase().contains("text/event-stream"))
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.to_ascii_lowercase().contains("text/event-stream"))
 }
 
 #[derive(Deserialize)]
@@ -255,7 +341,9 @@ struct EnvelopeParams {
 /// name something) `Mcp-Name` agree with the body, each given once (-32020); `params._meta` carries the
 /// revision and the client's capabilities (-32602). HTTP 400 either way.
 fn modern_headers(headers: &HeaderMap, bytes: &[u8]) -> Result<(), Response> {
-    let Ok(envelope) = serde_json::from_slice::<Envelope>(bytes) else { return Ok(()) };
+    let Ok(envelope) = serde_json::from_slice::<Envelope>(bytes) else {
+        return Ok(());
+    };
     let id = envelope.id;
     let mismatch = |message: &str| rpc_error(StatusCode::BAD_REQUEST, id, -32020, message, None);
     for name in [VERSION_HEADER, METHOD_HEADER, NAME_HEADER] {
@@ -264,25 +352,48 @@ fn modern_headers(headers: &HeaderMap, bytes: &[u8]) -> Result<(), Response> {
         }
     }
     let meta = envelope.params.as_ref().and_then(|p| p.meta.as_ref());
-    let Some(meta) = meta.filter(|m| m.contains_key(PROTOCOL_VERSION_META) && m.contains_key(CLIENT_CAPABILITIES_META)) else {
-        let message = format!("params._meta must carry {PROTOCOL_VERSION_META} and {CLIENT_CAPABILITIES_META}");
-        return Err(rpc_error(StatusCode::BAD_REQUEST, id, -32602, &message, None));
+    let Some(meta) = meta.filter(|m| {
+        m.contains_key(PROTOCOL_VERSION_META) && m.contains_key(CLIENT_CAPABILITIES_META)
+    }) else {
+        let message = format!(
+            "params._meta must carry {PROTOCOL_VERSION_META} and {CLIENT_CAPABILITIES_META}"
+        );
+        return Err(rpc_error(
+            StatusCode::BAD_REQUEST,
+            id,
+            -32602,
+            &message,
+            None,
+        ));
     };
-    if header_str(headers, VERSION_HEADER) != meta.get(PROTOCOL_VERSION_META).and_then(Value::as_str) {
-        return Err(mismatch("MCP-Protocol-Version header does not match the request's protocol version"));
+    if header_str(headers, VERSION_HEADER)
+        != meta.get(PROTOCOL_VERSION_META).and_then(Value::as_str)
+    {
+        return Err(mismatch(
+            "MCP-Protocol-Version header does not match the request's protocol version",
+        ));
     }
     let method = envelope.method.as_deref().unwrap_or("");
     if header_str(headers, METHOD_HEADER) != Some(method) {
-        return Err(mismatch("Mcp-Method header does not match the request's method"));
+        return Err(mismatch(
+            "Mcp-Method header does not match the request's method",
+        ));
     }
     let named = match method {
-        "tools/call" | "prompts/get" => Some(("name", envelope.params.as_ref().and_then(|p| p.name.as_ref()))),
+        "tools/call" | "prompts/get" => Some((
+            "name",
+            envelope.params.as_ref().and_then(|p| p.name.as_ref()),
+        )),
         "resources/read" => Some(("uri", envelope.params.as_ref().and_then(|p| p.uri.as_ref()))),
         _ => None,
     };
     if let Some((key, Some(Value::String(expected)))) = named {
-        if decode_header_value(header_str(headers, NAME_HEADER)).as_deref() != Some(expected.as_str()) {
-            return Err(mismatch(&format!("Mcp-Name header does not match the request's {key}")));
+        if decode_header_value(header_str(headers, NAME_HEADER)).as_deref()
+            != Some(expected.as_str())
+        {
+            return Err(mismatch(&format!(
+                "Mcp-Name header does not match the request's {key}"
+            )));
         }
     }
     Ok(())
@@ -293,8 +404,14 @@ fn modern_headers(headers: &HeaderMap, bytes: &[u8]) -> Result<(), Response> {
 fn decode_header_value(value: Option<&str>) -> Option<String> {
     use base64::Engine;
     let value = value?;
-    match value.strip_prefix("=?base64?").and_then(|v| v.strip_suffix("?=")) {
-        Some(payload) => base64::engine::general_purpose::STANDARD.decode(payload).ok().and_then(|b| String::from_utf8(b).ok()),
+    match value
+        .strip_prefix("=?base64?")
+        .and_then(|v| v.strip_suffix("?="))
+    {
+        Some(payload) => base64::engine::general_purpose::STANDARD
+            .decode(payload)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok()),
         None => Some(value.to_string()),
     }
 }
@@ -315,24 +432,47 @@ async fn legacy(front: Arc<Front>, parts: Parts, body: Body) -> Response {
     match parts.method {
         Method::GET => {
             let Some(id) = session else {
-                return rpc_error(StatusCode::BAD_REQUEST, None, -32600, "Bad Request: Mcp-Session-Id header is required", None);
+                return rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    None,
+                    -32600,
+                    "Bad Request: Mcp-Session-Id header is required",
+                    None,
+                );
             };
             if !accepts(&parts.headers, "text/event-stream") {
-                return plain(StatusCode::NOT_ACCEPTABLE, "a GET stream is text/event-stream");
+                return plain(
+                    StatusCode::NOT_ACCEPTABLE,
+                    "a GET stream is text/event-stream",
+                );
             }
-            let Some(up) = front.sessions.get(&id) else { return session_not_found() };
+            let Some(up) = front.sessions.get(&id) else {
+                return session_not_found();
+            };
             if front.draining() {
                 return unavailable("the guard is shutting down");
             }
-            let Some(slot) = Slot::open(&front, &up, parts.extensions.get::<Arc<super::Busy>>()) else { return unavailable("too many open streams") };
+            let Some(slot) = Slot::open(&front, &up, parts.extensions.get::<Arc<super::Busy>>())
+            else {
+                return unavailable("too many open streams");
+            };
             let Some(rx) = up.open_own() else {
-                return plain(StatusCode::CONFLICT, "the session has a GET stream open already");
+                return plain(
+                    StatusCode::CONFLICT,
+                    "the session has a GET stream open already",
+                );
             };
             sse(None, rx, GetStream(slot), false)
         }
         Method::DELETE => {
             let Some(id) = session else {
-                return rpc_error(StatusCode::BAD_REQUEST, None, -32600, "Bad Request: Mcp-Session-Id header is required", None);
+                return rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    None,
+                    -32600,
+                    "Bad Request: Mcp-Session-Id header is required",
+                    None,
+                );
             };
             if sessions::close(&front, &id, "the client ended it (DELETE)").await {
                 StatusCode::OK.into_response()
@@ -342,18 +482,33 @@ async fn legacy(front: Arc<Front>, parts: Parts, body: Body) -> Response {
         }
         Method::POST => legacy_post(front, parts, body, session).await,
         _ => {
-            let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "the MCP endpoint takes POST, GET and DELETE");
-            r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+            let mut r = plain(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "the MCP endpoint takes POST, GET and DELETE",
+            );
+            r.headers_mut()
+                .insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
             r
         }
     }
 }
 
 fn session_not_found() -> Response {
-    rpc_error(StatusCode::NOT_FOUND, None, -32600, "Session not found", None)
+    rpc_error(
+        StatusCode::NOT_FOUND,
+        None,
+        -32600,
+        "Session not found",
+        None,
+    )
 }
 
-async fn legacy_post(front: Arc<Front>, parts: Parts, body: Body, session: Option<String>) -> Response {
+async fn legacy_post(
+    front: Arc<Front>,
+    parts: Parts,
+    body: Body,
+    session: Option<String>,
+) -> Response {
     if front.draining() {
         return unavailable("the guard is shutting down");
     }
@@ -367,13 +522,26 @@ async fn legacy_post(front: Arc<Front>, parts: Parts, body: Body, session: Optio
     };
     let sse_ok = accepts_sse_explicitly(&parts.headers);
     if let Some(id) = session {
-        let Some(up) = front.sessions.get(&id) else { return session_not_found() };
+        let Some(up) = front.sessions.get(&id) else {
+            return session_not_found();
+        };
         return match read {
             Read_::Oversize { length, head } => oversize(&front, length, &head),
             Read_::Whole(bytes) => {
                 let owed = owed(shape(&bytes), &bytes);
                 let len = bytes.len();
-                exchange(&front, &parts, up, Read::Line(bytes), len, at, owed, sse_ok, Era::Legacy).await
+                exchange(
+                    &front,
+                    &parts,
+                    up,
+                    Read::Line(bytes),
+                    len,
+                    at,
+                    owed,
+                    sse_ok,
+                    Era::Legacy,
+                )
+                .await
             }
         };
     }
@@ -382,9 +550,17 @@ async fn legacy_post(front: Arc<Front>, parts: Parts, body: Body, session: Optio
         Read_::Whole(bytes) => bytes,
         Read_::Oversize { length, head } => return oversize(&front, length, &head),
     };
-    let initialize = serde_json::from_slice::<Envelope>(&bytes).ok().filter(|e| e.method.as_deref() == Some("initialize") && e.id.is_some());
+    let initialize = serde_json::from_slice::<Envelope>(&bytes)
+        .ok()
+        .filter(|e| e.method.as_deref() == Some("initialize") && e.id.is_some());
     if initialize.is_none() {
-        return rpc_error(StatusCode::BAD_REQUEST, None, -32600, "Bad Request: Mcp-Session-Id header is required (only initialize opens a session)", None);
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            None,
+            -32600,
+            "Bad Request: Mcp-Session-Id header is required (only initialize opens a session)",
+            None,
+        );
     }
     if front.sessions.len() >= front.listen.max_sessions {
         return unavailable("too many sessions");
@@ -397,15 +573,30 @@ async fn legacy_post(front: Arc<Front>, parts: Parts, body: Body, session: Optio
         }
     };
     let id = sessions::new_id();
-    if !front.sessions.insert(id.clone(), up.clone(), front.listen.max_sessions) {
+    if !front
+        .sessions
+        .insert(id.clone(), up.clone(), front.listen.max_sessions)
+    {
         up.retire().await;
         return unavailable("too many sessions");
     }
     front.metrics.sessions().set(front.sessions.len() as i64);
     tracing::info!(event = "session-opened", session = %short(&id), "legacy session opened");
     let len = bytes.len();
-    let mut response = exchange(&front, &parts, up, Read::Line(bytes), len, at, true, sse_ok, Era::Legacy).await;
-    let failed = response.status() != StatusCode::OK || response.extensions().get::<Failed>().is_some();
+    let mut response = exchange(
+        &front,
+        &parts,
+        up,
+        Read::Line(bytes),
+        len,
+        at,
+        true,
+        sse_ok,
+        Era::Legacy,
+    )
+    .await;
+    let failed =
+        response.status() != StatusCode::OK || response.extensions().get::<Failed>().is_some();
     if failed {
         sessions::close(&front, &id, "its initialize failed").await;
     } else if let Ok(value) = HeaderValue::from_str(&id) {
@@ -430,7 +621,11 @@ struct Slot {
 }
 
 impl Slot {
-    fn open(front: &Arc<Front>, up: &Arc<Upstream>, busy: Option<&Arc<super::Busy>>) -> Option<Slot> {
+    fn open(
+        front: &Arc<Front>,
+        up: &Arc<Upstream>,
+        busy: Option<&Arc<super::Busy>>,
+    ) -> Option<Slot> {
         if front.open_streams.fetch_add(1, Ordering::AcqRel) >= front.listen.max_streams {
             front.open_streams.fetch_sub(1, Ordering::AcqRel);
             return None;
@@ -438,7 +633,13 @@ impl Slot {
         front.metrics.streams().inc();
         up.open.fetch_add(1, Ordering::AcqRel);
         up.touch();
-        Some(Slot { front: front.clone(), up: up.clone(), stream: None, finished: false, _busy: busy.map(super::Held::enter) })
+        Some(Slot {
+            front: front.clone(),
+            up: up.clone(),
+            stream: None,
+            finished: false,
+            _busy: busy.map(super::Held::enter),
+        })
     }
 }
 
@@ -474,8 +675,11 @@ impl Held for GetStream {}
 fn owed(shape: Shape, bytes: &[u8]) -> bool {
     match shape {
         Shape::Request | Shape::Other => true,
-        Shape::Batch => serde_json::from_slice::<Vec<&RawValue>>(bytes)
-            .map_or(true, |members| members.iter().any(|m| body::shape(m.get().as_bytes()) == Shape::Request)),
+        Shape::Batch => serde_json::from_slice::<Vec<&RawValue>>(bytes).map_or(true, |members| {
+            members
+                .iter()
+                .any(|m| body::shape(m.get().as_bytes()) == Shape::Request)
+        }),
         Shape::Notification | Shape::Response { .. } => false,
     }
 }
@@ -485,7 +689,9 @@ fn owed(shape: Shape, bytes: &[u8]) -> bool {
 fn status_of(code: Option<i64>, immediate: bool, era: Era) -> StatusCode {
     match code {
         Some(-32700 | -32600) if immediate => StatusCode::BAD_REQUEST,
-        Some(-32700 | -32600 | -32602 | -32020 | -32021 | -32022) if era == Era::Modern => StatusCode::BAD_REQUEST,
+        Some(-32700 | -32600 | -32602 | -32020 | -32021 | -32022) if era == Era::Modern => {
+            StatusCode::BAD_REQUEST
+        }
         Some(-32601) if era == Era::Modern => StatusCode::NOT_FOUND,
         _ => StatusCode::OK,
     }
@@ -495,8 +701,20 @@ fn status_of(code: Option<i64>, immediate: bool, era: Era) -> StatusCode {
 /// session sends to that stream (JSON for a lone answer, SSE when messages come before it and the client
 /// takes SSE), or 202 when nothing is owed.
 #[allow(clippy::too_many_arguments)]
-async fn exchange(front: &Arc<Front>, parts: &Parts, up: Arc<Upstream>, read: Read, len: usize, at: Instant, owed: bool, sse_ok: bool, era: Era) -> Response {
-    let Some(mut slot) = Slot::open(front, &up, parts.extensions.get::<Arc<super::Busy>>()) else { return unavailable("too many open streams") };
+async fn exchange(
+    front: &Arc<Front>,
+    parts: &Parts,
+    up: Arc<Upstream>,
+    read: Read,
+    len: usize,
+    at: Instant,
+    owed: bool,
+    sse_ok: bool,
+    era: Era,
+) -> Response {
+    let Some(mut slot) = Slot::open(front, &up, parts.extensions.get::<Arc<super::Busy>>()) else {
+        return unavailable("too many open streams");
+    };
     let (stream, mut rx) = up.open_stream();
     slot.stream = Some(stream);
     let ack = match up.submit(stream, read, len, at).await {
@@ -510,8 +728,14 @@ async fn exchange(front: &Arc<Front>, parts: &Parts, up: Arc<Upstream>, read: Re
         Ok(ack) if !ack.broken => ack,
         _ => {
             slot.finished = true;
-            let mut r = json(StatusCode::INTERNAL_SERVER_ERROR, jsonrpc_errors_host::Failure::internal().to_json().into_bytes());
-            r.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+            let mut r = json(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                jsonrpc_errors_host::Failure::internal()
+                    .to_json()
+                    .into_bytes(),
+            );
+            r.headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
             return r;
         }
     };
@@ -532,7 +756,9 @@ async fn exchange(front: &Arc<Front>, parts: &Parts, up: Arc<Upstream>, read: Re
     } else {
         rx.recv().await
     };
-    let Some(first) = first else { return ended(slot) };
+    let Some(first) = first else {
+        return ended(slot);
+    };
     if body::is_final(&first.bytes) {
         slot.finished = true;
         let code = match body::shape(&first.bytes) {
@@ -565,5 +791,10 @@ async fn exchange(front: &Arc<Front>, parts: &Parts, up: Arc<Upstream>, read: Re
 fn ended(mut slot: Slot) -> Response {
     slot.finished = true;
     tracing::error!(event = "guard-failed", "a stream ended without its answer");
-    json(StatusCode::INTERNAL_SERVER_ERROR, jsonrpc_errors_host::Failure::internal().to_json().into_bytes())
+    json(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        jsonrpc_errors_host::Failure::internal()
+            .to_json()
+            .into_bytes(),
+    )
 }

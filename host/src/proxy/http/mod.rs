@@ -71,9 +71,13 @@ const ACCEPT_RETRY: Duration = Duration::from_millis(100);
 impl Listen {
     /// Parses `HOST:PORT` (an IP, bracketed for IPv6, or a name).
     pub fn parse_addr(text: &str) -> Result<(String, u16), String> {
-        let bad = |why: &str| format!("--listen {text:?}: {why} (expected HOST:PORT, e.g. 127.0.0.1:8080)");
+        let bad = |why: &str| {
+            format!("--listen {text:?}: {why} (expected HOST:PORT, e.g. 127.0.0.1:8080)")
+        };
         let (host, port) = text.rsplit_once(':').ok_or_else(|| bad("no port"))?;
-        let port = port.parse::<u16>().map_err(|_| bad("the port is not a number from 0 to 65535"))?;
+        let port = port
+            .parse::<u16>()
+            .map_err(|_| bad("the port is not a number from 0 to 65535"))?;
         let host = match host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
             Some(v6) => v6,
             None if host.contains(':') => return Err(bad("an IPv6 address must be in brackets")),
@@ -118,7 +122,12 @@ impl Front {
     /// The options a new relay's session opens with: the start's, with the policy as last reloaded.
     pub fn session_options(&self) -> Options {
         let mut options = self.session.clone();
-        if let Some(policy) = self.reloaded.read().unwrap_or_else(|p| p.into_inner()).as_ref() {
+        if let Some(policy) = self
+            .reloaded
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+        {
             options.policy = Some(policy.text.clone());
             options.policy_env = policy.env.clone();
         }
@@ -152,7 +161,11 @@ pub async fn serve(args: Args, listen: Listen, runtime: Runtime, metrics: Arc<Me
             return status::GUARD_FAILED;
         }
     };
-    let access = security::Access::new(listen.allowed_origins.clone(), bound.ip().is_loopback(), listen.token.as_deref());
+    let access = security::Access::new(
+        listen.allowed_origins.clone(),
+        bound.ip().is_loopback(),
+        listen.token.as_deref(),
+    );
     let front = Arc::new(Front {
         runtime,
         max_bytes: args.session.max_bytes.unwrap_or(10 * 1024 * 1024) as usize,
@@ -192,17 +205,29 @@ pub async fn serve(args: Args, listen: Listen, runtime: Runtime, metrics: Arc<Me
     };
     front.draining.store(true, Ordering::Release);
     let _ = stop_tx.send(true);
-    tracing::info!(event = "signal", "received {name}; draining: no new connections or requests, answering what is open");
+    tracing::info!(
+        event = "signal",
+        "received {name}; draining: no new connections or requests, answering what is open"
+    );
     drain(&front, &mut signals).await;
     accept.abort();
     let code = 0;
-    tracing::info!(event = "exit", status = code, "drained; guard exits with {code}");
+    tracing::info!(
+        event = "exit",
+        status = code,
+        "drained; guard exits with {code}"
+    );
     code
 }
 
 /// Stops the children once what is open has been answered (or the deadline passed, or a second signal).
 async fn drain(front: &Arc<Front>, signals: &mut Signals) {
-    let deadline = Instant::now() + front.session.timeout_ms.map_or(Duration::from_secs(60), Duration::from_millis) + front.grace;
+    let deadline = Instant::now()
+        + front
+            .session
+            .timeout_ms
+            .map_or(Duration::from_secs(60), Duration::from_millis)
+        + front.grace;
     // GET streams carry no answers: they end now, so their connections can close.
     for up in front.sessions.all() {
         up.close_own();
@@ -241,7 +266,9 @@ fn router(front: Arc<Front>) -> Router {
         .route("/readyz", get(readyz))
         .fallback(|| async { StatusCode::NOT_FOUND })
         .layer(axum::middleware::from_fn_with_state(front.clone(), count))
-        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(BODY_TIMEOUT))
+        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
+            BODY_TIMEOUT,
+        ))
         .with_state(front)
 }
 
@@ -266,11 +293,18 @@ async fn count(State(front): State<Arc<Front>>, request: Request, next: Next) ->
     };
     let method = request.method().as_str().to_string();
     let response = next.run(request).await;
-    front.metrics.http_response(route, &method, response.status().as_u16());
+    front
+        .metrics
+        .http_response(route, &method, response.status().as_u16());
     response
 }
 
-async fn accept_loop(listener: tokio::net::TcpListener, router: Router, front: Arc<Front>, stop: watch::Receiver<bool>) {
+async fn accept_loop(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    front: Arc<Front>,
+    stop: watch::Receiver<bool>,
+) {
     let slots = Arc::new(Semaphore::new(front.listen.max_connections));
     let mut accept_failed = false;
     let mut stopping = stop.clone();
@@ -300,23 +334,32 @@ async fn accept_loop(listener: tokio::net::TcpListener, router: Router, front: A
         let service = {
             let busy = busy.clone();
             let router = router.clone();
-            TowerToHyperService::new(tower::service_fn(move |mut request: HttpRequest<hyper::body::Incoming>| {
-                let held = Held::enter(&busy);
-                request.extensions_mut().insert(busy.clone());
-                let call = tower::ServiceExt::oneshot(router.clone(), request.map(axum::body::Body::new));
-                async move {
-                    let response = call.await;
-                    drop(held);
-                    response
-                }
-            }))
+            TowerToHyperService::new(tower::service_fn(
+                move |mut request: HttpRequest<hyper::body::Incoming>| {
+                    let held = Held::enter(&busy);
+                    request.extensions_mut().insert(busy.clone());
+                    let call = tower::ServiceExt::oneshot(
+                        router.clone(),
+                        request.map(axum::body::Body::new),
+                    );
+                    async move {
+                        let response = call.await;
+                        drop(held);
+                        response
+                    }
+                },
+            ))
         };
         let metrics = front.metrics.clone();
         let mut stop = stop.clone();
         tokio::spawn(async move {
             metrics.connections().inc();
             let mut builder = hyper::server::conn::http1::Builder::new();
-            builder.timer(TokioTimer::new()).header_read_timeout(HEAD_TIMEOUT).max_buf_size(MAX_HEAD_BYTES).max_headers(MAX_HEADERS);
+            builder
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEAD_TIMEOUT)
+                .max_buf_size(MAX_HEAD_BYTES)
+                .max_headers(MAX_HEADERS);
             let connection = builder.serve_connection(TokioIo::new(stream), service);
             tokio::pin!(connection);
             let stopping = async move {
@@ -345,7 +388,10 @@ const BACKLOG: u32 = 4096;
 
 /// Binds the first address `host` resolves to that can be bound, with a deep accept queue.
 async fn bind(host: &str, port: u16) -> std::io::Result<tokio::net::TcpListener> {
-    let mut last = std::io::Error::new(std::io::ErrorKind::AddrNotAvailable, "the host resolved to no address");
+    let mut last = std::io::Error::new(
+        std::io::ErrorKind::AddrNotAvailable,
+        "the host resolved to no address",
+    );
     for addr in tokio::net::lookup_host((host, port)).await? {
         let socket = match addr {
             SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4(),
@@ -412,7 +458,14 @@ async fn peer_gone(fd: std::os::fd::RawFd, busy: Arc<Busy>) {
         let mut byte = [0u8; 1];
         // SAFETY: the descriptor belongs to the connection this task owns and drives; recv with MSG_PEEK
         // writes at most one byte into `byte` and consumes nothing.
-        let n = unsafe { libc::recv(fd, byte.as_mut_ptr().cast(), 1, libc::MSG_PEEK | libc::MSG_DONTWAIT) };
+        let n = unsafe {
+            libc::recv(
+                fd,
+                byte.as_mut_ptr().cast(),
+                1,
+                libc::MSG_PEEK | libc::MSG_DONTWAIT,
+            )
+        };
         if n == 0 {
             return;
         }
@@ -427,10 +480,14 @@ async fn peer_gone(fd: std::os::fd::RawFd, busy: Arc<Busy>) {
 
 /// 10,000 idle connections need as many descriptors: the soft limit goes up to the hard one.
 fn raise_descriptor_limit() {
-    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
     // SAFETY: getrlimit/setrlimit write and read only `limit`.
     unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
+        {
             limit.rlim_cur = limit.rlim_max;
             libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
         }

@@ -42,31 +42,60 @@ fn same(a: &[u8; 32], b: &[u8; 32]) -> bool {
 fn loopback_authority(authority: &str) -> bool {
     let host = match authority.strip_prefix('[') {
         Some(rest) => rest.split(']').next().unwrap_or(""),
-        None => authority.rsplit_once(':').map_or(authority, |(h, port)| if port.chars().all(|c| c.is_ascii_digit()) { h } else { authority }),
+        None => authority.rsplit_once(':').map_or(authority, |(h, port)| {
+            if port.chars().all(|c| c.is_ascii_digit()) {
+                h
+            } else {
+                authority
+            }
+        }),
     };
     let host = host.to_ascii_lowercase();
-    host == "localhost" || host.ends_with(".localhost") || host == "::1" || host.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback())
+    host == "localhost"
+        || host.ends_with(".localhost")
+        || host == "::1"
+        || host
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 impl Access {
     pub fn new(allowed_origins: Vec<String>, loopback_only: bool, token: Option<&str>) -> Access {
-        let allowed_origins = allowed_origins.into_iter().map(|o| o.trim_end_matches('/').to_ascii_lowercase()).collect();
-        Access { allowed_origins, loopback_only, token_digest: token.map(|t| digest(t.as_bytes())) }
+        let allowed_origins = allowed_origins
+            .into_iter()
+            .map(|o| o.trim_end_matches('/').to_ascii_lowercase())
+            .collect();
+        Access {
+            allowed_origins,
+            loopback_only,
+            token_digest: token.map(|t| digest(t.as_bytes())),
+        }
     }
 
     pub fn check(&self, headers: &HeaderMap) -> Result<(), Refusal> {
         if self.loopback_only {
-            let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+            let host = headers
+                .get(header::HOST)
+                .and_then(|h| h.to_str().ok())
+                .unwrap_or("");
             if !loopback_authority(host) {
                 return Err(Refusal::Host);
             }
         }
         if let Some(origin) = headers.get(header::ORIGIN) {
-            let origin = origin.to_str().map(|o| o.trim_end_matches('/').to_ascii_lowercase()).map_err(|_| Refusal::Origin)?;
+            let origin = origin
+                .to_str()
+                .map(|o| o.trim_end_matches('/').to_ascii_lowercase())
+                .map_err(|_| Refusal::Origin)?;
             let allowed = if self.allowed_origins.is_empty() {
-                origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://")).is_some_and(loopback_authority)
+                origin
+                    .strip_prefix("http://")
+                    .or_else(|| origin.strip_prefix("https://"))
+                    .is_some_and(loopback_authority)
             } else {
-                self.allowed_origins.iter().any(|a| a == "*" || *a == origin)
+                self.allowed_origins
+                    .iter()
+                    .any(|a| a == "*" || *a == origin)
             };
             if !allowed {
                 return Err(Refusal::Origin);
@@ -76,7 +105,11 @@ impl Access {
             let given = headers
                 .get(header::AUTHORIZATION)
                 .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.get(..7).filter(|s| s.eq_ignore_ascii_case("bearer ")).map(|_| v[7..].trim()));
+                .and_then(|v| {
+                    v.get(..7)
+                        .filter(|s| s.eq_ignore_ascii_case("bearer "))
+                        .map(|_| v[7..].trim())
+                });
             match given {
                 Some(token) if same(&digest(token.as_bytes()), expected) => {}
                 _ => return Err(Refusal::Token),
@@ -105,16 +138,53 @@ mod tests {
         assert_eq!(open.check(&headers(&[("host", "127.0.0.1:8080")])), Ok(()));
         assert_eq!(open.check(&headers(&[("host", "localhost")])), Ok(()));
         assert_eq!(open.check(&headers(&[("host", "[::1]:80")])), Ok(()));
-        assert_eq!(open.check(&headers(&[("host", "evil.example:8080")])), Err(Refusal::Host));
-        assert_eq!(open.check(&headers(&[("host", "localhost:1"), ("origin", "http://localhost:3000")])), Ok(()));
-        assert_eq!(open.check(&headers(&[("host", "localhost:1"), ("origin", "https://evil.example")])), Err(Refusal::Origin));
+        assert_eq!(
+            open.check(&headers(&[("host", "evil.example:8080")])),
+            Err(Refusal::Host)
+        );
+        assert_eq!(
+            open.check(&headers(&[
+                ("host", "localhost:1"),
+                ("origin", "http://localhost:3000")
+            ])),
+            Ok(())
+        );
+        assert_eq!(
+            open.check(&headers(&[
+                ("host", "localhost:1"),
+                ("origin", "https://evil.example")
+            ])),
+            Err(Refusal::Origin)
+        );
         let listed = Access::new(vec!["https://app.example/".into()], false, Some("s3cret"));
-        let ok = [("host", "mcp.example"), ("origin", "https://app.example"), ("authorization", "Bearer s3cret")];
+        let ok = [
+            ("host", "mcp.example"),
+            ("origin", "https://app.example"),
+            ("authorization", "Bearer s3cret"),
+        ];
         assert_eq!(listed.check(&headers(&ok)), Ok(()));
-        assert_eq!(listed.check(&headers(&[("host", "mcp.example"), ("authorization", "bearer s3cret")])), Ok(()));
-        assert_eq!(listed.check(&headers(&[("origin", "http://localhost"), ("authorization", "Bearer s3cret")])), Err(Refusal::Origin));
-        assert_eq!(listed.check(&headers(&[("authorization", "Bearer s3cre")])), Err(Refusal::Token));
-        assert_eq!(listed.check(&headers(&[("authorization", "Basic czNjcmV0")])), Err(Refusal::Token));
+        assert_eq!(
+            listed.check(&headers(&[
+                ("host", "mcp.example"),
+                ("authorization", "bearer s3cret")
+            ])),
+            Ok(())
+        );
+        assert_eq!(
+            listed.check(&headers(&[
+                ("origin", "http://localhost"),
+                ("authorization", "Bearer s3cret")
+            ])),
+            Err(Refusal::Origin)
+        );
+        assert_eq!(
+            listed.check(&headers(&[("authorization", "Bearer s3cre")])),
+            Err(Refusal::Token)
+        );
+        assert_eq!(
+            listed.check(&headers(&[("authorization", "Basic czNjcmV0")])),
+            Err(Refusal::Token)
+        );
         assert_eq!(listed.check(&headers(&[])), Err(Refusal::Token));
     }
 }

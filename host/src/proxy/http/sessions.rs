@@ -65,7 +65,9 @@ impl Sessions {
 
 /// Ends a session: out of the table (later requests get 404), its child stopped.
 pub async fn close(front: &Front, id: &str, why: &str) -> bool {
-    let Some(up) = front.sessions.remove(id) else { return false };
+    let Some(up) = front.sessions.remove(id) else {
+        return false;
+    };
     front.metrics.sessions().set(front.sessions.len() as i64);
     tracing::info!(event = "session-closed", session = %short(id), "legacy session closed: {why}");
     up.retire().await;
@@ -79,10 +81,16 @@ pub fn short(id: &str) -> &str {
 
 /// Closes the sessions whose child has ended and those idle (no stream open) for `--idle-timeout`.
 pub async fn reap(front: Arc<Front>) {
-    let every = (front.listen.idle_timeout / 4).clamp(Duration::from_millis(100), Duration::from_secs(1));
+    let every =
+        (front.listen.idle_timeout / 4).clamp(Duration::from_millis(100), Duration::from_secs(1));
     loop {
         tokio::time::sleep(every).await;
-        let table: Vec<(String, Arc<Upstream>)> = front.sessions.lock().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let table: Vec<(String, Arc<Upstream>)> = front
+            .sessions
+            .lock()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         for (id, up) in table {
             if up.gone() {
                 // Its GET stream ends; requests still open are answered by the session, then it closes.
@@ -90,7 +98,9 @@ pub async fn reap(front: Arc<Front>) {
                 if up.open.load(std::sync::atomic::Ordering::Acquire) == 0 {
                     close(&front, &id, "its upstream ended").await;
                 }
-            } else if up.open.load(std::sync::atomic::Ordering::Acquire) == 0 && up.idle_for() >= front.listen.idle_timeout {
+            } else if up.open.load(std::sync::atomic::Ordering::Acquire) == 0
+                && up.idle_for() >= front.listen.idle_timeout
+            {
                 close(&front, &id, "idle").await;
             }
         }

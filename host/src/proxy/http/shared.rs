@@ -42,16 +42,24 @@ pub struct Shared {
 
 impl Shared {
     pub fn current(&self) -> Option<Arc<Upstream>> {
-        self.current.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.current
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     pub fn take(&self) -> Option<Arc<Upstream>> {
-        self.current.lock().unwrap_or_else(|p| p.into_inner()).take()
+        self.current
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
     }
 
     /// Whether the shared child runs and answered the handshake.
     pub fn ready(&self) -> Result<(), &'static str> {
-        let Some(up) = self.current() else { return Err("no upstream") };
+        let Some(up) = self.current() else {
+            return Err("no upstream");
+        };
         if up.gone() {
             return Err("the upstream ended");
         }
@@ -88,9 +96,16 @@ impl Shared {
                 return old;
             }
         };
-        *front.shared.current.lock().unwrap_or_else(|p| p.into_inner()) = Some(up.clone());
+        *front
+            .shared
+            .current
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some(up.clone());
         if let Some(old) = old {
-            tracing::info!(event = "restarted", "the shared upstream ended; started a new one for the next requests");
+            tracing::info!(
+                event = "restarted",
+                "the shared upstream ended; started a new one for the next requests"
+            );
             tokio::spawn(async move { old.retire().await });
         }
         tokio::spawn(handshake(up.clone()));
@@ -107,7 +122,9 @@ pub async fn connected(up: &Upstream) -> Handshake {
             Err(_) => Handshake::Failed,
         }
     };
-    tokio::time::timeout(HANDSHAKE_WAIT * 2 + Duration::from_secs(1), wait).await.unwrap_or(Handshake::Failed)
+    tokio::time::timeout(HANDSHAKE_WAIT * 2 + Duration::from_secs(1), wait)
+        .await
+        .unwrap_or(Handshake::Failed)
 }
 
 async fn handshake(up: Arc<Upstream>) {
@@ -123,8 +140,13 @@ async fn handshake(up: Arc<Upstream>) {
 async fn connect(up: &Upstream) -> Handshake {
     let version = env!("CARGO_PKG_VERSION");
     if let Some(answer) = ask(up, DISCOVER.replace("VERSION", version)).await {
-        let supported = answer.pointer("/result/supportedVersions").and_then(Value::as_array);
-        if supported.is_some_and(|v| v.iter().any(|s| s.as_str().is_some_and(|s| MODERN.contains(&s)))) {
+        let supported = answer
+            .pointer("/result/supportedVersions")
+            .and_then(Value::as_array);
+        if supported.is_some_and(|v| {
+            v.iter()
+                .any(|s| s.as_str().is_some_and(|s| MODERN.contains(&s)))
+        }) {
             return Handshake::Modern;
         }
     }
@@ -135,7 +157,15 @@ async fn connect(up: &Upstream) -> Handshake {
         Some(answer) => match answer.get("result") {
             Some(result) if result.is_object() => {
                 let (stream, _rx) = up.open_stream();
-                if let Ok(ack) = up.submit(stream, Read::Line(INITIALIZED.as_bytes().to_vec()), INITIALIZED.len(), Instant::now()).await {
+                if let Ok(ack) = up
+                    .submit(
+                        stream,
+                        Read::Line(INITIALIZED.as_bytes().to_vec()),
+                        INITIALIZED.len(),
+                        Instant::now(),
+                    )
+                    .await
+                {
                     let _ = ack.await;
                 }
                 up.close_stream(stream);
@@ -151,7 +181,10 @@ async fn connect(up: &Upstream) -> Handshake {
 async fn ask(up: &Upstream, line: String) -> Option<Value> {
     let (stream, mut rx) = up.open_stream();
     let len = line.len();
-    let ack = up.submit(stream, Read::Line(line.into_bytes()), len, Instant::now()).await.ok()?;
+    let ack = up
+        .submit(stream, Read::Line(line.into_bytes()), len, Instant::now())
+        .await
+        .ok()?;
     let _ = ack.await;
     let answer = tokio::time::timeout(HANDSHAKE_WAIT, async {
         loop {
@@ -177,14 +210,25 @@ async fn ask(up: &Upstream, line: String) -> Option<Value> {
 /// The `server/discover` result for a child that needed `initialize`, from its handshake.
 pub fn discover_result(init: &Value) -> Value {
     let mut result = serde_json::Map::new();
-    result.insert("supportedVersions".into(), MODERN.iter().map(|v| Value::from(*v)).collect());
-    result.insert("capabilities".into(), init.get("capabilities").cloned().unwrap_or_else(|| Value::Object(Default::default())));
+    result.insert(
+        "supportedVersions".into(),
+        MODERN.iter().map(|v| Value::from(*v)).collect(),
+    );
+    result.insert(
+        "capabilities".into(),
+        init.get("capabilities")
+            .cloned()
+            .unwrap_or_else(|| Value::Object(Default::default())),
+    );
     if let Some(instructions) = init.get("instructions").filter(|i| i.is_string()) {
         result.insert("instructions".into(), instructions.clone());
     }
     result.insert("resultType".into(), "complete".into());
     if let Some(info) = init.get("serverInfo") {
-        result.insert("_meta".into(), serde_json::json!({ "io.modelcontextprotocol/serverInfo": info }));
+        result.insert(
+            "_meta".into(),
+            serde_json::json!({ "io.modelcontextprotocol/serverInfo": info }),
+        );
     }
     Value::Object(result)
 }

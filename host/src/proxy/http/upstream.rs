@@ -6,7 +6,9 @@
 //! [`BACKLOG`], while no GET stream is open). Which message goes to which stream is the session's decision
 //! (`client-line-on`); this module only hands the lines over.
 
-use super::super::core::{self, Ack, ClientEvent, ClientPort, ClientSink, PolicyText, RelayConfig, RelayState};
+use super::super::core::{
+    self, Ack, ClientEvent, ClientPort, ClientSink, PolicyText, RelayConfig, RelayState,
+};
 use super::super::io::{Budget, Outgoing, Read};
 use super::super::metrics::Metrics;
 use super::Front;
@@ -54,7 +56,10 @@ impl ClientSink for HttpSink {
                 routes.own = None;
                 if routes.backlog.len() == BACKLOG {
                     routes.backlog.pop_front();
-                    tracing::warn!(event = "dropped", "a message for the session's own stream was dropped: no GET stream read it");
+                    tracing::warn!(
+                        event = "dropped",
+                        "a message for the session's own stream was dropped: no GET stream read it"
+                    );
                 }
                 routes.backlog.push_back(out);
             }
@@ -115,7 +120,10 @@ impl Upstream {
             linger: true,
             state: Some(state_tx),
         };
-        let sink = HttpSink { routes: routes.clone(), metrics: front.metrics.clone() };
+        let sink = HttpSink {
+            routes: routes.clone(),
+            metrics: front.metrics.clone(),
+        };
         let up = Arc::new(Upstream {
             port,
             routes: routes.clone(),
@@ -160,7 +168,10 @@ impl Upstream {
     }
 
     pub fn idle_for(&self) -> std::time::Duration {
-        self.last_active.lock().unwrap_or_else(|p| p.into_inner()).elapsed()
+        self.last_active
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .elapsed()
     }
 
     /// A new client stream and the receiver of what the session sends to it.
@@ -175,7 +186,11 @@ impl Upstream {
     }
 
     pub fn close_stream(&self, stream: u64) {
-        self.routes.lock().unwrap_or_else(|p| p.into_inner()).streams.remove(&stream);
+        self.routes
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .streams
+            .remove(&stream);
     }
 
     /// Stream 0 (a legacy session's GET stream): what was held for it, then what comes. None if one is
@@ -201,7 +216,13 @@ impl Upstream {
     }
 
     /// Hands a client line read at `at` to the session on `stream`; the receiver gets how it was disposed of.
-    pub async fn submit(&self, stream: u64, read: Read, len: usize, at: Instant) -> Result<oneshot::Receiver<Ack>, Gone> {
+    pub async fn submit(
+        &self,
+        stream: u64,
+        read: Read,
+        len: usize,
+        at: Instant,
+    ) -> Result<oneshot::Receiver<Ack>, Gone> {
         let retired = self.retired.read().await;
         if *retired {
             return Err(Gone);
@@ -209,7 +230,17 @@ impl Upstream {
         let permit = self.budget.reserve(len).await;
         let (tx, rx) = oneshot::channel();
         self.touch();
-        if !self.port.send(ClientEvent::Line { stream: Some(stream), read, at, permit, ack: Some(tx) }).await {
+        if !self
+            .port
+            .send(ClientEvent::Line {
+                stream: Some(stream),
+                read,
+                at,
+                permit,
+                ack: Some(tx),
+            })
+            .await
+        {
             return Err(Gone);
         }
         drop(retired);
