@@ -22,6 +22,8 @@ from ._taxonomy import DEFAULT_MAX_BYTES, KINDS, TAXONOMY_VERSION, Dialect, Erro
 __all__ = [
     "ArgumentTypeError",
     "ComponentFault",
+    "Context",
+    "DEFAULT_MAX_BYTES",
     "Dialect",
     "ErrorKind",
     "ExtraRule",
@@ -38,6 +40,7 @@ __all__ = [
     "KINDS",
     "KindInfo",
     "Redaction",
+    "RedactionMethod",
     "check_policy",
     "TAXONOMY_VERSION",
     "codes",
@@ -62,6 +65,12 @@ __all__ = [
     "validate",
     "validate_json",
 ]
+
+
+def __dir__() -> list[str]:
+    """The public API only (`__all__`): not the typing helpers and modules this one imports. The submodules
+    `jsonrpc_errors.logging`, `.prometheus` and `.mcp` are imported by name (the last two need extras)."""
+    return sorted(__all__)
 
 _MISSING: Any = object()
 _stdlib_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode

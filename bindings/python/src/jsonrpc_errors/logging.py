@@ -17,6 +17,13 @@ from typing import Any, Mapping, MutableMapping, Optional, Union
 from ._describe import describe
 from ._taxonomy import KINDS, Dialect, ErrorKind
 
+__all__ = ["JsonRpcLoggerAdapter", "LEVELS", "level_for", "log_error"]
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
 LEVELS: Mapping[str, int] = {
     "error": _logging.ERROR,
     "warn": _logging.WARNING,

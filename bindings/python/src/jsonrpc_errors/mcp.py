@@ -77,6 +77,7 @@ __all__ = [
     "GuardedWriteStream",
     "OVERSIZE_EDGE_BYTES",
     "OversizeLine",
+    "QUEUE_BUDGET_BYTES",
     "RawLine",
     "ServerApi",
     "canonical_tool_error",
@@ -87,6 +88,11 @@ __all__ = [
     "guard_tools",
     "upstream_stderr_log",
 ]
+
+
+def __dir__() -> list[str]:
+    """The public API only (`__all__`), not the SDK names and helpers this module imports."""
+    return sorted(__all__)
 
 Peer = Literal["client", "upstream"]
 Item = Union[SessionMessage, Exception]

@@ -22,6 +22,13 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
         "jsonrpc_errors.prometheus needs prometheus_client: pip install 'jsonrpc-errors[prometheus]'"
     ) from e
 
+__all__ = ["ErrorMetrics", "LABELS"]
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
 LABELS = ("code", "kind", "category", "gate")
 
 
