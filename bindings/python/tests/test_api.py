@@ -185,9 +185,16 @@ def test_lookup_kind_returns_error_kind():
 
 
 def test_kinds_match_generated_taxonomy():
-    names = [k["name"] for k in jre.kinds()]
-    assert names == list(jre.KINDS)
-    assert {k["name"]: k["log_level"] for k in jre.kinds()} == {n: i.log_level for n, i in jre.KINDS.items()}
+    table = jre.kinds()
+    assert [k["kind"] for k in table] == list(jre.KINDS)
+    for k in table:
+        info = jre.KINDS[k["kind"]]
+        assert (k["category"], k["gate"], k["retryable"], k["http_status"], k["log_level"]) == (
+            info.category, info.gate, info.retryable, info.http_status, info.log_level
+        )
+        # Every field of the kind, in the taxonomy's order, required where the taxonomy requires it.
+        assert [f["name"] for f in k["fields"]] == list(info.fields)
+        assert [f["name"] for f in k["fields"] if f["required"]] == list(info.required)
 
 
 def test_trap_becomes_internal_error_and_instance_is_replaced(monkeypatch):
@@ -259,13 +266,14 @@ def test_redact_json_value_takes_python_values_and_returns_json_findings():
         jre.redact_json_value({1, 2})
 
 
-def test_kinds_json_describes_every_kind_of_the_typed_table():
-    described = json.loads(jre.kinds_json())
-    typed = jre.kinds()
-    assert [k["kind"] for k in described] == [k["name"] for k in typed]
-    for d, t in zip(described, typed):
-        assert (d["code"], d["message"], d["retryable"], d["http_status"]) == (t["canonical_code"], t["message"], t["retryable"], t["http_status"])
-    assert {f["name"] for f in described[[k["kind"] for k in described].index("method-not-found")]["fields"]} == {"method"}
+def test_kinds_is_kinds_json_and_agrees_with_explain():
+    # One shape: what kinds_json says, and each entry as explain describes its kind under canonical.
+    table = jre.kinds()
+    assert table == json.loads(jre.kinds_json())
+    for k in table:
+        if k["code"] is not None:
+            assert k in jre.explain(k["code"], "canonical")["kinds"], k["kind"]
+    assert jre.kinds() is not table  # a fresh list each call: a caller may change its copy
 
 
 def test_codes_with_an_unknown_format_is_the_components_refusal():

@@ -1,8 +1,14 @@
 """The package offers every function the WIT exports (the way tree-sitter's CI fails when the wasm exports
 drift from its header): a function added to wit/world.wit without a Python binding fails here."""
 
+import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 import jsonrpc_errors as jre
 from jsonrpc_errors import _runtime
@@ -84,3 +90,28 @@ def test_every_guard_session_method_is_offered():
              list(_runtime._GUARD_SIGNATURES) + list(_runtime._GUARD_GENERIC)}
     want = set(methods) | set(free)
     assert bound == want, f"guard bindings {sorted(bound)} != WIT {sorted(want)}"
+
+
+# ---------------------------------------------------------------------------------------------- across runtimes
+
+JS_PACKAGE = WIT.parents[1] / "bindings" / "js"
+
+
+def _node(script: str) -> Any:
+    """What `script` (an ES module run inside the npm package, so `jsonrpc-errors` is the package itself)
+    prints, parsed as JSON."""
+    node = shutil.which("node")
+    if node is None or not (JS_PACKAGE / "dist" / "node.js").is_file():
+        pytest.skip("needs node and the built npm package (cargo xtask js && (cd bindings/js && npm run build))")
+    out = subprocess.run([node, "--input-type=module", "-e", script], cwd=JS_PACKAGE, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_kinds_is_the_same_table_in_python_and_node():
+    # One shape in both runtimes: the same keys (kind, code, ..., fields) and the same values.
+    node = _node('import { kinds } from "jsonrpc-errors"; process.stdout.write(JSON.stringify(kinds()));')
+    python = jre.kinds()
+    assert [k["kind"] for k in python] == [k["kind"] for k in node]
+    for p, n in zip(python, node):
+        assert p == n, p["kind"]

@@ -428,12 +428,11 @@ def kinds_json() -> str:
 
 
 def kinds() -> list[dict[str, Any]]:
-    """The taxonomy table as the component reports it."""
-
-    def run(w: Any) -> list[dict[str, Any]]:
-        return [{k.replace("-", "_"): v for k, v in vars(r).items()} for r in w.generic["kinds"](w.store)]
-
-    return _runtime.get().run(run)
+    """The taxonomy table: every kind as `explain` describes it under `canonical`, its fields included —
+    `{kind, code, message, summary, category, gate, retryable, retry_hint, http_status, log_level,
+    fields: [{name, type, required}]}`, the same objects the TypeScript package's `kinds()` returns."""
+    table: list[dict[str, Any]] = _loads(kinds_json())
+    return table
 
 
 def set_environment(env: Union[Mapping[str, str], Iterable[tuple[str, str]]]) -> int:
