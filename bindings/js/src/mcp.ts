@@ -567,8 +567,9 @@ export interface ToolErrorLogger {
 }
 
 export interface GuardToolOptions {
-  /** The tool's name (what a client's `tools/call` names). */
-  name: string;
+  /** The tool's name (what a client's `tools/call` names). Default: the handler's own name (`fn.name`), as
+   *  Python's `guard_tool` defaults to the function's; required for an anonymous handler. */
+  name?: string;
   /** The dialect of the answer (default "mcp"). */
   dialect?: Dialect;
   /** Gets what the tool threw, redacted for the operator's log (an Error with its name, message and stack:
@@ -762,13 +763,12 @@ function isToolErrorResult(value: unknown): value is CallToolResult {
  */
 export function guardTool<Args extends unknown[], R>(
   handler: (...args: Args) => R | Promise<R>,
-  options: GuardToolOptions,
+  options: GuardToolOptions = {},
 ): (...args: Args) => Promise<R | CallToolResult> {
   if (typeof handler !== "function") throw new ArgumentTypeError("handler must be a function");
-  if (typeof options !== "object" || options === null || typeof options.name !== "string") {
-    throw new ArgumentTypeError("options.name (the tool's name) must be a string");
-  }
-  const { name, onError } = options;
+  if (typeof options !== "object" || options === null) throw new ArgumentTypeError("options must be an object");
+  const name = toolName(handler, options.name);
+  const { onError } = options;
   if (onError !== undefined && typeof onError !== "function") throw new ArgumentTypeError("onError must be a function");
   const logger = options.logger === undefined ? console : options.logger;
   if (logger !== null && (typeof logger !== "object" || typeof logger.error !== "function")) {
@@ -806,6 +806,22 @@ export function guardTool<Args extends unknown[], R>(
   };
   guardedHandlers.add(guarded);
   return guarded;
+}
+
+/** The tool's name: `given`, else the handler's own name (a named function's; an anonymous one has none,
+ *  and a bound one's is not a tool's: "bound query"). */
+function toolName(handler: (...args: never[]) => unknown, given: unknown): string {
+  if (given !== undefined) {
+    if (typeof given !== "string" || given === "") throw new ArgumentTypeError("options.name (the tool's name) must be a non-empty string");
+    return given;
+  }
+  const own = handler.name;
+  if (typeof own !== "string" || own === "" || own.startsWith("bound ")) {
+    throw new ArgumentTypeError(
+      "guardTool: give options.name (the tool's name, as registered): the handler is an anonymous or bound function, which has no name of its own",
+    );
+  }
+  return own;
 }
 
 /** What `McpServer.registerTool` takes and returns, as far as wrapping its callback goes. */

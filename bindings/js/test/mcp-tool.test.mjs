@@ -15,6 +15,7 @@ import { z } from "zod";
 import { GuardSession } from "jsonrpc-errors/guard";
 import { FAILED_RESULT_BYTES } from "./mcp-helpers.mjs";
 import { canonicalToolError, guardTool, guardTools } from "jsonrpc-errors/mcp";
+import { ArgumentTypeError } from "jsonrpc-errors/guard";
 import { DB_URL, GITHUB_TOKEN, HOME_PATH, innerStack, SECRETS } from "./mcp-fixture/server.js";
 
 const failure = () => new Error(`query failed (GITHUB_TOKEN=${GITHUB_TOKEN}, db=${DB_URL}, source ${HOME_PATH}):\n${innerStack()}`);
@@ -261,6 +262,34 @@ describe("guardTool as a low-level tools/call handler", () => {
     } finally {
       await client.close();
     }
+  });
+
+  test("the name defaults to the handler's own, as Python's guard_tool does; an anonymous handler must be given one", async () => {
+    // Before: options.name was required even for a named function.
+    async function query_orders() {
+      throw failure();
+    }
+    const tools = [];
+    const server = new McpServer({ name: "s", version: "1" });
+    server.registerTool("query_orders", {}, guardTool(query_orders, { ...quiet, onError: (_error, tool) => tools.push(tool) }));
+    const { client, wire } = await connected(server);
+    try {
+      await client.callTool({ name: "query_orders" });
+    } finally {
+      await client.close();
+    }
+    assert.deepEqual(tools, ["query_orders"]);
+    assert.deepEqual(lastResponse(wire), { result: canonicalToolError("query_orders", failure()).result });
+    assert.deepEqual(leaked(lastResponse(wire)), []);
+    // An explicit name wins over the function's.
+    const named = [];
+    await guardTool(query_orders, { name: "orders", ...quiet, onError: (_e, tool) => named.push(tool) })();
+    assert.deepEqual(named, ["orders"]);
+    // No name of its own: an arrow function written in the call, a bound function ("bound query_orders").
+    for (const handler of [async () => ({}), query_orders.bind(null)]) {
+      assert.throws(() => guardTool(handler), (e) => e instanceof ArgumentTypeError && /options\.name/.test(e.message));
+    }
+    assert.throws(() => guardTool(query_orders, { name: "" }), ArgumentTypeError);
   });
 
   test("bad arguments are refused when wrapping, not at the first failure", () => {
