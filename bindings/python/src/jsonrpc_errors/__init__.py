@@ -44,6 +44,7 @@ __all__ = [
     "check_policy",
     "TAXONOMY_VERSION",
     "codes",
+    "error_response",
     "explain",
     "explain_json",
     "kinds",
@@ -531,3 +532,7 @@ def _as_kind(name: str) -> Union[ErrorKind, str]:
         return ErrorKind(name)
     except ValueError:
         return name
+
+
+# Last: the server helper is built on the functions above.
+from ._server import error_response  # noqa: E402
