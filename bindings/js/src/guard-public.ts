@@ -9,3 +9,5 @@ export const { redactJsonValue, redactJsonValueJson, redactWith, redactWithJson 
 export type { ExtraRule, JsonFinding, JsonRedaction, OversizeOptions, RedactionMethod, RedactOptions } from "./types.js";
 export { setEnvironment } from "./api.js";
 export { ArgumentTypeError, ArgumentValueError, InvalidInputError, JsonRpcErrorsError, WasmFaultError } from "./errors.js";
+export { errorResponse } from "./server.js";
+export type { ErrorResponseOptions, RequestFailedEvent, ServerErrorLogger } from "./server.js";
