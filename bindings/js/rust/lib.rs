@@ -6,11 +6,13 @@
 //! entropy is split into two u32 halves by the wrapper.
 //!
 //! Three modules are built from this file. The base module has the functions the package's main entry calls.
-//! The guard module (feature `guard`) has the guard session and the calls its entry makes (`setEnvironment`,
-//! `redactWith`, `redactJsonValue`, `refusal`, `maxInputBytes`). The redaction module (feature `redact`, the
-//! `jsonrpc-errors/redact` entry) has those calls without the session, and is built for speed (Cargo.toml,
-//! `profile.npm-redact`). The rest of the base functions are left out of both: the package never calls them
-//! there, and they cost 15 KB gzipped (the codes table's Markdown, `explain`, `validate`).
+//! The guard module (feature `guard`) has those too, the guard session and the calls its entry makes
+//! (`checkPolicy`, `redactWith`, `redactJsonValue`): in a browser page that imports the main entry and
+//! `jsonrpc-errors/guard` or `/mcp`, it serves both, and the page downloads one module (the package's
+//! src/load-browser.ts). The redaction module (feature `redact`, the `jsonrpc-errors/redact` entry) has
+//! `setEnvironment`, `redactWith`, `redactJsonValue`, `refusal` and `maxInputBytes`, and is built for speed
+//! (Cargo.toml, `profile.npm-redact`); the rest of the base functions are left out of it: its entry never
+//! calls them, and they cost 15 KB gzipped (the codes table's Markdown, `explain`, `validate`).
 
 use jsonrpc_errors_guest::api;
 #[cfg(any(feature = "guard", not(feature = "redact")))]
@@ -57,7 +59,7 @@ pub fn check_policy(text: &str, env: Vec<String>) -> Result<String, JsValue> {
     outcome(api::check_policy(text, &pairs(env)))
 }
 
-#[cfg(not(any(feature = "guard", feature = "redact")))]
+#[cfg(any(feature = "guard", not(feature = "redact")))]
 #[wasm_bindgen(js_name = mapError)]
 pub fn map_error(
     input: &str,
@@ -74,7 +76,7 @@ pub fn map_error(
 }
 
 #[allow(clippy::too_many_arguments)]
-#[cfg(not(any(feature = "guard", feature = "redact")))]
+#[cfg(any(feature = "guard", not(feature = "redact")))]
 #[wasm_bindgen]
 pub fn validate(
     raw: &[u8],
@@ -101,7 +103,7 @@ pub fn validate(
     ))
 }
 
-#[cfg(not(any(feature = "guard", feature = "redact")))]
+#[cfg(any(feature = "guard", not(feature = "redact")))]
 #[wasm_bindgen]
 pub fn sanitize(
     raw: &[u8],
@@ -118,14 +120,14 @@ pub fn sanitize(
 }
 
 /// `{"text", "findings"}` as JSON text.
-#[cfg(not(any(feature = "guard", feature = "redact")))]
+#[cfg(any(feature = "guard", not(feature = "redact")))]
 #[wasm_bindgen(js_name = redactJson)]
 pub fn redact_json(text: &str) -> String {
     api::redact_json(text)
 }
 
 /// The redacted text only (no findings document to build or parse).
-#[cfg(not(any(feature = "guard", feature = "redact")))]
+#[cfg(any(feature = "guard", not(feature = "redact")))]
 #[wasm_bindgen]
 pub fn redact(text: &str) -> String {
     api::redact(text).text
@@ -149,20 +151,20 @@ pub fn redact_json_value(json: &str, options_json: &str) -> Result<String, JsVal
 }
 
 /// The taxonomy table as JSON text.
-#[cfg(not(any(feature = "guard", feature = "redact")))]
+#[cfg(any(feature = "guard", not(feature = "redact")))]
 #[wasm_bindgen(js_name = kindsJson)]
 pub fn kinds_json() -> String {
     api::kinds_json()
 }
 
-#[cfg(not(any(feature = "guard", feature = "redact")))]
+#[cfg(any(feature = "guard", not(feature = "redact")))]
 #[wasm_bindgen]
 pub fn explain(dialect: &str, code: f64) -> Result<String, JsValue> {
     outcome(api::explain(dialect, code as i64))
 }
 
 /// The kind name, or `undefined` when the code stands for none.
-#[cfg(not(any(feature = "guard", feature = "redact")))]
+#[cfg(any(feature = "guard", not(feature = "redact")))]
 #[wasm_bindgen(js_name = lookupKind)]
 pub fn lookup_kind(
     dialect: &str,
@@ -179,7 +181,7 @@ pub fn lookup_kind(
     .map_err(|e| JsValue::from_str(&api::failure_json(&e)))
 }
 
-#[cfg(not(any(feature = "guard", feature = "redact")))]
+#[cfg(any(feature = "guard", not(feature = "redact")))]
 #[wasm_bindgen]
 pub fn codes(dialect: Option<String>, format: &str) -> Result<String, JsValue> {
     outcome(api::codes(dialect.as_deref(), format))

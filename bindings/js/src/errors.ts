@@ -17,6 +17,10 @@ export class ArgumentTypeError extends JsonRpcErrorsError {}
  *  result asked for as an error object, for example). */
 export class ArgumentValueError extends JsonRpcErrorsError {}
 
+/** A call was made before its WebAssembly module was loaded: in a browser, `await init()` (exported by the
+ *  entry the call comes from) first. */
+export class NotInitializedError extends JsonRpcErrorsError {}
+
 /** The library refused the input; `.error` is its JSON-RPC error object (code -32602, message, data). */
 export class InvalidInputError extends JsonRpcErrorsError {
   readonly error: ErrorObject;

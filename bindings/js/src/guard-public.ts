@@ -8,6 +8,6 @@ import { callGuard } from "./runtime.js";
 export const { redactJsonValue, redactJsonValueJson, redactWith, redactWithJson } = redactionOn(callGuard);
 export type { ExtraRule, JsonFinding, JsonRedaction, OversizeOptions, RedactionMethod, RedactOptions } from "./types.js";
 export { setEnvironment } from "./api.js";
-export { ArgumentTypeError, ArgumentValueError, InvalidInputError, JsonRpcErrorsError, WasmFaultError } from "./errors.js";
+export { ArgumentTypeError, ArgumentValueError, InvalidInputError, JsonRpcErrorsError, NotInitializedError, WasmFaultError } from "./errors.js";
 export { errorResponse } from "./server.js";
 export type { ErrorResponseOptions, RequestFailedEvent, ServerErrorLogger } from "./server.js";

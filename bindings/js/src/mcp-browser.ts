@@ -1,6 +1,6 @@
-// `jsonrpc-errors/mcp` for browsers and bundlers: the guard module fetched as `jsonrpc-errors/guard` fetches
-// it, then the MCP SDK adapters on top of it.
+// `jsonrpc-errors/mcp` for browsers and bundlers: the MCP SDK adapters on the guard module, which
+// `await init()` loads (as `jsonrpc-errors/guard`'s does: the same module, one load).
 
-import "./guard-browser.js";
-
+export { init } from "./guard-browser.js";
+export type { InitOptions, WasmResponse, WasmSource } from "./init.js";
 export * from "./mcp.js";

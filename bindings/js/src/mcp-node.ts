@@ -3,4 +3,7 @@
 
 import "./guard-node.js";
 
+// `init` for code that runs in browsers too: the module is already loaded here, so it resolves at once.
+export { init } from "./init.js";
+export type { InitOptions, WasmResponse, WasmSource } from "./init.js";
 export * from "./mcp.js";

@@ -19,6 +19,6 @@ export {
   validate,
   validateJson,
 } from "./api.js";
-export { ArgumentTypeError, ArgumentValueError, InvalidInputError, JsonRpcErrorsError, WasmFaultError } from "./errors.js";
+export { ArgumentTypeError, ArgumentValueError, InvalidInputError, JsonRpcErrorsError, NotInitializedError, WasmFaultError } from "./errors.js";
 export type * from "./types.js";
 export * from "./taxonomy.js";

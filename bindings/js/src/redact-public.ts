@@ -7,4 +7,4 @@ import { callRedact } from "./runtime.js";
 export const { redactJsonValue, redactJsonValueJson, redactWith, redactWithJson } = redactionOn(callRedact);
 export type { ExtraRule, JsonFinding, JsonRedaction, RedactionMethod, RedactOptions } from "./types.js";
 export { setEnvironment } from "./api.js";
-export { ArgumentTypeError, ArgumentValueError, InvalidInputError, JsonRpcErrorsError, WasmFaultError } from "./errors.js";
+export { ArgumentTypeError, ArgumentValueError, InvalidInputError, JsonRpcErrorsError, NotInitializedError, WasmFaultError } from "./errors.js";

@@ -2,7 +2,7 @@
 // the plain -32603 (re-instantiating the module, since a trapped wasm-bindgen instance is unusable).
 // Internal: not part of the package's public API.
 
-import { ArgumentTypeError, InvalidInputError, JsonRpcErrorsError, WasmFaultError } from "./errors.js";
+import { ArgumentTypeError, InvalidInputError, NotInitializedError, WasmFaultError } from "./errors.js";
 import type { CallContext, ErrorObject } from "./types.js";
 
 /** The wasm-bindgen exports (bindings/js/rust/lib.rs), as the entry points hand them over. */
@@ -98,11 +98,16 @@ export function install(p: Platform): void {
   randomFill ??= p.randomFill;
 }
 
-/** Installs the guard module (and applies the environment already handed to the library). */
-export function installGuard(glue: GuardGlue, fill: (array: Uint32Array) => void): void {
+/**
+ * Installs the guard module (and applies the environment already handed to the library). `servesBase`: the
+ * module also holds the main entry's calls (bindings/js/rust/lib.rs) and serves them when no base module is
+ * loaded, so a browser page that uses both entries downloads one module.
+ */
+export function installGuard(glue: GuardGlue, fill: (array: Uint32Array) => void, servesBase = false): void {
   guardGlue = glue;
   randomFill ??= fill;
   if (environment !== undefined) glue.setEnvironment(environment);
+  if (servesBase && platform === undefined) platform = { glue: glue as unknown as Glue, randomFill: fill };
 }
 
 /** Installs the redaction module (and applies the environment already handed to the library). */
@@ -114,7 +119,9 @@ export function installRedact(glue: RedactGlue, fill: (array: Uint32Array) => vo
 
 function currentGuard(): GuardGlue {
   if (guardGlue === undefined) {
-    throw new JsonRpcErrorsError("jsonrpc-errors: the guard module is not initialised (import it from jsonrpc-errors/guard)");
+    throw new NotInitializedError(
+      "jsonrpc-errors: the guard module is not loaded: import jsonrpc-errors/guard or jsonrpc-errors/mcp, and in a browser `await init()` from it first",
+    );
   }
   return guardGlue;
 }
@@ -132,7 +139,9 @@ export function callGuard<T>(f: (glue: GuardGlue) => T): T {
 /** Runs one call on the redaction module, as `callGuard` does on the guard module. */
 export function callRedact<T>(f: (glue: RedactGlue) => T): T {
   if (redactGlue === undefined) {
-    throw new JsonRpcErrorsError("jsonrpc-errors: the redaction module is not initialised (import it from jsonrpc-errors/redact)");
+    throw new NotInitializedError(
+      "jsonrpc-errors: the redaction module is not loaded: import jsonrpc-errors/redact, and in a browser `await init()` from it first",
+    );
   }
   return callModule(redactGlue, f, () => {});
 }
@@ -151,10 +160,11 @@ function callModule<G extends RedactGlue, T>(g: G, f: (glue: G) => T, reinstanti
   }
 }
 
+const NOT_LOADED =
+  "jsonrpc-errors: the WebAssembly module is not loaded yet: in a browser, `await init()` (exported by the entry you import) before the first call";
+
 function current(): Platform {
-  if (platform === undefined) {
-    throw new JsonRpcErrorsError("jsonrpc-errors: the WebAssembly module is not initialised");
-  }
+  if (platform === undefined) throw new NotInitializedError(NOT_LOADED);
   return platform;
 }
 
@@ -203,6 +213,8 @@ export function call<T>(f: (glue: Glue) => T): T {
 }
 
 function reinstantiate(p: Platform): void {
+  // The guard module serving the main entry: its sessions are gone with the instance.
+  if ((p.glue as unknown) === guardGlue) guardGeneration++;
   p.glue.__wbg_reset_state();
   if (environment !== undefined) {
     p.glue.setEnvironment(environment);
@@ -214,7 +226,9 @@ let maxInput: number | undefined;
 /** The glue of whichever module is loaded (every one holds these calls). */
 function anyGlue(): Pick<Glue, "refusal" | "maxInputBytes"> {
   if (platform !== undefined) return platform.glue;
-  return redactGlue ?? currentGuard();
+  const loaded = redactGlue ?? guardGlue;
+  if (loaded === undefined) throw new NotInitializedError(NOT_LOADED);
+  return loaded;
 }
 
 /** The guest's refusal of an input before the call it was meant for, as the package's error. */
@@ -258,10 +272,10 @@ export function checkedBytes(value: Uint8Array): Uint8Array {
 export function setEnvironmentFlat(flat: string[]): number {
   let kept: number | undefined;
   if (platform !== undefined) kept = call((g) => g.setEnvironment(flat));
-  if (guardGlue !== undefined) kept = callGuard((g) => g.setEnvironment(flat));
+  if (guardGlue !== undefined && (guardGlue as unknown) !== platform?.glue) kept = callGuard((g) => g.setEnvironment(flat));
   if (redactGlue !== undefined) kept = callRedact((g) => g.setEnvironment(flat));
-  // Every entry installs its module before its `setEnvironment` can be called: none loaded is a bug here.
-  if (kept === undefined) throw new JsonRpcErrorsError("jsonrpc-errors: no WebAssembly module is initialised");
+  // Node entries install their module at import; in a browser none is loaded before `init`.
+  if (kept === undefined) throw new NotInitializedError(NOT_LOADED);
   environment = flat.length === 0 ? undefined : flat;
   return kept;
 }
@@ -296,7 +310,7 @@ const TWO_32 = 2 ** 32;
 export function contextArgs(context: CallContext | undefined): [number, number, number] {
   if (context === undefined) {
     if (poolNext + 2 > pool.length) {
-      if (randomFill === undefined) throw new JsonRpcErrorsError("jsonrpc-errors: the WebAssembly module is not initialised");
+      if (randomFill === undefined) throw new NotInitializedError(NOT_LOADED);
       randomFill(pool);
       poolNext = 0;
     }

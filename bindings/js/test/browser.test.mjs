@@ -1,16 +1,14 @@
 // Real browser: Debian's Chromium driven by playwright-core. A tiny HTTP server on 127.0.0.1 (random port)
-// serves (1) a page that imports the package's browser entry as plain ESM (an import map, no bundler) and
-// runs every vector in the page, and (2) a page built by Vite 7 from an empty project with the packed
-// tarball installed.
+// serves a page that imports the package's browser entries as plain ESM (an import map, no bundler), loads
+// their modules with `init` and runs every vector in the page: once with the main entry on the base module,
+// once on the guard module (imported first: one module for both). Bundlers: test/bundlers.test.mjs.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import { extname, join, normalize, sep } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { chromium } from "playwright-core";
 import { PKG_DIR, VECTORS_DIR } from "./helpers.mjs";
-import { installIntoTempProject } from "./pack-helpers.mjs";
 
 const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
@@ -21,12 +19,34 @@ const PAGE = `<!doctype html>
 <title>jsonrpc-errors vectors</title>
 <script type="importmap">{"imports": {"jsonrpc-errors": "/pkg/dist/browser.js", "jsonrpc-errors/guard": "/pkg/dist/guard-browser.js", "jsonrpc-errors/redact": "/pkg/dist/redact-browser.js"}}</script>
 <script type="module">
-  import * as pkg from "jsonrpc-errors";
-  import * as guardPkg from "jsonrpc-errors/guard";
-  import * as redactPkg from "jsonrpc-errors/redact";
   import { runAll, parseVectors } from "/pkg/test/vectors-lib.js";
   import { packageAdapter } from "/pkg/test/package-adapter.js";
+  // "?one-module": the guard entry is imported before init, so its module serves the main entry too; else the
+  // main entry loads the base module first and the guard entry its own later.
+  const oneModule = location.search === "?one-module";
   try {
+    const pkg = await import("jsonrpc-errors");
+    let guardPkg = oneModule ? await import("jsonrpc-errors/guard") : undefined;
+    const checks = {};
+    if (!oneModule) {
+      // Nothing is loaded at import: a call says so; a bad option and a failed load reject, and init can be retried.
+      try { pkg.mapError({ kind: "method-not-found", method: "m", id: 1 }); } catch (e) { checks.early = { name: e.name, message: e.message }; }
+      checks.badOption = await pkg.init({ wasm: 5 }).then(() => "resolved", (e) => e.name);
+      checks.missing = await pkg.init({ wasm: "/pkg/dist/wasm/missing.wasm" }).then(() => "resolved", (e) => String(e.message).includes("404"));
+      const first = pkg.init();
+      checks.shared = first === pkg.init();
+      await first;
+      checks.again = (await pkg.init({ wasm: "/elsewhere.wasm" })) === undefined;
+      guardPkg = await import("jsonrpc-errors/guard");
+      await guardPkg.init({ wasm: fetch("/pkg/dist/wasm/jsonrpc_errors_guard_bg.wasm") });
+    } else {
+      await pkg.init();
+      await guardPkg.init();
+    }
+    const redactPkg = await import("jsonrpc-errors/redact");
+    await redactPkg.init({ wasm: await (await fetch("/pkg/dist/wasm/jsonrpc_errors_redact_bg.wasm")).arrayBuffer() });
+    // Only the loads init made (the page's own fetches of a module's bytes are initiated by "fetch" too).
+    const fetched = performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname).filter((p) => p.endsWith(".wasm") && !p.endsWith("missing.wasm"));
     const list = await (await fetch("/vectors/")).json();
     const files = [];
     for (const file of list) files.push({ file, doc: parseVectors(await (await fetch("/vectors/" + file)).text()) });
@@ -41,7 +61,7 @@ const PAGE = `<!doctype html>
     let trap = null;
     try { runtime.trapForTests(); } catch (e) { trap = { name: e.name, code: e.code }; }
     const after = pkg.mapError({ kind: "method-not-found", method: "m", id: 5 }).id;
-    window.__done = { results, redactionResults, trap, after };
+    window.__done = { results, redactionResults, trap, after, checks, fetched };
   } catch (e) {
     window.__done = { error: String(e && e.stack || e) };
   }
@@ -51,7 +71,7 @@ let server;
 let base;
 let browser;
 const roots = { "/pkg/": PKG_DIR };
-const cleanup = [];
+
 
 function serveFile(res, file) {
   if (!existsSync(file) || !statSync(file).isFile()) {
@@ -92,7 +112,6 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await new Promise((resolve) => server?.close(resolve));
-  cleanup.forEach((d) => rmSync(d, { recursive: true, force: true }));
 });
 
 async function runPage(url) {
@@ -109,50 +128,52 @@ async function runPage(url) {
   }
 }
 
-describe("chromium: the package's browser entry, unbundled", () => {
-  let done;
-  before(async () => {
-    const r = await runPage(`${base}/`);
-    assert.deepEqual(r.errors, []);
-    assert.equal(r.done.error, undefined, r.done.error);
-    done = r.done;
-  });
+for (const [label, query, modules] of [
+  ["the main entry on the base module", "", ["jsonrpc_errors_bg.wasm", "jsonrpc_errors_guard_bg.wasm", "jsonrpc_errors_redact_bg.wasm"]],
+  ["the main entry on the guard module (one module for both)", "?one-module", ["jsonrpc_errors_guard_bg.wasm", "jsonrpc_errors_redact_bg.wasm"]],
+]) {
+  describe(`chromium: the package's browser entries, unbundled: ${label}`, () => {
+    let done;
+    before(async () => {
+      const r = await runPage(`${base}/${query}`);
+      assert.deepEqual(r.errors, []);
+      assert.equal(r.done.error, undefined, r.done.error);
+      done = r.done;
+    });
 
-  test("every vector passes in the page", () => {
-    const failed = done.results.filter((r) => !r.pass);
-    const files = new Set(done.results.map((r) => r.file));
-    console.log(`# chromium: ${done.results.length - failed.length} of ${done.results.length} vector cases passed (${files.size} files)`);
-    assert.ok(done.results.length > 0);
-    assert.deepEqual(failed.map((r) => `${r.file}::${r.name}: ${r.message}`), []);
-  });
+    test("every vector passes in the page", () => {
+      const failed = done.results.filter((r) => !r.pass);
+      const files = new Set(done.results.map((r) => r.file));
+      console.log(`# chromium (${label}): ${done.results.length - failed.length} of ${done.results.length} vector cases passed (${files.size} files)`);
+      assert.ok(done.results.length > 0);
+      assert.deepEqual(failed.map((r) => `${r.file}::${r.name}: ${r.message}`), []);
+    });
 
-  test("every redaction vector passes in the page on the redaction module (jsonrpc-errors/redact)", () => {
-    const failed = done.redactionResults.filter((r) => !r.pass);
-    console.log(`# chromium, redaction module: ${done.redactionResults.length - failed.length} of ${done.redactionResults.length} vector cases passed`);
-    assert.ok(done.redactionResults.length > 0);
-    assert.deepEqual(failed.map((r) => `${r.file}::${r.name}: ${r.message}`), []);
-  });
+    test("every redaction vector passes in the page on the redaction module (jsonrpc-errors/redact)", () => {
+      const failed = done.redactionResults.filter((r) => !r.pass);
+      console.log(`# chromium, redaction module: ${done.redactionResults.length - failed.length} of ${done.redactionResults.length} vector cases passed`);
+      assert.ok(done.redactionResults.length > 0);
+      assert.deepEqual(failed.map((r) => `${r.file}::${r.name}: ${r.message}`), []);
+    });
 
-  test("a trap in the page becomes the -32603 WasmFaultError and the module is re-instantiated", () => {
-    assert.deepEqual(done.trap, { name: "WasmFaultError", code: -32603 });
-    assert.equal(done.after, 5);
-  });
-});
+    test("a trap in the page becomes the -32603 WasmFaultError and the module is re-instantiated", () => {
+      assert.deepEqual(done.trap, { name: "WasmFaultError", code: -32603 });
+      assert.equal(done.after, 5);
+    });
 
-test("vite 7 builds a page that imports the installed tarball, and the page works in chromium", async () => {
-  const main = `import { mapError, redact, lookupKind } from "jsonrpc-errors";
-const r = mapError({ kind: "rate-limited", retry_after_secs: 3, id: "a" });
-window.__done = { code: r.error.code, id: r.id, redacted: redact("password=hunter2hunter2"), kind: lookupKind(-32601) };
-`;
-  const html = `<!doctype html><meta charset="utf-8"><title>vite</title><script type="module" src="./main.js"></script>`;
-  const { dir, project } = installIntoTempProject({ "main.js": main, "index.html": html });
-  cleanup.push(dir);
-  const vite = join(PKG_DIR, "node_modules", "vite", "bin", "vite.js");
-  execFileSync(process.execPath, [vite, "build", "--logLevel", "warn", "--base", "./"], { cwd: project, stdio: ["ignore", "inherit", "inherit"] });
-  const assets = readdirSync(join(project, "dist", "assets"));
-  assert.ok(assets.some((f) => f.endsWith(".wasm")), `no .wasm among the built assets: ${assets}`);
-  roots["/vite/"] = join(project, "dist");
-  const r = await runPage(`${base}/vite/index.html`);
-  assert.deepEqual(r.errors, []);
-  assert.deepEqual(r.done, { code: -32009, id: "a", redacted: "password=[REDACTED:secret-assignment]", kind: "method-not-found" });
-});
+    test("the page fetched exactly the modules its entries need, each once", () => {
+      assert.deepEqual(done.fetched.map((p) => p.split("/").pop()).sort(), modules);
+    });
+
+    if (query === "") {
+      test("init: nothing loads at import, a call before init says to call it, concurrent calls share one load", () => {
+        assert.equal(done.checks.early.name, "NotInitializedError");
+        assert.match(done.checks.early.message, /await init\(\)/);
+        assert.equal(done.checks.badOption, "ArgumentTypeError");
+        assert.equal(done.checks.missing, true, "a 404 rejects init with the status");
+        assert.equal(done.checks.shared, true, "a second init() while loading returns the same promise");
+        assert.equal(done.checks.again, true, "init() after the load resolves without loading again");
+      });
+    }
+  });
+}

@@ -68,9 +68,13 @@ test("the shipped .wasm stays within the size budget: ≤ 440,000 bytes raw and 
 // 290,000 for the policy file (issue 27: the TOML reader, the document's checks and messages, scopes, actions,
 // per-tool overrides) and issue 25's redaction: 478,818 / 196,600 before, 675,155 / 283,867 after (+196 KB
 // raw, +87 KB gzipped, of which ~20 KB gzipped is the redaction the base module also grew by). Shrinking the
-// policy reader is open work (issue 29); this budget keeps it from growing unnoticed meanwhile.
-test("the guard .wasm stays within its own budget: ≤ 690,000 bytes raw and ≤ 290,000 gzipped", async () => {
-  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 690_000, 290_000);
+// policy reader is open work (issue 29); this budget keeps it from growing unnoticed meanwhile. On 2026-11-26
+// (issue 28) it went to 730,000 / 305,000: the guard module took the main entry's calls (mapError, validate,
+// sanitize, explain, codes, kinds, lookupKind, redact), so that a browser page using `jsonrpc-errors/mcp` and
+// the main entry downloads this module alone instead of both: 682,472 / 282,181 (GNU gzip -9) before,
+// 721,829 / 295,775 after (300,412 zlib level 9), against 1,118,386 / 458,848 for the two modules.
+test("the guard .wasm stays within its own budget: ≤ 730,000 bytes raw and ≤ 305,000 gzipped", async () => {
+  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 730_000, 305_000);
 });
 
 // The redaction module (`jsonrpc-errors/redact`: redaction under options, no guard session) is built for

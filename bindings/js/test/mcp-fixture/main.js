@@ -2,7 +2,7 @@
 // page, connected by an InMemoryTransport pair through jsonrpc-errors/mcp's browser entry.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { guardTool, guardTransport } from "../../dist/mcp-browser.js";
+import { guardTool, guardTransport, init } from "../../dist/mcp-browser.js";
 import { GITHUB_TOKEN, HOME_PATH, misbehavingServer, SECRETS } from "./server.js";
 
 async function failure(promise) {
@@ -15,6 +15,7 @@ async function failure(promise) {
 }
 
 try {
+  await init();
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const server = misbehavingServer({ crash: () => void serverSide.close() });
   const toolErrors = [];
