@@ -403,15 +403,67 @@ def test_guard_tool_above_server_tool_is_refused_not_left_unguarded():
     assert call(local_server, "fine")["result"]["content"][0]["text"] == "Error executing tool fine: no"
 
 
-def test_the_stacking_check_finds_nothing_on_a_server_without_the_private_tool_manager(monkeypatch: Any):
-    # It reads MCPServer's private tool manager (its tools are listed only asynchronously); an SDK without one
-    # makes the check find nothing, never fail.
+class _App:
+    """An application object holding its server: `@app.mcp.tool()` puts no server in the decorator's sight."""
+
+    def __init__(self) -> None:
+        self.mcp = MCPServer("held")
+
+
+def _server_made_elsewhere(registry: list[MCPServer] = []) -> MCPServer:  # noqa: B006 - a module-wide registry
+    registry.append(MCPServer("elsewhere"))
+    return registry[-1]
+
+
+def test_guard_tool_above_server_tool_is_refused_wherever_the_server_lives():
+    # Before: only a server in sight (a local or global name bound to it) was checked, so a server reached
+    # through an attribute or a call left the tool unguarded without a word.
+    app = _App()
+    with pytest.raises(TypeError, match="'lookup' is already registered unguarded"):
+
+        @guard_tool
+        @app.mcp.tool()
+        def lookup() -> str:
+            return "never"
+
+    with pytest.raises(TypeError, match="'charge' is already registered unguarded"):
+
+        @guard_tool(dialect="canonical")
+        @_server_made_elsewhere().tool(name="charge")
+        def original() -> str:
+            return "never"
+
+    # The right order, on the same servers: guarded, the SDK's answer with the secret redacted.
+    @app.mcp.tool()
+    @guard_tool
+    def fine() -> str:
+        raise ToolError(f"no {DB}")
+
+    text = call(app.mcp, "fine")["result"]["content"][0]["text"]
+    assert text == "Error executing tool fine: no postgres://[REDACTED:url-credentials]@db.internal:5432/orders"
+    # guard_tools: every registration guarded, so nothing is refused (the registered tool is the guarded one).
+    guarded_server = guard_tools(MCPServer("all"))
+
+    @guard_tool
+    @guarded_server.tool()
+    def twice() -> str:
+        raise ToolError(f"no {DB}")
+
+    assert call(guarded_server, "twice")["result"]["content"][0]["text"].endswith("[REDACTED:url-credentials]@db.internal:5432/orders")
+
+
+def test_the_stacking_check_refuses_only_a_registration_that_is_still_there(monkeypatch: Any):
+    # A tool removed from its server runs nowhere bare: guarding the function is then fine. The check reads
+    # MCPServer's private tool manager for servers in sight; without one it finds nothing, and never fails.
     server = MCPServer("other")
 
     @server.tool()
     def bare() -> str:
         return "bare"
 
+    with pytest.raises(TypeError, match="'bare' is already registered unguarded"):
+        guard_tool(bare)
+    server.remove_tool("bare")
     monkeypatch.delattr(server, "_tool_manager")
-    guarded = guard_tool(bare)  # above @server.tool(): not detected without the manager, and no failure either
+    guarded = guard_tool(bare)
     assert guarded is not bare and guarded() == "bare"

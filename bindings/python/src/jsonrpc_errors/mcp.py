@@ -30,6 +30,7 @@ import logging
 import os
 import time
 import traceback
+import weakref
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -44,6 +45,7 @@ try:
     from mcp.shared._stream_protocols import ReadStream, WriteStream
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedResourceError, UnexpectedToolError
+    from mcp.server.mcpserver.tools import ToolManager
     from mcp.shared.exceptions import MCPError
     from mcp.shared.message import SessionMessage
     from mcp.types import (
@@ -1073,8 +1075,10 @@ def guard_tool(
     to the log, redacted (its traceback and paths stay). A ``CallToolResult`` with ``is_error`` the tool
     returns is redacted and cut as the guard does an upstream's. The signature, context parameter and return
     annotation stay the function's (``MCPServer`` reads them). Put above ``@server.tool()`` instead, it would
-    guard a copy nobody calls: a ``TypeError`` says so when the server is in sight (the decorated function's
-    module, or where the decorator is applied).
+    guard a copy nobody calls: a ``TypeError`` says so, wherever the server lives (this module notes which
+    functions ``MCPServer`` registers unguarded: the SDK's ``ToolManager.add_tool`` is wrapped, unchanged, on
+    import; a registration made before that import is found when the server is in sight, in the decorated
+    function's module or where the decorator is applied).
     """
     GuardSession(dialect).close()  # an unknown dialect is refused now, not at the first failure
     caller = inspect.currentframe()
@@ -1083,7 +1087,9 @@ def guard_tool(
     del caller
 
     def wrap(inner: ToolFunction) -> ToolFunction:
-        registered = _registered_bare(inner, [*in_sight, *_servers_in(getattr(inner, "__globals__", {}))])
+        registered = _still_registered(inner)
+        if registered is None:
+            registered = _registered_bare(inner, [*in_sight, *_servers_in(getattr(inner, "__globals__", {}))])
         if registered is not None:
             raise TypeError(
                 f"@guard_tool is applied above @server.tool(): tool {registered!r} is already registered unguarded "
@@ -1100,6 +1106,7 @@ def guard_tool(
                     return await anyio.to_thread.run_sync(_answered, tool, error, dialect, logger, "mcpserver", None)
                 return await anyio.to_thread.run_sync(_checked, tool, result, dialect)
 
+            setattr(guarded_async, _GUARDED, True)
             return cast(ToolFunction, guarded_async)
 
         @functools.wraps(inner)
@@ -1111,6 +1118,7 @@ def guard_tool(
                 return _answered(tool, error, dialect, logger, "mcpserver", None)
             return _checked(tool, result, dialect)
 
+        setattr(guarded, _GUARDED, True)
         return cast(ToolFunction, guarded)
 
     return wrap(fn) if fn is not None else wrap
@@ -1130,6 +1138,61 @@ def guard_tools(server: MCPServer, *, dialect: Union[str, Dialect] = "mcp", logg
     # On the instance: `@server.tool()` registers through `self.add_tool`.
     setattr(server, "add_tool", add_guarded_tool)
     return server
+
+
+#: Marks the functions guard_tool returns: registering one is registering a guarded tool.
+_GUARDED = "__jsonrpc_errors_guarded__"
+#: Every function an ``MCPServer`` registered as it is (not guarded), with the name it was registered under:
+#: what ``@guard_tool`` stacked above ``@server.tool()`` is given, wherever the server lives (an attribute,
+#: another module, a factory's return value). Weak: a registry keeps no function alive.
+_REGISTERED_BARE: "weakref.WeakKeyDictionary[Callable[..., object], list[tuple[weakref.ref[Any], str]]]" = weakref.WeakKeyDictionary()
+
+
+def _weakly_keyed(fn: object) -> bool:
+    try:
+        weakref.ref(fn)
+    except TypeError:
+        return False
+    return True
+
+
+def _record_registrations() -> None:
+    """Makes ``ToolManager.add_tool`` (every way ``MCPServer`` registers a tool: ``@server.tool()``,
+    ``server.add_tool``) note which functions it registered unguarded, once per process. It calls the SDK's
+    own method first and returns what that returns: registration is unchanged."""
+    add_tool = getattr(ToolManager, "add_tool", None)
+    if not callable(add_tool) or getattr(add_tool, _GUARDED, False):
+        return
+
+    @functools.wraps(add_tool)
+    def add_tool_noted(self: object, fn: Callable[..., object], *args: object, **kwargs: object) -> object:
+        tool = add_tool(self, fn, *args, **kwargs)
+        name = getattr(tool, "name", None)
+        if not getattr(fn, _GUARDED, False) and isinstance(name, str) and _weakly_keyed(fn):
+            try:
+                _REGISTERED_BARE.setdefault(fn, []).append((weakref.ref(self), name))
+            except TypeError:  # a manager that cannot be weakly referenced: the in-sight check remains
+                pass
+        return tool
+
+    setattr(add_tool_noted, _GUARDED, True)
+    setattr(ToolManager, "add_tool", add_tool_noted)
+
+
+_record_registrations()
+
+
+def _still_registered(fn: Callable[..., object]) -> Optional[str]:
+    """The name under which a live server still runs ``fn`` itself, as noted when it was registered."""
+    if not _weakly_keyed(fn):
+        return None
+    for manager_ref, name in _REGISTERED_BARE.get(fn, ()):
+        manager = manager_ref()
+        get_tool = getattr(manager, "get_tool", None)
+        tool = get_tool(name) if callable(get_tool) else None
+        if tool is not None and getattr(tool, "fn", None) is fn:
+            return name
+    return None
 
 
 def _servers_in(*scopes: dict[str, object]) -> list[MCPServer]:
