@@ -2,6 +2,7 @@
 drift from its header): a function added to wit/world.wit without a Python binding fails here."""
 
 import json
+import logging
 import re
 import shutil
 import subprocess
@@ -115,3 +116,42 @@ def test_kinds_is_the_same_table_in_python_and_node():
     assert [k["kind"] for k in python] == [k["kind"] for k in node]
     for p, n in zip(python, node):
         assert p == n, p["kind"]
+
+
+def test_error_response_is_the_same_in_python_and_node():
+    # The same failure, the same request and the same clock and entropy: the same response for the client,
+    # and the same operator record (its keys; its values but the language's own type name and stack).
+    ctx = (1767225600000, 42)
+    secret = "sk_live_" + "51HxQ2eZvKYlo2C9x8w7v6u5t4"
+    node = _node(
+        'import { JsonRpcError } from "jsonrpc-errors";'
+        'import { errorResponse } from "jsonrpc-errors/guard";'
+        f"const context = {{ unixMillis: {ctx[0]}, entropy: {ctx[1]} }};"
+        f'const secret = "{secret}";'
+        "const out = [];"
+        "for (const thrown of [new Error(`boom ${secret}`), new JsonRpcError(-32010, `declined ${secret}`, { password: secret, note: `key ${secret}` })]) {"
+        '  let event; const response = errorResponse(thrown, "r-1", { method: "billing/charge", context, logger: null, onEvent: (e) => { event = e; } });'
+        "  out.push({ response, event });"
+        "}"
+        "process.stdout.write(JSON.stringify(out));"
+    )
+    events: list[dict[str, Any]] = []
+
+    class Capture(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            events.append(record.guard_event)  # type: ignore[attr-defined]
+
+    logger = logging.getLogger("test_parity.error_response")
+    logger.addHandler(Capture())
+    logger.setLevel(logging.DEBUG)
+    logger.propagate = False
+    python = []
+    for thrown in (RuntimeError(f"boom {secret}"), jre.JsonRpcError(-32010, f"declined {secret}", {"password": secret, "note": f"key {secret}"})):
+        python.append(jre.error_response(thrown, "r-1", method="billing/charge", context=ctx, logger=logger))
+    assert [n["response"] for n in node] == python
+    assert secret not in json.dumps(python)
+    for n, p in zip((n["event"] for n in node), events):
+        assert set(n) == set(p)
+        language_specific = {"exception", "detail"}
+        assert {k: v for k, v in n.items() if k not in language_specific} == {k: v for k, v in p.items() if k not in language_specific}
+        assert secret not in n["detail"] and secret not in p["detail"]
