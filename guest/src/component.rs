@@ -265,7 +265,7 @@ impl Guest for Component {
             CodesFormat::Json => "json",
         };
         let dialect = dialect.map(dialect_name);
-        api::codes(dialect.as_deref(), format).unwrap_or_else(|e| api::failure_json(&e))
+        api::codes(dialect, format).unwrap_or_else(|e| api::failure_json(&e))
     }
 
     fn refusal(problem: InputProblem) -> WitErrorObject {

@@ -23,17 +23,16 @@ pub struct Sniffed {
 pub fn sniff(head: &[u8], tail: &[u8]) -> Sniffed {
     let mut found = Sniffed::default();
     let mut note = |key: &[u8], value: Option<&[u8]>| match key {
-        b"id" => {
-            if found.id.is_none() {
-                found.id = value
-                    .filter(|v| matches!(v.first(), Some(b'"' | b'-' | b'0'..=b'9')))
-                    .and_then(|v| {
-                        let text = std::str::from_utf8(v).ok()?;
-                        serde_json::from_str::<&serde_json::value::RawValue>(text)
-                            .ok()
-                            .map(|_| text.to_string())
-                    });
-            }
+        // The first id read is kept (a later one is skipped).
+        b"id" if found.id.is_none() => {
+            found.id = value
+                .filter(|v| matches!(v.first(), Some(b'"' | b'-' | b'0'..=b'9')))
+                .and_then(|v| {
+                    let text = std::str::from_utf8(v).ok()?;
+                    serde_json::from_str::<&serde_json::value::RawValue>(text)
+                        .ok()
+                        .map(|_| text.to_string())
+                });
         }
         b"method" => found.method = true,
         b"result" | b"error" => found.response = true,

@@ -438,6 +438,7 @@ mod tests {
                 && p.owns(-32602)
         );
         assert!(!p.owns(-32019) && !p.owns(-32000) && !p.owns(-32100) && !p.owns(-31999));
+        #[cfg(feature = "mcp-revisions")]
         assert!(!p.requires_result_type("2025-11-25") && p.requires_result_type("2026-07-28"));
     }
 

@@ -81,15 +81,23 @@ fn audited(actions: &BTreeMap<String, Action>) -> impl Iterator<Item = String> +
         .map(|(n, _)| n.clone())
 }
 
+/// The redaction policies of one combination of overrides: as written, and with the audited names off (with
+/// how that one was built).
+#[derive(Clone)]
+struct Redactions {
+    policy: Arc<Policy>,
+    quiet: Arc<Policy>,
+    recipe: Arc<Recipe>,
+}
+
 /// A policy document, compiled.
 pub struct Compiled {
     pub document: Document,
     base: Effective,
     tools: Vec<(WildMatch, bool, Override)>,
     methods: Vec<(WildMatch, bool, Override)>,
-    /// Redaction policies by the overrides that shaped them (method index, tool index): as written, and with
-    /// the audited names off.
-    policies: BTreeMap<(Option<usize>, Option<usize>), (Arc<Policy>, Arc<Policy>, Arc<Recipe>)>,
+    /// Redaction policies by the overrides that shaped them (method index, tool index).
+    policies: BTreeMap<(Option<usize>, Option<usize>), Redactions>,
     /// The options JSON every redaction policy starts from.
     options: serde_json::Map<String, Value>,
 }
@@ -361,23 +369,26 @@ impl Compiled {
         let options = &self.options;
         let quiet_disable: Vec<String> =
             disable.iter().cloned().chain(audited(&e.actions)).collect();
-        let (policy, quiet, recipe) = self
+        let Redactions {
+            policy,
+            quiet,
+            recipe,
+        } = self
             .policies
             .entry((m, t))
             // Checked when the document was compiled: the same options, more names off or allowed.
             .or_insert_with(|| {
                 let build =
                     |d: &[String]| Arc::new(build_policy(options, d, &allow).unwrap_or_default());
-                let (policy, quiet) = (build(&disable), build(&quiet_disable));
-                (
-                    policy,
-                    quiet,
-                    Arc::new(Recipe {
+                Redactions {
+                    policy: build(&disable),
+                    quiet: build(&quiet_disable),
+                    recipe: Arc::new(Recipe {
                         options: options.clone(),
                         disable: quiet_disable,
                         allow: allow.clone(),
                     }),
-                )
+                }
             })
             .clone();
         e.redaction = policy;
