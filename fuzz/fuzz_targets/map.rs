@@ -70,15 +70,18 @@ enum FieldName {
 
 #[derive(Arbitrary, Debug)]
 enum FieldValue {
-    /// A value of the field's declared type, taken from these.
-    Typed {
-        s: Text,
-        n: u64,
-        i: i32,
-        b: bool,
-        list: Vec<Text>,
-    },
+    Typed(Typed),
     Any(ArbJson),
+}
+
+/// A value of the field's declared type, taken from these.
+#[derive(Arbitrary, Debug)]
+struct Typed {
+    s: Text,
+    n: u64,
+    i: i32,
+    b: bool,
+    list: Vec<Text>,
 }
 
 /// The strings of the fields built so far get a secret planted in the `index`-th one.
@@ -102,21 +105,13 @@ impl Plant {
     }
 }
 
-fn typed(
-    ty: FieldType,
-    s: &Text,
-    n: u64,
-    i: i32,
-    b: bool,
-    list: &[Text],
-    plant: &mut Plant,
-    planting: bool,
-) -> Value {
+fn typed(ty: FieldType, t: &Typed, plant: &mut Plant, planting: bool) -> Value {
+    let Typed { s, n, i, b, list } = t;
     match ty {
         FieldType::String => plant.string(s.as_str(), planting),
-        FieldType::U64 => Value::from(n),
-        FieldType::S32 => Value::from(i),
-        FieldType::Bool => Value::Bool(b),
+        FieldType::U64 => Value::from(*n),
+        FieldType::S32 => Value::from(*i),
+        FieldType::Bool => Value::Bool(*b),
         FieldType::StringList => Value::Array(
             list.iter()
                 .map(|t| plant.string(t.as_str(), planting))
@@ -175,10 +170,8 @@ impl ErrorSpec {
             // secret is planted there (one was, and came back in the id: the harness's mistake).
             let planting = planting && name != "id";
             let value = match (&f.value, declared) {
-                (FieldValue::Typed { s, n, i, b, list }, Some(d)) => {
-                    typed(d.ty, s, *n, *i, *b, list, plant, planting)
-                }
-                (FieldValue::Typed { s, .. }, None) => plant.string(s.as_str(), planting),
+                (FieldValue::Typed(t), Some(d)) => typed(d.ty, t, plant, planting),
+                (FieldValue::Typed(t), None) => plant.string(t.s.as_str(), planting),
                 (FieldValue::Any(v), _) => v.to_value(),
             };
             obj.insert(name, value);
@@ -190,7 +183,14 @@ impl ErrorSpec {
                 .filter(|f| f.required && !obj.contains_key(&f.name))
                 .collect();
             for f in missing {
-                let value = typed(f.ty, &Text::Word(0), 30, -32000, true, &[], plant, planting);
+                let t = Typed {
+                    s: Text::Word(0),
+                    n: 30,
+                    i: -32000,
+                    b: true,
+                    list: Vec::new(),
+                };
+                let value = typed(f.ty, &t, plant, planting);
                 obj.insert(f.name.clone(), value);
             }
         }

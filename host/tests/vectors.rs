@@ -350,7 +350,7 @@ fn native(case: &Value) -> Outcome {
         "redact_json_value" => api::redact_json_value(&value_text(case), &options_text(case)),
         "kinds" => Ok(api::kinds_json()),
         "check_policy" => {
-            api::check_policy(&s("policy").unwrap(), &env_pairs(case.get("policy_env")))
+            api::check_policy(s("policy").unwrap(), &env_pairs(case.get("policy_env")))
         }
         "max_input_bytes" => Ok(api::max_input_bytes().to_string()),
         "refusal" => {
@@ -447,9 +447,7 @@ fn component(rt: &Runtime, case: &Value) -> Outcome {
         "redact_with" => rt.redact_with(s("text").unwrap(), &options_text(case)),
         "redact_json_value" => rt.redact_json_value(&value_text(case), &options_text(case)),
         "kinds" => rt.kinds_json(),
-        "check_policy" => {
-            rt.check_policy(&s("policy").unwrap(), &env_pairs(case.get("policy_env")))
-        }
+        "check_policy" => rt.check_policy(s("policy").unwrap(), &env_pairs(case.get("policy_env"))),
         "max_input_bytes" => Ok(rt.max_input_bytes().to_string()),
         "refusal" => Err(rt.refusal(&problem_of(case))),
         "guard" => component_guard(rt, case),

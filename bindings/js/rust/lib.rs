@@ -75,6 +75,8 @@ pub fn map_error(
     ))
 }
 
+// One argument per value the TypeScript wrapper passes (wasm-bindgen's ABI): a struct here would have to cross
+// the boundary as a JS object or JSON text, to be built and read on each call.
 #[allow(clippy::too_many_arguments)]
 #[cfg(any(feature = "guard", not(feature = "redact")))]
 #[wasm_bindgen]
@@ -203,6 +205,8 @@ pub struct GuardSession(guard::Session);
 #[cfg(feature = "guard")]
 #[wasm_bindgen]
 impl GuardSession {
+    // One argument per session option, as `validate` above and the TypeScript wrapper that calls it.
+    #[allow(clippy::too_many_arguments)]
     #[wasm_bindgen(constructor)]
     pub fn new(
         dialect: &str,

@@ -999,9 +999,12 @@ mod tests {
         }
     }
 
+    /// What the core delivered, in order: (stream, line).
+    type Delivered = Vec<(Option<u64>, String)>;
+
     /// Collects what the core delivers, by stream.
     #[derive(Clone, Default)]
-    struct Collect(Arc<Mutex<Vec<(Option<u64>, String)>>>);
+    struct Collect(Arc<Mutex<Delivered>>);
 
     impl ClientSink for Collect {
         fn deliver(&mut self, stream: Option<u64>, out: Outgoing) {
@@ -1013,7 +1016,7 @@ mod tests {
     }
 
     impl Collect {
-        async fn wait_for(&self, n: usize) -> Vec<(Option<u64>, String)> {
+        async fn wait_for(&self, n: usize) -> Delivered {
             for _ in 0..500 {
                 if self.0.lock().unwrap().len() >= n {
                     break;

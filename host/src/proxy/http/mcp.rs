@@ -284,7 +284,7 @@ async fn modern(front: Arc<Front>, parts: Parts, body: Body) -> Response {
         // No client-to-server notifications on this wire (a request is cancelled by closing its stream).
         Shape::Notification => return StatusCode::ACCEPTED.into_response(),
         Shape::Request => {
-            if let Err(refused) = modern_headers(&parts.headers, &bytes) {
+            if let Some(refused) = modern_headers(&parts.headers, &bytes) {
                 return refused;
             }
             if let Handshake::Legacy(init) = &handshake {
@@ -339,16 +339,17 @@ struct EnvelopeParams {
 
 /// The stateless revision's header rules: `MCP-Protocol-Version`, `Mcp-Method` and (for the methods that
 /// name something) `Mcp-Name` agree with the body, each given once (-32020); `params._meta` carries the
-/// revision and the client's capabilities (-32602). HTTP 400 either way.
-fn modern_headers(headers: &HeaderMap, bytes: &[u8]) -> Result<(), Response> {
+/// revision and the client's capabilities (-32602). HTTP 400 either way: the refusal of a request that breaks
+/// one, none for a request that keeps them.
+fn modern_headers(headers: &HeaderMap, bytes: &[u8]) -> Option<Response> {
     let Ok(envelope) = serde_json::from_slice::<Envelope>(bytes) else {
-        return Ok(());
+        return None;
     };
     let id = envelope.id;
     let mismatch = |message: &str| rpc_error(StatusCode::BAD_REQUEST, id, -32020, message, None);
     for name in [VERSION_HEADER, METHOD_HEADER, NAME_HEADER] {
         if headers.get_all(name).iter().count() > 1 {
-            return Err(mismatch(&format!("{name} header appears more than once")));
+            return Some(mismatch(&format!("{name} header appears more than once")));
         }
     }
     let meta = envelope.params.as_ref().and_then(|p| p.meta.as_ref());
@@ -358,7 +359,7 @@ fn modern_headers(headers: &HeaderMap, bytes: &[u8]) -> Result<(), Response> {
         let message = format!(
             "params._meta must carry {PROTOCOL_VERSION_META} and {CLIENT_CAPABILITIES_META}"
         );
-        return Err(rpc_error(
+        return Some(rpc_error(
             StatusCode::BAD_REQUEST,
             id,
             -32602,
@@ -369,13 +370,13 @@ fn modern_headers(headers: &HeaderMap, bytes: &[u8]) -> Result<(), Response> {
     if header_str(headers, VERSION_HEADER)
         != meta.get(PROTOCOL_VERSION_META).and_then(Value::as_str)
     {
-        return Err(mismatch(
+        return Some(mismatch(
             "MCP-Protocol-Version header does not match the request's protocol version",
         ));
     }
     let method = envelope.method.as_deref().unwrap_or("");
     if header_str(headers, METHOD_HEADER) != Some(method) {
-        return Err(mismatch(
+        return Some(mismatch(
             "Mcp-Method header does not match the request's method",
         ));
     }
@@ -391,12 +392,12 @@ fn modern_headers(headers: &HeaderMap, bytes: &[u8]) -> Result<(), Response> {
         if decode_header_value(header_str(headers, NAME_HEADER)).as_deref()
             != Some(expected.as_str())
         {
-            return Err(mismatch(&format!(
+            return Some(mismatch(&format!(
                 "Mcp-Name header does not match the request's {key}"
             )));
         }
     }
-    Ok(())
+    None
 }
 
 /// A header value as the stateless revision writes one: as it is, or `=?base64?...?=` for a value that is
