@@ -2,7 +2,9 @@
 # Setup, then every suite of the npm package in one node:test run (non-zero exit on any failure):
 #   - the vectors and the API through the package (wasm-bindgen build) in Node, and the npm tarball
 #     (npm pack --dry-run contents; installed into an empty project and imported);
-#   - the browser: every vector in headless Chromium, and a Vite 7 build of a page importing the tarball;
+#   - the browser: every vector in headless Chromium (the main entry on its own module and on the guard module);
+#   - bundlers (Vite 7, webpack 5, esbuild --target=es2020) building pages from the tarball in empty projects,
+#     loaded in Chromium: the README's quick start, zero-config `init()` and `init({ wasm })` from another origin;
 #   - the component (target/component/jsonrpc-errors.wasm) transpiled by jco, every vector in Node;
 #   - jsonrpc-errors/mcp with the official MCP SDK: in process, in Chromium, in the tarball, and the example
 #     proxy (examples/mcp-proxy-ts) over real stdio in front of the Python SDK's misbehaving server.
