@@ -165,3 +165,8 @@ def test_bad_arguments_are_refused_clearly() -> None:
         jre.error_response(caught, 1, dialect="klingon")
     with pytest.raises(jre.ArgumentTypeError, match="sensitive_kyes"):
         jre.error_response(caught, 1, redaction={"sensitive_kyes": ["x"]})
+    with pytest.raises(jre.ArgumentTypeError, match="must be an exception"):
+        jre.error_response(f"boom {TOKEN}", 1)  # type: ignore[arg-type]
+    # A JsonRpcError no JSON-RPC response can carry is answered as any other exception: the internal error.
+    unusable = jre.JsonRpcError(1.5, f"boom {TOKEN}")  # type: ignore[arg-type]
+    assert jre.error_response(unusable, 1, context=CTX) == jre.map_error({"kind": "internal-error", "id": 1}, context=CTX)

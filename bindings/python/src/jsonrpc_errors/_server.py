@@ -25,6 +25,10 @@ def _for_log(session: GuardSession, text: str) -> str:
     return session.upstream_log(text).rstrip("\n")
 
 
+def _carriable(error: Any) -> bool:
+    return isinstance(error.code, int) and not isinstance(error.code, bool) and isinstance(error.message, str)
+
+
 def error_response(
     error: BaseException,
     id: Any = None,
@@ -55,13 +59,17 @@ def error_response(
     """
     from . import JsonRpcError, map_error, redact_json_value, redact_with
 
+    if not isinstance(error, BaseException):
+        raise ArgumentTypeError(f"error must be an exception, not {type(error).__name__}")
     options = dict(redaction or {})
     unknown = sorted(set(options) - _REDACTION_KEYS)
     if unknown:
         raise ArgumentTypeError(f"unknown redaction option(s) {unknown}; known: {sorted(_REDACTION_KEYS)}")
     # Also what checks the id and the dialect: the component refuses what JSON-RPC cannot carry.
     response: dict[str, Any] = map_error({"kind": "internal-error", "id": id}, dialect, context=context)
-    if isinstance(error, JsonRpcError):
+    # A JsonRpcError that JSON-RPC cannot carry (a code that is no integer, a message that is no string) is
+    # answered as any other exception: the internal error.
+    if isinstance(error, JsonRpcError) and _carriable(error):
         text_options = {k: v for k, v in options.items() if k != "sensitive_keys"}
         member: dict[str, Any] = {"code": error.code, "message": redact_with(error.message, **text_options).text}
         if error.data is not None:
