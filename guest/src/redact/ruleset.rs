@@ -713,6 +713,8 @@ pub(super) struct Engine {
     pub(super) catalogue: Catalogue,
     pub(super) builtin: RuleSet,
     pub(super) env_name: Regex,
+    /// The allowlist's markers, looked for in every candidate secret.
+    markers: LiteralSet,
 }
 
 pub(super) fn engine() -> &'static Engine {
@@ -722,10 +724,12 @@ pub(super) fn engine() -> &'static Engine {
         let builtin = RuleSet::new(std::mem::take(&mut catalogue.rules), true);
         let env_name = Regex::new(&catalogue.environment.name_pattern)
             .unwrap_or_else(|_| cannot_fail("environment.name_pattern compiles"));
+        let markers = LiteralSet::new(&catalogue.allowlist.markers);
         Engine {
             catalogue,
             builtin,
             env_name,
+            markers,
         }
     })
 }
@@ -735,7 +739,6 @@ impl Engine {
         let allow = &self.catalogue.allowlist;
         allow.values.iter().any(|v| v == secret)
             || validators::is_template(secret)
-            || (!secret.contains(char::is_whitespace)
-                && allow.markers.iter().any(|m| secret.contains(m.as_str())))
+            || (!secret.contains(char::is_whitespace) && self.markers.found_in(secret))
     }
 }

@@ -737,7 +737,7 @@ pub fn opaque_value(v: &str) -> bool {
         return false;
     }
     let lower = v.to_ascii_lowercase();
-    if lower.contains("://") || lower.starts_with("arn:") {
+    if super::windows::find_literal(&lower, "://").is_some() || lower.starts_with("arn:") {
         return false;
     }
     // Mixed letters and digits, or both cases the way random text mixes them (two capitals in a row).
