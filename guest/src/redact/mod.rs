@@ -528,6 +528,10 @@ mod tests {
             "ssh -i ~/.ssh/ci -p 2222 deploy@bastion.example.com exited 255",
             "clone ssh://git@gitlab.example.com/org/repo.git failed",
             "rsync -az dist/ www@web1.example.com:/srv/www/ failed",
+            // The command glued to markup or quoting before it.
+            "<error><detail>ssh -p 2222 deploy@bastion.example.com: Permission denied</detail></error>",
+            "level=error err=\"ssh -p 2222 deploy@bastion.example.com: Permission denied\"",
+            "exec /usr/bin/ssh deploy@bastion.example.com failed",
         ] {
             assert_eq!(redact(text, &[]).text, text);
         }

@@ -801,13 +801,17 @@ fn ssh_target(at: Around) -> bool {
     if word.ends_with("ssh://") || word.ends_with("sftp://") || word.ends_with("scp://") {
         return true;
     }
-    // A command that takes a user@host: its name among the (up to six) words before (`ssh -i key -p 22 …`).
+    // A command that takes a user@host: its name among the (up to six) words before (`ssh -i key -p 22 …`),
+    // after a path or whatever markup or quoting glues to it (`/usr/bin/ssh`, `<detail>ssh`, `err="ssh`).
     let words: Vec<&[u8]> = line
         .split(|b| b.is_ascii_whitespace())
         .filter(|w| !w.is_empty())
         .collect();
     words.iter().rev().take(6).any(|w| {
-        let name = w.rsplit(|&b| b == b'/').next().unwrap_or(w);
+        let name = w
+            .rsplit(|&b| !(b.is_ascii_alphanumeric() || b == b'-' || b == b'_'))
+            .next()
+            .unwrap_or(w);
         matches!(
             name,
             b"ssh" | b"scp" | b"sftp" | b"mosh" | b"rsync" | b"ssh-copy-id" | b"autossh"
