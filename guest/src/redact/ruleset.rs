@@ -541,7 +541,7 @@ impl RuleSet {
         // The match's name: its first group that holds no secret (`db_pass` of `db_pass=…`).
         let name = (1..10)
             .filter(|g| !rule.secret_groups.contains(g))
-            .find_map(|g| group(g));
+            .find_map(group);
         let around = validators::Around {
             text,
             start: offset + start,
