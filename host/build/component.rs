@@ -15,11 +15,17 @@ pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
 pub const PROFILE: &str = "component";
 
 /// Variables a calling cargo sets for build scripts (or a user sets for the host's build) that must not reach
-/// the guest's build: its flags and target are the component's own, whoever asks for it.
+/// the guest's build: its flags and target are the component's own, whoever asks for it. So is its compiler:
+/// under `cargo clippy` the workspace wrapper is clippy-driver, which would lint the component's build (and
+/// fail it under `-D warnings`) and fingerprint it apart from the one `cargo build` and `cargo test` make, so
+/// that each switch between them rebuilt it.
 const INHERITED: &[&str] = &[
     "CARGO_ENCODED_RUSTFLAGS",
     "RUSTFLAGS",
     "CARGO_BUILD_RUSTFLAGS",
+    "RUSTC_WORKSPACE_WRAPPER",
+    "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER",
+    "CLIPPY_ARGS",
     "CARGO_TARGET_DIR",
     "CARGO_BUILD_TARGET",
     "CARGO_BUILD_TARGET_DIR",
