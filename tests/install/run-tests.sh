@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The README's install steps, tested (issue 28):
 #   - cargo-dependency.sh: a new cargo project with a path dependency on the host library builds and calls it;
+#   - native-dependency.sh: a new cargo project with a path dependency on the native crate answers an error
+#     and reads it back, byte for byte as the component;
 #   - `cargo install --locked --path host` installs a CLI that runs;
 #   - scripts/dist.sh builds the release artifacts (CLI, wheel, npm tarball, component) into target/dist;
 #   - artifacts.sh installs each into an empty environment and calls it.
@@ -34,6 +36,7 @@ cargo_install() {
   return $status
 }
 step "a fresh cargo project depends on the host library" "$here/cargo-dependency.sh"
+step "a fresh cargo project depends on the native crate" "$here/native-dependency.sh"
 step "cargo install --locked --path host: the CLI" cargo_install
 step "scripts/dist.sh: the release artifacts" "$root/scripts/dist.sh"
 step "each artifact installs into an empty environment and runs" "$here/artifacts.sh"
