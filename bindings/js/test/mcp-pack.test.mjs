@@ -3,7 +3,7 @@
 // McpError only when a tool error has to be thrown as one).
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { PKG_DIR } from "./helpers.mjs";
@@ -22,15 +22,27 @@ test("the tarball ships the mcp entry points and their types; package.json expor
   assert.equal(pkg.peerDependenciesMeta["@modelcontextprotocol/sdk"].optional, true);
   assert.equal(pkg.devDependencies["@modelcontextprotocol/sdk"], "1.32.2");
   assert.equal(pkg.dependencies?.["@modelcontextprotocol/sdk"], undefined);
-  // Types only at import time: no runtime import of the SDK in the built module, one lazy import() for McpError.
-  // (runtime.js, for the guard module's input limit, is the one guard.js loads anyway.)
-  const built = readFileSync(join(PKG_DIR, "dist", "mcp.js"), "utf8");
-  assert.deepEqual(built.match(/^import .*$/gm), [
-    'import { ArgumentTypeError, JsonRpcErrorsError, WasmFaultError } from "./errors.js";',
-    'import { GuardSession, checkPolicy, } from "./guard.js";',
-    'import { maxInputBytes } from "./runtime.js";',
-  ]);
-  assert.deepEqual(built.match(/import\("[^"]+"\)/g), ['import("@modelcontextprotocol/sdk/types.js")']);
+  // Types only at import time: no runtime import of the SDK in the built modules (mcp.js re-exports those of
+  // dist/mcp/, which the tarball ships with their types), one lazy import() for McpError. Outside dist/mcp/ they
+  // load errors.js, guard.js and runtime.js (for the guard module's input limit, which guard.js loads anyway).
+  const modules = ["mcp.js", ...readdirSync(join(PKG_DIR, "dist", "mcp")).filter((f) => f.endsWith(".js")).sort().map((f) => `mcp/${f}`)];
+  assert.ok(modules.length > 1, "dist/mcp/ has no modules");
+  const imports = new Map();
+  const lazy = [];
+  for (const module of modules) {
+    for (const f of [`dist/${module}`, `dist/${module.replace(/\.js$/, ".d.ts")}`]) assert.ok(files.includes(f), `${f} is missing from the tarball`);
+    const built = readFileSync(join(PKG_DIR, "dist", module), "utf8");
+    const specifiers = [...built.matchAll(/^(?:import|export)\s+(?:[\w*\s,]*\{[^}]*\}\s*from\s+|[\w*\s,]+\sfrom\s+)?"([^"]+)";$/gm)];
+    imports.set(`dist/${module}`, specifiers.map(([, s]) => (s.startsWith(".") ? new URL(s, `file:///dist/${module}`).pathname.slice(1) : s)));
+    lazy.push(...(built.match(/import\("[^"]+"\)/g) ?? []));
+  }
+  const outside = new Set([...imports.values()].flat().filter((m) => !m.startsWith("dist/mcp/")));
+  assert.deepEqual([...outside].sort(), ["dist/errors.js", "dist/guard.js", "dist/runtime.js"]);
+  assert.deepEqual(lazy, ['import("@modelcontextprotocol/sdk/types.js")']);
+  // The modules of dist/mcp/ form a stack: none imports one that imports it back.
+  const reaches = (from, to, seen = new Set()) =>
+    (imports.get(from) ?? []).some((m) => m === to || (!seen.has(m) && (seen.add(m), reaches(m, to, seen))));
+  assert.deepEqual([...imports.keys()].filter((m) => reaches(m, m)), [], "an import cycle between the mcp modules");
 });
 
 test("installed from the tarball into a project without the SDK, jsonrpc-errors/mcp imports and guards a transport", () => {

@@ -17,7 +17,7 @@ test("npm pack --dry-run: the tarball holds only what users need", () => {
     p === "package.json" ||
     p === "README.md" ||
     p === "LICENSE" ||
-    /^dist\/[a-z-]+\.(js|d\.ts)$/.test(p) ||
+    /^dist\/(mcp\/)?[a-z-]+\.(js|d\.ts)$/.test(p) ||
     p === "dist/wasm/jsonrpc_errors.js" ||
     p === "dist/wasm/jsonrpc_errors_bg.wasm" ||
     p === "dist/wasm/jsonrpc_errors_guard.js" ||
