@@ -154,7 +154,7 @@ def test_redact_details_and_many():
     text = "key ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d in /home/alice/x"
     r = jre.redact_details(text)
     assert r.text == jre.redact(text)
-    assert [f.rule for f in r.findings][0] == "github-token"
+    assert r.findings[0].rule == "github-token"
     assert isinstance(r.findings[0], jre.Finding)
     assert jre.redact_many([text, "plain"]) == [r.text, "plain"]
 

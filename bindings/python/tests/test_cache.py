@@ -69,7 +69,7 @@ def test_valid_checksum_but_undeserializable_is_rebuilt(tmp_path, wasm, monkeypa
     monkeypatch.setenv("JSONRPC_ERRORS_CACHE_DIR", str(tmp_path))
     path = _cache.cache_path(wasm)
     _cache._write_atomic(path, b"checksummed but not a serialized component")
-    comp, origin = _cache.load_component(Engine(), wasm)
+    _, origin = _cache.load_component(Engine(), wasm)
     assert origin == "compiled"
     assert _cache._read_verified(path) is not None and len(path.read_bytes()) > 1000
 

@@ -22,11 +22,11 @@ import pytest
 
 pytest.importorskip("mcp")
 
-import anyio  # noqa: E402
-from mcp import Client, MCPError  # noqa: E402
-from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+import anyio
+from mcp import Client, MCPError
+from mcp.client.streamable_http import streamable_http_client
 
-from jsonrpc_errors.mcp import guard_transport  # noqa: E402
+from jsonrpc_errors.mcp import guard_transport
 
 SERVER = r"""
 import sys, time
@@ -71,7 +71,7 @@ def start_server(tmp_path: Path) -> tuple[subprocess.Popen[bytes], str, Path]:
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()
-                raise AssertionError("the streamable-http server did not start")
+                raise AssertionError("the streamable-http server did not start") from None
             time.sleep(0.05)
 
 
@@ -100,7 +100,7 @@ def test_a_server_killed_mid_call_leaves_no_request_unanswered(mode: Optional[st
                 async with anyio.create_task_group() as tg:
                     for tag in ("a", "b"):
                         tg.start_soon(one, tag)
-                    while len(list(started.iterdir())) < 2:
+                    while len(list(started.iterdir())) < 2:  # noqa: ASYNC110 - files the server processes write
                         await anyio.sleep(0.02)
                     killed = time.monotonic()
                     os.killpg(proc.pid, signal.SIGKILL)

@@ -15,9 +15,9 @@ import pytest
 
 pytest.importorskip("mcp")
 
-import anyio  # noqa: E402
-from mcp import Client, MCPError  # noqa: E402
-from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+import anyio
+from mcp import Client, MCPError
+from mcp.client.stdio import StdioServerParameters, stdio_client
 
 ROOT = Path(__file__).resolve().parents[3]
 PROXY = ROOT / "examples" / "mcp-proxy-python" / "proxy.py"
@@ -97,7 +97,7 @@ def run(command: list[str], record: Path) -> dict[str, Any]:
                     faults.clear()
             # The upstream has ended: the proxy should end too, on its own, while this client still waits.
             with anyio.move_on_after(5):
-                while not (record / "exited").exists():
+                while not (record / "exited").exists():  # noqa: ASYNC110 - a file the proxy process writes
                     await anyio.sleep(0.05)
             steps["exited_before_the_client_left"] = (record / "exited").exists()
         steps["progress"] = progress

@@ -6,9 +6,10 @@ upstream (a task on memory streams) stands in where a test needs a server that h
 
 from __future__ import annotations
 
+import functools
 import json
-import re
 import logging
+import re
 import subprocess
 import sys
 import threading
@@ -22,16 +23,16 @@ import pytest
 
 pytest.importorskip("mcp")
 
-import anyio  # noqa: E402
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream  # noqa: E402
-from mcp import Client, MCPError  # noqa: E402
-from mcp.client._memory import InMemoryTransport  # noqa: E402  (what Client(server) connects with)
-from mcp.shared.message import ClientMessageMetadata, SessionMessage  # noqa: E402
-from mcp.types import JSONRPCRequest, JSONRPCResponse, jsonrpc_message_adapter  # noqa: E402
-from pydantic import ValidationError  # noqa: E402
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp import Client, MCPError
+from mcp.client._memory import InMemoryTransport
+from mcp.shared.message import ClientMessageMetadata, SessionMessage
+from mcp.types import JSONRPCRequest, JSONRPCResponse, jsonrpc_message_adapter
+from pydantic import ValidationError
 
-import jsonrpc_errors  # noqa: E402
-from jsonrpc_errors.mcp import OversizeLine, guard_streams, guard_transport, upstream_stderr_log  # noqa: E402
+import jsonrpc_errors
+from jsonrpc_errors.mcp import OversizeLine, guard_streams, guard_transport, upstream_stderr_log
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "examples" / "guard"))
@@ -530,9 +531,9 @@ def test_a_key_block_and_an_endless_line_on_stderr_never_reach_the_log_in_part(c
     body = ["MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0g" + f"{i:02d}" for i in range(20)]
     script = (
         "import sys, time\n"
-        "for line in ['loading key', '-----BEGIN RSA PRIVATE KEY-----', *%r, '-----END RSA PRIVATE KEY-----', 'key loaded']:\n"
+        f"for line in ['loading key', '-----BEGIN RSA PRIVATE KEY-----', *{body!r}, '-----END RSA PRIVATE KEY-----', 'key loaded']:\n"
         "    sys.stderr.write(line + '\\n'); sys.stderr.flush(); time.sleep(0.002)\n"
-        "sys.stderr.write('\u20ac' * 400000 + '\\n')\n" % (body,)
+        "sys.stderr.write('\u20ac' * 400000 + '\\n')\n"
     )
 
     async def main() -> None:
@@ -671,7 +672,7 @@ def test_the_policys_defaults_and_tool_timeouts_apply_and_the_callers_options_wi
 
     for name, options, low, high in [("read_text_file", {}, 0.3, 0.55), ("slow_export", {}, 0.1, 0.28),
                                      ("read_text_file", {"timeout": 2}, 0.6, 1.5)]:
-        answer, elapsed = anyio.run(lambda: main(name, **options))
+        answer, elapsed = anyio.run(functools.partial(main, name, **options))
         assert low <= elapsed < high, (name, options, elapsed, answer)
         if options:
             assert answer["result"]["content"][0]["text"] == DOTENV  # --timeout 2 overrides the file's 0.3 s

@@ -17,17 +17,25 @@ import pytest
 
 pytest.importorskip("mcp")
 
-import anyio  # noqa: E402
-from mcp import Client, MCPError  # noqa: E402
-from mcp.client._memory import InMemoryTransport  # noqa: E402  (what Client(server) connects with)
-from mcp.server.lowlevel import Server  # noqa: E402
-from mcp.server.mcpserver import Context, MCPServer  # noqa: E402
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError  # noqa: E402
-from mcp.shared.exceptions import UrlElicitationRequiredError  # noqa: E402
-from mcp.types import CallToolRequestParams, CallToolResult, ElicitRequestURLParams, ErrorData, ListToolsResult, TextContent, Tool  # noqa: E402
-from pydantic import BaseModel  # noqa: E402
+import anyio
+from mcp import Client, MCPError
+from mcp.client._memory import InMemoryTransport
+from mcp.server.lowlevel import Server
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.shared.exceptions import UrlElicitationRequiredError
+from mcp.types import (
+    CallToolRequestParams,
+    CallToolResult,
+    ElicitRequestURLParams,
+    ErrorData,
+    ListToolsResult,
+    TextContent,
+    Tool,
+)
+from pydantic import BaseModel
 
-from jsonrpc_errors.mcp import canonical_tool_error, guard_call_tool, guard_tool, guard_tools, guard_transport  # noqa: E402
+from jsonrpc_errors.mcp import canonical_tool_error, guard_call_tool, guard_tool, guard_tools, guard_transport
 
 # Fake secrets, shaped like the real ones (examples/guard/misbehaving_server.py has the same).
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"

@@ -7,11 +7,11 @@ check (rule names, patterns, the hash key's variable) is left to it."""
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
 
 import jsonschema
 import pytest
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[3]
 SCHEMA = json.loads((ROOT / "docs" / "guard-policy.schema.json").read_text())

@@ -11,38 +11,41 @@ it keeps only the secret-looking variables (by name) and redacts their values fr
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Iterable, Literal, Mapping, NamedTuple, Optional, Sequence, TypedDict, Union
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Callable, Literal, NamedTuple, Optional, TypedDict, Union, cast
 
 from . import _runtime
 from ._args import Context, _context, _dialect, _dialect_name, _raw, _s64, _text, _u64
-from ._guard import GuardSession, Outcome as GuardOutcome, Step as GuardStep, check_policy
 from ._errors import ArgumentTypeError, ComponentFault, InvalidInput, JsonRpcErrorsError, JsonRpcErrorsValueError
+from ._guard import GuardSession, check_policy
+from ._guard import Outcome as GuardOutcome
+from ._guard import Step as GuardStep
 from ._taxonomy import DEFAULT_MAX_BYTES, KINDS, TAXONOMY_VERSION, Dialect, ErrorKind, KindInfo
 
 __all__ = [
+    "DEFAULT_MAX_BYTES",
+    "KINDS",
+    "TAXONOMY_VERSION",
     "ArgumentTypeError",
     "ComponentFault",
     "Context",
-    "DEFAULT_MAX_BYTES",
     "Dialect",
     "ErrorKind",
     "ExtraRule",
     "Finding",
-    "JsonFinding",
-    "JsonRedaction",
     "GuardOutcome",
     "GuardSession",
     "GuardStep",
     "InvalidInput",
+    "JsonFinding",
+    "JsonRedaction",
     "JsonRpcError",
     "JsonRpcErrorsError",
     "JsonRpcErrorsValueError",
-    "KINDS",
     "KindInfo",
     "Redaction",
     "RedactionMethod",
     "check_policy",
-    "TAXONOMY_VERSION",
     "codes",
     "error_response",
     "explain",
@@ -198,12 +201,12 @@ def map_error(
 
 def redact_json(text: str) -> str:
     """`{"text": redacted, "findings": [...]}` as JSON text."""
-    return _runtime.get().call("redact-json", _text(text, "text"))
+    return cast(str, _runtime.get().call("redact-json", _text(text, "text")))
 
 
 def redact(text: str) -> str:
     """`text` with secrets, credentials, PII, home paths, stack traces and configured env values replaced."""
-    return _runtime.get().call("redact", _text(text, "text"))
+    return cast(str, _runtime.get().call("redact", _text(text, "text")))
 
 
 def redact_details(text: str) -> Redaction:
@@ -403,7 +406,7 @@ def lookup_kind(
     c = _s64(code, "code")
     msg = None if message is None else _text(message, "message")
     data_json = None if data is _MISSING else _text(_json_text(data, "data"), "data")
-    kind = _loads(_runtime.get().outcome("lookup-kind", _dialect(dialect), c, msg, data_json))
+    kind: Optional[str] = _loads(_runtime.get().outcome("lookup-kind", _dialect(dialect), c, msg, data_json))
     if kind is None:
         return None
     try:
@@ -419,13 +422,13 @@ def codes(dialect: Union[str, Dialect, None] = None, format: str = "markdown") -
         # The typed boundary cannot carry another name: the component words the refusal (as in every runtime).
         _text(format, "format")  # a str, or a clear type error
         raise _runtime.get().refused("unknown-format", format)
-    return _runtime.get().call("codes", d, format.encode())
+    return cast(str, _runtime.get().call("codes", d, format.encode()))
 
 
 def kinds_json() -> str:
     """The taxonomy table as JSON text: every kind as `explain` describes it under `canonical`, its fields
     included."""
-    return _runtime.get().call("kinds-json")
+    return cast(str, _runtime.get().call("kinds-json"))
 
 
 def kinds() -> list[dict[str, Any]]:
@@ -488,7 +491,7 @@ class JsonRpcError(Exception):
         *,
         context: Optional[Context] = None,
         **fields: Any,
-    ) -> "JsonRpcError":
+    ) -> JsonRpcError:
         """Renders `kind` (with its fields) through the component and wraps the resulting error object."""
         name = kind.value if isinstance(kind, ErrorKind) else kind
         response = map_error({"kind": name, **fields}, dialect, context=context)
@@ -502,7 +505,7 @@ class JsonRpcError(Exception):
         return cls(err["code"], err["message"], err.get("data"), kind=k, dialect=dialect)
 
     @classmethod
-    def from_response(cls, response: Mapping[str, Any], dialect: Union[str, Dialect] = "canonical") -> "JsonRpcError":
+    def from_response(cls, response: Mapping[str, Any], dialect: Union[str, Dialect] = "canonical") -> JsonRpcError:
         """Parses a JSON-RPC response (or a bare error object) back into an exception with `.kind`."""
         if not isinstance(response, Mapping):
             raise ArgumentTypeError(f"response must be a mapping, not {type(response).__name__}")

@@ -13,8 +13,9 @@ This module only converts values; it never interprets them. It relies on the C A
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Sequence
 from ctypes import byref
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional
 
 from wasmtime import WasmtimeError
 from wasmtime import _ffi as ffi
@@ -88,7 +89,7 @@ def option(inner: Lower) -> Lower:
 def record(fields: Sequence[tuple[str, Lower]]) -> Lower:
     """A record lowered from a tuple of field values in WIT order."""
     names = [n.encode() for n, _ in fields]
-    lowers = [l for _, l in fields]
+    lowers = [lower for _, lower in fields]
     n = len(fields)
 
     def lower_record(values: Sequence[Any], v: Any) -> None:
@@ -256,7 +257,7 @@ def _bind_int(view_type: Any, kind: int) -> Callable[[Any], Callable[[int], None
 
 
 # Top-level parameters lowered in place (never freed); any other lowering builds wasmtime-owned memory.
-_IN_PLACE = {
+_IN_PLACE: dict[Lower, Callable[[Any], Callable[[Any], None]]] = {
     lower_string: _bind_text(_K_STRING),
     lower_enum: _bind_text(_K_ENUM),
     lower_u64: _bind_int(_U64ArgView, _K_U64),
@@ -265,7 +266,16 @@ _IN_PLACE = {
 
 
 def _read_text(size: int, data: Optional[int]) -> str:
-    return _string_at(data, size).decode("utf-8") if size else ""
+    if not size:
+        return ""
+    if data is None:  # read as it is, it would be the bytes at address 0
+        raise ValueError("a non-empty string at a null address")
+    return _string_at(data, size).decode("utf-8")
+
+
+def _bound(low: Lower, slot: Any) -> Callable[[Any], None]:
+    """`low` bound to its parameter's slot."""
+    return lambda x: low(x, slot)
 
 
 def _bind_lift_string(slot: Any) -> Callable[[], str]:
@@ -296,7 +306,7 @@ class FastFunc:
     worker is used by one thread at a time (see _runtime), so no two calls ever share them.
     """
 
-    __slots__ = ("_func", "_ctx", "_lowers", "_lift", "_n", "_params", "_result", "_result_ref", "_owned")
+    __slots__ = ("_ctx", "_func", "_lift", "_lowers", "_n", "_owned", "_params", "_result", "_result_ref")
 
     def __init__(self, store: Any, func: Any, lowers: Sequence[Lower], lift: Callable[[Any], Any]) -> None:
         self._func = byref(func._func)
@@ -310,7 +320,7 @@ class FastFunc:
             if low in _IN_PLACE:
                 bound.append(_IN_PLACE[low](slot))
             else:
-                bound.append(lambda x, low=low, slot=slot: low(x, slot))
+                bound.append(_bound(low, slot))
                 owned.append(slot)
         self._lowers = tuple(bound)
         self._owned = tuple(owned)
@@ -361,7 +371,7 @@ def _lowering(desc: Any) -> Lower:
     raise ValueError(f"no lowering for {desc!r}")
 
 
-def make_caller(store: Any, func: Any, params: Sequence[Any], result: str, method: bool = False) -> "FastFunc":
+def make_caller(store: Any, func: Any, params: Sequence[Any], result: str, method: bool = False) -> FastFunc:
     """A caller for one export from its generated signature (_signatures.py); `method`: the first argument
     is the resource handle."""
     lowers = [_lowering(d) for d in params]

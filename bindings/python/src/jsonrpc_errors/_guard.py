@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Literal, Mapping, Optional, TypedDict, Union
+from collections.abc import Mapping
+from typing import Any, Literal, Optional, TypedDict, Union
 
 import wasmtime
 from wasmtime.component import Record, Variant
@@ -260,7 +261,7 @@ class GuardSession:
                 except _TRAPS:
                     pass
 
-    def __enter__(self) -> "GuardSession":
+    def __enter__(self) -> GuardSession:
         return self
 
     def __exit__(self, *exc: Any) -> None:

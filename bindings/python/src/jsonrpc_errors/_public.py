@@ -8,7 +8,8 @@ microseconds more), and nothing else changes. The test suite runs on both paths.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Sequence
+from typing import Any, Callable
 
 from wasmtime.component import Record, Variant
 
@@ -71,7 +72,7 @@ _RESULTS: dict[str, Convert] = {"string": str, "outcome": _outcome, "record-text
 class PublicFunc:
     """One export called through ``Func.__call__`` (which lowers, calls and runs post-return)."""
 
-    __slots__ = ("_store", "_func", "_converts", "_result")
+    __slots__ = ("_converts", "_func", "_result", "_store")
 
     def __init__(self, store: Any, func: Any, converts: Sequence[Convert], result: Convert) -> None:
         self._store = store

@@ -13,11 +13,11 @@ import os
 import threading
 import time
 from importlib import resources
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, TypeVar, cast
 
 import wasmtime
 from wasmtime import Engine, Store, WasmtimeError
-from wasmtime.component import Component, Linker, Variant
+from wasmtime.component import Linker, Variant
 
 from . import _callers, _signatures
 from ._cache import load_component
@@ -44,15 +44,17 @@ _GUARD_GENERIC = tuple(name for name, sig in _signatures.GUARD.items() if sig is
 
 TRAPS = (WasmtimeError, wasmtime.Trap)
 
+_T = TypeVar("_T")
+
 
 def component_bytes() -> bytes:
     return resources.files(__package__).joinpath(COMPONENT_RESOURCE).read_bytes()
 
 
 class _Worker:
-    __slots__ = ("store", "instance", "fast", "generic", "env_generation", "env_kept")
+    __slots__ = ("env_generation", "env_kept", "fast", "generic", "instance", "store")
 
-    def __init__(self, rt: "Runtime") -> None:
+    def __init__(self, rt: Runtime) -> None:
         self.store = Store(rt.engine)
         self.store.set_limits(memory_size=MEMORY_LIMIT)
         self.instance = rt.linker.instantiate(self.store, rt.component)
@@ -129,7 +131,7 @@ class Runtime:
         with self._lock:
             self._idle.append(w)
 
-    def run(self, fn: Callable[[_Worker], Any]) -> Any:
+    def run(self, fn: Callable[[_Worker], _T]) -> _T:
         """Runs `fn` on a worker no other thread is using. A trap discards the worker."""
         w = self._acquire()
         try:
@@ -165,10 +167,10 @@ class Runtime:
     def outcome(self, name: str, *args: Any) -> str:
         ok, value = self.call(name, *args)
         if ok:
-            return value
+            return cast(str, value)  # the WIT result: the JSON text
         raise InvalidInput(value["code"], value["message"], value["data_json"])
 
-    def guard_worker(self) -> "_GuardWorker":
+    def guard_worker(self) -> _GuardWorker:
         """A worker of its own for one guard session: the session's state lives in its instance, so it is
         never pooled (and a trap ends the session)."""
         w = _Worker(self)
@@ -250,7 +252,7 @@ def set_environment(pairs: list[tuple[str, str]]) -> int:
 class _GuardWorker:
     """A worker dedicated to one guard session, with the session methods' prebuilt callers."""
 
-    __slots__ = ("worker", "fast", "generic")
+    __slots__ = ("fast", "generic", "worker")
 
     def __init__(self, rt: Runtime, w: _Worker) -> None:
         self.worker = w

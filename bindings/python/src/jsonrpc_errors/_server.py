@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import logging
 import traceback
+from collections.abc import Mapping
 from enum import Enum
-from typing import Any, Mapping, Optional, Union
+from typing import Any, Optional, Union
 
 from ._args import Context
 from ._errors import ArgumentTypeError
@@ -77,7 +78,8 @@ def error_response(
         response = {"jsonrpc": "2.0", "error": member, "id": response["id"]}
         kind = error.kind.value if isinstance(error.kind, Enum) else error.kind
         # Raised on purpose: logged at the kind's level (a kind this package does not know: INFO).
-        level = KINDS[kind].log_level if kind in KINDS else "info"
+        info = KINDS.get(kind) if kind is not None else None
+        level = info.log_level if info is not None else "info"
     else:
         member = response.get("error") or {}
         kind, level = "internal-error", KINDS["internal-error"].log_level

@@ -12,12 +12,19 @@ The record's message is "<kind>: <message> (<code>)"; the structured facts are i
 from __future__ import annotations
 
 import logging as _logging
-from typing import Any, Mapping, MutableMapping, Optional, Union
+from collections.abc import Mapping, MutableMapping
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 from ._describe import describe
 from ._taxonomy import KINDS, Dialect, ErrorKind
 
-__all__ = ["JsonRpcLoggerAdapter", "LEVELS", "level_for", "log_error"]
+__all__ = ["LEVELS", "JsonRpcLoggerAdapter", "level_for", "log_error"]
+
+# LoggerAdapter is generic to type checkers; at run time only from Python 3.11 on.
+if TYPE_CHECKING:
+    _Adapter = _logging.LoggerAdapter[Any]
+else:
+    _Adapter = _logging.LoggerAdapter
 
 
 def __dir__() -> list[str]:
@@ -40,7 +47,7 @@ def level_for(kind: Union[ErrorKind, str, None]) -> int:
 
 
 def log_error(
-    logger: Union[_logging.Logger, _logging.LoggerAdapter],
+    logger: Union[_logging.Logger, _Adapter],
     error: Any,
     *,
     dialect: Union[str, Dialect] = "canonical",
@@ -62,7 +69,7 @@ def log_error(
     return facts
 
 
-class JsonRpcLoggerAdapter(_logging.LoggerAdapter):  # type: ignore[type-arg]
+class JsonRpcLoggerAdapter(_Adapter):
     """A LoggerAdapter with `.jsonrpc_error(err)`; its own `extra` is merged into every record."""
 
     def __init__(self, logger: _logging.Logger, extra: Optional[Mapping[str, Any]] = None,

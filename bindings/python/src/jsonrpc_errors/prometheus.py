@@ -15,14 +15,14 @@ from ._describe import describe
 from ._taxonomy import Dialect
 
 try:
-    from prometheus_client import CollectorRegistry, Counter
     from prometheus_client import REGISTRY as _DEFAULT_REGISTRY
+    from prometheus_client import CollectorRegistry, Counter
 except ImportError as e:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         "jsonrpc_errors.prometheus needs prometheus_client: pip install 'jsonrpc-errors[prometheus]'"
     ) from e
 
-__all__ = ["ErrorMetrics", "LABELS"]
+__all__ = ["LABELS", "ErrorMetrics"]
 
 
 def __dir__() -> list[str]:

@@ -40,22 +40,22 @@ except ImportError as missing:  # pragma: no cover - exercised in a subprocess w
     ) from missing
 
 __all__ = [
-    "DEFAULT_OFFLOAD_BYTES",
     "DEFAULT_MAX_UPSTREAM_BYTES",
+    "DEFAULT_OFFLOAD_BYTES",
     "DEFAULT_TIMEOUT",
+    "OVERSIZE_EDGE_BYTES",
+    "QUEUE_BUDGET_BYTES",
     "GuardOptions",
     "GuardedWriteStream",
-    "OVERSIZE_EDGE_BYTES",
     "OversizeLine",
-    "QUEUE_BUDGET_BYTES",
     "RawLine",
     "ServerApi",
     "canonical_tool_error",
     "guard_call_tool",
     "guard_streams",
-    "guard_transport",
     "guard_tool",
     "guard_tools",
+    "guard_transport",
     "upstream_stderr_log",
 ]
 

@@ -4,7 +4,7 @@ guard writes. :class:`OversizeLine` and :class:`RawLine` are the items a reader 
 from __future__ import annotations
 
 import json
-from typing import Optional, Tuple, Union
+from typing import Optional, Union
 
 from mcp.shared.message import SessionMessage
 from mcp.types import JSONRPCMessage, jsonrpc_message_adapter
@@ -32,7 +32,7 @@ class OversizeLine(Exception):
         self.tail = tail[-OVERSIZE_EDGE_BYTES:]
 
     @classmethod
-    def of(cls, line: bytes) -> "OversizeLine":
+    def of(cls, line: bytes) -> OversizeLine:
         """A line that was read whole but is too long for the guard to take."""
         return cls(len(line), line[:OVERSIZE_EDGE_BYTES], line[-OVERSIZE_EDGE_BYTES:])
 
@@ -88,7 +88,7 @@ def _unread_line(error: Exception) -> Optional[bytes]:
     return None
 
 
-def _line_of(item: Item) -> Optional[Tuple[bytes, Optional[SessionMessage]]]:
+def _line_of(item: Item) -> Optional[tuple[bytes, Optional[SessionMessage]]]:
     """The line the guard judges for what a transport delivered, with the message itself when it is one;
     None for a transport failure that carries no line."""
     if isinstance(item, SessionMessage):
@@ -97,7 +97,7 @@ def _line_of(item: Item) -> Optional[Tuple[bytes, Optional[SessionMessage]]]:
     return None if recovered is None else (recovered, None)
 
 
-def _judged(item: Item, limit: int) -> Optional[Tuple[Union[bytes, OversizeLine], Optional[SessionMessage]]]:
+def _judged(item: Item, limit: int) -> Optional[tuple[Union[bytes, OversizeLine], Optional[SessionMessage]]]:
     """As :func:`_line_of`; a line longer than ``limit`` (the session reads none that long, the component takes
     none over its own limit) stands as the :class:`OversizeLine` it is, as does one a reader discarded."""
     if isinstance(item, OversizeLine):

@@ -58,7 +58,8 @@ async def upstream_stderr_log(logger: Optional[logging.Logger] = None, *, settle
     log = logger or _LOGGER
     read_fd, write_fd = os.pipe()
     os.set_blocking(read_fd, False)
-    errlog = open(write_fd, "w", encoding="utf-8", closefd=True)  # noqa: SIM115 - closed below, by design early
+    # The write end of a pipe of our own: opening it does not block. Closed below, by design before the read end.
+    errlog = open(write_fd, "w", encoding="utf-8", closefd=True)  # noqa: SIM115, ASYNC230
     redactor = GuardSession()
     ended = anyio.Event()
 

@@ -7,7 +7,7 @@ import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from enum import Enum
-from typing import Any, Literal, Optional, TypedDict, Union, cast
+from typing import Any, Literal, Optional, TypedDict, TypeVar, Union, cast
 
 import anyio
 import anyio.abc
@@ -31,7 +31,7 @@ class GuardedWriteStream:
     line a proxy's own reader discarded unread: the guard answers those.
     """
 
-    def __init__(self, guard: "_Guard") -> None:
+    def __init__(self, guard: _Guard) -> None:
         self._guard = guard
 
     async def send(self, item: Item, /) -> None:
@@ -58,11 +58,14 @@ class GuardedWriteStream:
     def close(self) -> None:
         self._guard.client_closed()
 
-    async def __aenter__(self) -> "GuardedWriteStream":
+    async def __aenter__(self) -> GuardedWriteStream:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+_T = TypeVar("_T")
 
 
 class _Unset(Enum):
@@ -77,7 +80,7 @@ UNSET = _Unset.UNSET
 DEFAULT_TIMEOUT = 50.0
 
 
-def _resolved(given: Any, from_file: Any, default: Any) -> Any:
+def _resolved(given: Union[_T, _Unset], from_file: Any, default: _T) -> _T:
     """The caller's option, else the policy file's default (``check_policy``'s answer), else the CLI's."""
     if given is not UNSET:
         return given
@@ -99,7 +102,7 @@ async def guard_streams(
     write_stream: WriteStream[SessionMessage],
     *,
     dialect: Union[str, Dialect, _Unset] = UNSET,
-    timeout: Union[Optional[float], _Unset] = UNSET,
+    timeout: Union[Optional[float], _Unset] = UNSET,  # noqa: ASYNC109 - the guard's request timeout, as the CLI's
     upstream: str = "upstream",
     max_bytes: Union[Optional[int], _Unset] = UNSET,
     batch: Union[Literal["reject", "allow"], _Unset] = UNSET,
@@ -140,7 +143,7 @@ async def guard_streams(
     """
     file: dict[str, Any] = check_policy(policy, policy_env) if policy is not None else {}
     dialect = _resolved(dialect, file.get("dialect"), "canonical")
-    batch = _resolved(batch, file.get("batch"), "reject")
+    batch_mode: Literal["reject", "allow"] = _resolved(batch, file.get("batch"), "reject")
     max_bytes = _resolved(max_bytes, file.get("max_bytes"), None)
     max_upstream_bytes = _resolved(max_upstream_bytes, file.get("max_upstream_bytes"), DEFAULT_MAX_UPSTREAM_BYTES)
     failed_result_bytes = _resolved(failed_result_bytes, file.get("failed_result_bytes"), None)
@@ -149,7 +152,7 @@ async def guard_streams(
         timeout_ms = _timeout_ms(DEFAULT_TIMEOUT) if file_timeout_ms is None else (file_timeout_ms or None)
     else:
         timeout_ms = _timeout_ms(timeout)
-    session = GuardSession(dialect, max_bytes=max_bytes, batch=batch, timeout_ms=timeout_ms, upstream=upstream,
+    session = GuardSession(dialect, max_bytes=max_bytes, batch=batch_mode, timeout_ms=timeout_ms, upstream=upstream,
                            failed_result_bytes=failed_result_bytes, policy=policy, policy_env=policy_env)
     client_send, client_receive = anyio.create_memory_object_stream[SessionMessage](0)
     try:

@@ -297,7 +297,7 @@ def guard_tools(server: MCPServer, *, dialect: Union[str, Dialect] = "mcp", logg
         add_tool(guard_tool(fn, name=name or fn.__name__, dialect=dialect, logger=logger), name, *args, **kwargs)  # type: ignore[arg-type]
 
     # On the instance: `@server.tool()` registers through `self.add_tool`.
-    setattr(server, "add_tool", add_guarded_tool)
+    setattr(server, "add_tool", add_guarded_tool)  # noqa: B010 - a method replaced: not an assignment to type-check
     return server
 
 
@@ -306,7 +306,7 @@ _GUARDED = "__jsonrpc_errors_guarded__"
 #: Every function an ``MCPServer`` registered as it is (not guarded), with the name it was registered under:
 #: what ``@guard_tool`` stacked above ``@server.tool()`` is given, wherever the server lives (an attribute,
 #: another module, a factory's return value). Weak: a registry keeps no function alive.
-_REGISTERED_BARE: "weakref.WeakKeyDictionary[Callable[..., object], list[tuple[weakref.ref[Any], str]]]" = weakref.WeakKeyDictionary()
+_REGISTERED_BARE: weakref.WeakKeyDictionary[Callable[..., object], list[tuple[weakref.ref[Any], str]]] = weakref.WeakKeyDictionary()
 
 
 def _weakly_keyed(fn: object) -> bool:
@@ -337,7 +337,7 @@ def _record_registrations() -> None:
         return tool
 
     setattr(add_tool_noted, _GUARDED, True)
-    setattr(ToolManager, "add_tool", add_tool_noted)
+    setattr(ToolManager, "add_tool", add_tool_noted)  # noqa: B010 - as above
 
 
 _record_registrations()
@@ -377,4 +377,5 @@ def _registered_bare(fn: Callable[..., object], servers: list[MCPServer]) -> Opt
 def _is_async(fn: Callable[..., object]) -> bool:
     while isinstance(fn, functools.partial):
         fn = fn.func
-    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+    # An instance whose __call__ is a coroutine function (not a test of whether fn is callable).
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))  # noqa: B004
