@@ -83,7 +83,11 @@ def test_text_that_is_not_unicode_is_refused_as_the_guest_words_it():
     assert info.value.error == {
         "code": -32602,
         "message": "Invalid params",
-        "data": {"type": "invalid-params", "reason": "not-unicode", "details": "input is not valid Unicode (at offset 5)"},
+        "data": {
+            "type": "invalid-params",
+            "reason": "not-unicode",
+            "details": "input is not valid Unicode (at offset 5)",
+        },
     }
     assert isinstance(info.value, ValueError)
 
@@ -93,7 +97,11 @@ def test_inputs_over_the_guests_limit_are_refused_unread_like_the_host_refuses_t
     with pytest.raises(jre.InvalidInput) as info:
         jre.redact("a" * (limit + 1))
     assert info.value.error["code"] == -32600
-    assert info.value.data == {"type": "invalid-request", "reason": "oversize", "details": f"input of {limit + 1} bytes exceeds the limit of {limit} bytes"}
+    assert info.value.data == {
+        "type": "invalid-request",
+        "reason": "oversize",
+        "details": f"input of {limit + 1} bytes exceeds the limit of {limit} bytes",
+    }
     with pytest.raises(jre.InvalidInput):
         jre.sanitize(b" " * (limit + 1))
     # validate answers an oversize body itself (its verdict), never reading it.
@@ -106,10 +114,12 @@ def test_the_guest_memory_is_capped_like_the_hosts_and_a_huge_body_costs_no_more
     script = tmp_path / "huge.py"
     script.write_text(
         "import json, resource, jsonrpc_errors as j\n"
-        "body = b'{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32050,\"message\":\"m\",\"data\":[' + b'1,' * 29999999 + b'1]},\"id\":1}'\n"
+        'body = b\'{"jsonrpc":"2.0","error":{"code":-32050,"message":"m","data":[\''
+        " + b'1,' * 29999999 + b'1]},\"id\":1}'\n"
         "try:\n    j.sanitize_json(body); outcome = 'answered'\n"
         "except j.ComponentFault as e:\n    outcome = e.error\n"
-        "print(json.dumps({'outcome': outcome, 'maxrss_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}))\n"
+        "print(json.dumps({'outcome': outcome, 'maxrss_mb': "
+        "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}))\n"
     )
     import subprocess
     import sys
@@ -130,7 +140,11 @@ def test_sanitizing_text_repairs_invalid_utf8_exactly_as_the_guest_repairs_bytes
     tricky = [0x80, 0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF, 0x41]
     for _ in range(500):
         junk = bytes(rng.choice(tricky) if rng.random() < 0.7 else rng.randrange(256) for _ in range(rng.randrange(12)))
-        body = b'{"jsonrpc":"2.0","error":{"code":-32603,"message":"x' + junk.replace(b'"', b"").replace(b"\\", b"") + b'"},"id":1}'
+        body = (
+            b'{"jsonrpc":"2.0","error":{"code":-32603,"message":"x'
+            + junk.replace(b'"', b"").replace(b"\\", b"")
+            + b'"},"id":1}'
+        )
         via_text = jre.sanitize_json(body, context=(0, 1))
         via_bytes = _runtime.get().outcome("sanitize", body, b"canonical", (0, 1))
         assert via_text == via_bytes, body
@@ -190,7 +204,11 @@ def test_kinds_match_generated_taxonomy():
     for k in table:
         info = jre.KINDS[k["kind"]]
         assert (k["category"], k["gate"], k["retryable"], k["http_status"], k["log_level"]) == (
-            info.category, info.gate, info.retryable, info.http_status, info.log_level
+            info.category,
+            info.gate,
+            info.retryable,
+            info.http_status,
+            info.log_level,
         )
         # Every field of the kind, in the taxonomy's order, required where the taxonomy requires it.
         assert [f["name"] for f in k["fields"]] == list(info.fields)
@@ -259,7 +277,10 @@ def test_redact_with_bad_options_are_the_components_error():
 def test_redact_json_value_takes_python_values_and_returns_json_findings():
     token = "ghp_" + "a1B2c3D4e5" * 3 + "a1B2c3"
     r = jre.redact_json_value({"password": "pw-123", token: [1, None, f"failed {token}"]}, sensitive_keys=["pw"])
-    assert r.value == {"password": "[REDACTED:sensitive-key]", "[REDACTED:github-token]": [1, None, "failed [REDACTED:github-token]"]}
+    assert r.value == {
+        "password": "[REDACTED:sensitive-key]",
+        "[REDACTED:github-token]": [1, None, "failed [REDACTED:github-token]"],
+    }
     assert jre.JsonFinding("github-token", "token", "/[REDACTED:github-token]", 0, 40, True) in r.findings
     assert jre.JsonFinding("github-token", "token", "/[REDACTED:github-token]/2", 7, 47, False) in r.findings
     with pytest.raises(jre.ArgumentTypeError):

@@ -20,7 +20,9 @@ def _probe(prelude: str = "", **env: str) -> list:
 
     full_env = {k: v for k, v in os.environ.items() if k != _callers.FORCE_PUBLIC_VAR}
     full_env.update(env)
-    out = subprocess.run([sys.executable, "-c", prelude + PROBE], env=full_env, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", prelude + PROBE], env=full_env, capture_output=True, text=True, check=True
+    )
     return json.loads(out.stdout)
 
 

@@ -65,6 +65,7 @@ def test_a_closed_session_refuses_calls_and_closing_twice_is_harmless():
 
 def test_threads_share_a_session_one_call_at_a_time():
     with jre.GuardSession(timeout_ms=60_000) as s:
+
         def send(base):
             for i in range(50):
                 s.client_line(REQUEST % (base + i))
@@ -83,5 +84,8 @@ def test_str_lines_are_encoded_and_upstream_stderr_keeps_traces():
     with jre.GuardSession() as s:
         out = s.client_line('{"jsonrpc":"2.0","method":"notifications/initialized"}')
         assert out["steps"] == [{"step": "forward", "to": "upstream"}]
-        log = s.upstream_log('Traceback (most recent call last):\n  File "/srv/app.py", line 1\nKeyError: token=ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d\n')
+        log = s.upstream_log(
+            'Traceback (most recent call last):\n  File "/srv/app.py", line 1\n'
+            "KeyError: token=ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d\n"
+        )
         assert "Traceback" in log and "/srv/app.py" in log and "ghp_" not in log

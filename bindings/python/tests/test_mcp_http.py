@@ -61,8 +61,12 @@ def start_server(tmp_path: Path) -> tuple[subprocess.Popen[bytes], str, Path]:
     port = free_port()
     started = tmp_path / "started"
     started.mkdir()
-    proc = subprocess.Popen([sys.executable, "-c", SERVER, str(port), str(started)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SERVER, str(port), str(started)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 20
     while True:
         try:
@@ -83,12 +87,16 @@ async def outcome(call: Any) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("mode", [MODERN, LEGACY], ids=["modern", "legacy"])
-def test_a_server_killed_mid_call_leaves_no_request_unanswered(mode: Optional[str], tmp_path: Path, caplog: Any) -> None:
+def test_a_server_killed_mid_call_leaves_no_request_unanswered(
+    mode: Optional[str], tmp_path: Path, caplog: Any
+) -> None:
     caplog.set_level(logging.INFO, logger="jsonrpc_errors.mcp")
     proc, url, started = start_server(tmp_path)
 
     async def main() -> tuple[dict[str, Any], dict[str, dict[str, Any]], dict[str, Any], float]:
-        transport = guard_transport(streamable_http_client(url), dialect="canonical", timeout=20, upstream="http:upstream")
+        transport = guard_transport(
+            streamable_http_client(url), dialect="canonical", timeout=20, upstream="http:upstream"
+        )
         async with Client(transport, **({"mode": mode} if mode else {})) as client:
             echo = await outcome(client.call_tool("echo", {"text": "hi"}))
             pending: dict[str, dict[str, Any]] = {}

@@ -41,7 +41,13 @@ sys.exit(code)
 """
 
 # The guard's cut of a failed result's text (taxonomy.toml is its single home).
-FAILED_RESULT_BYTES = int(re.search(r"^failed_result_text_bytes = (\d+)", (Path(__file__).resolve().parents[3] / "taxonomy" / "taxonomy.toml").read_text(), re.M).group(1))
+FAILED_RESULT_BYTES = int(
+    re.search(
+        r"^failed_result_text_bytes = (\d+)",
+        (Path(__file__).resolve().parents[3] / "taxonomy" / "taxonomy.toml").read_text(),
+        re.M,
+    ).group(1)
+)
 
 
 def _assert_cut_keeping_both_ends(text: str) -> None:
@@ -58,7 +64,9 @@ def wire(model: Any) -> Any:
 def run(command: list[str], record: Path) -> dict[str, Any]:
     """The scripted session; each step's outcome, what the SDK reported as transport faults, and timings."""
     record.mkdir(parents=True, exist_ok=True)
-    params = StdioServerParameters(command=sys.executable, args=["-c", RECORDER, str(record), "--", *command], env=dict(os.environ))
+    params = StdioServerParameters(
+        command=sys.executable, args=["-c", RECORDER, str(record), "--", *command], env=dict(os.environ)
+    )
 
     async def main() -> dict[str, Any]:
         faults: list[str] = []
@@ -72,7 +80,9 @@ def run(command: list[str], record: Path) -> dict[str, Any]:
         async def on_progress(value: float, total: float | None, message: str | None) -> None:
             progress.append(value)
 
-        async with Client(stdio_client(params), mode="legacy", message_handler=on_message, read_timeout_seconds=CALL_TIMEOUT) as client:
+        async with Client(
+            stdio_client(params), mode="legacy", message_handler=on_message, read_timeout_seconds=CALL_TIMEOUT
+        ) as client:
             script = {
                 "list_tools": client.list_tools,
                 "echo": lambda: client.call_tool("echo", {"text": "hello"}),
@@ -129,7 +139,9 @@ def test_normal_calls_resources_and_progress_are_unchanged(sessions):
 def test_failures_are_canonical_and_nothing_leaks_to_the_client(sessions):
     direct, proxied = sessions
     client_side = lambda s: json.dumps({k: v for k, v in s.items() if k != "stderr"})  # noqa: E731
-    assert [s for s in SECRETS if s in client_side(direct) + direct["stderr"]], "the direct run leaked nothing: fixture changed?"
+    assert [s for s in SECRETS if s in client_side(direct) + direct["stderr"]], (
+        "the direct run leaked nothing: fixture changed?"
+    )
     assert [s for s in SECRETS if s in client_side(proxied)] == [], client_side(proxied)
     for name in ["query_orders", "export_report"]:
         result = proxied[name]["result"]
@@ -144,7 +156,9 @@ def test_the_garbage_line_is_dropped_and_logged_not_relayed(sessions):
     direct, proxied = sessions
     assert direct["flaky_print"].get("faults") == ["ValidationError"], "the direct run saw no garbage: fixture changed?"
     assert without_timing(proxied["flaky_print"]) == {"result": without_timing(direct["flaky_print"])["result"]}
-    assert [line for line in proxied["stderr"].splitlines() if " dropped " in line and "DEBUG: entering flaky_print" in line]
+    assert [
+        line for line in proxied["stderr"].splitlines() if " dropped " in line and "DEBUG: entering flaky_print" in line
+    ]
     # stdout carried only messages: the client's SDK reported no transport fault on any step.
     assert [name for name, step in proxied.items() if isinstance(step, dict) and "faults" in step] == []
 
@@ -164,17 +178,27 @@ def test_the_log_is_the_operators_with_no_credential(sessions):
     _, proxied = sessions
     log = proxied["stderr"]
     assert [s for s in CREDENTIALS if s in log] == [], log
-    assert [line for line in log.splitlines() if "upstream-stderr" in line and "connecting with API_KEY=[REDACTED:" in line]
+    assert [
+        line for line in log.splitlines() if "upstream-stderr" in line and "connecting with API_KEY=[REDACTED:" in line
+    ]
     assert [line for line in log.splitlines() if " answered " in line and '"upstream-connection-failed"' in line]
 
 
 def test_the_proxy_exits_when_the_client_closes_stdin():
     import subprocess
 
-    proc = subprocess.Popen([sys.executable, str(PROXY), "--", *SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
-    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                  "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    proc = subprocess.Popen(
+        [sys.executable, str(PROXY), "--", *SERVER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
     try:
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(json.dumps(initialize).encode() + b"\n")
@@ -195,16 +219,27 @@ def test_the_proxy_takes_a_policy_file_and_refuses_a_bad_one_at_start(tmp_path):
 
     bad = tmp_path / "bad.toml"
     bad.write_text('[redaction]\nscopes = ["errors", "resluts"]\n')
-    refused = subprocess.run([sys.executable, str(PROXY), "--config", str(bad), "--", *SERVER], capture_output=True, text=True,
-                             timeout=30, stdin=subprocess.DEVNULL)
+    refused = subprocess.run(
+        [sys.executable, str(PROXY), "--config", str(bad), "--", *SERVER],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+    )
     assert refused.returncode == 2 and refused.stdout == "", refused
     assert f"{bad}:2:21: [redaction].scopes: unknown `resluts`" in refused.stderr, refused.stderr
 
     good = tmp_path / "policy.toml"
-    good.write_text('[redaction]\nscopes = ["errors", "results"]\n\n[[tool]]\nmatch = "echo"\nactions = { aws-access-key-id = "block" }\n')
+    good.write_text(
+        '[redaction]\nscopes = ["errors", "results"]\n\n'
+        '[[tool]]\nmatch = "echo"\nactions = { aws-access-key-id = "block" }\n'
+    )
     token = "ghp_" + "Lq3ZtV8mWc1XkP5rB9nY2dH7sF4gJ6aE0uRi"
-    params = StdioServerParameters(command=sys.executable, args=[str(PROXY), "--config", str(good), "--dialect", "mcp", "--", *SERVER],
-                                   env=dict(os.environ))
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[str(PROXY), "--config", str(good), "--dialect", "mcp", "--", *SERVER],
+        env=dict(os.environ),
+    )
 
     async def main() -> tuple[Any, Any]:
         async with Client(stdio_client(params), mode="legacy", read_timeout_seconds=CALL_TIMEOUT) as client:
@@ -215,4 +250,6 @@ def test_the_proxy_takes_a_policy_file_and_refuses_a_bad_one_at_start(tmp_path):
     redacted, blocked = anyio.run(main)
     assert redacted["content"][0]["text"] == "deploy with [REDACTED:github-token]", redacted
     assert token not in json.dumps(redacted)
-    assert blocked["isError"] is True and blocked["content"] == [{"type": "text", "text": "Policy denied access to tool 'echo'"}], blocked
+    assert blocked["isError"] is True and blocked["content"] == [
+        {"type": "text", "text": "Policy denied access to tool 'echo'"}
+    ], blocked

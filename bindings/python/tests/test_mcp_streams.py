@@ -43,7 +43,13 @@ SERVER = misbehaving_server.mcp
 SECRETS = ["ghp_A1b2", "hunter2", "sk_live_51", "/home/alice", "Traceback (most recent call last)", "admin:"]
 
 # The guard's cut of a failed result's text (taxonomy.toml is its single home).
-FAILED_RESULT_BYTES = int(re.search(r"^failed_result_text_bytes = (\d+)", (Path(__file__).resolve().parents[3] / "taxonomy" / "taxonomy.toml").read_text(), re.M).group(1))
+FAILED_RESULT_BYTES = int(
+    re.search(
+        r"^failed_result_text_bytes = (\d+)",
+        (Path(__file__).resolve().parents[3] / "taxonomy" / "taxonomy.toml").read_text(),
+        re.M,
+    ).group(1)
+)
 
 
 def _assert_cut_keeping_both_ends(text: str) -> None:
@@ -51,7 +57,6 @@ def _assert_cut_keeping_both_ends(text: str) -> None:
     size = len(text.encode())
     assert FAILED_RESULT_BYTES // 2 < size <= FAILED_RESULT_BYTES, size
     assert "export failed after a long run" in text and "processed batch 199 of 200 (ok)" in text, text[-200:]
-
 
 
 def wire(model: Any) -> Any:
@@ -273,9 +278,16 @@ def test_a_reported_exit_answers_every_pending_request_at_once_and_ends_the_read
             return answers, elapsed, rest
 
     answers, elapsed, rest = anyio.run(main)
-    assert [(a["id"], a["error"]["data"]["type"]) for a in answers] == [(1, "upstream-connection-failed"), (2, "upstream-connection-failed")]
+    assert [(a["id"], a["error"]["data"]["type"]) for a in answers] == [
+        (1, "upstream-connection-failed"),
+        (2, "upstream-connection-failed"),
+    ]
     assert elapsed < 1.0 and rest == []
-    ended = [r.guard_event["detail"] for r in caplog.records if getattr(r, "guard_event", {}).get("event") == "upstream-ended"]
+    ended = [
+        r.guard_event["detail"]
+        for r in caplog.records
+        if getattr(r, "guard_event", {}).get("event") == "upstream-ended"
+    ]
     assert ended == ["the upstream exited with status 3 (2 requests pending)"], ended
 
 
@@ -300,7 +312,9 @@ def test_a_client_message_longer_than_the_component_takes_is_answered_oversize_n
     huge, unread, ping = anyio.run(main)
     # The session reads the id from the line's start: the request gets its answer, once.
     assert (huge["id"], huge["error"]["code"], huge["error"]["data"]["reason"]) == (1, -32600, "oversize"), huge
-    assert (unread["id"], unread["error"]["code"], unread["error"]["data"]["reason"]) == (None, -32600, "oversize"), unread
+    assert (unread["id"], unread["error"]["code"], unread["error"]["data"]["reason"]) == (None, -32600, "oversize"), (
+        unread
+    )
     assert ping == {"jsonrpc": "2.0", "id": 2, "result": {}}
     assert [m["method"] for m in seen] == ["ping"]
 
@@ -371,7 +385,9 @@ def test_an_upstream_line_its_reader_discarded_as_oversize_is_dropped_and_logged
         await outbox.send(SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=first.message.id, result={"ok": True})))
         second = await inbox.receive()
         # The response to the second request, too long: its start shows whose it is.
-        await outbox.send(OversizeLine(100 << 20, b'{"jsonrpc":"2.0","id":%d,"result":{"text":"' % second.message.id, b'xxxx"}}'))
+        await outbox.send(
+            OversizeLine(100 << 20, b'{"jsonrpc":"2.0","id":%d,"result":{"text":"' % second.message.id, b'xxxx"}}')
+        )
 
     async def main() -> list[dict[str, Any]]:
         async with raw(huge) as (read, write):
@@ -384,7 +400,9 @@ def test_an_upstream_line_its_reader_discarded_as_oversize_is_dropped_and_logged
 
     relayed, answered = anyio.run(main)
     assert relayed == {"jsonrpc": "2.0", "id": 1, "result": {"ok": True}}
-    assert (answered["id"], answered["error"]["data"]["type"]) == (2, "upstream-error"), answered  # at once, not at the timeout
+    assert (answered["id"], answered["error"]["data"]["type"]) == (2, "upstream-error"), (
+        answered
+    )  # at once, not at the timeout
     dropped = [r.guard_event for r in caplog.records if getattr(r, "guard_event", {}).get("event") == "dropped"]
     assert len(dropped) == 2 and all(str(100 << 20) in d["detail"] for d in dropped), dropped
 
@@ -397,7 +415,11 @@ def test_client_lines_the_sdk_could_not_parse_are_answered_by_the_guard():
     async def main() -> list[dict[str, Any]]:
         async with raw(silent) as (read, write):
             answers = []
-            for line in ["this is not json\n", '{"jsonrpc":"2.0","id":5}', '[{"jsonrpc":"2.0","id":6,"method":"ping"}]']:
+            for line in [
+                "this is not json\n",
+                '{"jsonrpc":"2.0","id":5}',
+                '[{"jsonrpc":"2.0","id":6,"method":"ping"}]',
+            ]:
                 await write.send(parse_error(line))
                 with anyio.fail_after(5):
                     answers.append(as_json(await read.receive()))
@@ -471,7 +493,10 @@ def test_large_messages_are_judged_on_a_worker_thread_and_pass_intact(monkeypatc
     async def main() -> list[Any]:
         transport = InMemoryTransport(SERVER)
         async with Client(guard_transport(transport, offload_bytes=64 * 1024), mode="legacy") as client:
-            return [wire(await client.call_tool("echo", {"text": big})), wire(await client.call_tool("echo", {"text": "small"}))]
+            return [
+                wire(await client.call_tool("echo", {"text": big})),
+                wire(await client.call_tool("echo", {"text": "small"})),
+            ]
 
     large, small = anyio.run(main)
     assert large["structuredContent"] == {"result": big} and small["structuredContent"] == {"result": "small"}
@@ -515,7 +540,11 @@ def test_an_upstream_processes_stderr_is_logged_line_by_line_with_secrets_redact
             await anyio.run_process([sys.executable, "-c", script], stderr=errlog)
 
     anyio.run(main)
-    lines = [r.guard_event["message"] for r in caplog.records if getattr(r, "guard_event", {}).get("event") == "upstream-stderr"]
+    lines = [
+        r.guard_event["message"]
+        for r in caplog.records
+        if getattr(r, "guard_event", {}).get("event") == "upstream-stderr"
+    ]
     assert lines == [
         "starting with API_KEY=[REDACTED:secret-assignment]",
         "Traceback (most recent call last):",  # traces and paths stay: they are what the operator debugs with
@@ -531,7 +560,8 @@ def test_a_key_block_and_an_endless_line_on_stderr_never_reach_the_log_in_part(c
     body = ["MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0g" + f"{i:02d}" for i in range(20)]
     script = (
         "import sys, time\n"
-        f"for line in ['loading key', '-----BEGIN RSA PRIVATE KEY-----', *{body!r}, '-----END RSA PRIVATE KEY-----', 'key loaded']:\n"
+        f"for line in ['loading key', '-----BEGIN RSA PRIVATE KEY-----', *{body!r},"
+        " '-----END RSA PRIVATE KEY-----', 'key loaded']:\n"
         "    sys.stderr.write(line + '\\n'); sys.stderr.flush(); time.sleep(0.002)\n"
         "sys.stderr.write('\u20ac' * 400000 + '\\n')\n"
     )
@@ -541,7 +571,11 @@ def test_a_key_block_and_an_endless_line_on_stderr_never_reach_the_log_in_part(c
             await anyio.run_process([sys.executable, "-c", script], stderr=errlog)
 
     anyio.run(main)
-    lines = [r.guard_event["message"] for r in caplog.records if getattr(r, "guard_event", {}).get("event") == "upstream-stderr"]
+    lines = [
+        r.guard_event["message"]
+        for r in caplog.records
+        if getattr(r, "guard_event", {}).get("event") == "upstream-stderr"
+    ]
     logged = "\n".join(lines)
     assert not [b for b in body if b[:30] in logged], lines[:30]
     assert "loading key" in lines and "key loaded" in lines, lines[:30]
@@ -592,7 +626,8 @@ def test_a_policy_given_to_the_adapter_redacts_the_results_scope_and_nothing_by_
     assert anyio.run(lambda: main(policy="[defaults]\ntimeout = 30\n")) == untouched  # the default scopes: neither
     redacted = anyio.run(lambda: main(policy=RESULTS_SCOPE))["result"]["content"][0]["text"]
     assert redacted == DOTENV.replace("orders:T4k-9vW2-qLm", "[REDACTED:url-credentials]").replace(
-        "ghp_Vb7kQ2mZx9LpR4tN8wYc3HdF6sJ1uA5eK0gT", "[REDACTED:github-token]"), redacted
+        "ghp_Vb7kQ2mZx9LpR4tN8wYc3HdF6sJ1uA5eK0gT", "[REDACTED:github-token]"
+    ), redacted
     event = [r.guard_event for r in caplog.records if getattr(r, "guard_event", {}).get("event") == "redacted"][-1]
     assert (event["rule"], event["tool"]) == ("url-credentials,github-token", "read_text_file"), event
     assert "T4k-9vW2" not in caplog.text and "ghp_Vb7k" not in caplog.text
@@ -601,7 +636,10 @@ def test_a_policy_given_to_the_adapter_redacts_the_results_scope_and_nothing_by_
 def test_a_policy_block_answers_with_the_policy_error_and_audit_passes_untouched(caplog):
     caplog.set_level(logging.INFO, logger="jsonrpc_errors.mcp")
     block = RESULTS_SCOPE + '[actions]\ngithub-token = "block"\n'
-    audit = '[redaction]\nscopes = ["errors", "results"]\ndisable = ["url-credentials"]\n[actions]\ngithub-token = "audit"\n'
+    audit = (
+        '[redaction]\nscopes = ["errors", "results"]\ndisable = ["url-credentials"]\n'
+        '[actions]\ngithub-token = "audit"\n'
+    )
 
     async def main(policy: str, dialect: str) -> dict[str, Any]:
         async with raw(reads_dotenv(), dialect=dialect, policy=policy) as (read, write):
@@ -610,8 +648,14 @@ def test_a_policy_block_answers_with_the_policy_error_and_audit_passes_untouched
                 return as_json(await read.receive())
 
     mcp = anyio.run(main, block, "mcp")
-    assert mcp == {"jsonrpc": "2.0", "id": 4, "result": {
-        "content": [{"type": "text", "text": "Policy denied access to tool 'read_text_file'"}], "isError": True}}, mcp
+    assert mcp == {
+        "jsonrpc": "2.0",
+        "id": 4,
+        "result": {
+            "content": [{"type": "text", "text": "Policy denied access to tool 'read_text_file'"}],
+            "isError": True,
+        },
+    }, mcp
     canonical = anyio.run(main, block, "canonical")
     assert canonical["id"] == 4 and canonical["error"]["data"]["type"] == "policy-denied", canonical
     blocked = [r.guard_event for r in caplog.records if getattr(r, "guard_event", {}).get("event") == "blocked"]
@@ -625,7 +669,9 @@ def test_a_policy_block_answers_with_the_policy_error_and_audit_passes_untouched
 
 def test_a_refused_policy_raises_with_line_and_column_before_anything_starts():
     async def main() -> None:
-        async with guard_streams(*anyio.create_memory_object_stream[Any](1)[::-1], policy='[redaction]\nscopes = ["errors", "resluts"]\n'):
+        async with guard_streams(
+            *anyio.create_memory_object_stream[Any](1)[::-1], policy='[redaction]\nscopes = ["errors", "resluts"]\n'
+        ):
             raise AssertionError("started")
 
     with pytest.raises(jsonrpc_errors.InvalidInput) as refused:
@@ -647,7 +693,7 @@ def test_set_policy_reloads_for_new_requests_and_a_refused_one_keeps_the_old():
             with anyio.fail_after(5):
                 answers.append(as_json(await read.receive()))
             with pytest.raises(jsonrpc_errors.InvalidInput) as refused:
-                await write.set_policy("[actions]\ngithub-token = \"explode\"\n")
+                await write.set_policy('[actions]\ngithub-token = "explode"\n')
             await write.send(call_tool(3))
             with anyio.fail_after(5):
                 answers.append(as_json(await read.receive()))
@@ -670,8 +716,11 @@ def test_the_policys_defaults_and_tool_timeouts_apply_and_the_callers_options_wi
             with anyio.fail_after(5):
                 return as_json(await read.receive()), time.monotonic() - started
 
-    for name, options, low, high in [("read_text_file", {}, 0.3, 0.55), ("slow_export", {}, 0.1, 0.28),
-                                     ("read_text_file", {"timeout": 2}, 0.6, 1.5)]:
+    for name, options, low, high in [
+        ("read_text_file", {}, 0.3, 0.55),
+        ("slow_export", {}, 0.1, 0.28),
+        ("read_text_file", {"timeout": 2}, 0.6, 1.5),
+    ]:
         answer, elapsed = anyio.run(functools.partial(main, name, **options))
         assert low <= elapsed < high, (name, options, elapsed, answer)
         if options:

@@ -67,10 +67,19 @@ class Order(BaseModel):
 FAILURES: dict[str, Callable[[], BaseException]] = {
     "tool_error": lambda: ToolError(f"lookup failed: {DB}"),
     "resource_error": lambda: ResourceError(f"cannot read {HOME} with {TOKEN}"),
-    "invalid_params": lambda: MCPError(-32602, "customer rejected: password=hunter2", {"field": "customer", "token": TOKEN}),
-    "server_specific": lambda: MCPError(-32010, f"charge declined by {STRIPE}", {"stack": "Traceback (most recent call last):", "db": DB}),
+    "invalid_params": lambda: MCPError(
+        -32602, "customer rejected: password=hunter2", {"field": "customer", "token": TOKEN}
+    ),
+    "server_specific": lambda: MCPError(
+        -32010, f"charge declined by {STRIPE}", {"stack": "Traceback (most recent call last):", "db": DB}
+    ),
     "url_elicitation": lambda: UrlElicitationRequiredError(
-        [ElicitRequestURLParams(mode="url", message="sign in", url=f"https://example.com/login?token={TOKEN}", elicitation_id="e1")]),
+        [
+            ElicitRequestURLParams(
+                mode="url", message="sign in", url=f"https://example.com/login?token={TOKEN}", elicitation_id="e1"
+            )
+        ]
+    ),
 }
 
 
@@ -101,8 +110,14 @@ def without_generated(value: Any) -> Any:
     return value
 
 
-def call(server: Any, tool: str, arguments: Optional[dict[str, Any]] = None, *, guard: Optional[str] = None,
-         mode: Optional[str] = LEGACY) -> dict[str, Any]:
+def call(
+    server: Any,
+    tool: str,
+    arguments: Optional[dict[str, Any]] = None,
+    *,
+    guard: Optional[str] = None,
+    mode: Optional[str] = LEGACY,
+) -> dict[str, Any]:
     """One tools/call through the SDK's client (with the guard of dialect `guard` on its transport); what the
     client got."""
 
@@ -133,7 +148,9 @@ async def list_tools(ctx: Any, params: Any) -> ListToolsResult:
 
 async def call_tool(ctx: Any, params: CallToolRequestParams) -> CallToolResult:
     if params.name == "own_error":
-        return CallToolResult(content=[TextContent(type="text", text=f"lookup failed: password=hunter2 ({TOKEN})")], is_error=True)
+        return CallToolResult(
+            content=[TextContent(type="text", text=f"lookup failed: password=hunter2 ({TOKEN})")], is_error=True
+        )
     if params.name == "echo":
         return CallToolResult(content=[TextContent(type="text", text=str((params.arguments or {}).get("text")))])
     raise_failure(params.name)
@@ -183,7 +200,9 @@ def test_mcpserver_a_decorated_tool_answers_what_the_guard_answers_in_front_of_t
 @pytest.mark.parametrize("mode", [LEGACY, MODERN], ids=["legacy", "modern"])
 @pytest.mark.parametrize("dialect", ["mcp", "canonical"])
 @pytest.mark.parametrize("name", NAMES)
-def test_lowlevel_a_decorated_handler_answers_what_the_guard_answers_in_front_of_the_bare_one(mode: Optional[str], dialect: str, name: str):
+def test_lowlevel_a_decorated_handler_answers_what_the_guard_answers_in_front_of_the_bare_one(
+    mode: Optional[str], dialect: str, name: str
+):
     decorated = call(lowlevel(dialect), name, mode=mode)
     behind_guard = call(lowlevel(None), name, guard=dialect, mode=mode)
     assert without_generated(decorated) == without_generated(behind_guard), (decorated, behind_guard)
@@ -197,20 +216,35 @@ def test_lowlevel_a_decorated_handler_answers_what_the_guard_answers_in_front_of
 def test_mcpserver_a_tool_error_is_tool_output_for_the_model_scrubbed(dialect: str):
     # Without the decorator the SDK gives the model the text whole (else this test would prove nothing).
     bare = call(mcpserver(None), "tool_error")["result"]
-    assert bare == {"content": [{"type": "text", "text": f"Error executing tool tool_error: lookup failed: {DB}"}], "isError": True}
+    assert bare == {
+        "content": [{"type": "text", "text": f"Error executing tool tool_error: lookup failed: {DB}"}],
+        "isError": True,
+    }
     seen = call(mcpserver(dialect), "tool_error")
-    assert seen == {"result": {"content": [{"type": "text", "text":
-                    "Error executing tool tool_error: lookup failed: postgres://[REDACTED:url-credentials]@db.internal:5432/orders"}],
-                    "isError": True}}, seen
+    assert seen == {
+        "result": {
+            "content": [
+                {
+                    "type": "text",
+                    "text": "Error executing tool tool_error: lookup failed: postgres://[REDACTED:url-credentials]@db.internal:5432/orders",
+                }
+            ],
+            "isError": True,
+        }
+    }, seen
     resource = call(mcpserver(dialect), "resource_error")["result"]
-    assert resource["isError"] is True and resource["content"][0]["text"].startswith("Error executing tool resource_error: cannot read ")
+    assert resource["isError"] is True and resource["content"][0]["text"].startswith(
+        "Error executing tool resource_error: cannot read "
+    )
     assert_clean(resource)
 
 
 @pytest.mark.parametrize("dialect", ["mcp", "canonical"])
 def test_mcpserver_a_crash_is_the_sdks_generic_tool_result_and_its_text_stays_on_the_server(dialect: str):
     for name in ("crash", "validation"):
-        assert call(mcpserver(dialect), name) == {"result": {"content": [{"type": "text", "text": f"Error executing tool {name}"}], "isError": True}}
+        assert call(mcpserver(dialect), name) == {
+            "result": {"content": [{"type": "text", "text": f"Error executing tool {name}"}], "isError": True}
+        }
 
 
 @pytest.mark.parametrize("dialect", ["mcp", "canonical"])
@@ -239,24 +273,36 @@ def test_url_elicitation_goes_through_the_component_and_keeps_the_specs_code_and
         assert error is not None and error["code"] == -32042, error
         (elicitation,) = error["data"]["elicitations"]
         assert (elicitation["mode"], elicitation["elicitationId"]) == ("url", "e1"), elicitation
-        assert elicitation["url"].startswith("https://example.com/login?token=") and TOKEN not in json.dumps(error), error
+        assert elicitation["url"].startswith("https://example.com/login?token=") and TOKEN not in json.dumps(error), (
+            error
+        )
 
 
 def test_lowlevel_a_crash_is_what_the_sdk_writes_for_the_protocol_in_use():
     # The SDK's own answers, bare: the exception's text with code 0 (2025 handshake), a generic -32603 (2026).
     assert call(lowlevel(None), "crash")["error"]["code"] == 0
-    assert call(lowlevel(None), "crash", mode=MODERN)["error"] == {"code": -32603, "message": "Internal server error", "data": None}
+    assert call(lowlevel(None), "crash", mode=MODERN)["error"] == {
+        "code": -32603,
+        "message": "Internal server error",
+        "data": None,
+    }
     legacy = call(lowlevel("canonical"), "crash")["error"]
     assert legacy["data"]["type"] == "upstream-error", legacy
     assert legacy["data"]["details"].startswith("could not reach postgres://[REDACTED:url-credentials]@db.internal")
-    assert call(lowlevel("canonical"), "crash", mode=MODERN)["error"] == {"code": -32603, "message": "Internal server error", "data": None}
+    assert call(lowlevel("canonical"), "crash", mode=MODERN)["error"] == {
+        "code": -32603,
+        "message": "Internal server error",
+        "data": None,
+    }
     validation = call(lowlevel("canonical"), "validation")["error"]
     assert validation == {"code": -32602, "message": "Invalid request parameters", "data": ""}
 
 
 def test_normal_tools_are_untouched_and_own_error_results_are_redacted():
     for dialect in (None, "mcp"):
-        assert call(lowlevel(dialect), "echo", {"text": "hello"}) == {"result": {"content": [{"type": "text", "text": "hello"}], "isError": False}}
+        assert call(lowlevel(dialect), "echo", {"text": "hello"}) == {
+            "result": {"content": [{"type": "text", "text": "hello"}], "isError": False}
+        }
         assert call(mcpserver(dialect), "echo", {"text": "hello"})["result"]["structuredContent"] == {"result": "hello"}
     own = call(lowlevel("mcp"), "own_error")["result"]
     assert own["isError"] is True and own["content"][0]["text"].startswith("lookup failed: password=[REDACTED:")
@@ -278,7 +324,9 @@ def test_canonical_tool_error_gives_the_answer_itself_for_either_api():
     assert isinstance(crash, CallToolResult) and crash.content[0].text == "Error executing tool lookup"  # type: ignore[union-attr]
     lowlevel_crash = canonical_tool_error("lookup", raised("crash"), dialect="canonical", server_api="lowlevel")
     assert isinstance(lowlevel_crash, ErrorData) and lowlevel_crash.data["type"] == "upstream-error"
-    modern = canonical_tool_error("lookup", raised("crash"), dialect="canonical", server_api="lowlevel", protocol_version="2026-07-28")
+    modern = canonical_tool_error(
+        "lookup", raised("crash"), dialect="canonical", server_api="lowlevel", protocol_version="2026-07-28"
+    )
     assert isinstance(modern, ErrorData) and (modern.code, modern.message) == (-32603, "Internal server error")
     with pytest.raises(ValueError):
         canonical_tool_error("lookup", raised("crash"), server_api="fastmcp")  # type: ignore[arg-type]
@@ -323,8 +371,13 @@ def test_guard_tools_guards_every_tool_a_server_registers_under_its_registered_n
 
     server.add_tool(lambda: 1 / 0, name="divide")
     renamed = call(server, "renamed")["result"]
-    assert renamed["content"][0]["text"] == "Error executing tool renamed: no such order (asked with [REDACTED:github-token])"
-    assert call(server, "divide") == {"result": {"content": [{"type": "text", "text": "Error executing tool divide"}], "isError": True}}
+    assert (
+        renamed["content"][0]["text"]
+        == "Error executing tool renamed: no such order (asked with [REDACTED:github-token])"
+    )
+    assert call(server, "divide") == {
+        "result": {"content": [{"type": "text", "text": "Error executing tool divide"}], "isError": True}
+    }
 
 
 # ---------------------------------------------------------------------------------------------- the log
@@ -457,7 +510,9 @@ def test_guard_tool_above_server_tool_is_refused_wherever_the_server_lives():
     def twice() -> str:
         raise ToolError(f"no {DB}")
 
-    assert call(guarded_server, "twice")["result"]["content"][0]["text"].endswith("[REDACTED:url-credentials]@db.internal:5432/orders")
+    assert call(guarded_server, "twice")["result"]["content"][0]["text"].endswith(
+        "[REDACTED:url-credentials]@db.internal:5432/orders"
+    )
 
 
 def test_the_stacking_check_refuses_only_a_registration_that_is_still_there(monkeypatch: Any):

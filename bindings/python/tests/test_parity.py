@@ -84,11 +84,13 @@ def test_every_guard_session_method_is_offered():
         assert callable(getattr(jre.GuardSession, public, None)), f"GuardSession lacks {public} (WIT {name})"
     # The interface's free functions (outside the resource, such as check-policy) are bound too.
     interface = _interface("guard")
-    free = _functions(interface[:resource.start()] + interface[resource.end():])
+    free = _functions(interface[: resource.start()] + interface[resource.end() :])
     for name in free:
         assert callable(getattr(jre, _snake(name), None)), f"jsonrpc_errors lacks {_snake(name)} (WIT {name})"
-    bound = {n.split(".", 1)[-1].replace("[constructor]session", "constructor") for n in
-             list(_runtime._GUARD_SIGNATURES) + list(_runtime._GUARD_GENERIC)}
+    bound = {
+        n.split(".", 1)[-1].replace("[constructor]session", "constructor")
+        for n in list(_runtime._GUARD_SIGNATURES) + list(_runtime._GUARD_GENERIC)
+    }
     want = set(methods) | set(free)
     assert bound == want, f"guard bindings {sorted(bound)} != WIT {sorted(want)}"
 
@@ -104,7 +106,9 @@ def _node(script: str) -> Any:
     node = shutil.which("node")
     if node is None or not (JS_PACKAGE / "dist" / "node.js").is_file():
         pytest.skip("needs node and the built npm package (cargo xtask js && (cd bindings/js && npm run build))")
-    out = subprocess.run([node, "--input-type=module", "-e", script], cwd=JS_PACKAGE, capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [node, "--input-type=module", "-e", script], cwd=JS_PACKAGE, capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
 
@@ -129,8 +133,10 @@ def test_error_response_is_the_same_in_python_and_node():
         f"const context = {{ unixMillis: {ctx[0]}, entropy: {ctx[1]} }};"
         f'const secret = "{secret}";'
         "const out = [];"
-        "for (const thrown of [new Error(`boom ${secret}`), new JsonRpcError(-32010, `declined ${secret}`, { password: secret, note: `key ${secret}` })]) {"
-        '  let event; const response = errorResponse(thrown, "r-1", { method: "billing/charge", context, logger: null, onEvent: (e) => { event = e; } });'
+        "for (const thrown of [new Error(`boom ${secret}`),"
+        " new JsonRpcError(-32010, `declined ${secret}`, { password: secret, note: `key ${secret}` })]) {"
+        '  let event; const response = errorResponse(thrown, "r-1",'
+        ' { method: "billing/charge", context, logger: null, onEvent: (e) => { event = e; } });'
         "  out.push({ response, event });"
         "}"
         "process.stdout.write(JSON.stringify(out));"
@@ -146,12 +152,17 @@ def test_error_response_is_the_same_in_python_and_node():
     logger.setLevel(logging.DEBUG)
     logger.propagate = False
     python = []
-    for thrown in (RuntimeError(f"boom {secret}"), jre.JsonRpcError(-32010, f"declined {secret}", {"password": secret, "note": f"key {secret}"})):
+    for thrown in (
+        RuntimeError(f"boom {secret}"),
+        jre.JsonRpcError(-32010, f"declined {secret}", {"password": secret, "note": f"key {secret}"}),
+    ):
         python.append(jre.error_response(thrown, "r-1", method="billing/charge", context=ctx, logger=logger))
     assert [n["response"] for n in node] == python
     assert secret not in json.dumps(python)
     for n, p in zip((n["event"] for n in node), events):
         assert set(n) == set(p)
         language_specific = {"exception", "detail"}
-        assert {k: v for k, v in n.items() if k not in language_specific} == {k: v for k, v in p.items() if k not in language_specific}
+        assert {k: v for k, v in n.items() if k not in language_specific} == {
+            k: v for k, v in p.items() if k not in language_specific
+        }
         assert secret not in n["detail"] and secret not in p["detail"]

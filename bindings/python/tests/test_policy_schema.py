@@ -15,9 +15,19 @@ import tomllib
 
 ROOT = Path(__file__).resolve().parents[3]
 SCHEMA = json.loads((ROOT / "docs" / "guard-policy.schema.json").read_text())
-CASES = [c for c in json.loads((ROOT / "tests" / "vectors" / "policy.json").read_text())["cases"] if c["op"] == "check_policy"]
+CASES = [
+    c
+    for c in json.loads((ROOT / "tests" / "vectors" / "policy.json").read_text())["cases"]
+    if c["op"] == "check_policy"
+]
 # Refused by the component for what a schema cannot know.
-SEMANTIC = {"unknown-rule-in-actions", "unknown-rule-in-disable", "bad-extra-rule-pattern", "bad-allow-pattern", "hash-without-key"}
+SEMANTIC = {
+    "unknown-rule-in-actions",
+    "unknown-rule-in-disable",
+    "bad-extra-rule-pattern",
+    "bad-allow-pattern",
+    "hash-without-key",
+}
 
 
 def _document(case):
@@ -29,7 +39,11 @@ def test_valid_documents_validate(case):
     jsonschema.validate(_document(case), SCHEMA)
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if "expect_failure" in c and c["name"].rsplit("/", 1)[-1] not in SEMANTIC], ids=lambda c: c["name"])
+@pytest.mark.parametrize(
+    "case",
+    [c for c in CASES if "expect_failure" in c and c["name"].rsplit("/", 1)[-1] not in SEMANTIC],
+    ids=lambda c: c["name"],
+)
 def test_documents_refused_for_their_shape_fail_the_schema(case):
     try:
         document = _document(case)

@@ -36,7 +36,9 @@ def test_every_public_function_and_class_defined_here_is_in_all(name):
         n
         for m in here
         for n, v in vars(m).items()
-        if not n.startswith("_") and (inspect.isfunction(v) or inspect.isclass(v)) and getattr(v, "__module__", None) == m.__name__
+        if not n.startswith("_")
+        and (inspect.isfunction(v) or inspect.isclass(v))
+        and getattr(v, "__module__", None) == m.__name__
     }
     assert defined <= set(module.__all__), f"public but not in __all__: {sorted(defined - set(module.__all__))}"
 
@@ -51,7 +53,9 @@ def test_the_mcp_modules_import_one_way():
     for path in package.glob("_*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         imports[path.stem] = {
-            node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module
+            node.module
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module
         }
 
     def reaches(start, goal, seen=()):

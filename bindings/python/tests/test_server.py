@@ -48,7 +48,12 @@ def echo(params: Any) -> Any:
     return params
 
 
-METHODS: dict[str, Callable[[Any], Any]] = {"orders/query": query_orders, "tasks/get": get_task, "billing/charge": charge, "echo": echo}
+METHODS: dict[str, Callable[[Any], Any]] = {
+    "orders/query": query_orders,
+    "tasks/get": get_task,
+    "billing/charge": charge,
+    "echo": echo,
+}
 
 
 def app(dialect: str = "canonical", **options: Any) -> tuple[Starlette, list[Any]]:
@@ -99,12 +104,19 @@ def test_an_exception_is_the_canonical_internal_error_and_one_redacted_record(ca
     assert record.levelno == logging.ERROR and record.exc_info is None
     event = record.guard_event  # type: ignore[attr-defined]
     assert (event["event"], event["kind"], event["code"], event["id"], event["method"], event["exception"]) == (
-        "request-failed", "internal-error", -32603, 7, "orders/query", "ConnectionError"
+        "request-failed",
+        "internal-error",
+        -32603,
+        7,
+        "orders/query",
+        "ConnectionError",
     )
     assert event["correlation_id"] == reply.json()["error"]["data"]["correlation_id"]
     for text in (event["detail"], record.getMessage()):
         assert leaked(text, CREDENTIALS) == [], text
-        assert "Traceback (most recent call last)" in text and "in connect" in text and __file__ in text and HOME in text
+        assert (
+            "Traceback (most recent call last)" in text and "in connect" in text and __file__ in text and HOME in text
+        )
         assert "ConnectionError: could not reach postgres://[REDACTED:url-credentials]@db.internal" in text
 
 
@@ -112,7 +124,9 @@ def test_a_json_rpc_error_raised_on_purpose_is_answered_as_raised(caplog: pytest
     server, answered = app()
     caplog.set_level(logging.DEBUG, logger="jsonrpc_errors.server")
     with TestClient(server) as client:
-        reply = client.post("/rpc", json={"jsonrpc": "2.0", "id": "t-1", "method": "tasks/get", "params": {"task_id": "t1"}})
+        reply = client.post(
+            "/rpc", json={"jsonrpc": "2.0", "id": "t-1", "method": "tasks/get", "params": {"task_id": "t1"}}
+        )
     assert reply.json() == jre.JsonRpcError.from_kind("task-not-found", task_id="t1", context=CTX).to_response("t-1")
     [record] = records(caplog)
     # Logged at its kind's level (the taxonomy's), not as a crash.
@@ -130,7 +144,10 @@ def test_a_hand_built_error_keeps_its_code_and_loses_its_secrets(caplog: pytest.
     assert error["code"] == -32010 and leaked(error) == []
     # Redacted as redact_with / redact_json_value redact with the same options.
     assert error["message"] == jre.redact_with(f"payment declined for key {STRIPE}").text
-    assert error["data"] == jre.redact_json_value({"password": "hunter2", "upstream": DB}, sensitive_keys=["upstream"]).value
+    assert (
+        error["data"]
+        == jre.redact_json_value({"password": "hunter2", "upstream": DB}, sensitive_keys=["upstream"]).value
+    )
     assert leaked([r.getMessage() for r in records(caplog)], CREDENTIALS) == []
 
 
@@ -169,4 +186,6 @@ def test_bad_arguments_are_refused_clearly() -> None:
         jre.error_response(f"boom {TOKEN}", 1)  # type: ignore[arg-type]
     # A JsonRpcError no JSON-RPC response can carry is answered as any other exception: the internal error.
     unusable = jre.JsonRpcError(1.5, f"boom {TOKEN}")  # type: ignore[arg-type]
-    assert jre.error_response(unusable, 1, context=CTX) == jre.map_error({"kind": "internal-error", "id": 1}, context=CTX)
+    assert jre.error_response(unusable, 1, context=CTX) == jre.map_error(
+        {"kind": "internal-error", "id": 1}, context=CTX
+    )

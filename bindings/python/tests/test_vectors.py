@@ -113,19 +113,29 @@ def _guard_script(case, context):
             elif "stream_closed" in step:
                 out = session.stream_closed_json(step["stream_closed"], context=ctx)
             elif "client_oversize" in step:
-                out = session.client_oversize_json(step["client_oversize"], head=step.get("head", "").encode(),
-                                                   tail=step.get("tail", "").encode(), context=ctx)
+                out = session.client_oversize_json(
+                    step["client_oversize"],
+                    head=step.get("head", "").encode(),
+                    tail=step.get("tail", "").encode(),
+                    context=ctx,
+                )
             elif "upstream" in step:
                 out = session.upstream_line_json(step["upstream"].encode(), context=ctx)
             elif "upstream_hex" in step:
                 out = session.upstream_line_json(bytes.fromhex(step["upstream_hex"]), context=ctx)
             elif "upstream_oversize" in step:
-                out = session.upstream_oversize_json(step["upstream_oversize"], head=step.get("head", "").encode(),
-                                                     tail=step.get("tail", "").encode(), context=ctx)
+                out = session.upstream_oversize_json(
+                    step["upstream_oversize"],
+                    head=step.get("head", "").encode(),
+                    tail=step.get("tail", "").encode(),
+                    context=ctx,
+                )
             elif "upstream_failed" in step:
                 f = step["upstream_failed"]
-                failure = "closed-output" if f == "closed_output" else next(
-                    (tag.replace("_", "-"), value) for tag, value in f.items()
+                failure = (
+                    "closed-output"
+                    if f == "closed_output"
+                    else next((tag.replace("_", "-"), value) for tag, value in f.items())
                 )
                 out = session.upstream_failed_json(failure, context=ctx)
             elif "expire" in step:

@@ -76,6 +76,7 @@ def __dir__() -> list[str]:
     `jsonrpc_errors.logging`, `.prometheus` and `.mcp` are imported by name (the last two need extras)."""
     return sorted(__all__)
 
+
 _MISSING: Any = object()
 _stdlib_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
@@ -174,7 +175,9 @@ def _json_text(value: Any, what: str) -> str:
 # ---------------------------------------------------------------------------------------- the API
 
 
-def map_error_json(input_text: str, dialect: Union[str, Dialect] = "canonical", *, context: Optional[Context] = None) -> str:
+def map_error_json(
+    input_text: str, dialect: Union[str, Dialect] = "canonical", *, context: Optional[Context] = None
+) -> str:
     """`{kind, id?, correlation_id?, timestamp?, ...fields}` (or an array of such) as JSON text → the response text."""
     return _runtime.get().outcome("map-error-json", _text(input_text, "input"), _dialect(dialect), _context(context))
 
@@ -211,7 +214,9 @@ def redact(text: str) -> str:
 
 def redact_details(text: str) -> Redaction:
     doc = _loads(redact_json(text))
-    return Redaction(doc["text"], tuple(Finding(f["rule"], f["category"], f["start"], f["end"]) for f in doc["findings"]))
+    return Redaction(
+        doc["text"], tuple(Finding(f["rule"], f["category"], f["start"], f["end"]) for f in doc["findings"])
+    )
 
 
 def _redact_options(
@@ -261,7 +266,9 @@ def redact_with(
     categories to switch off, extra rules, and exact values never redacted. Bad options raise
     `InvalidInput` (-32602) naming what is wrong."""
     doc = _loads(redact_with_json(text, _redact_options(method, hash_key, disable, extra_rules, allowlist)))
-    return Redaction(doc["text"], tuple(Finding(f["rule"], f["category"], f["start"], f["end"]) for f in doc["findings"]))
+    return Redaction(
+        doc["text"], tuple(Finding(f["rule"], f["category"], f["start"], f["end"]) for f in doc["findings"])
+    )
 
 
 def redact_json_value_json(json_text: str, options_json: str = "{}") -> str:

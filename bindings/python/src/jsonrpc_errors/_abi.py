@@ -226,7 +226,13 @@ class _S64ArgView(ctypes.Structure):
 class _WordsView(ctypes.Structure):
     """Any value read as raw words: a string is (size, data); a variant is (name size, name data, payload)."""
 
-    _fields_ = [("kind", ctypes.c_ubyte), ("_pad", _PAD), ("w0", ctypes.c_size_t), ("w1", ctypes.c_void_p), ("w2", ctypes.c_void_p)]
+    _fields_ = [
+        ("kind", ctypes.c_ubyte),
+        ("_pad", _PAD),
+        ("w0", ctypes.c_size_t),
+        ("w1", ctypes.c_void_p),
+        ("w2", ctypes.c_void_p),
+    ]
 
 
 def _bind_text(kind: int) -> Callable[[Any], Callable[[bytes], None]]:
@@ -357,7 +363,11 @@ _LOWERS: dict[str, Lower] = {
     "bytes": lower_bytes,
     "borrow": lower_borrow,
 }
-_LIFTS: dict[str, Callable[[Any], Any]] = {"string": lift_string, "outcome": lift_outcome, "record-text": lift_record_text}
+_LIFTS: dict[str, Callable[[Any], Any]] = {
+    "string": lift_string,
+    "outcome": lift_outcome,
+    "record-text": lift_record_text,
+}
 
 
 def _lowering(desc: Any) -> Lower:
@@ -382,7 +392,19 @@ def make_caller(store: Any, func: Any, params: Sequence[Any], result: str, metho
 
 # The C API this module writes to, beyond the module-level names above (an import that lacks one of those
 # fails already): the value union's members and the functions called at run time.
-_UNION_MEMBERS = ("u32", "s32", "u64", "s64", "string", "enumeration", "option", "record", "list", "variant", "resource")
+_UNION_MEMBERS = (
+    "u32",
+    "s32",
+    "u64",
+    "s64",
+    "string",
+    "enumeration",
+    "option",
+    "record",
+    "list",
+    "variant",
+    "resource",
+)
 _FUNCTIONS = (
     "wasmtime_component_valrecord_t",
     "wasmtime_component_valrecord_new_uninit",
@@ -402,6 +424,19 @@ def check() -> None:
         raise ImportError(f"wasmtime._ffi lacks {', '.join(missing)}")
     if _VAL_OF < 1 or _VAL_SIZE < _VAL_OF + 3 * ctypes.sizeof(ctypes.c_void_p):
         raise ImportError(f"unexpected wasmtime_component_val_t layout (payload at {_VAL_OF}, size {_VAL_SIZE})")
-    for kind in (_K_BOOL, _K_U8, _K_S64, _K_U64, _K_U32, _K_STRING, _K_LIST, _K_RECORD, _K_VARIANT, _K_ENUM, _K_OPTION, _K_RESOURCE):
+    for kind in (
+        _K_BOOL,
+        _K_U8,
+        _K_S64,
+        _K_U64,
+        _K_U32,
+        _K_STRING,
+        _K_LIST,
+        _K_RECORD,
+        _K_VARIANT,
+        _K_ENUM,
+        _K_OPTION,
+        _K_RESOURCE,
+    ):
         if not 0 <= kind < 256:
             raise ImportError(f"value kind {kind} does not fit the kind byte")

@@ -8,9 +8,7 @@ from typing import Any, Optional, Union
 from ._taxonomy import KINDS, Dialect, ErrorKind
 
 
-def describe(
-    error: Any, *, dialect: Union[str, Dialect] = "canonical"
-) -> dict[str, Any]:
+def describe(error: Any, *, dialect: Union[str, Dialect] = "canonical") -> dict[str, Any]:
     """`error`: a JsonRpcError, a JSON-RPC response/error-object mapping, or an ErrorKind / kind name.
 
     Returns {code, message, kind, category, gate, retryable, http_status, log_level, correlation_id}; the kind

@@ -57,7 +57,9 @@ class Outcome(TypedDict):
 
 
 # How the upstream ended: ("exited", status), ("killed", signal), ("spawn-failed", reason), "closed-output".
-UpstreamFailure = Union[tuple[Literal["exited", "killed"], int], tuple[Literal["spawn-failed"], str], Literal["closed-output"]]
+UpstreamFailure = Union[
+    tuple[Literal["exited", "killed"], int], tuple[Literal["spawn-failed"], str], Literal["closed-output"]
+]
 
 _BATCH = ("reject", "allow")
 _TRAPS = (wasmtime.WasmtimeError, wasmtime.Trap)
@@ -159,7 +161,9 @@ class GuardSession:
     def client_line_on_json(self, stream: int, line: Union[bytes, str], *, context: Optional[Context] = None) -> str:
         """A line from client stream ``stream`` (an HTTP front's request; stream 0: the session's own). Requests
         are renamed upstream and answered on their stream; steps toward the client name it from then on."""
-        return str(self._call("[method]session.client-line-on", _u64(stream, "stream"), _raw(line, "line"), _context(context)))
+        return str(
+            self._call("[method]session.client-line-on", _u64(stream, "stream"), _raw(line, "line"), _context(context))
+        )
 
     def stream_closed_json(self, stream: int, *, context: Optional[Context] = None) -> str:
         """Client stream ``stream`` went away before its answers: its pending requests are cancelled upstream."""
@@ -171,23 +175,49 @@ class GuardSession:
     def stream_closed(self, stream: int, *, context: Optional[Context] = None) -> Outcome:
         return _loads(self.stream_closed_json(stream, context=context))
 
-    def client_oversize_json(self, length: int, *, head: Union[bytes, str] = b"", tail: Union[bytes, str] = b"",
-                             context: Optional[Context] = None) -> str:
+    def client_oversize_json(
+        self,
+        length: int,
+        *,
+        head: Union[bytes, str] = b"",
+        tail: Union[bytes, str] = b"",
+        context: Optional[Context] = None,
+    ) -> str:
         """A client line longer than ``max_bytes``, discarded unread: its length, and its first and last bytes
         as they passed (up to 4 KiB each; none if none were kept), from which the session reads its id."""
-        return str(self._call("[method]session.client-oversize", _u64(length, "length"), _raw(head, "head"), _raw(tail, "tail"),
-                              _context(context)))
+        return str(
+            self._call(
+                "[method]session.client-oversize",
+                _u64(length, "length"),
+                _raw(head, "head"),
+                _raw(tail, "tail"),
+                _context(context),
+            )
+        )
 
     def upstream_line_json(self, line: Union[bytes, str], *, context: Optional[Context] = None) -> str:
         """A line from the upstream's output (its newline removed)."""
         return str(self._call("[method]session.upstream-line", _raw(line, "line"), _context(context)))
 
-    def upstream_oversize_json(self, length: int, *, head: Union[bytes, str] = b"", tail: Union[bytes, str] = b"",
-                               context: Optional[Context] = None) -> str:
+    def upstream_oversize_json(
+        self,
+        length: int,
+        *,
+        head: Union[bytes, str] = b"",
+        tail: Union[bytes, str] = b"",
+        context: Optional[Context] = None,
+    ) -> str:
         """An upstream line longer than the shell takes, discarded unread: as :meth:`client_oversize_json` (a
         response whose id its ends show answers its request at once)."""
-        return str(self._call("[method]session.upstream-oversize", _u64(length, "length"), _raw(head, "head"), _raw(tail, "tail"),
-                              _context(context)))
+        return str(
+            self._call(
+                "[method]session.upstream-oversize",
+                _u64(length, "length"),
+                _raw(head, "head"),
+                _raw(tail, "tail"),
+                _context(context),
+            )
+        )
 
     def expire_json(self, *, context: Optional[Context] = None) -> str:
         """Answers (and cancels upstream) every request whose deadline has passed."""
@@ -232,15 +262,27 @@ class GuardSession:
     def client_line(self, line: Union[bytes, str], *, context: Optional[Context] = None) -> Outcome:
         return _loads(self.client_line_json(line, context=context))
 
-    def client_oversize(self, length: int, *, head: Union[bytes, str] = b"", tail: Union[bytes, str] = b"",
-                        context: Optional[Context] = None) -> Outcome:
+    def client_oversize(
+        self,
+        length: int,
+        *,
+        head: Union[bytes, str] = b"",
+        tail: Union[bytes, str] = b"",
+        context: Optional[Context] = None,
+    ) -> Outcome:
         return _loads(self.client_oversize_json(length, head=head, tail=tail, context=context))
 
     def upstream_line(self, line: Union[bytes, str], *, context: Optional[Context] = None) -> Outcome:
         return _loads(self.upstream_line_json(line, context=context))
 
-    def upstream_oversize(self, length: int, *, head: Union[bytes, str] = b"", tail: Union[bytes, str] = b"",
-                          context: Optional[Context] = None) -> Outcome:
+    def upstream_oversize(
+        self,
+        length: int,
+        *,
+        head: Union[bytes, str] = b"",
+        tail: Union[bytes, str] = b"",
+        context: Optional[Context] = None,
+    ) -> Outcome:
         return _loads(self.upstream_oversize_json(length, head=head, tail=tail, context=context))
 
     def expire(self, *, context: Optional[Context] = None) -> Outcome:

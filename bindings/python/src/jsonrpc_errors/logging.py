@@ -72,8 +72,12 @@ def log_error(
 class JsonRpcLoggerAdapter(_Adapter):
     """A LoggerAdapter with `.jsonrpc_error(err)`; its own `extra` is merged into every record."""
 
-    def __init__(self, logger: _logging.Logger, extra: Optional[Mapping[str, Any]] = None,
-                 dialect: Union[str, Dialect] = "canonical") -> None:
+    def __init__(
+        self,
+        logger: _logging.Logger,
+        extra: Optional[Mapping[str, Any]] = None,
+        dialect: Union[str, Dialect] = "canonical",
+    ) -> None:
         super().__init__(logger, dict(extra or {}))
         self.dialect = dialect
 

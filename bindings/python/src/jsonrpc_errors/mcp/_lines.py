@@ -53,7 +53,9 @@ class RawLine(Exception):
     def message(self) -> Optional[SessionMessage]:
         """The SDK's message for the line, if the SDK can represent it."""
         try:
-            return SessionMessage(jsonrpc_message_adapter.validate_json(self.line.decode("utf-8", "replace"), by_name=False))
+            return SessionMessage(
+                jsonrpc_message_adapter.validate_json(self.line.decode("utf-8", "replace"), by_name=False)
+            )
         except ValueError:
             return None
 

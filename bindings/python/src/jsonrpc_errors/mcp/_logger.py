@@ -40,9 +40,27 @@ def _log_transport_failure(log: logging.Logger, failure: BaseException, closing:
     if not log.isEnabledFor(level):
         return
     with GuardSession() as redactor:
-        text = redactor.upstream_log("".join(traceback.format_exception(type(failure), failure, failure.__traceback__))).rstrip("\n")
-    what = "closing the upstream's transport failed" if closing else "the upstream's transport failed; every pending request is answered"
-    log.log(level, "%s\n%s", what, text, extra={"guard_event": {"event": "upstream-transport-failed", "level": logging.getLevelName(level).lower(), "detail": text}})
+        text = redactor.upstream_log(
+            "".join(traceback.format_exception(type(failure), failure, failure.__traceback__))
+        ).rstrip("\n")
+    what = (
+        "closing the upstream's transport failed"
+        if closing
+        else "the upstream's transport failed; every pending request is answered"
+    )
+    log.log(
+        level,
+        "%s\n%s",
+        what,
+        text,
+        extra={
+            "guard_event": {
+                "event": "upstream-transport-failed",
+                "level": logging.getLevelName(level).lower(),
+                "detail": text,
+            }
+        },
+    )
 
 
 @asynccontextmanager
@@ -66,7 +84,11 @@ async def upstream_stderr_log(logger: Optional[logging.Logger] = None, *, settle
     def emit(clean: str) -> None:
         for line in clean.splitlines():
             if line:
-                log.info("upstream-stderr %s", line, extra={"guard_event": {"event": "upstream-stderr", "level": "info", "message": line}})
+                log.info(
+                    "upstream-stderr %s",
+                    line,
+                    extra={"guard_event": {"event": "upstream-stderr", "level": "info", "message": line}},
+                )
 
     async def relay() -> None:
         # The bytes go to the session as read: it cuts them at line ends (a line cut in two would be

@@ -52,8 +52,12 @@ class _Outbox:
     a consumer that may be waiting on it. A producer waits when more than ``QUEUE_BUDGET_BYTES`` are queued.
     """
 
-    def __init__(self, peer: Peer, stream: Union[WriteStream[SessionMessage], MemoryObjectSendStream[SessionMessage]],
-                 logger: logging.Logger) -> None:
+    def __init__(
+        self,
+        peer: Peer,
+        stream: Union[WriteStream[SessionMessage], MemoryObjectSendStream[SessionMessage]],
+        logger: logging.Logger,
+    ) -> None:
         self.peer = peer
         self._stream = stream
         self._logger = logger
@@ -341,7 +345,9 @@ class _Guard:
             self._nothing_pending.set()
         return inline
 
-    def _send(self, to: Peer, toward: Optional[Peer], message: SessionMessage, size: int) -> Optional[tuple[_Outbox, SessionMessage]]:
+    def _send(
+        self, to: Peer, toward: Optional[Peer], message: SessionMessage, size: int
+    ) -> Optional[tuple[_Outbox, SessionMessage]]:
         outbox = self._outboxes[to]
         if to == toward and outbox.reserve():
             return outbox, message

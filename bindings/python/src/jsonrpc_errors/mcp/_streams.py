@@ -152,8 +152,16 @@ async def guard_streams(
         timeout_ms = _timeout_ms(DEFAULT_TIMEOUT) if file_timeout_ms is None else (file_timeout_ms or None)
     else:
         timeout_ms = _timeout_ms(timeout)
-    session = GuardSession(dialect, max_bytes=max_bytes, batch=batch_mode, timeout_ms=timeout_ms, upstream=upstream,
-                           failed_result_bytes=failed_result_bytes, policy=policy, policy_env=policy_env)
+    session = GuardSession(
+        dialect,
+        max_bytes=max_bytes,
+        batch=batch_mode,
+        timeout_ms=timeout_ms,
+        upstream=upstream,
+        failed_result_bytes=failed_result_bytes,
+        policy=policy,
+        policy_env=policy_env,
+    )
     client_send, client_receive = anyio.create_memory_object_stream[SessionMessage](0)
     try:
         async with anyio.create_task_group() as task_group:

@@ -49,7 +49,11 @@ def _mcpserver_reply(tool: str, error: BaseException) -> dict[str, object]:
     the server."""
     if isinstance(error, MCPError):
         return {"error": _error_member(error.error)}
-    text = f"Error executing tool {tool}: {error}" if isinstance(error, (ToolError, ResourceError)) else f"Error executing tool {tool}"
+    text = (
+        f"Error executing tool {tool}: {error}"
+        if isinstance(error, (ToolError, ResourceError))
+        else f"Error executing tool {tool}"
+    )
     result = CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
     return {"result": result.model_dump(by_alias=True, mode="json", exclude_none=True)}
 
@@ -70,7 +74,9 @@ def _lowlevel_reply(error: BaseException, protocol_version: Optional[str]) -> di
     return {"error": _error_member(data)}
 
 
-def _sdk_reply(tool: str, error: BaseException, server_api: ServerApi, protocol_version: Optional[str]) -> dict[str, object]:
+def _sdk_reply(
+    tool: str, error: BaseException, server_api: ServerApi, protocol_version: Optional[str]
+) -> dict[str, object]:
     """The response member (``result`` or ``error``) the SDK itself writes for ``error`` escaping a tool."""
     if server_api == "mcpserver":
         return _mcpserver_reply(tool, error)
@@ -97,7 +103,9 @@ def _through_guard(
     request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool}}
     with GuardSession(dialect) as session:
         session.client_line(json.dumps(request, ensure_ascii=False, separators=(",", ":")))
-        outcome = session.upstream_line(json.dumps({"jsonrpc": "2.0", "id": 1, **reply}, ensure_ascii=False, separators=(",", ":")))
+        outcome = session.upstream_line(
+            json.dumps({"jsonrpc": "2.0", "id": 1, **reply}, ensure_ascii=False, separators=(",", ":"))
+        )
         logged = session.upstream_log(trace) if trace is not None else None
     for step in outcome["steps"]:
         if step["step"] == "send" and step["to"] == "client":
@@ -151,12 +159,28 @@ def _answered(
     level = logging.ERROR if crash else logging.INFO
     # Never the exception itself (exc_info, its text, its locals): the log would hold every secret in it.
     # Its traceback goes through the component, which keeps the frames and paths and drops the secrets.
-    trace = "".join(traceback.format_exception(type(error), error, error.__traceback__)) if log.isEnabledFor(level) else None
+    trace = (
+        "".join(traceback.format_exception(type(error), error, error.__traceback__))
+        if log.isEnabledFor(level)
+        else None
+    )
     answer, logged = _through_guard(tool, _sdk_reply(tool, error, server_api, protocol_version), dialect, trace)
     if logged is not None:
-        event = {"event": "tool-failed", "level": "error" if crash else "info", "tool": tool, "exception": type(error).__name__, "detail": logged}
-        log.log(level, "tool %r raised %s; the client gets the canonical tool error\n%s", tool, type(error).__name__, logged.rstrip("\n"),
-                extra={"guard_event": event})
+        event = {
+            "event": "tool-failed",
+            "level": "error" if crash else "info",
+            "tool": tool,
+            "exception": type(error).__name__,
+            "detail": logged,
+        }
+        log.log(
+            level,
+            "tool %r raised %s; the client gets the canonical tool error\n%s",
+            tool,
+            type(error).__name__,
+            logged.rstrip("\n"),
+            extra={"guard_event": event},
+        )
     if "result" in answer:
         return CallToolResult.model_validate(answer["result"])
     canonical = ErrorData.model_validate(answer["error"])
@@ -172,7 +196,9 @@ def _checked(tool: str, result: _Result, dialect: Union[str, Dialect]) -> _Resul
     other result untouched."""
     if not (isinstance(result, CallToolResult) and result.is_error):
         return result
-    answer, _ = _through_guard(tool, {"result": result.model_dump(by_alias=True, mode="json", exclude_none=True)}, dialect)
+    answer, _ = _through_guard(
+        tool, {"result": result.model_dump(by_alias=True, mode="json", exclude_none=True)}, dialect
+    )
     if "result" in answer:
         return cast(_Result, CallToolResult.model_validate(answer["result"]))
     error = ErrorData.model_validate(answer["error"])
@@ -210,7 +236,9 @@ def guard_call_tool(
             except Exception as error:  # noqa: BLE001 - every tool failure gets the canonical answer
                 # What the SDK writes for a crash depends on the request's protocol (ServerRequestContext's).
                 version = getattr(ctx, "protocol_version", None)
-                return await anyio.to_thread.run_sync(_answered, params.name, error, dialect, logger, "lowlevel", version)
+                return await anyio.to_thread.run_sync(
+                    _answered, params.name, error, dialect, logger, "lowlevel", version
+                )
             return await anyio.to_thread.run_sync(_checked, params.name, result, dialect)
 
         return cast(CallToolHandler, guarded)
@@ -244,7 +272,11 @@ def guard_tool(
     GuardSession(dialect).close()  # an unknown dialect is refused now, not at the first failure
     caller = inspect.currentframe()
     # The servers in sight where the decorator is applied (the frame itself is not kept).
-    in_sight = _servers_in(caller.f_back.f_locals, caller.f_back.f_globals) if caller is not None and caller.f_back is not None else []
+    in_sight = (
+        _servers_in(caller.f_back.f_locals, caller.f_back.f_globals)
+        if caller is not None and caller.f_back is not None
+        else []
+    )
     del caller
 
     def wrap(inner: ToolFunction) -> ToolFunction:
@@ -285,7 +317,9 @@ def guard_tool(
     return wrap(fn) if fn is not None else wrap
 
 
-def guard_tools(server: MCPServer, *, dialect: Union[str, Dialect] = "mcp", logger: Optional[logging.Logger] = None) -> MCPServer:
+def guard_tools(
+    server: MCPServer, *, dialect: Union[str, Dialect] = "mcp", logger: Optional[logging.Logger] = None
+) -> MCPServer:
     """Guards every tool ``server`` registers from now on (``@server.tool()``, ``server.add_tool``) with
     :func:`guard_tool` under the name it is registered with. Call it before registering tools; returns the
     server: ``mcp = guard_tools(MCPServer("name"))``."""
@@ -293,7 +327,9 @@ def guard_tools(server: MCPServer, *, dialect: Union[str, Dialect] = "mcp", logg
     add_tool = server.add_tool
 
     @functools.wraps(add_tool)
-    def add_guarded_tool(fn: Callable[..., object], name: Optional[str] = None, *args: object, **kwargs: object) -> None:
+    def add_guarded_tool(
+        fn: Callable[..., object], name: Optional[str] = None, *args: object, **kwargs: object
+    ) -> None:
         add_tool(guard_tool(fn, name=name or fn.__name__, dialect=dialect, logger=logger), name, *args, **kwargs)  # type: ignore[arg-type]
 
     # On the instance: `@server.tool()` registers through `self.add_tool`.
@@ -306,7 +342,9 @@ _GUARDED = "__jsonrpc_errors_guarded__"
 #: Every function an ``MCPServer`` registered as it is (not guarded), with the name it was registered under:
 #: what ``@guard_tool`` stacked above ``@server.tool()`` is given, wherever the server lives (an attribute,
 #: another module, a factory's return value). Weak: a registry keeps no function alive.
-_REGISTERED_BARE: weakref.WeakKeyDictionary[Callable[..., object], list[tuple[weakref.ref[Any], str]]] = weakref.WeakKeyDictionary()
+_REGISTERED_BARE: weakref.WeakKeyDictionary[Callable[..., object], list[tuple[weakref.ref[Any], str]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _weakly_keyed(fn: object) -> bool:
