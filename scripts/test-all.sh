@@ -15,6 +15,20 @@ suite() {
   if ! "$@"; then failed+=("$name"); fi
 }
 
+# The bindings' gates, seconds each: ruff (lints, then formatting) over the Python package and its tests, mypy
+# --strict over the package (tools pinned in bindings/python/requirements-dev.txt, settings in its
+# pyproject.toml), and the TypeScript compiler, strict, over the npm package's sources (`npm run typecheck`).
+python_lint() {
+  local rc=0
+  (cd bindings/python && .venv/bin/ruff check --quiet src tests) || rc=1
+  (cd bindings/python && .venv/bin/ruff format --check --quiet src tests) || rc=1
+  return $rc
+}
+python_types() { (cd bindings/python && .venv/bin/mypy); }
+ts_types() { (cd bindings/js && npm run --silent typecheck); }
+suite "Python lints and formatting (ruff check, ruff format --check)" python_lint
+suite "Python types (mypy --strict)" python_types
+suite "TypeScript types (tsc --noEmit, strict)" ts_types
 suite "generated files are fresh (cargo xtask gen --check)" cargo xtask gen --check
 # The fuzz crate has a workspace of its own and runs only under scripts/fuzz.sh (nightly): checked here so it
 # cannot rot unseen when the guest's API changes.
