@@ -15,6 +15,39 @@ suite() {
   if ! "$@"; then failed+=("$name"); fi
 }
 
+# rustfmt over every crate; the fuzz crate has a workspace of its own, which `--all` does not reach.
+fmt_check() {
+  local rc=0
+  cargo fmt --all --check || rc=1
+  cargo fmt --manifest-path fuzz/Cargo.toml --check || rc=1
+  return $rc
+}
+
+# Clippy, warnings denied, over every build the suites below make: the workspace natively with every feature
+# (tests, examples and benches too; the npm guard and redact modules' features are among them), the host
+# library without the CLI and the native crate without axum (as tests/install's cargo projects have them),
+# the guest as the component (wasm32, `component`), the npm base module (wasm32, the guest without its default
+# features), and the fuzz targets.
+# The fuzz crate has a workspace of its own and runs only under scripts/fuzz.sh (nightly): linted, hence
+# built, here so that it cannot rot unseen when the guest's API changes.
+# `--release`: what clippy compiles rather than checks (build scripts, proc macros and their dependencies:
+# syn, wit-component for the host's build script, wasmtime's macros...) is then what setup's release builds
+# and `cargo test --release` compile too, once for all. No code here depends on debug_assertions.
+clippy_check() {
+  local rc=0
+  cargo clippy --quiet --release --workspace --all-targets --all-features -- -D warnings || rc=1
+  cargo clippy --quiet --release -p jsonrpc-errors-host --lib --no-default-features -- -D warnings || rc=1
+  cargo clippy --quiet --release -p jsonrpc-errors --lib -- -D warnings || rc=1
+  cargo clippy --quiet --release -p jsonrpc-errors-guest --lib --target wasm32-unknown-unknown \
+    --features component -- -D warnings || rc=1
+  cargo clippy --quiet --release -p jsonrpc-errors-js --lib --target wasm32-unknown-unknown -- -D warnings || rc=1
+  cargo clippy --quiet --manifest-path fuzz/Cargo.toml --bins -- -D warnings || rc=1
+  return $rc
+}
+
+# The cheap gates first: seconds on a warm target, and their failures are the quickest to fix.
+suite "formatting (cargo fmt --check, every crate and fuzz/)" fmt_check
+suite "lints (cargo clippy -D warnings: workspace, libraries, component, npm base module, fuzz)" clippy_check
 # The bindings' gates, seconds each: ruff (lints, then formatting) over the Python package and its tests, mypy
 # --strict over the package (tools pinned in bindings/python/requirements-dev.txt, settings in its
 # pyproject.toml), and the TypeScript compiler, strict, over the npm package's sources (`npm run typecheck`).
@@ -30,9 +63,6 @@ suite "Python lints and formatting (ruff check, ruff format --check)" python_lin
 suite "Python types (mypy --strict)" python_types
 suite "TypeScript types (tsc --noEmit, strict)" ts_types
 suite "generated files are fresh (cargo xtask gen --check)" cargo xtask gen --check
-# The fuzz crate has a workspace of its own and runs only under scripts/fuzz.sh (nightly): checked here so it
-# cannot rot unseen when the guest's API changes.
-suite "fuzz targets still build (cargo check, fuzz/)" cargo check --quiet --manifest-path fuzz/Cargo.toml --bins
 suite "Rust: guest library, vectors natively and through the component, host and CLI" \
   cargo test --release -p jsonrpc-errors-guest -p jsonrpc-errors-host -p jsonrpc-errors -p rust-axum-server-example
 [ -x bindings/python/run-tests.sh ] && suite "Python package (wasmtime-py)" bindings/python/run-tests.sh
