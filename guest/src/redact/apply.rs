@@ -65,7 +65,8 @@ pub(super) fn settle(
         // `"[REDACTED:email]",` on line after line: looked at once, not once per line (the rescans were 40% of
         // the time on such a log). At most 32 are kept, so that text of all-different words costs as before;
         // none without the `settle-memo` feature (the npm base module, which has no room for the code).
-        const REMEMBERED: usize = if cfg!(feature = "settle-memo") { 32 } else { 0 };
+        const REMEMBER: bool = cfg!(feature = "settle-memo");
+        const REMEMBERED: usize = 32;
         let mut quiet: Vec<(&str, usize, &[Marker])> = Vec::new();
         let replaced_lines = |m: &Marker| text.as_bytes()[m.2..m.3].contains(&b'\n');
         // The next span that ends at a delimiter: spans are visited in order.
@@ -123,7 +124,7 @@ pub(super) fn settle(
                 continue;
             }
             let region = &r.text[start..end];
-            let inside = if REMEMBERED > 0 {
+            let inside = if REMEMBER {
                 &markers[markers.partition_point(|m| m.0 < start)
                     ..markers.partition_point(|m| m.0 < end)]
             } else {
@@ -136,7 +137,7 @@ pub(super) fn settle(
                         .zip(inside)
                         .all(|(o, m)| o.0 - at == m.0 - start && o.1 - at == m.1 - start)
             };
-            if REMEMBERED > 0
+            if REMEMBER
                 && quiet
                     .iter()
                     .any(|&(text, at, other)| text == region && same_places(at, other))
@@ -163,7 +164,7 @@ pub(super) fn settle(
                 c.end = to_input(&markers, c.end, true);
                 more.push(c);
             }
-            if REMEMBERED > 0 && more.len() == found_before && quiet.len() < REMEMBERED {
+            if REMEMBER && more.len() == found_before && quiet.len() < REMEMBERED {
                 quiet.push((region, start, inside));
             }
         }
