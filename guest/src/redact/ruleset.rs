@@ -141,11 +141,14 @@ impl RuleSet {
         let mut runs: Option<Vec<(usize, usize, usize)>> = None;
         for &i in &self.structural {
             let starts = match self.rules[i].trigger {
+                // From the run's first group of four digits at a word start, where a card number's first
+                // group would be: a run with none (`1-1-1-…`) holds no card, and a pattern run over it
+                // cost 32x ordinary text per byte.
                 Trigger::DigitRun => runs
                     .get_or_insert_with(|| digit_runs(bytes))
                     .iter()
                     .filter(|r| r.2 >= 13)
-                    .map(|r| (r.0, r.1))
+                    .filter_map(|r| first_group_of_four(bytes, r.0, r.1).map(|s| (s, r.1)))
                     .collect(),
                 Trigger::SsnShape => {
                     ssn_shapes(bytes, runs.get_or_insert_with(|| digit_runs(bytes)))

@@ -237,6 +237,15 @@ pub(super) fn digit_runs(bytes: &[u8]) -> Vec<(usize, usize, usize)> {
     found
 }
 
+/// In the digit run `start..end`: the first four digits in a row at a word start (the run's start, or just
+/// past one of its separators).
+pub(super) fn first_group_of_four(bytes: &[u8], start: usize, end: usize) -> Option<usize> {
+    (start..end.saturating_sub(3)).find(|&at| {
+        (at == start || !bytes[at - 1].is_ascii_digit())
+            && bytes[at..at + 4].iter().all(u8::is_ascii_digit)
+    })
+}
+
 /// The parts of digit runs shaped like a US Social Security number, `ddd-dd-dddd` (a run's parts are split
 /// by its single spaces: `123-45-6789 2026-11-21` is two).
 pub(super) fn ssn_shapes(bytes: &[u8], runs: &[(usize, usize, usize)]) -> Vec<(usize, usize)> {
