@@ -138,7 +138,7 @@ enum Command {
         jsonrpc-errors guard --check-config guard.toml\n\n\
         In an MCP client's configuration: \"command\": \"jsonrpc-errors\", \"args\": [\"guard\", \"--\", \"python\", \"server.py\"]")]
     Guard {
-        /// The policy file (TOML; README "The policy file"): defaults, per-tool and per-method timeouts,
+        /// The policy file (TOML; docs/policy.md): defaults, per-tool and per-method timeouts,
         /// redaction scopes and options, actions. Options given here override its [defaults]. Refused at
         /// start with its line and column (exit 2); SIGHUP reads it again for new requests (a refused
         /// reload keeps the old policy).

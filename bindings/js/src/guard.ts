@@ -69,7 +69,7 @@ export interface GuardOptions {
   /** The longest text of a failed tool result passed on (default 8 KiB); a longer one keeps its start and end. */
   failedResultBytes?: number | null;
   /**
-   * A policy file (TOML, the README's "The policy file"): per-tool timeouts, redaction scopes and options,
+   * A policy file (TOML, docs/policy.md): per-tool timeouts, redaction scopes and options,
    * actions. One `checkPolicy` refuses makes the session answer every request with the configuration error.
    */
   policy?: string | null;

@@ -144,7 +144,7 @@ pub fn json_schema() -> Value {
         json!("https://json-schema.org/draft/2020-12/schema"),
     );
     schema.insert("title".into(), json!("jsonrpc-errors guard policy"));
-    let body = table(&ROOT_KEYS, root, "A jsonrpc-errors guard policy file (README: The policy file). `jsonrpc-errors guard --check-config FILE` is the judge.");
+    let body = table(&ROOT_KEYS, root, "A jsonrpc-errors guard policy file (docs/policy.md). `jsonrpc-errors guard --check-config FILE` is the judge.");
     schema.extend(body.as_object().expect("a table is an object").clone());
     Value::Object(schema)
 }

@@ -1,4 +1,4 @@
-//! `--config FILE`: the guard's policy file (README "The policy file"). The component reads and checks it,
+//! `--config FILE`: the guard's policy file (docs/policy.md). The component reads and checks it,
 //! so the CLI refuses a bad file with the same words and positions as the Python and TypeScript sessions;
 //! this module only reads the file, names it in the refusal, and hands the text on (at start, and again on
 //! SIGHUP: a refused reload keeps the old policy).
