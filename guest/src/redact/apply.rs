@@ -2,27 +2,27 @@
 //! spans, the replacements are written, and the result is settled (scanned again where a replacement can
 //! have uncovered more) so that redaction is idempotent.
 
-use super::normalize;
-use super::ruleset::{cannot_fail, engine};
+use super::candidate::Candidate;
+use super::finding::{Finding, Redacted};
+use super::policy::Policy;
+use super::scan::candidates;
+use super::secrets::Secrets;
 use super::windows::is_space;
-use super::{Finding, Policy, Redacted, Secrets, ENV_CATEGORY, ENV_RULE};
-use aho_corasick::automaton::Automaton as _;
-use aho_corasick::Input;
 use std::borrow::Cow;
 
-pub(super) struct Candidate {
-    pub(super) start: usize,
-    pub(super) end: usize,
-    pub(super) priority: usize,
-    /// The rule's id and category: borrowed from the catalogue (which lives as long as the process), so
-    /// that the many candidates of a text allocate nothing for them.
-    pub(super) rule: Cow<'static, str>,
-    pub(super) category: Cow<'static, str>,
-    /// The rule's match ends at a delimiter of the text's structure (see `Rule::delimits`).
-    pub(super) delimits: bool,
-    /// Judged no secret (a placeholder, an allowlisted value): redacted only when it overlaps a redaction
-    /// (see `apply`).
-    pub(super) refused: bool,
+/// Redacts `text` under a caller's policy (method, disabled rules/categories, extra rules, allowlist).
+pub fn redact_with(text: &str, secrets: &Secrets, policy: &Policy) -> Redacted {
+    settle(text, candidates(text, secrets, policy), secrets, policy)
+}
+
+/// [`redact_with`] for an owned text when only the text is wanted: text with nothing to redact (most error
+/// messages) comes back as it is, without a copy.
+pub fn redact_owned(text: String, secrets: &Secrets, policy: &Policy) -> String {
+    let found = candidates(&text, secrets, policy);
+    if found.iter().all(|c| c.refused) {
+        return text;
+    }
+    settle(&text, found, secrets, policy).text
 }
 
 /// A replacement written: where it is in the output (start, end), and the span of the input it replaced.
@@ -36,12 +36,7 @@ type Marker = (usize, usize, usize, usize);
 /// line breaks. What turns up is mapped back to the input and the union applied, until nothing new does:
 /// redaction is idempotent. A marker standing alone between spaces costs nothing more; text with no
 /// finding costs nothing more at all.
-pub(super) fn settle(
-    text: &str,
-    mut found: Vec<Candidate>,
-    secrets: &Secrets,
-    policy: &Policy,
-) -> Redacted {
+fn settle(text: &str, mut found: Vec<Candidate>, secrets: &Secrets, policy: &Policy) -> Redacted {
     let mut r = apply(text, &mut found, policy);
     // The input's refused values take part in every round: a span found later can reach them too.
     found.retain(|c| c.refused);
@@ -214,65 +209,6 @@ pub(super) fn to_input(markers: &[Marker], at: usize, is_end: bool) -> usize {
         }
     }
     (at as isize - shift) as usize
-}
-
-/// Every validated match of every enabled rule, before overlaps are resolved. The rules see the text with
-/// look-alike characters folded and invisible ones dropped (`normalize`); what they find is mapped back, so
-/// the original characters are what is redacted.
-pub(super) fn candidates(text: &str, secrets: &Secrets, policy: &Policy) -> Vec<Candidate> {
-    let Some(view) = normalize::view(text) else {
-        return candidates_as_written(text, secrets, policy);
-    };
-    let mut found = candidates_as_written(&view.text, secrets, policy);
-    for c in &mut found {
-        c.start = view.original(c.start, false);
-        c.end = view.original(c.end, true);
-    }
-    // An environment value written with such characters is found as written.
-    environment_values(text, secrets, policy, &mut found);
-    found
-}
-
-fn candidates_as_written(text: &str, secrets: &Secrets, policy: &Policy) -> Vec<Candidate> {
-    let e = engine();
-    let mut candidates = Vec::new();
-    e.builtin.scan(text, policy, 0, &mut candidates);
-    if let Some(extra) = &policy.extra {
-        // Caller rules rank after the built-ins: a built-in's more specific name wins a tie.
-        extra.scan(text, policy, e.builtin.rules.len(), &mut candidates);
-    }
-    environment_values(text, secrets, policy, &mut candidates);
-    candidates
-}
-
-/// The caller's environment secrets found in `text`.
-fn environment_values(
-    text: &str,
-    secrets: &Secrets,
-    policy: &Policy,
-    candidates: &mut Vec<Candidate>,
-) {
-    if let Some(matcher) = secrets
-        .matcher
-        .as_ref()
-        .filter(|_| policy.enabled(ENV_RULE, ENV_CATEGORY))
-    {
-        // An unanchored search (the DFA's default start kind) cannot fail.
-        for m in matcher
-            .try_find_iter(Input::new(text))
-            .unwrap_or_else(|_| cannot_fail("an unanchored DFA search"))
-        {
-            candidates.push(Candidate {
-                start: m.start(),
-                end: m.end(),
-                priority: usize::MAX,
-                rule: Cow::Borrowed(ENV_RULE),
-                category: Cow::Borrowed(ENV_CATEGORY),
-                delimits: false,
-                refused: false,
-            });
-        }
-    }
 }
 
 /// Resolves overlaps and writes the replacements. Candidates are taken by earliest start, then catalogue

@@ -1,8 +1,10 @@
 //! JSON-aware redaction: values under sensitive keys go whole; every other string is scanned.
 
+use super::apply::redact_with;
+use super::engine::engine;
+use super::finding::Redacted;
 use super::policy::Policy;
-use super::ruleset::engine;
-use super::{redact_with, Redacted, Secrets};
+use super::secrets::Secrets;
 use serde::Serialize;
 use serde_json::Value;
 use std::borrow::Cow;

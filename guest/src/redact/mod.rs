@@ -22,83 +22,48 @@
 //! every runtime runs the very same engine. Regexes compile lazily, on the first input that triggers their
 //! rule, so a fresh instance starts fast.
 //!
-//! Layout (after Sentry's relay-pii): the rules' types in [`rules`] and checks in [`validators`] (the rules
-//! themselves are data), caller options in [`policy`]; their compiled form in `ruleset` (prefilter, lazily
-//! compiled regexes, the scan) over the byte ranges of `windows`; the environment's values in `secrets`;
-//! application (candidates, overlaps, replacements, settling) in `apply`; JSON walking in [`json`].
+//! Layout (after Sentry's relay-pii), each module importing only those listed before it:
+//! - data and text: the rules' types in [`rules`], byte ranges in `windows`, look-alike folding in
+//!   `normalize`, the encodings of `encodings`, what redaction reports in `finding`;
+//! - checks and compiled form: [`validators`], step [`programs`], a rule set's prefilter and lazily compiled
+//!   regexes in `ruleset`, caller options in [`policy`], the built-in catalogue compiled once in `engine`,
+//!   the environment's values in `secrets`;
+//! - candidates: the type in `candidate`, the scan that finds them in `scan`;
+//! - application (overlaps, replacements, settling) in `apply`; JSON walking in [`json`]; this module is
+//!   the API.
 
 mod apply;
+mod candidate;
 mod encodings;
+mod engine;
+mod finding;
 pub mod json;
 mod normalize;
 pub mod policy;
 pub mod programs;
 pub mod rules;
 mod ruleset;
+mod scan;
 mod secrets;
 pub mod validators;
 mod windows;
 
+pub use apply::{redact_owned, redact_with};
+pub use finding::{Finding, Redacted, ENV_CATEGORY, ENV_RULE};
 pub use json::{redact_value, JsonFinding};
 pub use policy::{Method, Policy, PolicyError};
 pub use rules::{examples, Catalogue, Examples, Rule, Trigger, Validator, WindowKind};
 pub use ruleset::{anchored_pattern, RuleSet};
 pub use secrets::Secrets;
 
-use apply::{candidates, settle};
-
-use serde::Serialize;
-
-/// The rule id used for caller-supplied environment values.
-pub const ENV_RULE: &str = "env-value";
-pub const ENV_CATEGORY: &str = "environment";
-
-/// One redacted span. Offsets are byte offsets into the input; the secret itself is never kept.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Finding {
-    pub rule: String,
-    pub category: String,
-    pub start: usize,
-    pub end: usize,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Redacted {
-    pub text: String,
-    pub findings: Vec<Finding>,
-    /// Where each finding's replacement sits in `text` (byte range), in the findings' order.
-    #[serde(skip)]
-    pub written: Vec<(usize, usize)>,
-    /// The findings (indexes, ascending) that end where a delimiting rule's match ended (URL userinfo at its
-    /// `@`), also when that match was merged into a span another rule's match began (a token in the
-    /// userinfo), whose name the span carries.
-    #[serde(skip)]
-    pub ends_at_delimiter: Vec<usize>,
-}
-
 /// Redacts `text` with the default policy: every catalogue rule, plus the secret-looking values in `env`.
 pub fn redact(text: &str, env: &[(String, String)]) -> Redacted {
     redact_with(text, &Secrets::from_env(env), &Policy::default())
 }
 
-/// Redacts `text` under a caller's policy (method, disabled rules/categories, extra rules, allowlist).
-pub fn redact_with(text: &str, secrets: &Secrets, policy: &Policy) -> Redacted {
-    settle(text, candidates(text, secrets, policy), secrets, policy)
-}
-
-/// [`redact_with`] for an owned text when only the text is wanted: text with nothing to redact (most error
-/// messages) comes back as it is, without a copy.
-pub fn redact_owned(text: String, secrets: &Secrets, policy: &Policy) -> String {
-    let found = candidates(&text, secrets, policy);
-    if found.iter().all(|c| c.refused) {
-        return text;
-    }
-    settle(&text, found, secrets, policy).text
-}
-
 /// The catalogue's rules, for docs, tests and benchmarks.
 pub fn catalogue_rules() -> &'static [Rule] {
-    &ruleset::engine().builtin.rules
+    &engine::engine().builtin.rules
 }
 
 #[cfg(test)]

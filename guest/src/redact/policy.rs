@@ -2,8 +2,7 @@
 //! allowlist. Options arrive as JSON and are validated here; a bad option is a clear error, never a panic.
 
 use super::rules::{Rule, WindowKind};
-use super::ruleset::anchored_pattern;
-use super::RuleSet;
+use super::ruleset::{anchored_pattern, RuleSet};
 use hmac::{Hmac, Mac};
 use serde::Deserialize;
 use sha2::Sha256;

@@ -2,7 +2,7 @@
 //! they travel in, with their matcher built once.
 
 use super::encodings;
-use super::ruleset::engine;
+use super::engine::engine;
 use super::validators;
 use aho_corasick::dfa::DFA;
 use aho_corasick::MatchKind;
