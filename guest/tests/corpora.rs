@@ -85,7 +85,7 @@ fn recall_default_policy() {
     recall_under("default", Policy::default());
 }
 
-/// The operator's log (guard::rewrite::operator_policy): stack traces and paths are kept there, so a trace rule
+/// The operator's log (guard::oplog::operator_policy): stack traces and paths are kept there, so a trace rule
 /// cannot hide a credential rule's miss.
 #[test]
 fn recall_operator_policy() {

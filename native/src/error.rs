@@ -9,7 +9,7 @@ use crate::kinds::{ErrorKind, Kind};
 use crate::message::{ErrorObject, Id, Request, Response};
 use jsonrpc_errors_guest::context::CallContext;
 use jsonrpc_errors_guest::taxonomy::Dialect;
-use jsonrpc_errors_guest::{api, guard::rewrite::for_operator};
+use jsonrpc_errors_guest::{api, guard::oplog::for_operator};
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};

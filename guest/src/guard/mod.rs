@@ -21,9 +21,18 @@
 //!
 //! Batches (when allowed) are split into their members upstream, since MCP servers no longer take batches,
 //! and their answers are gathered into one array for the client.
+//!
+//! Layout, each module importing only those listed before it: the operator's log policy in [`oplog`]; the
+//! steps and events a session returns in [`steps`]; the session's tables (pending requests, deadlines,
+//! progress tokens, batches) in `pending`; the stderr line joiner in `stderr`; stream renaming in
+//! [`streams`]; what the guard writes itself in [`rewrite`]; a policy file's decisions in [`policy`]; the
+//! session in this module.
 
+pub mod oplog;
+mod pending;
 pub mod policy;
 pub mod rewrite;
+mod stderr;
 pub mod steps;
 pub mod streams;
 
@@ -31,15 +40,18 @@ use crate::context::CallContext;
 use crate::envelope::BatchPolicy;
 use crate::message::{self, json_type, Envelope, JsonType, Parsed};
 use crate::ordered::Fields;
-use crate::redact::{self, Secrets};
+use crate::redact;
 use crate::sniff;
 use crate::taxonomy::taxonomy;
+use oplog::excerpt;
+use pending::{Batch, Entry, Origin, Pending, Settled, Tables, SERVER_REQUEST_WINDOW};
 use rewrite::Answer;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::borrow::Cow;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
+pub use stderr::STDERR_LINE_CAP;
 pub use steps::{Event, EventName, Outcome, Peer, Step};
 
 /// How a session behaves.
@@ -99,123 +111,20 @@ impl Failure {
     }
 }
 
-/// A client request waiting for the upstream.
-struct Pending {
-    /// The id as the client wrote it: what the answer carries.
-    id: Value,
-    method: String,
-    /// Order of arrival: failures answer pending requests in this order.
-    seq: u64,
-    deadline: Option<u64>,
-    progress_token: Option<String>,
-    /// The MCP revision the request named in its `_meta` (the stateless revisions do, on every request).
-    revision: Option<String>,
-    /// The batch and the position in it, for a member of an allowed batch.
-    slot: Option<(u64, usize)>,
-    /// Where it came from and what it was called there, for a request that arrived on a client stream
-    /// (`client_line_on`): its answers go back there, with the client's id and token (streams.rs).
-    origin: Option<Origin>,
-    /// What the session's policy file says of it (none without one).
-    effective: Option<Box<crate::policy::Effective>>,
-    /// The latest it may be answered, progress or not (the policy's `max_wait`).
-    latest: Option<u64>,
-    /// When it arrived (the caller's clock, ms).
-    arrived: u64,
-}
-
-/// A request's stream, and the id and progress token its client wrote (raw JSON), which the upstream knows by
-/// numbers of the session's own.
-struct Origin {
-    stream: u64,
-    /// The request's key on its stream (`streams::alias`).
-    alias: String,
-    client_id: String,
-    upstream_id: u64,
-    /// The client's progress token, and the one the upstream was given.
-    token: Option<(String, u64)>,
-}
-
-/// The answers of an allowed batch, gathered until the last one arrives.
-struct Batch {
-    slots: Vec<Option<String>>,
-    open: usize,
-    /// The keys of the members forwarded upstream: in flight until the array goes out.
-    members: Vec<String>,
-    /// For a batch that came on a client stream: that stream, and its members' keys there (in flight until
-    /// the array goes out, as `members`).
-    stream: Option<u64>,
-    aliases: Vec<String>,
-}
-
-/// Why a request is no longer pending although no upstream answer reached the client: a late answer for it
-/// is dropped quietly, as expected, rather than as an anomaly.
-#[derive(Clone, Copy)]
-enum Settled {
-    TimedOut,
-    Cancelled,
-}
-
-/// Requests settled without an upstream answer that are remembered (a bounded window: only the logging of
-/// late answers depends on it, never what is relayed).
-const SETTLED_WINDOW: usize = 1024;
-
-/// The upstream's own requests the client has not answered that are remembered. Beyond it the oldest is
-/// forgotten (its late response is then dropped): a server that keeps asking a client that never answers
-/// must not grow the session without bound. MCP servers ask a client rarely (sampling, elicitation, roots).
-const SERVER_REQUEST_WINDOW: usize = 1024;
-
 /// How much of each end of an oversize line the session reads an id from (a shell keeps as much of a line
 /// it discards: `head` and `tail` of the oversize calls).
 pub const SNIFF_BYTES: usize = 4096;
 
-/// How much of an unreadable line the operator's log shows.
-const LINE_EXCERPT_BYTES: usize = 512;
-
-/// What the session's tables hold. One value type for all of them: the npm module, which is downloaded,
-/// pays for one hash table instantiation instead of four.
-enum Entry {
-    /// A client request waiting for the upstream. Boxed: a request is over three times the size of any
-    /// other entry (320 bytes, 96), which would otherwise each take as much room in the tables.
-    Request(Box<Pending>),
-    /// One of the upstream's own requests, waiting for the client's response (its order of arrival).
-    ServerRequest(u64),
-    /// A key of the pending table: the request a progress token, or a stream's request id, stands for.
-    Key(String),
-    /// An allowed batch's answers being gathered.
-    Batch(Batch),
-    /// A member of an allowed batch whose array has not gone out yet.
-    BatchMember,
-}
-
 /// One session between one client and one upstream.
 pub struct Session {
     options: Options,
-    /// Client requests in flight, by id key.
-    pending: HashMap<String, Entry>,
-    /// Deadlines as (deadline, seq, key), earliest first. An entry whose request has been answered, or whose
-    /// deadline moved, is stale and skipped when it reaches the top (cheaper than removing from the middle).
-    deadlines: BinaryHeap<Reverse<(u64, u64, String)>>,
-    /// Progress token → the request it belongs to (progress restarts that request's wait).
-    progress: HashMap<String, Entry>,
-    /// The upstream's own requests to the client, by id key.
-    server_requests: HashMap<String, Entry>,
-    /// Allowed batches being gathered, by batch number.
-    batches: HashMap<String, Entry>,
-    /// The keys of the forwarded members of those batches. A member stays in flight after it leaves the
-    /// pending table (answered by the upstream, or by the guard on a timeout) until its array reaches the
-    /// client: only then does the client have its answer and may use its id again (found by cargo-fuzz: a
-    /// request reusing a timed-out member's id was forwarded, and the client got two answers with that id).
-    batch_members: HashMap<String, Entry>,
-    settled: Vec<(String, Settled)>,
-    /// Progress tokens of requests no longer in flight (a bounded window): MCP allows progress only for
-    /// active requests, and a client SDK reports any other as an error, so late progress is dropped.
-    finished_tokens: Vec<String>,
+    /// The tables of what is in flight: client requests, their deadlines and progress tokens, the
+    /// upstream's requests, batches, stream aliases.
+    tables: Tables,
     down: Option<Failure>,
     /// Set once a line arrives on a client stream (`client_line_on`): requests are then renamed upstream,
     /// and every step toward the client names its stream.
     streams: Option<streams::Streams>,
-    /// A stream's request key (`streams::alias`) → the upstream key it was renamed to, while in flight.
-    aliases: HashMap<String, Entry>,
     /// The policy file, compiled; or why it was refused (then every request is answered with the
     /// configuration error: a guard whose policy could not be read must not relay without it).
     policy: Option<crate::policy::Compiled>,
@@ -223,13 +132,8 @@ pub struct Session {
     /// The MCP revision the `initialize` handshake agreed on (the upstream's answer), for requests that do
     /// not name one themselves: what a result the guard writes must carry depends on it.
     revision: Option<String>,
-    seq: u64,
-    /// The text `upstream_log` was last given ended inside a private-key block (its BEGIN line, no END yet).
-    stderr_key_block_open: bool,
-    /// What `upstream_stderr` holds of a line whose end has not been written yet, and how much of it is
-    /// known to hold no line break (it is not searched again as the line grows).
-    stderr_partial: Vec<u8>,
-    stderr_no_newline_before: usize,
+    /// The upstream's stderr, joined into whole lines for the operator's log.
+    stderr: stderr::StderrLog,
 }
 
 /// Where an upstream message came from, which decides how "pass it on unchanged" is written.
@@ -329,13 +233,6 @@ fn invalid_request(reason: &str, details: &str) -> Fields {
     fields(&[("reason", json!(reason)), ("details", json!(details))])
 }
 
-/// A bounded, operator-redacted excerpt of a line that could not be relayed: redacted whole, then cut. Cut
-/// first, a secret across the cut lost the part its rule needs to see it, and the rest stayed in clear
-/// (found by cargo-fuzz: `sk_live_83RZJzzzzgEOz…[truncated]` in the operator's log).
-fn excerpt(text: &str, env: &Secrets) -> String {
-    crate::scrub::truncate(&rewrite::for_operator(text, env), LINE_EXCERPT_BYTES)
-}
-
 impl Session {
     pub fn new(options: Options) -> Self {
         let (policy, policy_error) = match &options.policy {
@@ -349,22 +246,11 @@ impl Session {
             policy,
             policy_error,
             options,
-            pending: HashMap::new(),
-            deadlines: BinaryHeap::new(),
-            progress: HashMap::new(),
-            server_requests: HashMap::new(),
-            batches: HashMap::new(),
-            batch_members: HashMap::new(),
-            settled: Vec::new(),
-            finished_tokens: Vec::new(),
+            tables: Tables::default(),
             down: None,
             streams: None,
-            aliases: HashMap::new(),
             revision: None,
-            seq: 0,
-            stderr_key_block_open: false,
-            stderr_partial: Vec::new(),
-            stderr_no_newline_before: 0,
+            stderr: stderr::StderrLog::default(),
         }
     }
 
@@ -372,51 +258,12 @@ impl Session {
         &self.options
     }
 
-    /// Whether a deadline entry still belongs to a pending request.
-    fn live(&self, deadline: u64, seq: u64, key: &str) -> bool {
-        matches!(self.pending.get(key), Some(Entry::Request(p)) if p.seq == seq && p.deadline == Some(deadline))
-    }
-
-    /// Stale entries leave the heap only when they reach its top: behind one request that stays pending,
-    /// every later request's entry would stay too (a proxy relaying at full speed past one stuck request
-    /// grew without bound, and wasm memory never shrinks). So the heap is rebuilt from its live entries
-    /// whenever it holds more than twice as many as there are requests pending: amortized O(1) per request,
-    /// and the heap stays within 2 × pending + 64 entries.
-    fn compact_deadlines(&mut self) {
-        if self.deadlines.len() <= 2 * self.pending.len() + 64 {
-            return;
-        }
-        // Sorted (the heap's own sort), so that repeated entries of one request sit together and go as one.
-        let mut entries = std::mem::take(&mut self.deadlines).into_sorted_vec();
-        entries.dedup();
-        entries.retain(|Reverse((d, s, k))| self.live(*d, *s, k));
-        self.deadlines = BinaryHeap::from(entries);
-    }
-
-    /// The earliest live deadline (stale entries on top are dropped on the way).
-    fn next_deadline(&mut self) -> Option<u64> {
-        while let Some(Reverse((deadline, seq, key))) = self.deadlines.peek() {
-            if self.live(*deadline, *seq, key) {
-                return Some(*deadline);
-            }
-            self.deadlines.pop();
-        }
-        None
-    }
-
     fn finish(&mut self, call: Call) -> Outcome {
-        let deadline = self.next_deadline();
+        let deadline = self.tables.next_deadline();
         Outcome {
             steps: call.steps,
-            pending: self.pending.len(),
+            pending: self.tables.pending.len(),
             deadline,
-        }
-    }
-
-    fn pending_request(&self, key: &str) -> Option<&Pending> {
-        match self.pending.get(key) {
-            Some(Entry::Request(p)) => Some(p),
-            _ => None,
         }
     }
 
@@ -550,28 +397,19 @@ impl Session {
     /// cancelled upstream and owed nothing.
     pub fn stream_closed(&mut self, stream: u64, ctx: CallContext) -> Outcome {
         let mut call = Call::new(ctx);
-        let on_stream: Vec<String> = self
-            .pending
-            .iter()
-            .filter_map(|(k, e)| match e {
-                Entry::Request(p) if p.origin.as_ref().is_some_and(|o| o.stream == stream) => {
-                    Some(k.clone())
-                }
-                _ => None,
-            })
-            .collect();
+        let on_stream = self.tables.requests_on_stream(stream);
         for key in on_stream {
-            let Some(p) = self.take_pending(&key) else {
+            let Some(p) = self.tables.take_pending(&key) else {
                 continue;
             };
             if let Some((batch_id, _)) = p.slot {
-                if let Some(Entry::Batch(batch)) = self.batches.remove(&batch_id.to_string()) {
+                if let Some(batch) = self.tables.take_batch(&batch_id.to_string()) {
                     for member in &batch.members {
-                        self.batch_members.remove(member);
+                        self.tables.batch_members.remove(member);
                     }
                 }
             }
-            self.remember(key, Settled::Cancelled);
+            self.tables.remember(key, Settled::Cancelled);
             if self.down.is_none() {
                 let upstream_id = p
                     .origin
@@ -625,7 +463,7 @@ impl Session {
             let key = id.map(message::id_key);
             if key
                 .as_ref()
-                .is_some_and(|k| self.server_requests.remove(k).is_some())
+                .is_some_and(|k| self.tables.server_requests.remove(k).is_some())
                 && self.down.is_none()
             {
                 let error = crate::error::ErrorObject {
@@ -648,7 +486,7 @@ impl Session {
         }
         let in_flight = |raw: &RawValue| {
             let key = message::id_key(raw);
-            self.pending.contains_key(&key) || self.batch_members.contains_key(&key)
+            self.tables.pending.contains_key(&key) || self.tables.batch_members.contains_key(&key)
         };
         let id = id
             .filter(|raw| !in_flight(raw))
@@ -711,7 +549,12 @@ impl Session {
                         Some(text) => call.send(Peer::Upstream, text),
                         None => forward(call),
                     }
-                    self.register(key, pending, call.ctx.unix_millis);
+                    self.tables.register(
+                        key,
+                        pending,
+                        call.ctx.unix_millis,
+                        self.options.timeout_millis,
+                    );
                 }
                 Verdict::Reply(a) => {
                     call.send_to_client(call.origin, a.response);
@@ -783,8 +626,14 @@ impl Session {
         // In flight from the moment it is forwarded until its answer reaches the client (on its own stream,
         // for a request that came on one).
         let in_flight = match call.origin {
-            Some(stream) => self.aliases.contains_key(&streams::alias(stream, &key)),
-            None => self.pending.contains_key(&key) || self.batch_members.contains_key(&key),
+            Some(stream) => self
+                .tables
+                .aliases
+                .contains_key(&streams::alias(stream, &key)),
+            None => {
+                self.tables.pending.contains_key(&key)
+                    || self.tables.batch_members.contains_key(&key)
+            }
         };
         if in_flight {
             let f = invalid_request(
@@ -938,9 +787,9 @@ impl Session {
             if let Some(key) = message::param_key(params, "requestId") {
                 // A batch member's slot still waits for its answer (the array must stay whole), so only a
                 // request of its own stops being owed one.
-                if self.pending_request(&key).is_some_and(|p| p.slot.is_none()) {
-                    if let Some(p) = self.take_pending(&key) {
-                        self.remember(key, Settled::Cancelled);
+                if self.tables.request(&key).is_some_and(|p| p.slot.is_none()) {
+                    if let Some(p) = self.tables.take_pending(&key) {
+                        self.tables.remember(key, Settled::Cancelled);
                         let event = Event::new(EventName::ClientCancelled, "debug")
                             .id(&p.id)
                             .method(&p.method);
@@ -962,13 +811,9 @@ impl Session {
     ) -> Verdict {
         let raw = streams::raw_param(params, "requestId");
         let upstream_key = raw.and_then(|r| {
-            match self
-                .aliases
-                .get(&streams::alias(stream, &message::id_key(r)))
-            {
-                Some(Entry::Key(k)) => Some(k.clone()),
-                _ => None,
-            }
+            self.tables
+                .alias_key(&streams::alias(stream, &message::id_key(r)))
+                .cloned()
         });
         let (Some(raw), Some(key)) = (raw, upstream_key) else {
             return Verdict::Drop(
@@ -977,7 +822,8 @@ impl Session {
             );
         };
         let Some(upstream_id) = self
-            .pending_request(&key)
+            .tables
+            .request(&key)
             .and_then(|p| p.origin.as_ref())
             .map(|o| o.upstream_id)
         else {
@@ -986,9 +832,9 @@ impl Session {
                     .detail("a cancellation of no request in flight on its stream"),
             );
         };
-        if self.pending_request(&key).is_some_and(|p| p.slot.is_none()) {
-            if let Some(p) = self.take_pending(&key) {
-                self.remember(key, Settled::Cancelled);
+        if self.tables.request(&key).is_some_and(|p| p.slot.is_none()) {
+            if let Some(p) = self.tables.take_pending(&key) {
+                self.tables.remember(key, Settled::Cancelled);
                 let event = Event::new(EventName::ClientCancelled, "debug")
                     .id(&p.id)
                     .method(&p.method);
@@ -1001,12 +847,8 @@ impl Session {
     /// Makes room for one more of the upstream's requests: the oldest the client has not answered is
     /// forgotten, and the operator told.
     fn forget_oldest_server_request(&mut self, call: &mut Call) {
-        let oldest = self.server_requests.iter().min_by_key(|(_, e)| match e {
-            Entry::ServerRequest(arrival) => *arrival,
-            _ => u64::MAX,
-        });
-        if let Some(key) = oldest.map(|(k, _)| k.clone()) {
-            self.server_requests.remove(&key);
+        if let Some(key) = self.tables.oldest_server_request() {
+            self.tables.server_requests.remove(&key);
             let detail = format!(
                 "the upstream has {SERVER_REQUEST_WINDOW} requests the client has not answered: the oldest is forgotten, and a client response to it will be dropped"
             );
@@ -1025,7 +867,7 @@ impl Session {
             );
         }
         let key = envelope.id.map(message::id_key);
-        match key.and_then(|k| self.server_requests.remove(&k)) {
+        match key.and_then(|k| self.tables.server_requests.remove(&k)) {
             Some(_) => Verdict::Forward,
             None => {
                 let id = envelope.id.map(message::value).unwrap_or(Value::Null);
@@ -1061,8 +903,8 @@ impl Session {
             );
             return;
         }
-        self.seq += 1;
-        let batch_id = self.seq;
+        self.tables.seq += 1;
+        let batch_id = self.tables.seq;
         let stream = self.streams.as_ref().map(|_| call.origin.unwrap_or(0));
         let mut batch = Batch {
             slots: Vec::new(),
@@ -1111,9 +953,14 @@ impl Session {
                     if let Some(origin) = &pending.origin {
                         batch.aliases.push(origin.alias.clone());
                     }
-                    self.batch_members.insert(key.clone(), Entry::BatchMember);
+                    self.tables.add_batch_member(key.clone());
                     batch.members.push(key.clone());
-                    self.register(key, pending, call.ctx.unix_millis);
+                    self.tables.register(
+                        key,
+                        pending,
+                        call.ctx.unix_millis,
+                        self.options.timeout_millis,
+                    );
                 }
                 Verdict::Reply(a) => {
                     batch.slots.push(Some(a.response));
@@ -1123,73 +970,10 @@ impl Session {
             }
         }
         if batch.open > 0 {
-            self.batches
-                .insert(batch_id.to_string(), Entry::Batch(batch));
+            self.tables.insert_batch(batch_id.to_string(), batch);
         } else if !batch.slots.is_empty() {
             call.send_to_client(batch.stream, join_batch(batch.slots));
         }
-    }
-
-    fn register(&mut self, key: String, mut pending: Pending, now: u64) {
-        self.seq += 1;
-        pending.seq = self.seq;
-        pending.arrived = now;
-        let timeout = pending
-            .effective
-            .as_ref()
-            .and_then(|e| e.timeout_ms)
-            .unwrap_or(self.options.timeout_millis);
-        pending.latest = pending
-            .effective
-            .as_ref()
-            .and_then(|e| e.max_wait_ms)
-            .map(|w| now.saturating_add(w));
-        pending.deadline = match (timeout.map(|t| now.saturating_add(t)), pending.latest) {
-            (Some(d), Some(l)) => Some(d.min(l)),
-            (d, l) => d.or(l),
-        };
-        if let Some(deadline) = pending.deadline {
-            self.deadlines
-                .push(Reverse((deadline, pending.seq, key.clone())));
-        }
-        self.compact_deadlines();
-        if let Some(token) = &pending.progress_token {
-            self.progress.insert(token.clone(), Entry::Key(key.clone()));
-        }
-        if let Some(origin) = &pending.origin {
-            self.aliases
-                .insert(origin.alias.clone(), Entry::Key(key.clone()));
-        }
-        self.pending.insert(key, Entry::Request(Box::new(pending)));
-    }
-
-    /// Removes a pending request (its deadline entry goes stale).
-    fn take_pending(&mut self, key: &str) -> Option<Pending> {
-        let Some(Entry::Request(p)) = self.pending.remove(key) else {
-            return None;
-        };
-        let p = *p;
-        // A batch member stays in flight on its stream until its array goes out (`fill_slot`).
-        if let (Some(origin), None) = (&p.origin, p.slot) {
-            self.aliases.remove(&origin.alias);
-        }
-        if let Some(token) = &p.progress_token {
-            if matches!(self.progress.get(token), Some(Entry::Key(k)) if k == key) {
-                self.progress.remove(token);
-            }
-            if self.finished_tokens.len() == SETTLED_WINDOW {
-                self.finished_tokens.remove(0);
-            }
-            self.finished_tokens.push(token.clone());
-        }
-        Some(p)
-    }
-
-    fn remember(&mut self, key: String, why: Settled) {
-        if self.settled.len() == SETTLED_WINDOW {
-            self.settled.remove(0);
-        }
-        self.settled.push((key, why));
     }
 
     // ───────────────────────────── from the upstream ─────────────────────────────
@@ -1304,7 +1088,7 @@ impl Session {
                 Peer::Upstream,
                 crate::error::error_response(&error, message::value(id)).to_string(),
             );
-        } else if let Some(pending) = self.take_pending(&message::id_key(id)) {
+        } else if let Some(pending) = self.tables.take_pending(&message::id_key(id)) {
             let f = fields(&[(
                 "message",
                 json!(format!(
@@ -1387,19 +1171,17 @@ impl Session {
                 match checked.id {
                     Some(id) => {
                         let key = message::id_key(id);
-                        if !self.server_requests.contains_key(&key)
-                            && self.server_requests.len() >= SERVER_REQUEST_WINDOW
+                        if !self.tables.server_requests.contains_key(&key)
+                            && self.tables.server_requests.len() >= SERVER_REQUEST_WINDOW
                         {
                             self.forget_oldest_server_request(call);
                         }
-                        self.seq += 1;
-                        self.server_requests
-                            .insert(key, Entry::ServerRequest(self.seq));
+                        self.tables.add_server_request(key);
                     }
                     None if checked.method == "notifications/progress" => {
                         if let Some(token) = message::param_key(envelope.params, "progressToken") {
-                            if !self.progress.contains_key(&token)
-                                && self.finished_tokens.contains(&token)
+                            if !self.tables.progress.contains_key(&token)
+                                && self.tables.finished_tokens.contains(&token)
                             {
                                 let detail = "progress for a request no longer in flight (answered, timed out or cancelled)";
                                 call.event(
@@ -1438,8 +1220,9 @@ impl Session {
             return;
         };
         let key = message::id_key(raw_id);
-        let Some(pending) = self.take_pending(&key) else {
+        let Some(pending) = self.tables.take_pending(&key) else {
             let late = self
+                .tables
                 .settled
                 .iter()
                 .rev()
@@ -1814,7 +1597,7 @@ impl Session {
 
     fn fill_slot(&mut self, batch_id: u64, slot: usize, text: String, call: &mut Call) {
         let id = batch_id.to_string();
-        let Some(Entry::Batch(batch)) = self.batches.get_mut(&id) else {
+        let Some(batch) = self.tables.batch_mut(&id) else {
             return;
         };
         if batch.slots[slot].is_none() {
@@ -1822,12 +1605,12 @@ impl Session {
         }
         batch.slots[slot] = Some(text);
         if batch.open == 0 {
-            if let Some(Entry::Batch(batch)) = self.batches.remove(&id) {
+            if let Some(batch) = self.tables.take_batch(&id) {
                 for key in &batch.members {
-                    self.batch_members.remove(key);
+                    self.tables.batch_members.remove(key);
                 }
                 for alias in &batch.aliases {
-                    self.aliases.remove(alias);
+                    self.tables.aliases.remove(alias);
                 }
                 call.send_to_client(batch.stream, join_batch(batch.slots));
             }
@@ -1842,10 +1625,8 @@ impl Session {
         envelope: &Envelope<'_>,
         source: Source<'_>,
     ) -> Option<(u64, String)> {
-        let Some(Entry::Key(key)) = self.progress.get(token) else {
-            return None;
-        };
-        let origin = self.pending_request(key)?.origin.as_ref()?;
+        let key = self.tables.token_key(token)?;
+        let origin = self.tables.request(key)?.origin.as_ref()?;
         let (client_token, _) = origin.token.as_ref()?;
         let raw = streams::raw_param(envelope.params, "progressToken")?;
         Some((
@@ -1856,12 +1637,12 @@ impl Session {
 
     /// Progress for a request restarts its wait (the old deadline entry goes stale).
     fn progress_made(&mut self, token: &str, now: u64) {
-        let Some(Entry::Key(key)) = self.progress.get(token) else {
+        let Some(key) = self.tables.token_key(token).cloned() else {
             return;
         };
-        let key = key.clone();
         let default_timeout = self.options.timeout_millis;
-        let Some(Entry::Request(p)) = self.pending.get_mut(&key) else {
+        // The table's field, not `request_mut`: the deadline heap is pushed to while `p` is held.
+        let Some(Entry::Request(p)) = self.tables.pending.get_mut(&key) else {
             return;
         };
         let Some(timeout) = p
@@ -1878,8 +1659,8 @@ impl Session {
         });
         if p.deadline.is_some_and(|old| old != new) {
             p.deadline = Some(new);
-            self.deadlines.push(Reverse((new, p.seq, key)));
-            self.compact_deadlines();
+            self.tables.deadlines.push(Reverse((new, p.seq, key)));
+            self.tables.compact_deadlines();
         }
     }
 
@@ -1919,7 +1700,7 @@ impl Session {
         if self.down.is_some() {
             return self.finish(call);
         }
-        let level = if failure == Failure::Exited(0) && self.pending.is_empty() {
+        let level = if failure == Failure::Exited(0) && self.tables.pending.is_empty() {
             "info"
         } else {
             "error"
@@ -1927,13 +1708,13 @@ impl Session {
         let detail = format!(
             "{} ({} requests pending)",
             failure.describe(),
-            self.pending.len()
+            self.tables.pending.len()
         );
         call.event(Event::new(EventName::UpstreamEnded, level).detail(detail));
         self.down = Some(failure.clone());
         // Answered in order of arrival: drained into a heap keyed by arrival (the deadline heap's type, so
         // no sort is instantiated for this one use).
-        let mut table = std::mem::take(&mut self.pending);
+        let mut table = std::mem::take(&mut self.tables.pending);
         let mut order: BinaryHeap<Reverse<(u64, u64, String)>> = table
             .iter()
             .filter_map(|(k, e)| {
@@ -1944,9 +1725,9 @@ impl Session {
                 }
             })
             .collect();
-        self.deadlines.clear();
-        self.progress.clear();
-        self.server_requests.clear();
+        self.tables.deadlines.clear();
+        self.tables.progress.clear();
+        self.tables.server_requests.clear();
         while let Some(Reverse((_, _, key))) = order.pop() {
             let Some(Entry::Request(p)) = table.remove(&key) else {
                 continue;
@@ -1973,17 +1754,17 @@ impl Session {
     pub fn expire(&mut self, ctx: CallContext) -> Outcome {
         let mut call = Call::new(ctx);
         let now = ctx.unix_millis;
-        while let Some(deadline) = self.next_deadline() {
+        while let Some(deadline) = self.tables.next_deadline() {
             if deadline > now {
                 break;
             }
-            let Some(Reverse((_, _, key))) = self.deadlines.pop() else {
+            let Some(Reverse((_, _, key))) = self.tables.deadlines.pop() else {
                 break;
             };
-            let Some(p) = self.take_pending(&key) else {
+            let Some(p) = self.tables.take_pending(&key) else {
                 continue;
             };
-            self.remember(key, Settled::TimedOut);
+            self.tables.remember(key, Settled::TimedOut);
             let cancel = p.method != "initialize" && self.down.is_none();
             // The request's own timeout (a tool's or method's override, else the session's), or the
             // policy's longest wait when that came first.
@@ -2043,131 +1824,26 @@ impl Session {
 
     /// Text about the upstream for the operator's log, whole lines (the upstream's stderr comes through
     /// [`Session::upstream_stderr`], which cuts it at line ends): secrets redacted, stack traces and paths
-    /// kept. Successive texts are one stream: a private-key block one chunk
-    /// leaves open (a pipe read, a burst cut at a size limit) is redacted in the next one up to its END
-    /// line, as if they had come in one piece; its body lines never reach the log on their own.
+    /// kept. Successive texts are one stream (see [`stderr::StderrLog::log`]).
     pub fn upstream_log(&mut self, text: &str) -> String {
-        let continued = self.stderr_key_block_open;
-        // A block whose BEGIN line was in an earlier chunk: one is put before this chunk, so the rule takes
-        // the body lines that continue it (and its END line) together with it.
-        let mut joined = String::new();
-        let source = if continued {
-            joined.reserve(KEY_BLOCK_HEADER.len() + 1 + text.len());
-            joined.push_str(KEY_BLOCK_HEADER);
-            joined.push('\n');
-            joined.push_str(text);
-            &joined
-        } else {
-            text
-        };
-        let r =
-            crate::redact::redact_with(source, &crate::environment(), &rewrite::operator_policy());
-        self.stderr_key_block_open = ends_in_open_key_block(source, &r);
-        if !continued {
-            return r.text;
-        }
-        // The header and the rest of the block are one replacement, and the block has one already, where it
-        // began: this one goes, with the line break after it, so the log reads the same however the stream
-        // was cut. Nor is the header itself part of the chunk, were it ever left as it is (the operator's
-        // policy always redacts it).
-        let header_end = match (r.findings.first(), r.written.first()) {
-            (Some(f), Some(&(_, written_end))) if f.start == 0 => written_end,
-            _ => KEY_BLOCK_HEADER.len(),
-        };
-        let rest = r.text.get(header_end..).unwrap_or_default();
-        rest.strip_prefix('\n').unwrap_or(rest).to_string()
+        self.stderr.log(text, &crate::environment())
     }
 
     /// Bytes of the upstream's stderr as a shell read them, in any pieces (`end`: the stream is over), for
-    /// the operator's log: the redacted text of the lines they complete. Text is only ever cut at a line end:
-    /// a line cut in two would be redacted as two, and a token across the cut would reach the log in two
-    /// halves (found probing the guard: every runtime's shell cut wherever its buffer filled). The unfinished
-    /// line is held until its end arrives, except beyond [`STDERR_LINE_CAP`] (then it is logged in pieces,
-    /// cut after a space where it has one, never inside a UTF-8 sequence). Invalid UTF-8 is repaired.
+    /// the operator's log: the redacted text of the lines they complete (see [`stderr::StderrLog::push`]).
     pub fn upstream_stderr(&mut self, bytes: &[u8], end: bool) -> String {
-        let partial = &mut self.stderr_partial;
-        partial.extend_from_slice(bytes);
-        let cut = if end {
-            partial.len()
-        } else {
-            match partial[self.stderr_no_newline_before..]
-                .iter()
-                .rposition(|&b| b == b'\n')
-            {
-                Some(i) => self.stderr_no_newline_before + i + 1,
-                None if partial.len() >= STDERR_LINE_CAP => overlong_line_cut(partial),
-                None => {
-                    self.stderr_no_newline_before = partial.len();
-                    0
-                }
-            }
-        };
-        if cut == 0 {
-            return String::new();
-        }
-        let rest = partial.split_off(cut);
-        let lines = std::mem::replace(partial, rest);
-        self.stderr_no_newline_before = 0;
-        self.upstream_log(&String::from_utf8_lossy(&lines))
+        self.stderr.push(bytes, end, &crate::environment())
     }
 
     /// Client requests waiting for a response.
     pub fn pending(&self) -> usize {
-        self.pending.len()
+        self.tables.pending.len()
     }
 }
 
 /// U+FEFF at the start of a line: some writers (PowerShell, .NET's UTF-8 encoder) put it before the first
 /// message.
 const BYTE_ORDER_MARK: char = '\u{feff}';
-
-/// A stderr line longer than this, its end not yet written, is logged in pieces rather than held without
-/// bound (`Session::upstream_stderr`).
-pub const STDERR_LINE_CAP: usize = 1024 * 1024;
-
-/// Where to cut a line too long to hold: after its last space or tab (a word, a token, stays whole), or, in a
-/// line without one, at its end unless that splits a UTF-8 sequence (then before the sequence).
-fn overlong_line_cut(line: &[u8]) -> usize {
-    if let Some(i) = line.iter().rposition(|&b| b == b' ' || b == b'\t') {
-        return i + 1;
-    }
-    let len = line.len();
-    let Some(start) = (len.saturating_sub(4)..len)
-        .rev()
-        .find(|&i| line[i] & 0xC0 != 0x80)
-    else {
-        return len;
-    };
-    let width = match line[start] {
-        0xF0.. => 4,
-        0xE0.. => 3,
-        0xC0.. => 2,
-        _ => 1,
-    };
-    if start + width > len {
-        start
-    } else {
-        len
-    }
-}
-
-/// The catalogue rule for private-key blocks, and the BEGIN line that reopens a block an earlier stderr
-/// chunk left open (`Session::upstream_log`).
-const KEY_BLOCK_RULE: &str = "pem-private-key";
-const KEY_BLOCK_HEADER: &str = "-----BEGIN PRIVATE KEY-----";
-
-/// Whether `source` ends inside a private-key block: its last block has no END line and nothing but blank
-/// space follows it (a block the rule ended at a line that is no body line is closed).
-fn ends_in_open_key_block(source: &str, redacted: &crate::redact::Redacted) -> bool {
-    redacted
-        .findings
-        .iter()
-        .rev()
-        .find(|f| f.rule == KEY_BLOCK_RULE)
-        .is_some_and(|f| {
-            !source[f.start..f.end].contains("-----END") && source[f.end..].trim().is_empty()
-        })
-}
 
 /// The category of a catalogue rule (or of the rules the JSON walker names), for a policy's actions.
 fn catalogue_category(rule: &str) -> &'static str {

@@ -1,6 +1,7 @@
 //! What a guard writes that it did not receive: the errors it answers with, upstream error responses
 //! sanitized into the dialect, and `isError` tool results with their text redacted.
 
+use super::oplog::{for_operator, operator_policy};
 use super::steps::{self, Event, EventName};
 use crate::context::CallContext;
 use crate::error::{error_response, ErrorObject};
@@ -16,23 +17,6 @@ use std::sync::Arc;
 /// The method whose requests a dialect may answer with a result-shaped error (MCP `isError` tool results,
 /// Error Model domain errors): only a tool call has a result that can say "this failed".
 pub const TOOL_CALL: &str = "tools/call";
-
-/// Longest internal detail kept in an event.
-const DETAIL_BYTES: usize = 2048;
-
-/// The operator's log keeps stack traces and paths (they are what an operator debugs with) but never a
-/// secret: tokens, credentials, personal data and the environment's secret values are redacted.
-pub fn operator_policy() -> Policy {
-    Policy::disabling(&["stacktrace", "path"])
-}
-
-/// Text for the operator's log: redacted under [`operator_policy`], cut to a bounded size.
-pub fn for_operator(text: &str, env: &Secrets) -> String {
-    scrub::truncate(
-        &redact::redact_with(text, env, &operator_policy()).text,
-        DETAIL_BYTES,
-    )
-}
 
 /// Whether results written under `revision` (when known) must carry `resultType`.
 #[cfg(feature = "mcp-revisions")]

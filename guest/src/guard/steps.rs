@@ -114,7 +114,7 @@ impl Event {
 /// peer can put anything there, and an upstream answering an id of its own choosing would otherwise write
 /// it to the log as it is.
 pub fn quoted(text: &str) -> String {
-    super::rewrite::for_operator(text, &crate::environment())
+    super::oplog::for_operator(text, &crate::environment())
 }
 
 /// The result of one session call.

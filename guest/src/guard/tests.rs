@@ -1,5 +1,6 @@
 //! The session's behaviour, step by step. (The same scripts run in every runtime as `guard` vectors.)
 
+use super::oplog::LINE_EXCERPT_BYTES;
 use super::*;
 use serde_json::json;
 
@@ -322,10 +323,10 @@ fn one_stuck_request_does_not_make_the_deadline_heap_grow_without_bound() {
             &format!(r#"{{"jsonrpc":"2.0","id":{i},"result":{{}}}}"#),
         );
         assert!(
-            s.deadlines.len() <= 2 * s.pending.len() + 64 + 1,
+            s.tables.deadlines.len() <= 2 * s.tables.pending.len() + 64 + 1,
             "{} entries for {} pending",
-            s.deadlines.len(),
-            s.pending.len()
+            s.tables.deadlines.len(),
+            s.tables.pending.len()
         );
     }
     // Progress pushes deadlines back (a new entry each time): bounded the same way.
@@ -339,7 +340,7 @@ fn one_stuck_request_does_not_make_the_deadline_heap_grow_without_bound() {
             r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}"#,
         );
     }
-    assert!(s.deadlines.len() <= 2 * s.pending.len() + 65);
+    assert!(s.tables.deadlines.len() <= 2 * s.tables.pending.len() + 65);
     // Both still time out, once each (the slow one 30 s after its last progress).
     let o = s.expire(ctx(T0 + 30_005));
     let answered: Vec<Value> = lines(&o, Peer::Client)
