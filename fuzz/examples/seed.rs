@@ -297,7 +297,7 @@ fn lookup(seeds: &mut Seeds, name: &str, case: &Value, h: Header) {
 }
 
 /// guard: flags bit 0 a timeout (number 0), bit 2 max_bytes (number 1, bit 3: as it is); the script one
-/// line per step (see `src/guard.rs`).
+/// line per step (see `src/guard/mod.rs`).
 fn guard(seeds: &mut Seeds, name: &str, case: &Value) {
     let o = &case["options"];
     let mut h = Header::default()
