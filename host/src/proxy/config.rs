@@ -7,6 +7,7 @@ use super::core::PolicyText;
 use jsonrpc_errors_host::{Failure, Runtime};
 use serde::Deserialize;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// The policy file a guard was started with.
 #[derive(Debug, Clone)]
@@ -65,5 +66,24 @@ fn refusal(name: &str, f: &Failure) -> String {
         (Some(details), Some(line), Some(column)) => format!("{name}:{line}:{column}: {details}"),
         (Some(details), _, _) => format!("{name}: {details}"),
         _ => format!("{name}: {}", f.message),
+    }
+}
+
+/// SIGHUP with `--config`: the file read and checked again; the new policy, or None (logged: the old one
+/// holds) when it is refused.
+pub(crate) fn reload_policy(file: &ConfigFile, runtime: &Runtime) -> Option<Arc<PolicyText>> {
+    match file.load(runtime) {
+        Ok((policy, _)) => {
+            tracing::info!(
+                event = "policy-reloaded",
+                "received SIGHUP; reloaded {} for the requests from now on",
+                file.path.display()
+            );
+            Some(Arc::new(policy))
+        }
+        Err(why) => {
+            tracing::warn!(event = "policy-reload-refused", detail = %why, "received SIGHUP; the new policy file is refused, the old one still holds");
+            None
+        }
     }
 }

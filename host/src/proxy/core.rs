@@ -6,11 +6,11 @@
 //!
 //! Every decision about a message is the session's ([`Policy`]); the core only moves bytes and time.
 
+use super::events::{log_event, now_ms};
 use super::io::{self, Budget, Outgoing, Read};
 use super::metrics::Metrics;
 use super::policy::Policy;
 use super::process::{self, status};
-use super::{log_event, now_ms};
 use jsonrpc_errors_host::guard::{Event, Peer, UpstreamGone};
 use jsonrpc_errors_host::{Context, Failure};
 use serde::Deserialize;

@@ -6,8 +6,10 @@
 //! ([`stdio`], one client on this process's stdin and stdout, one thread) and Streamable HTTP ([`http`],
 //! `--listen`: many clients, a relay per legacy session and one shared by stateless requests).
 
+mod args;
 pub mod config;
 mod core;
+mod events;
 pub mod http;
 mod io;
 #[cfg(target_os = "linux")]
@@ -16,39 +18,19 @@ mod log_writer;
 mod metrics;
 mod policy;
 mod process;
+mod signals;
 mod stdio;
 
-use jsonrpc_errors_host::guard::{Event, Options};
+pub use args::{Args, LogFormat};
 use jsonrpc_errors_host::Runtime;
 use log_writer::LogWriter;
 use metrics::Metrics;
 pub use metrics::MetricsAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
-use tokio::signal::unix::{signal, SignalKind};
+use std::time::Duration;
 
 pub use process::status;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LogFormat {
-    Json,
-    Text,
-}
-
-pub struct Args {
-    pub session: Options,
-    pub grace: Duration,
-    pub max_upstream_bytes: usize,
-    pub log_format: LogFormat,
-    pub log_level: tracing::Level,
-    pub metrics_addr: Option<MetricsAddr>,
-    /// `--listen`: serve the upstream as Streamable HTTP instead of over this process's stdio.
-    pub listen: Option<http::Listen>,
-    /// `--config`: the policy file (already read into `session.policy`), read again on SIGHUP.
-    pub config: Option<config::ConfigFile>,
-    pub command: Vec<String>,
-}
 
 pub fn run(args: Args, runtime: Runtime) -> ExitCode {
     let metrics = Arc::new(Metrics::new());
@@ -116,42 +98,6 @@ fn init_logging(format: LogFormat, level: tracing::Level, writer: LogWriter) {
     }
 }
 
-pub(crate) fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
-
-pub(crate) fn log_event(e: &Event) {
-    let id = e.id.as_ref().map(|v| v.to_string());
-    macro_rules! emit {
-        ($level:ident) => {
-            tracing::$level!(
-                event = e.event.as_str(),
-                kind = e.kind.as_deref(),
-                code = e.code,
-                category = e.category.as_deref(),
-                gate = e.gate.as_deref(),
-                correlation_id = e.correlation_id.as_deref(),
-                id = id.as_deref(),
-                method = e.method.as_deref(),
-                detail = e.detail.as_deref(),
-                rule = e.rule.as_deref(),
-                tool = e.tool.as_deref(),
-                "{}",
-                e.kind.as_deref().unwrap_or(e.event.as_str())
-            )
-        };
-    }
-    match e.level.as_str() {
-        "error" => emit!(error),
-        "warn" => emit!(warn),
-        "info" => emit!(info),
-        _ => emit!(debug),
-    }
-}
-
 async fn guard(args: Args, runtime: Runtime, metrics: Arc<Metrics>) -> u8 {
     if let Some(addr) = &args.metrics_addr {
         match metrics::bind(addr).await {
@@ -179,60 +125,4 @@ async fn guard(args: Args, runtime: Runtime, metrics: Arc<Metrics>) -> u8 {
         }
     };
     stdio::serve(args, Box::new(session), metrics, runtime).await
-}
-
-/// SIGHUP with `--config`: the file read and checked again; the new policy, or None (logged: the old one
-/// holds) when it is refused.
-pub(crate) fn reload_policy(
-    file: &config::ConfigFile,
-    runtime: &Runtime,
-) -> Option<Arc<core::PolicyText>> {
-    match file.load(runtime) {
-        Ok((policy, _)) => {
-            tracing::info!(
-                event = "policy-reloaded",
-                "received SIGHUP; reloaded {} for the requests from now on",
-                file.path.display()
-            );
-            Some(Arc::new(policy))
-        }
-        Err(why) => {
-            tracing::warn!(event = "policy-reload-refused", detail = %why, "received SIGHUP; the new policy file is refused, the old one still holds");
-            None
-        }
-    }
-}
-
-/// SIGTERM, SIGINT and SIGHUP to the guard stop the upstream the same way a closed client does (SIGHUP
-/// reloads the policy file instead when the guard has one, `--config`).
-pub(crate) struct Signals {
-    term: Option<tokio::signal::unix::Signal>,
-    int: Option<tokio::signal::unix::Signal>,
-    hup: Option<tokio::signal::unix::Signal>,
-}
-
-impl Signals {
-    pub(crate) fn new() -> Self {
-        Signals {
-            term: signal(SignalKind::terminate()).ok(),
-            int: signal(SignalKind::interrupt()).ok(),
-            hup: signal(SignalKind::hangup()).ok(),
-        }
-    }
-
-    pub(crate) async fn recv(&mut self) -> &'static str {
-        async fn one(s: &mut Option<tokio::signal::unix::Signal>) {
-            match s {
-                Some(s) => {
-                    s.recv().await;
-                }
-                None => std::future::pending::<()>().await,
-            }
-        }
-        tokio::select! {
-            _ = one(&mut self.term) => "SIGTERM",
-            _ = one(&mut self.int) => "SIGINT",
-            _ = one(&mut self.hup) => "SIGHUP",
-        }
-    }
 }

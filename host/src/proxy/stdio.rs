@@ -3,12 +3,14 @@
 //! upstream as a closed stdin does (SIGHUP reloads the policy file instead, with `--config`); the guard
 //! exits with the upstream's status.
 
+use super::args::Args;
+use super::config;
 use super::core::{self, ClientEvent, ClientPort, ClientSink, Exit, RelayConfig};
 use super::io::{self, Budget, Outgoing};
 use super::metrics::Metrics;
 use super::policy::Policy;
 use super::process::status;
-use super::{Args, Signals};
+use super::signals::Signals;
 use jsonrpc_errors_host::guard::Peer;
 use jsonrpc_errors_host::Runtime;
 use std::sync::Arc;
@@ -72,7 +74,7 @@ pub async fn serve(
             loop {
                 let name = signals.recv().await;
                 let event = match (&config, name) {
-                    (Some(file), "SIGHUP") => match super::reload_policy(file, &runtime) {
+                    (Some(file), "SIGHUP") => match config::reload_policy(file, &runtime) {
                         Some(policy) => ClientEvent::Reload(policy),
                         None => continue,
                     },

@@ -1,11 +1,11 @@
 //! The MCP endpoint: POST, GET and DELETE of both eras, chosen per request by `MCP-Protocol-Version`.
 
 use super::body::{self, json, shape, sse, Held, Shape, PING_EVERY};
+use super::front::Front;
 use super::security::Refusal;
 use super::sessions::{self, short};
 use super::shared::{self, Shared, HANDSHAKE, MODERN};
 use super::upstream::{Handshake, Upstream};
-use super::Front;
 use crate::proxy::io::{Outgoing, Read, EDGE_BYTES};
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -453,8 +453,11 @@ async fn legacy(front: Arc<Front>, parts: Parts, body: Body) -> Response {
             if front.draining() {
                 return unavailable("the guard is shutting down");
             }
-            let Some(slot) = Slot::open(&front, &up, parts.extensions.get::<Arc<super::Busy>>())
-            else {
+            let Some(slot) = Slot::open(
+                &front,
+                &up,
+                parts.extensions.get::<Arc<super::front::Busy>>(),
+            ) else {
                 return unavailable("too many open streams");
             };
             let Some(rx) = up.open_own() else {
@@ -618,14 +621,14 @@ struct Slot {
     stream: Option<u64>,
     finished: bool,
     /// Keeps the connection watched for a client that leaves while the stream is open.
-    _busy: Option<super::Held>,
+    _busy: Option<super::front::Held>,
 }
 
 impl Slot {
     fn open(
         front: &Arc<Front>,
         up: &Arc<Upstream>,
-        busy: Option<&Arc<super::Busy>>,
+        busy: Option<&Arc<super::front::Busy>>,
     ) -> Option<Slot> {
         if front.open_streams.fetch_add(1, Ordering::AcqRel) >= front.listen.max_streams {
             front.open_streams.fetch_sub(1, Ordering::AcqRel);
@@ -639,7 +642,7 @@ impl Slot {
             up: up.clone(),
             stream: None,
             finished: false,
-            _busy: busy.map(super::Held::enter),
+            _busy: busy.map(super::front::Held::enter),
         })
     }
 }
@@ -713,7 +716,11 @@ async fn exchange(
     sse_ok: bool,
     era: Era,
 ) -> Response {
-    let Some(mut slot) = Slot::open(front, &up, parts.extensions.get::<Arc<super::Busy>>()) else {
+    let Some(mut slot) = Slot::open(
+        front,
+        &up,
+        parts.extensions.get::<Arc<super::front::Busy>>(),
+    ) else {
         return unavailable("too many open streams");
     };
     let (stream, mut rx) = up.open_stream();

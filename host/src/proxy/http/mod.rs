@@ -14,16 +14,19 @@
 //! frames messages as JSON or SSE, and runs the children.
 
 mod body;
+mod front;
+pub mod listen;
 mod mcp;
 mod security;
 mod sessions;
 mod shared;
 mod upstream;
 
-use super::core::PolicyText;
+use super::args::Args;
+use super::config;
 use super::metrics::Metrics;
 use super::process::status;
-use super::{Args, Signals};
+use super::signals::Signals;
 use axum::extract::{Request, State};
 use axum::http::Request as HttpRequest;
 use axum::http::StatusCode;
@@ -31,29 +34,16 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 use axum::Router;
+use front::{peer_gone, Busy, Front, Held};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
-use jsonrpc_errors_host::guard::Options;
 use jsonrpc_errors_host::Runtime;
+pub use listen::Listen;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::{watch, Notify, Semaphore};
-
-/// `--listen` and the options that go with it.
-#[derive(Debug, Clone)]
-pub struct Listen {
-    pub host: String,
-    pub port: u16,
-    /// The bearer token every MCP request must carry (`--auth-token-env VAR`: read once at start).
-    pub token: Option<String>,
-    pub allowed_origins: Vec<String>,
-    pub max_sessions: usize,
-    pub idle_timeout: Duration,
-    pub max_streams: usize,
-    pub max_connections: usize,
-}
 
 /// The MCP endpoint's path.
 pub const PATH: &str = "/mcp";
@@ -67,81 +57,6 @@ const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 const BODY_TIMEOUT: Duration = Duration::from_secs(30);
 /// The pause after a failed accept (out of descriptors, say): it fails again at once until something changes.
 const ACCEPT_RETRY: Duration = Duration::from_millis(100);
-
-impl Listen {
-    /// Parses `HOST:PORT` (an IP, bracketed for IPv6, or a name).
-    pub fn parse_addr(text: &str) -> Result<(String, u16), String> {
-        let bad = |why: &str| {
-            format!("--listen {text:?}: {why} (expected HOST:PORT, e.g. 127.0.0.1:8080)")
-        };
-        let (host, port) = text.rsplit_once(':').ok_or_else(|| bad("no port"))?;
-        let port = port
-            .parse::<u16>()
-            .map_err(|_| bad("the port is not a number from 0 to 65535"))?;
-        let host = match host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
-            Some(v6) => v6,
-            None if host.contains(':') => return Err(bad("an IPv6 address must be in brackets")),
-            None => host,
-        };
-        if host.is_empty() {
-            return Err(bad("no host"));
-        }
-        Ok((host.to_string(), port))
-    }
-}
-
-/// Everything the handlers share.
-pub struct Front {
-    pub runtime: Runtime,
-    pub session: Options,
-    pub command: Vec<String>,
-    pub grace: Duration,
-    pub max_upstream_bytes: usize,
-    pub max_bytes: usize,
-    pub listen: Listen,
-    pub metrics: Arc<Metrics>,
-    access: security::Access,
-    pub sessions: sessions::Sessions,
-    pub shared: shared::Shared,
-    /// SIGTERM: no new work; `/readyz` says so.
-    pub draining: AtomicBool,
-    /// Response streams open (POSTs waiting for their answer, GET streams), against `--max-streams`.
-    pub open_streams: AtomicUsize,
-    /// Relays running (each with its child), and a wake-up when one ends.
-    pub live_relays: Arc<AtomicUsize>,
-    pub relay_ended: Arc<Notify>,
-    /// The policy file as last reloaded (SIGHUP with `--config`): new relays' sessions open with it.
-    pub reloaded: std::sync::RwLock<Option<Arc<PolicyText>>>,
-}
-
-impl Front {
-    pub fn draining(&self) -> bool {
-        self.draining.load(Ordering::Acquire)
-    }
-
-    /// The options a new relay's session opens with: the start's, with the policy as last reloaded.
-    pub fn session_options(&self) -> Options {
-        let mut options = self.session.clone();
-        if let Some(policy) = self
-            .reloaded
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .as_ref()
-        {
-            options.policy = Some(policy.text.clone());
-            options.policy_env = policy.env.clone();
-        }
-        options
-    }
-
-    /// A reloaded policy file: for the relays started from now on, and for every running one's new requests.
-    fn reload(&self, policy: Arc<PolicyText>) {
-        *self.reloaded.write().unwrap_or_else(|p| p.into_inner()) = Some(policy.clone());
-        for up in self.sessions.all().into_iter().chain(self.shared.current()) {
-            up.reload(policy.clone());
-        }
-    }
-}
 
 /// Serves until SIGTERM (or SIGINT; SIGHUP without `--config`, with it SIGHUP reloads the policy file),
 /// then drains; returns the guard's exit status.
@@ -196,7 +111,7 @@ pub async fn serve(args: Args, listen: Listen, runtime: Runtime, metrics: Arc<Me
     let name = loop {
         match (signals.recv().await, &args.config) {
             ("SIGHUP", Some(file)) => {
-                if let Some(policy) = super::reload_policy(file, &front.runtime) {
+                if let Some(policy) = config::reload_policy(file, &front.runtime) {
                     front.reload(policy);
                 }
             }
@@ -408,74 +323,6 @@ async fn bind(host: &str, port: u16) -> std::io::Result<tokio::net::TcpListener>
         }
     }
     Err(last)
-}
-
-/// Requests (and response streams) open on one connection, and a wake-up when one opens.
-#[derive(Default)]
-pub struct Busy {
-    open: AtomicUsize,
-    opened: Notify,
-}
-
-/// One open request or stream on a connection, for as long as it lives.
-pub struct Held(Arc<Busy>);
-
-impl Held {
-    pub fn enter(busy: &Arc<Busy>) -> Held {
-        busy.open.fetch_add(1, Ordering::AcqRel);
-        busy.opened.notify_one();
-        Held(busy.clone())
-    }
-}
-
-impl Drop for Held {
-    fn drop(&mut self) {
-        self.0.open.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
-/// How often a connection with something open is checked for a client that left.
-const PEER_CHECK: Duration = Duration::from_millis(200);
-
-/// Returns when the client closed (or reset) a connection on which a request or a stream is open. HTTP/1
-/// servers do not read while they answer, so without this a client that left would be noticed only at the
-/// next write; an idle connection costs nothing here.
-async fn peer_gone(fd: std::os::fd::RawFd, busy: Arc<Busy>) {
-    loop {
-        if busy.open.load(Ordering::Acquire) == 0 {
-            let opened = busy.opened.notified();
-            tokio::pin!(opened);
-            opened.as_mut().enable();
-            if busy.open.load(Ordering::Acquire) == 0 {
-                opened.await;
-            }
-            continue;
-        }
-        tokio::time::sleep(PEER_CHECK).await;
-        if busy.open.load(Ordering::Acquire) == 0 {
-            continue;
-        }
-        let mut byte = [0u8; 1];
-        // SAFETY: the descriptor belongs to the connection this task owns and drives; recv with MSG_PEEK
-        // writes at most one byte into `byte` and consumes nothing.
-        let n = unsafe {
-            libc::recv(
-                fd,
-                byte.as_mut_ptr().cast(),
-                1,
-                libc::MSG_PEEK | libc::MSG_DONTWAIT,
-            )
-        };
-        if n == 0 {
-            return;
-        }
-        if n < 0 {
-            let errno = std::io::Error::last_os_error().raw_os_error().unwrap_or(0);
-            if errno != libc::EAGAIN && errno != libc::EWOULDBLOCK && errno != libc::EINTR {
-                return;
-            }
-        }
-    }
 }
 
 /// 10,000 idle connections need as many descriptors: the soft limit goes up to the hard one.

@@ -2,8 +2,8 @@
 //! random `Mcp-Session-Id`; DELETE, `--idle-timeout` without an open stream, or the child's end close it
 //! (the client is then told 404 and starts again, as the spec has it).
 
+use super::front::Front;
 use super::upstream::Upstream;
-use super::Front;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

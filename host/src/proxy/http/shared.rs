@@ -5,8 +5,8 @@
 //! comes sooner waits for it); what was open when it died was answered by its relay's session.
 
 use super::body::is_final;
+use super::front::Front;
 use super::upstream::{Handshake, Upstream};
-use super::Front;
 use crate::proxy::io::Read;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};

@@ -11,7 +11,7 @@ use super::super::core::{
 };
 use super::super::io::{Budget, Outgoing, Read};
 use super::super::metrics::Metrics;
-use super::Front;
+use super::front::Front;
 use jsonrpc_errors_host::guard::Peer;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};

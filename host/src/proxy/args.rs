@@ -1,0 +1,27 @@
+//! The guard's command-line arguments (`jsonrpc-errors guard`), as `main.rs` parsed them.
+
+use super::config::ConfigFile;
+use super::http::listen::Listen;
+use super::metrics::MetricsAddr;
+use jsonrpc_errors_host::guard::Options;
+use std::time::Duration;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    Json,
+    Text,
+}
+
+pub struct Args {
+    pub session: Options,
+    pub grace: Duration,
+    pub max_upstream_bytes: usize,
+    pub log_format: LogFormat,
+    pub log_level: tracing::Level,
+    pub metrics_addr: Option<MetricsAddr>,
+    /// `--listen`: serve the upstream as Streamable HTTP instead of over this process's stdio.
+    pub listen: Option<Listen>,
+    /// `--config`: the policy file (already read into `session.policy`), read again on SIGHUP.
+    pub config: Option<ConfigFile>,
+    pub command: Vec<String>,
+}

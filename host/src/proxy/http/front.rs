@@ -1,0 +1,133 @@
+//! What the HTTP front's handlers share ([`Front`]), and the requests open on one connection ([`Busy`]).
+
+use super::listen::Listen;
+use super::{security, sessions, shared};
+use crate::proxy::core::PolicyText;
+use crate::proxy::metrics::Metrics;
+use jsonrpc_errors_host::guard::Options;
+use jsonrpc_errors_host::Runtime;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Notify;
+
+/// Everything the handlers share.
+pub struct Front {
+    pub runtime: Runtime,
+    pub session: Options,
+    pub command: Vec<String>,
+    pub grace: Duration,
+    pub max_upstream_bytes: usize,
+    pub max_bytes: usize,
+    pub listen: Listen,
+    pub metrics: Arc<Metrics>,
+    pub(super) access: security::Access,
+    pub sessions: sessions::Sessions,
+    pub shared: shared::Shared,
+    /// SIGTERM: no new work; `/readyz` says so.
+    pub draining: AtomicBool,
+    /// Response streams open (POSTs waiting for their answer, GET streams), against `--max-streams`.
+    pub open_streams: AtomicUsize,
+    /// Relays running (each with its child), and a wake-up when one ends.
+    pub live_relays: Arc<AtomicUsize>,
+    pub relay_ended: Arc<Notify>,
+    /// The policy file as last reloaded (SIGHUP with `--config`): new relays' sessions open with it.
+    pub reloaded: std::sync::RwLock<Option<Arc<PolicyText>>>,
+}
+
+impl Front {
+    pub fn draining(&self) -> bool {
+        self.draining.load(Ordering::Acquire)
+    }
+
+    /// The options a new relay's session opens with: the start's, with the policy as last reloaded.
+    pub fn session_options(&self) -> Options {
+        let mut options = self.session.clone();
+        if let Some(policy) = self
+            .reloaded
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+        {
+            options.policy = Some(policy.text.clone());
+            options.policy_env = policy.env.clone();
+        }
+        options
+    }
+
+    /// A reloaded policy file: for the relays started from now on, and for every running one's new requests.
+    pub(super) fn reload(&self, policy: Arc<PolicyText>) {
+        *self.reloaded.write().unwrap_or_else(|p| p.into_inner()) = Some(policy.clone());
+        for up in self.sessions.all().into_iter().chain(self.shared.current()) {
+            up.reload(policy.clone());
+        }
+    }
+}
+
+/// Requests (and response streams) open on one connection, and a wake-up when one opens.
+#[derive(Default)]
+pub struct Busy {
+    open: AtomicUsize,
+    opened: Notify,
+}
+
+/// One open request or stream on a connection, for as long as it lives.
+pub struct Held(Arc<Busy>);
+
+impl Held {
+    pub fn enter(busy: &Arc<Busy>) -> Held {
+        busy.open.fetch_add(1, Ordering::AcqRel);
+        busy.opened.notify_one();
+        Held(busy.clone())
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.0.open.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// How often a connection with something open is checked for a client that left.
+const PEER_CHECK: Duration = Duration::from_millis(200);
+
+/// Returns when the client closed (or reset) a connection on which a request or a stream is open. HTTP/1
+/// servers do not read while they answer, so without this a client that left would be noticed only at the
+/// next write; an idle connection costs nothing here.
+pub(super) async fn peer_gone(fd: std::os::fd::RawFd, busy: Arc<Busy>) {
+    loop {
+        if busy.open.load(Ordering::Acquire) == 0 {
+            let opened = busy.opened.notified();
+            tokio::pin!(opened);
+            opened.as_mut().enable();
+            if busy.open.load(Ordering::Acquire) == 0 {
+                opened.await;
+            }
+            continue;
+        }
+        tokio::time::sleep(PEER_CHECK).await;
+        if busy.open.load(Ordering::Acquire) == 0 {
+            continue;
+        }
+        let mut byte = [0u8; 1];
+        // SAFETY: the descriptor belongs to the connection this task owns and drives; recv with MSG_PEEK
+        // writes at most one byte into `byte` and consumes nothing.
+        let n = unsafe {
+            libc::recv(
+                fd,
+                byte.as_mut_ptr().cast(),
+                1,
+                libc::MSG_PEEK | libc::MSG_DONTWAIT,
+            )
+        };
+        if n == 0 {
+            return;
+        }
+        if n < 0 {
+            let errno = std::io::Error::last_os_error().raw_os_error().unwrap_or(0);
+            if errno != libc::EAGAIN && errno != libc::EWOULDBLOCK && errno != libc::EINTR {
+                return;
+            }
+        }
+    }
+}
