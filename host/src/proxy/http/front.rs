@@ -1,11 +1,10 @@
 //! What the HTTP front's handlers share ([`Front`]), and the requests open on one connection ([`Busy`]).
 
 use super::listen::Listen;
+use super::upstream::Children;
 use super::{security, sessions, shared};
 use crate::proxy::core::PolicyText;
 use crate::proxy::metrics::Metrics;
-use jsonrpc_errors_host::guard::Options;
-use jsonrpc_errors_host::Runtime;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,26 +12,19 @@ use tokio::sync::Notify;
 
 /// Everything the handlers share.
 pub struct Front {
-    pub runtime: Runtime,
-    pub session: Options,
-    pub command: Vec<String>,
-    pub grace: Duration,
-    pub max_upstream_bytes: usize,
+    /// How children start (the guard session's options among it), and those running.
+    pub children: Children,
     pub max_bytes: usize,
     pub listen: Listen,
     pub metrics: Arc<Metrics>,
     pub(super) access: security::Access,
-    pub sessions: sessions::Sessions,
+    /// An `Arc`: the reaper task holds it too.
+    pub sessions: Arc<sessions::Sessions>,
     pub shared: shared::Shared,
     /// SIGTERM: no new work; `/readyz` says so.
     pub draining: AtomicBool,
     /// Response streams open (POSTs waiting for their answer, GET streams), against `--max-streams`.
     pub open_streams: AtomicUsize,
-    /// Relays running (each with its child), and a wake-up when one ends.
-    pub live_relays: Arc<AtomicUsize>,
-    pub relay_ended: Arc<Notify>,
-    /// The policy file as last reloaded (SIGHUP with `--config`): new relays' sessions open with it.
-    pub reloaded: std::sync::RwLock<Option<Arc<PolicyText>>>,
 }
 
 impl Front {
@@ -40,24 +32,13 @@ impl Front {
         self.draining.load(Ordering::Acquire)
     }
 
-    /// The options a new relay's session opens with: the start's, with the policy as last reloaded.
-    pub fn session_options(&self) -> Options {
-        let mut options = self.session.clone();
-        if let Some(policy) = self
-            .reloaded
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .as_ref()
-        {
-            options.policy = Some(policy.text.clone());
-            options.policy_env = policy.env.clone();
-        }
-        options
-    }
-
     /// A reloaded policy file: for the relays started from now on, and for every running one's new requests.
     pub(super) fn reload(&self, policy: Arc<PolicyText>) {
-        *self.reloaded.write().unwrap_or_else(|p| p.into_inner()) = Some(policy.clone());
+        *self
+            .children
+            .reloaded
+            .write()
+            .unwrap_or_else(|p| p.into_inner()) = Some(policy.clone());
         for up in self.sessions.all().into_iter().chain(self.shared.current()) {
             up.reload(policy.clone());
         }

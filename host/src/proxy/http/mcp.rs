@@ -4,7 +4,7 @@ use super::body::{self, json, shape, sse, Held, Shape, PING_EVERY};
 use super::front::Front;
 use super::security::Refusal;
 use super::sessions::{self, short};
-use super::shared::{self, Shared, HANDSHAKE, MODERN};
+use super::shared::{self, HANDSHAKE, MODERN};
 use super::upstream::{Handshake, Upstream};
 use crate::proxy::io::{Outgoing, Read, EDGE_BYTES};
 use axum::body::Body;
@@ -196,10 +196,10 @@ fn oversize(front: &Front, length: u64, head: &[u8]) -> Response {
     let options = jsonrpc_errors_host::ValidateOptions {
         max_bytes: Some(front.max_bytes as u64),
         content_length: Some(length),
-        dialect: front.session.dialect.clone(),
+        dialect: front.children.session.dialect.clone(),
         ..Default::default()
     };
-    let body = match front.runtime.validate(head, &options, jsonrpc_errors_host::Context::now()) {
+    let body = match front.children.runtime.validate(head, &options, jsonrpc_errors_host::Context::now()) {
         Ok(text) if !text.contains("\"valid\":true") => text,
         _ => value!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid Request", "data": {"reason": "oversize"}}}).to_string(),
     };
@@ -230,12 +230,14 @@ fn post_envelope(front: &Front, parts: &Parts) -> Option<Response> {
         // The component says what is wrong with it (the envelope validation's content-type rule).
         let options = jsonrpc_errors_host::ValidateOptions {
             content_type: Some(content_type.to_string()),
-            dialect: front.session.dialect.clone(),
+            dialect: front.children.session.dialect.clone(),
             ..Default::default()
         };
-        let body = front
-            .runtime
-            .validate(b"{}", &options, jsonrpc_errors_host::Context::now());
+        let body =
+            front
+                .children
+                .runtime
+                .validate(b"{}", &options, jsonrpc_errors_host::Context::now());
         let body = match body {
             Ok(text) if !text.contains("\"valid\":true") => text,
             _ => value!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid Request", "data": {"reason": "content-type"}}}).to_string(),
@@ -275,7 +277,11 @@ async fn modern(front: Arc<Front>, parts: Parts, body: Body) -> Response {
         Read_::Oversize { length, head } => return oversize(&front, length, &head),
         Read_::Whole(bytes) => bytes,
     };
-    let Some(up) = Shared::ensure(&front).await else {
+    let Some(up) = front
+        .shared
+        .ensure(&front.children, || front.draining())
+        .await
+    else {
         return unavailable("no upstream");
     };
     let handshake = shared::connected(&up).await;
@@ -478,7 +484,11 @@ async fn legacy(front: Arc<Front>, parts: Parts, body: Body) -> Response {
                     None,
                 );
             };
-            if sessions::close(&front, &id, "the client ended it (DELETE)").await {
+            if front
+                .sessions
+                .close(&front.metrics, &id, "the client ended it (DELETE)")
+                .await
+            {
                 StatusCode::OK.into_response()
             } else {
                 session_not_found()
@@ -569,7 +579,7 @@ async fn legacy_post(
     if front.sessions.len() >= front.listen.max_sessions {
         return unavailable("too many sessions");
     }
-    let up = match Upstream::start(&front) {
+    let up = match Upstream::start(&front.children) {
         Ok(up) => up,
         Err(f) => {
             tracing::error!(event = "guard-failed", detail = %f, "cannot open a guard session");
@@ -602,7 +612,10 @@ async fn legacy_post(
     let failed =
         response.status() != StatusCode::OK || response.extensions().get::<Failed>().is_some();
     if failed {
-        sessions::close(&front, &id, "its initialize failed").await;
+        front
+            .sessions
+            .close(&front.metrics, &id, "its initialize failed")
+            .await;
     } else if let Ok(value) = HeaderValue::from_str(&id) {
         response.headers_mut().insert(SESSION_HEADER, value);
     }

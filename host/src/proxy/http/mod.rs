@@ -82,26 +82,37 @@ pub async fn serve(args: Args, listen: Listen, runtime: Runtime, metrics: Arc<Me
         listen.token.as_deref(),
     );
     let front = Arc::new(Front {
-        runtime,
+        children: upstream::Children {
+            runtime,
+            session: args.session.clone(),
+            command: args.command.clone(),
+            grace: args.grace,
+            max_upstream_bytes: args.max_upstream_bytes,
+            metrics: metrics.clone(),
+            live_relays: Arc::new(AtomicUsize::new(0)),
+            relay_ended: Arc::new(Notify::new()),
+            reloaded: std::sync::RwLock::new(None),
+        },
         max_bytes: args.session.max_bytes.unwrap_or(10 * 1024 * 1024) as usize,
-        session: args.session.clone(),
-        command: args.command.clone(),
-        grace: args.grace,
-        max_upstream_bytes: args.max_upstream_bytes,
         listen: listen.clone(),
         metrics: metrics.clone(),
         access,
-        sessions: sessions::Sessions::default(),
+        sessions: Arc::new(sessions::Sessions::default()),
         shared: shared::Shared::default(),
         draining: AtomicBool::new(false),
         open_streams: AtomicUsize::new(0),
-        live_relays: Arc::new(AtomicUsize::new(0)),
-        relay_ended: Arc::new(Notify::new()),
-        reloaded: std::sync::RwLock::new(None),
     });
     // The shared child starts now, so `/readyz` tells whether it runs and answers.
-    shared::Shared::ensure(&front).await;
-    tokio::spawn(sessions::reap(front.clone()));
+    front
+        .shared
+        .ensure(&front.children, || front.draining())
+        .await;
+    tokio::spawn(
+        front
+            .sessions
+            .clone()
+            .reap(metrics.clone(), listen.idle_timeout),
+    );
     tracing::info!(event = "listening", addr = %bound, "serving MCP (Streamable HTTP) on http://{bound}{PATH}");
 
     let router = router(front.clone());
@@ -111,7 +122,7 @@ pub async fn serve(args: Args, listen: Listen, runtime: Runtime, metrics: Arc<Me
     let name = loop {
         match (signals.recv().await, &args.config) {
             ("SIGHUP", Some(file)) => {
-                if let Some(policy) = config::reload_policy(file, &front.runtime) {
+                if let Some(policy) = config::reload_policy(file, &front.children.runtime) {
                     front.reload(policy);
                 }
             }
@@ -137,12 +148,13 @@ pub async fn serve(args: Args, listen: Listen, runtime: Runtime, metrics: Arc<Me
 
 /// Stops the children once what is open has been answered (or the deadline passed, or a second signal).
 async fn drain(front: &Arc<Front>, signals: &mut Signals) {
+    let children = &front.children;
     let deadline = Instant::now()
-        + front
+        + children
             .session
             .timeout_ms
             .map_or(Duration::from_secs(60), Duration::from_millis)
-        + front.grace;
+        + children.grace;
     // GET streams carry no answers: they end now, so their connections can close.
     for up in front.sessions.all() {
         up.close_own();
@@ -163,9 +175,10 @@ async fn drain(front: &Arc<Front>, signals: &mut Signals) {
     if let Some(up) = front.shared.take() {
         up.retire().await;
     }
-    let until = Instant::now() + front.grace * 2 + Duration::from_secs(2);
-    while front.live_relays.load(Ordering::Acquire) > 0 && Instant::now() < until {
-        let _ = tokio::time::timeout(Duration::from_millis(50), front.relay_ended.notified()).await;
+    let until = Instant::now() + children.grace * 2 + Duration::from_secs(2);
+    while children.live_relays.load(Ordering::Acquire) > 0 && Instant::now() < until {
+        let _ =
+            tokio::time::timeout(Duration::from_millis(50), children.relay_ended.notified()).await;
     }
     // Answers the sessions wrote as their children stopped are on their way out.
     let until = Instant::now() + Duration::from_secs(2);

@@ -2,7 +2,7 @@
 //! random `Mcp-Session-Id`; DELETE, `--idle-timeout` without an open stream, or the child's end close it
 //! (the client is then told 404 and starts again, as the spec has it).
 
-use super::front::Front;
+use super::super::metrics::Metrics;
 use super::upstream::Upstream;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -61,48 +61,46 @@ impl Sessions {
     pub fn take_all(&self) -> Vec<Arc<Upstream>> {
         self.lock().drain().map(|(_, up)| up).collect()
     }
-}
 
-/// Ends a session: out of the table (later requests get 404), its child stopped.
-pub async fn close(front: &Front, id: &str, why: &str) -> bool {
-    let Some(up) = front.sessions.remove(id) else {
-        return false;
-    };
-    front.metrics.sessions().set(front.sessions.len() as i64);
-    tracing::info!(event = "session-closed", session = %short(id), "legacy session closed: {why}");
-    up.retire().await;
-    true
+    /// Ends a session: out of the table (later requests get 404), its child stopped.
+    pub async fn close(&self, metrics: &Metrics, id: &str, why: &str) -> bool {
+        let Some(up) = self.remove(id) else {
+            return false;
+        };
+        metrics.sessions().set(self.len() as i64);
+        tracing::info!(event = "session-closed", session = %short(id), "legacy session closed: {why}");
+        up.retire().await;
+        true
+    }
+
+    /// Closes the sessions whose child has ended and those idle (no stream open) for `idle_timeout`.
+    pub async fn reap(self: Arc<Self>, metrics: Arc<Metrics>, idle_timeout: Duration) {
+        let every = (idle_timeout / 4).clamp(Duration::from_millis(100), Duration::from_secs(1));
+        loop {
+            tokio::time::sleep(every).await;
+            let table: Vec<(String, Arc<Upstream>)> = self
+                .lock()
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            for (id, up) in table {
+                if up.gone() {
+                    // Its GET stream ends; requests still open are answered by the session, then it closes.
+                    up.close_own();
+                    if up.open.load(std::sync::atomic::Ordering::Acquire) == 0 {
+                        self.close(&metrics, &id, "its upstream ended").await;
+                    }
+                } else if up.open.load(std::sync::atomic::Ordering::Acquire) == 0
+                    && up.idle_for() >= idle_timeout
+                {
+                    self.close(&metrics, &id, "idle").await;
+                }
+            }
+        }
+    }
 }
 
 /// The first characters of a session id, enough to tell sessions apart in the log.
 pub fn short(id: &str) -> &str {
     &id[..id.len().min(8)]
-}
-
-/// Closes the sessions whose child has ended and those idle (no stream open) for `--idle-timeout`.
-pub async fn reap(front: Arc<Front>) {
-    let every =
-        (front.listen.idle_timeout / 4).clamp(Duration::from_millis(100), Duration::from_secs(1));
-    loop {
-        tokio::time::sleep(every).await;
-        let table: Vec<(String, Arc<Upstream>)> = front
-            .sessions
-            .lock()
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        for (id, up) in table {
-            if up.gone() {
-                // Its GET stream ends; requests still open are answered by the session, then it closes.
-                up.close_own();
-                if up.open.load(std::sync::atomic::Ordering::Acquire) == 0 {
-                    close(&front, &id, "its upstream ended").await;
-                }
-            } else if up.open.load(std::sync::atomic::Ordering::Acquire) == 0
-                && up.idle_for() >= front.listen.idle_timeout
-            {
-                close(&front, &id, "idle").await;
-            }
-        }
-    }
 }

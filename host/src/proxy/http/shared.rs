@@ -5,8 +5,7 @@
 //! comes sooner waits for it); what was open when it died was answered by its relay's session.
 
 use super::body::is_final;
-use super::front::Front;
-use super::upstream::{Handshake, Upstream};
+use super::upstream::{Children, Handshake, Upstream};
 use crate::proxy::io::Read;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
@@ -72,14 +71,18 @@ impl Shared {
     }
 
     /// The child for the next stateless request, started (or restarted) if need be; None only if no guard
-    /// session could be opened for it.
-    pub async fn ensure(front: &Arc<Front>) -> Option<Arc<Upstream>> {
-        let usable = |up: &Arc<Upstream>| !up.gone() || front.draining();
-        if let Some(up) = front.shared.current().filter(usable) {
+    /// session could be opened for it. While `draining()`, a child that ended is not replaced.
+    pub async fn ensure(
+        &self,
+        children: &Children,
+        draining: impl Fn() -> bool,
+    ) -> Option<Arc<Upstream>> {
+        let usable = |up: &Arc<Upstream>| !up.gone() || draining();
+        if let Some(up) = self.current().filter(usable) {
             return Some(up);
         }
-        let _one = front.shared.starting.lock().await;
-        let old = front.shared.current();
+        let _one = self.starting.lock().await;
+        let old = self.current();
         if let Some(up) = old.as_ref().filter(|up| usable(up)) {
             return Some(up.clone());
         }
@@ -89,18 +92,14 @@ impl Shared {
                 tokio::time::sleep(wait).await;
             }
         }
-        let up = match Upstream::start(front) {
+        let up = match Upstream::start(children) {
             Ok(up) => up,
             Err(f) => {
                 tracing::error!(event = "guard-failed", detail = %f, "cannot open a guard session for the shared upstream");
                 return old;
             }
         };
-        *front
-            .shared
-            .current
-            .lock()
-            .unwrap_or_else(|p| p.into_inner()) = Some(up.clone());
+        *self.current.lock().unwrap_or_else(|p| p.into_inner()) = Some(up.clone());
         if let Some(old) = old {
             tracing::info!(
                 event = "restarted",

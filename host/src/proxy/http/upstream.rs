@@ -11,16 +11,51 @@ use super::super::core::{
 };
 use super::super::io::{Budget, Outgoing, Read};
 use super::super::metrics::Metrics;
-use super::front::Front;
-use jsonrpc_errors_host::guard::Peer;
+use jsonrpc_errors_host::guard::{Options, Peer};
+use jsonrpc_errors_host::Runtime;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Instant;
-use tokio::sync::{mpsc, oneshot, watch};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, oneshot, watch, Notify};
 
 /// Messages for stream 0 held while no GET stream is open; older ones are dropped (and logged) beyond.
 pub const BACKLOG: usize = 256;
+
+/// What starting a child takes, and the children running: the part of the front that the children and
+/// their registries ([`super::sessions`], [`super::shared`]) use. The front holds it; defined here, below
+/// them, so that they are handed it and never import the front.
+pub struct Children {
+    pub runtime: Runtime,
+    /// The guard session's options as the guard started (the policy as last reloaded aside).
+    pub session: Options,
+    pub command: Vec<String>,
+    pub grace: Duration,
+    pub max_upstream_bytes: usize,
+    pub metrics: Arc<Metrics>,
+    /// Relays running (each with its child), and a wake-up when one ends.
+    pub live_relays: Arc<AtomicUsize>,
+    pub relay_ended: Arc<Notify>,
+    /// The policy file as last reloaded (SIGHUP with `--config`): new relays' sessions open with it.
+    pub reloaded: RwLock<Option<Arc<PolicyText>>>,
+}
+
+impl Children {
+    /// The options a new relay's session opens with: the start's, with the policy as last reloaded.
+    pub fn session_options(&self) -> Options {
+        let mut options = self.session.clone();
+        if let Some(policy) = self
+            .reloaded
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+        {
+            options.policy = Some(policy.text.clone());
+            options.policy_env = policy.env.clone();
+        }
+        options
+    }
+}
 
 #[derive(Default)]
 pub struct Routes {
@@ -106,23 +141,25 @@ pub struct Gone;
 
 impl Upstream {
     /// Opens a fresh guard session and starts its relay (and so the child).
-    pub fn start(front: &Arc<Front>) -> Result<Arc<Upstream>, jsonrpc_errors_host::Failure> {
-        let session = front.runtime.guard_session(&front.session_options())?;
+    pub fn start(children: &Children) -> Result<Arc<Upstream>, jsonrpc_errors_host::Failure> {
+        let session = children
+            .runtime
+            .guard_session(&children.session_options())?;
         let (port, inbox) = core::inbox();
         let routes = Arc::new(Mutex::new(Routes::default()));
         let (state_tx, state) = watch::channel(RelayState::Starting);
         let budget = Budget::new();
         let config = RelayConfig {
-            command: front.command.clone(),
-            grace: front.grace,
-            max_upstream_bytes: front.max_upstream_bytes,
+            command: children.command.clone(),
+            grace: children.grace,
+            max_upstream_bytes: children.max_upstream_bytes,
             client_budget: budget.clone(),
             linger: true,
             state: Some(state_tx),
         };
         let sink = HttpSink {
             routes: routes.clone(),
-            metrics: front.metrics.clone(),
+            metrics: children.metrics.clone(),
         };
         let up = Arc::new(Upstream {
             port,
@@ -136,10 +173,10 @@ impl Upstream {
             last_active: Mutex::new(Instant::now()),
             handshake: watch::channel(Handshake::Pending).0,
         });
-        let metrics = front.metrics.clone();
-        let live = front.live_relays.clone();
+        let metrics = children.metrics.clone();
+        let live = children.live_relays.clone();
         live.fetch_add(1, Ordering::AcqRel);
-        let ended = front.relay_ended.clone();
+        let ended = children.relay_ended.clone();
         tokio::spawn(async move {
             let end = core::run(config, Box::new(session), inbox, Box::new(sink), metrics).await;
             drop(end);
