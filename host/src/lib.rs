@@ -10,6 +10,7 @@
 //! Instances are created from one `InstancePre` and pooled, so a [`Runtime`] can be shared by many threads; a
 //! call that traps returns a plain -32603 and its instance is discarded, so the next call gets a fresh one.
 
+mod bindings;
 pub mod engine;
 pub mod guard;
 mod taxonomy;
@@ -21,10 +22,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use wasmtime::component::{Component, Linker};
 use wasmtime::{Engine, Store, StoreLimits, StoreLimitsBuilder};
 
-wasmtime::component::bindgen!({
-    path: "../wit",
-    world: "jsonrpc-errors",
-});
+/// The WIT world's bindings (`exports`, `JsonrpcErrors`...), where they have always been: at the crate root.
+pub use bindings::*;
 
 use exports::jsonrpc_errors::core::kinds::Dialect;
 use exports::jsonrpc_errors::core::types::{

@@ -1,6 +1,6 @@
 // Generated from taxonomy/taxonomy.toml by `cargo xtask gen`; do not edit.
 
-use crate::exports::jsonrpc_errors::core::kinds::Dialect;
+use crate::bindings::exports::jsonrpc_errors::core::kinds::Dialect;
 
 /// `validate`'s default size limit, in bytes (the taxonomy's `default_max_bytes`).
 pub(crate) const DEFAULT_MAX_BYTES: u64 = 10485760;

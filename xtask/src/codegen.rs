@@ -304,7 +304,7 @@ pub fn host_rust() -> String {
     let _ = writeln!(s, "// {HEADER}\n");
     let _ = writeln!(
         s,
-        "use crate::exports::jsonrpc_errors::core::kinds::Dialect;\n"
+        "use crate::bindings::exports::jsonrpc_errors::core::kinds::Dialect;\n"
     );
     let _ = writeln!(
         s,
