@@ -20,6 +20,7 @@ mod policy;
 mod process;
 mod signals;
 mod stdio;
+mod stdio_fd;
 
 pub use args::{Args, LogFormat};
 use jsonrpc_errors_host::Runtime;

@@ -11,6 +11,7 @@ use super::metrics::Metrics;
 use super::policy::Policy;
 use super::process::status;
 use super::signals::Signals;
+use super::stdio_fd;
 use jsonrpc_errors_host::guard::Peer;
 use jsonrpc_errors_host::Runtime;
 use std::sync::Arc;
@@ -49,7 +50,7 @@ fn spawn_stdout_writer(
                 metrics.latency(Peer::Client, at.elapsed());
             }
         };
-        if let Err(e) = io::write_lines(tokio::io::stdout(), out_rx, written).await {
+        if let Err(e) = io::write_lines(stdio_fd::stdout(), out_rx, written).await {
             port.send(ClientEvent::WriteFailed(e)).await;
         }
     });
@@ -87,7 +88,7 @@ pub async fn serve(
         });
     }
     core::pump_client(
-        tokio::io::stdin(),
+        stdio_fd::stdin(),
         args.session.max_bytes.unwrap_or(10 * 1024 * 1024) as usize,
         from_client.clone(),
         port.clone(),
