@@ -529,6 +529,47 @@ def test_exit_status_when_the_upstream_cannot_start(tmp_path):
             g.kill()
 
 
+def test_stdin_and_stdout_may_be_regular_files(tmp_path):
+    # Pipes and sockets are driven by the guard's reactor; anything else (files here, a terminal) keeps the
+    # blocking path. Every request in the file is answered into the other file, and the guard exits 0.
+    requests = tmp_path / "requests.jsonl"
+    requests.write_text("".join(json.dumps({"jsonrpc": "2.0", "id": i, "method": "echo", "params": {"n": i}}) + "\n"
+                                for i in range(1, 4)))
+    answers = tmp_path / "answers.jsonl"
+    with requests.open("rb") as stdin, answers.open("wb") as stdout:
+        done = subprocess.run([str(GUARD), "guard", "--", PY, str(FAULT_SERVER)], stdin=stdin, stdout=stdout,
+                              stderr=subprocess.PIPE, timeout=HANG)
+    assert done.returncode == 0, done.stderr[-2000:]
+    got = [json.loads(line) for line in answers.read_bytes().splitlines()]
+    assert sorted(a["id"] for a in got) == [1, 2, 3], got
+    assert all(a["result"] == {"echo": {"n": a["id"]}} for a in got), got
+
+
+def test_pipes_are_non_blocking_only_while_the_guard_runs(tmp_path):
+    # A descriptor's O_NONBLOCK belongs to the open pipe, shared with whoever else holds it (here: this test):
+    # the guard sets it on its stdin and stdout to drive them by readiness, and gives the old flags back.
+    import fcntl
+
+    stdin_r, stdin_w = os.pipe()
+    stdout_r, stdout_w = os.pipe()
+    guard = subprocess.Popen([str(GUARD), "guard", "--", PY, str(FAULT_SERVER)], stdin=stdin_r, stdout=stdout_w,
+                             stderr=subprocess.DEVNULL)
+    try:
+        nonblocking = lambda fd: bool(fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_NONBLOCK)
+        os.write(stdin_w, b'{"jsonrpc":"2.0","id":1,"method":"echo","params":{}}\n')
+        with os.fdopen(os.dup(stdout_r), "rb", buffering=0) as out:
+            assert json.loads(out.readline())["id"] == 1
+        assert nonblocking(stdin_r) and nonblocking(stdout_w), "the guard drives its pipes by readiness"
+        os.close(stdin_w)
+        assert guard.wait(timeout=HANG) == 0
+        assert not nonblocking(stdin_r), "stdin's flags were not given back"
+        assert not nonblocking(stdout_w), "stdout's flags were not given back"
+    finally:
+        guard.kill()
+        for fd in (stdin_r, stdout_r, stdout_w):
+            os.close(fd)
+
+
 @pytest.mark.parametrize("args", [["--dialect", "bogus"], ["--max-bytes", "100000000"], ["--max-upstream-bytes", "70000000"],
                                   ["--metrics-addr", "localhost"], ["--timeout", "-1"]],
                          ids=["dialect", "max-bytes", "max-upstream-bytes", "metrics-addr", "timeout"])
