@@ -2,15 +2,19 @@
 //! JSON text, so a proxy can classify a multi-megabyte tool result (and forward it byte for byte) after one
 //! validating pass and no allocation for its body.
 
-use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde::de::{Deserialize, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::fmt;
 
 /// The members of a JSON object in order, each value as raw JSON text (borrowed from the input). One small
 /// hand-written visitor serves every object a proxy reads (envelopes, `params`, results, errors): the npm
 /// module pays for one instantiation, not one derived visitor per shape.
-pub struct RawObject<'a>(pub Vec<(String, &'a RawValue)>);
+/// A member's name is borrowed from the input unless it holds an escape: a proxy reads several objects per
+/// message (the envelope, `params`, `_meta`, a result), and one allocation per name was most of the guard's
+/// cost for a small message.
+pub struct RawObject<'a>(pub Vec<(Cow<'a, str>, &'a RawValue)>);
 
 impl<'a> RawObject<'a> {
     /// The first value of a member.
@@ -41,7 +45,7 @@ impl<'de> Deserialize<'de> for RawObject<'de> {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawObject<'de>, A::Error> {
                 let mut members = Vec::with_capacity(map.size_hint().unwrap_or(4));
-                while let Some(key) = map.next_key::<String>()? {
+                while let Some(key) = map.next_key_seed(MemberName)? {
                     let value: &'de RawValue = map.next_value()?;
                     members.push((key, value));
                 }
@@ -49,6 +53,29 @@ impl<'de> Deserialize<'de> for RawObject<'de> {
             }
         }
         d.deserialize_map(Members)
+    }
+}
+
+/// Reads a member's name, borrowed from the input when it has no escapes.
+struct MemberName;
+
+impl<'de> DeserializeSeed<'de> for MemberName {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Cow<'de, str>, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MemberName {
+    type Value = Cow<'de, str>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a member name")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Borrowed(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(v.to_owned()))
     }
 }
 
@@ -368,6 +395,93 @@ pub fn param_key(params: Option<&RawValue>, name: &str) -> Option<String> {
     RawObject::of(params?)?.get(name).map(id_key)
 }
 
+/// The first top-level member `name` of an object serde has already validated (a `RawValue`), found
+/// without validating it again: strings are skipped to their closing quote with `memchr`, other values to the
+/// next `,` or `}` at depth 0. A proxy asks one member of a result it forwards untouched (`isError`), and a
+/// second validating pass over a multi-megabyte result was half of what relaying it cost.
+pub fn top_member<'a>(object: &'a RawValue, name: &str) -> Option<&'a str> {
+    let text = object.get();
+    let bytes = text.as_bytes();
+    if json_type(object) != JsonType::Object {
+        return None;
+    }
+    // After the opening brace; serde's `RawValue` has no leading whitespace.
+    let mut at = 1;
+    loop {
+        at = skip_space(bytes, at);
+        if bytes.get(at) != Some(&b'"') {
+            return None; // `}`: an empty object, or past the last member
+        }
+        let key_end = string_end(bytes, at)?;
+        let key = &text[at..key_end];
+        at = skip_space(bytes, key_end);
+        at = skip_space(bytes, at + 1); // the colon
+        let value_end = value_end(bytes, at)?;
+        if key_is(key, name) {
+            return Some(&text[at..value_end]);
+        }
+        at = skip_space(bytes, value_end);
+        match bytes.get(at) {
+            Some(b',') => at += 1,
+            _ => return None,
+        }
+    }
+}
+
+/// Whether a member name as written (quoted, maybe with escapes) is `name`.
+fn key_is(quoted: &str, name: &str) -> bool {
+    let inner = &quoted[1..quoted.len() - 1];
+    if !inner.contains('\\') {
+        return inner == name;
+    }
+    serde_json::from_str::<String>(quoted).is_ok_and(|k| k == name)
+}
+
+fn skip_space(bytes: &[u8], mut at: usize) -> usize {
+    while bytes.get(at).is_some_and(|b| b.is_ascii_whitespace()) {
+        at += 1;
+    }
+    at
+}
+
+/// Where the string opening at `at` ends (one past its closing quote).
+fn string_end(bytes: &[u8], mut at: usize) -> Option<usize> {
+    at += 1;
+    loop {
+        at += memchr::memchr2(b'"', b'\\', bytes.get(at..)?)?;
+        if bytes[at] == b'\\' {
+            at += 2; // the escaped character is never the closing quote
+        } else {
+            return Some(at + 1);
+        }
+    }
+}
+
+/// Where the value starting at `at` ends.
+fn value_end(bytes: &[u8], mut at: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    loop {
+        match *bytes.get(at)? {
+            b'"' => at = string_end(bytes, at)?,
+            b'{' | b'[' => {
+                depth += 1;
+                at += 1;
+            }
+            b'}' | b']' if depth == 0 => return Some(at),
+            b'}' | b']' => {
+                depth -= 1;
+                at += 1;
+                if depth == 0 {
+                    return Some(at);
+                }
+            }
+            b',' if depth == 0 => return Some(at),
+            b if depth == 0 && b.is_ascii_whitespace() => return Some(at),
+            _ => at += 1,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -377,6 +491,61 @@ mod tests {
             Parsed::Object(e) => e,
             _ => panic!("{text} is an object"),
         }
+    }
+
+    fn json_value() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            "[a\"\\\\{}\\[\\],: \u{e9}\n]{0,6}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 24, 4, |inner| {
+            let key = prop_oneof![
+                Just("isError".to_string()),
+                Just("is\"Error".to_string()),
+                "[a-z{}\\[\\]\",\\\\]{0,4}"
+            ];
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::vec((key, inner), 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        /// The scanner finds what the validating reader finds, compact or pretty-printed, for names written
+        /// with and without escapes.
+        #[test]
+        fn top_member_agrees_with_the_validating_reader(value in json_value(), pretty: bool) {
+            let text = if pretty {
+                serde_json::to_string_pretty(&value).unwrap()
+            } else {
+                serde_json::to_string(&value).unwrap()
+            };
+            let raw: &RawValue = serde_json::from_str(&text).unwrap();
+            let members = RawObject::of(raw);
+            let mut names: Vec<String> = vec!["isError".into(), "is\"Error".into(), "".into()];
+            if let Some(m) = &members {
+                names.extend(m.0.iter().map(|(k, _)| k.to_string()));
+            }
+            for name in names {
+                let expected = members.as_ref().and_then(|m| m.get(&name)).map(RawValue::get);
+                proptest::prop_assert_eq!(top_member(raw, &name), expected, "{} in {}", name, text);
+            }
+        }
+    }
+
+    #[test]
+    fn top_member_reads_escaped_names_and_skips_nested_ones() {
+        let raw: &RawValue = serde_json::from_str(
+            r#"{"content":[{"isError":false,"t":"a\"}"}],"is\u0045rror" : true}"#,
+        )
+        .unwrap();
+        assert_eq!(top_member(raw, "isError"), Some("true"));
+        assert_eq!(top_member(raw, "t"), None);
     }
 
     #[test]

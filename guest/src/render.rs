@@ -534,7 +534,7 @@ fn input_doc(text: &str) -> Result<InputDoc, InputError> {
             let mut fields = Fields::with_capacity(members.0.len());
             for (key, raw) in members.0 {
                 fields.insert(
-                    key,
+                    key.into_owned(),
                     serde_json::from_str::<Value>(raw.get()).map_err(not_json)?,
                 );
             }

@@ -1861,9 +1861,8 @@ fn catalogue_category(rule: &str) -> &'static str {
 /// spellings a lenient client also takes for it (`"true"`, `1`): a result a client shows as a failure is
 /// redacted as one (`"isError": "true"` skipped redaction).
 fn is_error_result(result: &RawValue) -> bool {
-    message::RawObject::of(result)
-        .and_then(|r| r.get("isError"))
-        .is_some_and(|v| matches!(v.get(), "true" | "1" | "\"true\"" | "\"True\"" | "\"1\""))
+    message::top_member(result, "isError")
+        .is_some_and(|v| matches!(v, "true" | "1" | "\"true\"" | "\"True\"" | "\"1\""))
 }
 
 fn join_batch(slots: Vec<Option<String>>) -> String {
