@@ -53,6 +53,10 @@ struct Cli {
     /// Requests in flight.
     #[arg(long, default_value_t = 64)]
     window: u32,
+    /// Each `tools/call` result's text length in bytes (default: a small fixed result): with `--window 1`,
+    /// the added latency per request is what the target costs to relay a result of this size.
+    #[arg(long, value_name = "BYTES")]
+    result_bytes: Option<usize>,
     /// Runs per target (alternating between targets); the median one by wall time is reported.
     #[arg(long, default_value_t = 3)]
     rounds: u32,
@@ -80,7 +84,7 @@ struct Cli {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if cli.serve {
-        return stdio_server::serve();
+        return stdio_server::serve(cli.result_bytes);
     }
     drive(cli)
 }
@@ -129,7 +133,10 @@ fn drive(cli: Cli) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let serve_cmd = vec![me.clone(), "--serve".to_string()];
+    let mut serve_cmd = vec![me.clone(), "--serve".to_string()];
+    if let Some(bytes) = cli.result_bytes {
+        serve_cmd.extend(["--result-bytes".to_string(), bytes.to_string()]);
+    }
     let guard_bin = cli
         .guard
         .clone()

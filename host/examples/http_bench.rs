@@ -123,7 +123,7 @@ struct Cli {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if cli.serve {
-        return stdio_server::serve();
+        return stdio_server::serve(None);
     }
     let threads = cli.threads.max(1);
     let runtime = match tokio::runtime::Builder::new_multi_thread()

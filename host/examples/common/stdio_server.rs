@@ -25,7 +25,18 @@ struct Incoming<'a> {
     method: Option<Cow<'a, str>>,
 }
 
-pub fn serve() -> ExitCode {
+/// A `tools/call` result whose text is `bytes` long (`--result-bytes`), built once: what a file-reading or
+/// search tool returns, for measuring what the relay costs per byte.
+fn large_result(bytes: usize) -> String {
+    let line = "lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt. ";
+    let text: String = line.chars().cycle().take(bytes).collect();
+    format!(r#"{{"content":[{{"type":"text","text":"{text}"}}],"isError":false}}"#)
+}
+
+/// `result_bytes`: the length of each `tools/call` result's text (`None`: the small fixed result).
+pub fn serve(result_bytes: Option<usize>) -> ExitCode {
+    let large = result_bytes.map(large_result);
+    let tool_result = large.as_deref().unwrap_or(TOOL_RESULT);
     // The raw descriptors, not std's Stdin/Stdout: those buffer (and line-flush) on their own, which would
     // hide whether our own buffer is empty and flush per line instead of per burst.
     let (Ok(stdin), Ok(stdout)) = (
@@ -44,7 +55,7 @@ pub fn serve() -> ExitCode {
             Ok(0) | Err(_) => break, // the client closed its side: MCP's shutdown
             Ok(_) => {}
         }
-        if answer(&line, &mut out).is_err() {
+        if answer(&line, tool_result, &mut out).is_err() {
             break;
         }
         // Flush once everything we were given is answered (the next read may block), not per line.
@@ -56,7 +67,7 @@ pub fn serve() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn answer(line: &[u8], out: &mut impl Write) -> std::io::Result<()> {
+fn answer(line: &[u8], tool_result: &str, out: &mut impl Write) -> std::io::Result<()> {
     let line = line.trim_ascii();
     if line.is_empty() {
         return Ok(());
@@ -68,7 +79,7 @@ fn answer(line: &[u8], out: &mut impl Write) -> std::io::Result<()> {
         return Ok(()); // a notification (notifications/initialized, cancellations): no answer
     };
     let result = match msg.method.as_deref() {
-        Some("tools/call") => TOOL_RESULT,
+        Some("tools/call") => tool_result,
         Some("initialize") => INITIALIZE_RESULT,
         Some("tools/list") => TOOLS_LIST_RESULT,
         Some("ping") => "{}",

@@ -7,7 +7,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -77,6 +77,26 @@ pub struct Metrics {
     sessions: Gauge,
     streams: Gauge,
     connections: Gauge,
+    per_message: PerMessage,
+}
+
+/// The series every relayed line touches, each looked up in its family once (on first use, so a series
+/// still appears only once it has counted something): a family lookup hashes and allocates its labels,
+/// three times per line.
+#[derive(Default)]
+struct PerMessage {
+    /// By peer (client, upstream).
+    read: [OnceLock<Counter>; 2],
+    /// By peer, then forwarded (0) or generated (1).
+    written: [[OnceLock<Counter>; 2]; 2],
+    latency: [OnceLock<Histogram>; 2],
+}
+
+fn peer_index(peer: Peer) -> usize {
+    match peer {
+        Peer::Client => 0,
+        Peer::Upstream => 1,
+    }
 }
 
 pub fn peer_name(peer: Peer) -> &'static str {
@@ -184,31 +204,44 @@ impl Metrics {
             sessions,
             streams,
             connections,
+            per_message: PerMessage::default(),
         }
     }
 
     pub fn line_read(&self, from: Peer) {
-        self.read
-            .get_or_create(&PeerLabels {
-                peer: peer_name(from).into(),
+        self.per_message.read[peer_index(from)]
+            .get_or_init(|| {
+                self.read
+                    .get_or_create(&PeerLabels {
+                        peer: peer_name(from).into(),
+                    })
+                    .clone()
             })
             .inc();
     }
 
     pub fn written(&self, to: Peer, forwarded: bool) {
-        let how = if forwarded { "forwarded" } else { "generated" };
-        self.written
-            .get_or_create(&WrittenLabels {
-                to: peer_name(to).into(),
-                how: how.into(),
+        self.per_message.written[peer_index(to)][usize::from(!forwarded)]
+            .get_or_init(|| {
+                let how = if forwarded { "forwarded" } else { "generated" };
+                self.written
+                    .get_or_create(&WrittenLabels {
+                        to: peer_name(to).into(),
+                        how: how.into(),
+                    })
+                    .clone()
             })
             .inc();
     }
 
     pub fn latency(&self, to: Peer, elapsed: Duration) {
-        self.latency
-            .get_or_create(&PeerLabels {
-                peer: peer_name(to).into(),
+        self.per_message.latency[peer_index(to)]
+            .get_or_init(|| {
+                self.latency
+                    .get_or_create(&PeerLabels {
+                        peer: peer_name(to).into(),
+                    })
+                    .clone()
             })
             .observe(elapsed.as_secs_f64());
     }
