@@ -1,7 +1,7 @@
 //! The redactor measured on the corpora of tests/corpora/ (see its README): recall over credentials of every
 //! provider gitleaks's default configuration covers, in the texts real programs print, and the share of real
 //! benign error and log lines left untouched. Shared, by `#[path]`, between the test that asserts the goals
-//! (guest/tests/corpora.rs) and the bench that prints the figures (host/examples/bench.rs).
+//! (guest/tests/corpora.rs) and the bench that prints the figures (bench/rust/bench.rs).
 
 #![allow(dead_code)]
 
