@@ -25,6 +25,7 @@ benchmarks=(
   "python-stall|Python MCP adapter: the event-loop stall alone while a 10 MB message passes each way"
   "js|Node (wasm-bindgen): .wasm size, mapError vs plain JS, redaction vs JS RegExps and peers"
   "js-mcp|Node MCP adapter: what GuardedTransport adds per message, transport and SDK level"
+  "js-lines|Node MCP adapter: the lone-surrogate check per line (typical lines and a 10 MB one)"
 )
 default=(host guard python js policy)
 
@@ -93,6 +94,7 @@ run() {
       need_peers || echo "(bench/peers not installed: the Node peers are skipped)"
       node bench/js/bench.mjs "$@" ;;
     js-mcp) need_js && node bench/js/bench-mcp.mjs "$@" ;;
+    js-lines) need_js && node bench/js/bench-lines.mjs "$@" ;;
   esac
 }
 
