@@ -24,7 +24,8 @@ fmt_check() {
 }
 
 # Clippy, warnings denied, over every build the suites below make: the workspace natively with every feature
-# (tests, examples and benches too; the npm guard and redact modules' features are among them), the host
+# (tests, examples and the benchmarks too: the crate bench/rust is a member, so its programs are compiled here,
+# never run; the npm guard and redact modules' features are among them), the host
 # library without the CLI and the native crate without axum (as tests/install's cargo projects have them),
 # the guest as the component (wasm32, `component`), the npm base module (wasm32, the guest without its default
 # features), and the fuzz targets.

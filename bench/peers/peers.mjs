@@ -1,5 +1,5 @@
 // The redactors a Node user might pick instead of jsonrpc-errors, each as (text) => redacted text, for the
-// benchmarks only (installed by ./scripts/bench.sh into bench/peers/node_modules; never a runtime dependency).
+// benchmarks only (installed by ./scripts/bench.sh js and http into bench/peers/node_modules; never a runtime dependency).
 // Each is run with the settings its README shows, on everything it can find.
 import { redact as arcjetRedact } from "@arcjet/redact";
 import redactPii from "redact-pii";

@@ -1,7 +1,7 @@
 //! The redactor measured on the corpora of tests/corpora/ (see its README): recall over credentials of every
 //! provider gitleaks's default configuration covers, in the texts real programs print, and the share of real
 //! benign error and log lines left untouched. Shared, by `#[path]`, between the test that asserts the goals
-//! (guest/tests/corpora.rs) and the bench that prints the figures (host/examples/bench.rs).
+//! (guest/tests/corpora.rs) and the bench that prints the figures (bench/rust/bench.rs).
 
 #![allow(dead_code)]
 
@@ -19,8 +19,15 @@ pub const BENIGN_GOAL: f64 = 0.995;
 /// short at a `-` or a `.` leaks the rest).
 pub const FRAGMENT: usize = 16;
 
+/// tests/corpora, looked for upward from the including crate: the guest's test includes this file from
+/// guest/, the bench from bench/rust/.
 pub fn corpora_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpora")
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .map(|dir| dir.join("tests/corpora"))
+        .find(|dir| dir.join("recall.jsonl").is_file())
+        .unwrap_or_else(|| manifest.join("../tests/corpora"))
 }
 
 pub struct Provider {

@@ -47,6 +47,31 @@ test("an input longer than the guest takes is refused as every call refuses it, 
   s.close();
 });
 
+test("a lone surrogate in a string line is refused at its UTF-8 offset, with or without String.prototype.isWellFormed", () => {
+  const refusedAt = (offset) => (e) => e instanceof InvalidInputError && e.error.data.reason === "not-unicode" && e.error.data.details.endsWith(`(at offset ${offset})`);
+  const check = () => {
+    const s = new GuardSession();
+    assert.throws(() => s.clientLine('{"jsonrpc":"2.0","id":"\uD800","method":"m"}'), refusedAt(23));
+    assert.throws(() => s.upstreamLine('{"jsonrpc":"2.0","id":1,"result":"\uDC00"}'), refusedAt(34));
+    // After an astral character (a surrogate pair, four UTF-8 bytes) and reversed pairs.
+    assert.throws(() => s.clientLine('{"jsonrpc":"2.0","id":"😀\uDC00","method":"m"}'), refusedAt(27));
+    assert.throws(() => s.clientLine('{"jsonrpc":"2.0","id":"\uDC00\uD800","method":"m"}'), refusedAt(23));
+    // Pairs are text: an emoji and non-ASCII text pass, as does an escaped lone surrogate (JSON's business).
+    assert.equal(s.clientLine('{"jsonrpc":"2.0","id":"😀 déjà","method":"m"}').pending, 1);
+    assert.equal(s.clientLine('{"jsonrpc":"2.0","id":2,"method":"m","params":{"q":"\\ud800"}}').steps.length > 0, true);
+    s.close();
+  };
+  assert.equal(typeof String.prototype.isWellFormed, "function", "Node >= 20 has it: this test covers both paths");
+  check();
+  const isWellFormed = Object.getOwnPropertyDescriptor(String.prototype, "isWellFormed");
+  delete String.prototype.isWellFormed;
+  try {
+    check(); // the regex alone (Node 18)
+  } finally {
+    Object.defineProperty(String.prototype, "isWellFormed", isWellFormed);
+  }
+});
+
 test("a trap re-instantiates the guard module and ends the sessions made before it", () => {
   const old = new GuardSession();
   old.clientLine(request(1));

@@ -304,6 +304,29 @@ describe("the adapter's contract", () => {
     await t.close();
   });
 
+  test("a lone surrogate: a message's reaches the guard escaped by JSON.stringify, a raw line's is refused as not Unicode", async () => {
+    const inner = new ScriptedUpstream();
+    const t = guardTransport(inner, { timeoutMs: 0 });
+    const got = wire(t);
+    await t.start();
+    // Sent as a message: judged as its JSON text, in which JSON.stringify wrote the surrogate as an escape.
+    const request = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "x", arguments: { q: "a\uD800b" } } };
+    await t.send(request);
+    const s = new GuardSession({ timeoutMs: null });
+    const reference = s.clientLine(JSON.stringify(request));
+    s.close();
+    const forwarded = reference.steps.some((x) => x.step === "forward");
+    assert.equal(inner.sent.length, forwarded ? 1 : 0);
+    assert.deepEqual(
+      got.map(({ message }) => message),
+      reference.steps.filter((x) => x.step === "send").map((x) => JSON.parse(x.line)),
+    );
+    // Given as a raw line (text with the surrogate itself), refused as GuardSession refuses it, at its offset.
+    await assert.rejects(t.sendLine('{"jsonrpc":"2.0","id":2,"method":"\uDC00"}'), (e) => e.error?.data?.reason === "not-unicode" && e.error.data.details.endsWith("(at offset 34)"));
+    assert.equal(inner.sent.length, forwarded ? 1 : 0);
+    await t.close();
+  });
+
   test("raw client lines are judged as the CLI judges them: not JSON, a batch, a member given twice, an id in flight", async () => {
     const inner = new ScriptedUpstream();
     const t = guardTransport(inner, { timeoutMs: 0 });

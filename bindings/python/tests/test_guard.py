@@ -89,3 +89,20 @@ def test_str_lines_are_encoded_and_upstream_stderr_keeps_traces():
             "KeyError: token=ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d\n"
         )
         assert "Traceback" in log and "/srv/app.py" in log and "ghp_" not in log
+
+
+def test_bytes_longer_than_one_lowering_step_reach_the_component_intact():
+    # A byte argument is lowered 64 Ki values at a time (_abi.lower_bytes): every byte must arrive in its
+    # place across the steps' seams. Numbered lines with non-ASCII text, and a token that straddles the second
+    # seam, come back as they went, the token redacted.
+    secret = "ghp_a1B2c3D4e5a1B2c3D4e5a1B2c3D4e5a1B2c3"
+    lines = [f"line {i:05d}: état nominal, 状態 ok" for i in range(12000)]
+    text = "\n".join(lines) + "\n"
+    seam = 2 * 64 * 1024
+    cut = text.encode()[:seam].decode("utf-8", "ignore")
+    head = cut[: cut.rindex(" ", 0, len(cut) - 8) + 1]  # the token starts on a word boundary, before the seam
+    data = (head + secret + " " + text[len(head) :]).encode()
+    assert data.index(secret.encode()) < seam < data.index(secret.encode()) + len(secret) and len(data) > 3 * seam
+    with jre.GuardSession() as s:
+        out = s.upstream_stderr(data)
+    assert out == data.decode().replace(secret, "[REDACTED:github-token]")

@@ -32,6 +32,7 @@ from mcp.types import JSONRPCRequest, JSONRPCResponse, jsonrpc_message_adapter
 from pydantic import ValidationError
 
 import jsonrpc_errors
+from jsonrpc_errors import _callers
 from jsonrpc_errors.mcp import OversizeLine, guard_streams, guard_transport, upstream_stderr_log
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -504,6 +505,52 @@ def test_large_messages_are_judged_on_a_worker_thread_and_pass_intact(monkeypatc
     assert ("client_line_json", True, False) in on_loop and ("upstream_line_json", True, False) in on_loop
     assert not [t for t in threads if t[1] > 64 * 1024 and t[2]], threads
     assert not [t for t in threads if t[1] <= 64 * 1024 and not t[2]], threads
+
+
+@pytest.mark.skipif(
+    not _callers.FAST, reason="pins the fast path's lowering; the public API's takes ~25 s per 10 MB, in bytecode"
+)
+def test_a_10_mb_message_each_way_leaves_the_event_loop_turning():
+    # The guard's call on a large message runs on a worker thread, but lowering its line (one component value
+    # per byte) holds the GIL: done in one step, the event loop stopped for its whole length (200-480 ms for
+    # 10 MB here; 15-50 ms since). A ticker that sleeps 1 ms at a time records its longest wait beyond that; the
+    # smallest of three runs' figures is read, since the machine's noise only ever lengthens a wait.
+    size = 10_000_000
+    request = SessionMessage(
+        JSONRPCRequest(
+            jsonrpc="2.0", id=1, method="tools/call", params={"name": "echo", "arguments": {"text": "x" * size}}
+        )
+    )
+    result = SessionMessage(
+        JSONRPCResponse(jsonrpc="2.0", id=1, result={"content": [{"type": "text", "text": "x" * size}]})
+    )
+
+    async def longest_stall() -> float:
+        to_upstream, upstream_in = anyio.create_memory_object_stream[SessionMessage](1)
+        upstream_out, from_upstream = anyio.create_memory_object_stream[Any](1)
+        worst = 0.0
+        done = anyio.Event()
+
+        async def tick() -> None:
+            nonlocal worst
+            while not done.is_set():
+                before = time.perf_counter()
+                await anyio.sleep(0.001)
+                worst = max(worst, time.perf_counter() - before - 0.001)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(tick)
+            with anyio.fail_after(60):
+                async with guard_streams(from_upstream, to_upstream) as (read, write):
+                    await write.send(request)
+                    assert (await upstream_in.receive()) is request
+                    await upstream_out.send(result)
+                    assert (await read.receive()) is result
+            done.set()
+        return worst
+
+    stalls = [anyio.run(longest_stall) for _ in range(3)]
+    assert min(stalls) < 0.15, f"the event loop stalled {[round(s * 1000) for s in stalls]} ms"
 
 
 def test_the_package_imports_without_the_sdk_and_the_adapter_names_the_extra():

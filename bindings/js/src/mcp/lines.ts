@@ -72,6 +72,15 @@ export function tooLongForTheGuard(line: string | Uint8Array): number | null {
   return length > max ? length : null;
 }
 
+/**
+ * The bytes of a line `JSON.stringify` wrote, for the session to judge. Such text holds no lone surrogate (a
+ * well-formed `JSON.stringify`, ES2019, escapes one as `\udXXX`), so the check a string line gets before it is
+ * encoded would find nothing: given the bytes, the session skips it. The same encoding it would do itself.
+ */
+export function stringifiedBytes(line: string): Uint8Array {
+  return encoder.encode(line);
+}
+
 export function parsed(arrival: Arrival): JSONRPCMessage {
   if (arrival.message !== undefined) return arrival.message;
   const { line } = arrival;

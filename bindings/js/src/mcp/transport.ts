@@ -17,7 +17,7 @@ import {
   type UpstreamFailure,
 } from "../guard.js";
 import type { Dialect } from "../taxonomy.js";
-import { type Arrival, type LineEnds, type LineTransport, NOTHING_ARRIVED, carriesLines, endsOf, parsed, tooLongForTheGuard } from "./lines.js";
+import { type Arrival, type LineEnds, type LineTransport, NOTHING_ARRIVED, carriesLines, endsOf, parsed, stringifiedBytes, tooLongForTheGuard } from "./lines.js";
 import { redactedAlone } from "./log.js";
 
 /** The `jsonrpc-errors guard` CLI's default `--timeout` (50 s, below the 60 s most MCP clients wait). */
@@ -174,7 +174,7 @@ export class GuardedTransport implements Transport, LineTransport {
     }
     inner.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
       const line = JSON.stringify(message);
-      this.#fromUpstream(line, { line, message, extra });
+      this.#fromUpstream(stringifiedBytes(line), { line, message, extra });
     };
     inner.onerror = (error: Error) => this.#innerError(error);
     inner.onclose = () => this.#innerClosed();
@@ -210,7 +210,7 @@ export class GuardedTransport implements Transport, LineTransport {
    *  cannot reach the upstream is answered by the guard. */
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const line = JSON.stringify(message);
-    await this.#fromClient(line, { line, message, options });
+    await this.#fromClient(stringifiedBytes(line), { line, message, options });
   }
 
   /**
@@ -234,6 +234,7 @@ export class GuardedTransport implements Transport, LineTransport {
     if (outcome !== undefined) await this.#carryOut(outcome, NOTHING_ARRIVED);
   }
 
+  /** `line`: what the session judges (the arrival's own line, or the bytes of the message's JSON text). */
   async #fromClient(line: string | Uint8Array, arrival: Arrival): Promise<void> {
     const length = tooLongForTheGuard(line);
     const outcome = this.#decide((s) => (length === null ? s.clientLine(line) : s.clientOversize(length, endsOf(line))));

@@ -2,7 +2,8 @@
 public component API (_public), measured in one run (each path in its own interpreter, since the choice is
 made at import), best of 3 rounds of N calls.
 
-    bindings/python/.venv/bin/python bindings/python/bench/bench_call_paths.py [N]
+    scripts/bench.sh python-calls [-- N]
+    bindings/python/.venv/bin/python bench/python/bench_call_paths.py [N]
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
-//! `cargo run --release -p jsonrpc-errors-host --example rule_costs` — where redaction spends its time on
+//! `cargo run --release -p jsonrpc-errors-bench --bin rule_costs` — where redaction spends its time on
 //! secret-dense text: natively, the 1 MB dense log of the benchmarks redacted with every rule, then with each
 //! rule switched off in turn (the difference is that rule's cost, windows and matching included), and with
 //! none. Best of 3 per figure; a measurement, not a test.
 
 #[path = "common/corpus.rs"]
-#[allow(dead_code)] // the shared corpus module; this example needs only the dense log
+#[allow(dead_code)] // the shared corpus module; this benchmark needs only the dense log
 mod corpus;
 use jsonrpc_errors_guest::redact::{self, Policy, Secrets};
 fn time(text: &str, p: &Policy) -> f64 {

@@ -1,4 +1,4 @@
-//! `cargo run --release -p jsonrpc-errors-host --example bench` — every figure the issues ask for, measured in
+//! `cargo run --release -p jsonrpc-errors-bench --bin bench` — every figure the issues ask for, measured in
 //! one run (the machines are shared and noisy: compare the ratios, not the absolute numbers):
 //! - per-call cost of `map` through the component vs the native guest code;
 //! - process start to first answer: `jsonrpc-errors map` vs `jsonrpc-errors --version`;
@@ -31,8 +31,8 @@ fn per_call(mut f: impl FnMut(), iterations: u32) -> Duration {
 }
 
 fn median_process_time(args: &[&str], stdin: &str, runs: usize) -> Duration {
-    let bin =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/jsonrpc-errors");
+    let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../target/release/jsonrpc-errors");
     let mut times: Vec<Duration> = (0..runs)
         .map(|_| {
             let start = Instant::now();
@@ -166,7 +166,7 @@ fn main() {
         "\n== redaction throughput: the full catalogue ({} rules) on a mixed log ==",
         jsonrpc_errors_guest::redact::catalogue_rules().len()
     );
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/bench");
     std::fs::create_dir_all(&dir).unwrap();
     for (label, size) in [("1mb", 1_000_000usize), ("10mb", 10_000_000)] {
         let log = corpus::mixed_log(size);
@@ -197,7 +197,7 @@ fn main() {
     println!(" dense: native {:>7.1} MB/s   wasmtime {:>7.1} MB/s   wasmtime/native {:>5.1}%   ({found} findings in {} lines)",
         mb_per_s(dense.len(), n), mb_per_s(dense.len(), w), 100.0 * n.as_secs_f64() / w.as_secs_f64(), dense.lines().count());
     // Against another build of the component (e.g. the commit before an engine change), same logs, same run:
-    //   BENCH_BASELINE_COMPONENT=path/to/jsonrpc-errors.wasm cargo run --release -p jsonrpc-errors-host --example bench
+    //   BENCH_BASELINE_COMPONENT=path/to/jsonrpc-errors.wasm cargo run --release -p jsonrpc-errors-bench --bin bench
     if let Ok(path) = std::env::var("BENCH_BASELINE_COMPONENT") {
         let baseline = Baseline::load(&path);
         let mixed = corpus::mixed_log(1_000_000);

@@ -1,4 +1,4 @@
-//! `cargo run --release -p jsonrpc-errors-host --example guard_bench -- [options]` — the guard's load benchmark.
+//! `cargo run --release -p jsonrpc-errors-bench --bin guard_bench -- [options]` — the guard's load benchmark.
 //!
 //! One process holds both sides:
 //! - `--serve`: a fast MCP-like stdio server. It answers `initialize`, `tools/list` and every `tools/call`
@@ -119,7 +119,7 @@ struct Run {
 }
 
 fn drive(cli: Cli) -> ExitCode {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let root = root.canonicalize().unwrap_or(root);
     let log_dir = root.join("target/bench/guard_bench");
     if let Err(e) = std::fs::create_dir_all(&log_dir) {

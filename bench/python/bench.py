@@ -1,6 +1,6 @@
 """Benchmarks (not a test): cold start, per-call cost of map_error, and redaction throughput.
 
-Run:  .venv/bin/python bench.py          (from bindings/python, after ./setup.sh)
+Run:  scripts/bench.sh python, or bindings/python/.venv/bin/python bench/python/bench.py (after ./scripts/setup.sh)
 Prints every figure and ratio measured in this one run.
 """
 
@@ -167,7 +167,7 @@ def main():
     if skipped:
         print(f"  ({len(skipped)} patterns not compilable by Python re skipped: {', '.join(i for i, _ in skipped)})")
 
-    # --- side by side on the shared logs written by `cargo run --release -p jsonrpc-errors-host --example bench`:
+    # --- side by side on the shared logs written by `cargo run --release -p jsonrpc-errors-bench --bin bench`:
     # a secret-dense log (three lines in four carry a secret) and a mixed one (one in fifty); rounds alternate.
     shared = [(label, ROOT / "target" / "bench" / f"{label}-1mb.log") for label in ("dense", "mixed")]
     if all(path.exists() for _, path in shared):
@@ -185,7 +185,7 @@ def main():
         for label, _ in texts:
             print(f"  {label}: jsonrpc-errors / re list {best[label, 're'] / best[label, 'ours']:.1f}x   (goal >= 20x)")
 
-    # --- the shared mixed logs written by `cargo run --release -p jsonrpc-errors-host --example bench`
+    # --- the shared mixed logs written by `cargo run --release -p jsonrpc-errors-bench --bin bench`
     for label in ("1mb", "10mb"):
         path = ROOT / "target" / "bench" / f"mixed-{label}.log"
         if path.exists():

@@ -1,6 +1,7 @@
 """What jsonrpc_errors.mcp.guard_streams costs, measured against the bare SDK transport in one run.
 
-    bindings/python/.venv/bin/python bindings/python/bench/bench_mcp.py [--calls N] [--rounds R] [--mb M]
+    scripts/bench.sh python-mcp [-- --calls N --rounds R --mb M]    (python-stall: part 2 alone)
+    bindings/python/.venv/bin/python bench/python/bench_mcp.py [--calls N] [--rounds R] [--mb M] [--stall-only]
 
 1. Per-message overhead: N `tools/call` round trips of the official SDK's client (`Client`, legacy mode) to a
    low-level `Server` whose tool echoes its argument, over the SDK's in-memory streams, direct and through
@@ -131,14 +132,21 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=1000, help="round trips per round (default 1000)")
     parser.add_argument("--rounds", type=int, default=7, help="rounds each way, alternating (default 7)")
     parser.add_argument("--mb", type=float, default=10.0, help="size of the big message in MB (default 10)")
+    parser.add_argument("--stall-only", action="store_true", help="only the event-loop stall (part 2)")
     args = parser.parse_args()
 
+    if not args.stall_only:
+        per_message(args.calls, args.rounds)
+    stall(args.mb)
+
+
+def per_message(calls: int, rounds: int) -> None:
     direct: list[tuple[float, float]] = []
     guarded: list[tuple[float, float]] = []
-    for _ in range(args.rounds):
-        direct.append(anyio.run(round_trips, args.calls, False))
-        guarded.append(anyio.run(round_trips, args.calls, True))
-    print(f"tools/call round trips over in-memory streams ({args.calls} x {args.rounds} rounds each, alternating; median of rounds):")
+    for _ in range(rounds):
+        direct.append(anyio.run(round_trips, calls, False))
+        guarded.append(anyio.run(round_trips, calls, True))
+    print(f"tools/call round trips over in-memory streams ({calls} x {rounds} rounds each, alternating; median of rounds):")
     for label, pick in (("wall clock", 0), ("process CPU", 1)):
         d = statistics.median(r[pick] for r in direct)
         g = statistics.median(r[pick] for r in guarded)
@@ -146,9 +154,12 @@ def main() -> None:
         print(f"    bare SDK transport      {d * 1e6:8.1f} us per round trip  (rounds: {', '.join(f'{r[pick] * 1e6:.0f}' for r in direct)})")
         print(f"    through guard_streams   {g * 1e6:8.1f} us per round trip  (rounds: {', '.join(f'{r[pick] * 1e6:.0f}' for r in guarded)})")
         print(f"    added per message       {(g - d) / 2 * 1e6:8.1f} us  (2 guarded messages per round trip); ratio {g / d:.2f}x")
+    print()
 
-    size = int(args.mb * 1_000_000)
-    print(f"\nevent-loop stall while a {args.mb:g} MB message passes each way (longest wait beyond a 1 ms tick, median of 3):")
+
+def stall(mb: float) -> None:
+    size = int(mb * 1_000_000)
+    print(f"event-loop stall while a {mb:g} MB message passes each way (longest wait beyond a 1 ms tick, median of 3):")
     for name, measure in [
         ("bare memory stream", lambda: anyio.run(bare, size)),
         ("guard, call on a worker thread (offload > 64 KiB, the default)", lambda: anyio.run(through_guard, size, 64 * 1024)),

@@ -1,8 +1,8 @@
 """The policy file's cost through `jsonrpc-errors guard` (issue 27): successful tool results redacted (the
 `results` scope) against the default scope (errors only: a successful result is relayed unread), one run.
 
-    scripts/bench-policy.sh                    # the wrapper: checks the binary, picks a python
-    python scripts/bench_policy.py [--quick] [--guard PATH]
+    scripts/bench.sh policy [-- --quick]       # the entry point: builds the CLI if missing, picks a python
+    python bench/python/bench_policy.py [--quick] [--guard PATH]
 
 A scripted stdio upstream (this file with --upstream) answers each `tools/call` with a prepared result: text
 of 1 KB, 100 KB or 10 MB (log-like lines, one line in 200 carrying a secret of a shape the catalogue knows),
@@ -39,7 +39,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SIZES = {"text-1KB": 1_000, "text-100KB": 100_000, "text-10MB": 10_000_000}
 IMAGE_BYTES = 5_000_000  # of base64 text (3.75 MB of image)
 # Requests per size and round (the rounds alternate the columns).

@@ -1,4 +1,5 @@
-// Figures of the npm package (a script, not a test): `node bench/bench.mjs` after `cargo xtask js`.
+// Figures of the npm package (a script, not a test): `scripts/bench.sh js`, or `node bench/js/bench.mjs` after
+// `cargo xtask js`, `npm run build` in bindings/js and `npm install` here.
 //
 // 0. the shipped .wasm's size, raw and gzip -9 (goals: ≤ 400 KB and ≤ 160 KB);
 // 1. mapError vs a plain-JS function that builds the same response object (goal: ≤ 8×), and what the JSON
@@ -14,7 +15,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { mapError, redact, setEnvironment } from "jsonrpc-errors";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 setEnvironment([]);
 
 // ------------------------------------------------------------------------------------------ size
@@ -159,7 +160,7 @@ console.log(`  speed jsonrpc-errors / JS RegExps: ${(tJs / tWasm).toFixed(2)}×`
 console.log(`  throughput: ${((log.length / (1 << 20)) / (tWasm / 1e9)).toFixed(1)} MiB/s vs ${((log.length / (1 << 20)) / (tJs / 1e9)).toFixed(1)} MiB/s`);
 if (sink === 0) console.log("");
 
-// Peers side by side on the shared logs written by `cargo run --release -p jsonrpc-errors-host --example bench`
+// Peers side by side on the shared logs written by `cargo run --release -p jsonrpc-errors-bench --bin bench`
 // (a secret-dense log: three lines in four carry a secret; a mixed log: one in fifty). Each round runs every
 // redactor once per log, in turn; the best round counts.
 async function sideBySide() {
@@ -167,7 +168,7 @@ async function sideBySide() {
     try { return [[label, readFileSync(join(root, "target", "bench", `${file}.log`), "utf8")]]; } catch { return []; }
   });
   if (logs.length < 2) {
-    console.log("\n(peers side by side skipped: run `cargo run --release -p jsonrpc-errors-host --example bench` first)");
+    console.log("\n(peers side by side skipped: run `cargo run --release -p jsonrpc-errors-bench --bin bench` first)");
     return;
   }
   let others = [];
@@ -216,7 +217,7 @@ async function sideBySide() {
 }
 await sideBySide();
 
-// The shared mixed logs written by `cargo run --release -p jsonrpc-errors-host --example bench`.
+// The shared mixed logs written by `cargo run --release -p jsonrpc-errors-bench --bin bench`.
 for (const label of ["1mb", "10mb"]) {
   const path = join(root, "target", "bench", `mixed-${label}.log`);
   let text;

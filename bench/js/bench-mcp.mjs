@@ -1,5 +1,5 @@
 // What jsonrpc-errors/mcp's GuardedTransport adds per message (a script, not a test):
-//   node bench/bench-mcp.mjs [N]          (after `npm run build`; N tools/call round trips per round, default 20000)
+//   node bench/js/bench-mcp.mjs [N]    (`scripts/bench.sh js-mcp`; N tools/call round trips per round, default 20000)
 //
 // Two levels, each bare and guarded in the same run, rounds alternating (bare, guarded, bare, ...) so drift
 // hits both alike; the median round is reported:

@@ -1,7 +1,7 @@
-//! `cargo run --release -p jsonrpc-errors-host --example http_bench -- [options]` — the HTTP front's load
+//! `cargo run --release -p jsonrpc-errors-bench --bin http_bench -- [options]` — the HTTP front's load
 //! benchmark (issue 26): the same stdio MCP server behind `guard --listen`, behind supergateway (npm,
 //! Streamable HTTP) and behind mcp-proxy (PyPI), driven by one load generator, measured in one run.
-//! `scripts/bench-http.sh` installs the peers (pinned) and runs it; it is a benchmark, never a test.
+//! `scripts/bench.sh http [-- options]` installs the peers (pinned) and runs it; it is a benchmark, never a test.
 //!
 //! One program holds every part:
 //! - `--serve`: the upstream, a fast MCP-like stdio server (`common/stdio_server.rs`, shared with
@@ -276,7 +276,7 @@ fn targets(cli: &Cli, root: &Path, serve: &[String]) -> Result<Vec<Target>, Stri
         .unwrap_or_else(|| root.join("bench/peers/node_modules/supergateway/dist/index.js"));
     let sg_missing = (!sg.is_file()).then(|| {
         format!(
-            "{} is missing (scripts/bench-http.sh installs bench/peers)",
+            "{} is missing (scripts/bench.sh http installs bench/peers)",
             sg.display()
         )
     });
@@ -286,7 +286,7 @@ fn targets(cli: &Cli, root: &Path, serve: &[String]) -> Result<Vec<Target>, Stri
         .unwrap_or_else(|| root.join("target/bench/mcp-proxy-venv/bin/mcp-proxy"));
     let mp_missing = (!mp.is_file()).then(|| {
         format!(
-            "{} is missing (scripts/bench-http.sh installs it)",
+            "{} is missing (scripts/bench.sh http installs it)",
             mp.display()
         )
     });
@@ -466,7 +466,7 @@ struct Run {
 }
 
 async fn drive(cli: Cli) -> ExitCode {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let root = root.canonicalize().unwrap_or(root);
     let log_dir = root.join("target/bench/http_bench");
     if let Err(e) = std::fs::create_dir_all(&log_dir) {
