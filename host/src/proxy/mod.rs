@@ -65,8 +65,9 @@ pub fn run(args: Args, runtime: Runtime) -> ExitCode {
         }
     };
     let code = tokio.block_on(guard(args, runtime, metrics));
-    // The client's stdin is read on a blocking thread that may still wait in read(2) (the client keeps its end
-    // open): dropping the runtime would wait for it forever, so it is left behind as the process exits.
+    // A stdin that is no pipe or socket (a terminal, a file: `stdio_fd`'s fallback) is read on a blocking
+    // thread that may still wait in read(2): dropping the runtime would wait for it forever, so it is left
+    // behind as the process exits.
     tokio.shutdown_background();
     if log.dropped() > 0 {
         tracing::warn!(
