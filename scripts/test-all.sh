@@ -49,13 +49,14 @@ clippy_check() {
 # The cheap gates first: seconds on a warm target, and their failures are the quickest to fix.
 suite "formatting (cargo fmt --check, every crate and fuzz/)" fmt_check
 suite "lints (cargo clippy -D warnings: workspace, libraries, component, npm base module, fuzz)" clippy_check
-# The bindings' gates, seconds each: ruff (lints, then formatting) over the Python package and its tests, mypy
-# --strict over the package (tools pinned in bindings/python/requirements-dev.txt, settings in its
-# pyproject.toml), and the TypeScript compiler, strict, over the npm package's sources (`npm run typecheck`).
+# The bindings' gates, seconds each: ruff (lints, then formatting) over the Python package, its tests, its
+# setup.py and the Python benchmarks (bench/python), mypy --strict over the package (tools pinned in
+# bindings/python/requirements-dev.txt, settings in its pyproject.toml), and the TypeScript compiler, strict,
+# over the npm package's sources (`npm run typecheck`).
 python_lint() {
   local rc=0
-  (cd bindings/python && .venv/bin/ruff check --quiet src tests) || rc=1
-  (cd bindings/python && .venv/bin/ruff format --check --quiet src tests) || rc=1
+  (cd bindings/python && .venv/bin/ruff check --quiet src tests setup.py ../../bench/python) || rc=1
+  (cd bindings/python && .venv/bin/ruff format --check --quiet src tests setup.py ../../bench/python) || rc=1
   return $rc
 }
 python_types() { (cd bindings/python && .venv/bin/mypy); }

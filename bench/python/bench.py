@@ -105,7 +105,10 @@ def main():
     print(f"python {sys.version.split()[0]}, wasmtime {wasmtime.__name__} {_runtime_version()}")
 
     med, mn = cold_start()
-    print(f"cold start (import + first map_error, warm cache): median {med*1000:.1f} ms, min {mn*1000:.1f} ms  (goal <= 150 ms)")
+    print(
+        f"cold start (import + first map_error, warm cache): median {med * 1000:.1f} ms, min {mn * 1000:.1f} ms  "
+        "(goal <= 150 ms)"
+    )
 
     # --- per call
     def naive_setup():
@@ -120,7 +123,7 @@ def main():
     ctx = Record()
     # (wasmtime-py reads record fields by their WIT names, dashes included.)
     setattr(ctx, "unix-millis", CTX[0])
-    setattr(ctx, "entropy", CTX[1])
+    ctx.entropy = CTX[1]
     naive = best_of(lambda n: [f(w.store, text, "canonical", ctx) for _ in range(n)], 2000)
     _runtime.get()._release(w)
     # Interleaved rounds (each candidate once per round, best round kept): a shared machine's slow spells
@@ -135,12 +138,12 @@ def main():
         rounds=12,
     )
     assert py_map_error(ERROR, 42)["error"]["code"] == jre.map_error(ERROR, context=CTX)["error"]["code"]
-    print(f"naive wasmtime-py Func call (map-error-json): {naive*1e6:.1f} us")
-    print(f"map_error (dict in/out):           {ours*1e6:.1f} us   ({naive/ours:.1f}x faster than naive)")
-    print(f"map_error (generated context):     {ours_default_ctx*1e6:.1f} us")
-    print(f"map_error_json (text in/out):      {ours_json*1e6:.1f} us")
-    print(f"pure-Python dict builder:          {pure*1e6:.2f} us")
-    print(f"ratio map_error / pure Python:     {ours/pure:.1f}x   (goal <= 6x)")
+    print(f"naive wasmtime-py Func call (map-error-json): {naive * 1e6:.1f} us")
+    print(f"map_error (dict in/out):           {ours * 1e6:.1f} us   ({naive / ours:.1f}x faster than naive)")
+    print(f"map_error (generated context):     {ours_default_ctx * 1e6:.1f} us")
+    print(f"map_error_json (text in/out):      {ours_json * 1e6:.1f} us")
+    print(f"pure-Python dict builder:          {pure * 1e6:.2f} us")
+    print(f"ratio map_error / pure Python:     {ours / pure:.1f}x   (goal <= 6x)")
 
     # --- redaction
     log, rules = make_log()
@@ -160,10 +163,12 @@ def main():
     py_redact(log)
     py_t = time.perf_counter() - t
     jre.redact(log)  # warm
-    ours_r = min(_timed(lambda: jre.redact(log)) for _ in range(5))
-    print(f"redact 1 MB log ({len(log.encode())} bytes): component {ours_r*1000:.1f} ms, "
-          f"Python re ({len(compiled)} of {len(rules)} patterns, one after another) {py_t*1000:.1f} ms")
-    print(f"ratio Python re / component:       {py_t/ours_r:.1f}x   (goal >= 20x)")
+    ours_r = min(_timed(jre.redact, log) for _ in range(5))
+    print(
+        f"redact 1 MB log ({len(log.encode())} bytes): component {ours_r * 1000:.1f} ms, "
+        f"Python re ({len(compiled)} of {len(rules)} patterns, one after another) {py_t * 1000:.1f} ms"
+    )
+    print(f"ratio Python re / component:       {py_t / ours_r:.1f}x   (goal >= 20x)")
     if skipped:
         print(f"  ({len(skipped)} patterns not compilable by Python re skipped: {', '.join(i for i, _ in skipped)})")
 
@@ -175,8 +180,8 @@ def main():
         best = {(label, who): float("inf") for label, _ in texts for who in ("ours", "re")}
         for _ in range(3):
             for label, text in texts:
-                best[label, "ours"] = min(best[label, "ours"], _timed(lambda: jre.redact(text)))
-                best[label, "re"] = min(best[label, "re"], _timed(lambda: py_redact(text)))
+                best[label, "ours"] = min(best[label, "ours"], _timed(jre.redact, text))
+                best[label, "re"] = min(best[label, "re"], _timed(py_redact, text))
         print("redaction side by side (MB/s, best of 3 alternating rounds)")
         print(f"{'':34}{'dense':>10}{'mixed':>10}")
         for who, name in (("ours", "jsonrpc-errors redact"), ("re", "re list of our rules")):
@@ -190,13 +195,14 @@ def main():
         path = ROOT / "target" / "bench" / f"mixed-{label}.log"
         if path.exists():
             text = path.read_text(encoding="utf-8")
-            best = min(_timed(lambda: jre.redact(text)) for _ in range(3))
+            best = min(_timed(jre.redact, text) for _ in range(3))
             print(f"redact shared mixed-{label}.log: {len(text.encode()) / 1e6 / best:.1f} MB/s (Python, wasmtime-py)")
 
 
-def _timed(fn):
+def _timed(fn, *args):
+    """Seconds one fn(*args) takes (the arguments passed in, not read later by a closure over a loop variable)."""
     t = time.perf_counter()
-    fn()
+    fn(*args)
     return time.perf_counter() - t
 
 

@@ -27,7 +27,15 @@ from mcp import Client
 from mcp.client._memory import InMemoryTransport  # what Client(server) connects with
 from mcp.server.lowlevel import Server
 from mcp.shared.message import SessionMessage
-from mcp.types import CallToolRequestParams, CallToolResult, JSONRPCRequest, JSONRPCResponse, ListToolsResult, TextContent, Tool
+from mcp.types import (
+    CallToolRequestParams,
+    CallToolResult,
+    JSONRPCRequest,
+    JSONRPCResponse,
+    ListToolsResult,
+    TextContent,
+    Tool,
+)
 
 import jsonrpc_errors
 from jsonrpc_errors.mcp import guard_streams, guard_transport
@@ -80,11 +88,17 @@ async def longest_stall(work: Callable[[], Awaitable[None]]) -> float:
 
 
 def big_request(size: int) -> SessionMessage:
-    return SessionMessage(JSONRPCRequest(jsonrpc="2.0", id=1, method="tools/call", params={"name": "echo", "arguments": {"text": "x" * size}}))
+    return SessionMessage(
+        JSONRPCRequest(
+            jsonrpc="2.0", id=1, method="tools/call", params={"name": "echo", "arguments": {"text": "x" * size}}
+        )
+    )
 
 
 def big_result(size: int) -> SessionMessage:
-    return SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=1, result={"content": [{"type": "text", "text": "x" * size}]}))
+    return SessionMessage(
+        JSONRPCResponse(jsonrpc="2.0", id=1, result={"content": [{"type": "text", "text": "x" * size}]})
+    )
 
 
 async def through_guard(size: int, offload_bytes: float) -> float:
@@ -146,14 +160,22 @@ def per_message(calls: int, rounds: int) -> None:
     for _ in range(rounds):
         direct.append(anyio.run(round_trips, calls, False))
         guarded.append(anyio.run(round_trips, calls, True))
-    print(f"tools/call round trips over in-memory streams ({calls} x {rounds} rounds each, alternating; median of rounds):")
+    print(
+        f"tools/call round trips over in-memory streams ({calls} x {rounds} rounds each, alternating; "
+        "median of rounds):"
+    )
     for label, pick in (("wall clock", 0), ("process CPU", 1)):
         d = statistics.median(r[pick] for r in direct)
         g = statistics.median(r[pick] for r in guarded)
+        d_rounds = ", ".join(f"{r[pick] * 1e6:.0f}" for r in direct)
+        g_rounds = ", ".join(f"{r[pick] * 1e6:.0f}" for r in guarded)
         print(f"  {label}:")
-        print(f"    bare SDK transport      {d * 1e6:8.1f} us per round trip  (rounds: {', '.join(f'{r[pick] * 1e6:.0f}' for r in direct)})")
-        print(f"    through guard_streams   {g * 1e6:8.1f} us per round trip  (rounds: {', '.join(f'{r[pick] * 1e6:.0f}' for r in guarded)})")
-        print(f"    added per message       {(g - d) / 2 * 1e6:8.1f} us  (2 guarded messages per round trip); ratio {g / d:.2f}x")
+        print(f"    bare SDK transport      {d * 1e6:8.1f} us per round trip  (rounds: {d_rounds})")
+        print(f"    through guard_streams   {g * 1e6:8.1f} us per round trip  (rounds: {g_rounds})")
+        print(
+            f"    added per message       {(g - d) / 2 * 1e6:8.1f} us  (2 guarded messages per round trip); "
+            f"ratio {g / d:.2f}x"
+        )
     print()
 
 
@@ -162,13 +184,20 @@ def stall(mb: float) -> None:
     print(f"event-loop stall while a {mb:g} MB message passes each way (longest wait beyond a 1 ms tick, median of 3):")
     for name, measure in [
         ("bare memory stream", lambda: anyio.run(bare, size)),
-        ("guard, call on a worker thread (offload > 64 KiB, the default)", lambda: anyio.run(through_guard, size, 64 * 1024)),
+        (
+            "guard, call on a worker thread (offload > 64 KiB, the default)",
+            lambda: anyio.run(through_guard, size, 64 * 1024),
+        ),
         ("guard, call inline on the event loop", lambda: anyio.run(through_guard, size, float("inf"))),
     ]:
         stalls = [measure() for _ in range(3)]
-        print(f"  {name:<64} {statistics.median(stalls) * 1000:7.1f} ms  (runs: {', '.join(f'{s * 1000:.1f}' for s in stalls)})")
+        runs = ", ".join(f"{s * 1000:.1f}" for s in stalls)
+        print(f"  {name:<64} {statistics.median(stalls) * 1000:7.1f} ms  (runs: {runs})")
     serialized, called = costs_inside(size)
-    print(f"  inside: serializing the request {serialized * 1000:.1f} ms (on the loop either way); the component's call {called * 1000:.1f} ms")
+    print(
+        f"  inside: serializing the request {serialized * 1000:.1f} ms (on the loop either way); "
+        f"the component's call {called * 1000:.1f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -47,7 +47,7 @@ class BuildPyWithComponent(build_py):
     def get_outputs(self, include_bytecode=True):
         outputs = super().get_outputs(include_bytecode)
         dest = str(Path(self.build_lib) / "jsonrpc_errors" / NAME)
-        return outputs if dest in outputs else outputs + [dest]
+        return outputs if dest in outputs else [*outputs, dest]
 
 
 setup(cmdclass={"build_py": BuildPyWithComponent})
