@@ -7,7 +7,9 @@
 //!   (direct, guard, gatekit, direct, …) so the machine's slow spells hit every target alike:
 //!   (a) `direct`: this program `--serve`;
 //!   (b) `guard`: `target/release/jsonrpc-errors guard --log-level warn -- <this program> --serve`;
-//!   (c) `gatekit` (with `--gatekit CMD` or `GUARD_BENCH_GATEKIT=CMD`): the gatekit gateway on PyPI, configured
+//!   (c) `baseline` (with `--baseline PATH`): another build of the guard (the CLI of the commit before a
+//!   change), so a change's before/after ratio is measured in one run;
+//!   (d) `gatekit` (with `--gatekit CMD` or `GUARD_BENCH_GATEKIT=CMD`): the gatekit gateway on PyPI, configured
 //!   by `guard_bench_gatekit.yaml` beside this file, in front of the same server.
 //!
 //! The workload: an MCP handshake (`initialize`, `notifications/initialized`), then N `tools/call` requests
@@ -61,11 +63,19 @@ struct Cli {
     #[arg(long, default_value_t = 3)]
     rounds: u32,
     /// Which targets to run, in this order within a round.
-    #[arg(long, value_delimiter = ',', default_value = "direct,guard,gatekit")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "direct,guard,baseline,gatekit"
+    )]
     targets: Vec<String>,
     /// The guard binary (default: target/release/jsonrpc-errors of this workspace).
     #[arg(long)]
     guard: Option<PathBuf>,
+    /// Another build of the guard to compare with, as the target `baseline` (e.g. the CLI of the commit
+    /// before a change): run in the same rounds, it gives a before/after ratio measured in one run.
+    #[arg(long, value_name = "PATH")]
+    baseline: Option<PathBuf>,
     /// The gatekit gateway command (split on whitespace), e.g. /tmp/gatekit-venv/bin/gatekit-gateway; the
     /// bench adds `--config FILE`. Also read from GUARD_BENCH_GATEKIT. Without it gatekit is skipped.
     #[arg(long, value_name = "CMD")]
@@ -156,23 +166,15 @@ fn drive(cli: Cli) -> ExitCode {
                 argv: serve_cmd.clone(),
                 unavailable: None,
             },
-            "guard" => {
-                let mut argv = vec![
-                    guard_bin.display().to_string(),
-                    "guard".into(),
-                    "--log-level".into(),
-                    "warn".into(),
-                    "--".into(),
-                ];
-                argv.extend(serve_cmd.iter().cloned());
-                let unavailable = (!guard_bin.is_file())
-                    .then(|| format!("{} is missing (cargo xtask build)", guard_bin.display()));
-                Target {
+            "guard" => guard_target(name, &guard_bin, &serve_cmd),
+            "baseline" => match &cli.baseline {
+                Some(bin) => guard_target(name, bin, &serve_cmd),
+                None => Target {
                     name: name.clone(),
-                    argv,
-                    unavailable,
-                }
-            }
+                    argv: vec![],
+                    unavailable: Some("not requested (--baseline PATH)".into()),
+                },
+            },
             "gatekit" => match &gatekit {
                 None => Target {
                     name: name.clone(),
@@ -200,7 +202,9 @@ fn drive(cli: Cli) -> ExitCode {
                 },
             },
             other => {
-                eprintln!("guard_bench: unknown target {other:?} (direct, guard, gatekit)");
+                eprintln!(
+                    "guard_bench: unknown target {other:?} (direct, guard, baseline, gatekit)"
+                );
                 return ExitCode::from(2);
             }
         };
@@ -267,6 +271,25 @@ fn drive(cli: Cli) -> ExitCode {
 
     report(&cli, &targets, &mut runs, &failures);
     ExitCode::SUCCESS
+}
+
+/// A build of the guard in front of the bench server.
+fn guard_target(name: &str, bin: &Path, serve_cmd: &[String]) -> Target {
+    let mut argv = vec![
+        bin.display().to_string(),
+        "guard".into(),
+        "--log-level".into(),
+        "warn".into(),
+        "--".into(),
+    ];
+    argv.extend(serve_cmd.iter().cloned());
+    let unavailable =
+        (!bin.is_file()).then(|| format!("{} is missing (cargo xtask build)", bin.display()));
+    Target {
+        name: name.to_string(),
+        argv,
+        unavailable,
+    }
 }
 
 /// Writes the gatekit config (the template beside this file, with this program's `--serve` command).
@@ -862,6 +885,8 @@ fn report(cli: &Cli, targets: &[Target], runs: &mut [Vec<Run>], failures: &[Vec<
     let idx = |name: &str| targets.iter().position(|t| t.name == name);
     let pairs = [
         ("guard", "direct"),
+        ("baseline", "direct"),
+        ("guard", "baseline"),
         ("gatekit", "direct"),
         ("guard", "gatekit"),
     ];
