@@ -72,6 +72,39 @@ mod tests {
     use super::*;
     use regex_lite::Regex;
 
+    proptest::proptest! {
+        /// A password whose first word merely ends in `key` or `token` (`monkey 1`, `hotkey x`) is no auth
+        /// scheme followed by a credential: judged after such a "scheme", its last word ("1", "x") read as a
+        /// placeholder and the password stayed in clear. A real scheme (`ShippoToken`, `Api-Key`) is a word of
+        /// its own in an identifier; a lower-case word is not.
+        #[test]
+        fn a_password_ending_a_word_in_key_or_token_is_redacted(
+            stem in "[a-z]{1,8}",
+            suffix in proptest::sample::select(vec!["key", "token"]),
+            last in "[a-z0-9]{1,2}",
+            name in proptest::sample::select(vec!["password", "db_password", "PASSWORD", "passwd"]),
+            quote in proptest::sample::select(vec!["'", "\"", ""]),
+        ) {
+            let value = format!("{stem}{suffix} {last}");
+            let line = format!("{name}: {quote}{value}{quote}");
+            let r = redact(&line, &[]);
+            proptest::prop_assert!(!r.text.contains(&value), "{line:?} -> {:?}", r.text);
+        }
+    }
+
+    #[test]
+    fn an_auth_scheme_still_introduces_its_credential() {
+        // After a scheme, the credential is judged alone: a template there names a secret kept elsewhere.
+        for kept in [
+            "password: 'Bearer ${API_TOKEN}'",
+            "password: 'ShippoToken ${SHIPPO_KEY}'",
+            "password: 'Api-Key {{ secrets.KEY }}'",
+        ] {
+            let r = redact(kept, &[]);
+            assert!(r.findings.is_empty(), "{kept:?} -> {:?}", r.text);
+        }
+    }
+
     #[test]
     fn every_rule_compiles_and_its_examples_hold() {
         let all = examples();

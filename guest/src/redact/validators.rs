@@ -178,8 +178,9 @@ fn char_classes(v: &str) -> usize {
 
 /// After an auth scheme ("Bearer ${API_TOKEN}", "SSWS 00…", "AccessKey …"), the credential is what follows
 /// it. Any other value is judged whole: its last word alone would make `'hunter2 x'` a placeholder ("x", one
-/// repeated character) and leave the password in clear (found by cargo-fuzz). A scheme is a known one or a
-/// word that ends in `token` or `key` (`ShippoToken`, `Api-Key`).
+/// repeated character) and leave the password in clear (found by cargo-fuzz). A scheme is a known one or an
+/// identifier whose last word is `token` or `key` (`ShippoToken`, `Api-Key`, `AccessKey`); a word that only
+/// ends in those letters (`monkey`, `hotkey`) is no scheme: `'monkey 1'` is a password.
 fn credential_after_scheme(value: &str) -> &str {
     const SCHEMES: [&str; 10] = [
         "bearer",
@@ -196,9 +197,14 @@ fn credential_after_scheme(value: &str) -> &str {
     match value.trim().split_once(char::is_whitespace) {
         Some((scheme, rest))
             if SCHEMES.iter().any(|s| scheme.eq_ignore_ascii_case(s)) || {
-                let s = scheme.to_ascii_lowercase();
-                (s.ends_with("token") || s.ends_with("key"))
-                    && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                let words = Words::of(scheme);
+                words.count >= 2
+                    && words.back(0).is_some_and(|w| {
+                        w.eq_ignore_ascii_case("token") || w.eq_ignore_ascii_case("key")
+                    })
+                    && scheme
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-')
             } =>
         {
             rest.trim()

@@ -45,6 +45,9 @@ pub(super) fn redact_cases() -> Value {
         // Found by cargo-fuzz: the assignment validator judged a value by its last word only, so a quoted
         // password ending in a short or repeated word passed as a placeholder and stayed in clear.
         ("assignment/quoted-password-ending-in-a-short-word", "DB_PASSWORD: 'hunter2 x' and password=\"c0rrect horse !!\""),
+        // A password whose first word ends in `key` or `token` (`monkey`) was taken for an auth scheme and its
+        // credential ("1") for a placeholder; a real scheme (`ShippoToken ${…}`) still introduces one.
+        ("assignment/password-word-ending-in-key-is-no-scheme", "password: 'monkey 1' and DB_PASSWORD=\"hotkey x\" but Authorization: ShippoToken $SHIPPO_TOKEN"),
         // Found by cargo-fuzz: a value running from `${` to a `}` with spaces between was taken for a
         // template (a placeholder) and left in clear.
         ("assignment/braces-around-a-phrase-are-no-template", "db_password=\"${correct horse battery staple}\" but password=${DB_PASSWORD} stays"),
