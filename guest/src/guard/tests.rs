@@ -1636,14 +1636,12 @@ fn a_tool_timeout_and_a_longest_wait_override_the_sessions() {
 fn the_files_defaults_fill_what_the_shell_left_unset_and_its_options_win() {
     let open = |timeout_ms: Option<u64>| {
         let args = crate::api::SessionArgs {
-            dialect: "canonical",
-            max_bytes: None,
-            batch: "reject",
             timeout_ms,
-            upstream: "stdio:server",
-            failed_result_bytes: None,
-            policy: Some("[defaults]\ntimeout = 7\n[[tool]]\nmatch = \"slow\"\ntimeout = 90\n"),
-            policy_env: &[],
+            upstream: "stdio:server".into(),
+            policy: Some(
+                "[defaults]\ntimeout = 7\n[[tool]]\nmatch = \"slow\"\ntimeout = 90\n".into(),
+            ),
+            ..Default::default()
         };
         crate::api::guard_session(args).unwrap()
     };
