@@ -104,6 +104,9 @@ fn doc_lines(docs: &Docs) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// An enum the shapes use: its name, its cases with their docs, its docs.
+type EnumDef = (String, Vec<(String, Vec<String>)>, Vec<String>);
+
 struct Schema {
     options: Vec<Field>,
     options_docs: Vec<String>,
@@ -111,13 +114,13 @@ struct Schema {
     steps: Vec<(String, String, Vec<String>, Vec<Field>)>,
     outcome: Vec<Field>,
     /// Every enum the shapes use: name, cases, docs per case.
-    enums: Vec<(String, Vec<(String, Vec<String>)>, Vec<String>)>,
+    enums: Vec<EnumDef>,
 }
 
 struct Reader<'a> {
     resolve: &'a Resolve,
     iface: &'a Interface,
-    enums: Vec<(String, Vec<(String, Vec<String>)>, Vec<String>)>,
+    enums: Vec<EnumDef>,
 }
 
 impl Reader<'_> {
