@@ -190,6 +190,8 @@ pub struct SessionArgs {
     /// A policy file (TOML), and the environment its `hash_key_env` is read from.
     pub policy: Option<String>,
     pub policy_env: Vec<(String, String)>,
+    /// The environment whose secrets the session redacts (none: the one `set_environment` configured).
+    pub environment: Option<Vec<(String, String)>>,
 }
 
 impl Default for SessionArgs {
@@ -203,6 +205,7 @@ impl Default for SessionArgs {
             failed_result_bytes: None,
             policy: None,
             policy_env: Vec::new(),
+            environment: None,
         }
     }
 }
@@ -232,6 +235,7 @@ impl SessionArgs {
                 "failed_result_bytes" => value.as_u64().map(|v| args.failed_result_bytes = Some(v)),
                 "policy" => json_text(value).map(|v| args.policy = Some(v)),
                 "policy_env" => json_pairs(value).map(|v| args.policy_env = v),
+                "environment" => json_pairs(value).map(|v| args.environment = Some(v)),
                 _ => return Err(refuse(format!("unknown option `{name}`"))),
             };
             if read.is_none() {
@@ -308,6 +312,7 @@ pub fn guard_session(args: SessionArgs) -> Result<guard::Session, ErrorObject> {
         failed_result_bytes,
         policy,
         policy_env,
+        environment,
     } = args;
     let batch = BatchPolicy::parse(&batch).ok_or_else(|| {
         ErrorObject::invalid_params(
@@ -344,6 +349,7 @@ pub fn guard_session(args: SessionArgs) -> Result<guard::Session, ErrorObject> {
     }
     options.policy = policy;
     options.policy_env = policy_env;
+    options.environment = environment;
     Ok(guard::Session::new(options))
 }
 

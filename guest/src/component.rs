@@ -311,6 +311,7 @@ impl exports::jsonrpc_errors::core::guard::GuestSession for GuardSession {
             failed_result_bytes: options.failed_result_bytes,
             policy: options.policy,
             policy_env: options.policy_env,
+            environment: options.environment,
         };
         let session = api::guard_session(args).unwrap_or_else(|_| {
             crate::guard::Session::new(crate::guard::Options::new("canonical", &upstream))

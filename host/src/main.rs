@@ -494,7 +494,7 @@ fn guard(command: Command) -> ExitCode {
         failed_result_bytes,
         policy_env: policy.as_ref().map(|p| p.env.clone()).unwrap_or_default(),
         policy: policy.map(|p| p.text),
-        ..Default::default()
+        environment: Some(secret_candidates()),
     };
     // Refuse a bad dialect before anything starts (the message is the library's, as for every subcommand).
     // On stderr only: the guard's stdout is the MCP channel, and carries nothing but messages.

@@ -195,7 +195,7 @@ fn guard_options(case: &Value) -> jsonrpc_errors_host::guard::Options {
         failed_result_bytes: n("failed_result_bytes"),
         policy: o.get("policy").and_then(Value::as_str).map(str::to_string),
         policy_env: env_pairs(o.get("policy_env")),
-        ..Default::default()
+        environment: o.get("environment").map(|e| env_pairs(Some(e))),
     }
 }
 

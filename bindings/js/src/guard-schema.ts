@@ -102,6 +102,11 @@ export interface GuardOptions {
   policy?: string | null;
   /** The environment the policy's `hash_key_env` is read from (name, value). */
   policyEnv?: Record<string, string | undefined>;
+  /**
+   * The environment whose secret-looking values (by name, as `set-environment` keeps them) this
+   * session redacts from everything it writes and logs; none: the one `set-environment` configured.
+   */
+  environment?: Record<string, string | undefined> | null;
 }
 
 function text(value: unknown, what: string, fallback: string): string {
@@ -142,5 +147,6 @@ export function guardOptionsJson(options: GuardOptions): string {
     failed_result_bytes: options.failedResultBytes == null ? null : u64(options.failedResultBytes, "failedResultBytes"),
     policy: options.policy == null ? null : text(options.policy, "policy", ""),
     policy_env: pairs(options.policyEnv ?? processEnv(), "policyEnv"),
+    environment: options.environment == null ? null : pairs(options.environment, "environment"),
   });
 }

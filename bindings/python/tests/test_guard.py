@@ -89,3 +89,15 @@ def test_str_lines_are_encoded_and_upstream_stderr_keeps_traces():
             "KeyError: token=ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d\n"
         )
         assert "Traceback" in log and "/srv/app.py" in log and "ghp_" not in log
+
+
+def test_a_session_redacts_the_environment_it_was_given():
+    secret = "py-session-env-3b9d7e21f4"  # in no environment the runtime was handed
+    line = f"upstream auth with {secret}\n".encode()
+    with jre.GuardSession(environment={"UPSTREAM_API_TOKEN": secret}) as own:
+        logged = own.upstream_stderr(line)
+    assert secret not in logged and "upstream auth with" in logged
+    with jre.GuardSession() as plain:
+        assert secret in plain.upstream_stderr(line)
+    with pytest.raises(TypeError):
+        jre.GuardSession(environment=[("UPSTREAM_API_TOKEN", secret)])  # type: ignore[typeddict-item]

@@ -1789,3 +1789,27 @@ fn a_refused_policy_fails_closed_and_a_bad_reload_keeps_the_old_one() {
         "new requests get the new one"
     );
 }
+
+#[test]
+fn a_session_redacts_the_environment_it_was_given_and_no_other_session_sees_it() {
+    // Unique to this test: no configured environment (set_environment) holds it.
+    let secret = "q7Rv-session-0wn-9c2e4b81d6";
+    let mut options = Options::new("canonical", "stdio:server");
+    options.environment = Some(vec![("UPSTREAM_API_TOKEN".into(), secret.into())]);
+    let mut own = Session::new(options);
+    let mut other = canonical();
+    let line = format!("retrying with key {secret}\n");
+    let logged = own.upstream_stderr(line.as_bytes(), false);
+    assert!(
+        !logged.contains(secret) && logged.contains("retrying with key"),
+        "{logged}"
+    );
+    let logged = own.upstream_log(&format!("transport failed: {secret}\n"));
+    assert!(!logged.contains(secret), "{logged}");
+    // The session's secrets are in force for its own calls only: another session, and the library, keep
+    // the configured environment.
+    assert!(other
+        .upstream_stderr(line.as_bytes(), false)
+        .contains(secret));
+    assert!(crate::api::redact(&line).text.contains(secret));
+}

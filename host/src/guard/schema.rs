@@ -33,6 +33,9 @@ pub struct Options {
     pub policy: Option<String>,
     /// The environment the policy's `hash_key_env` is read from (name, value).
     pub policy_env: Vec<(String, String)>,
+    /// The environment whose secret-looking values (by name, as `set-environment` keeps them) this
+    /// session redacts from everything it writes and logs; none: the one `set-environment` configured.
+    pub environment: Option<Vec<(String, String)>>,
 }
 
 impl Default for Options {
@@ -46,6 +49,7 @@ impl Default for Options {
             failed_result_bytes: None,
             policy: None,
             policy_env: Vec::new(),
+            environment: None,
         }
     }
 }
@@ -62,6 +66,7 @@ impl Options {
             failed_result_bytes: self.failed_result_bytes,
             policy: self.policy.clone(),
             policy_env: self.policy_env.clone(),
+            environment: self.environment.clone(),
         }
     }
 }

@@ -313,6 +313,15 @@ pub(super) fn guard_cases() -> Value {
             json!({"options": canonical, "env": [["DEPLOY_TOKEN", "tok-9f8e7d6c5b4a"]], "script": [
             {"upstream_log": "Traceback (most recent call last):\n  File \"/home/alice/app.py\", line 3, in <module>\nValueError: password=hunter22 token tok-9f8e7d6c5b4a\n"}]}),
         ),
+        // A session given an environment of its own redacts its secret-looking values (a name that looks
+        // secret: kept; one that does not: not) in place of the configured environment's.
+        case(
+            "upstream-log/the-sessions-own-environment",
+            "guard",
+            json!({"options": {"dialect": "canonical", "environment": [["UPSTREAM_API_TOKEN", "own-7c1e9a5f3b2d"], ["HOME", "/srv/upstream-home"]]},
+            "env": [["DEPLOY_TOKEN", "tok-9f8e7d6c5b4a"]], "script": [
+            {"upstream_log": "connected as own-7c1e9a5f3b2d, home /srv/upstream-home, deploy tok-9f8e7d6c5b4a\n"}]}),
+        ),
         // One stream: a private-key block the first chunk leaves open is redacted in the next up to its END
         // line; the chunk after that is logged as it is.
         case(

@@ -82,9 +82,12 @@ class GuardOptions(TypedDict, total=False):
     policy: Optional[str]
     #: The environment the policy's `hash_key_env` is read from (name, value).
     policy_env: Optional[Mapping[str, str]]
+    #: The environment whose secret-looking values (by name, as `set-environment` keeps them) this
+    #: session redacts from everything it writes and logs; none: the one `set-environment` configured.
+    environment: Optional[Optional[Mapping[str, str]]]
 
 
-_OPTIONS = frozenset(("max_bytes", "batch", "timeout_ms", "upstream", "failed_result_bytes", "policy", "policy_env",))
+_OPTIONS = frozenset(("max_bytes", "batch", "timeout_ms", "upstream", "failed_result_bytes", "policy", "policy_env", "environment",))
 
 
 def _options_record(dialect: str, options: Mapping[str, Any]) -> Record:
@@ -119,4 +122,8 @@ def _options_record(dialect: str, options: Mapping[str, Any]) -> Record:
     setattr(record, "policy", value)
     value = _pairs(options.get("policy_env"), "policy_env")
     setattr(record, "policy-env", value)
+    value = options.get("environment")
+    if value is not None:
+        value = _pairs(value, "environment")
+    setattr(record, "environment", value)
     return record
