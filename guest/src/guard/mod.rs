@@ -115,6 +115,11 @@ impl Failure {
     }
 }
 
+/// How early `expire` may be called and still count as at a deadline: shells sleep until the outcome's
+/// `deadline` and call `expire`; a timer that fires early, or a wall clock a millisecond behind the one the
+/// deadline was set by, is allowed for here rather than in every shell (the contract: `expire` in the WIT).
+pub const EXPIRE_EARLY_MS: u64 = 1;
+
 /// How much of each end of an oversize line the session reads an id from (a shell keeps as much of a line
 /// it discards: `head` and `tail` of the oversize calls).
 pub const SNIFF_BYTES: usize = 4096;
@@ -1775,14 +1780,15 @@ impl Session {
         self.finish(call)
     }
 
-    /// Answers every request whose deadline is at or before `ctx.unix_millis` with the timeout error, and
-    /// cancels it upstream (except `initialize`, which MCP forbids cancelling).
+    /// Answers every request whose deadline is at or before `ctx.unix_millis` (or within
+    /// [`EXPIRE_EARLY_MS`] after it) with the timeout error, and cancels it upstream (except `initialize`,
+    /// which MCP forbids cancelling).
     pub fn expire(&mut self, ctx: CallContext) -> Outcome {
         let _env = self.scope();
         let mut call = Call::new(ctx);
-        let now = ctx.unix_millis;
+        let due = ctx.unix_millis.saturating_add(EXPIRE_EARLY_MS);
         while let Some(deadline) = self.tables.next_deadline() {
-            if deadline > now {
+            if deadline > due {
                 break;
             }
             let Some(Reverse((_, _, key))) = self.tables.deadlines.pop() else {

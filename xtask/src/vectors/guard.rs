@@ -207,14 +207,16 @@ pub(super) fn guard_cases() -> Value {
             json!([
             {"upstream": r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error at /home/alice/x"}}"#}]),
         ),
+        // `expire` 2 ms early finds nothing due; 1 ms early (a timer's rounding: EXPIRE_EARLY_MS) counts as
+        // at the deadline.
         g(
             "timeout/answered-cancelled-late-answer-dropped",
             &canonical,
             json!([
             {"client": r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#},
             {"client": REQUEST_1, "at": 10},
+            {"expire": true, "at": 29_998},
             {"expire": true, "at": 29_999},
-            {"expire": true, "at": 30_000},
             {"expire": true, "at": 30_010},
             {"upstream": r#"{"jsonrpc":"2.0","id":1,"result":{}}"#, "at": 30_500}]),
         ),
