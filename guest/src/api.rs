@@ -173,20 +173,101 @@ pub fn codes(dialect: Option<&str>, format: &str) -> Result<String, ErrorObject>
     }
 }
 
-/// Opens a guard session (see [`crate::guard`]): `batch` is "reject" or "allow"; `upstream` names the
-/// upstream in errors and logs.
-/// A guard session's options as every runtime passes them (none given: the taxonomy's defaults).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct SessionArgs<'a> {
-    pub dialect: &'a str,
+/// A guard session's options, as every runtime passes them: `guard-options` in wit/world.wit (the component's
+/// record), or that record as JSON with snake_case keys (the npm module's glue, the vectors' `options`). A
+/// field not given takes the default the WIT states (`dialect` canonical, `batch` reject, `upstream`
+/// "upstream"; none for the rest: the taxonomy's or the policy file's).
+#[derive(Debug, Clone)]
+pub struct SessionArgs {
+    pub dialect: String,
     pub max_bytes: Option<u64>,
-    pub batch: &'a str,
+    /// "reject" or "allow".
+    pub batch: String,
     pub timeout_ms: Option<u64>,
-    pub upstream: &'a str,
+    /// How errors and logs name the upstream.
+    pub upstream: String,
     pub failed_result_bytes: Option<u64>,
     /// A policy file (TOML), and the environment its `hash_key_env` is read from.
-    pub policy: Option<&'a str>,
-    pub policy_env: &'a [(String, String)],
+    pub policy: Option<String>,
+    pub policy_env: Vec<(String, String)>,
+    /// The environment whose secrets the session redacts (none: the one `set_environment` configured).
+    pub environment: Option<Vec<(String, String)>>,
+}
+
+impl Default for SessionArgs {
+    fn default() -> Self {
+        SessionArgs {
+            dialect: "canonical".into(),
+            max_bytes: None,
+            batch: "reject".into(),
+            timeout_ms: None,
+            upstream: "upstream".into(),
+            failed_result_bytes: None,
+            policy: None,
+            policy_env: Vec::new(),
+            environment: None,
+        }
+    }
+}
+
+impl SessionArgs {
+    /// Reads the options' JSON (the npm module's glue, the vectors); a member not given, or null, keeps its
+    /// default. An unknown or ill-typed member is refused with -32602 (`data.reason` "invalid-options",
+    /// `data.details` naming it, never its value). Read by hand: a derived reader adds to the npm module.
+    pub fn from_json(text: &str) -> Result<SessionArgs, ErrorObject> {
+        let refuse = |details: String| ErrorObject::invalid_params("invalid-options", &details);
+        let Ok(Value::Object(members)) = serde_json::from_str::<Value>(text) else {
+            return Err(refuse(
+                "options must be guard-options as a JSON object".into(),
+            ));
+        };
+        let mut args = SessionArgs::default();
+        for (name, value) in members {
+            if value.is_null() {
+                continue;
+            }
+            let read = match name.as_str() {
+                "dialect" => json_text(value).map(|v| args.dialect = v),
+                "max_bytes" => value.as_u64().map(|v| args.max_bytes = Some(v)),
+                "batch" => json_text(value).map(|v| args.batch = v),
+                "timeout_ms" => value.as_u64().map(|v| args.timeout_ms = Some(v)),
+                "upstream" => json_text(value).map(|v| args.upstream = v),
+                "failed_result_bytes" => value.as_u64().map(|v| args.failed_result_bytes = Some(v)),
+                "policy" => json_text(value).map(|v| args.policy = Some(v)),
+                "policy_env" => json_pairs(value).map(|v| args.policy_env = v),
+                "environment" => json_pairs(value).map(|v| args.environment = Some(v)),
+                _ => return Err(refuse(format!("unknown option `{name}`"))),
+            };
+            if read.is_none() {
+                return Err(refuse(format!("option `{name}` has the wrong type")));
+            }
+        }
+        Ok(args)
+    }
+}
+
+fn json_text(value: Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s),
+        _ => None,
+    }
+}
+
+/// `[[name, value], ...]` as pairs.
+fn json_pairs(value: Value) -> Option<Vec<(String, String)>> {
+    let Value::Array(items) = value else {
+        return None;
+    };
+    items
+        .into_iter()
+        .map(|pair| match pair {
+            Value::Array(mut p) if p.len() == 2 => {
+                let value = json_text(p.pop()?)?;
+                Some((json_text(p.pop()?)?, value))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// Checks a policy file (`jsonrpc-errors guard --check-config`, and every shell before it opens a session):
@@ -218,7 +299,8 @@ pub fn policy_error(e: &crate::policy::DocumentError) -> ErrorObject {
     }
 }
 
-pub fn guard_session(args: SessionArgs<'_>) -> Result<guard::Session, ErrorObject> {
+/// Opens a guard session (see [`crate::guard`]); an unknown dialect or batch policy is refused.
+pub fn guard_session(args: SessionArgs) -> Result<guard::Session, ErrorObject> {
     // A policy file that is refused does not refuse the session: it answers every request with the
     // configuration error (fail closed) and logs why. Shells call `check_policy` first to refuse it at start.
     let SessionArgs {
@@ -230,19 +312,21 @@ pub fn guard_session(args: SessionArgs<'_>) -> Result<guard::Session, ErrorObjec
         failed_result_bytes,
         policy,
         policy_env,
+        environment,
     } = args;
-    let batch = BatchPolicy::parse(batch).ok_or_else(|| {
+    let batch = BatchPolicy::parse(&batch).ok_or_else(|| {
         ErrorObject::invalid_params(
             "unknown-batch-policy",
             "batch policy must be \"reject\" or \"allow\"",
         )
     })?;
-    if !crate::taxonomy::is_dialect(dialect) {
-        return Err(fail(InputError::UnknownDialect(dialect.to_string())));
+    if !crate::taxonomy::is_dialect(&dialect) {
+        return Err(fail(InputError::UnknownDialect(dialect)));
     }
     // The policy file's defaults fill what the shell left unset (its own options override the file); a
     // document that cannot be read sets nothing (the session refuses every request).
     let defaults = policy
+        .as_deref()
         .and_then(|text| crate::policy::document::parse(text).ok())
         .map(|d| d.defaults)
         .unwrap_or_default();
@@ -253,7 +337,7 @@ pub fn guard_session(args: SessionArgs<'_>) -> Result<guard::Session, ErrorObjec
         (None, None) => None,
     };
     let failed_result_bytes = failed_result_bytes.or(defaults.failed_result_bytes);
-    let mut options = guard::Options::new(dialect, upstream);
+    let mut options = guard::Options::new(&dialect, &upstream);
     if let Some(n) = max_bytes {
         options.max_bytes = n;
     }
@@ -263,8 +347,9 @@ pub fn guard_session(args: SessionArgs<'_>) -> Result<guard::Session, ErrorObjec
         // Room for the cut's marker at least: a limit smaller than it could not hold the text it announces.
         options.failed_result_bytes = n.max(64);
     }
-    options.policy = policy.map(str::to_string);
-    options.policy_env = policy_env.to_vec();
+    options.policy = policy;
+    options.policy_env = policy_env;
+    options.environment = environment;
     Ok(guard::Session::new(options))
 }
 

@@ -301,18 +301,20 @@ impl exports::jsonrpc_errors::core::guard::GuestSession for GuardSession {
             BatchPolicy::Allow => "allow",
         };
         // The dialect is a WIT enum and the batch policy one of two names: opening cannot fail.
+        let upstream = options.upstream.clone();
         let args = api::SessionArgs {
-            dialect: dialect_name(options.dialect),
+            dialect: dialect_name(options.dialect).to_string(),
             max_bytes: options.max_bytes,
-            batch,
+            batch: batch.to_string(),
             timeout_ms: options.timeout_ms,
-            upstream: &options.upstream,
+            upstream: options.upstream,
             failed_result_bytes: options.failed_result_bytes,
-            policy: options.policy.as_deref(),
-            policy_env: &options.policy_env,
+            policy: options.policy,
+            policy_env: options.policy_env,
+            environment: options.environment,
         };
         let session = api::guard_session(args).unwrap_or_else(|_| {
-            crate::guard::Session::new(crate::guard::Options::new("canonical", &options.upstream))
+            crate::guard::Session::new(crate::guard::Options::new("canonical", &upstream))
         });
         GuardSession(RefCell::new(session))
     }

@@ -23,6 +23,7 @@ pub mod taxonomy;
 #[cfg(feature = "component")]
 mod component;
 
+use std::cell::RefCell;
 use std::sync::{Arc, RwLock};
 
 // In wasm (the component and the npm module) every call allocates a few dozen small blocks; talc serves them
@@ -43,8 +44,42 @@ pub fn set_environment(env: &[(String, String)]) -> usize {
     kept
 }
 
-/// The secret environment values currently configured.
+thread_local! {
+    /// The environment of the guard session whose call is running on this thread, if it was given one
+    /// (see [`EnvironmentScope`]): it takes the place of the one `set_environment` configured.
+    static CALL_ENVIRONMENT: RefCell<Option<Arc<redact::Secrets>>> = const { RefCell::new(None) };
+}
+
+/// While alive, [`environment`] on this thread is a guard session's own secrets (for the length of one of
+/// its calls: sessions of one module, as the npm module's are, each keep their own); dropped, it restores what
+/// was there before.
+pub struct EnvironmentScope {
+    previous: Option<Option<Arc<redact::Secrets>>>,
+}
+
+impl EnvironmentScope {
+    /// `None` (a session given no environment): [`environment`] stays as it is.
+    pub fn enter(secrets: Option<&Arc<redact::Secrets>>) -> Self {
+        let previous =
+            secrets.map(|s| CALL_ENVIRONMENT.with(|current| current.replace(Some(s.clone()))));
+        EnvironmentScope { previous }
+    }
+}
+
+impl Drop for EnvironmentScope {
+    fn drop(&mut self) {
+        if let Some(previous) = self.previous.take() {
+            CALL_ENVIRONMENT.with(|current| *current.borrow_mut() = previous);
+        }
+    }
+}
+
+/// The secret environment values in force: the running guard session's own, if it was given some, else
+/// those `set_environment` configured.
 pub fn environment() -> Arc<redact::Secrets> {
+    if let Some(own) = CALL_ENVIRONMENT.with(|current| current.borrow().clone()) {
+        return own;
+    }
     let current = ENVIRONMENT
         .read()
         .unwrap_or_else(|e| e.into_inner())

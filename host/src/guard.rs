@@ -1,45 +1,13 @@
 //! A guard session on its own component instance (see the `guard` interface in `wit/world.wit`): the
 //! per-message policy of a JSON-RPC proxy. The shell around it (`jsonrpc-errors guard`) only does I/O.
 
-use crate::exports::jsonrpc_errors::core::guard::{GuardOptions, UpstreamFailure};
-use crate::exports::jsonrpc_errors::core::types::BatchPolicy;
+mod schema;
+
+use crate::exports::jsonrpc_errors::core::guard::UpstreamFailure;
 use crate::{failure, Context, Failure, InputProblem, Instance, Runtime};
-use serde::Deserialize;
-use serde_json::Value;
+/// The session's options and what its calls return: generated from `interface guard` in wit/world.wit.
+pub use schema::{BatchPolicy, Event, Options, Outcome, Peer, Step};
 use wasmtime::component::ResourceAny;
-
-/// How a session behaves (see `guard-options` in the WIT).
-#[derive(Debug, Clone)]
-pub struct Options {
-    pub dialect: String,
-    /// Largest client message in bytes (`None`: the taxonomy's 10 MiB).
-    pub max_bytes: Option<u64>,
-    pub allow_batch: bool,
-    /// How long a request may wait for the upstream, in milliseconds.
-    pub timeout_ms: Option<u64>,
-    /// How errors and logs name the upstream.
-    pub upstream: String,
-    /// The longest text of a failed tool result passed on (`None`: the taxonomy's 8 KiB).
-    pub failed_result_bytes: Option<u64>,
-    /// A policy file (TOML) and the environment its `hash_key_env` is read from.
-    pub policy: Option<String>,
-    pub policy_env: Vec<(String, String)>,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            dialect: "canonical".into(),
-            max_bytes: None,
-            allow_batch: false,
-            timeout_ms: None,
-            upstream: "upstream".into(),
-            failed_result_bytes: None,
-            policy: None,
-            policy_env: Vec::new(),
-        }
-    }
-}
 
 /// Why the upstream can no longer answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,64 +16,6 @@ pub enum UpstreamGone {
     Exited(i32),
     Killed(i32),
     ClosedOutput,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Peer {
-    Client,
-    Upstream,
-}
-
-/// One step to carry out (in order).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(tag = "step", rename_all = "kebab-case")]
-pub enum Step {
-    /// The line just given, byte for byte, to `to` (on client stream `stream`, for a session that serves
-    /// several: `client_line_on`).
-    Forward {
-        to: Peer,
-        #[serde(default)]
-        stream: Option<u64>,
-    },
-    /// This line to `to` (on `stream`, as for `Forward`).
-    Send {
-        to: Peer,
-        #[serde(default)]
-        stream: Option<u64>,
-        line: String,
-    },
-    /// A record for the log and the metrics.
-    Event(Box<Event>),
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct Event {
-    pub event: String,
-    pub level: String,
-    pub kind: Option<String>,
-    pub code: Option<i32>,
-    pub category: Option<String>,
-    pub gate: Option<String>,
-    pub correlation_id: Option<String>,
-    pub id: Option<Value>,
-    pub method: Option<String>,
-    pub detail: Option<String>,
-    /// A policy decision's rule (or category), never the value it found; and the tool it was taken under.
-    #[serde(default)]
-    pub rule: Option<String>,
-    #[serde(default)]
-    pub tool: Option<String>,
-}
-
-/// What one session call returned.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct Outcome {
-    pub steps: Vec<Step>,
-    /// Client requests still waiting for an answer.
-    pub pending: usize,
-    /// When to call [`Session::expire`] (unix milliseconds).
-    pub deadline: Option<u64>,
 }
 
 impl Outcome {
@@ -126,20 +36,7 @@ pub struct Session {
 impl Runtime {
     /// Opens a guard session on a fresh instance.
     pub fn guard_session(&self, options: &Options) -> Result<Session, Failure> {
-        let wit = GuardOptions {
-            dialect: self.dialect(&options.dialect)?,
-            max_bytes: options.max_bytes,
-            batch: if options.allow_batch {
-                BatchPolicy::Allow
-            } else {
-                BatchPolicy::Reject
-            },
-            timeout_ms: options.timeout_ms,
-            upstream: options.upstream.clone(),
-            failed_result_bytes: options.failed_result_bytes,
-            policy: options.policy.clone(),
-            policy_env: options.policy_env.clone(),
-        };
+        let wit = options.to_wit(self.dialect(&options.dialect)?);
         let mut instance = self.instantiate().map_err(|_| Failure::internal())?;
         let handle = instance
             .api

@@ -484,12 +484,17 @@ fn guard(command: Command) -> ExitCode {
     let session = jsonrpc_errors_host::guard::Options {
         dialect,
         max_bytes,
-        allow_batch: batch == "allow",
+        batch: if batch == "allow" {
+            jsonrpc_errors_host::guard::BatchPolicy::Allow
+        } else {
+            jsonrpc_errors_host::guard::BatchPolicy::Reject
+        },
         timeout_ms: (!timeout.is_zero()).then(|| timeout.as_millis().max(1) as u64),
         upstream: format!("stdio:{program}"),
         failed_result_bytes,
         policy_env: policy.as_ref().map(|p| p.env.clone()).unwrap_or_default(),
         policy: policy.map(|p| p.text),
+        environment: Some(secret_candidates()),
     };
     // Refuse a bad dialect before anything starts (the message is the library's, as for every subcommand).
     // On stderr only: the guard's stdout is the MCP channel, and carries nothing but messages.

@@ -494,3 +494,30 @@ fn the_typed_map_error_answers_as_the_json_form_does() {
         (-32602, "Invalid params")
     );
 }
+
+/// A guard session given an environment redacts its secret-looking values from what it logs; a session
+/// given none keeps the runtime's (here: none).
+#[test]
+fn a_guard_session_redacts_the_environment_it_was_given() {
+    let rt = Runtime::new(vec![]).unwrap();
+    let secret = "h0st-session-env-5e1f0a93c7";
+    let line = format!("upstream auth with {secret}\n");
+    let mut own = rt
+        .guard_session(&jsonrpc_errors_host::guard::Options {
+            environment: Some(vec![("UPSTREAM_API_TOKEN".into(), secret.into())]),
+            ..Default::default()
+        })
+        .unwrap();
+    let logged = own.upstream_stderr(line.as_bytes()).unwrap();
+    assert!(
+        !logged.contains(secret) && logged.contains("upstream auth with"),
+        "{logged}"
+    );
+    let mut plain = rt
+        .guard_session(&jsonrpc_errors_host::guard::Options::default())
+        .unwrap();
+    assert!(plain
+        .upstream_stderr(line.as_bytes())
+        .unwrap()
+        .contains(secret));
+}

@@ -185,12 +185,17 @@ fn guard_options(case: &Value) -> jsonrpc_errors_host::guard::Options {
     jsonrpc_errors_host::guard::Options {
         dialect: s("dialect", "canonical"),
         max_bytes: n("max_bytes"),
-        allow_batch: s("batch", "reject") == "allow",
+        batch: if s("batch", "reject") == "allow" {
+            jsonrpc_errors_host::guard::BatchPolicy::Allow
+        } else {
+            jsonrpc_errors_host::guard::BatchPolicy::Reject
+        },
         timeout_ms: n("timeout_ms"),
         upstream: s("upstream", "upstream"),
         failed_result_bytes: n("failed_result_bytes"),
         policy: o.get("policy").and_then(Value::as_str).map(str::to_string),
         policy_env: env_pairs(o.get("policy_env")),
+        environment: o.get("environment").map(|e| env_pairs(Some(e))),
     }
 }
 
@@ -215,18 +220,13 @@ fn env_pairs(value: Option<&Value>) -> Vec<(String, String)> {
 /// The outputs of a guard script, joined by newlines (each output is one JSON document, or a log text).
 fn native_guard(case: &Value) -> Result<String, jsonrpc_errors_guest::error::ErrorObject> {
     use jsonrpc_errors_guest::guard::Failure;
-    let o = guard_options(case);
-    let args = api::SessionArgs {
-        dialect: &o.dialect,
-        max_bytes: o.max_bytes,
-        batch: if o.allow_batch { "allow" } else { "reject" },
-        timeout_ms: o.timeout_ms,
-        upstream: &o.upstream,
-        failed_result_bytes: o.failed_result_bytes,
-        policy: o.policy.as_deref(),
-        policy_env: &o.policy_env,
+    let options = case.get("options").cloned().unwrap_or(Value::Null);
+    let options = if options.is_null() {
+        "{}".to_string()
+    } else {
+        options.to_string()
     };
-    let mut session = api::guard_session(args)?;
+    let mut session = api::guard_session(api::SessionArgs::from_json(&options)?)?;
     let mut outputs = Vec::new();
     for (step, (unix_millis, entropy)) in guard_steps(case) {
         let ctx = CallContext {

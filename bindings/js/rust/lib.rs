@@ -205,31 +205,12 @@ pub struct GuardSession(guard::Session);
 #[cfg(feature = "guard")]
 #[wasm_bindgen]
 impl GuardSession {
-    // One argument per session option, as `validate` above and the TypeScript wrapper that calls it.
-    #[allow(clippy::too_many_arguments)]
+    /// `options`: `guard-options` (wit/world.wit) as JSON with snake_case keys, as `guard-schema.ts` (generated
+    /// from the WIT) writes it; a refusal throws the error object's JSON.
     #[wasm_bindgen(constructor)]
-    pub fn new(
-        dialect: &str,
-        max_bytes: Option<f64>,
-        batch: &str,
-        timeout_ms: Option<f64>,
-        upstream: &str,
-        failed_result_bytes: Option<f64>,
-        policy: Option<String>,
-        policy_env: Vec<String>,
-    ) -> Result<GuardSession, JsValue> {
-        let policy_env = pairs(policy_env);
-        let args = api::SessionArgs {
-            dialect,
-            max_bytes: max_bytes.map(|n| n as u64),
-            batch,
-            timeout_ms: timeout_ms.map(|n| n as u64),
-            upstream,
-            failed_result_bytes: failed_result_bytes.map(|n| n as u64),
-            policy: policy.as_deref(),
-            policy_env: &policy_env,
-        };
-        api::guard_session(args)
+    pub fn new(options: &str) -> Result<GuardSession, JsValue> {
+        api::SessionArgs::from_json(options)
+            .and_then(api::guard_session)
             .map(GuardSession)
             .map_err(|e| JsValue::from_str(&api::failure_json(&e)))
     }

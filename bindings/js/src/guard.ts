@@ -5,77 +5,12 @@
 
 import { ArgumentTypeError, WasmFaultError } from "./errors.js";
 import { INTERNAL_ERROR, callGuard, checkedBytes, checkedText, contextArgs, guardGenerationNow, type GlueGuardSession } from "./runtime.js";
+import { guardOptionsJson, type GuardOptions, type GuardOutcome } from "./guard-schema.js";
 import type { Dialect } from "./taxonomy.js";
 import type { ContextOptions, Id, OversizeOptions } from "./types.js";
 
-export type Peer = "client" | "upstream";
-
-/** Write the line just given, byte for byte, to `to`. */
-export interface ForwardStep {
-  step: "forward";
-  to: Peer;
-  /** The client stream, once the session serves several (`clientLineOn`). */
-  stream?: number;
-}
-
-/** Write `line` (one message or batch, no newline in it) to `to`. */
-export interface SendStep {
-  step: "send";
-  to: Peer;
-  /** The client stream, once the session serves several (`clientLineOn`). */
-  stream?: number;
-  line: string;
-}
-
-/** A record for the operator's log and metrics: never a message body. */
-export interface EventStep {
-  step: "event";
-  event: "answered" | "sanitized" | "redacted" | "repaired" | "dropped" | "client-cancelled" | "upstream-ended" | "blocked" | "audited";
-  level: "error" | "warn" | "info" | "debug";
-  kind?: string;
-  code?: number;
-  category?: string;
-  gate?: string;
-  correlation_id?: string;
-  id?: Id;
-  method?: string;
-  detail?: string;
-  /** A policy decision's rule (or category): never the value it found. */
-  rule?: string;
-  /** The tool (or method) override a policy decision was taken under. */
-  tool?: string;
-}
-
-export type GuardStep = ForwardStep | SendStep | EventStep;
-
-export interface GuardOutcome {
-  steps: GuardStep[];
-  /** Client requests still waiting for an answer. */
-  pending: number;
-  /** When to call `expire` (unix milliseconds), or null. */
-  deadline: number | null;
-}
-
-export interface GuardOptions {
-  dialect?: Dialect;
-  /** Largest client message in bytes (default 10 MiB). */
-  maxBytes?: number | null;
-  batch?: "reject" | "allow";
-  /** How long a request may wait for the upstream, in milliseconds (progress restarts the wait); null or
-   *  absent: no limit. */
-  timeoutMs?: number | null;
-  /** How errors and logs name the upstream (credentials in a URL are never shown). */
-  upstream?: string;
-  /** The longest text of a failed tool result passed on (default 8 KiB); a longer one keeps its start and end. */
-  failedResultBytes?: number | null;
-  /**
-   * A policy file (TOML, docs/policy.md): per-tool timeouts, redaction scopes and options,
-   * actions. One `checkPolicy` refuses makes the session answer every request with the configuration error.
-   */
-  policy?: string | null;
-  /** The environment its `hash_key_env` is read from (none by default; in Node, pass `process.env`). */
-  policyEnv?: Record<string, string | undefined>;
-}
+// The session's options and steps, generated from wit/world.wit (`cargo xtask gen`).
+export type { EventName, EventStep, ForwardStep, GuardOptions, GuardOutcome, GuardStep, LogLevel, Peer, SendStep } from "./guard-schema.js";
 
 /** A policy's defaults (`null` where it says nothing): what a shell takes unless its own options say otherwise. */
 export interface PolicyDefaults {
@@ -157,17 +92,8 @@ export class GuardSession {
   readonly #generation: number;
 
   constructor(options: GuardOptions = {}) {
-    if (typeof options !== "object" || options === null) throw new ArgumentTypeError("options must be an object");
-    const dialect = optionalString(options.dialect, "dialect", "canonical");
-    const batch = optionalString(options.batch, "batch", "reject");
-    const upstream = optionalString(options.upstream, "upstream", "upstream");
-    const maxBytes = options.maxBytes == null ? undefined : u64(options.maxBytes, "maxBytes");
-    const timeoutMs = options.timeoutMs == null ? undefined : u64(options.timeoutMs, "timeoutMs");
-    const failedResultBytes = options.failedResultBytes == null ? undefined : u64(options.failedResultBytes, "failedResultBytes");
-    if (options.policy != null && typeof options.policy !== "string") throw new ArgumentTypeError("policy must be a string");
-    const policy = options.policy == null ? undefined : checkedText(options.policy);
-    const policyEnv = flatEnv(options.policyEnv);
-    this.#inner = callGuard((g) => new g.GuardSession(dialect, maxBytes, batch, timeoutMs, upstream, failedResultBytes, policy, policyEnv));
+    const json = guardOptionsJson(options);
+    this.#inner = callGuard((g) => new g.GuardSession(json));
     this.#generation = guardGenerationNow();
   }
 

@@ -68,16 +68,8 @@ export interface RedactGlue extends Pick<Glue, "setEnvironment" | "refusal" | "m
 export interface GuardGlue extends RedactGlue {
   /** A policy file's defaults as JSON; throws its error object's JSON (`env`: flat `[name, value, …]`). */
   checkPolicy(text: string, env: string[]): string;
-  GuardSession: new (
-    dialect: string,
-    maxBytes: number | undefined,
-    batch: string,
-    timeoutMs: number | undefined,
-    upstream: string,
-    failedResultBytes: number | undefined,
-    policy: string | undefined,
-    policyEnv: string[],
-  ) => GlueGuardSession;
+  /** `optionsJson`: `guard-options` as JSON (guard-schema.ts); throws the refusal's error object's JSON. */
+  GuardSession: new (optionsJson: string) => GlueGuardSession;
 }
 
 let platform: Platform | undefined;

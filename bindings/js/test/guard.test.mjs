@@ -93,3 +93,16 @@ test("setEnvironment reaches the guard module too", () => {
     setEnvironment([]);
   }
 });
+
+test("a session redacts the environment it was given; one given none keeps the module's", () => {
+  const secret = "js-session-env-8a4c2f6e10"; // in no environment the module was handed
+  const line = `upstream auth with ${secret}\n`;
+  const own = new GuardSession({ environment: { UPSTREAM_API_TOKEN: secret } });
+  const logged = own.upstreamStderr(line);
+  assert.ok(!logged.includes(secret) && logged.includes("upstream auth with"), logged);
+  const plain = new GuardSession();
+  assert.ok(plain.upstreamStderr(line).includes(secret));
+  assert.throws(() => new GuardSession({ environment: "UPSTREAM_API_TOKEN" }), ArgumentTypeError);
+  own.close();
+  plain.close();
+});

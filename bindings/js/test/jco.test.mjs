@@ -97,6 +97,7 @@ function adapter() {
         failedResultBytes: o.failed_result_bytes == null ? undefined : BigInt(o.failed_result_bytes),
         policy: o.policy ?? undefined,
         policyEnv: o.policy_env ?? [],
+        environment: o.environment ?? undefined,
       });
       return {
         client: (b, c) => s.clientLine(b, ctx(c)),

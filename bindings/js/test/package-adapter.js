@@ -23,6 +23,7 @@ export function packageAdapter(pkg, guardPkg, runtime, redaction = guardPkg) {
         failedResultBytes: o.failed_result_bytes,
         policy: o.policy,
         policyEnv: Object.fromEntries(o.policy_env ?? []),
+        environment: o.environment == null ? undefined : Object.fromEntries(o.environment),
       });
       return {
         client: (b, ctx) => s.clientLineJson(b, context(ctx)),

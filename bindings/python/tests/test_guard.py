@@ -106,3 +106,15 @@ def test_bytes_longer_than_one_lowering_step_reach_the_component_intact():
     with jre.GuardSession() as s:
         out = s.upstream_stderr(data)
     assert out == data.decode().replace(secret, "[REDACTED:github-token]")
+
+
+def test_a_session_redacts_the_environment_it_was_given():
+    secret = "py-session-env-3b9d7e21f4"  # in no environment the runtime was handed
+    line = f"upstream auth with {secret}\n".encode()
+    with jre.GuardSession(environment={"UPSTREAM_API_TOKEN": secret}) as own:
+        logged = own.upstream_stderr(line)
+    assert secret not in logged and "upstream auth with" in logged
+    with jre.GuardSession() as plain:
+        assert secret in plain.upstream_stderr(line)
+    with pytest.raises(TypeError):
+        jre.GuardSession(environment=[("UPSTREAM_API_TOKEN", secret)])  # type: ignore[typeddict-item]

@@ -101,6 +101,7 @@ def _guard_script(case, context):
         failed_result_bytes=o.get("failed_result_bytes"),
         policy=o.get("policy"),
         policy_env=dict(o.get("policy_env", [])),
+        environment=None if o.get("environment") is None else dict(o["environment"]),
     ) as session:
         for i, step in enumerate(case["script"]):
             ctx = (context[0] + step.get("at", 0), (context[1] + i) % 2**64)

@@ -70,6 +70,9 @@ pub struct Options {
     /// A policy file (TOML, `crate::policy`), and the environment its `hash_key_env` is read from.
     pub policy: Option<String>,
     pub policy_env: Vec<(String, String)>,
+    /// The environment whose secret-looking values this session redacts (by name, as `set_environment`
+    /// keeps them); `None`: the one `set_environment` configured.
+    pub environment: Option<Vec<(String, String)>>,
 }
 
 impl Options {
@@ -83,6 +86,7 @@ impl Options {
             failed_result_bytes: taxonomy().meta.failed_result_text_bytes,
             policy: None,
             policy_env: Vec::new(),
+            environment: None,
         }
     }
 }
@@ -111,6 +115,11 @@ impl Failure {
     }
 }
 
+/// How early `expire` may be called and still count as at a deadline: shells sleep until the outcome's
+/// `deadline` and call `expire`; a timer that fires early, or a wall clock a millisecond behind the one the
+/// deadline was set by, is allowed for here rather than in every shell (the contract: `expire` in the WIT).
+pub const EXPIRE_EARLY_MS: u64 = 1;
+
 /// How much of each end of an oversize line the session reads an id from (a shell keeps as much of a line
 /// it discards: `head` and `tail` of the oversize calls).
 pub const SNIFF_BYTES: usize = 4096;
@@ -134,6 +143,9 @@ pub struct Session {
     revision: Option<String>,
     /// The upstream's stderr, joined into whole lines for the operator's log.
     stderr: stderr::StderrLog,
+    /// The secrets of the environment this session was given (`Options::environment`), in force during
+    /// each of its calls; `None`: the configured environment's.
+    environment: Option<std::sync::Arc<redact::Secrets>>,
 }
 
 /// Where an upstream message came from, which decides how "pass it on unchanged" is written.
@@ -235,6 +247,11 @@ fn invalid_request(reason: &str, details: &str) -> Fields {
 
 impl Session {
     pub fn new(options: Options) -> Self {
+        let environment = options
+            .environment
+            .as_deref()
+            .map(|env| std::sync::Arc::new(redact::Secrets::from_env(env)));
+        let _env = crate::EnvironmentScope::enter(environment.as_ref());
         let (policy, policy_error) = match &options.policy {
             None => (None, None),
             Some(text) => match crate::policy::Compiled::new(text, &options.policy_env) {
@@ -251,7 +268,13 @@ impl Session {
             streams: None,
             revision: None,
             stderr: stderr::StderrLog::default(),
+            environment,
         }
+    }
+
+    /// Puts the session's own environment in force for the call that makes it (see `Options::environment`).
+    fn scope(&self) -> crate::EnvironmentScope {
+        crate::EnvironmentScope::enter(self.environment.as_ref())
     }
 
     pub fn options(&self) -> &Options {
@@ -322,6 +345,7 @@ impl Session {
 
     /// One line from the client (its newline removed).
     pub fn client_line(&mut self, line: &[u8], ctx: CallContext) -> Outcome {
+        let _env = self.scope();
         self.client_line_from(None, line, ctx)
     }
 
@@ -378,6 +402,7 @@ impl Session {
         text: &str,
         env: &[(String, String)],
     ) -> Result<(), crate::policy::DocumentError> {
+        let _env = self.scope();
         let compiled = crate::policy::Compiled::new(text, env)?;
         self.policy = Some(compiled);
         self.policy_error = None;
@@ -388,6 +413,7 @@ impl Session {
     /// removed). Requests are renamed for the upstream, their answers renamed back and sent on `stream`
     /// (streams.rs); from the first such line on, every step toward the client names its stream.
     pub fn client_line_on(&mut self, stream: u64, line: &[u8], ctx: CallContext) -> Outcome {
+        let _env = self.scope();
         self.streams.get_or_insert_with(streams::Streams::default);
         self.client_line_from(Some(stream), line, ctx)
     }
@@ -396,6 +422,7 @@ impl Session {
     /// away: for MCP's stateless revision, a request's cancellation): each request still pending on it is
     /// cancelled upstream and owed nothing.
     pub fn stream_closed(&mut self, stream: u64, ctx: CallContext) -> Outcome {
+        let _env = self.scope();
         let mut call = Call::new(ctx);
         let on_stream = self.tables.requests_on_stream(stream);
         for key in on_stream {
@@ -439,6 +466,7 @@ impl Session {
         tail: &[u8],
         ctx: CallContext,
     ) -> Outcome {
+        let _env = self.scope();
         let mut call = Call::new(ctx);
         self.reject_oversize(length, head, tail, &mut call);
         self.finish(call)
@@ -980,6 +1008,7 @@ impl Session {
 
     /// One line from the upstream's output (its newline removed).
     pub fn upstream_line(&mut self, line: &[u8], ctx: CallContext) -> Outcome {
+        let _env = self.scope();
         let mut call = Call::new(ctx);
         let env = crate::environment();
         let (text, repaired) = match std::str::from_utf8(line) {
@@ -1065,6 +1094,7 @@ impl Session {
         tail: &[u8],
         ctx: CallContext,
     ) -> Outcome {
+        let _env = self.scope();
         let mut call = Call::new(ctx);
         let detail = format!("a line of {length} bytes from the upstream exceeds the guard's limit; discarded unread");
         call.event(Event::new(EventName::Dropped, "error").detail(&detail));
@@ -1696,6 +1726,7 @@ impl Session {
     /// The upstream can no longer answer: every pending request is answered, in the order it arrived, and
     /// every later request is answered at once. Only the first failure counts.
     pub fn upstream_failed(&mut self, failure: Failure, ctx: CallContext) -> Outcome {
+        let _env = self.scope();
         let mut call = Call::new(ctx);
         if self.down.is_some() {
             return self.finish(call);
@@ -1749,13 +1780,15 @@ impl Session {
         self.finish(call)
     }
 
-    /// Answers every request whose deadline is at or before `ctx.unix_millis` with the timeout error, and
-    /// cancels it upstream (except `initialize`, which MCP forbids cancelling).
+    /// Answers every request whose deadline is at or before `ctx.unix_millis` (or within
+    /// [`EXPIRE_EARLY_MS`] after it) with the timeout error, and cancels it upstream (except `initialize`,
+    /// which MCP forbids cancelling).
     pub fn expire(&mut self, ctx: CallContext) -> Outcome {
+        let _env = self.scope();
         let mut call = Call::new(ctx);
-        let now = ctx.unix_millis;
+        let due = ctx.unix_millis.saturating_add(EXPIRE_EARLY_MS);
         while let Some(deadline) = self.tables.next_deadline() {
-            if deadline > now {
+            if deadline > due {
                 break;
             }
             let Some(Reverse((_, _, key))) = self.tables.deadlines.pop() else {
@@ -1826,12 +1859,14 @@ impl Session {
     /// [`Session::upstream_stderr`], which cuts it at line ends): secrets redacted, stack traces and paths
     /// kept. Successive texts are one stream (see [`stderr::StderrLog::log`]).
     pub fn upstream_log(&mut self, text: &str) -> String {
+        let _env = self.scope();
         self.stderr.log(text, &crate::environment())
     }
 
     /// Bytes of the upstream's stderr as a shell read them, in any pieces (`end`: the stream is over), for
     /// the operator's log: the redacted text of the lines they complete (see [`stderr::StderrLog::push`]).
     pub fn upstream_stderr(&mut self, bytes: &[u8], end: bool) -> String {
+        let _env = self.scope();
         self.stderr.push(bytes, end, &crate::environment())
     }
 

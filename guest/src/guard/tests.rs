@@ -279,9 +279,11 @@ fn timeouts_answer_cancel_upstream_and_drop_the_late_answer() {
         &mut s,
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{}}"#,
     );
-    let o = s.expire(ctx(T0 + 29_999));
+    // Due at T0 + 30 s: a call more than EXPIRE_EARLY_MS early finds nothing due, one within it (a timer's
+    // rounding) counts as at the deadline.
+    let o = s.expire(ctx(T0 + 30_000 - EXPIRE_EARLY_MS - 1));
     assert!(o.steps.is_empty() && o.pending == 2);
-    let o = s.expire(ctx(T0 + 30_000));
+    let o = s.expire(ctx(T0 + 30_000 - EXPIRE_EARLY_MS));
     let answers: Vec<Value> = lines(&o, Peer::Client)
         .iter()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -1636,14 +1638,12 @@ fn a_tool_timeout_and_a_longest_wait_override_the_sessions() {
 fn the_files_defaults_fill_what_the_shell_left_unset_and_its_options_win() {
     let open = |timeout_ms: Option<u64>| {
         let args = crate::api::SessionArgs {
-            dialect: "canonical",
-            max_bytes: None,
-            batch: "reject",
             timeout_ms,
-            upstream: "stdio:server",
-            failed_result_bytes: None,
-            policy: Some("[defaults]\ntimeout = 7\n[[tool]]\nmatch = \"slow\"\ntimeout = 90\n"),
-            policy_env: &[],
+            upstream: "stdio:server".into(),
+            policy: Some(
+                "[defaults]\ntimeout = 7\n[[tool]]\nmatch = \"slow\"\ntimeout = 90\n".into(),
+            ),
+            ..Default::default()
         };
         crate::api::guard_session(args).unwrap()
     };
@@ -1790,4 +1790,28 @@ fn a_refused_policy_fails_closed_and_a_bad_reload_keeps_the_old_one() {
         Some(T0 + 2_000),
         "new requests get the new one"
     );
+}
+
+#[test]
+fn a_session_redacts_the_environment_it_was_given_and_no_other_session_sees_it() {
+    // Unique to this test: no configured environment (set_environment) holds it.
+    let secret = "q7Rv-session-0wn-9c2e4b81d6";
+    let mut options = Options::new("canonical", "stdio:server");
+    options.environment = Some(vec![("UPSTREAM_API_TOKEN".into(), secret.into())]);
+    let mut own = Session::new(options);
+    let mut other = canonical();
+    let line = format!("retrying with key {secret}\n");
+    let logged = own.upstream_stderr(line.as_bytes(), false);
+    assert!(
+        !logged.contains(secret) && logged.contains("retrying with key"),
+        "{logged}"
+    );
+    let logged = own.upstream_log(&format!("transport failed: {secret}\n"));
+    assert!(!logged.contains(secret), "{logged}");
+    // The session's secrets are in force for its own calls only: another session, and the library, keep
+    // the configured environment.
+    assert!(other
+        .upstream_stderr(line.as_bytes(), false)
+        .contains(secret));
+    assert!(crate::api::redact(&line).text.contains(secret));
 }

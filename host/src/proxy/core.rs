@@ -574,6 +574,7 @@ pub async fn run(
             let gone = match (exited, output_closed) {
                 (Some((st, _)), Some(_)) => Some(process::gone(st)),
                 (Some((st, at)), None) if now >= at + SETTLE => Some(process::gone(st)),
+                // The end of its output is `closed-output` (the contract: `upstream-failed` in the WIT).
                 (None, Some(at)) if now >= at + SETTLE => Some(UpstreamGone::ClosedOutput),
                 _ => None,
             };
@@ -594,10 +595,10 @@ pub async fn run(
                 continue;
             }
         }
-        // One millisecond late rather than early: the session compares the deadline with the wall clock.
+        // Until the deadline: a wake a little early is the session's to allow for (`expire` in the WIT).
         let expire_at = shell
             .deadline
-            .map(|d| Instant::now() + Duration::from_millis(d.saturating_sub(now_ms()) + 1));
+            .map(|d| Instant::now() + Duration::from_millis(d.saturating_sub(now_ms())));
         let settle_at = match (exited, output_closed, reported) {
             (_, _, true) => None,
             (Some((_, at)), None, _) | (None, Some(at), _) => Some(at + SETTLE),

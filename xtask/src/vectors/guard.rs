@@ -207,14 +207,16 @@ pub(super) fn guard_cases() -> Value {
             json!([
             {"upstream": r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error at /home/alice/x"}}"#}]),
         ),
+        // `expire` 2 ms early finds nothing due; 1 ms early (a timer's rounding: EXPIRE_EARLY_MS) counts as
+        // at the deadline.
         g(
             "timeout/answered-cancelled-late-answer-dropped",
             &canonical,
             json!([
             {"client": r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#},
             {"client": REQUEST_1, "at": 10},
+            {"expire": true, "at": 29_998},
             {"expire": true, "at": 29_999},
-            {"expire": true, "at": 30_000},
             {"expire": true, "at": 30_010},
             {"upstream": r#"{"jsonrpc":"2.0","id":1,"result":{}}"#, "at": 30_500}]),
         ),
@@ -312,6 +314,15 @@ pub(super) fn guard_cases() -> Value {
             "guard",
             json!({"options": canonical, "env": [["DEPLOY_TOKEN", "tok-9f8e7d6c5b4a"]], "script": [
             {"upstream_log": "Traceback (most recent call last):\n  File \"/home/alice/app.py\", line 3, in <module>\nValueError: password=hunter22 token tok-9f8e7d6c5b4a\n"}]}),
+        ),
+        // A session given an environment of its own redacts its secret-looking values (a name that looks
+        // secret: kept; one that does not: not) in place of the configured environment's.
+        case(
+            "upstream-log/the-sessions-own-environment",
+            "guard",
+            json!({"options": {"dialect": "canonical", "environment": [["UPSTREAM_API_TOKEN", "own-7c1e9a5f3b2d"], ["HOME", "/srv/upstream-home"]]},
+            "env": [["DEPLOY_TOKEN", "tok-9f8e7d6c5b4a"]], "script": [
+            {"upstream_log": "connected as own-7c1e9a5f3b2d, home /srv/upstream-home, deploy tok-9f8e7d6c5b4a\n"}]}),
         ),
         // One stream: a private-key block the first chunk leaves open is redacted in the next up to its END
         // line; the chunk after that is logged as it is.

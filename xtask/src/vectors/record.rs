@@ -210,24 +210,9 @@ fn guard_script(
     ctx: &CallContext,
 ) -> Result<Vec<String>, jsonrpc_errors_guest::error::ErrorObject> {
     use jsonrpc_errors_guest::guard::Failure;
+    // A case's `options` are the session's options as JSON (snake_case keys), as the npm module passes them.
     let o = case.get("options").cloned().unwrap_or(json!({}));
-    let policy_env = env_pairs(o.get("policy_env"));
-    let mut session = api::guard_session(api::SessionArgs {
-        dialect: o
-            .get("dialect")
-            .and_then(Value::as_str)
-            .unwrap_or("canonical"),
-        max_bytes: o.get("max_bytes").and_then(Value::as_u64),
-        batch: o.get("batch").and_then(Value::as_str).unwrap_or("reject"),
-        timeout_ms: o.get("timeout_ms").and_then(Value::as_u64),
-        upstream: o
-            .get("upstream")
-            .and_then(Value::as_str)
-            .unwrap_or("upstream"),
-        failed_result_bytes: o.get("failed_result_bytes").and_then(Value::as_u64),
-        policy: o.get("policy").and_then(Value::as_str),
-        policy_env: &policy_env,
-    })?;
+    let mut session = api::guard_session(api::SessionArgs::from_json(&o.to_string())?)?;
     let hex = |h: &str| -> Vec<u8> {
         (0..h.len())
             .step_by(2)

@@ -159,6 +159,7 @@ export class GuardedTransport implements Transport, LineTransport {
     this.#session = new GuardSession(sessionOptions);
     this.#sessionOptions = sessionOptions;
     this.#onEvent = onEvent;
+    // The end of a transport that says no more is `closed-output` (the contract: `upstream-failed` in the WIT).
     this.#upstreamFailure = upstreamFailure ?? (() => "closed-output");
     this.inner = inner;
     if (carriesLines(inner)) {
@@ -426,7 +427,8 @@ export class GuardedTransport implements Transport, LineTransport {
     }, CONNECTION_SETTLE_MS);
   }
 
-  /** Keeps one timer on the session's deadline (one millisecond late: the session compares it with the clock). */
+  /** Keeps one timer on the session's deadline (a timer firing a little early is the session's to allow for:
+   *  `expire` in wit/world.wit). */
   #arm(deadline: number | null): void {
     if (this.#closed) deadline = null;
     if (deadline === this.#timerDeadline && (deadline === null || this.#timer !== undefined)) return;
@@ -434,7 +436,7 @@ export class GuardedTransport implements Transport, LineTransport {
     this.#timer = undefined;
     this.#timerDeadline = deadline;
     if (deadline === null) return;
-    const wait = Math.min(Math.max(deadline - Date.now(), 0) + 1, LONGEST_TIMER_MS);
+    const wait = Math.min(Math.max(deadline - Date.now(), 0), LONGEST_TIMER_MS);
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#timerDeadline = null;

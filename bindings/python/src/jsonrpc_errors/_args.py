@@ -6,6 +6,7 @@ import os
 import struct
 import threading
 import time
+from collections.abc import Mapping
 from typing import Any, Optional
 
 from . import _runtime
@@ -73,6 +74,19 @@ def _sized(data: bytes) -> bytes:
     if len(data) > rt.max_input_bytes():
         raise rt.refused("too-large", len(data))
     return data
+
+
+def _pairs(env: Optional[Mapping[str, str]], what: str) -> list[tuple[str, str]]:
+    """An environment as (name, value) pairs: the process's when none is given."""
+    if env is None:
+        return list(os.environ.items())
+    if not isinstance(env, Mapping):
+        raise ArgumentTypeError(f"{what} must be a mapping of str to str, not {type(env).__name__}")
+    pairs = list(env.items())
+    for name, value in pairs:
+        if not isinstance(name, str) or not isinstance(value, str):
+            raise ArgumentTypeError(f"{what} must map str to str")
+    return pairs
 
 
 def _text(x: Any, what: str) -> bytes:

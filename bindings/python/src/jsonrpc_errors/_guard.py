@@ -6,62 +6,33 @@ upstream fails) is the component's, identical in every runtime.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Mapping
-from typing import Any, Literal, Optional, TypedDict, Union
+from typing import Any, Literal, Optional, Union
 
 import wasmtime
+from typing_extensions import Unpack
 from wasmtime.component import Record, Variant
 
 from . import _runtime
-from ._args import Context, _context, _dialect, _dialect_name, _raw, _text, _u64
+from ._args import Context, _context, _dialect, _dialect_name, _pairs, _raw, _text, _u64
 from ._errors import ArgumentTypeError, ComponentFault, InvalidInput, JsonRpcErrorsValueError
+
+# The session's options and steps, generated from wit/world.wit (re-exported: the package's names for them).
+from ._guard_schema import EventName as EventName
+from ._guard_schema import GuardOptions as GuardOptions
+from ._guard_schema import LogLevel as LogLevel
+from ._guard_schema import Outcome as Outcome
+from ._guard_schema import Peer as Peer
+from ._guard_schema import Step as Step
+from ._guard_schema import _options_record
 from ._taxonomy import Dialect
-
-Peer = Literal["client", "upstream"]
-
-
-class Step(TypedDict, total=False):
-    """One step, carried out in order: ``{"step": "forward", "to"}`` writes the line just given, byte for
-    byte; ``{"step": "send", "to", "line"}`` writes ``line``; ``{"step": "event", ...}`` is a log record
-    (``event``, ``level``, and where relevant ``kind``, ``code``, ``category``, ``gate``, ``correlation_id``,
-    ``id``, ``method``, ``detail``), never a message body."""
-
-    step: Literal["forward", "send", "event"]
-    to: Peer
-    #: The client stream, once the session serves several (:meth:`GuardSession.client_line_on`).
-    stream: int
-    line: str
-    event: str
-    level: str
-    kind: str
-    code: int
-    category: str
-    gate: str
-    correlation_id: str
-    id: Any
-    method: str
-    detail: str
-    #: A policy decision's rule (or category), never the value it found; and the tool it was taken under.
-    rule: str
-    tool: str
-
-
-class Outcome(TypedDict):
-    steps: list[Step]
-    #: Client requests still waiting for an answer.
-    pending: int
-    #: When to call :meth:`GuardSession.expire` (unix milliseconds), or None.
-    deadline: Optional[int]
-
 
 # How the upstream ended: ("exited", status), ("killed", signal), ("spawn-failed", reason), "closed-output".
 UpstreamFailure = Union[
     tuple[Literal["exited", "killed"], int], tuple[Literal["spawn-failed"], str], Literal["closed-output"]
 ]
 
-_BATCH = ("reject", "allow")
 _TRAPS = (wasmtime.WasmtimeError, wasmtime.Trap)
 
 
@@ -82,46 +53,19 @@ class GuardSession:
     :class:`ComponentFault`. Close it (or use it as a context manager) to free the instance.
     """
 
-    def __init__(
-        self,
-        dialect: Union[str, Dialect] = "canonical",
-        *,
-        max_bytes: Optional[int] = None,
-        batch: str = "reject",
-        timeout_ms: Optional[int] = None,
-        upstream: str = "upstream",
-        failed_result_bytes: Optional[int] = None,
-        policy: Optional[str] = None,
-        policy_env: Optional[Mapping[str, str]] = None,
-    ) -> None:
+    def __init__(self, dialect: Union[str, Dialect] = "canonical", **options: Unpack[GuardOptions]) -> None:
+        """``dialect``, then the keyword options of :class:`GuardOptions` (``guard-options`` in wit/world.wit:
+        ``max_bytes``, ``batch``, ``timeout_ms``, ``upstream``, ``failed_result_bytes``, ``policy``,
+        ``policy_env``, ...); an unknown one raises :class:`ArgumentTypeError`."""
         name = _dialect_name(dialect)
-        if max_bytes is not None:
-            _u64(max_bytes, "max_bytes")
-        if failed_result_bytes is not None:
-            _u64(failed_result_bytes, "failed_result_bytes")
-        if timeout_ms is not None:
-            _u64(timeout_ms, "timeout_ms")
-        if batch not in _BATCH:
-            raise JsonRpcErrorsValueError(f"batch must be 'reject' or 'allow', not {batch!r}")
-        _text(upstream, "upstream")
+        record = _options_record(name, options)
         rt = _runtime.get()
         _dialect(name)  # not a member of the WIT enum: the component's refusal, as for every function
-        options = Record()
-        setattr(options, "dialect", name)
-        setattr(options, "max-bytes", max_bytes)
-        setattr(options, "batch", batch)
-        setattr(options, "timeout-ms", timeout_ms)
-        setattr(options, "upstream", upstream)
-        setattr(options, "failed-result-bytes", failed_result_bytes)
-        if policy is not None:
-            _text(policy, "policy")
-        setattr(options, "policy", policy)
-        setattr(options, "policy-env", _env_pairs(policy_env))
         self._lock = threading.Lock()
         try:
             self._worker: Optional[_runtime._GuardWorker] = rt.guard_worker()
             w = self._worker
-            self._handle = w.generic["[constructor]session"](w.worker.store, options)
+            self._handle = w.generic["[constructor]session"](w.worker.store, record)
         except _TRAPS as e:
             raise rt._fault() from e
 
@@ -312,7 +256,7 @@ class GuardSession:
 
 def _env_pairs(env: Optional[Mapping[str, str]]) -> list[tuple[str, str]]:
     """The environment a policy's ``hash_key_env`` is read from: the process's when none is given."""
-    return list((os.environ if env is None else env).items())
+    return _pairs(env, "env")
 
 
 def _ok_or_raise(result: Any) -> str:

@@ -220,7 +220,8 @@ class _Guard:
                 await self._from_upstream(item)
         except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
             pass
-        # However it ended (EOF, the process died, the transport closed): it can answer nothing more.
+        # However it ended (EOF, the process died, the transport closed): it can answer nothing more; the end
+        # of a transport is `closed-output` (the contract: `upstream-failed` in wit/world.wit).
         await self.upstream_failed("closed-output")
 
     async def set_policy(self, policy: str, env: Optional[Mapping[str, str]]) -> None:
@@ -248,8 +249,8 @@ class _Guard:
             if deadline is None:
                 await self._wake_timer.wait()
                 continue
-            # One millisecond late rather than early: the session compares the deadline with the wall clock.
-            delay = (deadline + 1 - _now_ms()) / 1000
+            # Until the deadline: a wake a little early is the session's to allow for (`expire` in the WIT).
+            delay = (deadline - _now_ms()) / 1000
             if delay > 0:
                 with anyio.move_on_after(delay):
                     await self._wake_timer.wait()

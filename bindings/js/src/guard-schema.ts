@@ -1,0 +1,152 @@
+// Generated from wit/world.wit (interface `guard`) by `cargo xtask gen`; do not edit.
+
+import { ArgumentTypeError } from "./errors.js";
+import { checkedText } from "./runtime.js";
+import type { Dialect } from "./taxonomy.js";
+import type { Id } from "./types.js";
+
+/** Where a step writes. */
+export type Peer = "client" | "upstream";
+
+/** What an event reports. */
+export type EventName = "answered" | "sanitized" | "redacted" | "repaired" | "dropped" | "client-cancelled" | "upstream-ended" | "blocked" | "audited";
+
+/** The level a kind is logged at. */
+export type LogLevel = "error" | "warn" | "info" | "debug";
+
+/** Write the line just given to the session, byte for byte, to `to`. */
+export interface ForwardStep {
+  step: "forward";
+  to: Peer;
+  /** The client stream, once the session serves several (`client-line-on`). */
+  stream?: number;
+}
+
+/** Write `line` (one JSON-RPC message or batch, no newline in it) to `to`. */
+export interface SendStep {
+  step: "send";
+  to: Peer;
+  /** The client stream, once the session serves several (`client-line-on`). */
+  stream?: number;
+  line: string;
+}
+
+/** A record for the operator's log and the metrics: never a message body. */
+export interface EventStep {
+  step: "event";
+  event: EventName;
+  level: LogLevel;
+  kind?: string;
+  /** The code the client got (none for an `isError` tool result). */
+  code?: number;
+  category?: string;
+  gate?: string;
+  /** The correlation id the client's response carries, when it carries one. */
+  correlation_id?: string;
+  /** The JSON-RPC id of the request concerned. */
+  id?: Id;
+  method?: string;
+  detail?: string;
+  /** A policy decision's rule (or category): never the value it found. */
+  rule?: string;
+  /** The tool (or method) override a policy decision was taken under. */
+  tool?: string;
+}
+
+/** One step of a call, carried out in order. */
+export type GuardStep = ForwardStep | SendStep | EventStep;
+
+/** What a session call returns. */
+export interface GuardOutcome {
+  /** The steps to carry out, in order. */
+  steps: GuardStep[];
+  /** Client requests still waiting for an answer. */
+  pending: number;
+  /** When to call `expire` (unix milliseconds), or null. */
+  deadline: number | null;
+}
+
+/**
+ * Adding an option: a field here (an `option` or a `list`, so that "not given" is every shell's default;
+ * a field that is neither states its default in a doc line "Default: `value`."), read in the guest
+ * (`guest/src/api.rs`, `guest/src/component.rs`), then `cargo xtask gen` (docs/where-to-change.md).
+ * How a session behaves.
+ */
+export interface GuardOptions {
+  /** The dialect the session's own errors are written in. Default: `canonical`. */
+  dialect?: Dialect;
+  /** Largest client message in bytes (default: 10 MiB, the taxonomy's default). */
+  maxBytes?: number | null;
+  /** Whether a client batch is split and relayed, or refused. Default: `reject`. */
+  batch?: "reject" | "allow";
+  /**
+   * How long a request may wait for the upstream, in milliseconds (progress notifications for it
+   * restart the wait); none: no limit.
+   */
+  timeoutMs?: number | null;
+  /**
+   * How errors and logs name the upstream (a program name, a URL: credentials are never shown).
+   * Default: `upstream`.
+   */
+  upstream?: string;
+  /**
+   * The longest text of a failed tool result passed on (default: 8 KiB); a longer one keeps its start
+   * and its end, the middle cut.
+   */
+  failedResultBytes?: number | null;
+  /**
+   * A policy file (TOML: per-tool and per-method timeouts, redaction options and scopes, actions;
+   * docs/policy.md). One that `check-policy` refuses makes the session answer every request
+   * with the configuration error: nothing is relayed without the policy it was given.
+   */
+  policy?: string | null;
+  /** The environment the policy's `hash_key_env` is read from (name, value). */
+  policyEnv?: Record<string, string | undefined>;
+  /**
+   * The environment whose secret-looking values (by name, as `set-environment` keeps them) this
+   * session redacts from everything it writes and logs; none: the one `set-environment` configured.
+   */
+  environment?: Record<string, string | undefined> | null;
+}
+
+function text(value: unknown, what: string, fallback: string): string {
+  if (value === undefined) return fallback;
+  if (typeof value !== "string") throw new ArgumentTypeError(`${what} must be a string`);
+  return checkedText(value);
+}
+
+function u64(value: unknown, what: string): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+    throw new ArgumentTypeError(`${what} must be a non-negative safe integer`);
+  }
+  return value;
+}
+
+/** `{name: value}` as (name, value) pairs; unset values left out. */
+function pairs(env: unknown, what: string): [string, string][] {
+  if (typeof env !== "object" || env === null) throw new ArgumentTypeError(`${what} must be an object of strings`);
+  return Object.entries(env as Record<string, unknown>).flatMap(([k, v]): [string, string][] =>
+    typeof v === "string" ? [[checkedText(k), checkedText(v)]] : [],
+  );
+}
+
+/** The process environment where there is one (Node), as in Python; none in a browser. */
+function processEnv(): Record<string, string | undefined> {
+  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
+}
+
+/** The options as the guard module's glue reads them (`guard-options` as JSON, snake_case keys), each checked. */
+export function guardOptionsJson(options: GuardOptions): string {
+  if (typeof options !== "object" || options === null) throw new ArgumentTypeError("options must be an object");
+  return JSON.stringify({
+    dialect: text(options.dialect, "dialect", "canonical"),
+    max_bytes: options.maxBytes == null ? null : u64(options.maxBytes, "maxBytes"),
+    batch: text(options.batch, "batch", "reject"),
+    timeout_ms: options.timeoutMs == null ? null : u64(options.timeoutMs, "timeoutMs"),
+    upstream: text(options.upstream, "upstream", "upstream"),
+    failed_result_bytes: options.failedResultBytes == null ? null : u64(options.failedResultBytes, "failedResultBytes"),
+    policy: options.policy == null ? null : text(options.policy, "policy", ""),
+    policy_env: pairs(options.policyEnv ?? processEnv(), "policyEnv"),
+    environment: options.environment == null ? null : pairs(options.environment, "environment"),
+  });
+}

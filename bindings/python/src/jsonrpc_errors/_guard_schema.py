@@ -1,0 +1,129 @@
+# Generated from wit/world.wit (interface `guard`) by `cargo xtask gen`; do not edit.
+"""A guard session's options and what its calls return, as ``interface guard`` in wit/world.wit states them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal, Optional, TypedDict
+
+from wasmtime.component import Record
+
+from ._args import _pairs, _text, _u64
+from ._errors import ArgumentTypeError, JsonRpcErrorsValueError
+
+#: Where a step writes.
+Peer = Literal["client", "upstream"]
+
+#: What an event reports.
+EventName = Literal["answered", "sanitized", "redacted", "repaired", "dropped", "client-cancelled", "upstream-ended", "blocked", "audited"]
+
+#: The level a kind is logged at.
+LogLevel = Literal["error", "warn", "info", "debug"]
+
+
+class Step(TypedDict, total=False):
+    """One step, carried out in order: ``step`` names the case (``forward``, ``send``, ``event``); the other members are its fields,
+    absent when none."""
+
+    step: Literal["forward", "send", "event"]
+    to: Peer
+    #: The client stream, once the session serves several (`client-line-on`).
+    stream: int
+    line: str
+    event: EventName
+    level: LogLevel
+    kind: str
+    #: The code the client got (none for an `isError` tool result).
+    code: int
+    category: str
+    gate: str
+    #: The correlation id the client's response carries, when it carries one.
+    correlation_id: str
+    #: The JSON-RPC id of the request concerned.
+    id: Any
+    method: str
+    detail: str
+    #: A policy decision's rule (or category): never the value it found.
+    rule: str
+    #: The tool (or method) override a policy decision was taken under.
+    tool: str
+
+
+class Outcome(TypedDict):
+    """What a session call returns."""
+
+    #: The steps to carry out, in order.
+    steps: list[Step]
+    #: Client requests still waiting for an answer.
+    pending: int
+    #: When to call `expire` (unix milliseconds), or null.
+    deadline: Optional[int]
+
+
+class GuardOptions(TypedDict, total=False):
+    """:class:`GuardSession`'s keyword options (the dialect is its first argument)."""
+
+    #: Largest client message in bytes (default: 10 MiB, the taxonomy's default).
+    max_bytes: Optional[int]
+    #: Whether a client batch is split and relayed, or refused. Default: `reject`.
+    batch: Literal["reject", "allow"]
+    #: How long a request may wait for the upstream, in milliseconds (progress notifications for it
+    #: restart the wait); none: no limit.
+    timeout_ms: Optional[int]
+    #: How errors and logs name the upstream (a program name, a URL: credentials are never shown).
+    #: Default: `upstream`.
+    upstream: str
+    #: The longest text of a failed tool result passed on (default: 8 KiB); a longer one keeps its start
+    #: and its end, the middle cut.
+    failed_result_bytes: Optional[int]
+    #: A policy file (TOML: per-tool and per-method timeouts, redaction options and scopes, actions;
+    #: docs/policy.md). One that `check-policy` refuses makes the session answer every request
+    #: with the configuration error: nothing is relayed without the policy it was given.
+    policy: Optional[str]
+    #: The environment the policy's `hash_key_env` is read from (name, value).
+    policy_env: Optional[Mapping[str, str]]
+    #: The environment whose secret-looking values (by name, as `set-environment` keeps them) this
+    #: session redacts from everything it writes and logs; none: the one `set-environment` configured.
+    environment: Optional[Optional[Mapping[str, str]]]
+
+
+_OPTIONS = frozenset(("max_bytes", "batch", "timeout_ms", "upstream", "failed_result_bytes", "policy", "policy_env", "environment",))
+
+
+def _options_record(dialect: str, options: Mapping[str, Any]) -> Record:
+    """``guard-options`` for the component: ``dialect`` (already checked) and the options, each checked."""
+    unknown = sorted(set(options) - _OPTIONS)
+    if unknown:
+        raise ArgumentTypeError(f"GuardSession got an unexpected option {unknown[0]!r}")
+    record = Record()
+    setattr(record, "dialect", dialect)
+    value = options.get("max_bytes")
+    if value is not None:
+        _u64(value, "max_bytes")
+    setattr(record, "max-bytes", value)
+    value = options.get("batch", "reject")
+    if value not in ("reject", "allow",):
+        raise JsonRpcErrorsValueError(f"batch must be 'reject' or 'allow', not {value!r}")
+    setattr(record, "batch", value)
+    value = options.get("timeout_ms")
+    if value is not None:
+        _u64(value, "timeout_ms")
+    setattr(record, "timeout-ms", value)
+    value = options.get("upstream", "upstream")
+    _text(value, "upstream")
+    setattr(record, "upstream", value)
+    value = options.get("failed_result_bytes")
+    if value is not None:
+        _u64(value, "failed_result_bytes")
+    setattr(record, "failed-result-bytes", value)
+    value = options.get("policy")
+    if value is not None:
+        _text(value, "policy")
+    setattr(record, "policy", value)
+    value = _pairs(options.get("policy_env"), "policy_env")
+    setattr(record, "policy-env", value)
+    value = options.get("environment")
+    if value is not None:
+        value = _pairs(value, "environment")
+    setattr(record, "environment", value)
+    return record

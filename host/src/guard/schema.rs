@@ -1,0 +1,134 @@
+// Generated from wit/world.wit (interface `guard`) by `cargo xtask gen`; do not edit.
+
+use crate::exports::jsonrpc_errors::core::guard as wit;
+use serde::Deserialize;
+use serde_json::Value;
+
+pub use wit::BatchPolicy;
+
+/// Adding an option: a field here (an `option` or a `list`, so that "not given" is every shell's default;
+/// a field that is neither states its default in a doc line "Default: `value`."), read in the guest
+/// (`guest/src/api.rs`, `guest/src/component.rs`), then `cargo xtask gen` (docs/where-to-change.md).
+/// How a session behaves.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The dialect the session's own errors are written in. Default: `canonical`.
+    pub dialect: String,
+    /// Largest client message in bytes (default: 10 MiB, the taxonomy's default).
+    pub max_bytes: Option<u64>,
+    /// Whether a client batch is split and relayed, or refused. Default: `reject`.
+    pub batch: wit::BatchPolicy,
+    /// How long a request may wait for the upstream, in milliseconds (progress notifications for it
+    /// restart the wait); none: no limit.
+    pub timeout_ms: Option<u64>,
+    /// How errors and logs name the upstream (a program name, a URL: credentials are never shown).
+    /// Default: `upstream`.
+    pub upstream: String,
+    /// The longest text of a failed tool result passed on (default: 8 KiB); a longer one keeps its start
+    /// and its end, the middle cut.
+    pub failed_result_bytes: Option<u64>,
+    /// A policy file (TOML: per-tool and per-method timeouts, redaction options and scopes, actions;
+    /// docs/policy.md). One that `check-policy` refuses makes the session answer every request
+    /// with the configuration error: nothing is relayed without the policy it was given.
+    pub policy: Option<String>,
+    /// The environment the policy's `hash_key_env` is read from (name, value).
+    pub policy_env: Vec<(String, String)>,
+    /// The environment whose secret-looking values (by name, as `set-environment` keeps them) this
+    /// session redacts from everything it writes and logs; none: the one `set-environment` configured.
+    pub environment: Option<Vec<(String, String)>>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            dialect: "canonical".into(),
+            max_bytes: None,
+            batch: wit::BatchPolicy::Reject,
+            timeout_ms: None,
+            upstream: "upstream".into(),
+            failed_result_bytes: None,
+            policy: None,
+            policy_env: Vec::new(),
+            environment: None,
+        }
+    }
+}
+
+impl Options {
+    /// The WIT record, `dialect` being the dialect this session's name was checked as.
+    pub(crate) fn to_wit(&self, dialect: wit::Dialect) -> wit::GuardOptions {
+        wit::GuardOptions {
+            dialect,
+            max_bytes: self.max_bytes,
+            batch: self.batch,
+            timeout_ms: self.timeout_ms,
+            upstream: self.upstream.clone(),
+            failed_result_bytes: self.failed_result_bytes,
+            policy: self.policy.clone(),
+            policy_env: self.policy_env.clone(),
+            environment: self.environment.clone(),
+        }
+    }
+}
+
+/// Where a step writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Peer {
+    Client,
+    Upstream,
+}
+
+/// One step to carry out (in order).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "step", rename_all = "kebab-case")]
+pub enum Step {
+    /// Write the line just given to the session, byte for byte, to `to`.
+    Forward {
+        to: Peer,
+        /// The client stream, once the session serves several (`client-line-on`).
+        stream: Option<u64>,
+    },
+    /// Write `line` (one JSON-RPC message or batch, no newline in it) to `to`.
+    Send {
+        to: Peer,
+        /// The client stream, once the session serves several (`client-line-on`).
+        stream: Option<u64>,
+        line: String,
+    },
+    /// A record for the operator's log and the metrics: never a message body.
+    Event(Box<Event>),
+}
+
+/// A record for the operator's log and the metrics: never a message body.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Event {
+    pub event: String,
+    pub level: String,
+    pub kind: Option<String>,
+    /// The code the client got (none for an `isError` tool result).
+    pub code: Option<i32>,
+    pub category: Option<String>,
+    pub gate: Option<String>,
+    /// The correlation id the client's response carries, when it carries one.
+    pub correlation_id: Option<String>,
+    /// The JSON-RPC id of the request concerned.
+    pub id: Option<Value>,
+    pub method: Option<String>,
+    pub detail: Option<String>,
+    /// A policy decision's rule (or category): never the value it found.
+    pub rule: Option<String>,
+    /// The tool (or method) override a policy decision was taken under.
+    pub tool: Option<String>,
+}
+
+/// What one session call returned.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Outcome {
+    /// The steps to carry out, in order.
+    pub steps: Vec<Step>,
+    /// Client requests still waiting for an answer.
+    pub pending: usize,
+    /// When to call `expire` (unix milliseconds), or null.
+    pub deadline: Option<u64>,
+}

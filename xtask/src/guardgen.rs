@@ -1,0 +1,808 @@
+//! The guard session's shapes, generated from the one schema, `interface guard` in `wit/world.wit` (part of
+//! `cargo xtask gen`): its options (`guard-options`) and what its calls return (`session-outcome`, the
+//! `step` variant and its records). Each shell gets its mirror of them:
+//!
+//! - the host (`host/src/guard/schema.rs`): `Options` (with its defaults and the WIT record it becomes),
+//!   `Peer`, `Step`, `Event`, `Outcome` (serde, read from the guest's JSON);
+//! - Python (`_guard_schema.py`): the `Step` and `Outcome` TypedDicts, `GuardOptions` (the session's keyword
+//!   options) and `_options_record`, which checks them and builds the component's record;
+//! - TypeScript (`guard-schema.ts`): the step and outcome interfaces, `GuardOptions` and `guardOptionsJson`,
+//!   which checks them and writes the JSON the npm module's glue reads (`SessionArgs::from_json`).
+//!
+//! Rules the schema follows (the generator refuses what it cannot carry): an option is an `option<T>` or a
+//! `list` (not given: none, or for a `list<tuple<string, string>>` the process environment, as for
+//! `policy-env`), or states its default in a doc line `Default: `value`.`; a field typed `dialect` is the
+//! dialect's name in the shells; an enum in a step is a string in the host (its log reads names it does not
+//! know yet) except `peer`, which a shell acts on; a `u32` in a step is a count (`usize`); `json-value` is
+//! any JSON value; a variant case whose record has more than four fields is boxed in the host, as a struct
+//! named after the case.
+
+use anyhow::{anyhow, bail, Context, Result};
+use std::fmt::Write;
+use wit_parser::{Docs, Interface, Resolve, Type, TypeDefKind, TypeOwner};
+
+pub const HOST: &str = "host/src/guard/schema.rs";
+pub const PYTHON: &str = "bindings/python/src/jsonrpc_errors/_guard_schema.py";
+pub const TYPESCRIPT: &str = "bindings/js/src/guard-schema.ts";
+
+const HEADER: &str =
+    "Generated from wit/world.wit (interface `guard`) by `cargo xtask gen`; do not edit.";
+
+/// A field's type, as far as the shells need to know it.
+#[derive(Debug, Clone, PartialEq)]
+enum Ty {
+    String,
+    U32,
+    U64,
+    S32,
+    /// An enum: its WIT name and cases.
+    Enum(String, Vec<String>),
+    /// Any JSON value (`json-value`).
+    Json,
+    Option(Box<Ty>),
+    /// `list<tuple<string, string>>`: (name, value) pairs, an environment.
+    Pairs,
+    List(Box<Ty>),
+    /// A record or variant of the interface, by WIT name.
+    Named(String),
+}
+
+struct Field {
+    /// kebab-case, as in the WIT.
+    name: String,
+    ty: Ty,
+    docs: Vec<String>,
+}
+
+impl Field {
+    fn snake(&self) -> String {
+        self.name.replace('-', "_")
+    }
+
+    fn camel(&self) -> String {
+        let mut parts = self.name.split('-');
+        let first = parts.next().unwrap_or_default().to_string();
+        first + &parts.map(upper_camel).collect::<String>()
+    }
+
+    /// The default a field that is neither an option nor a list states (`Default: `x`.`).
+    fn default(&self) -> Result<Option<String>> {
+        if matches!(self.ty, Ty::Option(_) | Ty::Pairs | Ty::List(_)) {
+            return Ok(None);
+        }
+        let text = self.docs.join(" ");
+        let at = text.find("Default: `").ok_or_else(|| {
+            anyhow!(
+                "guard-options.{} is neither an option nor a list and states no `Default: `value`.`",
+                self.name
+            )
+        })? + "Default: `".len();
+        let end = text[at..]
+            .find('`')
+            .ok_or_else(|| anyhow!("guard-options.{}: unclosed default", self.name))?;
+        Ok(Some(text[at..at + end].to_string()))
+    }
+}
+
+fn upper_camel(kebab: &str) -> String {
+    kebab
+        .split('-')
+        .map(|part| {
+            let mut chars = part.chars();
+            chars
+                .next()
+                .map(|c| c.to_ascii_uppercase().to_string() + chars.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+fn doc_lines(docs: &Docs) -> Vec<String> {
+    docs.contents
+        .as_deref()
+        .map(|d| d.lines().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// An enum the shapes use: its name, its cases with their docs, its docs.
+type EnumDef = (String, Vec<(String, Vec<String>)>, Vec<String>);
+
+struct Schema {
+    options: Vec<Field>,
+    options_docs: Vec<String>,
+    /// (case name, its record's name and fields)
+    steps: Vec<(String, String, Vec<String>, Vec<Field>)>,
+    outcome: Vec<Field>,
+    /// Every enum the shapes use: name, cases, docs per case.
+    enums: Vec<EnumDef>,
+}
+
+struct Reader<'a> {
+    resolve: &'a Resolve,
+    iface: &'a Interface,
+    enums: Vec<EnumDef>,
+}
+
+impl Reader<'_> {
+    fn ty(&mut self, ty: &Type) -> Result<Ty> {
+        Ok(match ty {
+            Type::String => Ty::String,
+            Type::U32 => Ty::U32,
+            Type::U64 => Ty::U64,
+            Type::S32 => Ty::S32,
+            Type::Id(id) => {
+                let def = &self.resolve.types[*id];
+                let name = def.name.clone().unwrap_or_default();
+                match &def.kind {
+                    TypeDefKind::Type(_) if name == "json-value" => Ty::Json,
+                    TypeDefKind::Type(t) => return self.ty(t),
+                    TypeDefKind::Enum(e) => {
+                        let cases: Vec<String> = e.cases.iter().map(|c| c.name.clone()).collect();
+                        if !self.enums.iter().any(|(n, _, _)| *n == name) {
+                            self.enums.push((
+                                name.clone(),
+                                e.cases
+                                    .iter()
+                                    .map(|c| (c.name.clone(), doc_lines(&c.docs)))
+                                    .collect(),
+                                doc_lines(&def.docs),
+                            ));
+                        }
+                        Ty::Enum(name, cases)
+                    }
+                    TypeDefKind::Option(t) => Ty::Option(Box::new(self.ty(t)?)),
+                    TypeDefKind::List(Type::Id(inner)) => match &self.resolve.types[*inner].kind {
+                        TypeDefKind::Tuple(t) if t.types == [Type::String, Type::String] => {
+                            Ty::Pairs
+                        }
+                        _ => Ty::List(Box::new(self.ty(&Type::Id(*inner))?)),
+                    },
+                    TypeDefKind::Record(_) | TypeDefKind::Variant(_)
+                        if def.owner == TypeOwner::Interface(self.iface_id()?) =>
+                    {
+                        Ty::Named(name)
+                    }
+                    other => bail!("the guard schema cannot carry {name} ({other:?})"),
+                }
+            }
+            other => bail!("the guard schema cannot carry {other:?}"),
+        })
+    }
+
+    fn iface_id(&self) -> Result<wit_parser::InterfaceId> {
+        self.resolve
+            .interfaces
+            .iter()
+            .find(|(_, i)| std::ptr::eq(*i, self.iface))
+            .map(|(id, _)| id)
+            .ok_or_else(|| anyhow!("interface guard vanished"))
+    }
+
+    fn record(&mut self, name: &str) -> Result<(Vec<Field>, Vec<String>)> {
+        let id = *self
+            .iface
+            .types
+            .get(name)
+            .ok_or_else(|| anyhow!("interface guard has no type {name}"))?;
+        let def = &self.resolve.types[id];
+        let TypeDefKind::Record(r) = &def.kind else {
+            bail!("{name} is not a record");
+        };
+        let mut fields = Vec::new();
+        for f in &r.fields {
+            fields.push(Field {
+                name: f.name.clone(),
+                ty: self.ty(&f.ty)?,
+                docs: doc_lines(&f.docs),
+            });
+        }
+        Ok((fields, doc_lines(&def.docs)))
+    }
+}
+
+fn schema() -> Result<Schema> {
+    let mut resolve = Resolve::new();
+    let (package, _) = resolve
+        .push_dir(crate::root().join("wit"))
+        .context("parsing wit/")?;
+    let iface_id = *resolve.packages[package]
+        .interfaces
+        .get("guard")
+        .ok_or_else(|| anyhow!("wit/ has no interface guard"))?;
+    let iface = &resolve.interfaces[iface_id];
+    let mut reader = Reader {
+        resolve: &resolve,
+        iface,
+        enums: Vec::new(),
+    };
+    let (options, options_docs) = reader.record("guard-options")?;
+    let step_id = *iface
+        .types
+        .get("step")
+        .ok_or_else(|| anyhow!("interface guard has no variant step"))?;
+    let TypeDefKind::Variant(variant) = &resolve.types[step_id].kind else {
+        bail!("step is not a variant");
+    };
+    let mut steps = Vec::new();
+    for case in &variant.cases {
+        let Some(Type::Id(id)) = case.ty else {
+            bail!("step case {} carries no record", case.name);
+        };
+        let record = resolve.types[id].name.clone().unwrap_or_default();
+        let (fields, docs) = reader.record(&record)?;
+        steps.push((case.name.clone(), record, docs, fields));
+    }
+    let (outcome, _) = reader.record("session-outcome")?;
+    Ok(Schema {
+        options,
+        options_docs,
+        steps,
+        outcome,
+        enums: reader.enums,
+    })
+}
+
+/// (path relative to the repository root, content) of every generated mirror.
+pub fn generated_files() -> Result<Vec<(&'static str, String)>> {
+    let s = schema()?;
+    Ok(vec![
+        (HOST, host(&s)?),
+        (PYTHON, python(&s)?),
+        (TYPESCRIPT, typescript(&s)?),
+    ])
+}
+
+// ------------------------------------------------------------------------------------------------ host
+
+fn rust_doc(out: &mut String, indent: &str, docs: &[String]) {
+    for line in docs {
+        let _ = writeln!(
+            out,
+            "{indent}///{}{line}",
+            if line.is_empty() { "" } else { " " }
+        );
+    }
+}
+
+fn is_dialect(ty: &Ty) -> bool {
+    matches!(ty, Ty::Enum(name, _) if name == "dialect")
+}
+
+fn host_option_type(ty: &Ty) -> Result<String> {
+    Ok(match ty {
+        _ if is_dialect(ty) => "String".into(),
+        Ty::Enum(name, _) => format!("wit::{}", upper_camel(name)),
+        Ty::String => "String".into(),
+        Ty::U32 => "u32".into(),
+        Ty::U64 => "u64".into(),
+        Ty::S32 => "i32".into(),
+        Ty::Option(t) => format!("Option<{}>", host_option_type(t)?),
+        Ty::Pairs => "Vec<(String, String)>".into(),
+        other => bail!("an option cannot be {other:?}"),
+    })
+}
+
+fn host_is_copy(ty: &Ty) -> bool {
+    match ty {
+        _ if is_dialect(ty) => false,
+        Ty::Enum(..) | Ty::U32 | Ty::U64 | Ty::S32 => true,
+        Ty::Option(t) => host_is_copy(t),
+        _ => false,
+    }
+}
+
+fn host_step_type(ty: &Ty) -> Result<String> {
+    Ok(match ty {
+        Ty::Enum(name, _) if name == "peer" => "Peer".into(),
+        Ty::Enum(..) | Ty::String => "String".into(),
+        Ty::U32 => "usize".into(),
+        Ty::U64 => "u64".into(),
+        Ty::S32 => "i32".into(),
+        Ty::Json => "Value".into(),
+        Ty::Option(t) => format!("Option<{}>", host_step_type(t)?),
+        Ty::List(t) => format!("Vec<{}>", host_step_type(t)?),
+        Ty::Named(n) if n == "step" => "Step".into(),
+        other => bail!("a step cannot carry {other:?}"),
+    })
+}
+
+fn host_fields(out: &mut String, indent: &str, fields: &[Field], public: bool) -> Result<()> {
+    for f in fields {
+        rust_doc(out, indent, &f.docs);
+        let _ = writeln!(
+            out,
+            "{indent}{}{}: {},",
+            if public { "pub " } else { "" },
+            f.snake(),
+            host_step_type(&f.ty)?
+        );
+    }
+    Ok(())
+}
+
+fn host(s: &Schema) -> Result<String> {
+    let mut o = String::new();
+    let _ = writeln!(o, "// {HEADER}\n");
+    let _ = writeln!(o, "use crate::exports::jsonrpc_errors::core::guard as wit;");
+    let _ = writeln!(o, "use serde::Deserialize;\nuse serde_json::Value;\n");
+    let _ = writeln!(o, "pub use wit::BatchPolicy;\n");
+
+    // Options.
+    rust_doc(&mut o, "", &s.options_docs);
+    let _ = writeln!(o, "#[derive(Debug, Clone)]\npub struct Options {{");
+    for f in &s.options {
+        rust_doc(&mut o, "    ", &f.docs);
+        let _ = writeln!(o, "    pub {}: {},", f.snake(), host_option_type(&f.ty)?);
+    }
+    let _ = writeln!(o, "}}\n");
+    let _ = writeln!(
+        o,
+        "impl Default for Options {{\n    fn default() -> Self {{\n        Options {{"
+    );
+    for f in &s.options {
+        let value = match (&f.ty, f.default()?) {
+            (Ty::Option(_), _) => "None".to_string(),
+            (Ty::Pairs | Ty::List(_), _) => "Vec::new()".to_string(),
+            (ty, Some(d)) if is_dialect(ty) || *ty == Ty::String => format!("{d:?}.into()"),
+            (Ty::Enum(name, cases), Some(d)) if cases.contains(&d) => {
+                format!("wit::{}::{}", upper_camel(name), upper_camel(&d))
+            }
+            (Ty::U32 | Ty::U64 | Ty::S32, Some(d)) => d,
+            (ty, d) => bail!("guard-options.{}: no default for {ty:?} from {d:?}", f.name),
+        };
+        let _ = writeln!(o, "            {}: {value},", f.snake());
+    }
+    let _ = writeln!(o, "        }}\n    }}\n}}\n");
+    let _ = writeln!(o, "impl Options {{");
+    let _ = writeln!(
+        o,
+        "    /// The WIT record, `dialect` being the dialect this session's name was checked as."
+    );
+    let _ = writeln!(
+        o,
+        "    pub(crate) fn to_wit(&self, dialect: wit::Dialect) -> wit::GuardOptions {{\n        wit::GuardOptions {{"
+    );
+    for f in &s.options {
+        let value = if is_dialect(&f.ty) {
+            let _ = writeln!(o, "            {},", f.snake());
+            continue;
+        } else if host_is_copy(&f.ty) {
+            format!("self.{}", f.snake())
+        } else {
+            format!("self.{}.clone()", f.snake())
+        };
+        let _ = writeln!(o, "            {}: {value},", f.snake());
+    }
+    let _ = writeln!(o, "        }}\n    }}\n}}\n");
+
+    // Peer.
+    let (_, peer_cases, peer_docs) = s
+        .enums
+        .iter()
+        .find(|(n, _, _)| n == "peer")
+        .ok_or_else(|| anyhow!("the steps name no peer"))?;
+    rust_doc(&mut o, "", peer_docs);
+    let _ = writeln!(o, "#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]\n#[serde(rename_all = \"kebab-case\")]\npub enum Peer {{");
+    for (case, docs) in peer_cases {
+        rust_doc(&mut o, "    ", docs);
+        let _ = writeln!(o, "    {},", upper_camel(case));
+    }
+    let _ = writeln!(o, "}}\n");
+
+    // Step.
+    let _ = writeln!(o, "/// One step to carry out (in order).");
+    let _ = writeln!(o, "#[derive(Debug, Clone, PartialEq, Deserialize)]\n#[serde(tag = \"step\", rename_all = \"kebab-case\")]\npub enum Step {{");
+    let mut boxed = Vec::new();
+    for (case, _, docs, fields) in &s.steps {
+        rust_doc(&mut o, "    ", docs);
+        if fields.len() > 4 {
+            let _ = writeln!(o, "    {}(Box<{}>),", upper_camel(case), upper_camel(case));
+            boxed.push((case, docs, fields));
+        } else {
+            let _ = writeln!(o, "    {} {{", upper_camel(case));
+            host_fields(&mut o, "        ", fields, false)?;
+            let _ = writeln!(o, "    }},");
+        }
+    }
+    let _ = writeln!(o, "}}\n");
+    for (case, docs, fields) in boxed {
+        rust_doc(&mut o, "", docs);
+        let _ = writeln!(
+            o,
+            "#[derive(Debug, Clone, PartialEq, Deserialize)]\npub struct {} {{",
+            upper_camel(case)
+        );
+        host_fields(&mut o, "    ", fields, true)?;
+        let _ = writeln!(o, "}}\n");
+    }
+    let _ = writeln!(o, "/// What one session call returned.");
+    let _ = writeln!(
+        o,
+        "#[derive(Debug, Clone, PartialEq, Deserialize)]\npub struct Outcome {{"
+    );
+    host_fields(&mut o, "    ", &s.outcome, true)?;
+    let _ = writeln!(o, "}}");
+    Ok(o)
+}
+
+// ---------------------------------------------------------------------------------------------- Python
+
+fn py_literal(s: &str) -> String {
+    serde_json::to_string(s).expect("strings serialize")
+}
+
+fn py_alias(name: &str) -> String {
+    upper_camel(name)
+}
+
+fn py_step_type(ty: &Ty) -> Result<String> {
+    Ok(match ty {
+        Ty::Enum(name, _) => py_alias(name),
+        Ty::String => "str".into(),
+        Ty::U32 | Ty::U64 | Ty::S32 => "int".into(),
+        Ty::Json => "Any".into(),
+        Ty::Option(t) => py_step_type(t)?,
+        Ty::List(t) => format!("list[{}]", py_step_type(t)?),
+        Ty::Named(n) if n == "step" => "Step".into(),
+        other => bail!("a step cannot carry {other:?}"),
+    })
+}
+
+fn py_option_type(ty: &Ty) -> Result<String> {
+    Ok(match ty {
+        Ty::Enum(_, cases) => format!(
+            "Literal[{}]",
+            cases
+                .iter()
+                .map(|c| py_literal(c))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Ty::String => "str".into(),
+        Ty::U32 | Ty::U64 | Ty::S32 => "int".into(),
+        Ty::Option(t) => format!("Optional[{}]", py_option_type(t)?),
+        Ty::Pairs => "Optional[Mapping[str, str]]".into(),
+        other => bail!("an option cannot be {other:?}"),
+    })
+}
+
+fn py_comment(out: &mut String, docs: &[String]) {
+    for line in docs {
+        let _ = writeln!(out, "    #: {line}");
+    }
+}
+
+/// The Python statement(s) that check `value` (the option's value, a local) and give the record's value.
+fn py_marshal(f: &Field) -> Result<String> {
+    let py = f.snake();
+    let default = f.default()?;
+    Ok(match &f.ty {
+        Ty::Enum(_, cases) => {
+            let d = default.ok_or_else(|| anyhow!("{} needs a default", f.name))?;
+            let names: Vec<String> = cases.iter().map(|c| format!("'{c}'")).collect();
+            let tuple: Vec<String> = cases.iter().map(|c| py_literal(c)).collect();
+            format!(
+                "value = options.get({py:?}, {d:?})\n    if value not in ({},):\n        raise JsonRpcErrorsValueError(f\"{py} must be {}, not {{value!r}}\")",
+                tuple.join(", "),
+                names.join(" or "),
+            )
+        }
+        Ty::String => {
+            let d = default.ok_or_else(|| anyhow!("{} needs a default", f.name))?;
+            format!("value = options.get({py:?}, {d:?})\n    _text(value, {py:?})")
+        }
+        Ty::Option(t) => match t.as_ref() {
+            Ty::U32 | Ty::U64 | Ty::S32 => {
+                format!("value = options.get({py:?})\n    if value is not None:\n        _u64(value, {py:?})")
+            }
+            Ty::String => {
+                format!("value = options.get({py:?})\n    if value is not None:\n        _text(value, {py:?})")
+            }
+            Ty::Pairs => format!(
+                "value = options.get({py:?})\n    if value is not None:\n        value = _pairs(value, {py:?})"
+            ),
+            other => bail!("an option cannot be option<{other:?}>"),
+        },
+        Ty::Pairs => format!("value = _pairs(options.get({py:?}), {py:?})"),
+        other => bail!("an option cannot be {other:?}"),
+    })
+}
+
+fn python(s: &Schema) -> Result<String> {
+    let mut o = String::new();
+    let _ = writeln!(o, "# {HEADER}");
+    let _ = writeln!(
+        o,
+        "\"\"\"A guard session's options and what its calls return, as ``interface guard`` in wit/world.wit states them.\"\"\"\n"
+    );
+    let _ = writeln!(o, "from __future__ import annotations\n");
+    let _ = writeln!(o, "from collections.abc import Mapping");
+    let _ = writeln!(o, "from typing import Any, Literal, Optional, TypedDict\n");
+    let _ = writeln!(o, "from wasmtime.component import Record\n");
+    let _ = writeln!(o, "from ._args import _pairs, _text, _u64");
+    let _ = writeln!(
+        o,
+        "from ._errors import ArgumentTypeError, JsonRpcErrorsValueError\n"
+    );
+    for (name, cases, docs) in &s.enums {
+        if name == "dialect" || name == "batch-policy" {
+            continue;
+        }
+        for line in docs {
+            let _ = writeln!(o, "#: {line}");
+        }
+        let _ = writeln!(
+            o,
+            "{} = Literal[{}]\n",
+            py_alias(name),
+            cases
+                .iter()
+                .map(|(c, _)| py_literal(c))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    // Step: every case's fields, the `step` member naming the case.
+    let _ = writeln!(o, "\nclass Step(TypedDict, total=False):");
+    let _ = writeln!(o, "    \"\"\"One step, carried out in order: ``step`` names the case ({}); the other members are its fields,\n    absent when none.\"\"\"\n",
+        s.steps.iter().map(|(c, ..)| format!("``{c}``")).collect::<Vec<_>>().join(", "));
+    let _ = writeln!(
+        o,
+        "    step: Literal[{}]",
+        s.steps
+            .iter()
+            .map(|(c, ..)| py_literal(c))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let mut seen: Vec<String> = Vec::new();
+    for (_, _, _, fields) in &s.steps {
+        for f in fields {
+            if seen.contains(&f.snake()) {
+                continue;
+            }
+            seen.push(f.snake());
+            py_comment(&mut o, &f.docs);
+            let _ = writeln!(o, "    {}: {}", f.snake(), py_step_type(&f.ty)?);
+        }
+    }
+    let _ = writeln!(o, "\n\nclass Outcome(TypedDict):");
+    let _ = writeln!(o, "    \"\"\"What a session call returns.\"\"\"\n");
+    for f in &s.outcome {
+        py_comment(&mut o, &f.docs);
+        let ty = match &f.ty {
+            Ty::Option(t) => format!("Optional[{}]", py_step_type(t)?),
+            t => py_step_type(t)?,
+        };
+        let _ = writeln!(o, "    {}: {ty}", f.snake());
+    }
+    // Options.
+    let _ = writeln!(o, "\n\nclass GuardOptions(TypedDict, total=False):");
+    let _ = writeln!(o, "    \"\"\":class:`GuardSession`'s keyword options (the dialect is its first argument).\"\"\"\n");
+    for f in s.options.iter().filter(|f| !is_dialect(&f.ty)) {
+        py_comment(&mut o, &f.docs);
+        let _ = writeln!(o, "    {}: {}", f.snake(), py_option_type(&f.ty)?);
+    }
+    let names: Vec<String> = s
+        .options
+        .iter()
+        .filter(|f| !is_dialect(&f.ty))
+        .map(|f| py_literal(&f.snake()))
+        .collect();
+    let _ = writeln!(o, "\n\n_OPTIONS = frozenset(({},))\n", names.join(", "));
+    let _ = writeln!(
+        o,
+        "\ndef _options_record(dialect: str, options: Mapping[str, Any]) -> Record:"
+    );
+    let _ = writeln!(o, "    \"\"\"``guard-options`` for the component: ``dialect`` (already checked) and the options, each checked.\"\"\"");
+    let _ = writeln!(o, "    unknown = sorted(set(options) - _OPTIONS)");
+    let _ = writeln!(o, "    if unknown:");
+    let _ = writeln!(o, "        raise ArgumentTypeError(f\"GuardSession got an unexpected option {{unknown[0]!r}}\")");
+    let _ = writeln!(o, "    record = Record()");
+    for f in &s.options {
+        if is_dialect(&f.ty) {
+            let _ = writeln!(o, "    setattr(record, {:?}, dialect)", f.name);
+            continue;
+        }
+        let _ = writeln!(o, "    {}", py_marshal(f)?);
+        let _ = writeln!(o, "    setattr(record, {:?}, value)", f.name);
+    }
+    let _ = writeln!(o, "    return record");
+    Ok(o)
+}
+
+// ------------------------------------------------------------------------------------------ TypeScript
+
+fn ts_doc(out: &mut String, indent: &str, docs: &[String]) {
+    match docs.len() {
+        0 => {}
+        1 => {
+            let _ = writeln!(out, "{indent}/** {} */", docs[0]);
+        }
+        _ => {
+            let _ = writeln!(out, "{indent}/**");
+            for line in docs {
+                let _ = writeln!(
+                    out,
+                    "{indent} *{}{line}",
+                    if line.is_empty() { "" } else { " " }
+                );
+            }
+            let _ = writeln!(out, "{indent} */");
+        }
+    }
+}
+
+fn ts_name(wit: &str) -> String {
+    match wit {
+        "step" => "GuardStep".into(),
+        "session-outcome" => "GuardOutcome".into(),
+        "guard-options" => "GuardOptions".into(),
+        other => upper_camel(other),
+    }
+}
+
+fn ts_step_type(ty: &Ty) -> Result<String> {
+    Ok(match ty {
+        Ty::Enum(name, _) => upper_camel(name),
+        Ty::String => "string".into(),
+        Ty::U32 | Ty::U64 | Ty::S32 => "number".into(),
+        Ty::Json => "Id".into(),
+        Ty::Option(t) => ts_step_type(t)?,
+        Ty::List(t) => format!("{}[]", ts_step_type(t)?),
+        Ty::Named(n) => ts_name(n),
+        other => bail!("a step cannot carry {other:?}"),
+    })
+}
+
+fn ts_option_type(ty: &Ty) -> Result<String> {
+    Ok(match ty {
+        _ if is_dialect(ty) => "Dialect".into(),
+        Ty::Enum(_, cases) => cases
+            .iter()
+            .map(|c| py_literal(c))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        Ty::String => "string".into(),
+        Ty::U32 | Ty::U64 | Ty::S32 => "number".into(),
+        Ty::Option(t) => format!("{} | null", ts_option_type(t)?),
+        Ty::Pairs => "Record<string, string | undefined>".into(),
+        other => bail!("an option cannot be {other:?}"),
+    })
+}
+
+fn ts_marshal(f: &Field) -> Result<String> {
+    let key = f.camel();
+    let v = format!("options.{key}");
+    let default = f.default()?;
+    Ok(match &f.ty {
+        Ty::Enum(..) | Ty::String => format!(
+            "text({v}, {}, {})",
+            py_literal(&key),
+            py_literal(&default.ok_or_else(|| anyhow!("{} needs a default", f.name))?)
+        ),
+        Ty::Option(t) => match t.as_ref() {
+            Ty::U32 | Ty::U64 | Ty::S32 => {
+                format!("{v} == null ? null : u64({v}, {})", py_literal(&key))
+            }
+            Ty::String => format!("{v} == null ? null : text({v}, {}, \"\")", py_literal(&key)),
+            Ty::Pairs => format!("{v} == null ? null : pairs({v}, {})", py_literal(&key)),
+            other => bail!("an option cannot be option<{other:?}>"),
+        },
+        Ty::Pairs => format!("pairs({v} ?? processEnv(), {})", py_literal(&key)),
+        other => bail!("an option cannot be {other:?}"),
+    })
+}
+
+fn typescript(s: &Schema) -> Result<String> {
+    let mut o = String::new();
+    let _ = writeln!(o, "// {HEADER}\n");
+    let _ = writeln!(o, "import {{ ArgumentTypeError }} from \"./errors.js\";");
+    let _ = writeln!(o, "import {{ checkedText }} from \"./runtime.js\";");
+    let _ = writeln!(o, "import type {{ Dialect }} from \"./taxonomy.js\";");
+    let _ = writeln!(o, "import type {{ Id }} from \"./types.js\";\n");
+    for (name, cases, docs) in &s.enums {
+        if name == "dialect" || name == "batch-policy" {
+            continue;
+        }
+        ts_doc(&mut o, "", docs);
+        let _ = writeln!(
+            o,
+            "export type {} = {};\n",
+            upper_camel(name),
+            cases
+                .iter()
+                .map(|(c, _)| py_literal(c))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        );
+    }
+    for (case, record, docs, fields) in &s.steps {
+        ts_doc(&mut o, "", docs);
+        let _ = writeln!(
+            o,
+            "export interface {} {{\n  step: {};",
+            ts_name(record),
+            py_literal(case)
+        );
+        for f in fields {
+            ts_doc(&mut o, "  ", &f.docs);
+            let optional = if matches!(f.ty, Ty::Option(_)) {
+                "?"
+            } else {
+                ""
+            };
+            let _ = writeln!(o, "  {}{optional}: {};", f.snake(), ts_step_type(&f.ty)?);
+        }
+        let _ = writeln!(o, "}}\n");
+    }
+    let _ = writeln!(
+        o,
+        "/** One step of a call, carried out in order. */\nexport type GuardStep = {};\n",
+        s.steps
+            .iter()
+            .map(|(_, r, ..)| ts_name(r))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    let _ = writeln!(
+        o,
+        "/** What a session call returns. */\nexport interface GuardOutcome {{"
+    );
+    for f in &s.outcome {
+        ts_doc(&mut o, "  ", &f.docs);
+        let ty = match &f.ty {
+            Ty::Option(t) => format!("{} | null", ts_step_type(t)?),
+            t => ts_step_type(t)?,
+        };
+        let _ = writeln!(o, "  {}: {ty};", f.snake());
+    }
+    let _ = writeln!(o, "}}\n");
+    ts_doc(&mut o, "", &s.options_docs);
+    let _ = writeln!(o, "export interface GuardOptions {{");
+    for f in &s.options {
+        ts_doc(&mut o, "  ", &f.docs);
+        let _ = writeln!(o, "  {}?: {};", f.camel(), ts_option_type(&f.ty)?);
+    }
+    let _ = writeln!(o, "}}\n");
+    let _ = writeln!(o, "{}", TS_HELPERS);
+    let _ = writeln!(o, "/** The options as the guard module's glue reads them (`guard-options` as JSON, snake_case keys), each checked. */");
+    let _ = writeln!(
+        o,
+        "export function guardOptionsJson(options: GuardOptions): string {{"
+    );
+    let _ = writeln!(o, "  if (typeof options !== \"object\" || options === null) throw new ArgumentTypeError(\"options must be an object\");");
+    let _ = writeln!(o, "  return JSON.stringify({{");
+    for f in &s.options {
+        let _ = writeln!(o, "    {}: {},", f.snake(), ts_marshal(f)?);
+    }
+    let _ = writeln!(o, "  }});\n}}");
+    Ok(o)
+}
+
+const TS_HELPERS: &str = r#"function text(value: unknown, what: string, fallback: string): string {
+  if (value === undefined) return fallback;
+  if (typeof value !== "string") throw new ArgumentTypeError(`${what} must be a string`);
+  return checkedText(value);
+}
+
+function u64(value: unknown, what: string): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+    throw new ArgumentTypeError(`${what} must be a non-negative safe integer`);
+  }
+  return value;
+}
+
+/** `{name: value}` as (name, value) pairs; unset values left out. */
+function pairs(env: unknown, what: string): [string, string][] {
+  if (typeof env !== "object" || env === null) throw new ArgumentTypeError(`${what} must be an object of strings`);
+  return Object.entries(env as Record<string, unknown>).flatMap(([k, v]): [string, string][] =>
+    typeof v === "string" ? [[checkedText(k), checkedText(v)]] : [],
+  );
+}
+
+/** The process environment where there is one (Node), as in Python; none in a browser. */
+function processEnv(): Record<string, string | undefined> {
+  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
+}
+"#;
