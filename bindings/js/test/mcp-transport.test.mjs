@@ -601,6 +601,26 @@ describe("the adapter's contract", () => {
   });
 });
 
+describe("the upstream's environment given to the adapter", () => {
+  test("its secret-looking values are redacted from a failed result; without it a value no rule knows passes", async () => {
+    // An internal service's key, handed to the server in its env: only a session given that env can tell.
+    const secret = "zq-upstream-7c1f9e2b40";
+    async function failThrough(options) {
+      const inner = new ScriptedUpstream();
+      const t = guardTransport(inner, { dialect: "mcp", ...options });
+      const got = wire(t);
+      await t.start();
+      await t.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "charge", arguments: {} } });
+      inner.onmessage({ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: `auth failed with ${secret}` }], isError: true } });
+      await t.close();
+      return got[0].message.result.content[0].text;
+    }
+    assert.ok((await failThrough({})).includes(secret), "else this test proves nothing");
+    const guarded = await failThrough({ environment: { BILLING_API_KEY: secret } });
+    assert.ok(!guarded.includes(secret) && guarded.startsWith("auth failed with "), guarded);
+  });
+});
+
 describe("a policy file given to the adapter", () => {
   // A file a tool reads, with secrets of the shapes the catalogue knows (made up for these tests).
   const DOTENV =

@@ -780,3 +780,26 @@ def test_the_policys_defaults_and_tool_timeouts_apply_and_the_callers_options_wi
     assert answer["result"]["isError"] is True, answer
     answer, _ = anyio.run(lambda: main("read_text_file", dialect="canonical"))
     assert answer["error"]["data"]["type"] == "upstream-timeout", answer
+
+
+def test_the_upstreams_environment_given_to_the_adapter_is_redacted_from_failed_results():
+    # A value no rule knows (an internal service's key, handed to the server in its env): only the session
+    # given that environment can tell it is a secret.
+    secret = "zq-upstream-7c1f9e2b40"
+
+    async def fails_with_its_key(inbox: MemoryObjectReceiveStream[SessionMessage], outbox: MemoryObjectSendStream[Any]):
+        async for item in inbox:
+            if isinstance(item.message, JSONRPCRequest):
+                result = {"content": [{"type": "text", "text": f"auth failed with {secret}"}], "isError": True}
+                await outbox.send(SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=item.message.id, result=result)))
+
+    async def main(**options: Any) -> str:
+        async with raw(fails_with_its_key, dialect="mcp", **options) as (read, write):
+            await write.send(call_tool(1))
+            with anyio.fail_after(5):
+                text: str = as_json(await read.receive())["result"]["content"][0]["text"]
+                return text
+
+    assert secret in anyio.run(lambda: main())  # else this test proves nothing
+    guarded = anyio.run(lambda: main(environment={"BILLING_API_KEY": secret}))
+    assert secret not in guarded and guarded.startswith("auth failed with "), guarded

@@ -45,6 +45,9 @@ export interface GuardTransportOptions {
   policy?: string | null;
   /** The environment the policy's `hash_key_env` is read from (default: `process.env` in Node, none in a browser). */
   policyEnv?: Record<string, string | undefined>;
+  /** The upstream's environment (the `env` of the SDK's `StdioClientTransport`), whose secret-looking values
+   *  the session redacts from everything it passes on and logs, in place of the module's (`setEnvironment`). */
+  environment?: Record<string, string | undefined>;
   /** Every event the guard reports (answered, sanitized, redacted, dropped, ...): for the operator's log
    *  and metrics. Events carry no message body; `detail` is redacted (it keeps stack traces and paths). */
   onEvent?: (event: EventStep) => void;
@@ -152,6 +155,7 @@ export class GuardedTransport implements Transport, LineTransport {
     const batch = options.batch ?? file.batch ?? undefined;
     if (batch !== undefined) sessionOptions.batch = batch;
     if (options.upstream !== undefined) sessionOptions.upstream = options.upstream;
+    if (options.environment !== undefined) sessionOptions.environment = options.environment;
     if (options.policy != null) {
       sessionOptions.policy = options.policy;
       if (options.policyEnv !== undefined) sessionOptions.policyEnv = options.policyEnv;

@@ -113,6 +113,7 @@ async def guard_streams(
     logger: Optional[logging.Logger] = None,
     policy: Optional[str] = None,
     policy_env: Optional[Mapping[str, str]] = None,
+    environment: Optional[Mapping[str, str]] = None,
 ) -> AsyncIterator[tuple[MemoryObjectReceiveStream[SessionMessage], GuardedWriteStream]]:
     """Puts a guard session between an upstream's SDK streams and the client side.
 
@@ -140,6 +141,10 @@ async def guard_streams(
     override the defaults above. A document the component refuses raises
     :class:`jsonrpc_errors.InvalidInput` here, before anything starts (``data``: ``line``, ``column``,
     ``details``). The returned write stream's ``set_policy`` reloads it for the requests from then on.
+
+    ``environment``: the upstream's environment (e.g. the ``env`` of the SDK's ``StdioServerParameters``),
+    whose secret-looking values the session redacts from everything it passes on and logs, in place of the
+    runtime's (:func:`jsonrpc_errors.set_environment`).
     """
     file: dict[str, Any] = check_policy(policy, policy_env) if policy is not None else {}
     dialect = _resolved(dialect, file.get("dialect"), "canonical")
@@ -161,6 +166,7 @@ async def guard_streams(
         failed_result_bytes=failed_result_bytes,
         policy=policy,
         policy_env=policy_env,
+        environment=environment,
     )
     client_send, client_receive = anyio.create_memory_object_stream[SessionMessage](0)
     try:
@@ -204,6 +210,7 @@ class GuardOptions(TypedDict, total=False):
     logger: Optional[logging.Logger]
     policy: Optional[str]
     policy_env: Optional[Mapping[str, str]]
+    environment: Optional[Mapping[str, str]]
 
 
 @asynccontextmanager
