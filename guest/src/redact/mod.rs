@@ -92,6 +92,27 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// A credential that is a template (`${SHIPPO}`, `{{ secrets.KEY }}`) names a secret kept elsewhere,
+        /// wherever the pattern's value stops: cut before its closing brace (a value ends before `}` in
+        /// JSON-ish text), it went as a secret and left the brace behind.
+        #[test]
+        fn a_template_credential_is_kept_whole(
+            name in "[A-Z][A-Z0-9_]{0,11}",
+            scheme in proptest::sample::select(vec!["ShippoToken", "Api-Key", "AccessKey", "Bearer", "token"]),
+            shape in 0usize..4,
+        ) {
+            let line = match shape {
+                0 => format!("authorization: {scheme} ${{{name}}}"),
+                1 => format!("headers: {{authorization: {scheme} ${{{name}}}}}"),
+                2 => format!("Authorization: {scheme} {{{{ secrets.{name} }}}}"),
+                _ => format!("password: ${{{name}}}"),
+            };
+            let r = redact(&line, &[]);
+            proptest::prop_assert_eq!(&r.text, &line);
+        }
+    }
+
     #[test]
     fn an_auth_scheme_still_introduces_its_credential() {
         // After a scheme, the credential is judged alone: a template there names a secret kept elsewhere.

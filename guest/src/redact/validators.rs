@@ -28,6 +28,8 @@ impl<'a> Around<'a> {
 
 /// Does the candidate `secret` (with the match's name, for rules that capture one) pass `validator`?
 pub fn passes(validator: Validator, name: Option<&str>, secret: &str, at: Around) -> bool {
+    let whole = with_closing_braces(secret, at);
+    let secret = whole.as_ref();
     match validator {
         Validator::Assignment => assignment_value_is_secret(name, secret),
         Validator::Named => named_value_is_secret(name, secret, at),
@@ -65,6 +67,9 @@ pub fn passes(validator: Validator, name: Option<&str>, secret: &str, at: Around
             Some((_, credential)) if credential_after_scheme(secret) == secret => {
                 opaque_value(credential.trim())
             }
+            // A scheme alone is no credential: what follows it (a template, a value too short for the
+            // pattern) is; `ShippoToken ${A}` took `ShippoToken` for the secret.
+            None if is_auth_scheme(secret.trim()) => false,
             _ => assignment_value_is_secret(None, secret),
         },
         Validator::Cookie => secret.split(';').any(|c| {
@@ -73,6 +78,33 @@ pub fn passes(validator: Validator, name: Option<&str>, secret: &str, at: Around
         }),
         // A PEM block is trimmed, not judged (see `pem_block_end`).
         Validator::PemBlock => true,
+    }
+}
+
+/// A candidate as its template reads: a pattern whose value stops before `}` (a JSON or YAML value's end)
+/// cuts `ShippoToken ${SHIPPO}` to `ShippoToken ${SHIPPO`, which no longer reads as a template and went as a
+/// secret, leaving the `}` behind. When the candidate's last word opens a `${` or `{{` that the text right
+/// after it closes, it is judged with those braces.
+fn with_closing_braces<'a>(secret: &'a str, at: Around) -> std::borrow::Cow<'a, str> {
+    let last = secret.rsplit(char::is_whitespace).next().unwrap_or(secret);
+    let wanted = if last.contains("{{") && !last.contains("}}") {
+        "}}"
+    } else if last.contains("${") && !last[last.rfind("${").unwrap_or(0)..].contains('}') {
+        "}"
+    } else {
+        return std::borrow::Cow::Borrowed(secret);
+    };
+    let after = at.after();
+    let closing = after
+        .iter()
+        .take_while(|&&b| b == b'}' || b == b' ')
+        .count();
+    let tail = std::str::from_utf8(&after[..closing]).unwrap_or("");
+    if tail.trim_start().starts_with(wanted) {
+        let upto = tail.find(wanted).map_or(0, |i| i + wanted.len());
+        std::borrow::Cow::Owned(format!("{secret}{}", &tail[..upto]))
+    } else {
+        std::borrow::Cow::Borrowed(secret)
     }
 }
 
@@ -182,6 +214,14 @@ fn char_classes(v: &str) -> usize {
 /// identifier whose last word is `token` or `key` (`ShippoToken`, `Api-Key`, `AccessKey`); a word that only
 /// ends in those letters (`monkey`, `hotkey`) is no scheme: `'monkey 1'` is a password.
 fn credential_after_scheme(value: &str) -> &str {
+    match value.trim().split_once(char::is_whitespace) {
+        Some((scheme, rest)) if is_auth_scheme(scheme) => rest.trim(),
+        _ => value,
+    }
+}
+
+/// A known auth scheme, or an identifier whose last word is `token` or `key` (see `credential_after_scheme`).
+fn is_auth_scheme(word: &str) -> bool {
     const SCHEMES: [&str; 10] = [
         "bearer",
         "basic",
@@ -194,22 +234,13 @@ fn credential_after_scheme(value: &str) -> &str {
         "hmac",
         "aws4-hmac-sha256",
     ];
-    match value.trim().split_once(char::is_whitespace) {
-        Some((scheme, rest))
-            if SCHEMES.iter().any(|s| scheme.eq_ignore_ascii_case(s)) || {
-                let words = Words::of(scheme);
-                words.count >= 2
-                    && words.back(0).is_some_and(|w| {
-                        w.eq_ignore_ascii_case("token") || w.eq_ignore_ascii_case("key")
-                    })
-                    && scheme
-                        .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b == b'-')
-            } =>
-        {
-            rest.trim()
-        }
-        _ => value,
+    SCHEMES.iter().any(|s| word.eq_ignore_ascii_case(s)) || {
+        let words = Words::of(word);
+        words.count >= 2
+            && words
+                .back(0)
+                .is_some_and(|w| w.eq_ignore_ascii_case("token") || w.eq_ignore_ascii_case("key"))
+            && word.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
     }
 }
 

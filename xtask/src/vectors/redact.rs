@@ -47,6 +47,8 @@ pub(super) fn redact_cases() -> Value {
         ("assignment/quoted-password-ending-in-a-short-word", "DB_PASSWORD: 'hunter2 x' and password=\"c0rrect horse !!\""),
         // A password whose first word ends in `key` or `token` (`monkey`) was taken for an auth scheme and its
         // credential ("1") for a placeholder; a real scheme (`ShippoToken ${…}`) still introduces one.
+        // A header's template credential cut before its `}` by the pattern went as a secret, the `}` left.
+        ("authorization/template-cut-at-its-closing-brace", "authorization: ShippoToken ${SHIPPO_API_TOKEN} and {Authorization: Api-Key ${KEY}}"),
         ("assignment/password-word-ending-in-key-is-no-scheme", "password: 'monkey 1' and DB_PASSWORD=\"hotkey x\" but Authorization: ShippoToken $SHIPPO_TOKEN"),
         // Found by cargo-fuzz: a value running from `${` to a `}` with spaces between was taken for a
         // template (a placeholder) and left in clear.
