@@ -1,0 +1,668 @@
+//! A session's client side: each line (or oversize line) from the client, whole or on a stream, judged and
+//! forwarded, answered here, or split into a batch's members; the client's answers to the upstream's requests
+//! and its cancellations.
+use super::*;
+
+impl Session {
+    /// One line from the client (its newline removed).
+    pub fn client_line(&mut self, line: &[u8], ctx: CallContext) -> Outcome {
+        let _env = self.scope();
+        self.client_line_from(None, line, ctx)
+    }
+
+    pub(super) fn client_line_from(
+        &mut self,
+        origin: Option<u64>,
+        line: &[u8],
+        ctx: CallContext,
+    ) -> Outcome {
+        let mut call = Call::new(ctx);
+        call.origin = origin;
+        if line.len() as u64 > self.options.max_bytes {
+            let edge = SNIFF_BYTES.min(line.len());
+            self.reject_oversize(
+                line.len() as u64,
+                &line[..edge],
+                &line[line.len() - edge..],
+                &mut call,
+            );
+            return self.finish(call);
+        }
+        match std::str::from_utf8(line) {
+            Err(e) => {
+                let details = format!("invalid UTF-8 at byte {}", e.valid_up_to());
+                self.reply(
+                    &mut call,
+                    "parse-error",
+                    fields(&[("details", json!(details))]),
+                    Value::Null,
+                    details.clone(),
+                );
+            }
+            Ok(text) if text.trim().is_empty() => {
+                call.event(
+                    Event::new(EventName::Dropped, "debug").detail("an empty line from the client"),
+                );
+            }
+            Ok(text) => match text.strip_prefix(BYTE_ORDER_MARK) {
+                // A byte order mark is no part of JSON (RFC 8259 §8.1): read past it, and the message goes on
+                // without it, since the upstream's reader would refuse it as the guard's did.
+                Some(rest) => {
+                    call.event(
+                        Event::new(EventName::Repaired, "debug")
+                            .detail("a byte order mark before a client message removed"),
+                    );
+                    self.client_text(rest, Some(rest), &mut call)
+                }
+                None => self.client_text(text, None, &mut call),
+            },
+        }
+        self.finish(call)
+    }
+
+    /// A line from client stream `stream` (an HTTP front's request, a session's GET stream; its newline
+    /// removed). Requests are renamed for the upstream, their answers renamed back and sent on `stream`
+    /// (streams.rs); from the first such line on, every step toward the client names its stream.
+    pub fn client_line_on(&mut self, stream: u64, line: &[u8], ctx: CallContext) -> Outcome {
+        let _env = self.scope();
+        self.streams.get_or_insert_with(streams::Streams::default);
+        self.client_line_from(Some(stream), line, ctx)
+    }
+
+    /// Client stream `stream` is gone before everything owed to it was written (an HTTP client that went
+    /// away: for MCP's stateless revision, a request's cancellation): each request still pending on it is
+    /// cancelled upstream and owed nothing.
+    pub fn stream_closed(&mut self, stream: u64, ctx: CallContext) -> Outcome {
+        let _env = self.scope();
+        let mut call = Call::new(ctx);
+        let on_stream = self.tables.requests_on_stream(stream);
+        for key in on_stream {
+            let Some(p) = self.tables.take_pending(&key) else {
+                continue;
+            };
+            if let Some((batch_id, _)) = p.slot {
+                if let Some(batch) = self.tables.take_batch(&batch_id.to_string()) {
+                    for member in &batch.members {
+                        self.tables.batch_members.remove(member);
+                    }
+                }
+            }
+            self.tables.remember(key, Settled::Cancelled);
+            if self.down.is_none() {
+                let upstream_id = p
+                    .origin
+                    .as_ref()
+                    .map_or_else(|| p.id.clone(), |o| json!(o.upstream_id));
+                let notification = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                    "params": {"requestId": upstream_id, "reason": "the client's stream closed (jsonrpc-errors guard)"}});
+                call.send(Peer::Upstream, notification.to_string());
+            }
+            let event = Event::new(EventName::ClientCancelled, "debug")
+                .id(&p.id)
+                .method(&p.method);
+            call.event(
+                event.detail("the client's stream closed: cancelled upstream, no response is owed"),
+            );
+        }
+        self.finish(call)
+    }
+
+    /// A client line longer than `max-bytes`, which the shell discarded unread: only its length is known.
+    /// `head` and `tail`: the line's first and last bytes as the shell saw them pass (a few KiB each, or
+    /// none), from which its id is read so that the answer carries it.
+    pub fn client_oversize(
+        &mut self,
+        length: u64,
+        head: &[u8],
+        tail: &[u8],
+        ctx: CallContext,
+    ) -> Outcome {
+        let _env = self.scope();
+        let mut call = Call::new(ctx);
+        self.reject_oversize(length, head, tail, &mut call);
+        self.finish(call)
+    }
+
+    /// Answers a client line too long to read. A request is answered with its own id when its head or tail
+    /// shows it (the client can then match the answer; with `null` it waited for its own timeout), unless
+    /// that id is in flight (the answer would be a second one for it). A response to one of the upstream's
+    /// requests is answered to the upstream instead, which would otherwise wait for it for ever.
+    pub(super) fn reject_oversize(
+        &mut self,
+        length: u64,
+        head: &[u8],
+        tail: &[u8],
+        call: &mut Call,
+    ) {
+        let details = format!("request exceeds {} bytes", self.options.max_bytes);
+        let detail = format!(
+            "a client line of {length} bytes exceeds the limit of {} bytes; not read",
+            self.options.max_bytes
+        );
+        let sniffed = sniff::sniff(head, tail);
+        let id = sniffed
+            .id
+            .as_deref()
+            .and_then(|text| serde_json::from_str::<&RawValue>(text).ok());
+        if sniffed.response && !sniffed.method {
+            let key = id.map(message::id_key);
+            if key
+                .as_ref()
+                .is_some_and(|k| self.tables.server_requests.remove(k).is_some())
+                && self.down.is_none()
+            {
+                let error = crate::error::ErrorObject {
+                    code: -32600,
+                    message: "Invalid Request".into(),
+                    data: Some(
+                        json!({"reason": "oversize", "details": "the client's response exceeds the guard's limit"}),
+                    ),
+                };
+                let id = id.map(message::value).unwrap_or(Value::Null);
+                call.send(
+                    Peer::Upstream,
+                    crate::error::error_response(&error, id).to_string(),
+                );
+            }
+            call.event(
+                Event::new(EventName::Dropped, "warn").detail(format!("{detail} (a response)")),
+            );
+            return;
+        }
+        let in_flight = |raw: &RawValue| {
+            let key = message::id_key(raw);
+            self.tables.pending.contains_key(&key) || self.tables.batch_members.contains_key(&key)
+        };
+        let id = id
+            .filter(|raw| !in_flight(raw))
+            .map(message::value)
+            .unwrap_or(Value::Null);
+        self.reply(
+            call,
+            "invalid-request",
+            invalid_request("oversize", &details),
+            id,
+            detail,
+        );
+    }
+
+    /// A client line's text; `rewritten`: the text to send in place of the line as read (when it was changed).
+    pub(super) fn client_text(&mut self, text: &str, rewritten: Option<&str>, call: &mut Call) {
+        let forward = |call: &mut Call| match rewritten {
+            Some(text) => call.send(Peer::Upstream, text),
+            None => call.steps.push(Step::Forward {
+                to: Peer::Upstream,
+                stream: None,
+            }),
+        };
+        match message::parse(text) {
+            Parsed::NotJson(details) => {
+                self.reply(
+                    call,
+                    "parse-error",
+                    fields(&[("details", json!(details))]),
+                    Value::Null,
+                    details.clone(),
+                );
+            }
+            Parsed::Scalar => {
+                let f = invalid_request("not-an-object", "a request must be a JSON object");
+                self.reply(
+                    call,
+                    "invalid-request",
+                    f,
+                    Value::Null,
+                    "a JSON value that is not an object".into(),
+                );
+            }
+            Parsed::Duplicate(name) => {
+                let details = format!("member \"{name}\" appears more than once");
+                self.reply(
+                    call,
+                    "invalid-request",
+                    invalid_request("duplicate-member", &details),
+                    Value::Null,
+                    details.clone(),
+                );
+            }
+            Parsed::Batch(members) => self.client_batch(&members, call),
+            Parsed::Object(envelope) => match self.client_message(&envelope, text, call) {
+                Verdict::Forward => forward(call),
+                Verdict::ForwardText(renamed) => call.send(Peer::Upstream, renamed),
+                Verdict::Await(key, pending, renamed) => {
+                    match renamed {
+                        Some(text) => call.send(Peer::Upstream, text),
+                        None => forward(call),
+                    }
+                    self.tables.register(
+                        key,
+                        pending,
+                        call.ctx.unix_millis,
+                        self.options.timeout_millis,
+                    );
+                }
+                Verdict::Reply(a) => {
+                    call.send_to_client(call.origin, a.response);
+                    call.event(a.event);
+                }
+                Verdict::Drop(event) => call.event(event),
+            },
+        }
+    }
+
+    /// Decides one client message (a whole line or a batch member; `text`, which `envelope` was read from).
+    pub(super) fn client_message(
+        &mut self,
+        envelope: &Envelope<'_>,
+        text: &str,
+        call: &mut Call,
+    ) -> Verdict {
+        if message::is_response(envelope) {
+            return self.client_response(envelope);
+        }
+        let checked = match message::check_call(envelope) {
+            Ok(c) => c,
+            Err(invalid) => {
+                let id = message::readable_id(envelope);
+                let detail = format!("invalid request: {}", invalid.details);
+                return Verdict::Reply(self.answer(
+                    call,
+                    "invalid-request",
+                    invalid_request(invalid.reason, invalid.details),
+                    id,
+                    None,
+                    None,
+                    detail,
+                ));
+            }
+        };
+        let Some(raw_id) = checked.id else {
+            return self.client_notification(&checked.method, envelope.params, text, call);
+        };
+        // JSON-RPC allows a null id but no answer to it could be told from an error about an unreadable
+        // request, and MCP forbids it: answered here rather than left to wait (forwarded, it waited for the
+        // timeout, as the upstream's answer carried no id to match).
+        if json_type(raw_id) == JsonType::Null {
+            let f = invalid_request(
+                "null-id",
+                "id must not be null: an answer to it could not be matched",
+            );
+            let detail = format!("a {} request with a null id", checked.method);
+            return Verdict::Reply(self.answer(
+                call,
+                "invalid-request",
+                f,
+                Value::Null,
+                Some(&checked.method),
+                None,
+                detail,
+            ));
+        }
+        let id = message::value(raw_id);
+        let meta = message::request_meta(envelope.params);
+        if let Some(failure) = &self.down {
+            let revision = self.revision_for(meta.protocol_version.as_deref());
+            let a = self.upstream_gone_answer(
+                call,
+                failure.clone(),
+                id,
+                &checked.method,
+                revision,
+                "arrived after",
+            );
+            return Verdict::Reply(a);
+        }
+        let key = message::id_key(raw_id);
+        // In flight from the moment it is forwarded until its answer reaches the client (on its own stream,
+        // for a request that came on one).
+        let in_flight = match call.origin {
+            Some(stream) => self
+                .tables
+                .aliases
+                .contains_key(&streams::alias(stream, &key)),
+            None => {
+                self.tables.pending.contains_key(&key)
+                    || self.tables.batch_members.contains_key(&key)
+            }
+        };
+        if in_flight {
+            let f = invalid_request(
+                "duplicate-id",
+                "a request with this id is already in flight",
+            );
+            let detail = format!("id {} is already in flight", raw_id.get());
+            return Verdict::Reply(self.answer(
+                call,
+                "invalid-request",
+                f,
+                id,
+                Some(&checked.method),
+                None,
+                detail,
+            ));
+        }
+        // A policy that could not be read: nothing is relayed without it.
+        if let Some(why) = &self.policy_error {
+            let f = fields(&[("details", json!("the guard's policy file is not valid"))]);
+            let detail = format!("the policy file was refused: {why}");
+            return Verdict::Reply(self.answer(
+                call,
+                "configuration-error",
+                f,
+                id,
+                Some(&checked.method),
+                None,
+                detail,
+            ));
+        }
+        let tool = policy::tool_name(&checked.method, envelope.params);
+        let effective = self
+            .policy
+            .as_mut()
+            .map(|p| Box::new(p.for_request(&checked.method, tool.as_deref())));
+        // What the client sends the server, redacted where the policy says so (the `requests` scope): a tool
+        // call's arguments.
+        let mut parts: Vec<(&RawValue, String)> = Vec::new();
+        if let Some(e) = effective
+            .as_deref()
+            .filter(|e| e.redacts(crate::policy::Scope::Requests))
+        {
+            if let Some(raw) = streams::raw_param(envelope.params, "arguments") {
+                if let Ok(mut arguments) = serde_json::from_str::<Value>(raw.get()) {
+                    let (found, changed) =
+                        policy::redact_value(&mut arguments, e, &crate::environment());
+                    let decision = policy::decide(
+                        e,
+                        found.iter().map(|f| (f.rule.as_str(), f.category.as_str())),
+                    );
+                    for event in policy::events(&decision, e, &id, &checked.method) {
+                        call.event(event);
+                    }
+                    if decision.blocked.is_some() {
+                        let f = fields(&[
+                            ("tool", json!(tool.as_deref().unwrap_or(&checked.method))),
+                            (
+                                "reason",
+                                json!("the request carries what the policy blocks"),
+                            ),
+                        ]);
+                        let detail = format!(
+                            "{} not forwarded: the policy blocks what its arguments carry",
+                            checked.method
+                        );
+                        return Verdict::Reply(self.answer(
+                            call,
+                            "policy-denied",
+                            f,
+                            id,
+                            Some(&checked.method),
+                            None,
+                            detail,
+                        ));
+                    }
+                    if changed {
+                        let mut redacted = Event::new(EventName::Redacted, "warn")
+                            .id(&id)
+                            .method(&checked.method);
+                        redacted.detail = Some(format!(
+                            "the request's arguments, redacted: {}",
+                            decision.redacted.join(", ")
+                        ));
+                        redacted.tool = e.tool.clone().or(tool.clone());
+                        redacted.rule = Some(decision.redacted.join(","));
+                        call.event(redacted);
+                        parts.push((raw, arguments.to_string()));
+                    }
+                }
+            }
+        }
+        let mut pending = Pending {
+            id,
+            method: checked.method,
+            seq: 0,
+            deadline: None,
+            progress_token: meta.progress_token,
+            revision: meta.protocol_version,
+            slot: None,
+            origin: None,
+            effective,
+            latest: None,
+            arrived: 0,
+        };
+        let Some(stream) = call.origin else {
+            let renamed = (!parts.is_empty()).then(|| streams::splice(text, &mut parts));
+            return Verdict::Await(key, pending, renamed);
+        };
+        // Renamed for the upstream: ids (and progress tokens) of the session's own, unique across streams.
+        let Some(numbers) = self.streams.as_mut() else {
+            return Verdict::Await(key, pending, None);
+        };
+        let upstream_id = numbers.allocate();
+        let raw_token = streams::raw_progress_token(envelope.params);
+        let token = raw_token.map(|raw| (raw.get().to_string(), numbers.allocate()));
+        parts.push((raw_id, upstream_id.to_string()));
+        if let (Some(raw), Some((_, upstream_token))) = (raw_token, &token) {
+            parts.push((raw, upstream_token.to_string()));
+            pending.progress_token = Some(upstream_token.to_string());
+        }
+        let renamed = streams::splice(text, &mut parts);
+        pending.origin = Some(Origin {
+            stream,
+            alias: streams::alias(stream, &key),
+            client_id: raw_id.get().to_string(),
+            upstream_id,
+            token,
+        });
+        Verdict::Await(upstream_id.to_string(), pending, Some(renamed))
+    }
+
+    pub(super) fn client_notification(
+        &mut self,
+        method: &str,
+        params: Option<&RawValue>,
+        text: &str,
+        call: &mut Call,
+    ) -> Verdict {
+        if self.down.is_some() {
+            return Verdict::Drop(
+                Event::new(EventName::Dropped, "debug")
+                    .method(method)
+                    .detail("a notification after the upstream failed"),
+            );
+        }
+        if method == "notifications/cancelled" {
+            if let Some(stream) = call.origin {
+                return self.client_cancelled_on(stream, params, text, call);
+            }
+            if let Some(key) = message::param_key(params, "requestId") {
+                // A batch member's slot still waits for its answer (the array must stay whole), so only a
+                // request of its own stops being owed one.
+                if self.tables.request(&key).is_some_and(|p| p.slot.is_none()) {
+                    if let Some(p) = self.tables.take_pending(&key) {
+                        self.tables.remember(key, Settled::Cancelled);
+                        let event = Event::new(EventName::ClientCancelled, "debug")
+                            .id(&p.id)
+                            .method(&p.method);
+                        call.event(event.detail("cancelled by the client: no response is owed"));
+                    }
+                }
+            }
+        }
+        Verdict::Forward
+    }
+
+    /// A cancellation that came on a stream: the request it names is that stream's, renamed upstream.
+    pub(super) fn client_cancelled_on(
+        &mut self,
+        stream: u64,
+        params: Option<&RawValue>,
+        text: &str,
+        call: &mut Call,
+    ) -> Verdict {
+        let raw = streams::raw_param(params, "requestId");
+        let upstream_key = raw.and_then(|r| {
+            self.tables
+                .alias_key(&streams::alias(stream, &message::id_key(r)))
+                .cloned()
+        });
+        let (Some(raw), Some(key)) = (raw, upstream_key) else {
+            return Verdict::Drop(
+                Event::new(EventName::Dropped, "debug")
+                    .detail("a cancellation of no request in flight on its stream"),
+            );
+        };
+        let Some(upstream_id) = self
+            .tables
+            .request(&key)
+            .and_then(|p| p.origin.as_ref())
+            .map(|o| o.upstream_id)
+        else {
+            return Verdict::Drop(
+                Event::new(EventName::Dropped, "debug")
+                    .detail("a cancellation of no request in flight on its stream"),
+            );
+        };
+        if self.tables.request(&key).is_some_and(|p| p.slot.is_none()) {
+            if let Some(p) = self.tables.take_pending(&key) {
+                self.tables.remember(key, Settled::Cancelled);
+                let event = Event::new(EventName::ClientCancelled, "debug")
+                    .id(&p.id)
+                    .method(&p.method);
+                call.event(event.detail("cancelled by the client: no response is owed"));
+            }
+        }
+        Verdict::ForwardText(streams::splice(text, &mut [(raw, upstream_id.to_string())]))
+    }
+
+    /// Makes room for one more of the upstream's requests: the oldest the client has not answered is
+    /// forgotten, and the operator told.
+    pub(super) fn forget_oldest_server_request(&mut self, call: &mut Call) {
+        if let Some(key) = self.tables.oldest_server_request() {
+            self.tables.server_requests.remove(&key);
+            let detail = format!(
+                "the upstream has {SERVER_REQUEST_WINDOW} requests the client has not answered: the oldest is forgotten, and a client response to it will be dropped"
+            );
+            call.event(Event::new(EventName::Dropped, "warn").detail(&detail));
+        }
+    }
+
+    /// A client's response to one of the upstream's requests.
+    pub(super) fn client_response(&mut self, envelope: &Envelope<'_>) -> Verdict {
+        // Nothing goes to an upstream that has failed, not even the answer to a request it made before it
+        // went (found by cargo-fuzz: such an answer was still forwarded).
+        if self.down.is_some() {
+            return Verdict::Drop(
+                Event::new(EventName::Dropped, "debug")
+                    .detail("a client response after the upstream failed"),
+            );
+        }
+        let key = envelope.id.map(message::id_key);
+        match key.and_then(|k| self.tables.server_requests.remove(&k)) {
+            Some(_) => Verdict::Forward,
+            None => {
+                let id = envelope.id.map(message::value).unwrap_or(Value::Null);
+                Verdict::Drop(
+                    Event::new(EventName::Dropped, "warn")
+                        .id(&id)
+                        .detail("a client response to no request of the upstream's"),
+                )
+            }
+        }
+    }
+
+    pub(super) fn client_batch(&mut self, members: &[&RawValue], call: &mut Call) {
+        if self.options.batch == BatchPolicy::Reject {
+            let f = invalid_request("batch-not-supported", "batch requests are not supported");
+            self.reply(
+                call,
+                "invalid-request",
+                f,
+                Value::Null,
+                "a batch (refused by the batch policy)".into(),
+            );
+            return;
+        }
+        if members.is_empty() {
+            let f = invalid_request("empty-batch", "a batch must not be empty");
+            self.reply(
+                call,
+                "invalid-request",
+                f,
+                Value::Null,
+                "an empty batch".into(),
+            );
+            return;
+        }
+        self.tables.seq += 1;
+        let batch_id = self.tables.seq;
+        let stream = self.streams.as_ref().map(|_| call.origin.unwrap_or(0));
+        let mut batch = Batch {
+            slots: Vec::new(),
+            open: 0,
+            members: Vec::new(),
+            stream,
+            aliases: Vec::new(),
+        };
+        for member in members {
+            let text = member.get();
+            let verdict = match message::parse(text) {
+                Parsed::Object(envelope) => self.client_message(&envelope, text, call),
+                Parsed::Duplicate(name) => {
+                    let details = format!("member \"{name}\" appears more than once");
+                    Verdict::Reply(self.answer(
+                        call,
+                        "invalid-request",
+                        invalid_request("duplicate-member", &details),
+                        Value::Null,
+                        None,
+                        None,
+                        details.clone(),
+                    ))
+                }
+                _ => {
+                    let f = invalid_request("not-an-object", "a request must be a JSON object");
+                    Verdict::Reply(self.answer(
+                        call,
+                        "invalid-request",
+                        f,
+                        Value::Null,
+                        None,
+                        None,
+                        "a batch member that is not an object".into(),
+                    ))
+                }
+            };
+            match verdict {
+                Verdict::Forward => call.send(Peer::Upstream, text),
+                Verdict::ForwardText(renamed) => call.send(Peer::Upstream, renamed),
+                Verdict::Await(key, mut pending, renamed) => {
+                    pending.slot = Some((batch_id, batch.slots.len()));
+                    batch.slots.push(None);
+                    batch.open += 1;
+                    call.send(Peer::Upstream, renamed.as_deref().unwrap_or(text));
+                    if let Some(origin) = &pending.origin {
+                        batch.aliases.push(origin.alias.clone());
+                    }
+                    self.tables.add_batch_member(key.clone());
+                    batch.members.push(key.clone());
+                    self.tables.register(
+                        key,
+                        pending,
+                        call.ctx.unix_millis,
+                        self.options.timeout_millis,
+                    );
+                }
+                Verdict::Reply(a) => {
+                    batch.slots.push(Some(a.response));
+                    call.event(a.event);
+                }
+                Verdict::Drop(event) => call.event(event),
+            }
+        }
+        if batch.open > 0 {
+            self.tables.insert_batch(batch_id.to_string(), batch);
+        } else if !batch.slots.is_empty() {
+            call.send_to_client(batch.stream, join_batch(batch.slots));
+        }
+    }
+}

@@ -1,0 +1,700 @@
+//! A session's upstream side: each line from the upstream, passed on byte for byte or rewritten (errors
+//! sanitized, failed tool results redacted, a policy's scopes), delivered to the request it answers, its batch
+//! slot or its stream; the upstream's own requests and progress.
+use super::*;
+
+impl Session {
+    /// One line from the upstream's output (its newline removed).
+    pub fn upstream_line(&mut self, line: &[u8], ctx: CallContext) -> Outcome {
+        let _env = self.scope();
+        let mut call = Call::new(ctx);
+        let env = crate::environment();
+        let (text, repaired) = match std::str::from_utf8(line) {
+            Ok(t) => (Cow::Borrowed(t), false),
+            Err(_) => (String::from_utf8_lossy(line), true),
+        };
+        if text.trim().is_empty() {
+            call.event(
+                Event::new(EventName::Dropped, "debug").detail("an empty line from the upstream"),
+            );
+            return self.finish(call);
+        }
+        let (text, source) = match text.strip_prefix(BYTE_ORDER_MARK) {
+            // As from the client: read past a byte order mark, and pass the message on without it.
+            Some(rest) => {
+                call.event(
+                    Event::new(EventName::Repaired, "debug")
+                        .detail("a byte order mark before an upstream message removed"),
+                );
+                (rest, Source::Text(rest))
+            }
+            None if repaired => (&*text, Source::Text(&text)),
+            None => (&*text, Source::Line(&text)),
+        };
+        match message::parse(text) {
+            Parsed::NotJson(why) => {
+                let detail = format!(
+                    "a line from the upstream that is not JSON ({why}): {}",
+                    excerpt(text, &env)
+                );
+                call.event(Event::new(EventName::Dropped, "warn").detail(detail));
+            }
+            Parsed::Scalar => {
+                let detail = format!(
+                    "a JSON value from the upstream that is not a message: {}",
+                    excerpt(text, &env)
+                );
+                call.event(Event::new(EventName::Dropped, "warn").detail(detail));
+            }
+            Parsed::Duplicate(name) => {
+                let detail = format!(
+                    "an upstream message with member \"{name}\" twice: {}",
+                    excerpt(text, &env)
+                );
+                call.event(Event::new(EventName::Dropped, "warn").detail(detail));
+            }
+            Parsed::Batch(members) => {
+                // MCP servers no longer send batches; a JSON-RPC server answering several requests at once
+                // may. Each member is handled (and written) as a message of its own.
+                for member in members {
+                    match message::parse(member.get()) {
+                        Parsed::Object(envelope) => self.upstream_message(
+                            &envelope,
+                            Source::Text(member.get()),
+                            repaired,
+                            &mut call,
+                        ),
+                        _ => {
+                            let detail = format!(
+                                "an upstream batch member that is not a message: {}",
+                                excerpt(member.get(), &env)
+                            );
+                            call.event(Event::new(EventName::Dropped, "warn").detail(detail));
+                        }
+                    }
+                }
+            }
+            Parsed::Object(envelope) => {
+                self.upstream_message(&envelope, source, repaired, &mut call)
+            }
+        }
+        self.finish(call)
+    }
+
+    /// An upstream line longer than the shell's limit, discarded unread.
+    /// `head` and `tail`: its first and last bytes as the shell saw them pass. A response whose id they show
+    /// answers its pending request at once, with the guard's error (it waited for its timeout, and was then
+    /// answered as one); a request of the upstream's whose id they show is refused to the upstream.
+    pub fn upstream_oversize(
+        &mut self,
+        length: u64,
+        head: &[u8],
+        tail: &[u8],
+        ctx: CallContext,
+    ) -> Outcome {
+        let _env = self.scope();
+        let mut call = Call::new(ctx);
+        let detail = format!("a line of {length} bytes from the upstream exceeds the guard's limit; discarded unread");
+        call.event(Event::new(EventName::Dropped, "error").detail(&detail));
+        let sniffed = sniff::sniff(head, tail);
+        let Some(id) = sniffed
+            .id
+            .as_deref()
+            .and_then(|text| serde_json::from_str::<&RawValue>(text).ok())
+        else {
+            return self.finish(call);
+        };
+        if sniffed.method {
+            let error = crate::error::ErrorObject {
+                code: -32600,
+                message: "Invalid Request".into(),
+                data: Some(
+                    json!({"reason": "oversize", "details": "the request exceeds the guard's limit"}),
+                ),
+            };
+            call.send(
+                Peer::Upstream,
+                crate::error::error_response(&error, message::value(id)).to_string(),
+            );
+        } else if let Some(pending) = self.tables.take_pending(&message::id_key(id)) {
+            let f = fields(&[(
+                "message",
+                json!(format!(
+                    "the upstream's response of {length} bytes exceeds the guard's limit"
+                )),
+            )]);
+            let revision = self.revision_for(pending.revision.as_deref());
+            let a = self.answer(
+                &mut call,
+                "upstream-error",
+                f,
+                pending.id.clone(),
+                Some(&pending.method),
+                revision,
+                detail,
+            );
+            call.event(a.event);
+            self.deliver_answer(pending, a.response, &mut call);
+        }
+        self.finish(call)
+    }
+
+    /// Passes an upstream message to the client unchanged (on `stream`, when the session serves several).
+    pub(super) fn pass(
+        &self,
+        source: Source<'_>,
+        stream: Option<u64>,
+        repaired: bool,
+        call: &mut Call,
+    ) {
+        match source {
+            Source::Line(_) => call.steps.push(Step::Forward {
+                to: Peer::Client,
+                stream,
+            }),
+            Source::Text(text) => call.send_to_client(stream, text.trim()),
+        }
+        if repaired {
+            call.event(
+                Event::new(EventName::Repaired, "warn")
+                    .detail("invalid UTF-8 from the upstream replaced by U+FFFD"),
+            );
+        }
+    }
+
+    pub(super) fn upstream_message(
+        &mut self,
+        envelope: &Envelope<'_>,
+        source: Source<'_>,
+        repaired: bool,
+        call: &mut Call,
+    ) {
+        let env = crate::environment();
+        if envelope.method.is_some() {
+            // The upstream's own request or notification: relayed as it is, whatever its method, when it is a
+            // valid JSON-RPC call. One that is not (an object for an id, no version, a method that is no
+            // string) would break the client that reads it: it is dropped and, unless it is a notification,
+            // answered to the upstream with the error its peer would have given it (id null: its id is unusable).
+            let checked = match message::check_call(envelope) {
+                Ok(checked) => checked,
+                Err(invalid) => {
+                    let detail = format!(
+                        "an upstream call that is not valid JSON-RPC ({}): {}",
+                        invalid.details,
+                        excerpt(source.text(), &env)
+                    );
+                    call.event(Event::new(EventName::Dropped, "warn").detail(detail));
+                    if envelope.id.is_some() {
+                        // Plain JSON-RPC, not the client's dialect: the upstream is the one told.
+                        let error = crate::error::ErrorObject {
+                            code: -32600,
+                            message: "Invalid Request".into(),
+                            data: Some(
+                                json!({"reason": invalid.reason, "details": invalid.details}),
+                            ),
+                        };
+                        call.send(
+                            Peer::Upstream,
+                            crate::error::error_response(&error, Value::Null).to_string(),
+                        );
+                    }
+                    return;
+                }
+            };
+            {
+                match checked.id {
+                    Some(id) => {
+                        let key = message::id_key(id);
+                        if !self.tables.server_requests.contains_key(&key)
+                            && self.tables.server_requests.len() >= SERVER_REQUEST_WINDOW
+                        {
+                            self.forget_oldest_server_request(call);
+                        }
+                        self.tables.add_server_request(key);
+                    }
+                    None if checked.method == "notifications/progress" => {
+                        if let Some(token) = message::param_key(envelope.params, "progressToken") {
+                            if !self.tables.progress.contains_key(&token)
+                                && self.tables.finished_tokens.contains(&token)
+                            {
+                                let detail = "progress for a request no longer in flight (answered, timed out or cancelled)";
+                                call.event(
+                                    Event::new(EventName::Dropped, "debug")
+                                        .method("notifications/progress")
+                                        .detail(detail),
+                                );
+                                return;
+                            }
+                            self.progress_made(&token, call.ctx.unix_millis);
+                            // Progress of a request that came on a stream goes there, with the client's token.
+                            if let Some((stream, renamed)) =
+                                self.progress_for_stream(&token, envelope, source)
+                            {
+                                call.send_to_client(Some(stream), renamed);
+                                return;
+                            }
+                        }
+                    }
+                    None => {}
+                }
+            }
+            self.pass(source, self.own_stream(), repaired, call);
+            return;
+        }
+        if !message::is_response(envelope) {
+            let detail = format!(
+                "an upstream message that is neither a call nor a response: {}",
+                excerpt(source.text(), &env)
+            );
+            call.event(Event::new(EventName::Dropped, "warn").detail(detail));
+            return;
+        }
+        let Some(raw_id) = envelope.id.filter(|id| json_type(id) != JsonType::Null) else {
+            self.upstream_error_without_id(envelope, source, call);
+            return;
+        };
+        let key = message::id_key(raw_id);
+        let Some(pending) = self.tables.take_pending(&key) else {
+            let late = self
+                .tables
+                .settled
+                .iter()
+                .rev()
+                .find(|(k, _)| *k == key)
+                .map(|(_, why)| *why);
+            let (level, why) = match late {
+                Some(Settled::TimedOut) => (
+                    "info",
+                    "a late response to a request the guard already answered (timeout)",
+                ),
+                Some(Settled::Cancelled) => {
+                    ("debug", "a response to a request the client cancelled")
+                }
+                None => ("warn", "a response to no pending request"),
+            };
+            let id = message::value(raw_id);
+            call.event(Event::new(EventName::Dropped, level).id(&id).detail(why));
+            return;
+        };
+        // A response the guard cannot read is still owed its answer: its request is out of the pending table.
+        let error_response = match (
+            message::is_well_formed_response(envelope),
+            envelope.error.is_some(),
+        ) {
+            (false, _) => Err((
+                "not a valid JSON-RPC response",
+                "the upstream's response was not valid JSON-RPC",
+            )),
+            (true, false) => Ok(None),
+            // Well-formed, yet serde_json refuses the whole text: members nested deeper than its recursion
+            // limit (found by cargo-fuzz: such a response got no answer).
+            (true, true) => match serde_json::from_str::<Value>(source.text()) {
+                Ok(Value::Object(response)) => Ok(Some(response)),
+                _ => Err((
+                    "an upstream error response too deeply nested to read",
+                    "the upstream's error response could not be read",
+                )),
+            },
+        };
+        match error_response {
+            Err((what, message)) => {
+                let detail = format!("{what}: {}", excerpt(source.text(), &env));
+                let f = fields(&[("message", json!(message))]);
+                let revision = self.revision_for(pending.revision.as_deref());
+                let a = self.answer(
+                    call,
+                    "upstream-error",
+                    f,
+                    pending.id.clone(),
+                    Some(&pending.method),
+                    revision,
+                    detail,
+                );
+                call.event(a.event);
+                self.deliver(
+                    pending,
+                    Delivery::Rewritten(a.response),
+                    source,
+                    raw_id,
+                    repaired,
+                    call,
+                );
+                return;
+            }
+            Ok(Some(response)) => {
+                let ctx = call.next_ctx();
+                let revision = self.revision_for(pending.revision.as_deref());
+                let e = pending.effective.as_deref();
+                // Under a policy: redacted under its options (audited rules left in), its actions on what was found.
+                let mut found = Vec::new();
+                if let Some(e) = e.filter(|e| e.audits_any()) {
+                    rewrite::sanitized_error(
+                        &response,
+                        &self.options.dialect,
+                        &pending.id,
+                        Some(&pending.method),
+                        revision,
+                        Some(e.redaction.clone()),
+                        Some(&mut found),
+                        &ctx,
+                        &env,
+                    );
+                }
+                let quiet = e.map(|e| e.quiet.clone());
+                let found_here = if e.is_some_and(|e| e.audits_any()) {
+                    None
+                } else {
+                    Some(&mut found)
+                };
+                let a = rewrite::sanitized_error(
+                    &response,
+                    &self.options.dialect,
+                    &pending.id,
+                    Some(&pending.method),
+                    revision,
+                    quiet,
+                    found_here,
+                    &ctx,
+                    &env,
+                );
+                if let Some(e) = e {
+                    let decision = policy::decide(
+                        e,
+                        found.iter().map(|r| (r.as_str(), catalogue_category(r))),
+                    );
+                    for event in policy::events(&decision, e, &pending.id, &pending.method) {
+                        call.event(event);
+                    }
+                    if decision.blocked.is_some() {
+                        self.deliver_blocked(pending, call);
+                        return;
+                    }
+                }
+                call.event(a.event);
+                self.deliver(
+                    pending,
+                    Delivery::Rewritten(a.response),
+                    source,
+                    raw_id,
+                    repaired,
+                    call,
+                );
+                return;
+            }
+            Ok(None) => {}
+        }
+        if pending.method == "initialize" {
+            if let Some(revision) = envelope.result.and_then(message::negotiated_revision) {
+                self.revision = Some(revision);
+            }
+        }
+        if envelope.result.is_some_and(is_error_result) {
+            if let Ok(Value::Object(mut response)) = serde_json::from_str::<Value>(source.text()) {
+                let e = pending.effective.as_deref();
+                let limit =
+                    e.and_then(|e| e.failed_result_bytes)
+                        .unwrap_or(self.options.failed_result_bytes) as usize;
+                let mut found = Vec::new();
+                let default_policy = redact::Policy::default();
+                let redacted = match e {
+                    // Audited rules are found under the whole policy but left in.
+                    Some(e) if e.audits_any() => {
+                        let original = Value::Object(response.clone());
+                        let mut probe = response.clone();
+                        rewrite::redacted_tool_error(
+                            &mut probe,
+                            &pending.id,
+                            &pending.method,
+                            &env,
+                            &e.redaction,
+                            None,
+                            &mut found,
+                        );
+                        let quiet = e.quiet_allowing(policy::audited_values(&original, &found, e));
+                        rewrite::redacted_tool_error(
+                            &mut response,
+                            &pending.id,
+                            &pending.method,
+                            &env,
+                            &quiet,
+                            Some(limit),
+                            &mut Vec::new(),
+                        )
+                    }
+                    Some(e) => rewrite::redacted_tool_error(
+                        &mut response,
+                        &pending.id,
+                        &pending.method,
+                        &env,
+                        &e.redaction,
+                        Some(limit),
+                        &mut found,
+                    ),
+                    None => rewrite::redacted_tool_error(
+                        &mut response,
+                        &pending.id,
+                        &pending.method,
+                        &env,
+                        &default_policy,
+                        Some(limit),
+                        &mut found,
+                    ),
+                };
+                if let Some(e) = e {
+                    let decision = policy::decide(
+                        e,
+                        found.iter().map(|f| (f.rule.as_str(), f.category.as_str())),
+                    );
+                    for event in policy::events(&decision, e, &pending.id, &pending.method) {
+                        call.event(event);
+                    }
+                    if decision.blocked.is_some() {
+                        self.deliver_blocked(pending, call);
+                        return;
+                    }
+                }
+                if let Some((text, mut event)) = redacted {
+                    event.tool = e.and_then(|e| e.tool.clone());
+                    let mut rules: Vec<&str> = found.iter().map(|f| f.rule.as_str()).collect();
+                    rules.sort_unstable();
+                    rules.dedup();
+                    event.rule = (!rules.is_empty()).then(|| rules.join(","));
+                    call.event(event);
+                    self.deliver(
+                        pending,
+                        Delivery::Rewritten(text),
+                        source,
+                        raw_id,
+                        repaired,
+                        call,
+                    );
+                    return;
+                }
+            }
+        } else if let Some(e) = pending
+            .effective
+            .as_deref()
+            .filter(|e| policy::result_scope(&pending.method).is_some_and(|s| e.redacts(s)))
+        {
+            // A successful answer in a scope the policy redacts (tool results, resource contents, prompt
+            // messages); untouched when no rule finds anything.
+            if let Ok(Value::Object(mut response)) = serde_json::from_str::<Value>(source.text()) {
+                if let Some(result) = response.get_mut("result") {
+                    let (found, changed) = policy::redact_value(result, e, &env);
+                    let decision = policy::decide(
+                        e,
+                        found.iter().map(|f| (f.rule.as_str(), f.category.as_str())),
+                    );
+                    for event in policy::events(&decision, e, &pending.id, &pending.method) {
+                        call.event(event);
+                    }
+                    if decision.blocked.is_some() {
+                        self.deliver_blocked(pending, call);
+                        return;
+                    }
+                    if changed {
+                        let mut event = Event::new(EventName::Redacted, "warn")
+                            .id(&pending.id)
+                            .method(&pending.method);
+                        event.detail = Some(format!(
+                            "a successful result, redacted: {}",
+                            decision.redacted.join(", ")
+                        ));
+                        event.tool = e.tool.clone();
+                        event.rule = Some(decision.redacted.join(","));
+                        call.event(event);
+                        response.insert("id".into(), pending.id.clone());
+                        let text = Value::Object(response).to_string();
+                        self.deliver(
+                            pending,
+                            Delivery::Rewritten(text),
+                            source,
+                            raw_id,
+                            repaired,
+                            call,
+                        );
+                        return;
+                    }
+                }
+            }
+        }
+        self.deliver(pending, Delivery::Unchanged, source, raw_id, repaired, call);
+    }
+
+    /// An error response with a null id (the upstream could not read some request): sanitized and passed on,
+    /// since no pending request can be told to be its cause. Anything else without an id is dropped.
+    pub(super) fn upstream_error_without_id(
+        &mut self,
+        envelope: &Envelope<'_>,
+        source: Source<'_>,
+        call: &mut Call,
+    ) {
+        let env = crate::environment();
+        let parsed = serde_json::from_str::<Value>(source.text());
+        match (envelope.error.is_some(), parsed) {
+            (true, Ok(Value::Object(response))) => {
+                let ctx = call.next_ctx();
+                let a = rewrite::sanitized_error(
+                    &response,
+                    &self.options.dialect,
+                    &Value::Null,
+                    None,
+                    None,
+                    None,
+                    None,
+                    &ctx,
+                    &env,
+                );
+                call.send_to_client(self.own_stream(), a.response);
+                call.event(a.event);
+            }
+            _ => {
+                let detail = format!(
+                    "an upstream response without an id: {}",
+                    excerpt(source.text(), &env)
+                );
+                call.event(Event::new(EventName::Dropped, "warn").detail(detail));
+            }
+        }
+    }
+
+    /// An upstream answer (or the guard's own) for a pending request, to the client or into its batch.
+    /// `upstream_id`: the answer's id as the upstream wrote it (renamed back for a request from a stream).
+    pub(super) fn deliver(
+        &mut self,
+        pending: Pending,
+        delivery: Delivery,
+        source: Source<'_>,
+        upstream_id: &RawValue,
+        repaired: bool,
+        call: &mut Call,
+    ) {
+        let delivery = match (delivery, &pending.origin) {
+            (Delivery::Unchanged, Some(origin)) => Delivery::Rewritten(streams::splice(
+                source.text().trim(),
+                &mut [(upstream_id, origin.client_id.clone())],
+            )),
+            (delivery, _) => delivery,
+        };
+        let Some((batch_id, slot)) = pending.slot else {
+            match delivery {
+                Delivery::Unchanged => self.pass(source, self.stream_of(&pending), repaired, call),
+                Delivery::Rewritten(text) => call.send_to_client(self.stream_of(&pending), text),
+            }
+            return;
+        };
+        let text = match delivery {
+            Delivery::Unchanged => source.text().trim().to_string(),
+            Delivery::Rewritten(text) => text,
+        };
+        self.fill_slot(batch_id, slot, text, call);
+    }
+
+    /// The policy's refusal in place of an answer it blocks (`policy-denied`, the taxonomy's policy gate).
+    pub(super) fn deliver_blocked(&mut self, pending: Pending, call: &mut Call) {
+        let tool = pending
+            .effective
+            .as_ref()
+            .and_then(|e| e.tool.clone())
+            .unwrap_or_else(|| pending.method.clone());
+        let f = fields(&[
+            ("tool", json!(tool)),
+            ("reason", json!("the answer carries what the policy blocks")),
+        ]);
+        let revision = self
+            .revision_for(pending.revision.as_deref())
+            .map(str::to_string);
+        let detail = format!(
+            "the upstream's answer to {} blocked by the policy",
+            pending.method
+        );
+        let a = self.answer(
+            call,
+            "policy-denied",
+            f,
+            pending.id.clone(),
+            Some(&pending.method),
+            revision.as_deref(),
+            detail,
+        );
+        call.event(a.event);
+        self.deliver_answer(pending, a.response, call);
+    }
+
+    /// The guard's own answer for a pending request.
+    pub(super) fn deliver_answer(&mut self, pending: Pending, response: String, call: &mut Call) {
+        match pending.slot {
+            Some((batch_id, slot)) => self.fill_slot(batch_id, slot, response, call),
+            None => call.send_to_client(self.stream_of(&pending), response),
+        }
+    }
+
+    pub(super) fn fill_slot(&mut self, batch_id: u64, slot: usize, text: String, call: &mut Call) {
+        let id = batch_id.to_string();
+        let Some(batch) = self.tables.batch_mut(&id) else {
+            return;
+        };
+        if batch.slots[slot].is_none() {
+            batch.open -= 1;
+        }
+        batch.slots[slot] = Some(text);
+        if batch.open == 0 {
+            if let Some(batch) = self.tables.take_batch(&id) {
+                for key in &batch.members {
+                    self.tables.batch_members.remove(key);
+                }
+                for alias in &batch.aliases {
+                    self.tables.aliases.remove(alias);
+                }
+                call.send_to_client(batch.stream, join_batch(batch.slots));
+            }
+        }
+    }
+
+    /// A progress notification for a request that came on a client stream: that stream, and the line with
+    /// the client's own token in place of the one the upstream was given.
+    pub(super) fn progress_for_stream(
+        &self,
+        token: &str,
+        envelope: &Envelope<'_>,
+        source: Source<'_>,
+    ) -> Option<(u64, String)> {
+        let key = self.tables.token_key(token)?;
+        let origin = self.tables.request(key)?.origin.as_ref()?;
+        let (client_token, _) = origin.token.as_ref()?;
+        let raw = streams::raw_param(envelope.params, "progressToken")?;
+        Some((
+            origin.stream,
+            streams::splice(source.text().trim(), &mut [(raw, client_token.clone())]),
+        ))
+    }
+
+    /// Progress for a request restarts its wait (the old deadline entry goes stale).
+    pub(super) fn progress_made(&mut self, token: &str, now: u64) {
+        let Some(key) = self.tables.token_key(token).cloned() else {
+            return;
+        };
+        let default_timeout = self.options.timeout_millis;
+        // The table's field, not `request_mut`: the deadline heap is pushed to while `p` is held.
+        let Some(Entry::Request(p)) = self.tables.pending.get_mut(&key) else {
+            return;
+        };
+        let Some(timeout) = p
+            .effective
+            .as_ref()
+            .and_then(|e| e.timeout_ms)
+            .unwrap_or(default_timeout)
+        else {
+            return;
+        };
+        // Never past the policy's longest wait, progress or not.
+        let new = p.latest.map_or(now.saturating_add(timeout), |l| {
+            now.saturating_add(timeout).min(l)
+        });
+        if p.deadline.is_some_and(|old| old != new) {
+            p.deadline = Some(new);
+            self.tables.deadlines.push(Reverse((new, p.seq, key)));
+            self.tables.compact_deadlines();
+        }
+    }
+}
