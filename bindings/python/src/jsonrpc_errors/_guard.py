@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from typing import Any, Literal, Optional, Union
+from typing import TYPE_CHECKING, Any, Literal, Optional, Union
 
 import wasmtime
-from typing_extensions import Unpack
 from wasmtime.component import Record, Variant
+
+if TYPE_CHECKING:
+    # For the type checker only (annotations are not evaluated at run time): the package depends on wasmtime
+    # alone, and typing.Unpack is Python 3.11's.
+    from typing_extensions import Unpack
 
 from . import _runtime
 from ._args import Context, _context, _dialect, _dialect_name, _pairs, _raw, _text, _u64
