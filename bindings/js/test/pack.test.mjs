@@ -72,9 +72,12 @@ test("the shipped .wasm stays within the size budget: ≤ 440,000 bytes raw and 
 // (issue 28) it went to 730,000 / 305,000: the guard module took the main entry's calls (mapError, validate,
 // sanitize, explain, codes, kinds, lookupKind, redact), so that a browser page using `jsonrpc-errors/mcp` and
 // the main entry downloads this module alone instead of both: 682,472 / 282,181 (GNU gzip -9) before,
-// 721,829 / 295,775 after (300,412 zlib level 9), against 1,118,386 / 458,848 for the two modules.
-test("the guard .wasm stays within its own budget: ≤ 730,000 bytes raw and ≤ 305,000 gzipped", async () => {
-  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 730_000, 305_000);
+// 721,829 / 295,775 after (300,412 zlib level 9), against 1,118,386 / 458,848 for the two modules. Later on
+// 2026-11-26 (issue 29) the raw budget went to 735,000: the session's own environment (its options' JSON
+// reader, the secrets it holds) and two redaction leak fixes (auth schemes, templates cut at their brace) made
+// the module 730,415 bytes raw, gzipped still under its budget.
+test("the guard .wasm stays within its own budget: ≤ 735,000 bytes raw and ≤ 305,000 gzipped", async () => {
+  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 735_000, 305_000);
 });
 
 // The redaction module (`jsonrpc-errors/redact`: redaction under options, no guard session) is built for
