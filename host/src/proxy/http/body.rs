@@ -19,9 +19,16 @@ pub const PING_EVERY: Duration = Duration::from_secs(15);
 #[derive(Deserialize)]
 struct Top {
     method: Option<IgnoredAny>,
-    id: Option<IgnoredAny>,
+    /// Whether `id` is there at all: `"id": null` is a request's (which the session refuses), not absent.
+    #[serde(default, deserialize_with = "present")]
+    id: bool,
     result: Option<IgnoredAny>,
     error: Option<Code>,
+}
+
+/// A member that is there, whatever its value (`null` too, which `Option` would read as absent).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    IgnoredAny::deserialize(d).map(|_| true)
 }
 
 #[derive(Deserialize)]
@@ -54,12 +61,12 @@ pub fn shape(bytes: &[u8]) -> Shape {
     match serde_json::from_slice::<Top>(bytes) {
         Ok(Top {
             method: Some(_),
-            id: Some(_),
+            id: true,
             ..
         }) => Shape::Request,
         Ok(Top {
             method: Some(_),
-            id: None,
+            id: false,
             ..
         }) => Shape::Notification,
         Ok(Top {
@@ -190,6 +197,15 @@ mod tests {
                 br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#
             ),
             Shape::Response { code: Some(-32700) }
+        );
+        assert_eq!(
+            shape(br#"{"jsonrpc":"2.0","id":null,"method":"x"}"#),
+            Shape::Request,
+            "a null id is there: the request is the session's to refuse, not a notification to drop"
+        );
+        assert_eq!(
+            shape(br#"{"jsonrpc":"2.0","method":"x","params":null}"#),
+            Shape::Notification
         );
         assert_eq!(shape(b" [1]"), Shape::Batch);
         assert_eq!(shape(b"{not json"), Shape::Other);
