@@ -2,6 +2,7 @@
 
 use super::body::{self, json, shape, sse, Held, Shape, PING_EVERY};
 use super::front::Front;
+use super::headers::{self, Broken, VERSION_HEADER};
 use super::security::Refusal;
 use super::sessions::{self, short};
 use super::shared::{self, HANDSHAKE, MODERN};
@@ -18,14 +19,9 @@ use serde_json::value::RawValue;
 use serde_json::{json as value, Value};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 const SESSION_HEADER: &str = "mcp-session-id";
-const VERSION_HEADER: &str = "mcp-protocol-version";
-const METHOD_HEADER: &str = "mcp-method";
-const NAME_HEADER: &str = "mcp-name";
-const PROTOCOL_VERSION_META: &str = "io.modelcontextprotocol/protocolVersion";
-const CLIENT_CAPABILITIES_META: &str = "io.modelcontextprotocol/clientCapabilities";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Era {
@@ -112,6 +108,7 @@ pub async fn endpoint(State(front): State<Arc<Front>>, request: Request) -> Resp
         return match refusal {
             Refusal::Origin => plain(StatusCode::FORBIDDEN, "Origin not allowed"),
             Refusal::Host => plain(StatusCode::FORBIDDEN, "Host is not a loopback name"),
+            Refusal::HostRepeated => plain(StatusCode::BAD_REQUEST, "more than one Host field"),
             Refusal::Token => {
                 let mut r = plain(StatusCode::UNAUTHORIZED, "bearer token missing or wrong");
                 r.headers_mut()
@@ -149,7 +146,16 @@ enum Read_ {
     Oversize { length: u64, head: Vec<u8> },
 }
 
-async fn read_body(body: Body, cap: usize, headers: &HeaderMap) -> Result<Read_, Response> {
+/// How long a request body may take to arrive, in all (a body trickling a byte at a time is cut too).
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Reads a request body until `deadline` (408 past it, the connection closed: the rest is not read).
+async fn read_body(
+    body: Body,
+    cap: usize,
+    headers: &HeaderMap,
+    deadline: Instant,
+) -> Result<Read_, Response> {
     let declared =
         header_str(headers, header::CONTENT_LENGTH.as_str()).and_then(|v| v.parse::<u64>().ok());
     let limit = if declared.is_some_and(|d| d > cap as u64) {
@@ -160,14 +166,21 @@ async fn read_body(body: Body, cap: usize, headers: &HeaderMap) -> Result<Read_,
     let mut body = body;
     let mut bytes = Vec::new();
     let mut total: u64 = 0;
-    while let Some(frame) = body.frame().await {
-        let frame = match frame {
-            Ok(f) => f,
+    loop {
+        let frame = match tokio::time::timeout_at(deadline.into(), body.frame()).await {
+            Ok(Some(Ok(frame))) => frame,
+            Ok(None) => break,
+            Ok(Some(Err(_))) => {
+                return Err(closing(plain(
+                    StatusCode::BAD_REQUEST,
+                    "the request body could not be read",
+                )))
+            }
             Err(_) => {
-                return Err(plain(
+                return Err(closing(plain(
                     StatusCode::REQUEST_TIMEOUT,
                     "the request body did not arrive in time",
-                ))
+                )))
             }
         };
         if let Ok(data) = frame.into_data() {
@@ -187,6 +200,36 @@ async fn read_body(body: Body, cap: usize, headers: &HeaderMap) -> Result<Read_,
         });
     }
     Ok(Read_::Whole(bytes))
+}
+
+/// A response after which the connection is closed (what is left of the request is not read).
+fn closing(mut response: Response) -> Response {
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// An empty (or whitespace-only) body is no message, and no line the session would answer: the component's
+/// parse error, 400, at once.
+fn blank(front: &Front, bytes: &[u8]) -> Option<Response> {
+    if !bytes.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    let options = jsonrpc_errors_host::ValidateOptions {
+        dialect: front.children.session.dialect.clone(),
+        ..Default::default()
+    };
+    let body = match front.children.runtime.validate(bytes, &options, jsonrpc_errors_host::Context::now()) {
+        Ok(text) if !text.contains("\"valid\":true") => text,
+        _ => value!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}).to_string(),
+    };
+    tracing::info!(
+        event = "http-refused",
+        status = 400,
+        "an empty request body"
+    );
+    Some(json(StatusCode::BAD_REQUEST, body.into_bytes()))
 }
 
 /// A body over `--max-bytes`, not read past its first bytes: the component's oversize error (413), and the
@@ -269,7 +312,7 @@ async fn modern(front: Arc<Front>, parts: Parts, body: Body) -> Response {
         return refused;
     }
     let at = Instant::now();
-    let read = match read_body(body, front.max_bytes, &parts.headers).await {
+    let read = match read_body(body, front.max_bytes, &parts.headers, at + BODY_TIMEOUT).await {
         Ok(r) => r,
         Err(r) => return r,
     };
@@ -277,6 +320,9 @@ async fn modern(front: Arc<Front>, parts: Parts, body: Body) -> Response {
         Read_::Oversize { length, head } => return oversize(&front, length, &head),
         Read_::Whole(bytes) => bytes,
     };
+    if let Some(refused) = blank(&front, &bytes) {
+        return refused;
+    }
     let Some(up) = front
         .shared
         .ensure(&front.children, || front.draining())
@@ -289,8 +335,9 @@ async fn modern(front: Arc<Front>, parts: Parts, body: Body) -> Response {
     match shape {
         // No client-to-server notifications on this wire (a request is cancelled by closing its stream).
         Shape::Notification => return StatusCode::ACCEPTED.into_response(),
-        Shape::Request => {
-            if let Some(refused) = modern_headers(&parts.headers, &bytes) {
+        // A request, or what might be one (the session judges the rest): the header rules hold first.
+        Shape::Request | Shape::Other => {
+            if let Some(refused) = modern_headers(&front, &parts.headers, &bytes) {
                 return refused;
             }
             if let Handshake::Legacy(init) = &handshake {
@@ -332,95 +379,46 @@ struct Envelope<'a> {
     #[serde(borrow)]
     id: Option<&'a RawValue>,
     method: Option<String>,
-    params: Option<EnvelopeParams>,
 }
 
-#[derive(Deserialize)]
-struct EnvelopeParams {
-    #[serde(rename = "_meta")]
-    meta: Option<serde_json::Map<String, Value>>,
-    name: Option<Value>,
-    uri: Option<Value>,
-}
-
-/// The stateless revision's header rules: `MCP-Protocol-Version`, `Mcp-Method` and (for the methods that
-/// name something) `Mcp-Name` agree with the body, each given once (-32020); `params._meta` carries the
-/// revision and the client's capabilities (-32602). HTTP 400 either way: the refusal of a request that breaks
-/// one, none for a request that keeps them.
-fn modern_headers(headers: &HeaderMap, bytes: &[u8]) -> Option<Response> {
-    let Ok(envelope) = serde_json::from_slice::<Envelope>(bytes) else {
-        return None;
-    };
-    let id = envelope.id;
-    let mismatch = |message: &str| rpc_error(StatusCode::BAD_REQUEST, id, -32020, message, None);
-    for name in [VERSION_HEADER, METHOD_HEADER, NAME_HEADER] {
-        if headers.get_all(name).iter().count() > 1 {
-            return Some(mismatch(&format!("{name} header appears more than once")));
+/// The stateless revision's header rules ([`headers::check`]): HTTP 400 with the refusal, none for a
+/// request that keeps them.
+fn modern_headers(front: &Front, headers: &HeaderMap, bytes: &[u8]) -> Option<Response> {
+    // Not UTF-8: checked as the session will read it (it refuses what it cannot decode).
+    let text = String::from_utf8_lossy(bytes);
+    let (id, broken) = headers::check(headers, &text).err()?;
+    Some(match broken {
+        Broken::Mismatch(message) => rpc_error(StatusCode::BAD_REQUEST, id, -32020, &message, None),
+        Broken::Meta(message) => rpc_error(StatusCode::BAD_REQUEST, id, -32602, &message, None),
+        Broken::Repeated(details) => {
+            // The component's own refusal of a member given twice, in the session's dialect.
+            let id: Value = id
+                .and_then(|raw| serde_json::from_str(raw.get()).ok())
+                .unwrap_or(Value::Null);
+            let input = value!({"kind": "invalid-request", "id": id, "reason": "duplicate-member", "details": details});
+            let rendered = front.children.runtime.map_error(
+                &input.to_string(),
+                &front.children.session.dialect,
+                jsonrpc_errors_host::Context::now(),
+            );
+            tracing::info!(
+                event = "http-refused",
+                status = 400,
+                code = -32600,
+                "{details}"
+            );
+            match rendered {
+                Ok(body) => json(StatusCode::BAD_REQUEST, body.into_bytes()),
+                Err(_) => rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    None,
+                    -32600,
+                    "Invalid Request",
+                    None,
+                ),
+            }
         }
-    }
-    let meta = envelope.params.as_ref().and_then(|p| p.meta.as_ref());
-    let Some(meta) = meta.filter(|m| {
-        m.contains_key(PROTOCOL_VERSION_META) && m.contains_key(CLIENT_CAPABILITIES_META)
-    }) else {
-        let message = format!(
-            "params._meta must carry {PROTOCOL_VERSION_META} and {CLIENT_CAPABILITIES_META}"
-        );
-        return Some(rpc_error(
-            StatusCode::BAD_REQUEST,
-            id,
-            -32602,
-            &message,
-            None,
-        ));
-    };
-    if header_str(headers, VERSION_HEADER)
-        != meta.get(PROTOCOL_VERSION_META).and_then(Value::as_str)
-    {
-        return Some(mismatch(
-            "MCP-Protocol-Version header does not match the request's protocol version",
-        ));
-    }
-    let method = envelope.method.as_deref().unwrap_or("");
-    if header_str(headers, METHOD_HEADER) != Some(method) {
-        return Some(mismatch(
-            "Mcp-Method header does not match the request's method",
-        ));
-    }
-    let named = match method {
-        "tools/call" | "prompts/get" => Some((
-            "name",
-            envelope.params.as_ref().and_then(|p| p.name.as_ref()),
-        )),
-        "resources/read" => Some(("uri", envelope.params.as_ref().and_then(|p| p.uri.as_ref()))),
-        _ => None,
-    };
-    if let Some((key, Some(Value::String(expected)))) = named {
-        if decode_header_value(header_str(headers, NAME_HEADER)).as_deref()
-            != Some(expected.as_str())
-        {
-            return Some(mismatch(&format!(
-                "Mcp-Name header does not match the request's {key}"
-            )));
-        }
-    }
-    None
-}
-
-/// A header value as the stateless revision writes one: as it is, or `=?base64?...?=` for a value that is
-/// not plain visible ASCII.
-fn decode_header_value(value: Option<&str>) -> Option<String> {
-    use base64::Engine;
-    let value = value?;
-    match value
-        .strip_prefix("=?base64?")
-        .and_then(|v| v.strip_suffix("?="))
-    {
-        Some(payload) => base64::engine::general_purpose::STANDARD
-            .decode(payload)
-            .ok()
-            .and_then(|b| String::from_utf8(b).ok()),
-        None => Some(value.to_string()),
-    }
+    })
 }
 
 /// `server/discover` for a child that needed `initialize`: answered from the front's handshake.
@@ -530,10 +528,15 @@ async fn legacy_post(
         return refused;
     }
     let at = Instant::now();
-    let read = match read_body(body, front.max_bytes, &parts.headers).await {
+    let read = match read_body(body, front.max_bytes, &parts.headers, at + BODY_TIMEOUT).await {
         Ok(r) => r,
         Err(r) => return r,
     };
+    if let Read_::Whole(bytes) = &read {
+        if let Some(refused) = blank(&front, bytes) {
+            return refused;
+        }
+    }
     let sse_ok = accepts_sse_explicitly(&parts.headers);
     if let Some(id) = session {
         let Some(up) = front.sessions.get(&id) else {
@@ -818,4 +821,55 @@ fn ended(mut slot: Slot) -> Response {
             .to_json()
             .into_bytes(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A body that sends one byte every `every`, `n` times.
+    fn trickle(every: Duration, n: usize) -> Body {
+        let bytes = futures_util::stream::unfold(0, move |i| async move {
+            if i == n {
+                return None;
+            }
+            tokio::time::sleep(every).await;
+            Some((
+                Ok::<_, std::convert::Infallible>(bytes::Bytes::from_static(b" ")),
+                i + 1,
+            ))
+        });
+        Body::from_stream(bytes)
+    }
+
+    #[tokio::test]
+    async fn a_body_has_a_total_deadline_however_it_trickles() {
+        // Each byte well within any per-frame timeout; the body as a whole past its deadline.
+        let started = Instant::now();
+        let deadline = started + Duration::from_millis(400);
+        let read = read_body(
+            trickle(Duration::from_millis(50), 1_000),
+            1 << 20,
+            &HeaderMap::new(),
+            deadline,
+        )
+        .await;
+        let refused = read.err().expect("cut at the deadline");
+        assert_eq!(refused.status(), StatusCode::REQUEST_TIMEOUT);
+        assert_eq!(refused.headers()[header::CONNECTION], "close");
+        let took = started.elapsed();
+        assert!(
+            took >= Duration::from_millis(400) && took < Duration::from_secs(3),
+            "{took:?}"
+        );
+        // A body that arrives in time is read whole.
+        let read = read_body(
+            trickle(Duration::from_millis(1), 5),
+            1 << 20,
+            &HeaderMap::new(),
+            Instant::now() + Duration::from_secs(5),
+        )
+        .await;
+        assert!(matches!(read, Ok(Read_::Whole(b)) if b == b"     "));
+    }
 }

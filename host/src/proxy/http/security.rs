@@ -1,7 +1,8 @@
 //! Who may talk to the HTTP front: the `Origin` a browser sends must be on the allow-list (403), a front
 //! bound to loopback answers only requests addressed to a loopback name (`Host`, against DNS rebinding:
 //! 403), and with `--auth-token-env` every request to the MCP endpoint carries the bearer token (401;
-//! compared in constant time).
+//! compared in constant time). A request with two `Host` fields is malformed (RFC 9112: 400); one with two
+//! `Origin` fields is refused (403): no browser sends two, and each would be checked against another rule.
 
 use axum::http::{header, HeaderMap};
 use sha2::{Digest, Sha256};
@@ -23,6 +24,8 @@ pub enum Refusal {
     Host,
     /// 401: no bearer token, or the wrong one.
     Token,
+    /// 400: more than one `Host` field.
+    HostRepeated,
 }
 
 fn digest(bytes: &[u8]) -> [u8; 32] {
@@ -73,6 +76,12 @@ impl Access {
     }
 
     pub fn check(&self, headers: &HeaderMap) -> Result<(), Refusal> {
+        if headers.get_all(header::HOST).iter().count() > 1 {
+            return Err(Refusal::HostRepeated);
+        }
+        if headers.get_all(header::ORIGIN).iter().count() > 1 {
+            return Err(Refusal::Origin);
+        }
         if self.loopback_only {
             let host = headers
                 .get(header::HOST)
@@ -186,5 +195,38 @@ mod tests {
             Err(Refusal::Token)
         );
         assert_eq!(listed.check(&headers(&[])), Err(Refusal::Token));
+    }
+
+    #[test]
+    fn repeated_host_and_origin_fields_are_refused_whatever_their_values() {
+        let open = Access::new(vec![], true, None);
+        assert_eq!(
+            open.check(&headers(&[("host", "localhost"), ("host", "localhost")])),
+            Err(Refusal::HostRepeated)
+        );
+        assert_eq!(
+            open.check(&headers(&[("host", "localhost"), ("host", "evil.example")])),
+            Err(Refusal::HostRepeated)
+        );
+        assert_eq!(
+            open.check(&headers(&[
+                ("host", "localhost"),
+                ("origin", "http://localhost"),
+                ("origin", "https://evil.example")
+            ])),
+            Err(Refusal::Origin)
+        );
+        let anywhere = Access::new(vec!["*".into()], false, None);
+        assert_eq!(
+            anywhere.check(&headers(&[
+                ("origin", "https://a.example"),
+                ("origin", "https://b.example")
+            ])),
+            Err(Refusal::Origin)
+        );
+        assert_eq!(
+            anywhere.check(&headers(&[("host", "a"), ("host", "b")])),
+            Err(Refusal::HostRepeated)
+        );
     }
 }
