@@ -57,6 +57,19 @@ pub struct ExitLabels {
     pub how: String,
 }
 
+/// The longest label value (bytes): a value from outside the guard (a tool's name, a rule's) is cut there, at
+/// a character boundary, so no client makes a series as large as it likes.
+pub const LABEL_BYTES: usize = 128;
+
+/// `text` as a label value, at most [`LABEL_BYTES`] long.
+fn label(text: &str) -> String {
+    let mut end = text.len().min(LABEL_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[..end].to_string()
+}
+
 fn latency_histogram() -> Histogram {
     // 10 µs .. ~5 s.
     Histogram::new(exponential_buckets(0.000_01, 2.0, 20))
@@ -249,7 +262,7 @@ impl Metrics {
     pub fn event(&self, e: &Event) {
         self.events
             .get_or_create(&EventLabels {
-                event: e.event.clone(),
+                event: label(&e.event),
             })
             .inc();
         // A decision names its rule(s) (a redaction may name several, comma-separated) or, for a timeout
@@ -260,11 +273,11 @@ impl Metrics {
             _ => None,
         };
         if let Some(decision) = decision {
-            let tool = e.tool.clone().unwrap_or_default();
+            let tool = label(e.tool.as_deref().unwrap_or_default());
             for rule in e.rule.as_deref().unwrap_or("").split(',') {
                 let labels = DecisionLabels {
                     decision: decision.into(),
-                    rule: rule.into(),
+                    rule: label(rule),
                     tool: tool.clone(),
                 };
                 self.decisions.get_or_create(&labels).inc();
@@ -274,9 +287,9 @@ impl Metrics {
             if matches!(e.event.as_str(), "answered" | "sanitized") {
                 let labels = ErrorLabels {
                     code: e.code.map(|c| c.to_string()).unwrap_or_default(),
-                    kind: kind.clone(),
-                    category: e.category.clone().unwrap_or_default(),
-                    gate: e.gate.clone().unwrap_or_default(),
+                    kind: label(kind),
+                    category: label(e.category.as_deref().unwrap_or_default()),
+                    gate: label(e.gate.as_deref().unwrap_or_default()),
                 };
                 self.errors.get_or_create(&labels).inc();
             }
@@ -290,7 +303,7 @@ impl Metrics {
 
     pub fn upstream_ended(&self, how: &str) {
         self.upstream_exits
-            .get_or_create(&ExitLabels { how: how.into() })
+            .get_or_create(&ExitLabels { how: label(how) })
             .inc();
     }
 
@@ -301,8 +314,8 @@ impl Metrics {
         }
     }
 
-    /// One HTTP response, by route, method and status.
-    pub fn http_response(&self, route: &str, method: &str, status: u16) {
+    /// One HTTP response, by route, method and status (the front passes labels from fixed sets).
+    pub fn http_response(&self, route: &'static str, method: &'static str, status: u16) {
         self.http
             .get_or_create(&HttpLabels {
                 route: route.into(),
@@ -462,6 +475,33 @@ mod tests {
         for bad in ["localhost", ":9464", "::1:80", "host:http", "host:70000"] {
             assert!(MetricsAddr::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn label_values_are_capped_at_a_character_boundary() {
+        assert_eq!(label("tool"), "tool");
+        let long = "é".repeat(LABEL_BYTES);
+        let cut = label(&long);
+        assert!(
+            cut.len() <= LABEL_BYTES && cut.len() >= LABEL_BYTES - 1,
+            "{}",
+            cut.len()
+        );
+        assert!(long.starts_with(&cut));
+        let metrics = Metrics::new();
+        let mut event = serde_json::from_str::<Event>(
+            r#"{"event":"blocked","level":"warn","message":"m","rule":"r"}"#,
+        )
+        .unwrap();
+        event.tool = Some("t".repeat(10_000));
+        metrics.event(&event);
+        assert!(
+            metrics
+                .encode()
+                .lines()
+                .all(|l| l.len() < 2 * LABEL_BYTES + 200),
+            "a label over its cap"
+        );
     }
 
     #[tokio::test]
