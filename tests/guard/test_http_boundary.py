@@ -340,7 +340,7 @@ def test_an_abandoned_session_gives_way_at_max_sessions(listener):
     assert g.post({"jsonrpc": "2.0", "id": 1, "method": "echo"}, {"mcp-session-id": ids[1]})[0] == 200
     status, headers, _ = initialize(g)
     assert status == 200, "a new client refused while abandoned sessions hold every slot"
-    g.wait_event("session-closed", detail="least recently used")
+    g.wait_event("session-closed", message="least recently used")
     assert g.post({"jsonrpc": "2.0", "id": 2, "method": "echo"}, {"mcp-session-id": ids[0]})[0] == 404
     assert g.post({"jsonrpc": "2.0", "id": 3, "method": "echo"}, {"mcp-session-id": ids[1]})[0] == 200
     assert metric(scrape(g), "jsonrpc_errors_guard_sessions_evicted_total") == 1

@@ -147,6 +147,86 @@ pub enum RelayState {
     Ended,
 }
 
+/// Whether the upstream still answers, for the front (readiness; replacing a child that stopped answering):
+/// since when it has owed an answer without writing a single line. It owes one while a request waits for
+/// it, and after a request timed out until it writes again (a timeout answered by the guard is no sign of
+/// life); a line of any kind (progress too) is one.
+pub struct Liveness {
+    base: Instant,
+    /// Milliseconds after `base` since which it owes an answer unheard; `u64::MAX`: it owes none.
+    owed_since_ms: std::sync::atomic::AtomicU64,
+}
+
+impl Liveness {
+    pub fn new() -> Arc<Liveness> {
+        Arc::new(Liveness {
+            base: Instant::now(),
+            owed_since_ms: std::sync::atomic::AtomicU64::new(u64::MAX),
+        })
+    }
+
+    /// How long the upstream has owed an answer without writing anything; None while it owes none.
+    pub fn silent_for(&self) -> Option<Duration> {
+        let since = self
+            .owed_since_ms
+            .load(std::sync::atomic::Ordering::Acquire);
+        (since != u64::MAX).then(|| {
+            self.base
+                .elapsed()
+                .saturating_sub(Duration::from_millis(since))
+        })
+    }
+
+    fn set(&self, since: Option<Instant>) {
+        let ms = since.map_or(u64::MAX, |at| {
+            at.saturating_duration_since(self.base).as_millis() as u64
+        });
+        self.owed_since_ms
+            .store(ms, std::sync::atomic::Ordering::Release);
+    }
+}
+
+/// The shell's side of [`Liveness`].
+#[derive(Default)]
+struct Owed {
+    since: Option<Instant>,
+    /// A request timed out since the upstream's last line.
+    timed_out: bool,
+    shared: Option<Arc<Liveness>>,
+}
+
+impl Owed {
+    /// A line from the upstream: it is answering.
+    fn heard(&mut self) {
+        self.timed_out = false;
+        if self.since.take().is_some() {
+            if let Some(shared) = &self.shared {
+                shared.set(None);
+            }
+        }
+    }
+
+    /// After a session call: `pending` requests wait.
+    fn update(&mut self, pending: usize) {
+        let Some(shared) = &self.shared else {
+            return;
+        };
+        let owing = pending > 0 || self.timed_out;
+        match (owing, self.since) {
+            (true, None) => {
+                let now = Instant::now();
+                self.since = Some(now);
+                shared.set(Some(now));
+            }
+            (false, Some(_)) => {
+                self.since = None;
+                shared.set(None);
+            }
+            _ => {}
+        }
+    }
+}
+
 pub struct RelayConfig {
     pub command: Vec<String>,
     pub grace: Duration,
@@ -159,6 +239,8 @@ pub struct RelayConfig {
     pub linger: bool,
     /// Told where the upstream stands.
     pub state: Option<watch::Sender<RelayState>>,
+    /// Told whether the upstream still answers.
+    pub liveness: Option<Arc<Liveness>>,
 }
 
 /// How a relay ended.
@@ -310,6 +392,7 @@ struct Shell {
     /// The policy component failed (a trap): the relay stops relaying.
     broken: bool,
     stderr_ended: bool,
+    owed: Owed,
 }
 
 impl Shell {
@@ -432,11 +515,15 @@ impl Shell {
                     )
                 }
                 RoutedStep::Event(e) => {
+                    if e.kind.as_deref() == Some("upstream-timeout") {
+                        self.owed.timed_out = true;
+                    }
                     self.metrics.event(&e);
                     log_event(&e);
                 }
             }
         }
+        self.owed.update(outcome.pending);
         self.deadline = outcome.deadline;
         self.metrics
             .add_pending(outcome.pending as i64 - self.pending as i64);
@@ -487,6 +574,10 @@ pub async fn run(
         pending: 0,
         broken: false,
         stderr_ended: false,
+        owed: Owed {
+            shared: config.liveness.clone(),
+            ..Owed::default()
+        },
     };
     let upstream = match process::spawn(&config.command) {
         Ok(upstream) => upstream,
@@ -677,11 +768,13 @@ pub async fn run(
                 Some(Input::Upstream(read, at, permit)) => match read {
                     Read::Line(line) => {
                         metrics.line_read(Peer::Upstream);
+                        shell.owed.heard();
                         let outcome = shell.policy.upstream_line(&line, Context::now());
                         shell.apply(outcome, Some(line), Some(at), permit, Some(&from_upstream), None);
                     }
                     Read::Oversize { length, head, tail } => {
                         metrics.line_read(Peer::Upstream);
+                        shell.owed.heard();
                         let outcome = shell.policy.upstream_oversize(length, &head, &tail, Context::now());
                         shell.apply(outcome, None, Some(at), None, Some(&from_upstream), None);
                     }
@@ -1040,6 +1133,7 @@ mod tests {
             client_budget: Budget::new(),
             linger,
             state,
+            liveness: None,
         }
     }
 
@@ -1057,6 +1151,37 @@ mod tests {
             .await
         );
         rx.await.expect("acked")
+    }
+
+    #[test]
+    fn an_upstream_owes_an_answer_while_a_request_waits_and_after_one_timed_out_unheard() {
+        let shared = Liveness::new();
+        let mut owed = Owed {
+            shared: Some(shared.clone()),
+            ..Owed::default()
+        };
+        owed.update(0);
+        assert_eq!(shared.silent_for(), None, "nothing asked, nothing owed");
+        owed.update(2);
+        assert!(shared.silent_for().is_some());
+        // A line (of any kind) while requests still wait: owed again from now.
+        owed.heard();
+        owed.update(1);
+        assert!(shared.silent_for().is_some());
+        // The client cancelled the last one: nothing is owed any more.
+        owed.update(0);
+        assert_eq!(shared.silent_for(), None);
+        // A request that timed out: still owed (the guard's answer is no sign of life) until a line comes.
+        owed.update(1);
+        owed.timed_out = true;
+        owed.update(0);
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(shared
+            .silent_for()
+            .is_some_and(|d| d >= Duration::from_millis(15)));
+        owed.heard();
+        owed.update(0);
+        assert_eq!(shared.silent_for(), None);
     }
 
     #[tokio::test]

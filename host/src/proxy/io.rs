@@ -102,20 +102,33 @@ pub async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, cap: usize) -> R
 /// Bytes a reader may have in flight toward the far writer before it waits.
 pub const BUDGET_BYTES: usize = 16 * 1024 * 1024;
 
-/// A reader's byte budget: held by each line it read, and by what the guard writes because of that line,
-/// until the writer has written it.
+/// A byte budget: a reader's, held by each line it read and by what the guard writes because of that line
+/// until the writer has written it; or a client stream's (the HTTP front), held by each message waiting for
+/// its client to take it.
 #[derive(Clone)]
-pub struct Budget(Arc<Semaphore>);
+pub struct Budget {
+    free: Arc<Semaphore>,
+    bytes: usize,
+}
 
 impl Budget {
     pub fn new() -> Self {
-        Budget(Arc::new(Semaphore::new(BUDGET_BYTES)))
+        Budget::with_bytes(BUDGET_BYTES)
+    }
+
+    /// A budget of `bytes` (at least one, at most what a semaphore counts).
+    pub fn with_bytes(bytes: usize) -> Self {
+        let bytes = bytes.clamp(1, Semaphore::MAX_PERMITS.min(u32::MAX as usize));
+        Budget {
+            free: Arc::new(Semaphore::new(bytes)),
+            bytes,
+        }
     }
 
     /// Waits until `len` bytes (at most the whole budget, at least one) may be in flight.
     pub async fn reserve(&self, len: usize) -> Option<OwnedSemaphorePermit> {
-        let n = len.clamp(1, BUDGET_BYTES) as u32;
-        self.0.clone().acquire_many_owned(n).await.ok()
+        let n = len.clamp(1, self.bytes) as u32;
+        self.free.clone().acquire_many_owned(n).await.ok()
     }
 
     /// Takes up to `len` bytes of what is free now, without waiting: the charge for a line the guard writes
@@ -125,11 +138,32 @@ impl Budget {
     /// the far peer has read what is queued. Uncharged bytes are thus bounded by the lines already read
     /// and queued for the main loop.
     pub fn charge(&self, len: usize) -> Option<OwnedSemaphorePermit> {
-        let n = len.min(self.0.available_permits()).min(BUDGET_BYTES) as u32;
+        let n = len.min(self.free.available_permits()).min(self.bytes) as u32;
         if n == 0 {
             return None;
         }
-        self.0.clone().try_acquire_many_owned(n).ok()
+        self.free.clone().try_acquire_many_owned(n).ok()
+    }
+
+    /// Takes `len` bytes (at least one) if they are free now, else nothing.
+    pub fn try_take(&self, len: usize) -> Option<OwnedSemaphorePermit> {
+        if len > self.bytes {
+            return None;
+        }
+        self.free
+            .clone()
+            .try_acquire_many_owned(len.max(1) as u32)
+            .ok()
+    }
+
+    /// Bytes free now.
+    pub fn free(&self) -> usize {
+        self.free.available_permits()
+    }
+
+    /// Whether nothing holds any of the budget.
+    pub fn unused(&self) -> bool {
+        self.free.available_permits() == self.bytes
     }
 }
 
@@ -257,6 +291,21 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_budget_is_taken_whole_or_not_at_all_and_comes_back_when_let_go() {
+        let budget = Budget::with_bytes(10);
+        assert!(budget.unused());
+        let a = budget.try_take(6).expect("free");
+        assert!(!budget.unused());
+        assert!(budget.try_take(5).is_none(), "only 4 bytes are free");
+        assert!(budget.try_take(11).is_none(), "more than the whole budget");
+        let rest = budget.charge(100).expect("what is free");
+        assert_eq!(rest.num_permits(), 4);
+        assert!(budget.charge(1).is_none());
+        drop((a, rest));
+        assert!(budget.unused());
     }
 
     #[tokio::test]

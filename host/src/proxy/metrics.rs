@@ -88,7 +88,10 @@ pub struct Metrics {
     log_dropped: Counter,
     http: Family<HttpLabels, Counter>,
     sessions: Gauge,
+    sessions_evicted: Counter,
     streams: Gauge,
+    streams_stalled: Counter,
+    undeliverable_dropped: Counter,
     connections: Gauge,
     per_message: PerMessage,
 }
@@ -190,11 +193,29 @@ impl Metrics {
             "Legacy (initialize) HTTP sessions open, each with its own upstream",
             sessions.clone(),
         );
+        let sessions_evicted = Counter::default();
+        registry.register(
+            "sessions_evicted",
+            "Legacy HTTP sessions ended at --max-sessions to make room for a new one (the least recently used with nothing open)",
+            sessions_evicted.clone(),
+        );
         let streams = Gauge::default();
         registry.register(
             "open_streams",
             "HTTP response streams open (requests waiting for their answer, GET streams)",
             streams.clone(),
+        );
+        let streams_stalled = Counter::default();
+        registry.register(
+            "streams_stalled",
+            "HTTP response streams closed because their client stopped taking what it was sent (its stream's budget ran out)",
+            streams_stalled.clone(),
+        );
+        let undeliverable_dropped = Counter::default();
+        registry.register(
+            "undeliverable_dropped",
+            "Upstream messages for no client stream that nothing could receive (the shared upstream has no stream of its own; a legacy session's backlog was full): dropped",
+            undeliverable_dropped.clone(),
         );
         let connections = Gauge::default();
         registry.register(
@@ -215,7 +236,10 @@ impl Metrics {
             log_dropped,
             http,
             sessions,
+            sessions_evicted,
             streams,
+            streams_stalled,
+            undeliverable_dropped,
             connections,
             per_message: PerMessage::default(),
         }
@@ -327,6 +351,18 @@ impl Metrics {
 
     pub fn sessions(&self) -> &Gauge {
         &self.sessions
+    }
+
+    pub fn stream_stalled(&self) {
+        self.streams_stalled.inc();
+    }
+
+    pub fn undeliverable_dropped(&self, n: u64) {
+        self.undeliverable_dropped.inc_by(n);
+    }
+
+    pub fn session_evicted(&self) {
+        self.sessions_evicted.inc();
     }
 
     pub fn streams(&self) -> &Gauge {

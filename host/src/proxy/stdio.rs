@@ -102,6 +102,7 @@ pub async fn serve(
         client_budget: from_client,
         linger: false,
         state: None,
+        liveness: None,
     };
     let end = core::run(
         config,

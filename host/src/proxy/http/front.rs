@@ -50,6 +50,21 @@ impl Front {
 pub struct Busy {
     open: AtomicUsize,
     opened: Notify,
+    /// The connection is to be closed now (a response whose client stopped taking it).
+    closing: Notify,
+}
+
+impl Busy {
+    /// Closes the connection: its responses end and what they held is let go (the connection's task drops
+    /// it, and with it the socket).
+    pub fn abort(&self) {
+        self.closing.notify_one();
+    }
+
+    /// Returns once [`Busy::abort`] has been called.
+    pub async fn aborted(&self) {
+        self.closing.notified().await;
+    }
 }
 
 /// One open request or stream on a connection, for as long as it lives.

@@ -3,6 +3,7 @@
 use super::body::{self, json, shape, sse, Held, Shape, PING_EVERY};
 use super::front::Front;
 use super::headers::{self, Broken, VERSION_HEADER};
+use super::routes::Abort;
 use super::security::Refusal;
 use super::sessions::{self, short};
 use super::shared::{self, HANDSHAKE, MODERN};
@@ -451,7 +452,7 @@ async fn legacy(front: Arc<Front>, parts: Parts, body: Body) -> Response {
                     "a GET stream is text/event-stream",
                 );
             }
-            let Some(up) = front.sessions.get(&id) else {
+            let Some(up) = front.sessions.live(&id) else {
                 return session_not_found();
             };
             if front.draining() {
@@ -464,7 +465,7 @@ async fn legacy(front: Arc<Front>, parts: Parts, body: Body) -> Response {
             ) else {
                 return unavailable("too many open streams");
             };
-            let Some(rx) = up.open_own() else {
+            let Some(rx) = up.open_own(aborter(&parts)) else {
                 return plain(
                     StatusCode::CONFLICT,
                     "the session has a GET stream open already",
@@ -539,7 +540,7 @@ async fn legacy_post(
     }
     let sse_ok = accepts_sse_explicitly(&parts.headers);
     if let Some(id) = session {
-        let Some(up) = front.sessions.get(&id) else {
+        let Some(up) = front.sessions.live(&id) else {
             return session_not_found();
         };
         return match read {
@@ -579,10 +580,10 @@ async fn legacy_post(
             None,
         );
     }
-    if front.sessions.len() >= front.listen.max_sessions {
+    if !front.sessions.room(front.listen.max_sessions) {
         return unavailable("too many sessions");
     }
-    let up = match Upstream::start(&front.children) {
+    let up = match Upstream::start(&front.children, true) {
         Ok(up) => up,
         Err(f) => {
             tracing::error!(event = "guard-failed", detail = %f, "cannot open a guard session");
@@ -590,12 +591,20 @@ async fn legacy_post(
         }
     };
     let id = sessions::new_id();
-    if !front
+    match front
         .sessions
         .insert(id.clone(), up.clone(), front.listen.max_sessions)
     {
-        up.retire().await;
-        return unavailable("too many sessions");
+        Ok(None) => {}
+        Ok(Some((old, old_up))) => {
+            front.metrics.session_evicted();
+            tracing::info!(event = "session-closed", session = %short(&old), "legacy session closed: the least recently used with nothing open, for a new one at --max-sessions");
+            tokio::spawn(async move { old_up.retire().await });
+        }
+        Err(()) => {
+            up.retire().await;
+            return unavailable("too many sessions");
+        }
     }
     front.metrics.sessions().set(front.sessions.len() as i64);
     tracing::info!(event = "session-opened", session = %short(&id), "legacy session opened");
@@ -685,6 +694,12 @@ impl Drop for Slot {
     }
 }
 
+/// What closes a response's connection should its client stop taking what it is sent.
+fn aborter(parts: &Parts) -> Option<Abort> {
+    let busy = parts.extensions.get::<Arc<super::front::Busy>>()?.clone();
+    Some(Box::new(move || busy.abort()))
+}
+
 /// A legacy session's GET stream (stream 0): nothing is owed on it, so its end cancels nothing.
 struct GetStream(#[allow(dead_code)] Slot);
 
@@ -739,7 +754,7 @@ async fn exchange(
     ) else {
         return unavailable("too many open streams");
     };
-    let (stream, mut rx) = up.open_stream();
+    let (stream, mut rx) = up.open_stream(aborter(parts));
     slot.stream = Some(stream);
     let ack = match up.submit(stream, read, len, at).await {
         Ok(ack) => ack,

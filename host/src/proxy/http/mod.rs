@@ -18,6 +18,7 @@ mod front;
 mod headers;
 pub mod listen;
 mod mcp;
+mod routes;
 mod security;
 mod sessions;
 mod shared;
@@ -112,6 +113,15 @@ pub async fn serve(args: Args, listen: Listen, runtime: Runtime, metrics: Arc<Me
             .clone()
             .reap(metrics.clone(), listen.idle_timeout),
     );
+    {
+        let front = front.clone();
+        tokio::spawn(async move {
+            front
+                .shared
+                .watch(&front.children, || front.draining())
+                .await
+        });
+    }
     tracing::info!(event = "listening", addr = %bound, "serving MCP (Streamable HTTP) on http://{bound}{PATH}");
 
     let router = router(front.clone());
@@ -201,7 +211,7 @@ async fn readyz(State(front): State<Arc<Front>>) -> Response {
     if front.draining() {
         return (StatusCode::SERVICE_UNAVAILABLE, "draining\n").into_response();
     }
-    match front.shared.ready() {
+    match front.shared.ready(&front.children) {
         Ok(()) => "ready\n".into_response(),
         Err(why) => (StatusCode::SERVICE_UNAVAILABLE, format!("{why}\n")).into_response(),
     }
@@ -294,6 +304,7 @@ async fn accept_loop(
         };
         let metrics = front.metrics.clone();
         let mut stop = stop.clone();
+        let closing = busy.clone();
         tokio::spawn(async move {
             metrics.connections().inc();
             let mut builder = hyper::server::conn::http1::Builder::new();
@@ -313,6 +324,8 @@ async fn accept_loop(
                 // The client went away while a request was open: the connection (and with it the handler and
                 // the response stream) is dropped, which tells the session the stream is gone.
                 _ = peer_gone(fd, busy) => true,
+                // A response whose client stopped taking it (its stream stalled): the connection goes.
+                _ = closing.aborted() => true,
             };
             if !finished {
                 connection.as_mut().graceful_shutdown();

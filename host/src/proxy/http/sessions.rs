@@ -1,10 +1,13 @@
 //! Legacy sessions (2025-11-25 and earlier): `initialize` opens one, with a child of its own, named by a
 //! random `Mcp-Session-Id`; DELETE, `--idle-timeout` without an open stream, or the child's end close it
-//! (the client is then told 404 and starts again, as the spec has it).
+//! (the client is then told 404 and starts again, as the spec has it). At `--max-sessions`, a new session
+//! takes the place of the least recently used one with nothing open: clients that leave without DELETE
+//! must not lock every later client out until their sessions time out.
 
 use super::super::metrics::Metrics;
 use super::upstream::Upstream;
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -36,18 +39,46 @@ impl Sessions {
         self.lock().get(id).cloned()
     }
 
+    /// The session, unless it has ended: a session whose child is gone is not found (404) from the moment
+    /// its end is known, though the reaper closes it only once what was open has been answered.
+    pub fn live(&self, id: &str) -> Option<Arc<Upstream>> {
+        self.get(id).filter(|up| !up.gone())
+    }
+
     pub fn len(&self) -> usize {
         self.lock().len()
     }
 
-    /// Adds a session unless `max` are open.
-    pub fn insert(&self, id: String, up: Arc<Upstream>, max: usize) -> bool {
+    /// Whether a new session could be added: fewer than `max` are open, or one of them has nothing open.
+    pub fn room(&self, max: usize) -> bool {
+        let table = self.lock();
+        table.len() < max
+            || table
+                .values()
+                .any(|up| up.open.load(Ordering::Acquire) == 0)
+    }
+
+    /// Adds a session; at `max`, in place of the least recently used one with nothing open, which is
+    /// returned (out of the table: its child is the caller's to stop). Err: `max` are open, each busy.
+    pub fn insert(
+        &self,
+        id: String,
+        up: Arc<Upstream>,
+        max: usize,
+    ) -> Result<Option<(String, Arc<Upstream>)>, ()> {
         let mut table = self.lock();
+        let mut evicted = None;
         if table.len() >= max {
-            return false;
+            let lru = table
+                .iter()
+                .filter(|(_, up)| up.open.load(Ordering::Acquire) == 0)
+                .max_by_key(|(_, up)| up.idle_for())
+                .map(|(id, _)| id.clone())
+                .ok_or(())?;
+            evicted = table.remove_entry(&lru);
         }
         table.insert(id, up);
-        true
+        Ok(evicted)
     }
 
     pub fn remove(&self, id: &str) -> Option<Arc<Upstream>> {
@@ -87,12 +118,10 @@ impl Sessions {
                 if up.gone() {
                     // Its GET stream ends; requests still open are answered by the session, then it closes.
                     up.close_own();
-                    if up.open.load(std::sync::atomic::Ordering::Acquire) == 0 {
+                    if up.open.load(Ordering::Acquire) == 0 {
                         self.close(&metrics, &id, "its upstream ended").await;
                     }
-                } else if up.open.load(std::sync::atomic::Ordering::Acquire) == 0
-                    && up.idle_for() >= idle_timeout
-                {
+                } else if up.open.load(Ordering::Acquire) == 0 && up.idle_for() >= idle_timeout {
                     self.close(&metrics, &id, "idle").await;
                 }
             }

@@ -2,7 +2,10 @@
 //! first; a child that does not answer it with the stateless revision gets `initialize` (and
 //! `notifications/initialized`), and the front answers clients' `server/discover` from that handshake.
 //! A child that ended is replaced for the next request (at most once per [`RESTART_EVERY`]: a request that
-//! comes sooner waits for it); what was open when it died was answered by its relay's session.
+//! comes sooner waits for it); what was open when it died was answered by its relay's session. A child
+//! that stopped answering (it owed an answer for `--timeout` without writing a line: wedged, stopped,
+//! deadlocked) is not ready, and is replaced at once ([`Shared::watch`]); what it had open is answered by
+//! its session as it is stopped.
 
 use super::body::is_final;
 use super::upstream::{Children, Handshake, Upstream};
@@ -54,13 +57,16 @@ impl Shared {
             .take()
     }
 
-    /// Whether the shared child runs and answered the handshake.
-    pub fn ready(&self) -> Result<(), &'static str> {
+    /// Whether the shared child runs, answered the handshake, and still answers.
+    pub fn ready(&self, children: &Children) -> Result<(), &'static str> {
         let Some(up) = self.current() else {
             return Err("no upstream");
         };
         if up.gone() {
             return Err("the upstream ended");
+        }
+        if up.unresponsive(children.silence_bound()) {
+            return Err("the upstream stopped answering");
         }
         let state = up.handshake.borrow().clone();
         match state {
@@ -77,7 +83,8 @@ impl Shared {
         children: &Children,
         draining: impl Fn() -> bool,
     ) -> Option<Arc<Upstream>> {
-        let usable = |up: &Arc<Upstream>| !up.gone() || draining();
+        let bound = children.silence_bound();
+        let usable = |up: &Arc<Upstream>| (!up.gone() && !up.unresponsive(bound)) || draining();
         if let Some(up) = self.current().filter(usable) {
             return Some(up);
         }
@@ -92,7 +99,7 @@ impl Shared {
                 tokio::time::sleep(wait).await;
             }
         }
-        let up = match Upstream::start(children) {
+        let up = match Upstream::start(children, false) {
             Ok(up) => up,
             Err(f) => {
                 tracing::error!(event = "guard-failed", detail = %f, "cannot open a guard session for the shared upstream");
@@ -101,16 +108,55 @@ impl Shared {
         };
         *self.current.lock().unwrap_or_else(|p| p.into_inner()) = Some(up.clone());
         if let Some(old) = old {
-            tracing::info!(
-                event = "restarted",
-                "the shared upstream ended; started a new one for the next requests"
-            );
+            if old.gone() {
+                tracing::info!(
+                    event = "restarted",
+                    "the shared upstream ended; started a new one for the next requests"
+                );
+            } else {
+                tracing::warn!(
+                    event = "restarted",
+                    "the shared upstream stopped answering; started a new one, and the old one is stopped (what it had open is answered)"
+                );
+            }
             tokio::spawn(async move { old.retire().await });
         }
         tokio::spawn(handshake(up.clone()));
         Some(up)
     }
 }
+
+impl Shared {
+    /// Replaces the shared child as soon as it stops answering (checked every [`WATCH_EVERY`]), so that
+    /// the requests it holds are answered and the next ones go to a child that answers, without waiting for
+    /// a request to notice. Runs until the guard drains.
+    pub async fn watch(&self, children: &Children, draining: impl Fn() -> bool) {
+        let Some(bound) = children.silence_bound() else {
+            return;
+        };
+        let mut reported = None;
+        while !draining() {
+            tokio::time::sleep(WATCH_EVERY).await;
+            let Some(up) = self.current() else { continue };
+            if up.gone() || !up.unresponsive(Some(bound)) {
+                continue;
+            }
+            // Once per child.
+            if reported.as_ref().is_none_or(|r| !Arc::ptr_eq(r, &up)) {
+                tracing::warn!(
+                    event = "unresponsive",
+                    detail = format!("it owed an answer for {bound:?} and wrote nothing"),
+                    "the shared upstream stopped answering"
+                );
+                reported = Some(up);
+            }
+            self.ensure(children, &draining).await;
+        }
+    }
+}
+
+/// How often the shared child is checked for having stopped answering.
+pub const WATCH_EVERY: Duration = Duration::from_millis(250);
 
 /// Waits (at most [`HANDSHAKE_WAIT`] past the handshake's own wait) until the front has connected to `up`.
 pub async fn connected(up: &Upstream) -> Handshake {
@@ -155,7 +201,7 @@ async fn connect(up: &Upstream) -> Handshake {
     match ask(up, INITIALIZE.replace("VERSION", version)).await {
         Some(answer) => match answer.get("result") {
             Some(result) if result.is_object() => {
-                let (stream, _rx) = up.open_stream();
+                let (stream, _rx) = up.open_stream(None);
                 if let Ok(ack) = up
                     .submit(
                         stream,
@@ -178,7 +224,7 @@ async fn connect(up: &Upstream) -> Handshake {
 
 /// Sends the front's own request to the child on a stream of its own, and waits for the answer.
 async fn ask(up: &Upstream, line: String) -> Option<Value> {
-    let (stream, mut rx) = up.open_stream();
+    let (stream, mut rx) = up.open_stream(None);
     let len = line.len();
     let ack = up
         .submit(stream, Read::Line(line.into_bytes()), len, Instant::now())

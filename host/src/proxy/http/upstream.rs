@@ -2,25 +2,22 @@
 //! and the routes from the session's client streams to the HTTP responses waiting for them.
 //!
 //! Each POST is a client stream of its own (numbered from 1); stream 0 is the session's own: a legacy
-//! session's GET stream, where the upstream's messages that answer no request go (held, up to
-//! [`BACKLOG`], while no GET stream is open). Which message goes to which stream is the session's decision
-//! (`client-line-on`); this module only hands the lines over.
+//! session's GET stream, where the upstream's messages that answer no request go. Which message goes to
+//! which stream is the session's decision (`client-line-on`); [`super::routes`] hands the lines over, each
+//! stream with a budget of its own.
 
 use super::super::core::{
-    self, Ack, ClientEvent, ClientPort, ClientSink, PolicyText, RelayConfig, RelayState,
+    self, Ack, ClientEvent, ClientPort, Liveness, PolicyText, RelayConfig, RelayState,
 };
 use super::super::io::{Budget, Outgoing, Read};
 use super::super::metrics::Metrics;
-use jsonrpc_errors_host::guard::{Options, Peer};
+use super::routes::{Abort, HttpSink, Routes};
+use jsonrpc_errors_host::guard::Options;
 use jsonrpc_errors_host::Runtime;
-use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot, watch, Notify};
-
-/// Messages for stream 0 held while no GET stream is open; older ones are dropped (and logged) beyond.
-pub const BACKLOG: usize = 256;
 
 /// What starting a child takes, and the children running: the part of the front that the children and
 /// their registries ([`super::sessions`], [`super::shared`]) use. The front holds it; defined here, below
@@ -41,6 +38,12 @@ pub struct Children {
 }
 
 impl Children {
+    /// How long a child may owe an answer without writing a line before it counts as no longer answering:
+    /// the guard's `--timeout` (a request waits that long for it). None (`--timeout 0`): never.
+    pub fn silence_bound(&self) -> Option<Duration> {
+        self.session.timeout_ms.map(Duration::from_millis)
+    }
+
     /// The options a new relay's session opens with: the start's, with the policy as last reloaded.
     pub fn session_options(&self) -> Options {
         let mut options = self.session.clone();
@@ -54,56 +57,6 @@ impl Children {
             options.policy_env = policy.env.clone();
         }
         options
-    }
-}
-
-#[derive(Default)]
-pub struct Routes {
-    streams: HashMap<u64, mpsc::UnboundedSender<Outgoing>>,
-    own: Option<mpsc::UnboundedSender<Outgoing>>,
-    backlog: VecDeque<Outgoing>,
-    /// The relay has ended: nothing more will be delivered.
-    ended: bool,
-}
-
-/// What the relay delivers to the client side: each line to the response of its stream.
-struct HttpSink {
-    routes: Arc<Mutex<Routes>>,
-    metrics: Arc<Metrics>,
-}
-
-impl ClientSink for HttpSink {
-    fn deliver(&mut self, stream: Option<u64>, out: Outgoing) {
-        self.metrics.written(Peer::Client, out.forwarded);
-        if let Some(at) = out.read_at {
-            self.metrics.latency(Peer::Client, at.elapsed());
-        }
-        let mut routes = self.routes.lock().unwrap_or_else(|p| p.into_inner());
-        match stream.unwrap_or(0) {
-            0 => {
-                let out = match &routes.own {
-                    Some(tx) => match tx.send(out) {
-                        Ok(()) => return,
-                        Err(mpsc::error::SendError(out)) => out,
-                    },
-                    None => out,
-                };
-                routes.own = None;
-                if routes.backlog.len() == BACKLOG {
-                    routes.backlog.pop_front();
-                    tracing::warn!(
-                        event = "dropped",
-                        "a message for the session's own stream was dropped: no GET stream read it"
-                    );
-                }
-                routes.backlog.push_back(out);
-            }
-            s => {
-                if let Some(tx) = routes.streams.get(&s) {
-                    let _ = tx.send(out);
-                }
-            }
-        }
     }
 }
 
@@ -133,6 +86,7 @@ pub struct Upstream {
     pub open: AtomicUsize,
     last_active: Mutex<Instant>,
     pub handshake: watch::Sender<Handshake>,
+    liveness: Arc<Liveness>,
 }
 
 /// The relay has ended, or was retired: the line was not handed over.
@@ -140,15 +94,20 @@ pub struct Upstream {
 pub struct Gone;
 
 impl Upstream {
-    /// Opens a fresh guard session and starts its relay (and so the child).
-    pub fn start(children: &Children) -> Result<Arc<Upstream>, jsonrpc_errors_host::Failure> {
+    /// Opens a fresh guard session and starts its relay (and so the child). `own_stream`: a legacy
+    /// session's child, whose messages for no request wait for its GET stream (the shared child has none).
+    pub fn start(
+        children: &Children,
+        own_stream: bool,
+    ) -> Result<Arc<Upstream>, jsonrpc_errors_host::Failure> {
         let session = children
             .runtime
             .guard_session(&children.session_options())?;
         let (port, inbox) = core::inbox();
-        let routes = Arc::new(Mutex::new(Routes::default()));
+        let routes = Arc::new(Mutex::new(Routes::new(own_stream)));
         let (state_tx, state) = watch::channel(RelayState::Starting);
         let budget = Budget::new();
+        let liveness = Liveness::new();
         let config = RelayConfig {
             command: children.command.clone(),
             grace: children.grace,
@@ -156,6 +115,7 @@ impl Upstream {
             client_budget: budget.clone(),
             linger: true,
             state: Some(state_tx),
+            liveness: Some(liveness.clone()),
         };
         let sink = HttpSink {
             routes: routes.clone(),
@@ -172,6 +132,7 @@ impl Upstream {
             open: AtomicUsize::new(0),
             last_active: Mutex::new(Instant::now()),
             handshake: watch::channel(Handshake::Pending).0,
+            liveness,
         });
         let metrics = children.metrics.clone();
         let live = children.live_relays.clone();
@@ -180,11 +141,7 @@ impl Upstream {
         tokio::spawn(async move {
             let end = core::run(config, Box::new(session), inbox, Box::new(sink), metrics).await;
             drop(end);
-            let mut r = routes.lock().unwrap_or_else(|p| p.into_inner());
-            r.ended = true;
-            r.streams.clear();
-            r.own = None;
-            drop(r);
+            routes.lock().unwrap_or_else(|p| p.into_inner()).end();
             live.fetch_sub(1, Ordering::AcqRel);
             ended.notify_waiters();
         });
@@ -200,6 +157,14 @@ impl Upstream {
         matches!(self.state(), RelayState::UpstreamGone | RelayState::Ended)
     }
 
+    /// Whether the child stopped answering: it has owed an answer for `bound` without writing a line.
+    pub fn unresponsive(&self, bound: Option<Duration>) -> bool {
+        match (bound, self.liveness.silent_for()) {
+            (Some(bound), Some(silent)) => silent >= bound,
+            _ => false,
+        }
+    }
+
     pub fn touch(&self) {
         *self.last_active.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
     }
@@ -211,45 +176,38 @@ impl Upstream {
             .elapsed()
     }
 
-    /// A new client stream and the receiver of what the session sends to it.
-    pub fn open_stream(&self) -> (u64, mpsc::UnboundedReceiver<Outgoing>) {
+    /// A new client stream and the receiver of what the session sends to it. `abort`: what closes the
+    /// stream's response should its client stop taking what it is sent.
+    pub fn open_stream(&self, abort: Option<Abort>) -> (u64, mpsc::UnboundedReceiver<Outgoing>) {
         let stream = self.next_stream.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = mpsc::unbounded_channel();
-        let mut routes = self.routes.lock().unwrap_or_else(|p| p.into_inner());
-        if !routes.ended {
-            routes.streams.insert(stream, tx);
-        }
+        self.routes().open(stream, tx, abort);
         (stream, rx)
     }
 
+    fn routes(&self) -> std::sync::MutexGuard<'_, Routes> {
+        self.routes.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     pub fn close_stream(&self, stream: u64) {
-        self.routes
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .streams
-            .remove(&stream);
+        self.routes().close(stream);
     }
 
     /// Stream 0 (a legacy session's GET stream): what was held for it, then what comes. None if one is
     /// open already.
-    pub fn open_own(&self) -> Option<mpsc::UnboundedReceiver<Outgoing>> {
-        let mut routes = self.routes.lock().unwrap_or_else(|p| p.into_inner());
-        if routes.own.as_ref().is_some_and(|tx| !tx.is_closed()) {
+    pub fn open_own(&self, abort: Option<Abort>) -> Option<mpsc::UnboundedReceiver<Outgoing>> {
+        let mut routes = self.routes();
+        if routes.own_open() {
             return None;
         }
         let (tx, rx) = mpsc::unbounded_channel();
-        for out in routes.backlog.drain(..) {
-            let _ = tx.send(out);
-        }
-        if !routes.ended {
-            routes.own = Some(tx);
-        }
+        routes.open_own(tx, abort);
         Some(rx)
     }
 
     /// Ends the GET stream, if one is open (the session ends, the guard drains).
     pub fn close_own(&self) {
-        self.routes.lock().unwrap_or_else(|p| p.into_inner()).own = None;
+        self.routes().close_own();
     }
 
     /// Hands a client line read at `at` to the session on `stream`; the receiver gets how it was disposed of.
