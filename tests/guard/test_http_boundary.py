@@ -357,8 +357,8 @@ def test_an_abandoned_session_gives_way_at_max_sessions(listener):
     assert g.stop() == 0
 
 
-def test_a_request_whose_answer_the_server_dropped_is_timed_out_in_a_session(listener):
-    """A 2025-era session whose server lost one answer and then stays quiet: the deadline fires on its own."""
+def test_a_request_whose_answer_the_server_dropped_is_timed_out(listener):
+    """A server that lost one answer and then stays quiet: the deadline fires on its own (a session, stateless)."""
     g = listener(NOISY, ["--timeout", "1"])
     g.wait_ready()
     status, headers, _ = initialize(g)
@@ -371,6 +371,11 @@ def test_a_request_whose_answer_the_server_dropped_is_timed_out_in_a_session(lis
         answer = messages(h, body)[-1]
         assert status == 200 and answer["id"] == 2 and answer["error"]["code"] == -32001, answer
         assert time.monotonic() - started < 5
+    # The same on the shared child (stateless).
+    started = time.monotonic()
+    status, answer = g.call(3, "drop")
+    assert status == 200 and answer["id"] == 3 and answer["error"]["code"] == -32001, answer
+    assert time.monotonic() - started < 5
     assert g.stop() == 0
 
 
