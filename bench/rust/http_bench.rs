@@ -22,6 +22,8 @@
 //! - `echo`: the generator's ceiling (above);
 //! - `guard`: `jsonrpc-errors guard --listen`, 2025-11-25 sessions (a child per session, as supergateway);
 //! - `guard-stateless`: `guard --listen`, the 2026-07-28 stateless era (one child shared by every client);
+//! - `baseline`, `baseline-stateless` (with `--baseline PATH`): another build of the guard (the CLI of the
+//!   commit before a change), as `guard` and `guard-stateless`: a change's cost as ratios of one run;
 //! - `supergateway`: supergateway 4.0.0 `--outputTransport streamableHttp --stateful`, 2025-11-25 sessions
 //!   (a child per session);
 //! - `supergateway-stateless`: supergateway without `--stateful` (a child per request: slow; not run unless
@@ -100,6 +102,10 @@ struct Cli {
     /// The guard binary (default: target/release/jsonrpc-errors of this workspace).
     #[arg(long)]
     guard: Option<PathBuf>,
+    /// Another build of the guard, as the targets `baseline` and `baseline-stateless` (e.g. the CLI of the
+    /// commit before a change).
+    #[arg(long)]
+    baseline: Option<PathBuf>,
     /// supergateway's entry point (default: bench/peers/node_modules/supergateway/dist/index.js).
     #[arg(long)]
     supergateway: Option<PathBuf>,
@@ -290,12 +296,17 @@ fn targets(cli: &Cli, root: &Path, serve: &[String]) -> Result<Vec<Target>, Stri
             mp.display()
         )
     });
+    let baseline_missing = match &cli.baseline {
+        None => Some("not requested (--baseline PATH)".to_string()),
+        Some(b) if !b.is_file() => Some(format!("{} is missing", b.display())),
+        Some(_) => None,
+    };
     let me = serve[0].clone();
     let mut out = Vec::new();
     for name in &cli.targets {
-        let guard = |extra: &[&str]| {
+        let guard_of = |bin: &Path| {
             let mut argv = vec![
-                guard_bin.display().to_string(),
+                bin.display().to_string(),
                 "guard".into(),
                 "--listen".into(),
                 "127.0.0.1:{port}".into(),
@@ -305,11 +316,11 @@ fn targets(cli: &Cli, root: &Path, serve: &[String]) -> Result<Vec<Target>, Stri
                     .iter()
                     .map(|s| s.to_string()),
             );
-            argv.extend(extra.iter().map(|s| s.to_string()));
             argv.push("--".into());
             argv.extend(serve.iter().cloned());
             argv
         };
+        let baseline = || guard_of(cli.baseline.as_deref().unwrap_or(Path::new("-")));
         let supergateway = |stateful: bool| {
             let mut argv = vec![
                 cli.node.clone(),
@@ -379,7 +390,7 @@ fn targets(cli: &Cli, root: &Path, serve: &[String]) -> Result<Vec<Target>, Stri
             "guard" => Target {
                 name: name.clone(),
                 era: Era::Sessions,
-                argv: guard(&[]),
+                argv: guard_of(&guard_bin),
                 path: "/mcp",
                 requests: n,
                 upstream: "a child per session",
@@ -388,11 +399,29 @@ fn targets(cli: &Cli, root: &Path, serve: &[String]) -> Result<Vec<Target>, Stri
             "guard-stateless" => Target {
                 name: name.clone(),
                 era: Era::Modern,
-                argv: guard(&[]),
+                argv: guard_of(&guard_bin),
                 path: "/mcp",
                 requests: n,
                 upstream: "one shared child",
                 unavailable: guard_missing.clone(),
+            },
+            "baseline" => Target {
+                name: name.clone(),
+                era: Era::Sessions,
+                argv: baseline(),
+                path: "/mcp",
+                requests: n,
+                upstream: "a child per session",
+                unavailable: baseline_missing.clone(),
+            },
+            "baseline-stateless" => Target {
+                name: name.clone(),
+                era: Era::Modern,
+                argv: baseline(),
+                path: "/mcp",
+                requests: n,
+                upstream: "one shared child",
+                unavailable: baseline_missing.clone(),
             },
             "supergateway" => Target {
                 name: name.clone(),
@@ -1443,6 +1472,31 @@ fn report(cli: &Cli, targets: &[Target], runs: &mut [Vec<Run>], failures: &[Vec<
     println!("  +p50/+p99: added latency against `direct` (the same server on stdio, the same number in flight).");
 
     println!("\nratios (same run):");
+    for (name, other) in [
+        ("guard", "baseline"),
+        ("guard-stateless", "baseline-stateless"),
+    ] {
+        let (Some(run), Some(base)) = (
+            idx(name).and_then(|i| chosen[i]),
+            idx(other).and_then(|i| chosen[i]),
+        ) else {
+            continue;
+        };
+        let p = |r: &Run, q: f64| percentile(&r.latencies, q) as f64;
+        let cpu = match (run.cpu_bridge, base.cpu_bridge) {
+            (Some(a), Some(b)) if b > 0.0 => format!(
+                ", CPU/request {}x",
+                ratio((a / run.requests as f64) / (b / base.requests as f64))
+            ),
+            _ => String::new(),
+        };
+        println!(
+            "  {name}/{other}: throughput {}x, p50 latency {}x, p99 latency {}x{cpu}",
+            ratio(rate(run) / rate(base)),
+            ratio(p(run, 0.5) / p(base, 0.5)),
+            ratio(p(run, 0.99) / p(base, 0.99))
+        );
+    }
     let Some(base) = idx("supergateway").and_then(|i| chosen[i]) else {
         println!("  (no supergateway run to compare with)");
         return;
