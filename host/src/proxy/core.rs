@@ -148,12 +148,14 @@ pub enum RelayState {
 }
 
 /// Whether the upstream still answers, for the front (readiness; replacing a child that stopped answering):
-/// since when it has owed an answer without writing a single line. It owes one while a request waits for
-/// it, and after a request timed out until it writes again (a timeout answered by the guard is no sign of
-/// life); a line of any kind (progress too) is one.
+/// since when it has owed an answer without writing a single line, once a request has timed out in that
+/// time. It owes an answer while a request waits for it, and after a request timed out until it writes
+/// again (a timeout the guard answered is no sign of life); a line of any kind (progress too) is one. A
+/// request still within its own wait (a tool whose policy allows it longer) makes no case against it.
 pub struct Liveness {
     base: Instant,
-    /// Milliseconds after `base` since which it owes an answer unheard; `u64::MAX`: it owes none.
+    /// Milliseconds after `base` since which it owes an answer unheard, with a timeout among them;
+    /// `u64::MAX`: no such case.
     owed_since_ms: std::sync::atomic::AtomicU64,
 }
 
@@ -165,7 +167,8 @@ impl Liveness {
         })
     }
 
-    /// How long the upstream has owed an answer without writing anything; None while it owes none.
+    /// How long the upstream has owed an answer without writing anything, if a request timed out in that
+    /// time; None otherwise.
     pub fn silent_for(&self) -> Option<Duration> {
         let since = self
             .owed_since_ms
@@ -189,21 +192,20 @@ impl Liveness {
 /// The shell's side of [`Liveness`].
 #[derive(Default)]
 struct Owed {
+    /// Since when the upstream has owed an answer without writing a line.
     since: Option<Instant>,
     /// A request timed out since the upstream's last line.
     timed_out: bool,
+    /// What [`Liveness`] was last told.
+    told: Option<Instant>,
     shared: Option<Arc<Liveness>>,
 }
 
 impl Owed {
-    /// A line from the upstream: it is answering.
+    /// A line from the upstream: it is answering (the session call that follows brings `shared` up to date).
     fn heard(&mut self) {
         self.timed_out = false;
-        if self.since.take().is_some() {
-            if let Some(shared) = &self.shared {
-                shared.set(None);
-            }
-        }
+        self.since = None;
     }
 
     /// After a session call: `pending` requests wait.
@@ -211,18 +213,15 @@ impl Owed {
         let Some(shared) = &self.shared else {
             return;
         };
-        let owing = pending > 0 || self.timed_out;
-        match (owing, self.since) {
-            (true, None) => {
-                let now = Instant::now();
-                self.since = Some(now);
-                shared.set(Some(now));
-            }
-            (false, Some(_)) => {
-                self.since = None;
-                shared.set(None);
-            }
-            _ => {}
+        if pending > 0 || self.timed_out {
+            self.since.get_or_insert_with(Instant::now);
+        } else {
+            self.since = None;
+        }
+        let case = self.since.filter(|_| self.timed_out);
+        if case != self.told {
+            shared.set(case);
+            self.told = case;
         }
     }
 }
@@ -1154,7 +1153,7 @@ mod tests {
     }
 
     #[test]
-    fn an_upstream_owes_an_answer_while_a_request_waits_and_after_one_timed_out_unheard() {
+    fn an_upstream_stopped_answering_once_a_request_timed_out_with_nothing_from_it() {
         let shared = Liveness::new();
         let mut owed = Owed {
             shared: Some(shared.clone()),
@@ -1162,23 +1161,29 @@ mod tests {
         };
         owed.update(0);
         assert_eq!(shared.silent_for(), None, "nothing asked, nothing owed");
+        // Requests waiting, none timed out (a long tool within its own wait): no case.
         owed.update(2);
-        assert!(shared.silent_for().is_some());
-        // A line (of any kind) while requests still wait: owed again from now.
-        owed.heard();
-        owed.update(1);
-        assert!(shared.silent_for().is_some());
-        // The client cancelled the last one: nothing is owed any more.
-        owed.update(0);
-        assert_eq!(shared.silent_for(), None);
-        // A request that timed out: still owed (the guard's answer is no sign of life) until a line comes.
-        owed.update(1);
-        owed.timed_out = true;
-        owed.update(0);
         std::thread::sleep(Duration::from_millis(20));
+        owed.update(2);
+        assert_eq!(shared.silent_for(), None);
+        // One times out: silent since the first was owed, and it still owes (the guard answered, not it).
+        owed.timed_out = true;
+        owed.update(1);
         assert!(shared
             .silent_for()
             .is_some_and(|d| d >= Duration::from_millis(15)));
+        owed.update(0);
+        assert!(
+            shared.silent_for().is_some(),
+            "a timeout answered by the guard is no sign of life"
+        );
+        // A line, of any kind: answering again.
+        owed.heard();
+        owed.update(1);
+        assert_eq!(shared.silent_for(), None);
+        // The client cancelled what waited: nothing owed.
+        owed.update(0);
+        owed.timed_out = true;
         owed.heard();
         owed.update(0);
         assert_eq!(shared.silent_for(), None);

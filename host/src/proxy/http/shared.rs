@@ -3,9 +3,9 @@
 //! `notifications/initialized`), and the front answers clients' `server/discover` from that handshake.
 //! A child that ended is replaced for the next request (at most once per [`RESTART_EVERY`]: a request that
 //! comes sooner waits for it); what was open when it died was answered by its relay's session. A child
-//! that stopped answering (it owed an answer for `--timeout` without writing a line: wedged, stopped,
-//! deadlocked) is not ready, and is replaced at once ([`Shared::watch`]); what it had open is answered by
-//! its session as it is stopped.
+//! that stopped answering (a request timed out, and it owed an answer for `--timeout` without writing a
+//! line: wedged, stopped, deadlocked) is not ready, and is replaced at once ([`Shared::watch`]); what it
+//! had open is answered by its session as it is stopped.
 
 use super::body::is_final;
 use super::upstream::{Children, Handshake, Upstream};
@@ -145,7 +145,7 @@ impl Shared {
             if reported.as_ref().is_none_or(|r| !Arc::ptr_eq(r, &up)) {
                 tracing::warn!(
                     event = "unresponsive",
-                    detail = format!("it owed an answer for {bound:?} and wrote nothing"),
+                    detail = format!("a request timed out, and it owed an answer for {bound:?} without writing a line"),
                     "the shared upstream stopped answering"
                 );
                 reported = Some(up);

@@ -38,8 +38,8 @@ pub struct Children {
 }
 
 impl Children {
-    /// How long a child may owe an answer without writing a line before it counts as no longer answering:
-    /// the guard's `--timeout` (a request waits that long for it). None (`--timeout 0`): never.
+    /// How long a child may owe an answer without writing a line (once a request of it timed out) before it
+    /// counts as no longer answering: the guard's `--timeout`. None (`--timeout 0`): never.
     pub fn silence_bound(&self) -> Option<Duration> {
         self.session.timeout_ms.map(Duration::from_millis)
     }
@@ -157,7 +157,8 @@ impl Upstream {
         matches!(self.state(), RelayState::UpstreamGone | RelayState::Ended)
     }
 
-    /// Whether the child stopped answering: it has owed an answer for `bound` without writing a line.
+    /// Whether the child stopped answering: a request timed out, and it has owed an answer for `bound`
+    /// without writing a line.
     pub fn unresponsive(&self, bound: Option<Duration>) -> bool {
         match (bound, self.liveness.silent_for()) {
             (Some(bound), Some(silent)) => silent >= bound,
