@@ -84,16 +84,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--log")
     opts = parser.parse_args()
-    log = open(opts.log, "ab", buffering=0) if opts.log else None
-    for raw in sys.stdin.buffer:
-        if log:
+    with open(opts.log or os.devnull, "ab", buffering=0) as log:
+        for raw in sys.stdin.buffer:
             log.write(raw if raw.endswith(b"\n") else raw + b"\n")
-        try:
-            message = json.loads(raw)
-        except ValueError:
-            continue
-        if isinstance(message, dict):
-            handle(message)
+            try:
+                message = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(message, dict):
+                handle(message)
 
 
 if __name__ == "__main__":
