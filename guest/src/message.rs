@@ -257,6 +257,14 @@ fn number_key(text: &str) -> String {
     String::from_utf8(key).unwrap_or_default()
 }
 
+/// Whether an id is a number with a fractional part (`1.5`; not `1.0` or `1E2`, integers however spelled).
+/// JSON-RPC allows one (its numbers "SHOULD NOT" have one); MCP does not ("a string or integer ID"), and
+/// neither official SDK can carry one: the Python SDK's message type refuses it, the TypeScript SDK's schema
+/// too, so no MCP peer could answer it, and a proxy on an SDK could not write it back.
+pub fn fractional_id(raw: &RawValue) -> bool {
+    json_type(raw) == JsonType::Number && number_key(raw.get()).contains("e-")
+}
+
 /// Why a request object is not a valid JSON-RPC 2.0 request: the invalid-request reason and its details
 /// (checked in the order `validate` checks them).
 pub struct Invalid {

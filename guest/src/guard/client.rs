@@ -298,6 +298,25 @@ impl Session {
                 detail,
             ));
         }
+        // MCP ids are strings or integers: no MCP server could answer `1.5`, and a shell on an SDK could not
+        // carry it either way (the Python proxy left it unanswered). Answered here, in every runtime alike,
+        // with a null id: the one answer every shell can write.
+        if message::fractional_id(raw_id) {
+            let f = invalid_request(
+                "fractional-id",
+                "id must be a string or an integer: MCP allows no fractional id",
+            );
+            let detail = format!("a {} request with a fractional id", checked.method);
+            return Verdict::Reply(self.answer(
+                call,
+                "invalid-request",
+                f,
+                Value::Null,
+                Some(&checked.method),
+                None,
+                detail,
+            ));
+        }
         let id = message::value(raw_id);
         let meta = message::request_meta(envelope.params);
         if let Some(failure) = &self.down {

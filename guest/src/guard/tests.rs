@@ -1139,6 +1139,49 @@ fn a_request_with_a_null_id_is_answered_at_once() {
     assert_eq!(o.pending, 0);
 }
 
+/// MCP ids are strings or integers: a fractional one is answered at once with a null id (the one answer every
+/// shell can write: the Python proxy's SDK cannot carry `1.5`, and left it unanswered), from either side;
+/// integers however spelled are ids like any other.
+#[test]
+fn a_fractional_id_is_refused_from_either_side_and_integers_however_spelled_are_not() {
+    let mut s = canonical();
+    for id in ["1.5", "-0.25", "15e-1", "1.0000000000000001"] {
+        let o = client(
+            &mut s,
+            &format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#),
+        );
+        assert!(lines(&o, Peer::Upstream).is_empty(), "{id}");
+        let r = only_client_value(&o);
+        assert_eq!(
+            (
+                r["id"].clone(),
+                r["error"]["code"].clone(),
+                r["error"]["data"]["reason"].clone()
+            ),
+            (Value::Null, json!(-32600), json!("fractional-id")),
+            "{id}"
+        );
+        assert_eq!(o.pending, 0);
+    }
+    for id in ["1.0", "1E2", "2e0", "-3", "12345678901234567890123"] {
+        let o = client(
+            &mut s,
+            &format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#),
+        );
+        assert_eq!(lines(&o, Peer::Upstream), ["<forward>"], "{id}");
+    }
+    let o = upstream(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":0.5,"method":"sampling/createMessage","params":{}}"#,
+    );
+    assert!(lines(&o, Peer::Client).is_empty(), "{:?}", o.steps);
+    let told: Value = serde_json::from_str(&lines(&o, Peer::Upstream)[0]).unwrap();
+    assert_eq!(
+        (told["id"].clone(), told["error"]["data"]["reason"].clone()),
+        (Value::Null, json!("fractional-id"))
+    );
+}
+
 #[test]
 fn an_answer_with_both_result_and_error_is_answered_at_once() {
     let mut s = canonical();

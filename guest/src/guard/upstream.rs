@@ -175,7 +175,15 @@ impl Session {
             // valid JSON-RPC call. One that is not (an object for an id, no version, a method that is no
             // string) would break the client that reads it: it is dropped and, unless it is a notification,
             // answered to the upstream with the error its peer would have given it (id null: its id is unusable).
-            let checked = match message::check_call(envelope) {
+            // A fractional id too: no MCP client could answer it (see `message::fractional_id`).
+            let checked = message::check_call(envelope).and_then(|c| match c.id {
+                Some(id) if message::fractional_id(id) => Err(message::Invalid {
+                    reason: "fractional-id",
+                    details: "id must be a string or an integer: MCP allows no fractional id",
+                }),
+                _ => Ok(c),
+            });
+            let checked = match checked {
                 Ok(checked) => checked,
                 Err(invalid) => {
                     let detail = format!(
