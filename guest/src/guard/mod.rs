@@ -398,12 +398,29 @@ fn catalogue_category(rule: &str) -> &'static str {
     }
 }
 
-/// `result.isError` says the call failed (read without building the result's tree): `true`, and the
-/// spellings a lenient client also takes for it (`"true"`, `1`): a result a client shows as a failure is
-/// redacted as one (`"isError": "true"` skipped redaction).
-fn is_error_result(result: &RawValue) -> bool {
-    message::top_member(result, "isError")
-        .is_some_and(|v| matches!(v, "true" | "1" | "\"true\"" | "\"True\"" | "\"1\""))
+/// The members of a result the guard reads (each must be given once: `message::top_members`).
+const RESULT_MEMBERS: [&str; 2] = ["isError", "protocolVersion"];
+
+/// What the guard reads of a result, without building its tree.
+#[derive(Default)]
+struct ResultMembers {
+    /// `isError` says the call failed: `true`, and the spellings a lenient client also takes for it (`"true"`,
+    /// `1`): a result a client shows as a failure is redacted as one (`"isError": "true"` skipped redaction).
+    is_error: bool,
+    /// `protocolVersion` (of an `initialize` result: the revision the handshake agreed on).
+    protocol_version: Option<String>,
+}
+
+impl ResultMembers {
+    fn of([is_error, protocol_version]: [Option<&str>; 2]) -> Self {
+        ResultMembers {
+            is_error: is_error
+                .is_some_and(|v| matches!(v, "true" | "1" | "\"true\"" | "\"True\"" | "\"1\"")),
+            protocol_version: protocol_version
+                .and_then(|v| serde_json::from_str::<&RawValue>(v).ok())
+                .and_then(message::string_value),
+        }
+    }
 }
 
 fn join_batch(slots: Vec<Option<String>>) -> String {

@@ -4,19 +4,17 @@
 //! refusal; audit: logged, passed untouched). A message no rule touches passes byte for byte.
 
 use super::steps::{Event, EventName};
+use crate::message::CallParams;
 use crate::policy::{Action, Effective, Scope};
 use crate::redact::{self, JsonFinding, Secrets};
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// The name a `tools/call` names (`params.name`).
-pub fn tool_name(method: &str, params: Option<&RawValue>) -> Option<String> {
+pub fn tool_name(method: &str, params: &CallParams<'_>) -> Option<String> {
     if method != super::rewrite::TOOL_CALL {
         return None;
     }
-    crate::message::RawObject::of(params?)?
-        .get("name")
-        .and_then(crate::message::string_value)
+    params.get("name").and_then(crate::message::string_value)
 }
 
 /// The scope a successful answer to `method` is in.

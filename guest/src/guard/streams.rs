@@ -44,17 +44,6 @@ pub fn splice(text: &str, parts: &mut [(&RawValue, String)]) -> String {
     out
 }
 
-/// A request's `params._meta.progressToken` as raw JSON borrowed from its line.
-pub fn raw_progress_token(params: Option<&RawValue>) -> Option<&RawValue> {
-    let meta = crate::message::RawObject::of(params?)?.get("_meta")?;
-    crate::message::RawObject::of(meta)?.get("progressToken")
-}
-
-/// A named member of an object-valued `params`, as raw JSON borrowed from its line.
-pub fn raw_param<'a>(params: Option<&'a RawValue>, name: &str) -> Option<&'a RawValue> {
-    crate::message::RawObject::of(params?)?.get(name)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,7 +55,8 @@ mod tests {
         let Parsed::Object(e) = parse(line) else {
             panic!()
         };
-        let token = raw_progress_token(e.params).unwrap();
+        let params = crate::message::CallParams::read(e.params).unwrap();
+        let token = params.meta("progressToken").unwrap();
         let out = splice(
             line,
             &mut [(token, "8".into()), (e.id.unwrap(), "7".into())],

@@ -1858,3 +1858,271 @@ fn a_session_redacts_the_environment_it_was_given_and_no_other_session_sees_it()
         .contains(secret));
     assert!(crate::api::redact(&line).text.contains(secret));
 }
+
+// ───────────────────────────── repeated members ─────────────────────────────
+
+/// Where a member is repeated: a line with `@` where the object holding it goes, the member, its two values,
+/// and whether the line is the client's (else the upstream's, after the client's `tools/call` with id 1).
+struct Repeat {
+    line: &'static str,
+    member: &'static str,
+    values: [&'static str; 2],
+    from_client: bool,
+}
+
+/// Every position the guard reads a member at, on both sides.
+const REPEATS: &[Repeat] = &[
+    // A tool call judged by one name, run by the other (its `[[tool]]` block skipped).
+    Repeat {
+        line: r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":@}"#,
+        member: "name",
+        values: [r#""read_file""#, r#""shell""#],
+        from_client: true,
+    },
+    // Arguments redacted in one copy, run in the other.
+    Repeat {
+        line: r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":@}"#,
+        member: "arguments",
+        values: [
+            r#"{"q":"x"}"#,
+            r#"{"q":"ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}"#,
+        ],
+        from_client: true,
+    },
+    Repeat {
+        line: r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read_file","arguments":@}}"#,
+        member: "q",
+        values: [r#""x""#, r#""ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d""#],
+        from_client: true,
+    },
+    Repeat {
+        line: r#"{"jsonrpc":"2.0","id":7,"method":"resources/read","params":@}"#,
+        member: "uri",
+        values: [r#""file:///a""#, r#""file:///etc/shadow""#],
+        from_client: true,
+    },
+    Repeat {
+        line: r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":@}"#,
+        member: "_meta",
+        values: [r#"{}"#, r#"{"progressToken":"t"}"#],
+        from_client: true,
+    },
+    // A second progress token, smuggled past the one renamed.
+    Repeat {
+        line: r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read_file","_meta":@}}"#,
+        member: "progressToken",
+        values: [r#""a""#, r#""b""#],
+        from_client: true,
+    },
+    Repeat {
+        line: r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":@}}"#,
+        member: "io.modelcontextprotocol/protocolVersion",
+        values: [r#""2025-11-25""#, r#""2026-07-28""#],
+        from_client: true,
+    },
+    Repeat {
+        line: r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":@}"#,
+        member: "requestId",
+        values: ["1", "2"],
+        from_client: true,
+    },
+    // A failure read as a success (its text not redacted).
+    Repeat {
+        line: r#"{"jsonrpc":"2.0","id":1,"result":@}"#,
+        member: "isError",
+        values: ["false", "true"],
+        from_client: false,
+    },
+    Repeat {
+        line: r#"{"jsonrpc":"2.0","id":1,"result":{"content":[@]}}"#,
+        member: "text",
+        values: [r#""ok""#, r#""ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d""#],
+        from_client: false,
+    },
+    Repeat {
+        line: r#"{"jsonrpc":"2.0","id":1,"error":@}"#,
+        member: "message",
+        values: [r#""ok""#, r#""ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d""#],
+        from_client: false,
+    },
+    Repeat {
+        line: r#"{"jsonrpc":"2.0","method":"notifications/progress","params":@}"#,
+        member: "progressToken",
+        values: ["1", "2"],
+        from_client: false,
+    },
+    Repeat {
+        line: r#"{"jsonrpc":"2.0","id":"s","method":"elicitation/create","params":@}"#,
+        member: "message",
+        values: [r#""ok""#, r#""ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d""#],
+        from_client: false,
+    },
+];
+
+/// Members beside the repeated one.
+const NOISE: &[(&str, &str)] = &[
+    ("content", r#"[{"type":"text","text":"hello"}]"#),
+    ("progress", "1"),
+    ("code", "-32010"),
+    ("extra", r#"{"k":[1,2]}"#),
+];
+
+/// The object holding the repeated member: the two copies (the second's name spelled with an escape when
+/// asked) among the other members, in the order `order` picks.
+fn repeated_object(r: &Repeat, noise: &[usize], order: &[usize], escape: bool) -> String {
+    let quoted = |name: &str, escape: bool| {
+        if escape {
+            let mut chars = name.chars();
+            let first = chars.next().unwrap_or('a');
+            format!("\"\\u{:04x}{}\"", first as u32, chars.as_str())
+        } else {
+            format!("\"{name}\"")
+        }
+    };
+    let mut members: Vec<String> = vec![
+        format!("{}:{}", quoted(r.member, false), r.values[0]),
+        format!("{}:{}", quoted(r.member, escape), r.values[1]),
+    ];
+    for &i in noise {
+        let (k, v) = NOISE[i % NOISE.len()];
+        if k != r.member && !members.iter().any(|m| m.starts_with(&format!("\"{k}\""))) {
+            members.push(format!("\"{k}\":{v}"));
+        }
+    }
+    let mut placed: Vec<String> = Vec::new();
+    let mut left = members;
+    for &o in order {
+        if left.is_empty() {
+            break;
+        }
+        placed.push(left.remove(o % left.len()));
+    }
+    placed.extend(left);
+    format!("{{{}}}", placed.join(","))
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 256, ..Default::default() })]
+
+    /// A member repeated at any position the guard reads, on either side, in any order among the others and
+    /// however its name is spelled: the message is never passed on (nor read one way of two). A client's
+    /// request is answered -32600 `duplicate-member`; a notification is dropped; an upstream answer becomes
+    /// the guard's `upstream-error` for its request; an upstream request is refused to the upstream.
+    #[test]
+    fn a_member_repeated_where_the_guard_reads_is_never_passed_on(
+        which in 0..REPEATS.len(),
+        noise in proptest::collection::vec(0usize..8, 0..4),
+        order in proptest::collection::vec(0usize..8, 0..6),
+        escape: bool,
+        streams: bool,
+    ) {
+        let r = &REPEATS[which];
+        let line = r.line.replace('@', &repeated_object(r, &noise, &order, escape));
+        let mut s = with_policy("[redaction]\nscopes = [\"errors\", \"results\", \"requests\"]\n[[tool]]\nmatch = \"shell\"\nactions = { credential = \"block\" }\n");
+        let send = |s: &mut Session, line: &str| if streams { on(s, 1, line) } else { client(s, line) };
+        if r.from_client {
+            let o = send(&mut s, &line);
+            proptest::prop_assert!(lines(&o, Peer::Upstream).is_empty(), "{} went upstream: {:?}", line, o.steps);
+            let answers = lines(&o, Peer::Client);
+            if line.contains("\"id\":7") {
+                proptest::prop_assert_eq!(answers.len(), 1, "{}", line);
+                let a: Value = serde_json::from_str(&answers[0]).unwrap();
+                proptest::prop_assert_eq!(&a["error"]["data"]["reason"], &json!("duplicate-member"), "{}", line);
+                proptest::prop_assert_eq!(&a["id"], &json!(7));
+            } else {
+                proptest::prop_assert!(answers.is_empty());
+            }
+            proptest::prop_assert_eq!(o.pending, 0);
+        } else {
+            send(&mut s, &tool_call(1, "read_file"));
+            let o = s.upstream_line(line.as_bytes(), ctx(T0 + 5));
+            let to_client = lines(&o, Peer::Client);
+            proptest::prop_assert!(!to_client.iter().any(|l| l == "<forward>" || l.contains("ghp_")), "{} passed on: {:?}", line, o.steps);
+            if line.contains("\"id\":1") {
+                proptest::prop_assert_eq!(to_client.len(), 1, "{}", line);
+                let a: Value = serde_json::from_str(&to_client[0]).unwrap();
+                proptest::prop_assert_eq!(&a["error"]["code"], &json!(-32019), "{}", line);
+                proptest::prop_assert_eq!(o.pending, 0);
+            } else {
+                proptest::prop_assert!(to_client.is_empty(), "{}", line);
+            }
+            if line.contains("\"id\":\"s\"") {
+                let told = lines(&o, Peer::Upstream);
+                proptest::prop_assert_eq!(told.len(), 1);
+                proptest::prop_assert!(told[0].contains("duplicate-member") && told[0].contains("\"id\":\"s\""), "{}", told[0]);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_tool_call_without_a_string_name_is_refused_under_a_policy() {
+    let mut s = with_policy("[[tool]]\nmatch = \"shell\"\nactions = { credential = \"block\" }\n");
+    for params in [
+        r#"{"name":["shell"]}"#,
+        r#"{"arguments":{}}"#,
+        r#"{"name":null}"#,
+    ] {
+        let o = client(
+            &mut s,
+            &format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#),
+        );
+        assert!(lines(&o, Peer::Upstream).is_empty(), "{params}");
+        assert_eq!(
+            only_client_value(&o)["error"]["code"],
+            json!(-32602),
+            "{params}"
+        );
+    }
+    // Without a policy the server judges it, as before.
+    let o = client(
+        &mut canonical(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}"#,
+    );
+    assert_eq!(lines(&o, Peer::Upstream), ["<forward>"]);
+}
+
+/// What the guard scans but cannot read (nested past serde_json's limit) is never passed on unscanned: a
+/// failed result, a result in a redacted scope, a request's arguments under `requests`.
+#[test]
+fn what_cannot_be_scanned_fails_closed() {
+    let deep = format!(
+        "{}\"ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d\"{}",
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    let mut s = with_policy("[redaction]\nscopes = [\"errors\", \"results\", \"requests\"]\n");
+    let o = client(
+        &mut s,
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","arguments":{{"q":{deep}}}}}}}"#
+        ),
+    );
+    assert!(lines(&o, Peer::Upstream).is_empty());
+    assert_eq!(only_client_value(&o)["error"]["code"], json!(-32003));
+    for result in [
+        format!(r#"{{"isError":true,"content":[{{"type":"text","text":{deep}}}]}}"#),
+        format!(r#"{{"content":[{{"type":"text","text":{deep}}}]}}"#),
+    ] {
+        client(&mut s, &tool_call(2, "t"));
+        let o = upstream(
+            &mut s,
+            &format!(r#"{{"jsonrpc":"2.0","id":2,"result":{result}}}"#),
+        );
+        let sent = lines(&o, Peer::Client);
+        assert!(
+            !sent.iter().any(|l| l == "<forward>" || l.contains("ghp_")),
+            "{:?}",
+            o.steps
+        );
+        assert_eq!(only_client_value(&o)["error"]["code"], json!(-32019));
+    }
+    // Without a scope that reads it, a deep successful result passes byte for byte, as before.
+    let mut s = canonical();
+    client(&mut s, &tool_call(3, "t"));
+    let o = upstream(
+        &mut s,
+        &format!(r#"{{"jsonrpc":"2.0","id":3,"result":{{"content":{deep}}}}}"#),
+    );
+    assert_eq!(lines(&o, Peer::Client), ["<forward>"]);
+}

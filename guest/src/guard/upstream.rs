@@ -209,44 +209,41 @@ impl Session {
                     return;
                 }
             };
-            {
-                match checked.id {
-                    Some(id) => {
-                        let key = message::id_key(id);
-                        if !self.tables.server_requests.contains_key(&key)
-                            && self.tables.server_requests.len() >= SERVER_REQUEST_WINDOW
-                        {
-                            self.forget_oldest_server_request(call);
-                        }
-                        self.tables.add_server_request(key);
+            let params = match message::CallParams::read(envelope.params) {
+                Ok(params) => params,
+                Err(path) => {
+                    // A member the client's reader and the guard's could read two ways (a progress token):
+                    // not relayed; a request is refused to the upstream, which would otherwise wait for it.
+                    let detail = format!(
+                        "an upstream {} with member \"{path}\" more than once: {}",
+                        if checked.id.is_some() {
+                            "request"
+                        } else {
+                            "notification"
+                        },
+                        excerpt(source.text(), &env)
+                    );
+                    call.event(
+                        Event::new(EventName::Dropped, "warn")
+                            .method(&checked.method)
+                            .detail(detail),
+                    );
+                    if let Some(id) = checked.id {
+                        let error = crate::error::ErrorObject {
+                            code: -32600,
+                            message: "Invalid Request".into(),
+                            data: Some(json!({"reason": "duplicate-member",
+                                "details": format!("member \"{path}\" appears more than once")})),
+                        };
+                        call.send(
+                            Peer::Upstream,
+                            crate::error::error_response(&error, message::value(id)).to_string(),
+                        );
                     }
-                    None if checked.method == "notifications/progress" => {
-                        if let Some(token) = message::param_key(envelope.params, "progressToken") {
-                            if !self.tables.progress.contains_key(&token)
-                                && self.tables.finished_tokens.contains(&token)
-                            {
-                                let detail = "progress for a request no longer in flight (answered, timed out or cancelled)";
-                                call.event(
-                                    Event::new(EventName::Dropped, "debug")
-                                        .method("notifications/progress")
-                                        .detail(detail),
-                                );
-                                return;
-                            }
-                            self.progress_made(&token, call.ctx.unix_millis);
-                            // Progress of a request that came on a stream goes there, with the client's token.
-                            if let Some((stream, renamed)) =
-                                self.progress_for_stream(&token, envelope, source)
-                            {
-                                call.send_to_client(Some(stream), renamed);
-                                return;
-                            }
-                        }
-                    }
-                    None => {}
+                    return;
                 }
-            }
-            self.pass(source, self.own_stream(), repaired, call);
+            };
+            self.upstream_call(&checked, &params, source, repaired, call);
             return;
         }
         if !message::is_response(envelope) {
@@ -285,48 +282,50 @@ impl Session {
             return;
         };
         // A response the guard cannot read is still owed its answer: its request is out of the pending table.
+        // What the guard reads of a result, each member given once: a result read one way by the guard and
+        // another by the client (`"isError": false, …, "isError": true`) is no result to pass on.
+        let result = match envelope
+            .result
+            .map(|r| message::top_members(r, RESULT_MEMBERS))
+        {
+            Some(Err(i)) => {
+                let what = format!(
+                    "an upstream result with member \"{}\" more than once",
+                    RESULT_MEMBERS[i]
+                );
+                let message = "the upstream's response could not be read one way only";
+                self.deliver_unreadable(pending, &what, message, source, raw_id, repaired, call);
+                return;
+            }
+            Some(Ok(members)) => ResultMembers::of(members),
+            None => ResultMembers::default(),
+        };
         let error_response = match (
             message::is_well_formed_response(envelope),
             envelope.error.is_some(),
         ) {
             (false, _) => Err((
-                "not a valid JSON-RPC response",
+                "not a valid JSON-RPC response".to_string(),
                 "the upstream's response was not valid JSON-RPC",
             )),
             (true, false) => Ok(None),
             // Well-formed, yet serde_json refuses the whole text: members nested deeper than its recursion
-            // limit (found by cargo-fuzz: such a response got no answer).
-            (true, true) => match serde_json::from_str::<Value>(source.text()) {
+            // limit (found by cargo-fuzz: such a response got no answer); or a member repeated in it.
+            (true, true) => match message::strict_value(source.text()) {
                 Ok(Value::Object(response)) => Ok(Some(response)),
+                Err(message::Unreadable::Repeated(name)) => Err((
+                    format!("an upstream error response with member \"{name}\" more than once"),
+                    "the upstream's error response could not be read one way only",
+                )),
                 _ => Err((
-                    "an upstream error response too deeply nested to read",
+                    "an upstream error response too deeply nested to read".to_string(),
                     "the upstream's error response could not be read",
                 )),
             },
         };
         match error_response {
             Err((what, message)) => {
-                let detail = format!("{what}: {}", excerpt(source.text(), &env));
-                let f = fields(&[("message", json!(message))]);
-                let revision = self.revision_for(pending.revision.as_deref());
-                let a = self.answer(
-                    call,
-                    "upstream-error",
-                    f,
-                    pending.id.clone(),
-                    Some(&pending.method),
-                    revision,
-                    detail,
-                );
-                call.event(a.event);
-                self.deliver(
-                    pending,
-                    Delivery::Rewritten(a.response),
-                    source,
-                    raw_id,
-                    repaired,
-                    call,
-                );
+                self.deliver_unreadable(pending, &what, message, source, raw_id, repaired, call);
                 return;
             }
             Ok(Some(response)) => {
@@ -392,82 +391,144 @@ impl Session {
             Ok(None) => {}
         }
         if pending.method == "initialize" {
-            if let Some(revision) = envelope.result.and_then(message::negotiated_revision) {
-                self.revision = Some(revision);
+            if let Some(revision) = result.protocol_version.as_deref() {
+                self.revision = Some(revision.to_string());
             }
         }
-        if envelope.result.is_some_and(is_error_result) {
-            if let Ok(Value::Object(mut response)) = serde_json::from_str::<Value>(source.text()) {
-                let e = pending.effective.as_deref();
-                let limit =
-                    e.and_then(|e| e.failed_result_bytes)
-                        .unwrap_or(self.options.failed_result_bytes) as usize;
-                let mut found = Vec::new();
-                let default_policy = redact::Policy::default();
-                let redacted = match e {
-                    // Audited rules are found under the whole policy but left in.
-                    Some(e) if e.audits_any() => {
-                        let original = Value::Object(response.clone());
-                        let mut probe = response.clone();
-                        rewrite::redacted_tool_error(
-                            &mut probe,
-                            &pending.id,
-                            &pending.method,
-                            &env,
-                            &e.redaction,
-                            None,
-                            &mut found,
-                        );
-                        let quiet = e.quiet_allowing(policy::audited_values(&original, &found, e));
-                        rewrite::redacted_tool_error(
-                            &mut response,
-                            &pending.id,
-                            &pending.method,
-                            &env,
-                            &quiet,
-                            Some(limit),
-                            &mut Vec::new(),
-                        )
+        let scope = pending
+            .effective
+            .as_deref()
+            .filter(|e| policy::result_scope(&pending.method).is_some_and(|s| e.redacts(s)));
+        if !result.is_error && scope.is_none() {
+            self.deliver(pending, Delivery::Unchanged, source, raw_id, repaired, call);
+            return;
+        }
+        // Read whole, strictly: what is scanned is what the client reads. One that cannot be read one way
+        // only is not passed on unscanned (it was, when too deeply nested to read).
+        let mut response = match message::strict_value(source.text()) {
+            Ok(Value::Object(response)) => response,
+            unreadable => {
+                let what = match unreadable {
+                    Err(message::Unreadable::Repeated(name)) => {
+                        format!("an upstream result with member \"{name}\" more than once")
                     }
-                    Some(e) => rewrite::redacted_tool_error(
-                        &mut response,
+                    _ => "an upstream result too deeply nested to scan".to_string(),
+                };
+                let message = "the upstream's response could not be read one way only";
+                self.deliver_unreadable(pending, &what, message, source, raw_id, repaired, call);
+                return;
+            }
+        };
+        if result.is_error {
+            let e = pending.effective.as_deref();
+            let limit = e
+                .and_then(|e| e.failed_result_bytes)
+                .unwrap_or(self.options.failed_result_bytes) as usize;
+            let mut found = Vec::new();
+            let default_policy = redact::Policy::default();
+            let redacted = match e {
+                // Audited rules are found under the whole policy but left in.
+                Some(e) if e.audits_any() => {
+                    let original = Value::Object(response.clone());
+                    let mut probe = response.clone();
+                    rewrite::redacted_tool_error(
+                        &mut probe,
                         &pending.id,
                         &pending.method,
                         &env,
                         &e.redaction,
-                        Some(limit),
+                        None,
                         &mut found,
-                    ),
-                    None => rewrite::redacted_tool_error(
+                    );
+                    let quiet = e.quiet_allowing(policy::audited_values(&original, &found, e));
+                    rewrite::redacted_tool_error(
                         &mut response,
                         &pending.id,
                         &pending.method,
                         &env,
-                        &default_policy,
+                        &quiet,
                         Some(limit),
-                        &mut found,
-                    ),
-                };
-                if let Some(e) = e {
-                    let decision = policy::decide(
-                        e,
-                        found.iter().map(|f| (f.rule.as_str(), f.category.as_str())),
-                    );
-                    for event in policy::events(&decision, e, &pending.id, &pending.method) {
-                        call.event(event);
-                    }
-                    if decision.blocked.is_some() {
-                        self.deliver_blocked(pending, call);
-                        return;
-                    }
+                        &mut Vec::new(),
+                    )
                 }
-                if let Some((text, mut event)) = redacted {
-                    event.tool = e.and_then(|e| e.tool.clone());
-                    let mut rules: Vec<&str> = found.iter().map(|f| f.rule.as_str()).collect();
-                    rules.sort_unstable();
-                    rules.dedup();
-                    event.rule = (!rules.is_empty()).then(|| rules.join(","));
+                Some(e) => rewrite::redacted_tool_error(
+                    &mut response,
+                    &pending.id,
+                    &pending.method,
+                    &env,
+                    &e.redaction,
+                    Some(limit),
+                    &mut found,
+                ),
+                None => rewrite::redacted_tool_error(
+                    &mut response,
+                    &pending.id,
+                    &pending.method,
+                    &env,
+                    &default_policy,
+                    Some(limit),
+                    &mut found,
+                ),
+            };
+            if let Some(e) = e {
+                let decision = policy::decide(
+                    e,
+                    found.iter().map(|f| (f.rule.as_str(), f.category.as_str())),
+                );
+                for event in policy::events(&decision, e, &pending.id, &pending.method) {
                     call.event(event);
+                }
+                if decision.blocked.is_some() {
+                    self.deliver_blocked(pending, call);
+                    return;
+                }
+            }
+            if let Some((text, mut event)) = redacted {
+                event.tool = e.and_then(|e| e.tool.clone());
+                let mut rules: Vec<&str> = found.iter().map(|f| f.rule.as_str()).collect();
+                rules.sort_unstable();
+                rules.dedup();
+                event.rule = (!rules.is_empty()).then(|| rules.join(","));
+                call.event(event);
+                self.deliver(
+                    pending,
+                    Delivery::Rewritten(text),
+                    source,
+                    raw_id,
+                    repaired,
+                    call,
+                );
+                return;
+            }
+        } else if let Some(e) = scope {
+            // A successful answer in a scope the policy redacts (tool results, resource contents, prompt
+            // messages); untouched when no rule finds anything.
+            if let Some(result) = response.get_mut("result") {
+                let (found, changed) = policy::redact_value(result, e, &env);
+                let decision = policy::decide(
+                    e,
+                    found.iter().map(|f| (f.rule.as_str(), f.category.as_str())),
+                );
+                for event in policy::events(&decision, e, &pending.id, &pending.method) {
+                    call.event(event);
+                }
+                if decision.blocked.is_some() {
+                    self.deliver_blocked(pending, call);
+                    return;
+                }
+                if changed {
+                    let mut event = Event::new(EventName::Redacted, "warn")
+                        .id(&pending.id)
+                        .method(&pending.method);
+                    event.detail = Some(format!(
+                        "a successful result, redacted: {}",
+                        decision.redacted.join(", ")
+                    ));
+                    event.tool = e.tool.clone();
+                    event.rule = Some(decision.redacted.join(","));
+                    call.event(event);
+                    response.insert("id".into(), pending.id.clone());
+                    let text = Value::Object(response).to_string();
                     self.deliver(
                         pending,
                         Delivery::Rewritten(text),
@@ -479,54 +540,92 @@ impl Session {
                     return;
                 }
             }
-        } else if let Some(e) = pending
-            .effective
-            .as_deref()
-            .filter(|e| policy::result_scope(&pending.method).is_some_and(|s| e.redacts(s)))
-        {
-            // A successful answer in a scope the policy redacts (tool results, resource contents, prompt
-            // messages); untouched when no rule finds anything.
-            if let Ok(Value::Object(mut response)) = serde_json::from_str::<Value>(source.text()) {
-                if let Some(result) = response.get_mut("result") {
-                    let (found, changed) = policy::redact_value(result, e, &env);
-                    let decision = policy::decide(
-                        e,
-                        found.iter().map(|f| (f.rule.as_str(), f.category.as_str())),
-                    );
-                    for event in policy::events(&decision, e, &pending.id, &pending.method) {
-                        call.event(event);
-                    }
-                    if decision.blocked.is_some() {
-                        self.deliver_blocked(pending, call);
+        }
+        self.deliver(pending, Delivery::Unchanged, source, raw_id, repaired, call);
+    }
+
+    /// A response the guard could not read (one way only): its request answered `upstream-error` instead.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn deliver_unreadable(
+        &mut self,
+        pending: Pending,
+        what: &str,
+        message: &str,
+        source: Source<'_>,
+        raw_id: &RawValue,
+        repaired: bool,
+        call: &mut Call,
+    ) {
+        let env = crate::environment();
+        let detail = format!("{what}: {}", excerpt(source.text(), &env));
+        let f = fields(&[("message", json!(message))]);
+        let revision = self.revision_for(pending.revision.as_deref());
+        let a = self.answer(
+            call,
+            "upstream-error",
+            f,
+            pending.id.clone(),
+            Some(&pending.method),
+            revision,
+            detail,
+        );
+        call.event(a.event);
+        self.deliver(
+            pending,
+            Delivery::Rewritten(a.response),
+            source,
+            raw_id,
+            repaired,
+            call,
+        );
+    }
+
+    /// The upstream's own request or notification, valid JSON-RPC with its params read once.
+    pub(super) fn upstream_call(
+        &mut self,
+        checked: &message::Call<'_>,
+        params: &message::CallParams<'_>,
+        source: Source<'_>,
+        repaired: bool,
+        call: &mut Call,
+    ) {
+        match checked.id {
+            Some(id) => {
+                let key = message::id_key(id);
+                if !self.tables.server_requests.contains_key(&key)
+                    && self.tables.server_requests.len() >= SERVER_REQUEST_WINDOW
+                {
+                    self.forget_oldest_server_request(call);
+                }
+                self.tables.add_server_request(key);
+            }
+            None if checked.method == "notifications/progress" => {
+                if let Some(raw_token) = params.get("progressToken") {
+                    let token = message::id_key(raw_token);
+                    if !self.tables.progress.contains_key(&token)
+                        && self.tables.finished_tokens.contains(&token)
+                    {
+                        let detail = "progress for a request no longer in flight (answered, timed out or cancelled)";
+                        call.event(
+                            Event::new(EventName::Dropped, "debug")
+                                .method("notifications/progress")
+                                .detail(detail),
+                        );
                         return;
                     }
-                    if changed {
-                        let mut event = Event::new(EventName::Redacted, "warn")
-                            .id(&pending.id)
-                            .method(&pending.method);
-                        event.detail = Some(format!(
-                            "a successful result, redacted: {}",
-                            decision.redacted.join(", ")
-                        ));
-                        event.tool = e.tool.clone();
-                        event.rule = Some(decision.redacted.join(","));
-                        call.event(event);
-                        response.insert("id".into(), pending.id.clone());
-                        let text = Value::Object(response).to_string();
-                        self.deliver(
-                            pending,
-                            Delivery::Rewritten(text),
-                            source,
-                            raw_id,
-                            repaired,
-                            call,
-                        );
+                    self.progress_made(&token, call.ctx.unix_millis);
+                    // Progress of a request that came on a stream goes there, with the client's token.
+                    if let Some((stream, renamed)) =
+                        self.progress_for_stream(&token, raw_token, source)
+                    {
+                        call.send_to_client(Some(stream), renamed);
                         return;
                     }
                 }
             }
+            None => {}
         }
-        self.deliver(pending, Delivery::Unchanged, source, raw_id, repaired, call);
+        self.pass(source, self.own_stream(), repaired, call);
     }
 
     /// An error response with a null id (the upstream could not read some request): sanitized and passed on,
@@ -664,13 +763,12 @@ impl Session {
     pub(super) fn progress_for_stream(
         &self,
         token: &str,
-        envelope: &Envelope<'_>,
+        raw: &RawValue,
         source: Source<'_>,
     ) -> Option<(u64, String)> {
         let key = self.tables.token_key(token)?;
         let origin = self.tables.request(key)?.origin.as_ref()?;
         let (client_token, _) = origin.token.as_ref()?;
-        let raw = streams::raw_param(envelope.params, "progressToken")?;
         Some((
             origin.stream,
             streams::splice(source.text().trim(), &mut [(raw, client_token.clone())]),

@@ -60,6 +60,41 @@ pub(super) fn guard_cases() -> Value {
             {"client": r#"{"jsonrpc":"2.0","id":1.0,"method":"ping"}"#},
             {"client": r#"{"jsonrpc":"2.0","id":"1","method":"ping"}"#}]),
         ),
+        // MCP ids are strings or integers: a fractional one is answered at once with a null id, from either
+        // side (the Python SDK cannot carry one: its proxy left it unanswered); integers however spelled pass.
+        g(
+            "client/fractional-id-refused-integer-spellings-pass",
+            &canonical,
+            json!([
+            {"client": r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":2.0,"method":"ping"}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","id":0.5,"method":"roots/list"}"#}]),
+        ),
+        // A member repeated where the guard reads (the servers' readers keep the last, so the guard would judge
+        // one copy while the server ran the other): refused, never read one way of two, on both sides.
+        g(
+            "client/repeated-members-where-the-guard-reads-refused",
+            &json!({"dialect": "canonical", "timeout_ms": 30_000, "upstream": "stdio:server",
+                "policy": "[redaction]\nscopes = [\"errors\", \"requests\"]\n[[tool]]\nmatch = \"shell\"\nactions = { credential = \"block\" }\n"}),
+            json!([
+            {"client": r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_file","arguments":{},"name":"shell"}}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"q","arguments":{"a":"ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"},"arguments":{}}}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"q","arguments":{"a":"x","\u0061":"ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}}}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"q","_meta":{"progressToken":"a","progressToken":"b"}}}"#},
+            {"client": r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"requestId":2}}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":5}}"#}]),
+        ),
+        g(
+            "upstream/repeated-members-where-the-guard-reads-refused",
+            &canonical,
+            json!([
+            {"client": REQUEST_1},
+            {"upstream": r#"{"jsonrpc":"2.0","id":1,"result":{"isError":false,"content":[{"type":"text","text":"token ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}],"isError":true}}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"q"}}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32010,"message":"a","message":"b"}}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1,"progressToken":2}}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","id":"s","method":"elicitation/create","params":{"message":"a","message":"b"}}"#}]),
+        ),
         // Found by cargo-fuzz (guard): ids were keyed by their spelling, so a second request with an id in flight
         // written with escapes was forwarded, and an answer re-escaping the id was dropped as a stray.
         // Found by cargo-fuzz (guard): the answer to a request the upstream made before it failed was still
@@ -118,7 +153,7 @@ pub(super) fn guard_cases() -> Value {
             {"client": r#"{"jsonrpc":"2.0","id":1E2,"method":"ping"}"#},
             {"client": r#"{"jsonrpc":"2.0","id":100.0,"method":"ping"}"#},
             {"upstream": r#"{"jsonrpc":"2.0","id":100,"result":{}}"#},
-            {"client": r#"{"jsonrpc":"2.0","id":15e-1,"method":"ping"}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":15E1,"method":"ping"}"#},
             {"upstream_failed": {"exited": 1}}]),
         ),
         g(
