@@ -65,7 +65,8 @@ impl Session {
     /// (streams.rs); from the first such line on, every step toward the client names its stream.
     pub fn client_line_on(&mut self, stream: u64, line: &[u8], ctx: CallContext) -> Outcome {
         let _env = self.scope();
-        self.streams.get_or_insert_with(streams::Streams::default);
+        self.streams
+            .get_or_insert_with(|| streams::Streams::new(ctx.entropy));
         self.client_line_from(Some(stream), line, ctx)
     }
 
@@ -501,19 +502,22 @@ impl Session {
             let renamed = (!parts.is_empty()).then(|| streams::splice(text, &mut parts));
             return Verdict::Await(key, pending, renamed);
         };
-        // Renamed for the upstream: ids (and progress tokens) of the session's own, unique across streams.
-        let Some(numbers) = self.streams.as_mut() else {
-            return Verdict::Await(key, pending, None);
-        };
-        let upstream_id = numbers.allocate();
+        // Renamed for the upstream: ids (and progress tokens) of the session's own, unguessable, unique.
+        let upstream_id = self.fresh_name(call.ctx.entropy, |t, key| {
+            t.pending.contains_key(key) || t.batch_members.contains_key(key)
+        });
         let raw_token = params.meta("progressToken");
-        let token = raw_token.map(|raw| (raw.get().to_string(), numbers.allocate()));
-        parts.push((raw_id, upstream_id.to_string()));
+        let token = raw_token.map(|raw| {
+            let upstream = self.fresh_name(call.ctx.entropy, |t, key| t.progress.contains_key(key));
+            (raw.get().to_string(), upstream)
+        });
+        parts.push((raw_id, json_string(&upstream_id)));
         if let (Some(raw), Some((_, upstream_token))) = (raw_token, &token) {
-            parts.push((raw, upstream_token.to_string()));
-            pending.progress_token = Some(upstream_token.to_string());
+            parts.push((raw, json_string(upstream_token)));
+            pending.progress_token = Some(json_string(upstream_token));
         }
         let renamed = streams::splice(text, &mut parts);
+        let upstream_key = json_string(&upstream_id);
         pending.origin = Some(Origin {
             stream,
             alias: streams::alias(stream, &key),
@@ -521,7 +525,25 @@ impl Session {
             upstream_id,
             token,
         });
-        Verdict::Await(upstream_id.to_string(), pending, Some(renamed))
+        Verdict::Await(upstream_key, pending, Some(renamed))
+    }
+
+    /// A name for the upstream (an id, a token) that `taken` says nothing in flight has: drawn from the
+    /// streams' state (`Streams::draw`), again in the (2^-128) case it is taken.
+    pub(super) fn fresh_name(
+        &mut self,
+        entropy: u64,
+        taken: impl Fn(&pending::Tables, &str) -> bool,
+    ) -> String {
+        let streams = self
+            .streams
+            .get_or_insert_with(|| streams::Streams::new(entropy));
+        loop {
+            let name = streams.draw(entropy);
+            if !taken(&self.tables, &json_string(&name)) {
+                return name;
+            }
+        }
     }
 
     /// Whether a request id (its key) is in flight: from the moment it is forwarded until its answer reaches
@@ -636,7 +658,7 @@ impl Session {
             .tables
             .request(&key)
             .and_then(|p| p.origin.as_ref())
-            .map(|o| o.upstream_id)
+            .map(|o| json_string(&o.upstream_id))
         else {
             return Verdict::Drop(
                 Event::new(EventName::Dropped, "debug")
@@ -652,7 +674,7 @@ impl Session {
                 call.event(event.detail("cancelled by the client: no response is owed"));
             }
         }
-        Verdict::ForwardText(streams::splice(text, &mut [(raw, upstream_id.to_string())]))
+        Verdict::ForwardText(streams::splice(text, &mut [(raw, upstream_id)]))
     }
 
     /// Makes room for one more of the upstream's requests: the oldest the client has not answered is

@@ -78,6 +78,11 @@ pub struct Options {
     /// The environment whose secret-looking values this session redacts (by name, as `set_environment`
     /// keeps them); `None`: the one `set_environment` configured.
     pub environment: Option<Vec<(String, String)>>,
+    /// The client streams belong to different clients (an HTTP front's shared stateless child), not to one
+    /// (a legacy session): what the upstream sends reaches a stream only when it names an id or a progress
+    /// token that stream owns. A request it raises is answered with an error at once, a notification that
+    /// answers no request is dropped: nothing goes to a stream that did not cause it (`upstream.rs`).
+    pub many_clients: bool,
 }
 
 impl Options {
@@ -92,6 +97,7 @@ impl Options {
             policy: None,
             policy_env: Vec::new(),
             environment: None,
+            many_clients: false,
         }
     }
 }
@@ -421,6 +427,11 @@ impl ResultMembers {
                 .and_then(message::string_value),
         }
     }
+}
+
+/// `text` as a JSON string (the session's own names are hex digits: nothing to escape).
+fn json_string(text: &str) -> String {
+    format!("\"{text}\"")
 }
 
 fn join_batch(slots: Vec<Option<String>>) -> String {

@@ -1450,43 +1450,51 @@ fn to_streams(o: &Outcome) -> Vec<(Option<u64>, String)> {
         .collect()
 }
 
+/// The id and progress token (raw JSON) the upstream was given in the one line `o` sent it.
+fn renamed(o: &Outcome) -> (String, String) {
+    let sent = lines(o, Peer::Upstream);
+    assert_eq!(sent.len(), 1, "{:?}", o.steps);
+    let v: Value = serde_json::from_str(&sent[0]).unwrap();
+    (
+        v["id"].to_string(),
+        v["params"]["_meta"]["progressToken"].to_string(),
+    )
+}
+
 #[test]
 fn requests_on_streams_are_renamed_upstream_and_answered_on_their_stream_with_their_own_id() {
     let mut s = canonical();
     // Two clients use the same id and the same progress token.
-    let a = on(
-        &mut s,
-        1,
-        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p"}}}"#,
-    );
-    let b = on(
-        &mut s,
-        2,
-        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p"}}}"#,
-    );
-    let (ua, ub) = (lines(&a, Peer::Upstream), lines(&b, Peer::Upstream));
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p"}}}"#;
+    let a = on(&mut s, 1, call);
+    let b = on(&mut s, 2, call);
+    let ((id_a, token_a), (id_b, token_b)) = (renamed(&a), renamed(&b));
+    // Names of the session's own: 128-bit strings, all four different; the rest of the line byte for byte.
+    for name in [&id_a, &token_a, &id_b, &token_b] {
+        assert!(name.len() == 34 && name.starts_with('"'), "{name}");
+    }
+    let mut all = vec![&id_a, &token_a, &id_b, &token_b];
+    all.sort();
+    all.dedup();
+    assert_eq!(all.len(), 4);
     assert_eq!(
-        ua,
-        [
-            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":2}}}"#
-        ]
-    );
-    assert_eq!(
-        ub,
-        [
-            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":4}}}"#
-        ]
+        lines(&b, Peer::Upstream),
+        [format!(
+            r#"{{"jsonrpc":"2.0","id":{id_b},"method":"tools/call","params":{{"name":"slow","_meta":{{"progressToken":{token_b}}}}}}}"#
+        )]
     );
     assert_eq!(b.pending, 2);
     // Progress for the second goes to stream 2 with its client's token; its answer too, with its id.
     let o = upstream(
         &mut s,
-        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":4,"progress":1}}"#,
+        &format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{token_b},"progress":1}}}}"#
+        ),
     );
     assert_eq!(to_streams(&o), [(Some(2), r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#.to_string())]);
     let o = upstream(
         &mut s,
-        r#"{"jsonrpc":"2.0","id":3,"result":{"content":[]}}"#,
+        &format!(r#"{{"jsonrpc":"2.0","id":{id_b},"result":{{"content":[]}}}}"#),
     );
     assert_eq!(
         to_streams(&o),
@@ -1506,36 +1514,78 @@ fn requests_on_streams_are_renamed_upstream_and_answered_on_their_stream_with_th
     assert_eq!(to_streams(&o)[0].0, Some(1));
     assert!(to_streams(&o)[0].1.contains("duplicate-id"));
     let o = on(&mut s, 2, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+    let (id, _) = renamed(&o);
     assert_eq!(
         lines(&o, Peer::Upstream),
-        [r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#]
+        [format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#)]
     );
+    // The first stream's request is still its own: progress and answer under its names reach only it.
+    let o = upstream(
+        &mut s,
+        &format!(r#"{{"jsonrpc":"2.0","id":{id_a},"result":{{}}}}"#),
+    );
+    assert_eq!(
+        to_streams(&o),
+        [(
+            Some(1),
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#.to_string()
+        )]
+    );
+}
+
+/// The names the session gives the upstream are drawn from the callers' entropy: two sessions given
+/// different entropy name the same requests differently, and none of a session's names is a small number
+/// (a counter's, which any client could guess).
+#[test]
+fn the_names_streams_get_upstream_are_unguessable() {
+    let names = |entropy: u64| -> Vec<String> {
+        let mut s = canonical();
+        (0..3)
+            .flat_map(|i| {
+                let o = s.client_line_on(
+                    1,
+                    format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"x","params":{{"_meta":{{"progressToken":{i}}}}}}}"#).as_bytes(),
+                    CallContext { unix_millis: T0, entropy: entropy + i },
+                );
+                let (id, token) = renamed(&o);
+                [id, token]
+            })
+            .collect()
+    };
+    let (a, b) = (names(1), names(2));
+    assert!(a.iter().all(|n| !b.contains(n)), "{a:?} {b:?}");
+    assert_eq!(
+        a,
+        names(1),
+        "the same entropy draws the same names (vectors replay them)"
+    );
+    assert!(a.iter().all(|n| n.parse::<u64>().is_err()));
 }
 
 #[test]
 fn a_closed_stream_cancels_its_requests_and_is_owed_nothing() {
     let mut s = canonical();
-    on(
-        &mut s,
-        1,
-        r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"slow"}}"#,
-    );
-    on(
-        &mut s,
-        2,
-        r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"slow"}}"#,
-    );
+    let call = r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"slow"}}"#;
+    let (first, _) = renamed(&on(&mut s, 1, call));
+    let (second, _) = renamed(&on(&mut s, 2, call));
     let o = s.stream_closed(1, ctx(T0));
     assert_eq!(
         lines(&o, Peer::Upstream),
-        [
-            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"the client's stream closed (jsonrpc-errors guard)"}}"#
-        ]
+        [format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{first},"reason":"the client's stream closed (jsonrpc-errors guard)"}}}}"#
+        )]
     );
     assert_eq!(o.pending, 1);
     // A late answer to it is dropped; the other stream's request is still answered, on its stream.
-    assert!(to_streams(&upstream(&mut s, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#)).is_empty());
-    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
+    assert!(to_streams(&upstream(
+        &mut s,
+        &format!(r#"{{"jsonrpc":"2.0","id":{first},"result":{{}}}}"#)
+    ))
+    .is_empty());
+    let o = upstream(
+        &mut s,
+        &format!(r#"{{"jsonrpc":"2.0","id":{second},"result":{{}}}}"#),
+    );
     assert_eq!(
         to_streams(&o),
         [(
@@ -1544,11 +1594,11 @@ fn a_closed_stream_cancels_its_requests_and_is_owed_nothing() {
         )]
     );
     // A client's own cancellation names its id: renamed for the upstream.
-    on(
+    let (third, _) = renamed(&on(
         &mut s,
         3,
         r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{}}"#,
-    );
+    ));
     let o = on(
         &mut s,
         3,
@@ -1556,9 +1606,9 @@ fn a_closed_stream_cancels_its_requests_and_is_owed_nothing() {
     );
     assert_eq!(
         lines(&o, Peer::Upstream),
-        [
-            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"user"}}"#
-        ]
+        [format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{third},"reason":"user"}}}}"#
+        )]
     );
     assert_eq!(o.pending, 0);
 }
@@ -1566,16 +1616,9 @@ fn a_closed_stream_cancels_its_requests_and_is_owed_nothing() {
 #[test]
 fn failures_and_timeouts_answer_each_request_on_its_stream() {
     let mut s = canonical();
-    on(
-        &mut s,
-        7,
-        r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{}}"#,
-    );
-    on(
-        &mut s,
-        8,
-        r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{}}"#,
-    );
+    let call = r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{}}"#;
+    let (first, _) = renamed(&on(&mut s, 7, call));
+    let (second, _) = renamed(&on(&mut s, 8, call));
     let o = s.expire(ctx(T0 + 30_000));
     let answered: Vec<(Option<u64>, Value)> = to_streams(&o)
         .into_iter()
@@ -1583,9 +1626,10 @@ fn failures_and_timeouts_answer_each_request_on_its_stream() {
         .collect();
     assert_eq!(answered, [(Some(7), json!("a")), (Some(8), json!("a"))]);
     // Cancelled upstream under the ids the upstream knows them by.
-    assert!(lines(&o, Peer::Upstream)
-        .iter()
-        .all(|l| l.contains(r#""requestId":1"#) || l.contains(r#""requestId":2"#)));
+    let cancels = lines(&o, Peer::Upstream);
+    assert_eq!(cancels.len(), 2);
+    assert!(cancels[0].contains(&format!(r#""requestId":{first}"#)));
+    assert!(cancels[1].contains(&format!(r#""requestId":{second}"#)));
     on(&mut s, 9, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
     let o = s.upstream_failed(Failure::Exited(1), ctx(T0));
     assert_eq!(to_streams(&o)[0].0, Some(9));
@@ -2034,11 +2078,19 @@ proptest::proptest! {
             }
             proptest::prop_assert_eq!(o.pending, 0);
         } else {
-            send(&mut s, &tool_call(1, "read_file"));
+            // The answer names the request as the upstream knows it (renamed on a stream).
+            let forwarded = send(&mut s, &tool_call(1, "read_file"));
+            let line = match (streams, lines(&forwarded, Peer::Upstream).first()) {
+                (true, Some(sent)) => {
+                    let id = serde_json::from_str::<Value>(sent).unwrap()["id"].to_string();
+                    line.replace("\"id\":1", &format!("\"id\":{id}"))
+                }
+                _ => line,
+            };
             let o = s.upstream_line(line.as_bytes(), ctx(T0 + 5));
             let to_client = lines(&o, Peer::Client);
             proptest::prop_assert!(!to_client.iter().any(|l| l == "<forward>" || l.contains("ghp_")), "{} passed on: {:?}", line, o.steps);
-            if line.contains("\"id\":1") {
+            if r.line.contains("\"id\":1") {
                 proptest::prop_assert_eq!(to_client.len(), 1, "{}", line);
                 let a: Value = serde_json::from_str(&to_client[0]).unwrap();
                 proptest::prop_assert_eq!(&a["error"]["code"], &json!(-32019), "{}", line);
@@ -2125,4 +2177,386 @@ fn what_cannot_be_scanned_fails_closed() {
         &format!(r#"{{"jsonrpc":"2.0","id":3,"result":{{"content":{deep}}}}}"#),
     );
     assert_eq!(lines(&o, Peer::Client), ["<forward>"]);
+}
+
+// ───────────────────────────── isolation between the streams of many clients ─────────────────────────────
+
+fn many_clients(timeout: Option<u64>) -> Session {
+    let mut o = Options::new("canonical", "stdio:server");
+    o.timeout_millis = timeout;
+    o.many_clients = true;
+    Session::new(o)
+}
+
+/// On a session whose streams are different clients' (the HTTP front's shared child), a request the upstream
+/// raises reaches no client and is answered at once; no client can answer it; notifications that answer no
+/// request reach no one; progress reaches only the stream whose token it names. A session of one client's
+/// streams (a legacy session) keeps relaying them to its own stream, where its client answers them.
+#[test]
+fn the_upstreams_requests_and_notifications_reach_no_stranger() {
+    let mut s = many_clients(Some(30_000));
+    let a = on(
+        &mut s,
+        1,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"book","_meta":{"progressToken":"p"}}}"#,
+    );
+    let (_, token) = renamed(&a);
+    // The server asks client A's question (an elicitation raised while serving A's call).
+    let o = upstream(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"Pay 500 EUR?","requestedSchema":{"type":"object","properties":{}}}}"#,
+    );
+    assert!(to_streams(&o).is_empty(), "{:?}", o.steps);
+    let told: Value = serde_json::from_str(&lines(&o, Peer::Upstream)[0]).unwrap();
+    assert_eq!(
+        (told["id"].clone(), told["error"]["code"].clone()),
+        (json!("e1"), json!(-32601))
+    );
+    // Client B answers "accept" to it: nothing reaches the server.
+    let o = on(
+        &mut s,
+        2,
+        r#"{"jsonrpc":"2.0","id":"e1","result":{"action":"accept","content":{}}}"#,
+    );
+    assert!(lines(&o, Peer::Upstream).is_empty(), "{:?}", o.steps);
+    // Notifications: the log and list changes reach no stream; progress only its own.
+    for line in [
+        r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"A booked flight LH123"}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#,
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#,
+    ] {
+        let o = upstream(&mut s, line);
+        assert!(to_streams(&o).is_empty(), "{line}: {:?}", o.steps);
+        assert!(
+            events(&o).iter().any(|e| e.event == EventName::Dropped),
+            "{line}"
+        );
+    }
+    let o = upstream(
+        &mut s,
+        &format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{token},"progress":1}}}}"#
+        ),
+    );
+    assert_eq!(to_streams(&o)[0].0, Some(1));
+
+    // One client's streams (a legacy session): its own stream gets the question, and answers it.
+    let mut s = canonical();
+    on(
+        &mut s,
+        1,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"book"}}"#,
+    );
+    let o = upstream(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{}}"#,
+    );
+    assert_eq!(to_streams(&o), [(Some(0), "<forward>".to_string())]);
+    let o = on(
+        &mut s,
+        2,
+        r#"{"jsonrpc":"2.0","id":"e1","result":{"action":"decline"}}"#,
+    );
+    assert_eq!(lines(&o, Peer::Upstream), ["<forward>"]);
+}
+
+/// One step of a hostile session (see `nothing_crosses_streams_and_every_request_is_answered_once`).
+#[derive(Debug, Clone)]
+enum Move {
+    /// Stream `s` sends a request with id `id` (of a small set: ids collide across streams), with a progress
+    /// token from a small set or none.
+    Request {
+        stream: u64,
+        id: usize,
+        token: Option<usize>,
+    },
+    /// Stream `s` cancels its request `id`.
+    Cancel {
+        stream: u64,
+        id: usize,
+    },
+    /// Stream `s` goes away.
+    Close {
+        stream: u64,
+    },
+    /// A client answers a request the upstream raised (any stream, any id it could guess).
+    ClientAnswer {
+        stream: u64,
+        guess: usize,
+    },
+    /// The upstream answers the `n`th name it was given (live, finished or cancelled alike).
+    Answer {
+        n: usize,
+    },
+    /// The upstream answers a name it guesses.
+    AnswerGuess {
+        guess: usize,
+    },
+    /// Progress under the `n`th token it was given, or under a guess.
+    Progress {
+        n: usize,
+    },
+    ProgressGuess {
+        guess: usize,
+    },
+    /// A request of its own, a notification, an error without an id.
+    Ask {
+        guess: usize,
+    },
+    Notify,
+    Stray,
+}
+
+const CLIENT_IDS: [&str; 4] = ["1", "2", r#""a""#, "1.0"];
+const CLIENT_TOKENS: [&str; 2] = [r#""p""#, "7"];
+const GUESSES: [&str; 8] = [
+    "1",
+    "2",
+    "3",
+    r#""1""#,
+    r#""a""#,
+    r#""p""#,
+    "7",
+    r#""00000000000000000000000000000001""#,
+];
+
+fn a_move() -> impl proptest::strategy::Strategy<Value = Move> {
+    use proptest::prelude::*;
+    let stream = 1u64..4;
+    prop_oneof![
+        4 => (stream.clone(), 0..CLIENT_IDS.len(), proptest::option::of(0..CLIENT_TOKENS.len()))
+            .prop_map(|(stream, id, token)| Move::Request { stream, id, token }),
+        1 => (stream.clone(), 0..CLIENT_IDS.len()).prop_map(|(stream, id)| Move::Cancel { stream, id }),
+        1 => stream.clone().prop_map(|stream| Move::Close { stream }),
+        1 => (stream, 0..GUESSES.len()).prop_map(|(stream, guess)| Move::ClientAnswer { stream, guess }),
+        4 => (0usize..16).prop_map(|n| Move::Answer { n }),
+        1 => (0..GUESSES.len()).prop_map(|guess| Move::AnswerGuess { guess }),
+        2 => (0usize..16).prop_map(|n| Move::Progress { n }),
+        1 => (0..GUESSES.len()).prop_map(|guess| Move::ProgressGuess { guess }),
+        1 => (0..GUESSES.len()).prop_map(|guess| Move::Ask { guess }),
+        1 => Just(Move::Notify),
+        1 => Just(Move::Stray),
+    ]
+}
+
+/// A request a stream made, as the model knows it.
+struct Made {
+    stream: u64,
+    /// The client's id and token, as it wrote them (JSON).
+    id: Value,
+    token: Option<Value>,
+    /// What the upstream was given for them (JSON text).
+    upstream_id: String,
+    upstream_token: Option<String>,
+    /// Answered (once), or owed nothing (cancelled, its stream closed).
+    answered: bool,
+    settled: bool,
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 1024, ..Default::default() })]
+
+    /// Several clients' streams on one upstream, in any interleaving, with colliding ids and tokens, against
+    /// an upstream that answers names it was given (live, finished, cancelled), names it guesses, sends
+    /// progress under given and guessed tokens, raises requests and notifications: every line a stream gets
+    /// is an answer to one of its own requests in flight (carrying what the upstream wrote for that
+    /// request's name, never another's) or progress under its own token; every request is answered exactly
+    /// once (the last upstream failure answers what is left), unless its client cancelled it or left; on a
+    /// session of many clients nothing reaches the session's own stream, nothing a client answers reaches
+    /// the upstream, and every request the upstream raises is answered at once.
+    #[test]
+    fn nothing_crosses_streams_and_every_request_is_answered_once(
+        moves in proptest::collection::vec(a_move(), 1..60),
+        many: bool,
+        seed: u64,
+    ) {
+        let mut s = if many { many_clients(None) } else { session("canonical", None, BatchPolicy::Reject) };
+        let mut made: Vec<Made> = Vec::new();
+        let mut closed: Vec<u64> = Vec::new();
+        for (step, m) in moves.iter().enumerate() {
+            let at = CallContext { unix_millis: T0, entropy: seed.wrapping_add(step as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) };
+            let (o, input) = match m.clone() {
+                // A shell numbers its streams afresh: a closed one is never used again.
+                Move::Request { stream, .. } | Move::Cancel { stream, .. } | Move::ClientAnswer { stream, .. }
+                    if closed.contains(&stream) => continue,
+                Move::Request { stream, id, token } => {
+                    let meta = token.map_or(String::new(), |t| format!(r#","params":{{"_meta":{{"progressToken":{}}}}}"#, CLIENT_TOKENS[t]));
+                    let line = format!(r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call"{meta}}}"#, CLIENT_IDS[id]);
+                    let o = s.client_line_on(stream, line.as_bytes(), at);
+                    if let Some(sent) = lines(&o, Peer::Upstream).first() {
+                        let v: Value = serde_json::from_str(sent).unwrap();
+                        made.push(Made {
+                            stream,
+                            id: serde_json::from_str(CLIENT_IDS[id]).unwrap(),
+                            token: token.map(|t| serde_json::from_str(CLIENT_TOKENS[t]).unwrap()),
+                            upstream_id: v["id"].to_string(),
+                            upstream_token: token.map(|_| v["params"]["_meta"]["progressToken"].to_string()),
+                            answered: false,
+                            settled: false,
+                        });
+                    } else {
+                        // Refused at once (its id in flight on its stream): the answer is its own.
+                        let answers = to_streams(&o);
+                        proptest::prop_assert_eq!(answers.len(), 1, "{:?}", o.steps);
+                        proptest::prop_assert!(answers[0].0 == Some(stream) && answers[0].1.contains("duplicate-id"));
+                        continue;
+                    }
+                    (o, line)
+                }
+                Move::Cancel { stream, id } => {
+                    let line = format!(r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{}}}}}"#, CLIENT_IDS[id]);
+                    let o = s.client_line_on(stream, line.as_bytes(), at);
+                    let key = message::id_key(&serde_json::from_str::<Box<RawValue>>(CLIENT_IDS[id]).unwrap());
+                    for r in made.iter_mut().filter(|r| r.stream == stream && !r.answered && !r.settled) {
+                        if message::id_key(&serde_json::from_str::<Box<RawValue>>(&r.id.to_string()).unwrap()) == key {
+                            r.settled = true;
+                            // Its cancellation names it upstream by the name the upstream knows.
+                            proptest::prop_assert!(lines(&o, Peer::Upstream).iter().any(|l| l.contains(&r.upstream_id)), "{:?}", o.steps);
+                        }
+                    }
+                    (o, line)
+                }
+                Move::Close { stream } => {
+                    closed.push(stream);
+                    for r in made.iter_mut().filter(|r| r.stream == stream && !r.answered) {
+                        r.settled = true;
+                    }
+                    (s.stream_closed(stream, at), String::new())
+                }
+                Move::ClientAnswer { stream, guess } => {
+                    let line = format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{"action":"accept"}}}}"#, GUESSES[guess]);
+                    let o = s.client_line_on(stream, line.as_bytes(), at);
+                    if many {
+                        proptest::prop_assert!(lines(&o, Peer::Upstream).is_empty(), "a client's answer reached the upstream: {:?}", o.steps);
+                    }
+                    (o, line)
+                }
+                Move::Answer { .. } | Move::Progress { .. } if made.is_empty() => continue,
+                Move::Answer { n } => {
+                    let name = made[n % made.len()].upstream_id.clone();
+                    let line = format!(r#"{{"jsonrpc":"2.0","id":{name},"result":{{"for":{name}}}}}"#);
+                    (s.upstream_line(line.as_bytes(), at), line)
+                }
+                // What the upstream writes under a name it did not learn from the guard is what a client could
+                // make an echoing server write: it reaches no client's stream.
+                Move::AnswerGuess { guess } => {
+                    let line = format!(r#"{{"jsonrpc":"2.0","id":{0},"result":{{"for":{0}}}}}"#, GUESSES[guess]);
+                    let o = s.upstream_line(line.as_bytes(), at);
+                    proptest::prop_assert!(to_streams(&o).iter().all(|(s, _)| s.unwrap_or(0) == 0), "a guessed id reached a stream: {:?}", o.steps);
+                    (o, line)
+                }
+                Move::Progress { n } => {
+                    let Some(token) = made[n % made.len()].upstream_token.clone() else { continue };
+                    let line = format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{token},"progress":1,"message":{token}}}}}"#);
+                    (s.upstream_line(line.as_bytes(), at), line)
+                }
+                Move::ProgressGuess { guess } => {
+                    let line = format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{0},"progress":1,"message":{0}}}}}"#, GUESSES[guess]);
+                    let o = s.upstream_line(line.as_bytes(), at);
+                    proptest::prop_assert!(to_streams(&o).iter().all(|(s, _)| s.unwrap_or(0) == 0), "a guessed token reached a stream: {:?}", o.steps);
+                    (o, line)
+                }
+                Move::Ask { guess } => {
+                    let line = format!(r#"{{"jsonrpc":"2.0","id":{},"method":"elicitation/create","params":{{"message":"?"}}}}"#, GUESSES[guess]);
+                    let o = s.upstream_line(line.as_bytes(), at);
+                    if many {
+                        let told = lines(&o, Peer::Upstream);
+                        proptest::prop_assert_eq!(told.len(), 1, "{:?}", o.steps);
+                        proptest::prop_assert!(told[0].contains("-32601"));
+                    }
+                    (o, line)
+                }
+                Move::Notify => {
+                    let line = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}"#.to_string();
+                    (s.upstream_line(line.as_bytes(), at), line)
+                }
+                Move::Stray => {
+                    let line = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#.to_string();
+                    (s.upstream_line(line.as_bytes(), at), line)
+                }
+            };
+            check_deliveries(&o, &input, &mut made, many)?;
+        }
+        let o = s.upstream_failed(Failure::Exited(1), CallContext { unix_millis: T0, entropy: seed });
+        check_deliveries(&o, "", &mut made, many)?;
+        for r in &made {
+            proptest::prop_assert!(r.answered || r.settled, "stream {} request {} never answered", r.stream, r.id);
+        }
+    }
+}
+
+/// Checks every line `o` sends toward the clients against the model (`input`: the line a forward step
+/// passes on), marking the requests it answers.
+fn check_deliveries(
+    o: &Outcome,
+    input: &str,
+    made: &mut [Made],
+    many: bool,
+) -> Result<(), proptest::test_runner::TestCaseError> {
+    for (stream, line) in to_streams(o) {
+        let line = if line == "<forward>" {
+            input.to_string()
+        } else {
+            line
+        };
+        let Some(stream) = stream.filter(|&s| s > 0) else {
+            proptest::prop_assert!(
+                !many,
+                "the session's own stream got {} on a session of many clients",
+                line
+            );
+            continue;
+        };
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if v.get("method").and_then(Value::as_str) == Some("notifications/progress") {
+            // Progress carries the upstream token it was sent under in its message: it must be one of this
+            // stream's live requests', and the client's own token in its place.
+            let sent_under = v["params"]["message"].to_string();
+            let owner = made
+                .iter()
+                .find(|r| r.upstream_token.as_deref() == Some(sent_under.as_str()));
+            proptest::prop_assert!(
+                owner.is_some_and(|r| r.stream == stream
+                    && !r.answered
+                    && !r.settled
+                    && r.token.as_ref() == Some(&v["params"]["progressToken"])),
+                "progress {} reached stream {}",
+                line,
+                stream
+            );
+            continue;
+        }
+        // An answer: to a request of this stream in flight with that id, once; the upstream's own answer
+        // carries the name of exactly that request.
+        let id_key =
+            message::id_key(&serde_json::from_str::<Box<RawValue>>(&v["id"].to_string()).unwrap());
+        let Some(r) = made.iter_mut().find(|r| {
+            r.stream == stream
+                && !r.answered
+                && !r.settled
+                && message::id_key(
+                    &serde_json::from_str::<Box<RawValue>>(&r.id.to_string()).unwrap(),
+                ) == id_key
+        }) else {
+            proptest::prop_assert!(
+                false,
+                "stream {} got {}, which answers none of its requests in flight",
+                stream,
+                line
+            );
+            unreachable!()
+        };
+        if let Some(for_name) = v.get("result").and_then(|r| r.get("for")) {
+            proptest::prop_assert_eq!(
+                for_name.to_string(),
+                r.upstream_id.clone(),
+                "an answer meant for another request: {}",
+                line
+            );
+        }
+        r.answered = true;
+    }
+    Ok(())
 }

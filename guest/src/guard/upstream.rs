@@ -590,6 +590,31 @@ impl Session {
         call: &mut Call,
     ) {
         match checked.id {
+            // Its streams belong to different clients, and no stdio server says which request of theirs one
+            // of its requests serves (neither official SDK writes a marker on the wire; MCP's stateless
+            // revision has no way back to a client for it): no client can be asked it, nor answer it (a
+            // stream that could would answer what another client's call raised). Answered at once, so that
+            // the server is never left waiting for it.
+            Some(id) if self.options.many_clients => {
+                let error = crate::error::ErrorObject {
+                    code: -32601,
+                    message: "Method not found".into(),
+                    data: Some(json!({"reason": "no-client",
+                        "details": "the guard serves this server to many clients: no client can be asked a request of the server's"})),
+                };
+                call.send(
+                    Peer::Upstream,
+                    crate::error::error_response(&error, message::value(id)).to_string(),
+                );
+                let detail = "a request of the upstream's that no client can answer (the session serves many clients): answered -32601 at once";
+                call.event(
+                    Event::new(EventName::Dropped, "info")
+                        .id(&message::value(id))
+                        .method(&checked.method)
+                        .detail(detail),
+                );
+                return;
+            }
             Some(id) => {
                 let key = message::id_key(id);
                 if !self.tables.server_requests.contains_key(&key)
@@ -621,9 +646,25 @@ impl Session {
                         call.send_to_client(Some(stream), renamed);
                         return;
                     }
+                    // Progress of a request of the session's own stream (`client_line`).
+                    if self.tables.token_key(&token).is_some() {
+                        self.pass(source, self.own_stream(), repaired, call);
+                        return;
+                    }
                 }
             }
             None => {}
+        }
+        if self.options.many_clients && checked.id.is_none() {
+            // A notification that answers no request in flight (a log line, a list change, progress under
+            // a token nobody owns): no stream caused it, and the others' clients are strangers to it.
+            let detail = "a notification of the upstream's that no client stream owns (the session serves many clients)";
+            call.event(
+                Event::new(EventName::Dropped, "debug")
+                    .method(&checked.method)
+                    .detail(detail),
+            );
+            return;
         }
         self.pass(source, self.own_stream(), repaired, call);
     }
@@ -639,6 +680,14 @@ impl Session {
         let env = crate::environment();
         let parsed = serde_json::from_str::<Value>(source.text());
         match (envelope.error.is_some(), parsed) {
+            // No stream can be told to be its cause: when the streams are many clients', none is told.
+            (true, Ok(Value::Object(_))) if self.options.many_clients => {
+                let detail = format!(
+                    "an upstream error without an id, which no client stream owns (the session serves many clients): {}",
+                    excerpt(source.text(), &env)
+                );
+                call.event(Event::new(EventName::Dropped, "warn").detail(detail));
+            }
             (true, Ok(Value::Object(response))) => {
                 let ctx = call.next_ctx();
                 let a = rewrite::sanitized_error(

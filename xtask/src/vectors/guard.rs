@@ -6,6 +6,23 @@ use serde_json::{json, Value};
 const REQUEST_1: &str =
     r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"query","arguments":{}}}"#;
 
+/// The messages a script's steps send the upstream, in order (each parsed).
+fn sent_upstream(options: &Value, script: Value) -> Vec<Value> {
+    let probe = case(
+        "probe",
+        "guard",
+        json!({"options": options, "ctx": ctx_json(), "script": script}),
+    );
+    probe["expect"]
+        .as_array()
+        .expect("the probe's outcomes")
+        .iter()
+        .flat_map(|outcome| outcome["steps"].as_array().cloned().unwrap_or_default())
+        .filter(|step| step["step"] == "send" && step["to"] == "upstream")
+        .map(|step| serde_json::from_str(step["line"].as_str().unwrap_or("")).unwrap_or_default())
+        .collect()
+}
+
 pub(super) fn guard_cases() -> Value {
     let opts = |dialect: &str, timeout: Option<u64>| json!({"dialect": dialect, "timeout_ms": timeout, "upstream": "stdio:server"});
     let canonical = opts("canonical", Some(30_000));
@@ -404,6 +421,13 @@ fn fidelity_cases(
 ) -> Vec<Value> {
     let mcp = opts("mcp", Some(5_000));
     let canonical = opts("canonical", Some(30_000));
+    // The session names its streams' requests upstream with names drawn from the call's entropy: a script
+    // that answers them learns them by running its first steps (the same steps, the same names).
+    let stream_a = json!({"client_on": [1, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p"}}}"#]});
+    let stream_b = json!({"client_on": [2, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p"}}}"#]});
+    let names = sent_upstream(&canonical, json!([stream_a, stream_b]));
+    let many = json!({"dialect": "canonical", "timeout_ms": 30_000, "upstream": "stdio:server", "many_clients": true});
+    let many_names = sent_upstream(&many, json!([stream_a]));
     let handshake = |revision: &str| {
         let init = format!(
             r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{revision}","capabilities":{{}},"clientInfo":{{"name":"c","version":"1"}}}}}}"#
@@ -553,20 +577,39 @@ fn fidelity_cases(
             "streams/renamed-routed-and-cancelled",
             &canonical,
             json!([
-            {"client_on": [1, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p"}}}"#]},
-            {"client_on": [2, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p"}}}"#]},
-            {"upstream": r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":4,"progress":1}}"#},
-            {"upstream": r#"{"jsonrpc":"2.0","id":3,"result":{"content":[]}}"#},
+            stream_a,
+            stream_b,
+            {"upstream": format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{},"progress":1}}}}"#, names[1]["params"]["_meta"]["progressToken"])},
+            {"upstream": format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{"content":[]}}}}"#, names[1]["id"])},
             {"upstream": r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#},
             {"client_on": [1, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#]},
             {"stream_closed": 1},
+            {"upstream": format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#, names[0]["id"])},
+            // A name the upstream guesses (a counter's, as the session's names once were) reaches no one.
             {"upstream": r#"{"jsonrpc":"2.0","id":1,"result":{}}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":2,"progress":1}}"#},
             {"client_on": [3, r#"{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"q"}}"#]},
             {"client_on": [3, r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c","reason":"user"}}"#]},
             {"client_on": [4, r#"{"jsonrpc":"2.0","id":"t","method":"tools/call","params":{"name":"slow"}}"#]},
             {"expire": true, "at": 30_000},
             {"client_on": [5, r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#]},
             {"upstream_failed": {"exited": 1}}]),
+        ),
+        // Streams of many clients (the HTTP front's shared child, `many_clients`): a request the upstream raises
+        // is answered at once and reaches no client, whose answer to it goes nowhere; notifications that answer
+        // no request reach no one; progress reaches only the stream that owns its token.
+        g(
+            "streams/many-clients-nothing-reaches-a-stranger",
+            &many,
+            json!([
+            stream_a,
+            {"upstream": r#"{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"Pay 500 EUR?","requestedSchema":{"type":"object","properties":{}}}}"#},
+            {"client_on": [2, r#"{"jsonrpc":"2.0","id":"e1","result":{"action":"accept","content":{}}}"#]},
+            {"upstream": r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"stream 1 booked LH123"}}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#},
+            {"upstream": format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{},"progress":1}}}}"#, many_names[0]["params"]["_meta"]["progressToken"])},
+            {"upstream": r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#},
+            {"upstream": format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#, many_names[0]["id"])}]),
         ),
         g(
             "server-requests/unusable-id-refused-not-relayed",

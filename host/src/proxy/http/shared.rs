@@ -7,6 +7,7 @@
 use super::body::is_final;
 use super::upstream::{Children, Handshake, Upstream};
 use crate::proxy::io::Read;
+use jsonrpc_errors_host::guard::Options;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -92,7 +93,12 @@ impl Shared {
                 tokio::time::sleep(wait).await;
             }
         }
-        let up = match Upstream::start(children) {
+        // Its streams are different clients' (the session's isolation: `many-clients` in wit/world.wit).
+        let options = Options {
+            many_clients: Some(true),
+            ..children.session_options()
+        };
+        let up = match Upstream::start_with(children, options) {
             Ok(up) => up,
             Err(f) => {
                 tracing::error!(event = "guard-failed", detail = %f, "cannot open a guard session for the shared upstream");

@@ -142,9 +142,15 @@ pub struct Gone;
 impl Upstream {
     /// Opens a fresh guard session and starts its relay (and so the child).
     pub fn start(children: &Children) -> Result<Arc<Upstream>, jsonrpc_errors_host::Failure> {
-        let session = children
-            .runtime
-            .guard_session(&children.session_options())?;
+        Self::start_with(children, children.session_options())
+    }
+
+    /// As [`Upstream::start`], the session opening with `options`.
+    pub fn start_with(
+        children: &Children,
+        options: Options,
+    ) -> Result<Arc<Upstream>, jsonrpc_errors_host::Failure> {
+        let session = children.runtime.guard_session(&options)?;
         let (port, inbox) = core::inbox();
         let routes = Arc::new(Mutex::new(Routes::default()));
         let (state_tx, state) = watch::channel(RelayState::Starting);
