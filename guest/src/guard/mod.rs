@@ -191,6 +191,16 @@ enum Verdict {
     Drop(Event),
 }
 
+/// What a policy scope makes of a message of the upstream's own.
+enum Scoped {
+    /// Passed on as it came.
+    Untouched,
+    /// Passed on redacted (the whole message).
+    Rewritten(Value),
+    /// Not passed on (dropped, or refused to the upstream): the events say why.
+    Refused,
+}
+
 /// An upstream answer for a pending request: the line unchanged, or a rewritten one.
 enum Delivery {
     Unchanged,

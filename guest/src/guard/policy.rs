@@ -27,6 +27,65 @@ pub fn result_scope(method: &str) -> Option<Scope> {
     }
 }
 
+/// The scope a message of the upstream's own (a request or notification) is in.
+pub fn message_scope(method: &str) -> Option<Scope> {
+    match method {
+        "notifications/progress" => Some(Scope::Progress),
+        "notifications/message" => Some(Scope::Logging),
+        "elicitation/create" => Some(Scope::Elicitation),
+        "sampling/createMessage" => Some(Scope::Sampling),
+        _ => None,
+    }
+}
+
+/// The texts of a message of the upstream's own, in its `params`, redacted under `effective` (`scope`, from
+/// [`message_scope`]): what was found, and whether anything changed. Only the members that carry text for a
+/// person or a model: an elicitation's schema keeps its shape (a field named `password` keeps its `type`), its
+/// URL (a URL elicitation's link is the flow itself) and ids; a sampling request its model preferences.
+pub fn redact_message(
+    params: &mut Value,
+    scope: Scope,
+    effective: &Effective,
+    env: &Secrets,
+) -> (Vec<JsonFinding>, bool) {
+    let mut texts: Vec<&mut Value> = Vec::new();
+    let Some(members) = params.as_object_mut() else {
+        return (Vec::new(), false);
+    };
+    for (name, value) in members.iter_mut() {
+        match (scope, name.as_str()) {
+            (Scope::Progress, "message")
+            | (Scope::Logging, "data" | "logger")
+            | (Scope::Elicitation, "message")
+            | (Scope::Sampling, "messages" | "systemPrompt") => texts.push(value),
+            (Scope::Elicitation, "requestedSchema") => {
+                let fields = value
+                    .get_mut("properties")
+                    .and_then(Value::as_object_mut)
+                    .into_iter()
+                    .flat_map(|p| p.values_mut())
+                    .filter_map(Value::as_object_mut);
+                for field in fields {
+                    for (k, v) in field.iter_mut() {
+                        if matches!(k.as_str(), "title" | "description" | "default") {
+                            texts.push(v);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    let mut changed = false;
+    for text in texts {
+        let (f, c) = redact_value(text, effective, env);
+        found.extend(f);
+        changed |= c;
+    }
+    (found, changed)
+}
+
 /// What the rules' findings decide under `effective`'s actions.
 pub struct Decision {
     /// The first finding whose action is `block`: its rule.

@@ -2560,3 +2560,155 @@ fn check_deliveries(
     }
     Ok(())
 }
+
+// ───────────────────────────── redaction of what the server sends of its own ─────────────────────────────
+
+/// Secrets written to each provider's published format (not the catalogue's own examples): a GitHub classic
+/// token (`ghp_` and 36 letters and digits), an AWS access key id (`AKIA` and 16 base-32 characters), a
+/// Stripe live secret key (`sk_live_` and 24 letters and digits).
+const GITHUB: &str = "ghp_Zq7Lm2Xc9Vb4Nn6Rt8YwK3pD5sF1hJ0gA7eQ";
+const AWS: &str = "AKIAQ7ZLM2XC4VBN6RTW";
+const STRIPE: &str = "sk_live_Xq2Vb7Nm4Lk9Jh3Gf6Ds1Aa8";
+
+const EVERY_SCOPE: &str = "[redaction]\nscopes = [\"errors\", \"results\", \"resources\", \"prompts\", \"requests\", \"progress\", \"logging\", \"elicitation\", \"sampling\"]\n";
+
+/// With every scope on, nothing the server sends of its own carries a secret to the client: progress
+/// messages, log data, an elicitation's message and form texts, a sampling request's messages and system
+/// prompt (over stdio and on streams). What is not text for a person or a model keeps its shape (a form
+/// field named `password` keeps its `type`, a URL elicitation its link). Without the scopes they pass byte
+/// for byte, as before.
+#[test]
+fn with_every_scope_on_nothing_the_server_sends_carries_a_secret() {
+    let server_messages = [
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"error","logger":"db","data":{{"error":"connect failed","key":"{AWS}","note":"retrying with {STRIPE}"}}}}}}"#
+        ),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{{"message":"Confirm the charge made with {STRIPE}","requestedSchema":{{"type":"object","properties":{{"password":{{"type":"string","title":"Token","default":"{GITHUB}"}}}},"required":["password"]}}}}}}"#
+        ),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{{"messages":[{{"role":"user","content":{{"type":"text","text":"summarise: aws {AWS}"}}}}],"systemPrompt":"You hold {GITHUB}","maxTokens":10}}}}"#
+        ),
+    ];
+    for streams in [false, true] {
+        let mut s = with_policy(EVERY_SCOPE);
+        let send = |s: &mut Session, line: &str| {
+            if streams {
+                on(s, 1, line)
+            } else {
+                client(s, line)
+            }
+        };
+        let sent = send(
+            &mut s,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy","_meta":{"progressToken":"p"}}}"#,
+        );
+        let token = if streams {
+            renamed(&sent).1
+        } else {
+            r#""p""#.to_string()
+        };
+        let progress = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{token},"progress":1,"message":"pushing with {GITHUB}"}}}}"#
+        );
+        for line in server_messages.iter().chain([&progress]) {
+            let o = upstream(&mut s, line);
+            let to_client = lines(&o, Peer::Client);
+            assert_eq!(to_client.len(), 1, "{line}: {:?}", o.steps);
+            let out = &to_client[0];
+            for secret in [GITHUB, AWS, STRIPE] {
+                assert!(!out.contains(secret), "{secret} reached the client: {out}");
+            }
+            assert!(out.contains("[REDACTED"), "{out}");
+            let v: Value = serde_json::from_str(out).unwrap();
+            let sent: Value = serde_json::from_str(line).unwrap();
+            assert_eq!(v["method"], sent["method"]);
+            assert_eq!(v["id"], sent["id"]);
+            if v["method"] == "notifications/progress" {
+                assert_eq!(
+                    v["params"]["progressToken"],
+                    json!("p"),
+                    "the client's own token: {out}"
+                );
+            }
+            if v["method"] == "elicitation/create" {
+                assert_eq!(
+                    v["params"]["requestedSchema"]["properties"]["password"]["type"],
+                    json!("string")
+                );
+                assert_eq!(
+                    v["params"]["requestedSchema"]["required"],
+                    json!(["password"])
+                );
+            }
+            assert!(
+                events(&o).iter().any(|e| e.event == EventName::Redacted),
+                "{:?}",
+                o.steps
+            );
+        }
+        // The client's answer to the (redacted) elicitation still reaches the server.
+        let o = send(
+            &mut s,
+            r#"{"jsonrpc":"2.0","id":"e1","result":{"action":"decline"}}"#,
+        );
+        assert_eq!(lines(&o, Peer::Upstream), ["<forward>"]);
+    }
+    // Without the scopes: byte for byte.
+    let mut s = with_policy("[redaction]\nscopes = [\"errors\", \"results\"]\n");
+    client(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy","_meta":{"progressToken":"p"}}}"#,
+    );
+    for line in &server_messages {
+        assert_eq!(
+            lines(&upstream(&mut s, line), Peer::Client),
+            ["<forward>"],
+            "{line}"
+        );
+    }
+    // A URL elicitation's link is the flow itself: its message is redacted, its URL left as it is.
+    let mut s = with_policy(EVERY_SCOPE);
+    let line = format!(
+        r#"{{"jsonrpc":"2.0","id":"e2","method":"elicitation/create","params":{{"mode":"url","elicitationId":"x","url":"https://auth.example.com/connect?state=abc","message":"Sign in ({GITHUB})"}}}}"#
+    );
+    let v: Value = serde_json::from_str(&lines(&upstream(&mut s, &line), Peer::Client)[0]).unwrap();
+    assert_eq!(
+        v["params"]["url"],
+        json!("https://auth.example.com/connect?state=abc")
+    );
+    assert!(!v.to_string().contains(GITHUB));
+}
+
+/// A `block` action on what a server's own message carries: a notification is dropped, a request refused to
+/// the server (the policy's refusal) and never shown to the client.
+#[test]
+fn a_blocked_server_message_reaches_no_client_and_a_request_is_refused_to_the_server() {
+    let mut s = with_policy(&format!("{EVERY_SCOPE}[actions]\ntoken = \"block\"\n"));
+    let o = upstream(
+        &mut s,
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{{"message":"Paste {STRIPE} here"}}}}"#
+        ),
+    );
+    assert!(lines(&o, Peer::Client).is_empty(), "{:?}", o.steps);
+    let told: Value = serde_json::from_str(&lines(&o, Peer::Upstream)[0]).unwrap();
+    assert_eq!(
+        (told["id"].clone(), told["error"]["code"].clone()),
+        (json!("e1"), json!(-32003))
+    );
+    assert!(events(&o).iter().any(|e| e.event == EventName::Blocked));
+    // Its answer from a client is no answer to anything now.
+    let o = client(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":"e1","result":{"action":"accept"}}"#,
+    );
+    assert!(lines(&o, Peer::Upstream).is_empty());
+    let o = upstream(
+        &mut s,
+        &format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"info","data":"{AWS}"}}}}"#
+        ),
+    );
+    assert!(lines(&o, Peer::Client).is_empty() && lines(&o, Peer::Upstream).is_empty());
+}

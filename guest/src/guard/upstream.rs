@@ -589,13 +589,16 @@ impl Session {
         repaired: bool,
         call: &mut Call,
     ) {
-        match checked.id {
+        let progress = checked.id.is_none() && checked.method == "notifications/progress";
+        let raw_token = params.get("progressToken").filter(|_| progress);
+        let token = raw_token.map(message::id_key);
+        match (checked.id, &token) {
             // Its streams belong to different clients, and no stdio server says which request of theirs one
             // of its requests serves (neither official SDK writes a marker on the wire; MCP's stateless
             // revision has no way back to a client for it): no client can be asked it, nor answer it (a
             // stream that could would answer what another client's call raised). Answered at once, so that
             // the server is never left waiting for it.
-            Some(id) if self.options.many_clients => {
+            (Some(id), _) if self.options.many_clients => {
                 let error = crate::error::ErrorObject {
                     code: -32601,
                     message: "Method not found".into(),
@@ -615,47 +618,25 @@ impl Session {
                 );
                 return;
             }
-            Some(id) => {
-                let key = message::id_key(id);
-                if !self.tables.server_requests.contains_key(&key)
-                    && self.tables.server_requests.len() >= SERVER_REQUEST_WINDOW
-                {
-                    self.forget_oldest_server_request(call);
-                }
-                self.tables.add_server_request(key);
+            (None, Some(token))
+                if !self.tables.progress.contains_key(token)
+                    && self.tables.finished_tokens.contains(token) =>
+            {
+                let detail =
+                    "progress for a request no longer in flight (answered, timed out or cancelled)";
+                call.event(
+                    Event::new(EventName::Dropped, "debug")
+                        .method("notifications/progress")
+                        .detail(detail),
+                );
+                return;
             }
-            None if checked.method == "notifications/progress" => {
-                if let Some(raw_token) = params.get("progressToken") {
-                    let token = message::id_key(raw_token);
-                    if !self.tables.progress.contains_key(&token)
-                        && self.tables.finished_tokens.contains(&token)
-                    {
-                        let detail = "progress for a request no longer in flight (answered, timed out or cancelled)";
-                        call.event(
-                            Event::new(EventName::Dropped, "debug")
-                                .method("notifications/progress")
-                                .detail(detail),
-                        );
-                        return;
-                    }
-                    self.progress_made(&token, call.ctx.unix_millis);
-                    // Progress of a request that came on a stream goes there, with the client's token.
-                    if let Some((stream, renamed)) =
-                        self.progress_for_stream(&token, raw_token, source)
-                    {
-                        call.send_to_client(Some(stream), renamed);
-                        return;
-                    }
-                    // Progress of a request of the session's own stream (`client_line`).
-                    if self.tables.token_key(&token).is_some() {
-                        self.pass(source, self.own_stream(), repaired, call);
-                        return;
-                    }
-                }
-            }
-            None => {}
+            (None, Some(token)) => self.progress_made(token, call.ctx.unix_millis),
+            _ => {}
         }
-        if self.options.many_clients && checked.id.is_none() {
+        // The request in flight a notification belongs to (progress, by its token).
+        let owner = token.and_then(|t| self.tables.token_key(&t).cloned());
+        if self.options.many_clients && checked.id.is_none() && owner.is_none() {
             // A notification that answers no request in flight (a log line, a list change, progress under
             // a token nobody owns): no stream caused it, and the others' clients are strangers to it.
             let detail = "a notification of the upstream's that no client stream owns (the session serves many clients)";
@@ -666,7 +647,154 @@ impl Session {
             );
             return;
         }
-        self.pass(source, self.own_stream(), repaired, call);
+        let rewritten = match self.scoped(checked, owner.as_deref(), source, call) {
+            Scoped::Untouched => None,
+            Scoped::Rewritten(message) => Some(message),
+            Scoped::Refused => return,
+        };
+        if let Some(id) = checked.id {
+            let key = message::id_key(id);
+            if !self.tables.server_requests.contains_key(&key)
+                && self.tables.server_requests.len() >= SERVER_REQUEST_WINDOW
+            {
+                self.forget_oldest_server_request(call);
+            }
+            self.tables.add_server_request(key);
+        }
+        // Progress of a request that came on a stream goes there, with the client's token in place of the one
+        // the upstream was given.
+        if let (Some(raw), Some((stream, client_token))) = (
+            raw_token,
+            owner.as_deref().and_then(|k| self.stream_token(k)),
+        ) {
+            let line = match rewritten {
+                Some(mut message) => {
+                    message["params"]["progressToken"] =
+                        serde_json::from_str(&client_token).unwrap_or(Value::Null);
+                    message.to_string()
+                }
+                None => streams::splice(source.text().trim(), &mut [(raw, client_token)]),
+            };
+            call.send_to_client(Some(stream), line);
+            return;
+        }
+        match rewritten {
+            Some(message) => {
+                let text = message.to_string();
+                self.pass(Source::Text(&text), self.own_stream(), repaired, call);
+            }
+            None => self.pass(source, self.own_stream(), repaired, call),
+        }
+    }
+
+    /// A message of the upstream's own under its policy scope (`policy::message_scope`): its texts redacted,
+    /// or the message refused (a `block` finding, or what cannot be read one way only: not relayed; a request
+    /// is answered to the upstream). `owner`: the request in flight it belongs to, whose policy it falls
+    /// under (its tool's overrides); else the policy's for the message's method.
+    pub(super) fn scoped(
+        &mut self,
+        checked: &message::Call<'_>,
+        owner: Option<&str>,
+        source: Source<'_>,
+        call: &mut Call,
+    ) -> Scoped {
+        let Some(scope) = policy::message_scope(&checked.method) else {
+            return Scoped::Untouched;
+        };
+        let owned = owner
+            .and_then(|k| self.tables.request(k))
+            .and_then(|p| p.effective.as_deref().cloned());
+        let Some(effective) =
+            owned.or_else(|| Some(self.policy.as_mut()?.for_request(&checked.method, None)))
+        else {
+            return Scoped::Untouched;
+        };
+        if !effective.redacts(scope) {
+            return Scoped::Untouched;
+        }
+        let env = crate::environment();
+        let id = checked.id.map(message::value).unwrap_or(Value::Null);
+        let refuse = |session: &mut Session, call: &mut Call, reason: &str, detail: String| {
+            call.event(
+                Event::new(EventName::Dropped, "warn")
+                    .method(&checked.method)
+                    .detail(format!("{detail}: {}", excerpt(source.text(), &env))),
+            );
+            if checked.id.is_some() {
+                let f = fields(&[("tool", json!(checked.method)), ("reason", json!(reason))]);
+                let a = session.answer(
+                    call,
+                    "policy-denied",
+                    f,
+                    id.clone(),
+                    Some(&checked.method),
+                    None,
+                    detail,
+                );
+                call.send(Peer::Upstream, a.response);
+                call.event(a.event);
+            }
+            Scoped::Refused
+        };
+        // Read strictly: what is redacted must be what the client reads.
+        let mut message = match message::strict_value(source.text()) {
+            Ok(message @ Value::Object(_)) => message,
+            _ => {
+                return refuse(
+                    self,
+                    call,
+                    "the guard could not read the message to redact it",
+                    format!(
+                        "an upstream {} the policy's scope could not read one way only",
+                        checked.method
+                    ),
+                )
+            }
+        };
+        let Some(params) = message.get_mut("params") else {
+            return Scoped::Untouched;
+        };
+        let (found, changed) = policy::redact_message(params, scope, &effective, &env);
+        let decision = policy::decide(
+            &effective,
+            found.iter().map(|f| (f.rule.as_str(), f.category.as_str())),
+        );
+        for mut event in policy::events(&decision, &effective, &id, &checked.method) {
+            // A notification has no id to name.
+            event.id = event.id.filter(|_| checked.id.is_some());
+            call.event(event);
+        }
+        if decision.blocked.is_some() {
+            return refuse(
+                self,
+                call,
+                "the message carries what the policy blocks",
+                format!("an upstream {} blocked by the policy", checked.method),
+            );
+        }
+        if !changed {
+            return Scoped::Untouched;
+        }
+        let mut event = Event::new(EventName::Redacted, "warn").method(&checked.method);
+        if checked.id.is_some() {
+            event = event.id(&id);
+        }
+        event.detail = Some(format!(
+            "the upstream's {}, redacted: {}",
+            checked.method,
+            decision.redacted.join(", ")
+        ));
+        event.tool = effective.tool.clone();
+        event.rule = Some(decision.redacted.join(","));
+        call.event(event);
+        Scoped::Rewritten(message)
+    }
+
+    /// The stream a request in flight (its key) came on, and the progress token its client wrote (raw JSON).
+    pub(super) fn stream_token(&self, key: &str) -> Option<(u64, String)> {
+        let origin = self.tables.request(key)?.origin.as_ref()?;
+        let (client_token, _) = origin.token.as_ref()?;
+        Some((origin.stream, client_token.clone()))
     }
 
     /// An error response with a null id (the upstream could not read some request): sanitized and passed on,
@@ -805,23 +933,6 @@ impl Session {
                 call.send_to_client(batch.stream, join_batch(batch.slots));
             }
         }
-    }
-
-    /// A progress notification for a request that came on a client stream: that stream, and the line with
-    /// the client's own token in place of the one the upstream was given.
-    pub(super) fn progress_for_stream(
-        &self,
-        token: &str,
-        raw: &RawValue,
-        source: Source<'_>,
-    ) -> Option<(u64, String)> {
-        let key = self.tables.token_key(token)?;
-        let origin = self.tables.request(key)?.origin.as_ref()?;
-        let (client_token, _) = origin.token.as_ref()?;
-        Some((
-            origin.stream,
-            streams::splice(source.text().trim(), &mut [(raw, client_token.clone())]),
-        ))
     }
 
     /// Progress for a request restarts its wait (the old deadline entry goes stale).
