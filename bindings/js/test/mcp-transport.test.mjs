@@ -657,7 +657,9 @@ describe("a policy file given to the adapter", () => {
       DOTENV.replace("orders:T4k-9vW2-qLm", "[REDACTED:url-credentials]").replace("ghp_Vb7kQ2mZx9LpR4tN8wYc3HdF6sJ1uA5eK0gT", "[REDACTED:github-token]"),
     );
     const redacted = events.find((e) => e.event === "redacted");
-    assert.deepEqual([redacted.rule, redacted.tool], ["url-credentials,github-token", "read_text_file"]);
+    // A tool the upstream did not list is labelled `other` (a metrics label), its name in the detail.
+    assert.deepEqual([redacted.rule, redacted.tool], ["url-credentials,github-token", "other"]);
+    assert.match(redacted.detail, /\(tool read_text_file\)/);
     assert.ok(!JSON.stringify(events).includes("T4k-9vW2") && !JSON.stringify(events).includes("ghp_Vb7k"));
   });
 
@@ -666,13 +668,14 @@ describe("a policy file given to the adapter", () => {
     const mcp = await readThrough({ policy: block });
     assert.deepEqual(mcp.message, { jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "Policy denied access to tool 'read_text_file'" }], isError: true } });
     const blocked = mcp.events.find((e) => e.event === "blocked");
-    assert.deepEqual([blocked.rule, blocked.tool], ["github-token", "read_text_file"]);
+    assert.deepEqual([blocked.rule, blocked.tool], ["github-token", "other"]);
+    assert.match(blocked.detail, /\(tool read_text_file\)/);
     const canonical = await readThrough({ policy: block }, "canonical");
     assert.equal(canonical.message.error.data.type, "policy-denied");
     const audit = '[redaction]\nscopes = ["errors", "results"]\ndisable = ["url-credentials"]\n[actions]\ngithub-token = "audit"\n';
     const audited = await readThrough({ policy: audit });
     assert.equal(audited.message.result.content[0].text, DOTENV);
-    assert.deepEqual(audited.events.filter((e) => e.event === "audited").map((e) => [e.rule, e.tool]), [["github-token", "read_text_file"]]);
+    assert.deepEqual(audited.events.filter((e) => e.event === "audited").map((e) => [e.rule, e.tool]), [["github-token", "other"]]);
   });
 
   test("a refused document throws at construction with line and column; setPolicy reloads and a refused reload keeps the old", async () => {

@@ -26,12 +26,14 @@
 //! steps and events a session returns in [`steps`]; the session's tables (pending requests, deadlines,
 //! progress tokens, batches) in `pending`; the stderr line joiner in `stderr`; stream renaming in
 //! [`streams`]; what the guard writes itself in [`rewrite`]; a policy file's decisions in [`policy`]; the
+//! bounded set an event's `tool` label comes from in `labels`; the
 //! session's state and what every side shares in this module; then, each adding `impl Session` blocks on
 //! top of it, its client side (`client`), its upstream side (`upstream`) and how requests end without
 //! their answer (`ending`: the upstream failed, a deadline passed).
 
 mod client;
 mod ending;
+mod labels;
 pub mod oplog;
 mod pending;
 pub mod policy;
@@ -154,6 +156,9 @@ pub struct Session {
     revision: Option<String>,
     /// The upstream's stderr, joined into whole lines for the operator's log.
     stderr: stderr::StderrLog,
+    /// The tools the upstream listed (`tools/list` results): the names an event may give its `tool` as they
+    /// are (labels.rs).
+    listed_tools: labels::Listed,
     /// The secrets of the environment this session was given (`Options::environment`), in force during
     /// each of its calls; `None`: the configured environment's.
     environment: Option<std::sync::Arc<redact::Secrets>>,
@@ -289,6 +294,7 @@ impl Session {
             streams: None,
             revision: None,
             stderr: stderr::StderrLog::default(),
+            listed_tools: labels::Listed::default(),
             environment,
         }
     }
@@ -302,8 +308,14 @@ impl Session {
         &self.options
     }
 
-    fn finish(&mut self, call: Call) -> Outcome {
+    fn finish(&mut self, mut call: Call) -> Outcome {
         let deadline = self.tables.next_deadline();
+        // An event's tool is a metrics label: one of a bounded set (labels.rs), whatever the client named.
+        for step in &mut call.steps {
+            if let Step::Event(e) = step {
+                labels::bound_tool(e, &self.listed_tools, self.policy.as_ref());
+            }
+        }
         Outcome {
             steps: call.steps,
             pending: self.tables.pending.len(),

@@ -1691,14 +1691,15 @@ fn a_tool_timeout_and_a_longest_wait_override_the_sessions() {
         Some(T0 + 60_000),
         "capped at max_wait, not 120 s"
     );
-    // The log says which tool timed out, after how long: its own timeout, not the session's 30 s.
+    // The log says which tool timed out (the `[[tool]]` that matched it: a label of the policy's, labels.rs),
+    // after how long: its own timeout, not the session's 30 s.
     let e = events(&o)
         .into_iter()
         .find(|e| e.event == EventName::Answered)
         .unwrap();
     assert_eq!(
         (e.tool.as_deref(), e.kind.as_deref()),
-        (Some("slow_query"), Some("upstream-timeout"))
+        (Some("slow_*"), Some("upstream-timeout"))
     );
     assert!(
         e.detail.as_deref().unwrap().contains("within 5000 ms"),
@@ -1785,6 +1786,12 @@ fn successful_results_are_untouched_by_default_and_redacted_in_the_results_scope
 fn block_answers_with_the_policy_refusal_and_audit_logs_without_changing() {
     let mut s = with_policy(
         "[redaction]\nscopes = [\"errors\", \"results\"]\n[actions]\ngithub-token = \"block\"\n",
+    );
+    // The upstream lists its tools: their names label the decisions (labels.rs).
+    client(&mut s, r#"{"jsonrpc":"2.0","id":0,"method":"tools/list"}"#);
+    upstream(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":0,"result":{"tools":[{"name":"read_file","inputSchema":{}}]}}"#,
     );
     client(&mut s, &tool_call(1, "read_file"));
     let o = upstream(&mut s, SECRET_RESULT);
@@ -2711,4 +2718,61 @@ fn a_blocked_server_message_reaches_no_client_and_a_request_is_refused_to_the_se
         ),
     );
     assert!(lines(&o, Peer::Client).is_empty() && lines(&o, Peer::Upstream).is_empty());
+}
+
+// ───────────────────────────── metrics labels ─────────────────────────────
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 128, ..Default::default() })]
+
+    /// An event's `tool` (a label of the CLI's decisions counter) comes from a bounded set whatever the
+    /// client names: a tool the upstream listed, one the policy names (or the glob that matched it), a method
+    /// MCP defines, else `other`; at most 64 bytes. A client calling tools named at random made a series each.
+    #[test]
+    fn an_events_tool_is_a_label_of_a_bounded_set(
+        names in proptest::collection::vec("[a-z_]{1,8}|\\PC{1,100}", 1..12),
+        listed in proptest::collection::vec("[a-z_]{1,8}|\\PC{60,80}", 0..4),
+        method in "[a-z/]{1,12}",
+    ) {
+        let mut s = with_policy(
+            "[redaction]\nscopes = [\"errors\", \"results\", \"requests\"]\n[actions]\ntoken = \"audit\"\n[[tool]]\nmatch = \"deploy\"\ntimeout = 1\n[[tool]]\nmatch = \"read_*\"\ntimeout = 1\n",
+        );
+        let tools: Vec<Value> = listed.iter().map(|n| json!({"name": n, "inputSchema": {}})).collect();
+        client(&mut s, r#"{"jsonrpc":"2.0","id":"l","method":"tools/list"}"#);
+        upstream(&mut s, &json!({"jsonrpc": "2.0", "id": "l", "result": {"tools": tools}}).to_string());
+        let mut allowed: Vec<String> = listed.iter().map(|n| cut_label(n)).collect();
+        allowed.extend(["other", "deploy", "read_*"].map(String::from));
+        allowed.extend(super::labels::MCP_METHODS.iter().map(|m| m.to_string()));
+        let mut outcomes = Vec::new();
+        for (i, name) in names.iter().chain(["deploy".to_string(), "read_me".to_string()].iter()).enumerate() {
+            let call = json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                "params": {"name": name, "arguments": {"token": "ghp_Zq7Lm2Xc9Vb4Nn6Rt8YwK3pD5sF1hJ0gA7eQ"}}});
+            outcomes.push(client(&mut s, &call.to_string()));
+            let other = json!({"jsonrpc": "2.0", "id": format!("m{i}"), "method": method,
+                "params": {"arguments": {"token": "ghp_Zq7Lm2Xc9Vb4Nn6Rt8YwK3pD5sF1hJ0gA7eQ"}}});
+            outcomes.push(client(&mut s, &other.to_string()));
+        }
+        outcomes.push(s.expire(ctx(T0 + 60_000)));
+        let mut seen = 0;
+        for o in &outcomes {
+            for e in events(o) {
+                if let Some(tool) = &e.tool {
+                    seen += 1;
+                    proptest::prop_assert!(tool.len() <= super::labels::LABEL_BYTES, "{}", tool);
+                    proptest::prop_assert!(allowed.contains(tool), "label {:?} of {:?}", tool, e);
+                }
+            }
+        }
+        proptest::prop_assert!(seen > 0);
+        // The policy's glob labels what it matched (`read_me` timed out under it).
+        proptest::prop_assert!(outcomes.iter().flat_map(events).any(|e| e.tool.as_deref() == Some("read_*")));
+    }
+}
+
+fn cut_label(name: &str) -> String {
+    let mut end = name.len().min(super::labels::LABEL_BYTES);
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    name[..end].to_string()
 }

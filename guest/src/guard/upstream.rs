@@ -395,6 +395,10 @@ impl Session {
                 self.revision = Some(revision.to_string());
             }
         }
+        // The tools the upstream lists: the names an event may label itself with (labels.rs).
+        if let (Some(listing), "tools/list") = (envelope.result, pending.method.as_str()) {
+            self.listed_tools.learn(listing);
+        }
         let scope = pending
             .effective
             .as_deref()

@@ -126,7 +126,9 @@ pub struct Event {
     pub detail: Option<String>,
     /// A policy decision's rule (or category): never the value it found.
     pub rule: Option<String>,
-    /// The tool (or method) override a policy decision was taken under.
+    /// The tool (or method) a policy decision was taken for, as a label of a bounded set: a tool the
+    /// upstream listed or the policy names (or the glob that matched it), a method MCP defines, else
+    /// `other` (the name then in `detail`); at most 64 bytes.
     pub tool: Option<String>,
 }
 
