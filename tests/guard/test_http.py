@@ -244,6 +244,28 @@ def test_no_client_answers_what_the_shared_child_asked_while_serving_another(lis
     assert g.stop() == 0
 
 
+def test_a_stateless_request_to_a_handshake_era_child_gets_what_its_revision_requires(listener):
+    """The shared child here is the TypeScript server (2025-11-25: the front connects to it with `initialize`). A
+    stateless client's requests (2026-07-28, named in `_meta`) get results that the Python SDK 2.3 validates
+    under that revision: `resultType` on every result, `cacheScope` and `ttlMs` on the cacheable ones, added by
+    the session where the server wrote none (they went without, and the SDK client refused them)."""
+    from mcp_types import methods
+
+    g = listener(SERVERS["ts"])
+    g.wait_ready()
+    for id_, method, params, name in [
+        (1, "tools/list", {}, None),
+        (2, "tools/call", {"name": "echo", "arguments": {"text": "hi"}}, "echo"),
+        (3, "resources/list", {}, None),
+        (4, "resources/read", {"uri": "info://server"}, "info://server"),
+    ]:
+        status, answer = g.call(id_, method, params, name=name)
+        assert status == 200 and "result" in answer, answer
+        assert answer["result"]["resultType"] == "complete", answer
+        methods.validate_server_result(method, MODERN, answer["result"])  # raises if the SDK client would refuse it
+    assert g.stop() == 0
+
+
 # ── bad input: each its status, nothing else affected ──
 
 def test_bad_input_gets_its_status_and_nothing_else_is_affected(listener):

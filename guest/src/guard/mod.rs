@@ -207,8 +207,12 @@ enum Scoped {
 }
 
 /// An upstream answer for a pending request: the line unchanged, or a rewritten one.
-enum Delivery {
-    Unchanged,
+enum Delivery<'a> {
+    /// The upstream's answer as it came; its result (borrowed from the line), if it has one.
+    Unchanged(Option<&'a RawValue>),
+    /// A result the guard rewrote (redacted): still the upstream's result, for what its revision requires.
+    RewrittenResult(String),
+    /// The guard's own answer, or an upstream error it sanitized.
     Rewritten(String),
 }
 
@@ -427,7 +431,13 @@ fn catalogue_category(rule: &str) -> &'static str {
 }
 
 /// The members of a result the guard reads (each must be given once: `message::top_members`).
-const RESULT_MEMBERS: [&str; 2] = ["isError", "protocolVersion"];
+const RESULT_MEMBERS: [&str; 5] = [
+    "isError",
+    "protocolVersion",
+    "resultType",
+    "cacheScope",
+    "ttlMs",
+];
 
 /// What the guard reads of a result, without building its tree.
 #[derive(Default)]
@@ -440,7 +450,7 @@ struct ResultMembers {
 }
 
 impl ResultMembers {
-    fn of([is_error, protocol_version]: [Option<&str>; 2]) -> Self {
+    fn of([is_error, protocol_version, ..]: [Option<&str>; 5]) -> Self {
         ResultMembers {
             is_error: is_error
                 .is_some_and(|v| matches!(v, "true" | "1" | "\"true\"" | "\"True\"" | "\"1\"")),
@@ -454,6 +464,51 @@ impl ResultMembers {
 /// `text` as a JSON string (the session's own names are hex digits: nothing to escape).
 fn json_string(text: &str) -> String {
     format!("\"{text}\"")
+}
+
+/// The methods whose results MCP's stateless revision makes cacheable: `cacheScope` and `ttlMs` required.
+const CACHEABLE: [&str; 6] = [
+    "prompts/list",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "server/discover",
+    "tools/list",
+];
+
+/// A result (to a request of `method`) with what a revision that requires `resultType` also requires of it
+/// and it lacks, added first (the rest of its text byte for byte): `"resultType": "complete"`, and for a
+/// cacheable result `"cacheScope": "private"` and `"ttlMs": 0` (a handshake-era server said nothing of
+/// caching: the answer is kept to the one who asked, and never fresh). None when nothing lacks; Err when it
+/// cannot be given (a result that is no object).
+fn completed_result(result: &RawValue, method: &str) -> Result<Option<String>, ()> {
+    if json_type(result) != JsonType::Object {
+        return Err(());
+    }
+    let [result_type, cache_scope, ttl] =
+        message::top_members(result, ["resultType", "cacheScope", "ttlMs"]).map_err(|_| ())?;
+    let mut added: Vec<&str> = Vec::new();
+    if result_type.is_none() {
+        added.push(r#""resultType":"complete""#);
+    }
+    if CACHEABLE.contains(&method) {
+        if cache_scope.is_none() {
+            added.push(r#""cacheScope":"private""#);
+        }
+        if ttl.is_none() {
+            added.push(r#""ttlMs":0"#);
+        }
+    }
+    if added.is_empty() {
+        return Ok(None);
+    }
+    let inner = &result.get()[1..];
+    let comma = if inner.trim_start().starts_with('}') {
+        ""
+    } else {
+        ","
+    };
+    Ok(Some(format!("{{{}{comma}{inner}", added.join(","))))
 }
 
 fn join_batch(slots: Vec<Option<String>>) -> String {

@@ -2776,3 +2776,103 @@ fn cut_label(name: &str) -> String {
     }
     name[..end].to_string()
 }
+
+// ───────────────────────────── each client gets what its revision requires ─────────────────────────────
+
+const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#;
+
+fn modern_request(id: u64, method: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"name":"t",{MODERN_META}}}}}"#
+    )
+}
+
+/// A 2026-07-28 request (the revision named in its `_meta`) answered by a handshake-era server: its result gets
+/// what that revision requires and it lacks (`resultType`; `cacheScope` and `ttlMs` on a cacheable one: what
+/// the Python SDK 2.3 client refuses a result without), first, the rest byte for byte; a result that has them
+/// passes as it came; one that cannot carry them (no object) is answered -32022; a request of the handshake's
+/// revision gets the server's result untouched.
+#[test]
+fn a_modern_request_gets_what_its_revision_requires_of_a_handshake_eras_result() {
+    let cases = [
+        (
+            "tools/list",
+            r#"{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}"#,
+            r#"{"resultType":"complete","cacheScope":"private","ttlMs":0,"tools":[{"name":"a","inputSchema":{"type":"object"}}]}"#,
+        ),
+        (
+            "resources/read",
+            r#"{ "contents" : [] }"#,
+            r#"{"resultType":"complete","cacheScope":"private","ttlMs":0, "contents" : [] }"#,
+        ),
+        (
+            "tools/call",
+            r#"{"content":[{"type":"text","text":"hi"}]}"#,
+            r#"{"resultType":"complete","content":[{"type":"text","text":"hi"}]}"#,
+        ),
+        ("tools/call", "{}", r#"{"resultType":"complete"}"#),
+        ("tools/call", "{ }", r#"{"resultType":"complete" }"#),
+        (
+            "prompts/list",
+            r#"{"prompts":[],"ttlMs":5000}"#,
+            r#"{"resultType":"complete","cacheScope":"private","prompts":[],"ttlMs":5000}"#,
+        ),
+    ];
+    for streams in [false, true] {
+        let mut s = initialized("canonical", "2025-11-25");
+        for (i, (method, result, expected)) in cases.iter().enumerate() {
+            let id = 10 + i as u64;
+            let sent = if streams {
+                on(&mut s, 1, &modern_request(id, method))
+            } else {
+                client(&mut s, &modern_request(id, method))
+            };
+            let upstream_id = if streams {
+                renamed(&sent).0
+            } else {
+                id.to_string()
+            };
+            let o = upstream(
+                &mut s,
+                &format!(r#"{{"jsonrpc":"2.0","id":{upstream_id},"result":{result}}}"#),
+            );
+            assert_eq!(
+                lines(&o, Peer::Client),
+                [format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"result":{expected}}}"#
+                )],
+                "{method} {result}"
+            );
+        }
+        // What it requires, given: byte for byte.
+        client(&mut s, &modern_request(30, "tools/list"));
+        let full = r#"{"jsonrpc":"2.0","id":30,"result":{"tools":[],"resultType":"complete","cacheScope":"public","ttlMs":60000}}"#;
+        assert_eq!(lines(&upstream(&mut s, full), Peer::Client), ["<forward>"]);
+        // No object to carry it: -32022, with the revision the server speaks.
+        client(&mut s, &modern_request(31, "tools/call"));
+        let r = only_client_value(&upstream(
+            &mut s,
+            r#"{"jsonrpc":"2.0","id":31,"result":"done"}"#,
+        ));
+        assert_eq!(r["error"]["code"], json!(-32022));
+        assert_eq!(
+            r["error"]["data"],
+            json!({"supported": ["2025-11-25"], "requested": "2026-07-28"})
+        );
+        // A request of the handshake's revision: the server's result as it came.
+        client(&mut s, r#"{"jsonrpc":"2.0","id":32,"method":"tools/list"}"#);
+        let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":32,"result":{"tools":[]}}"#);
+        assert_eq!(lines(&o, Peer::Client), ["<forward>"]);
+    }
+    // A result the policy redacted is completed too.
+    let mut s = with_policy("[redaction]\nscopes = [\"errors\", \"results\"]\n");
+    client(&mut s, &modern_request(1, "tools/call"));
+    let r = only_client_value(&upstream(
+        &mut s,
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[{{"type":"text","text":"{GITHUB}"}}]}}}}"#
+        ),
+    ));
+    assert_eq!(r["result"]["resultType"], json!("complete"));
+    assert!(!r.to_string().contains(GITHUB));
+}

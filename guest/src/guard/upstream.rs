@@ -404,7 +404,14 @@ impl Session {
             .as_deref()
             .filter(|e| policy::result_scope(&pending.method).is_some_and(|s| e.redacts(s)));
         if !result.is_error && scope.is_none() {
-            self.deliver(pending, Delivery::Unchanged, source, raw_id, repaired, call);
+            self.deliver(
+                pending,
+                Delivery::Unchanged(envelope.result),
+                source,
+                raw_id,
+                repaired,
+                call,
+            );
             return;
         }
         // Read whole, strictly: what is scanned is what the client reads. One that cannot be read one way
@@ -496,7 +503,7 @@ impl Session {
                 call.event(event);
                 self.deliver(
                     pending,
-                    Delivery::Rewritten(text),
+                    Delivery::RewrittenResult(text),
                     source,
                     raw_id,
                     repaired,
@@ -535,7 +542,7 @@ impl Session {
                     let text = Value::Object(response).to_string();
                     self.deliver(
                         pending,
-                        Delivery::Rewritten(text),
+                        Delivery::RewrittenResult(text),
                         source,
                         raw_id,
                         repaired,
@@ -545,7 +552,14 @@ impl Session {
                 }
             }
         }
-        self.deliver(pending, Delivery::Unchanged, source, raw_id, repaired, call);
+        self.deliver(
+            pending,
+            Delivery::Unchanged(envelope.result),
+            source,
+            raw_id,
+            repaired,
+            call,
+        );
     }
 
     /// A response the guard could not read (one way only): its request answered `upstream-error` instead.
@@ -848,34 +862,99 @@ impl Session {
 
     /// An upstream answer (or the guard's own) for a pending request, to the client or into its batch.
     /// `upstream_id`: the answer's id as the upstream wrote it (renamed back for a request from a stream).
+    /// A result to a request that names a revision requiring `resultType` in its `_meta` (MCP's stateless
+    /// revision, served by a handshake-era server) gets what that revision requires of it and it lacks
+    /// (`completed_result`), the rest byte for byte; one that cannot be given it is answered -32022. A
+    /// revision a handshake agreed on is the server's own: its results are as it agreed to write them.
     pub(super) fn deliver(
         &mut self,
         pending: Pending,
-        delivery: Delivery,
+        delivery: Delivery<'_>,
         source: Source<'_>,
         upstream_id: &RawValue,
         repaired: bool,
         call: &mut Call,
     ) {
-        let delivery = match (delivery, &pending.origin) {
-            (Delivery::Unchanged, Some(origin)) => Delivery::Rewritten(streams::splice(
-                source.text().trim(),
-                &mut [(upstream_id, origin.client_id.clone())],
-            )),
-            (delivery, _) => delivery,
+        let requires = rewrite::requires_result_type(pending.revision.as_deref());
+        let delivery = match delivery {
+            Delivery::Unchanged(result) => {
+                let mut parts: Vec<(&RawValue, String)> = Vec::new();
+                if let Some(origin) = &pending.origin {
+                    parts.push((upstream_id, origin.client_id.clone()));
+                }
+                if let Some(result) = result.filter(|_| requires) {
+                    match completed_result(result, &pending.method) {
+                        Ok(Some(completed)) => parts.push((result, completed)),
+                        Ok(None) => {}
+                        Err(()) => return self.deliver_unsupported(pending, call),
+                    }
+                }
+                if parts.is_empty() {
+                    Delivery::Unchanged(None)
+                } else {
+                    Delivery::Rewritten(streams::splice(source.text().trim(), &mut parts))
+                }
+            }
+            Delivery::RewrittenResult(text) if requires => {
+                let completed = match message::parse(&text) {
+                    Parsed::Object(Envelope {
+                        result: Some(result),
+                        ..
+                    }) => match completed_result(result, &pending.method) {
+                        Ok(Some(completed)) => {
+                            Some(streams::splice(&text, &mut [(result, completed)]))
+                        }
+                        Ok(None) => None,
+                        Err(()) => return self.deliver_unsupported(pending, call),
+                    },
+                    _ => None,
+                };
+                Delivery::Rewritten(completed.unwrap_or(text))
+            }
+            Delivery::RewrittenResult(text) => Delivery::Rewritten(text),
+            other => other,
         };
         let Some((batch_id, slot)) = pending.slot else {
             match delivery {
-                Delivery::Unchanged => self.pass(source, self.stream_of(&pending), repaired, call),
-                Delivery::Rewritten(text) => call.send_to_client(self.stream_of(&pending), text),
+                Delivery::Unchanged(_) => {
+                    self.pass(source, self.stream_of(&pending), repaired, call)
+                }
+                Delivery::Rewritten(text) | Delivery::RewrittenResult(text) => {
+                    call.send_to_client(self.stream_of(&pending), text)
+                }
             }
             return;
         };
         let text = match delivery {
-            Delivery::Unchanged => source.text().trim().to_string(),
-            Delivery::Rewritten(text) => text,
+            Delivery::Unchanged(_) => source.text().trim().to_string(),
+            Delivery::Rewritten(text) | Delivery::RewrittenResult(text) => text,
         };
         self.fill_slot(batch_id, slot, text, call);
+    }
+
+    /// A result the request's revision cannot be given (no object to carry `resultType`): -32022, MCP's
+    /// unsupported protocol version, with the revision the upstream speaks (`data.supported`, when the
+    /// handshake said) and the one asked for.
+    pub(super) fn deliver_unsupported(&mut self, pending: Pending, call: &mut Call) {
+        let requested = pending.revision.clone();
+        let supported: Vec<&str> = self.revision.as_deref().into_iter().collect();
+        let error = crate::error::ErrorObject {
+            code: -32022,
+            message: "Unsupported protocol version".into(),
+            data: Some(json!({"supported": supported, "requested": requested})),
+        };
+        let response = crate::error::error_response(&error, pending.id.clone()).to_string();
+        let mut event = Event::new(EventName::Answered, "warn")
+            .id(&pending.id)
+            .method(&pending.method)
+            .detail(format!(
+                "the upstream's result to {} cannot carry what revision {} requires (it is no object)",
+                pending.method,
+                requested.as_deref().unwrap_or("?")
+            ));
+        event.code = Some(-32022);
+        call.event(event);
+        self.deliver_answer(pending, response, call);
     }
 
     /// The policy's refusal in place of an answer it blocks (`policy-denied`, the taxonomy's policy gate).

@@ -483,6 +483,33 @@ fn fidelity_cases(
             {"client": modern(3, "crash"), "at": 5_001},
             {"upstream_failed": {"exited": 1}, "at": 5_002}]),
         ),
+        // A 2026-07-28 request served by a handshake-era server: its result gets what that revision requires and
+        // it lacks (`resultType`; `cacheScope` and `ttlMs` on a cacheable one), first, the rest byte for byte; a
+        // result that has them passes as it came; one that cannot carry them is answered -32022.
+        g(
+            "revision/2026-07-28-request-to-a-handshake-era-server",
+            &canonical,
+            {
+                // The handshake's first three steps: initialize, its answer, initialized.
+                let mut script: Vec<Value> = handshake("2025-11-25")
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default();
+                script.truncate(3);
+                let modern_list = |id: u64| json!({"client": format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}}}}"#)});
+                script.extend([
+                    modern_list(1),
+                    json!({"upstream": r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"q","inputSchema":{"type":"object"}}]}}"#}),
+                    json!({"client": modern(2, "query")}),
+                    json!({"upstream": r#"{"jsonrpc":"2.0","id":2,"result":{ }}"#}),
+                    modern_list(3),
+                    json!({"upstream": r#"{"jsonrpc":"2.0","id":3,"result":{"tools":[],"resultType":"complete","cacheScope":"public","ttlMs":60000}}"#}),
+                    json!({"client": modern(4, "query")}),
+                    json!({"upstream": r#"{"jsonrpc":"2.0","id":4,"result":"done"}"#}),
+                ]);
+                Value::Array(script)
+            },
+        ),
         // Codes MCP's spec owns keep their code and the structure of their data (values scrubbed), in every
         // dialect and for every method: a client completes the URL elicitation, negotiates the version.
         g(
