@@ -2,7 +2,7 @@
 //! JSON text, so a proxy can classify a multi-megabyte tool result (and forward it byte for byte) after one
 //! validating pass and no allocation for its body.
 
-use serde::de::{Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{Deserialize, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -436,74 +436,65 @@ pub enum Unreadable {
 /// its `Value` would still carry the first, which a reader keeping the first would show. What a proxy scans
 /// (to redact it, or to decide on it) must have one reading only.
 pub fn strict_value(text: &str) -> Result<Value, Unreadable> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    match NoRepeats
-        .deserialize(&mut de)
-        .and_then(|repeated| de.end().map(|()| repeated))
-    {
-        Ok(Some(name)) => return Err(Unreadable::Repeated(name)),
-        Ok(None) => {}
-        Err(_) => return Err(Unreadable::Invalid),
-    }
-    serde_json::from_str(text).map_err(|_| Unreadable::Invalid)
-}
-
-/// Walks a JSON value without building it: the first member name an object repeats, if any.
-struct NoRepeats;
-
-impl<'de> DeserializeSeed<'de> for NoRepeats {
-    type Value = Option<String>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<String>, D::Error> {
-        d.deserialize_any(self)
+    let value: Value = serde_json::from_str(text).map_err(|_| Unreadable::Invalid)?;
+    match repeated_member(text) {
+        Some(name) => Err(Unreadable::Repeated(name)),
+        None => Ok(value),
     }
 }
 
-impl<'de> Visitor<'de> for NoRepeats {
-    type Value = Option<String>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut found = None;
-        while let Some(repeated) = seq.next_element_seed(NoRepeats)? {
-            found = found.or(repeated);
+/// The first member name an object of `text` (JSON serde has validated) repeats, at any depth. A scan over
+/// the bytes, strings skipped to their closing quote (`memchr`), each object's names compared when it closes:
+/// no second parse, and no visitor of its own (each one costs the npm module a copy of the JSON parser).
+fn repeated_member(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    // The containers open at each depth: an object's names so far, or none for an array. (Owned names: the
+    // npm module already sorts `String`s, and a second sort instantiation costs it more than the copies.)
+    let mut open: Vec<Option<Vec<String>>> = Vec::new();
+    let mut at = 0;
+    let mut name_next = false;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'{' => {
+                open.push(Some(Vec::new()));
+                name_next = true;
+            }
+            b'[' => {
+                open.push(None);
+                name_next = false;
+            }
+            b'}' | b']' => {
+                if let Some(Some(mut names)) = open.pop() {
+                    names.sort_unstable();
+                    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+                        return Some(w[0].clone());
+                    }
+                }
+                name_next = false;
+            }
+            b',' => name_next = matches!(open.last(), Some(Some(_))),
+            b'"' => {
+                let end = string_end(bytes, at)?;
+                if name_next {
+                    let quoted = &text[at..end];
+                    let name = if quoted.contains('\\') {
+                        serde_json::from_str::<String>(quoted).ok()?
+                    } else {
+                        quoted[1..quoted.len() - 1].to_string()
+                    };
+                    if let Some(Some(names)) = open.last_mut() {
+                        names.push(name);
+                    }
+                    name_next = false;
+                }
+                at = end;
+                continue;
+            }
+            _ => {}
         }
-        Ok(found)
+        at += 1;
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut names: Vec<Cow<'de, str>> = Vec::new();
-        let mut found = None;
-        while let Some(name) = map.next_key_seed(MemberName)? {
-            found = found.or(map.next_value_seed(NoRepeats)?);
-            names.push(name);
-        }
-        if found.is_none() {
-            names.sort_unstable();
-            found = names
-                .windows(2)
-                .find(|w| w[0] == w[1])
-                .map(|w| w[0].to_string());
-        }
-        Ok(found)
-    }
+    None
 }
 
 /// What a request's `params._meta` (MCP) tells a proxy.
@@ -525,11 +516,11 @@ pub const PROTOCOL_VERSION_META_KEY: &str = "io.modelcontextprotocol/protocolVer
 /// validating pass over a multi-megabyte result was half of what relaying it cost). Each is found once; `Err`: the index of one given more than once (whatever a proxy reads of a result it passes on
 /// untouched must have one reading: `"isError": false, …, "isError": true` is a failure to a client that
 /// keeps the last member, which the proxy must not have passed unredacted). Scans the whole object.
-pub fn top_members<'a, const N: usize>(
+pub fn top_members<'a>(
     object: &'a RawValue,
-    names: [&str; N],
-) -> Result<[Option<&'a str>; N], usize> {
-    let mut found = [None; N];
+    names: &[&str],
+) -> Result<Vec<Option<&'a str>>, usize> {
+    let mut found = vec![None; names.len()];
     let text = object.get();
     let bytes = text.as_bytes();
     if json_type(object) != JsonType::Object {
@@ -677,10 +668,10 @@ mod tests {
             for name in names {
                 let expected = match &members {
                     Some(m) if m.repeats(&name) => Err(0),
-                    Some(m) => Ok([m.get(&name).map(RawValue::get)]),
-                    None => Ok([None]),
+                    Some(m) => Ok(vec![m.get(&name).map(RawValue::get)]),
+                    None => Ok(vec![None]),
                 };
-                proptest::prop_assert_eq!(top_members(raw, [name.as_str()]), expected, "{} in {}", name, text);
+                proptest::prop_assert_eq!(top_members(raw, &[name.as_str()]), expected, "{} in {}", name, text);
             }
         }
     }
@@ -691,10 +682,63 @@ mod tests {
             r#"{"content":[{"isError":false,"t":"a\"}"}],"is\u0045rror" : true}"#,
         )
         .unwrap();
-        assert_eq!(top_members(raw, ["isError", "t"]), Ok([Some("true"), None]));
+        assert_eq!(
+            top_members(raw, &["isError", "t"]),
+            Ok(vec![Some("true"), None])
+        );
         let raw: &RawValue =
             serde_json::from_str(r#"{"isError":false,"content":[],"is\u0045rror":true}"#).unwrap();
-        assert_eq!(top_members(raw, ["content", "isError"]), Err(1));
+        assert_eq!(top_members(raw, &["content", "isError"]), Err(1));
+    }
+
+    /// JSON text whose objects may repeat a member (names from a small set, one spelled with an escape).
+    fn json_text_with_repeats() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just("1".to_string()),
+            Just("null".to_string()),
+            Just(r#""x""#.to_string()),
+            Just(r#""a\"{b""#.to_string()),
+            Just(r#""{\"a\":1,\"a\":2}""#.to_string()),
+        ];
+        leaf.prop_recursive(5, 40, 4, |inner| {
+            let name = prop_oneof![
+                Just(r#""a""#),
+                Just(r#""b""#),
+                Just(r#""\u0061""#),
+                Just(r#""a\"""#)
+            ];
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4)
+                    .prop_map(|items| format!("[{}]", items.join(","))),
+                proptest::collection::vec((name, inner), 0..4).prop_map(|members| {
+                    let members: Vec<String> =
+                        members.iter().map(|(k, v)| format!("{k} : {v}")).collect();
+                    format!("{{ {} }}", members.join(" ,"))
+                }),
+            ]
+        })
+    }
+
+    /// Whether any object in `raw` repeats a member, the slow way (each object read by `RawObject`).
+    fn repeats_somewhere(raw: &RawValue) -> bool {
+        match json_type(raw) {
+            JsonType::Object => RawObject::of(raw).is_some_and(|o| {
+                o.repeated().is_some() || o.0.iter().any(|(_, v)| repeats_somewhere(v))
+            }),
+            JsonType::Array => serde_json::from_str::<Vec<&RawValue>>(raw.get())
+                .is_ok_and(|items| items.iter().any(|v| repeats_somewhere(v))),
+            _ => false,
+        }
+    }
+
+    proptest::proptest! {
+        /// The scan finds a repeated member exactly where reading each object finds one.
+        #[test]
+        fn the_repeat_scan_agrees_with_reading_each_object(text in json_text_with_repeats()) {
+            let raw: &RawValue = serde_json::from_str(&text).unwrap();
+            proptest::prop_assert_eq!(repeated_member(&text).is_some(), repeats_somewhere(raw), "{}", text);
+        }
     }
 
     #[test]

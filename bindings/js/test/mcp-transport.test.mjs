@@ -454,7 +454,7 @@ describe("the adapter's contract", () => {
     await t.close();
   });
 
-  test("between line transports ids and numbers keep their bytes: beyond 2^53, 1.5, 1E2, escapes", async () => {
+  test("between line transports ids and numbers keep their bytes: beyond 2^53, 1E2, escapes; 1.5 is refused", async () => {
     const inner = new ScriptedLines();
     const t = guardTransport(inner, { timeoutMs: 0 });
     const toClient = [];
@@ -462,17 +462,21 @@ describe("the adapter's contract", () => {
     await t.start();
     const requests = [
       '{"jsonrpc":"2.0","id":12345678901234567890,"method":"tools/call","params":{"name":"x","arguments":{"n":123456789012345678901234567890,"f":1.50}}}',
-      '{"jsonrpc":"2.0","id":1.5,"method":"ping"}',
       '{"jsonrpc":"2.0","id":1E2,"method":"ping"}',
       '{"jsonrpc":"2.0","id":"\\u00e9","method":"ping"}',
     ];
     for (const line of requests) await t.sendLine(bytes(line));
     assert.deepEqual(inner.sent.map(text), requests, "forwarded as the client wrote them");
-    assert.equal(t.pending, 4);
+    assert.equal(t.pending, 3);
+    // A fractional id is no MCP id (no SDK can carry one): the session answers it at once, id null, in every
+    // runtime alike (the Python proxy left it unanswered).
+    await t.sendLine(bytes('{"jsonrpc":"2.0","id":1.5,"method":"ping"}'));
+    assert.equal(inner.sent.length, 3);
+    const refused = JSON.parse(toClient.pop());
+    assert.deepEqual([refused.id, refused.error.code, refused.error.data.reason], [null, -32600, "fractional-id"]);
     // Answers in the upstream's own spelling (a Python server writes 100.0 for 1E2), relayed as written.
     const answers = [
       '{"jsonrpc":"2.0","id":12345678901234567890,"result":{"content":[{"type":"text","text":"123456789012345678901234567890"}]}}',
-      '{"jsonrpc":"2.0","id":1.5,"result":{}}',
       '{"jsonrpc":"2.0","id":100.0,"result":{}}',
       '{"jsonrpc":"2.0","id":"é","result":{}}',
     ];
@@ -481,7 +485,7 @@ describe("the adapter's contract", () => {
     assert.equal(t.pending, 0);
     // An answer under the rounded id (what a parse would have made of it) belongs to nothing.
     inner.onrawline(bytes('{"jsonrpc":"2.0","id":12345678901234567000,"result":{}}'));
-    assert.equal(toClient.length, 4);
+    assert.equal(toClient.length, 3);
     // A message the client side gives parsed goes upstream as the JSON text the guard judged.
     await t.send({ jsonrpc: "2.0", id: 7, method: "ping" });
     assert.equal(text(inner.sent.at(-1)), '{"jsonrpc":"2.0","id":7,"method":"ping"}');

@@ -450,7 +450,8 @@ struct ResultMembers {
 }
 
 impl ResultMembers {
-    fn of([is_error, protocol_version, ..]: [Option<&str>; 5]) -> Self {
+    fn of(members: &[Option<&str>]) -> Self {
+        let (is_error, protocol_version) = (members[0], members[1]);
         ResultMembers {
             is_error: is_error
                 .is_some_and(|v| matches!(v, "true" | "1" | "\"true\"" | "\"True\"" | "\"1\"")),
@@ -485,8 +486,8 @@ fn completed_result(result: &RawValue, method: &str) -> Result<Option<String>, (
     if json_type(result) != JsonType::Object {
         return Err(());
     }
-    let [result_type, cache_scope, ttl] =
-        message::top_members(result, ["resultType", "cacheScope", "ttlMs"]).map_err(|_| ())?;
+    let found = message::top_members(result, &RESULT_MEMBERS[2..]).map_err(|_| ())?;
+    let (result_type, cache_scope, ttl) = (found[0], found[1], found[2]);
     let mut added: Vec<&str> = Vec::new();
     if result_type.is_none() {
         added.push(r#""resultType":"complete""#);

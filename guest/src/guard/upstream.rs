@@ -286,7 +286,7 @@ impl Session {
         // another by the client (`"isError": false, …, "isError": true`) is no result to pass on.
         let result = match envelope
             .result
-            .map(|r| message::top_members(r, RESULT_MEMBERS))
+            .map(|r| message::top_members(r, &RESULT_MEMBERS))
         {
             Some(Err(i)) => {
                 let what = format!(
@@ -297,7 +297,7 @@ impl Session {
                 self.deliver_unreadable(pending, &what, message, source, raw_id, repaired, call);
                 return;
             }
-            Some(Ok(members)) => ResultMembers::of(members),
+            Some(Ok(members)) => ResultMembers::of(&members),
             None => ResultMembers::default(),
         };
         let error_response = match (
@@ -687,8 +687,10 @@ impl Session {
         ) {
             let line = match rewritten {
                 Some(mut message) => {
-                    message["params"]["progressToken"] =
-                        serde_json::from_str(&client_token).unwrap_or(Value::Null);
+                    if let Some(params) = message.get_mut("params").and_then(Value::as_object_mut) {
+                        let token = serde_json::from_str(&client_token).unwrap_or(Value::Null);
+                        params.insert("progressToken".into(), token);
+                    }
                     message.to_string()
                 }
                 None => streams::splice(source.text().trim(), &mut [(raw, client_token)]),
@@ -937,11 +939,21 @@ impl Session {
     /// handshake said) and the one asked for.
     pub(super) fn deliver_unsupported(&mut self, pending: Pending, call: &mut Call) {
         let requested = pending.revision.clone();
-        let supported: Vec<&str> = self.revision.as_deref().into_iter().collect();
+        let supported: Vec<Value> = self
+            .revision
+            .iter()
+            .map(|r| Value::from(r.as_str()))
+            .collect();
+        let mut data = serde_json::Map::new();
+        data.insert("supported".into(), Value::Array(supported));
+        data.insert(
+            "requested".into(),
+            requested.as_deref().map_or(Value::Null, Value::from),
+        );
         let error = crate::error::ErrorObject {
             code: -32022,
             message: "Unsupported protocol version".into(),
-            data: Some(json!({"supported": supported, "requested": requested})),
+            data: Some(Value::Object(data)),
         };
         let response = crate::error::error_response(&error, pending.id.clone()).to_string();
         let mut event = Event::new(EventName::Answered, "warn")
