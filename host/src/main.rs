@@ -495,6 +495,8 @@ fn guard(command: Command) -> ExitCode {
         policy_env: policy.as_ref().map(|p| p.env.clone()).unwrap_or_default(),
         policy: policy.map(|p| p.text),
         environment: Some(secret_candidates()),
+        // One client per session, but for the HTTP front's shared child (`proxy/http/shared.rs`).
+        many_clients: None,
     };
     // Refuse a bad dialect before anything starts (the message is the library's, as for every subcommand).
     // On stderr only: the guard's stdout is the MCP channel, and carries nothing but messages.

@@ -31,15 +31,16 @@ pub(super) struct Pending {
 }
 
 /// A request's stream, and the id and progress token its client wrote (raw JSON), which the upstream knows by
-/// numbers of the session's own.
+/// names of the session's own.
 pub(super) struct Origin {
     pub(super) stream: u64,
     /// The request's key on its stream (`streams::alias`).
     pub(super) alias: String,
     pub(super) client_id: String,
-    pub(super) upstream_id: u64,
-    /// The client's progress token, and the one the upstream was given.
-    pub(super) token: Option<(String, u64)>,
+    /// The id the upstream was given (a string of the session's own: `streams::Streams::draw`).
+    pub(super) upstream_id: String,
+    /// The client's progress token (raw JSON), and the one the upstream was given.
+    pub(super) token: Option<(String, String)>,
 }
 
 /// The answers of an allowed batch, gathered until the last one arrives.
