@@ -71,7 +71,7 @@ CLIENT_WAIT = GUARD_TIMEOUT + 6.0
 MAX_UPSTREAM_BYTES = 1 << 20
 HUGE_BYTES = MAX_UPSTREAM_BYTES + 4096
 
-FAMILIES = ["routing", "server-requests", "repeated-members", "floods", "stall", "answers", "mixed"]
+FAMILIES = ["honest", "routing", "server-requests", "repeated-members", "floods", "stall", "answers", "mixed"]
 
 
 def key(value: Any) -> str:
@@ -177,6 +177,9 @@ SRQS = {"request-elicitation": 2, "request-sampling": 1, "request-roots": 1, "no
 HUGE = {"huge-notification": 1, "huge-request": 1, "answer-near-huge": 1, "notify-big": 2, "progress-own": 1}
 
 FAMILY = {
+    # No attack at all: honest calls with their own progress, results and errors, and log notifications. The
+    # model's control: it must hold for this on any guard that serves MCP at all (it does on 4a9143b).
+    "honest": Family(6, 3, 8, {"call": 1}, {"progress-own": 3, "notify-message": 1}, (0, 3), {"answer": 4, "error": 1}),
     "routing": Family(
         6,
         3,
