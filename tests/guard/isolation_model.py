@@ -20,15 +20,16 @@ client and its unsolicited notifications: see the server's docstring). Then:
   progress token only;
 - `exactly-once`: every request owed an answer gets exactly one, on its own response, with its own id (the empty
   body: 400 at once);
-- `answer-mismatch`: a request the server answered (the first line written with its id carries its marker) gets
-  that answer, not the guard's error; one the server did not answer, or answered with a line over the limit,
-  gets the guard's error;
+- `answer-mismatch`: a request the server answered (the first line it had ready with the request's upstream id,
+  once it had read the request, carries its marker) gets that answer, not the guard's error, unless the line was
+  ready only near the guard's deadline; one the server did not answer, or answered with a line over the limit,
+  gets the guard's error; a line with its id that the server wrote for another request is a violation;
 - `repeated-members`: the server never reads a message with a repeated member, and such a request is answered
-  -32600 by the guard;
-- `foreign-response`: the server only gets answers to its requests from the client the request was delivered to,
+  -32600 by the guard, with its id;
+- `foreign-response`: the server only gets answers to its requests from a client the request was delivered to,
   at most one per request;
-- `server-request-unanswered`: on the shared (stateless) child, where no client can be asked, each request of the
-  server's gets an answer (the guard's error) by the end of the run;
+- `server-request-unanswered`: a request the shared (stateless) child wrote that no client was asked gets an
+  answer (the guard's error) by the end of the run; one over the line limit is refused to the server;
 - `foreign-cancel`: the server gets a cancellation only for a request its own client cancelled or abandoned, or
   the guard answered without it (timeout, a stream it closed);
 - `forwarded-twice`: no request reaches the server twice.
