@@ -23,8 +23,11 @@ pub struct Streams {
 impl Streams {
     /// Seeded with the entropy of the call that opened the first stream.
     pub fn new(entropy: u64) -> Self {
+        // Mixed before it is kept: `draw` xors in its call's entropy, which for the first name is this
+        // very value, and would cancel it out (the first half of every session's first name was fixed).
+        let mut seed = entropy;
         Streams {
-            state: [entropy, entropy.rotate_left(32) ^ 0x6a09_e667_f3bc_c909],
+            state: [splitmix64(&mut seed), splitmix64(&mut seed)],
             drawn: 0,
         }
     }
