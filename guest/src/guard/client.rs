@@ -643,9 +643,18 @@ impl Session {
         call: &mut Call,
     ) -> Verdict {
         let raw = params.get("requestId");
+        // Its own stream's request; on a session whose streams are all one client's (a legacy session,
+        // where each POST is a stream and a cancellation comes on one of its own), that client's request
+        // on any of them. Never another client's.
         let upstream_key = raw.and_then(|r| {
+            let client_key = message::id_key(r);
             self.tables
-                .alias_key(&streams::alias(stream, &message::id_key(r)))
+                .alias_key(&streams::alias(stream, &client_key))
+                .or_else(|| {
+                    (!self.options.many_clients)
+                        .then(|| self.tables.alias_key_on_any_stream(&client_key))
+                        .flatten()
+                })
                 .cloned()
         });
         let (Some(raw), Some(key)) = (raw, upstream_key) else {

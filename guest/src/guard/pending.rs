@@ -253,6 +253,21 @@ impl Tables {
         }
     }
 
+    /// The upstream key of the one request in flight, on any stream, whose client key is `client_key`
+    /// (`streams::alias` without its stream); none when no request, or more than one, has it. For a session
+    /// whose streams are all one client's, where a cancellation comes on a stream of its own.
+    pub(super) fn alias_key_on_any_stream(&self, client_key: &str) -> Option<&String> {
+        let mut found = self.aliases.iter().filter_map(|(alias, entry)| {
+            let (_, key) = alias.split_once('\u{0}')?;
+            match entry {
+                Entry::Key(k) if key == client_key => Some(k),
+                _ => None,
+            }
+        });
+        let first = found.next()?;
+        found.next().is_none().then_some(first)
+    }
+
     /// Records one of the upstream's own requests (its order of arrival).
     pub(super) fn add_server_request(&mut self, key: String) {
         self.seq += 1;

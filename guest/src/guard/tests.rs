@@ -2427,11 +2427,23 @@ proptest::proptest! {
                     let line = format!(r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{}}}}}"#, CLIENT_IDS[id]);
                     let o = s.client_line_on(stream, line.as_bytes(), at);
                     let key = message::id_key(&serde_json::from_str::<Box<RawValue>>(CLIENT_IDS[id]).unwrap());
-                    for r in made.iter_mut().filter(|r| r.stream == stream && !r.answered && !r.settled) {
-                        if message::id_key(&serde_json::from_str::<Box<RawValue>>(&r.id.to_string()).unwrap()) == key {
+                    let named = |r: &Made| !r.answered && !r.settled
+                        && message::id_key(&serde_json::from_str::<Box<RawValue>>(&r.id.to_string()).unwrap()) == key;
+                    // Its own stream's request; on a session of one client's streams, else that client's one
+                    // request with this id on any stream (a legacy client cancels on a POST of its own).
+                    let own = made.iter().any(|r| r.stream == stream && named(r));
+                    let anywhere = made.iter().filter(|r| named(r)).count();
+                    for r in made.iter_mut().filter(|r| named(r)) {
+                        if r.stream == stream || (!own && !many && anywhere == 1) {
                             r.settled = true;
                             // Its cancellation names it upstream by the name the upstream knows.
                             proptest::prop_assert!(lines(&o, Peer::Upstream).iter().any(|l| l.contains(&r.upstream_id)), "{:?}", o.steps);
+                        }
+                    }
+                    if many {
+                        // No client cancels another's: what goes upstream names only its own stream's requests.
+                        for r in made.iter().filter(|r| r.stream != stream) {
+                            proptest::prop_assert!(lines(&o, Peer::Upstream).iter().all(|l| !l.contains(&r.upstream_id)), "{:?}", o.steps);
                         }
                     }
                     (o, line)
@@ -2886,4 +2898,41 @@ fn a_modern_request_gets_what_its_revision_requires_of_a_handshake_eras_result()
     ));
     assert_eq!(r["result"]["resultType"], json!("complete"));
     assert!(!r.to_string().contains(GITHUB));
+}
+
+/// A legacy session's client posts its cancellation on a stream of its own (each POST is one): the
+/// request it names is that client's on any of the session's streams, and the upstream is told. On a
+/// session of many clients, a cancellation reaches only a request of its own stream (no client can cancel
+/// another's).
+#[test]
+fn a_cancellation_names_its_clients_request_on_any_of_its_streams_and_no_strangers() {
+    let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow"}}"#;
+    let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"the user"}}"#;
+    let mut one = canonical();
+    let (id, _) = renamed(&on(&mut one, 1, call));
+    let o = on(&mut one, 2, cancel);
+    assert_eq!(
+        lines(&o, Peer::Upstream),
+        [format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id},"reason":"the user"}}}}"#
+        )]
+    );
+    assert_eq!(o.pending, 0, "cancelled: no answer is owed");
+    assert!(to_streams(&upstream(
+        &mut one,
+        &format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#)
+    ))
+    .is_empty());
+
+    let mut many = many_clients(Some(30_000));
+    let (id, _) = renamed(&on(&mut many, 1, call));
+    let o = on(&mut many, 2, cancel);
+    assert!(lines(&o, Peer::Upstream).is_empty(), "{:?}", o.steps);
+    assert_eq!(o.pending, 1);
+    let o = upstream(
+        &mut many,
+        &format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#),
+    );
+    assert_eq!(to_streams(&o).len(), 1);
+    assert_eq!(to_streams(&o)[0].0, Some(1));
 }

@@ -353,7 +353,8 @@ class Sessions:
         self.sdk: dict[tuple[str, str], Future] = {}
         fx = peers.Fixtures(workdir, self.folder.path, workdir, None)  # type: ignore[arg-type]  # no repo or site needed
         spec = peers.ServerSpec(fs["server"], [{"step": "list_tools", "op": "list_tools"},
-                                               *[peers.call(r["step"], "read_text_file", r["params"]["arguments"]) for r in fs["steps"]]])
+                                               *[peers.call(r["step"], "read_text_file", r["params"]["arguments"])
+                                                 for r in fs["steps"] if r["method"] == "tools/call"]])
         for client in peers.CLIENTS:
             for how in ("direct", "results", "block"):
                 self.sdk[(client, how)] = self.pool.submit(self._sdk_session, fx, spec, client, how)
