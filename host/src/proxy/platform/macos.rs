@@ -66,7 +66,10 @@ pub fn run_helper(args: &[String]) {
 
 /// Starts `command` in a process group of its own; the child writes its pid (`N\n`) to `lifeline` between
 /// fork and exec.
-pub fn spawn_reporting(command: &[String], lifeline: &OwnedFd) -> io::Result<tokio::process::Child> {
+pub fn spawn_reporting(
+    command: &[String],
+    lifeline: &OwnedFd,
+) -> io::Result<tokio::process::Child> {
     let mut cmd = unix::command(command[0].as_ref(), &command[1..]);
     let fd = lifeline.as_raw_fd();
     // SAFETY: runs in the forked child before exec, after it joined its new group: getpid and write are
@@ -140,7 +143,11 @@ fn read_pid(lifeline: &mut std::fs::File) -> Option<u32> {
             Err(_) => return None,
         }
     }
-    std::str::from_utf8(&line).ok()?.parse().ok().filter(|&pid| pid > 0)
+    std::str::from_utf8(&line)
+        .ok()?
+        .parse()
+        .ok()
+        .filter(|&pid| pid > 0)
 }
 
 /// Waits up to `timeout` for the lifeline's write end to close; true if it has (end-of-file or an error).
@@ -173,7 +180,13 @@ mod tests {
     use super::*;
     use std::time::Instant;
 
-    fn start(script: &str) -> (tokio::process::Child, OwnedFd, std::thread::JoinHandle<Watched>) {
+    fn start(
+        script: &str,
+    ) -> (
+        tokio::process::Child,
+        OwnedFd,
+        std::thread::JoinHandle<Watched>,
+    ) {
         let (read, write) = unix::pipe().unwrap();
         let command = ["sh".to_string(), "-c".to_string(), script.to_string()];
         let child = spawn_reporting(&command, &write).unwrap();
@@ -199,7 +212,10 @@ mod tests {
         let pgid = child.id().unwrap();
         std::thread::sleep(Duration::from_millis(200));
         assert!(unix::signal_group(pgid, 0), "the group runs");
-        assert!(!watcher.is_finished(), "the watcher waits while the guard lives");
+        assert!(
+            !watcher.is_finished(),
+            "the watcher waits while the guard lives"
+        );
         drop(lifeline);
         assert_eq!(watcher.join().unwrap(), Watched::GuardGone);
         let _ = child.wait().await;

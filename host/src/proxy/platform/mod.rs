@@ -29,13 +29,10 @@ pub use linux::{run_helper, spawn};
 #[cfg(all(unix, not(target_os = "linux")))]
 pub use macos::{run_helper, spawn};
 #[cfg(unix)]
-pub use unix::{
-    allow_rebind, raw_socket, signal_of, stdin, stdout, RawSocket, Signals, Tree,
-};
+pub use unix::{allow_rebind, raw_socket, signal_of, stdin, stdout, RawSocket, Signals, Tree};
 #[cfg(windows)]
 pub use windows::{
-    allow_rebind, raw_socket, run_helper, signal_of, spawn, stdin, stdout, RawSocket, Signals,
-    Tree,
+    allow_rebind, raw_socket, run_helper, signal_of, spawn, stdin, stdout, RawSocket, Signals, Tree,
 };
 
 #[cfg(unix)]

@@ -333,7 +333,11 @@ mod tests {
         // Obeys SIGTERM: its group is gone once asked.
         let (mut child, tree) = sh("sleep 60 & sleep 60; wait");
         assert!(tree.alive());
-        assert_eq!(tree.pid(), child.id().unwrap(), "the upstream leads its group");
+        assert_eq!(
+            tree.pid(),
+            child.id().unwrap(),
+            "the upstream leads its group"
+        );
         assert_eq!(tree.terminate(), Some("SIGTERM"));
         assert_eq!(child.wait().await.unwrap().signal(), Some(libc::SIGTERM));
         assert!(gone_within(&tree, Duration::from_secs(10)));
@@ -351,7 +355,10 @@ mod tests {
 
     #[test]
     fn a_group_that_never_was_is_not_alive() {
-        assert!(!Tree::new(0, None).alive(), "pgid 0 would be the guard's own group");
+        assert!(
+            !Tree::new(0, None).alive(),
+            "pgid 0 would be the guard's own group"
+        );
         assert!(!signal_group(u32::MAX, 0));
     }
 }

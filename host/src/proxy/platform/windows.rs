@@ -15,7 +15,7 @@
 
 use std::io;
 use std::os::windows::io::{
-    AsRawSocket, BorrowedSocket, FromRawHandle, OwnedHandle, AsRawHandle, RawSocket as WinSocket,
+    AsRawHandle, AsRawSocket, BorrowedSocket, FromRawHandle, OwnedHandle, RawSocket as WinSocket,
 };
 use std::process::{ExitStatus, Stdio};
 use tokio::process::{Child, Command};
@@ -125,7 +125,9 @@ pub fn spawn(command: &[String]) -> io::Result<(Child, Tree)> {
             resume(pid)
         }
         Some(_) => Err(io::Error::last_os_error()),
-        None => Err(io::Error::other("the upstream exited before it was started")),
+        None => Err(io::Error::other(
+            "the upstream exited before it was started",
+        )),
     };
     if let Err(e) = joined {
         // Still suspended (or in the job, which goes with `job`): it never ran.
@@ -154,7 +156,8 @@ fn resume(pid: u32) -> io::Result<()> {
     while more {
         if entry.th32OwnerProcessID == pid {
             // SAFETY: opens the thread for resuming only; the handle is closed at once.
-            let thread = Handle(unsafe { OpenThread(THREAD_SUSPEND_RESUME, 0, entry.th32ThreadID) });
+            let thread =
+                Handle(unsafe { OpenThread(THREAD_SUSPEND_RESUME, 0, entry.th32ThreadID) });
             if thread.0.is_null() {
                 return Err(io::Error::last_os_error());
             }
@@ -170,7 +173,9 @@ fn resume(pid: u32) -> io::Result<()> {
     if resumed {
         Ok(())
     } else {
-        Err(io::Error::other("the upstream's thread was not found to resume it"))
+        Err(io::Error::other(
+            "the upstream's thread was not found to resume it",
+        ))
     }
 }
 
@@ -270,4 +275,119 @@ pub fn peek(socket: RawSocket) -> io::Result<usize> {
 /// TIME_WAIT, and SO_REUSEADDR would let another process's socket bind the guard's port while it listens.
 pub fn allow_rebind(_socket: &tokio::net::TcpSocket) -> io::Result<()> {
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    //! Run under Wine by tests/platforms/run-tests.sh. The processes are this test executable itself, run as
+    //! a helper: [`helper_process`] is a test only they run (it is ignored otherwise).
+    use super::*;
+    use std::time::Duration;
+    use tokio::io::AsyncBufReadExt;
+    use windows_sys::Win32::Foundation::WAIT_OBJECT_0;
+    use windows_sys::Win32::System::Threading::{
+        OpenProcess, WaitForSingleObject, PROCESS_SYNCHRONIZE,
+    };
+
+    /// This executable, running only [`helper_process`], as `role` (an extra filter, which names no test).
+    fn helper(role: &str) -> Vec<String> {
+        vec![
+            std::env::current_exe().unwrap().display().to_string(),
+            "--ignored".into(),
+            "--exact".into(),
+            "--nocapture".into(),
+            "proxy::platform::windows::tests::helper_process".into(),
+            format!("role={role}"),
+        ]
+    }
+
+    /// As `parent`: starts a `sleeper` (a grandchild of the test), prints its pid, then waits for it; as
+    /// `sleeper`: sleeps a minute. Both are killed by the test.
+    #[test]
+    #[ignore = "a process the other tests start"]
+    fn helper_process() {
+        let role = std::env::args().find_map(|a| a.strip_prefix("role=").map(String::from));
+        match role.as_deref() {
+            Some("parent") => {
+                let mut args = helper("sleeper");
+                let mut child = std::process::Command::new(args.remove(0))
+                    .args(args)
+                    .stdout(Stdio::null())
+                    .spawn()
+                    .unwrap();
+                println!("grandchild {}", child.id());
+                // As long as the sleeper sleeps.
+                let _ = child.wait();
+            }
+            Some("sleeper") => std::thread::sleep(Duration::from_secs(60)),
+            _ => {}
+        }
+    }
+
+    /// Starts a parent and its grandchild in a tree; returns them with the grandchild's process handle.
+    async fn tree() -> (Child, Tree, Handle) {
+        let (mut child, tree) = spawn(&helper("parent")).unwrap();
+        let mut out = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        // The test harness's own lines come first.
+        let pid: u32 = tokio::time::timeout(Duration::from_secs(30), async {
+            loop {
+                let line = out
+                    .next_line()
+                    .await
+                    .unwrap()
+                    .expect("the parent's pid line");
+                if let Some(pid) = line.strip_prefix("grandchild ") {
+                    return pid.trim().parse().unwrap();
+                }
+            }
+        })
+        .await
+        .expect("the parent ran (it was resumed)");
+        // SAFETY: opens the grandchild for waiting only; `Handle` closes it.
+        let grandchild = Handle(unsafe { OpenProcess(PROCESS_SYNCHRONIZE, 0, pid) });
+        assert!(!grandchild.0.is_null(), "the grandchild runs");
+        (child, tree, grandchild)
+    }
+
+    fn ended(process: &Handle) -> bool {
+        // SAFETY: the handle is open with SYNCHRONIZE.
+        unsafe { WaitForSingleObject(process.0, 10_000) == WAIT_OBJECT_0 }
+    }
+
+    #[tokio::test]
+    async fn kill_ends_the_whole_tree() {
+        let (mut child, tree, grandchild) = tree().await;
+        assert!(tree.alive());
+        assert_eq!(tree.terminate(), None, "no polite signal on Windows");
+        assert_eq!(tree.kill(), "TerminateJobObject");
+        let status = tokio::time::timeout(Duration::from_secs(10), child.wait())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(status.code(), Some(KILLED as i32));
+        assert!(ended(&grandchild), "the grandchild outlived the kill");
+        assert!(!tree.alive());
+    }
+
+    #[tokio::test]
+    async fn the_tree_ends_when_its_job_is_let_go() {
+        let (child, tree, grandchild) = tree().await;
+        let parent = Handle(unsafe {
+            // SAFETY: opens the parent for waiting only; `Handle` closes it.
+            OpenProcess(PROCESS_SYNCHRONIZE, 0, child.id().unwrap())
+        });
+        // Not through `child` (whose drop kills it): the job's last handle closing must do it alone.
+        std::mem::forget(child);
+        drop(tree);
+        assert!(ended(&parent), "the parent outlived its job");
+        assert!(ended(&grandchild), "the grandchild outlived its job");
+    }
+
+    #[tokio::test]
+    async fn a_command_that_does_not_exist_is_not_found() {
+        let e = spawn(&["no-such-program-anywhere.exe".into()])
+            .err()
+            .unwrap();
+        assert_eq!(e.kind(), io::ErrorKind::NotFound);
+    }
 }
