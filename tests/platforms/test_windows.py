@@ -217,7 +217,8 @@ def test_ctrl_c_drains_what_is_in_flight(start):
     g.wait_event("signal", message="CTRL_C")
     assert g.read() == {"jsonrpc": "2.0", "id": 1, "result": {"late": True}}, "the answer in flight was lost"
     # The server saw its input close, finished, and exited 0: the guard exits with its status.
-    assert g.wait() == 0
+    status = g.wait()
+    assert status == 0, f"exit status {status}; log:\n" + "\n".join(g.stderr_lines[-20:])
     assert g.read_until_eof() == []
     assert not g.events("terminating")
     assert wait_none_with(g.marker) == []

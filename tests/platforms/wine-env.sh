@@ -12,15 +12,17 @@ export WINE
 export WINEPREFIX="$(cd "$_platforms/../.." && pwd)/target/cross/wine-prefix"
 export WINEDEBUG=-all
 export WINEDLLOVERRIDES="mscoree,mshtml="
+_wineserver="$(dirname "$WINE")/wineserver"
+[ -x "$_wineserver" ] || _wineserver=wineserver
 if [ ! -f "$WINEPREFIX/system.reg" ]; then
   mkdir -p "$WINEPREFIX"
   echo "==> a Wine prefix (once): $WINEPREFIX"
   "$WINE" wineboot --init >/dev/null 2>&1 || true
+  # Until the services wineboot started have finished setting the prefix up and left.
+  "$_wineserver" -w >/dev/null 2>&1 || true
 fi
 # One wineserver for the prefix, started here with its output discarded (else the first Windows process starts
 # it, with that process's stdout and stderr, where it reports on its exit), gone 5 s after its last process.
-_wineserver="$(dirname "$WINE")/wineserver"
-[ -x "$_wineserver" ] || _wineserver=wineserver
 "$_wineserver" -p5 </dev/null >/dev/null 2>&1 || true
 wine_shim() {
   x86_64-w64-mingw32-gcc -O2 -shared -s -o "$1/bcryptprimitives.dll" \
