@@ -4,7 +4,10 @@
 //! dependency features as the host: in xtask, wit-component's wasmparser features would force a second build.
 
 #[path = "../../src/engine.rs"]
-#[allow(dead_code, reason = "the host's file: this tool calls `engine_for` only")]
+#[allow(
+    dead_code,
+    reason = "the host's file: this tool calls `engine_for` only"
+)]
 mod engine;
 
 use std::process::ExitCode;
