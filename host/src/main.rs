@@ -25,6 +25,10 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one value per process, parsed from the command line (Windows' larger paths tip `guard` over)"
+)]
 enum Command {
     /// stdin: one JSON object {kind, id?, correlation_id?, ...fields} (or an array: first gate error wins);
     /// stdout: the JSON-RPC 2.0 response for the dialect.
@@ -654,17 +658,9 @@ fn command() -> clap::Command {
 }
 
 fn main() -> ExitCode {
-    // The guard's keeper (proxy/keeper.rs), started by the guard itself: no component, no clap, no logging.
-    #[cfg(target_os = "linux")]
-    {
-        let args: Vec<String> = std::env::args().collect();
-        if args.get(1).map(String::as_str) == Some("__keep")
-            && args.get(2).map(String::as_str) == Some("--")
-            && args.len() > 3
-        {
-            proxy::keeper::run(&args[3..]);
-        }
-    }
+    // The guard's helper processes (the keeper on Linux, the watcher on macOS: proxy/platform/), started by
+    // the guard itself: no component, no clap, no logging.
+    proxy::platform::run_helper(&std::env::args().collect::<Vec<_>>());
     let cli = match command()
         .try_get_matches()
         .and_then(|m| Cli::from_arg_matches(&m))

@@ -1,7 +1,7 @@
 //! The relay core: one guard session and the one upstream process it guards, carrying out the session's
 //! steps. Fronts (stdio, HTTP) hand it what their clients send through a [`ClientPort`] and take what goes
 //! to their clients through a [`ClientSink`]; the core owns the upstream's pipes, its clock (`expire`), its
-//! shutdown (stdin closed, SIGTERM, SIGKILL to its group) and the report of its end, as in mini-redis the
+//! shutdown (stdin closed, SIGTERM, SIGKILL to its tree) and the report of its end, as in mini-redis the
 //! listener and the shutdown signal are handed to `server::run`.
 //!
 //! Every decision about a message is the session's ([`Policy`]); the core only moves bytes and time.
@@ -41,7 +41,8 @@ pub enum ClientEvent {
     StreamClosed(u64),
     /// The client stopped reading (a write to it failed): as a closed input.
     WriteFailed(std::io::Error),
-    /// A signal to stop (SIGTERM, SIGINT; SIGHUP without `--config`): as a closed input.
+    /// A signal to stop (SIGTERM, SIGINT; SIGHUP without `--config`; Windows' console events): as a closed
+    /// input.
     Signal(&'static str),
     /// A policy file the front has read and checked (SIGHUP with `--config`): the session's for the
     /// requests that arrive from now on.
@@ -374,9 +375,9 @@ enum Stage {
     Running,
     /// Its stdin is closed (the client left, or it closed its output); waiting for it to exit.
     Closing(Instant),
-    /// SIGTERM sent to its group.
+    /// Asked to stop (SIGTERM to its group; Windows has no such step).
     Terminating(Instant),
-    /// SIGKILL sent to its group.
+    /// Killed (SIGKILL to its group, or its job terminated).
     Killed,
 }
 
@@ -602,11 +603,11 @@ pub async fn run(
             return finish(shell, code, exit);
         }
     };
-    let pgid = upstream.pid;
-    let mut child = upstream.child;
+    let process::Upstream { mut child, tree } = upstream;
+    let pid = tree.pid();
     tracing::info!(
         event = "started",
-        pid = pgid,
+        pid = pid,
         "upstream {:?} started",
         config.command[0]
     );
@@ -619,7 +620,7 @@ pub async fn run(
         tell(&config.state, RelayState::Ended);
         return finish(shell, status::GUARD_FAILED, Exit::Failed);
     };
-    tell(&config.state, RelayState::Running { pid: pgid });
+    tell(&config.state, RelayState::Running { pid });
     pump_upstream(
         child_out,
         config.max_upstream_bytes,
@@ -812,14 +813,23 @@ pub async fn run(
                 if exited.is_none() {
                     match stage {
                         Stage::Closing(at) if now >= at + config.grace => {
-                            tracing::warn!(event = "terminating", "the upstream did not exit within {:?} of its input closing: SIGTERM", config.grace);
-                            process::signal_group(pgid, libc::SIGTERM);
                             terminated_by_guard = true;
-                            stage = Stage::Terminating(now);
+                            stage = match tree.terminate() {
+                                Some(sent) => {
+                                    tracing::warn!(event = "terminating", "the upstream did not exit within {:?} of its input closing: {sent}", config.grace);
+                                    Stage::Terminating(now)
+                                }
+                                // No polite signal on this platform (Windows): the tree is ended now.
+                                None => {
+                                    let done = tree.kill();
+                                    tracing::warn!(event = "terminating", "the upstream did not exit within {:?} of its input closing: {done}", config.grace);
+                                    Stage::Killed
+                                }
+                            };
                         }
                         Stage::Terminating(at) if now >= at + config.grace => {
-                            tracing::warn!(event = "terminating", "the upstream ignored SIGTERM for {:?}: SIGKILL", config.grace);
-                            process::signal_group(pgid, libc::SIGKILL);
+                            let done = tree.kill();
+                            tracing::warn!(event = "terminating", "the upstream ignored the request to stop for {:?}: {done}", config.grace);
                             stage = Stage::Killed;
                         }
                         _ => {}
@@ -844,12 +854,12 @@ pub async fn run(
         }
     }
     shell.end_stderr();
-    // The upstream has ended and its end was reported: what is left of its group goes too.
-    if process::group_alive(pgid) {
-        process::signal_group(pgid, libc::SIGTERM);
+    // The upstream has ended and its end was reported: what is left of its tree goes too.
+    if tree.alive() {
+        let sent = tree.terminate().unwrap_or_else(|| tree.kill());
         tracing::info!(
             event = "leftovers",
-            "terminated what was left of the upstream's process group"
+            "ended what was left of the upstream's process tree ({sent})"
         );
     }
     shell.upstream_out = None;
