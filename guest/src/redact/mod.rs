@@ -45,6 +45,7 @@ pub mod rules;
 mod ruleset;
 mod scan;
 mod secrets;
+mod tables;
 pub mod validators;
 mod windows;
 

@@ -309,6 +309,147 @@ pub(super) fn iban_shapes(bytes: &[u8]) -> Vec<(usize, usize)> {
     found
 }
 
+/// The shortest run that is decoded as base64 or hex: 16 characters encode 12 bytes (`password=abc`), and
+/// shorter runs are words.
+pub(super) const SHORTEST_ENCODED_RUN: usize = 16;
+
+fn in_encoded_run(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_')
+}
+
+/// Runs of base64 (either alphabet) or hex characters, `SHORTEST_ENCODED_RUN` long at least, with their
+/// padding: (start, end). A run must stand alone (not glued to a word by a character of neither alphabet
+/// but `=`, `:`, `,`, quotes and brackets), and is skipped when it has a shape known to carry no text: an
+/// SSH public key (`ssh-ed25519 AAAA…`), a digest after its algorithm (`sha256:…`, `sha384-…`), an image's
+/// data (`data:image/png;base64,…`), a UUID. What is left is decoded (hex when it is all hex digits).
+pub(super) fn encoded_runs(bytes: &[u8]) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    let (mut i, n) = (0, bytes.len());
+    while i < n {
+        // The same skip as `digit_runs`': no run that counts starts within SHORTEST bytes of a byte that
+        // cannot be in one.
+        if bytes
+            .get(i + SHORTEST_ENCODED_RUN - 1)
+            .is_some_and(|&b| !in_encoded_run(b))
+        {
+            i += SHORTEST_ENCODED_RUN;
+            continue;
+        }
+        if !in_encoded_run(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < n && in_encoded_run(bytes[i]) {
+            i += 1;
+        }
+        let mut end = i;
+        while end < n && end - i < 2 && bytes[end] == b'=' {
+            end += 1;
+        }
+        // A run that started mid-word (the byte before it is a letter of another script, a `.` or a `%`)
+        // is part of something else: a domain, a path, an escape.
+        let glued_before = start > 0 && !is_run_boundary(bytes[start - 1]);
+        let glued_after = end < n && !is_run_boundary(bytes[end]) && bytes[end] != b'.';
+        if i - start >= SHORTEST_ENCODED_RUN
+            && !glued_before
+            && !glued_after
+            && !known_non_text(bytes, start, i)
+        {
+            found.push((start, end));
+        }
+        i = end.max(i);
+    }
+    found
+}
+
+fn is_run_boundary(b: u8) -> bool {
+    b.is_ascii_whitespace()
+        || matches!(
+            b,
+            b'=' | b':'
+                | b','
+                | b';'
+                | b'"'
+                | b'\''
+                | b'`'
+                | b'('
+                | b')'
+                | b'['
+                | b']'
+                | b'{'
+                | b'}'
+                | b'<'
+                | b'>'
+                | b'|'
+                | b'\\'
+        )
+}
+
+/// Shapes that carry no text, told by the run and what stands before it.
+fn known_non_text(bytes: &[u8], start: usize, end: usize) -> bool {
+    let run = &bytes[start..end];
+    let before = &bytes[start.saturating_sub(40)..start];
+    let lower_before = before.to_ascii_lowercase();
+    // A UUID, and a hex digest's common lengths (MD5, SHA-1, SHA-256, SHA-512): binary when decoded.
+    let uuid = run.len() == 36
+        && run.iter().enumerate().all(|(i, b)| {
+            if matches!(i, 8 | 13 | 18 | 23) {
+                *b == b'-'
+            } else {
+                b.is_ascii_hexdigit()
+            }
+        });
+    let digest = matches!(run.len(), 32 | 40 | 64 | 128) && run.iter().all(u8::is_ascii_hexdigit);
+    // An SSH public key's blob starts with the length of its key type's name (`AAAA`), after that name.
+    let word_before = lower_before
+        .split(|b| b.is_ascii_whitespace())
+        .rev()
+        .find(|w| !w.is_empty())
+        .unwrap_or(&[]);
+    let ssh_key = run.starts_with(b"AAAA")
+        && (word_before.starts_with(b"ssh-")
+            || word_before.starts_with(b"ecdsa-")
+            || word_before.starts_with(b"sk-"));
+    // A digest named by its algorithm (`sha256:…`, SRI's `sha384-…`), and an image's or a font's data URI.
+    let named_digest = [b"sha1".as_slice(), b"sha256", b"sha384", b"sha512", b"md5"]
+        .iter()
+        .any(|alg| {
+            lower_before.ends_with(&[alg, b":".as_slice()].concat())
+                || lower_before.ends_with(&[alg, b"-".as_slice()].concat())
+                || lower_before.ends_with(&[alg, b"=".as_slice()].concat())
+        });
+    let media = lower_before.ends_with(b";base64,")
+        && [
+            b"data:image/".as_slice(),
+            b"data:font/",
+            b"data:audio/",
+            b"data:video/",
+            b"data:application/octet-stream",
+        ]
+        .iter()
+        .any(|m| lower_before.windows(m.len()).any(|w| w == *m));
+    uuid || digest || ssh_key || named_digest || media
+}
+
+/// The lines holding a percent escape (`%3D`) or a character reference (`&#61;`, `&amp;`): (start, end
+/// without the line break).
+pub(super) fn escaped_lines(bytes: &[u8]) -> Vec<(usize, usize)> {
+    let mut found: Vec<(usize, usize)> = Vec::new();
+    let mut from = 0;
+    while let Some(at) = memchr::memchr2(b'%', b'&', &bytes[from..]).map(|i| from + i) {
+        if super::encodings::escape_at(&bytes[at..]).is_none() {
+            from = at + 1;
+            continue;
+        }
+        let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+        found.push((start, end));
+        from = end;
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
