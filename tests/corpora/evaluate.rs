@@ -740,12 +740,15 @@ pub fn encoded_samples(recall: &Recall) -> Vec<Sample> {
     out
 }
 
-/// Per encoding: (encoding, caught, in part, missed), and every sample not caught.
+/// One encoding's figures: (encoding, caught, in part, missed).
+pub type EncodedFigure = (String, usize, usize, usize);
+
+/// Per encoding its figures, and every sample not caught.
 pub fn evaluate_encoded<'a>(
     samples: &'a [Sample],
     policy: &Policy,
-) -> (Vec<(String, usize, usize, usize)>, Vec<SampleResult<'a>>) {
-    let mut figures: Vec<(String, usize, usize, usize)> = ENCODINGS
+) -> (Vec<EncodedFigure>, Vec<SampleResult<'a>>) {
+    let mut figures: Vec<EncodedFigure> = ENCODINGS
         .iter()
         .map(|(e, _)| (e.to_string(), 0, 0, 0))
         .collect();

@@ -211,7 +211,8 @@ impl RuleSet {
                 .strip_suffix(b"==")
                 .or_else(|| run.strip_suffix(b"="))
                 .unwrap_or(run);
-            let decoded = if core.len().is_multiple_of(2) && core.iter().all(u8::is_ascii_hexdigit) {
+            let decoded = if core.len().is_multiple_of(2) && core.iter().all(u8::is_ascii_hexdigit)
+            {
                 encodings::decode_hex(core)
             } else if core.iter().any(u8::is_ascii_uppercase)
                 && core.iter().any(u8::is_ascii_lowercase)
