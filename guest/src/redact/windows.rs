@@ -391,7 +391,7 @@ fn known_non_text(bytes: &[u8], start: usize, end: usize) -> bool {
     let run = &bytes[start..end];
     let before = &bytes[start.saturating_sub(40)..start];
     let lower_before = before.to_ascii_lowercase();
-    // A UUID, and a hex digest's common lengths (MD5, SHA-1, SHA-256, SHA-512): binary when decoded.
+    // A UUID (a hex digest alone is decoded: it reads as no text, and its length is also a credential line's).
     let uuid = run.len() == 36
         && run.iter().enumerate().all(|(i, b)| {
             if matches!(i, 8 | 13 | 18 | 23) {
@@ -400,7 +400,6 @@ fn known_non_text(bytes: &[u8], start: usize, end: usize) -> bool {
                 b.is_ascii_hexdigit()
             }
         });
-    let digest = matches!(run.len(), 32 | 40 | 64 | 128) && run.iter().all(u8::is_ascii_hexdigit);
     // An SSH public key's blob starts with the length of its key type's name (`AAAA`), after that name.
     let word_before = lower_before
         .split(|b| b.is_ascii_whitespace())
@@ -429,7 +428,7 @@ fn known_non_text(bytes: &[u8], start: usize, end: usize) -> bool {
         ]
         .iter()
         .any(|m| lower_before.windows(m.len()).any(|w| w == *m));
-    uuid || digest || ssh_key || named_digest || media
+    uuid || ssh_key || named_digest || media
 }
 
 /// The lines holding a percent escape (`%3D`) or a character reference (`&#61;`, `&amp;`): (start, end
