@@ -630,7 +630,7 @@ proptest! {
         let t = format!("{before} {run} {after}");
         let r = redact_text(&t);
         prop_assert!(!r.text.contains(&run), "{:?} survived in {:?}", run, r.text);
-        prop_assert!(r.findings.iter().any(|f| f.rule == "encoded-secret" && &t[f.start..f.end] == run), "{:?}", r.findings);
+        prop_assert!(r.findings.iter().any(|f| f.rule == "encoded-secret" && t[f.start..f.end] == run), "{:?}", r.findings);
         redacted_for_good(&t, Some(&run))?;
     }
 
