@@ -58,8 +58,9 @@ fn sextet(b: u8) -> Option<u8> {
 }
 
 /// The bytes a base64 or base64url run encodes (padding optional; a lone last character, which encodes no
-/// whole byte, is dropped), or None if the run holds a character of neither alphabet.
-pub fn decode_base64(run: &[u8]) -> Option<Vec<u8>> {
+/// whole byte, is dropped), or None if the run holds a character of neither alphabet or a byte `keep` refuses
+/// (decoding stops there).
+fn decode_base64_keeping(run: &[u8], keep: fn(u8) -> bool) -> Option<Vec<u8>> {
     let run = run
         .strip_suffix(b"==")
         .or_else(|| run.strip_suffix(b"="))
@@ -71,31 +72,53 @@ pub fn decode_base64(run: &[u8]) -> Option<Vec<u8>> {
         bits += 6;
         if bits >= 8 {
             bits -= 8;
-            out.push((acc >> bits) as u8);
+            let byte = (acc >> bits) as u8;
+            if !keep(byte) {
+                return None;
+            }
+            out.push(byte);
             acc &= (1 << bits) - 1;
         }
     }
     Some(out)
 }
 
-/// The bytes an even-length run of hex digits encodes.
-pub fn decode_hex(run: &[u8]) -> Option<Vec<u8>> {
+/// The bytes an even-length run of hex digits encodes, or None at a byte `keep` refuses.
+fn decode_hex_keeping(run: &[u8], keep: fn(u8) -> bool) -> Option<Vec<u8>> {
     if !run.len().is_multiple_of(2) {
         return None;
     }
     let digit = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
-    run.chunks(2)
-        .map(|pair| Some(digit(pair[0])? << 4 | digit(pair[1])?))
-        .collect()
+    let mut out = Vec::with_capacity(run.len() / 2);
+    for pair in run.chunks(2) {
+        let byte = digit(pair[0])? << 4 | digit(pair[1])?;
+        if !keep(byte) {
+            return None;
+        }
+        out.push(byte);
+    }
+    Some(out)
 }
 
-/// Decoded bytes that read as text: UTF-8, no control character but tab and line breaks, and mostly
-/// ASCII (random bytes, a digest's or an image's, fail within the first few).
+#[cfg(test)]
+fn decode_base64(run: &[u8]) -> Option<Vec<u8>> {
+    decode_base64_keeping(run, |_| true)
+}
+
+#[cfg(test)]
+fn decode_hex(run: &[u8]) -> Option<Vec<u8>> {
+    decode_hex_keeping(run, |_| true)
+}
+
+/// Whether a decoded byte may be part of text: no control character but tab and line breaks.
+fn may_be_text(b: u8) -> bool {
+    (b >= 0x20 && b != 0x7f) || matches!(b, b'\t' | b'\n' | b'\r')
+}
+
+/// Decoded bytes that read as text: UTF-8, no control character but tab and line breaks, and mostly ASCII
+/// (random bytes, a digest's or an image's, fail within the first few).
 pub fn as_text(bytes: Vec<u8>) -> Option<String> {
-    if bytes
-        .iter()
-        .any(|&b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7f)
-    {
+    if !bytes.iter().all(|&b| may_be_text(b)) {
         return None;
     }
     let text = String::from_utf8(bytes).ok()?;
@@ -103,6 +126,17 @@ pub fn as_text(bytes: Vec<u8>) -> Option<String> {
         .chars()
         .fold((0, 0), |(n, a), c| (n + 1, a + usize::from(c.is_ascii())));
     (ascii * 2 >= chars).then_some(text)
+}
+
+/// The text a base64 or base64url run encodes, if it reads as text ([`as_text`]): decoding gives up at the
+/// first byte that cannot be text, which for binary is one of the first few.
+pub fn decode_base64_text(run: &[u8]) -> Option<String> {
+    decode_base64_keeping(run, may_be_text).and_then(as_text)
+}
+
+/// The text a hex run encodes, if it reads as text (giving up as [`decode_base64_text`] does).
+pub fn decode_hex_text(run: &[u8]) -> Option<String> {
+    decode_hex_keeping(run, may_be_text).and_then(as_text)
 }
 
 /// HTML's named character references that write the characters of credentials and their separators.

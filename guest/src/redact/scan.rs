@@ -213,15 +213,15 @@ impl RuleSet {
                 .unwrap_or(run);
             let decoded = if core.len().is_multiple_of(2) && core.iter().all(u8::is_ascii_hexdigit)
             {
-                encodings::decode_hex(core)
+                encodings::decode_hex_text(core)
             } else if core.iter().any(u8::is_ascii_uppercase)
                 && core.iter().any(u8::is_ascii_lowercase)
             {
-                encodings::decode_base64(core)
+                encodings::decode_base64_text(core)
             } else {
                 None
             };
-            let Some(decoded) = decoded.and_then(encodings::as_text) else {
+            let Some(decoded) = decoded else {
                 continue;
             };
             // (An environment value that is the whole decoded text is found as written: its encoded forms

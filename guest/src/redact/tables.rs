@@ -114,7 +114,11 @@ pub(super) fn column_cells(
         while at < window_end && at < bytes.len() {
             let (line_start, line_end, next) = line_at(bytes, at);
             at = next;
-            if line_start < consumed {
+            // A line without the separator is no header: most lines a keyword opens are not (one search,
+            // not a split cell by cell).
+            if line_start < consumed
+                || memchr::memchr(separator, &bytes[line_start..line_end]).is_none()
+            {
                 continue;
             }
             let header = cells(bytes, line_start, line_end, separator);
