@@ -217,6 +217,23 @@ pub fn leak(secret: &str, output: &str) -> Option<String> {
     best.map(str::to_string)
 }
 
+/// How much of `sample`'s secrets survive in `output` (any redactor's): none, some, or one whole.
+pub fn outcome_of(sample: &Sample, output: &str) -> Outcome {
+    sample
+        .secrets
+        .iter()
+        .filter_map(|secret| leak(secret, output).map(|l| l.len() == secret.len()))
+        .map(|whole| {
+            if whole {
+                Outcome::Missed
+            } else {
+                Outcome::Partial
+            }
+        })
+        .max()
+        .unwrap_or(Outcome::Caught)
+}
+
 fn spans(text: &str, needle: &str) -> Vec<(usize, usize)> {
     text.match_indices(needle)
         .map(|(i, s)| (i, i + s.len()))
