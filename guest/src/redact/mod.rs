@@ -23,12 +23,14 @@
 //! rule, so a fresh instance starts fast.
 //!
 //! Layout (after Sentry's relay-pii), each module importing only those listed before it:
-//! - data and text: the rules' types in [`rules`], byte ranges in `windows`, look-alike folding in
-//!   `normalize`, the encodings of `encodings`, what redaction reports in `finding`;
+//! - data and text: the rules' types in [`rules`], byte ranges in `windows` (and the encoded runs and escaped
+//!   lines it finds), a table's header and cells in `tables`, look-alike folding in `normalize`, the encoders
+//!   and decoders of `encodings`, what redaction reports in `finding`;
 //! - checks and compiled form: [`validators`], step [`programs`], a rule set's prefilter and lazily compiled
 //!   regexes in `ruleset`, caller options in [`policy`], the built-in catalogue compiled once in `engine`,
 //!   the environment's values in `secrets`;
-//! - candidates: the type in `candidate`, the scan that finds them in `scan`;
+//! - candidates: the type in `candidate`, the scan that finds them in `scan` (decoded text scanned again there,
+//!   to a fixed depth);
 //! - application (overlaps, replacements, settling) in `apply`; JSON walking in [`json`]; this module is
 //!   the API.
 
