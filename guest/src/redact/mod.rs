@@ -196,6 +196,26 @@ mod tests {
     }
 
     #[test]
+    fn language_dumps_and_credential_files_are_redacted() {
+        // Issue 36's list: PHP (print_r, var_export, var_dump), Perl and Ruby dumps, `.git-credentials` (a
+        // password holding `#` and `!`), `.netrc` on several lines. (All but var_dump, rule `php-var-dump`, were
+        // caught before the issue by the assignment and URL rules; pinned here.)
+        for (text, secret) in [
+            ("Array\n(\n    [user] => bob\n    [password] => hunter2xyz\n)", "hunter2xyz"),
+            ("array (\n  'user' => 'bob',\n  'password' => 'hunter2xyz',\n)", "hunter2xyz"),
+            ("array(2) {\n  [\"user\"]=>\n  string(3) \"bob\"\n  [\"password\"]=>\n  string(10) \"hunter2xyz\"\n}", "hunter2xyz"),
+            ("$VAR1 = { 'password' => 'Zq8vR2mXw4', 'user' => 'app' };", "Zq8vR2mXw4"),
+            ("{:user=>\"app\", :password=>\"s3cr3t-Pa55\"}", "s3cr3t-Pa55"),
+            ("{user: \"app\", password: \"s3cr3t-Pa55\"}", "s3cr3t-Pa55"),
+            ("https://bob:p#ss!w0rd@github.com", "p#ss!w0rd"),
+            ("machine api.example.com\n  login bob\n  password S3cr3tNetrc\n", "S3cr3tNetrc"),
+        ] {
+            let r = redact(text, &[]);
+            assert!(!r.text.contains(secret), "{text:?} -> {:?}", r.text);
+        }
+    }
+
+    #[test]
     fn looser_overlapping_rules_do_not_swallow_hosts() {
         let r = redact("clone https://x-access-token:ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d@github.com/acme/infra.git", &[]);
         assert_eq!(
