@@ -565,6 +565,14 @@ fn catalogue_rows(toml: Value) -> (String, String, String) {
             "            delimits: {},",
             r.opt_bool("delimits").unwrap_or(false)
         );
+        let separator = r.opt_str("separator").unwrap_or_default();
+        assert!(separator.len() <= 1, "rule {id}: a `separator` is one byte");
+        let _ = writeln!(out, "            separator: {},", lit(&separator));
+        let _ = writeln!(
+            out,
+            "            object_holds: {},",
+            lit(&r.opt_str("object_holds").unwrap_or_default())
+        );
         r.finish();
         out.push_str("        },\n");
     }

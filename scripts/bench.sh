@@ -18,6 +18,7 @@ benchmarks=(
   "guard|the guard's load: 100k requests, 64 in flight, direct vs jsonrpc-errors guard (vs gatekit)"
   "http|the HTTP front's load: guard --listen vs supergateway vs mcp-proxy (installs both, pinned)"
   "rules|where redaction spends its time on secret-dense text, rule by rule (native)"
+  "redaction-peers|redaction vs the gateways' redactors (cpex-*, detect-secrets, Presidio, secretlint; installs them, pinned)"
   "policy|the policy file's results scope vs the default scope through the CLI guard"
   "python|Python (wasmtime-py): cold start, per call, redaction on the shared logs"
   "python-calls|Python: each call path's cost (fast C-API path vs wasmtime-py's public API)"
@@ -77,6 +78,17 @@ run() {
       fi
       rust_bench http_bench -- "$@" ;;
     rules) rust_bench rule_costs -- "$@" ;;
+    redaction-peers)
+      # The Python redactors by bench/peers/requirements-redaction.txt into target/bench/redaction-peers-venv,
+      # secretlint by bench/peers/package-lock.json. `redaction-peers -- --skip-slow` leaves detect-secrets and
+      # Presidio out of the corpora (minutes each); `-- --peers cpex,secretlint --rounds 5` picks and repeats.
+      need_peers
+      local venv=target/bench/redaction-peers-venv
+      if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -m pip freeze 2>/dev/null | grep -q '^cpex-secrets-detection==0.3.14$'; then
+        python3 -m venv "$venv"
+        "$venv/bin/python" -m pip install -q --disable-pip-version-check -r bench/peers/requirements-redaction.txt
+      fi
+      rust_bench redaction_peers -- "$@" ;;
     policy)
       # JSONRPC_ERRORS_BIN names another CLI binary; `policy -- --quick` for a short run.
       local bin="${JSONRPC_ERRORS_BIN:-$PWD/target/release/jsonrpc-errors}"

@@ -118,3 +118,71 @@ fn benign_lines_untouched() {
         BENIGN_GOAL * 100.0
     );
 }
+
+/// Issue 36's goal for encoded credentials: the recall corpus's samples (config, HTTP and log contexts)
+/// carried base64-, base64url- or hex-encoded, percent-encoded once or twice, or written with HTML character
+/// references: at least 95% caught in every encoding (none of the encoded secret survives, nor any 16
+/// characters of it).
+#[test]
+fn encoded_variants_are_caught() {
+    let recall = load_recall(&corpora_dir());
+    let samples = encoded_samples(&recall);
+    let (figures, misses) = evaluate_encoded(&samples, &Policy::default());
+    let mut table = String::new();
+    for (encoding, caught, partial, missed) in &figures {
+        let total = caught + partial + missed;
+        table.push_str(&format!(
+            "  {encoding:<14} {caught:>5}/{total:<5} {:>6.1}%   ({partial} in part, {missed} missed)\n",
+            100.0 * *caught as f64 / total as f64
+        ));
+    }
+    println!("encoded variants caught (goal >= 95% per encoding):\n{table}");
+    let below: Vec<&String> = figures
+        .iter()
+        .filter(|(_, c, p, m)| (*c as f64) < ENCODED_GOAL * (c + p + m) as f64)
+        .map(|f| &f.0)
+        .collect();
+    if !below.is_empty() {
+        for r in misses.iter().take(20) {
+            println!(
+                "{} in {}: {:?}\n  -> {:?}",
+                r.sample.provider, r.sample.context, r.sample.text, r.output
+            );
+        }
+    }
+    assert!(below.is_empty(), "below the goal in {below:?}:\n{table}");
+}
+
+/// And none of the text that only looks encoded is changed: shapes.txt's digests, git ids, UUIDs, ETags,
+/// image digests, SSH keys, PNG data URIs and pod names, and every benign line the plain scan leaves alone,
+/// in every encoding.
+#[test]
+fn encoded_look_alikes_are_untouched() {
+    let dir = corpora_dir();
+    let (benign, shapes) = (load_benign(&dir), load_shapes(&dir));
+    assert!(
+        shapes.lines.len() >= 150,
+        "shapes.txt holds {} lines",
+        shapes.lines.len()
+    );
+    let texts = encoded_benign(&benign, &shapes);
+    let changed: Vec<String> = texts
+        .iter()
+        .filter_map(|(what, text)| {
+            let r = jsonrpc_errors_guest::redact::redact(text, &[]);
+            (r.text != *text).then(|| format!("{what}: {text:?}\n  -> {:?}", r.text))
+        })
+        .collect();
+    println!(
+        "look-alikes untouched: {}/{}",
+        texts.len() - changed.len(),
+        texts.len()
+    );
+    assert!(
+        changed.is_empty(),
+        "{} of {} changed:\n{}",
+        changed.len(),
+        texts.len(),
+        changed.join("\n")
+    );
+}

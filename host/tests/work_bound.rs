@@ -292,3 +292,133 @@ fn a_long_run_of_one_character_costs_a_bounded_amount_per_byte() {
         worst.join(", ")
     );
 }
+
+/// The decoders (rule `encoded-secret`): text that is all base64, base64url or hex runs, percent escapes
+/// (once or twice) or character references, of ordinary log text and of keyword-dense text, costs a bounded
+/// amount per byte and stays linear. Every run is decoded once per level and each level scans at most what
+/// the one above decoded (a fixed depth), so encoded ordinary text costs a few times ordinary text: at most
+/// 25x per byte, the bound no input class may pass; encoded keyword-dense text at most what keyword-dense
+/// text itself may cost (400x).
+#[test]
+fn encoded_text_costs_a_bounded_amount_per_byte() {
+    let mut m = Metered::new();
+    let line = "2026-11-21T10:02:14Z INFO request 42 took 12ms (ok)\n";
+    let benign = repeated(line, 100_000);
+    let benign_per_byte = m.fuel(&benign) as f64 / benign.len() as f64;
+    let b64 = |s: &str| base64(s.as_bytes(), b"+/", true);
+    let b64url = |s: &str| base64(s.as_bytes(), b"-_", false);
+    let hex = |s: &str| s.bytes().map(|b| format!("{b:02x}")).collect::<String>();
+    let percent = |s: &str| s.bytes().map(|b| format!("%{b:02X}")).collect::<String>();
+    let entities = |s: &str| s.bytes().map(|b| format!("&#{b};")).collect::<String>();
+    let dense = "password=hunter2 token=Zq8vR2mXw4LkP0aB ";
+    // (name, unit, bound in multiples of ordinary text per byte)
+    let units: Vec<(String, String, f64)> = vec![
+        (
+            "one base64 line per log line".into(),
+            format!("data: {}\n", b64(line)),
+            25.0,
+        ),
+        (
+            "one base64url line per log line".into(),
+            format!("{}\n", b64url(line)),
+            25.0,
+        ),
+        (
+            "one hex line per log line".into(),
+            format!("{}\n", hex(line)),
+            25.0,
+        ),
+        (
+            "a log line percent-encoded".into(),
+            format!("{}\n", percent(line)),
+            25.0,
+        ),
+        (
+            "a log line percent-encoded twice".into(),
+            format!("{}\n", percent(&percent(line))),
+            25.0,
+        ),
+        (
+            "a log line as character references".into(),
+            format!("{}\n", entities(line)),
+            25.0,
+        ),
+        (
+            "short base64 runs".into(),
+            "aGVsbG8gd29ybGQgaGk= ".into(),
+            25.0,
+        ),
+        (
+            "random base64 runs".into(),
+            "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 ".into(),
+            25.0,
+        ),
+        ("lone escapes".into(), "100% of %zz &x; &#; ".into(), 25.0),
+        (
+            "keyword-dense text as base64".into(),
+            format!("{}\n", b64(dense)),
+            400.0,
+        ),
+        (
+            "keyword-dense text percent-encoded".into(),
+            format!("{}\n", percent(dense)),
+            400.0,
+        ),
+    ];
+    let mut report = Vec::new();
+    let mut failures = Vec::new();
+    for (name, unit, bound) in &units {
+        let (small, large) = (repeated(unit, 100_000), repeated(unit, 200_000));
+        let (f_small, f_large) = (m.fuel(&small), m.fuel(&large));
+        let per_byte = f_large as f64 / large.len() as f64;
+        let growth = per_byte / (f_small as f64 / small.len() as f64);
+        report.push(format!(
+            "{name}: {per_byte:.0} fuel/byte ({:.1}x ordinary text), growth x{growth:.2} per byte when doubled",
+            per_byte / benign_per_byte
+        ));
+        if growth > 1.3 {
+            failures.push(format!(
+                "{name}: cost per byte grew {growth:.2}x when the text doubled"
+            ));
+        }
+        if per_byte > bound * benign_per_byte {
+            failures.push(format!(
+                "{name}: {:.1}x ordinary text per byte (bound {bound}x)",
+                per_byte / benign_per_byte
+            ));
+        }
+    }
+    println!(
+        "benign: {benign_per_byte:.0} fuel/byte\n{}",
+        report.join("\n")
+    );
+    assert!(
+        failures.is_empty(),
+        "{}\n\n{}",
+        failures.join("\n"),
+        report.join("\n")
+    );
+}
+
+/// Base64 with the two last characters of its alphabet given (`+/` or `-_`), padded or not.
+fn base64(bytes: &[u8], last: &[u8; 2], pad: bool) -> String {
+    let alphabet: Vec<u8> = (b'A'..=b'Z')
+        .chain(b'a'..=b'z')
+        .chain(b'0'..=b'9')
+        .chain(last.iter().copied())
+        .collect();
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, &b)| acc | u32::from(b) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(alphabet[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+        if pad {
+            out.push_str(&"=".repeat(3 - chunk.len()));
+        }
+    }
+    out
+}

@@ -45,7 +45,8 @@ PRIVATE_IP = re.compile(r"(?<![\d.])(10\.\d{1,3}\.\d{1,3}\.\d{1,3}|192\.168\.\d{
                         r"|169\.254\.\d{1,3}\.\d{1,3})(?![\d.])")
 FRAME = re.compile(
     r"^(Traceback \(most recent call last\):|\s*File \".*\", line \d+|\s+at\s|\tat\s|\s*\.\.\. \d+ more$|goroutine \d+ \["
-    r"|\s+/.*\.go:\d+ \+0x|stack backtrace:|\s*\d+: (0x[0-9a-f]+ - )?[\w:<>]+::|\s+at \./|\s+at /rustc/|Caused by: .*\n?\tat)"
+    r"|\s+/.*\.go:\d+ \+0x|stack backtrace:|\s*\d+: (0x[0-9a-f]+ - )?[\w:<>]+::|\s+at \./|\s+at /rustc/|Caused by: .*\n?\tat"
+    r"|thread '.*' (\(\d+\) )?panicked at )"
 )
 
 

@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 pub const RECALL_GOAL: f64 = 0.95;
 /// Share of the benign lines the redactor must return unchanged.
 pub const BENIGN_GOAL: f64 = 0.995;
+/// Share of the encoded variants that must be caught, in every encoding (issue 36).
+pub const ENCODED_GOAL: f64 = 0.95;
 /// A secret leaks when it survives whole, or when any run of this many of its characters does (a token cut
 /// short at a `-` or a `.` leaks the rest).
 pub const FRAGMENT: usize = 16;
@@ -128,8 +130,12 @@ pub struct Benign {
 /// benign.txt: `#### group NAME: SOURCE` opens a group; other `####` lines are notes; blank lines are skipped;
 /// every other line is one benign text.
 pub fn load_benign(dir: &Path) -> Benign {
-    let path = dir.join("benign.txt");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    load_grouped(&dir.join("benign.txt"))
+}
+
+/// A file in benign.txt's format.
+fn load_grouped(path: &Path) -> Benign {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let (mut groups, mut lines) = (Vec::new(), Vec::new());
     let mut current: Option<String> = None;
     for line in text.lines() {
@@ -140,9 +146,12 @@ pub fn load_benign(dir: &Path) -> Benign {
         } else if line.starts_with("####") || line.is_empty() {
             continue;
         } else {
-            let group = current
-                .clone()
-                .unwrap_or_else(|| panic!("benign.txt: a line before the first group: {line:?}"));
+            let group = current.clone().unwrap_or_else(|| {
+                panic!(
+                    "{}: a line before the first group: {line:?}",
+                    path.display()
+                )
+            });
             lines.push((group, line.to_string()));
         }
     }
@@ -206,6 +215,23 @@ pub fn leak(secret: &str, output: &str) -> Option<String> {
         }
     }
     best.map(str::to_string)
+}
+
+/// How much of `sample`'s secrets survive in `output` (any redactor's): none, some, or one whole.
+pub fn outcome_of(sample: &Sample, output: &str) -> Outcome {
+    sample
+        .secrets
+        .iter()
+        .filter_map(|secret| leak(secret, output).map(|l| l.len() == secret.len()))
+        .map(|whole| {
+            if whole {
+                Outcome::Missed
+            } else {
+                Outcome::Partial
+            }
+        })
+        .max()
+        .unwrap_or(Outcome::Caught)
 }
 
 fn spans(text: &str, needle: &str) -> Vec<(usize, usize)> {
@@ -611,4 +637,181 @@ impl BenignReport<'_> {
         }
         s
     }
+}
+
+// --- encoded variants (issue 36) ----------------------------------------------------------------------------
+
+/// The encodings a credential travels in, each with the line that carries it (`{}`: the encoded text).
+pub const ENCODINGS: [(&str, &str); 6] = [
+    (
+        "base64",
+        "tool result: {\"content\": \"{}\", \"encoding\": \"base64\"}",
+    ),
+    ("base64url", "config_b64={} (from the secrets API)"),
+    ("hex", "request dump: {}"),
+    ("percent", "GET /callback?data={} HTTP/1.1"),
+    ("percent-twice", "Location: /login?next={}"),
+    ("html-entities", "<pre class=\"error\">{}</pre>"),
+];
+
+/// The recall corpus's contexts whose samples are encoded: one line or a document, config, HTTP and logs.
+pub const ENCODED_CONTEXTS: [&str; 4] = ["dotenv", "log-logfmt", "http-client", "json-config"];
+
+fn base64_of(bytes: &[u8], alphabet: &[u8; 64], pad: bool) -> String {
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, &b)| acc | u32::from(b) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(alphabet[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+        if pad {
+            out.push_str(&"=".repeat(3 - chunk.len()));
+        }
+    }
+    out
+}
+
+fn percent_of(text: &str) -> String {
+    text.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+/// `text` in `encoding` (written here, apart from the redactor's own code, so that a bug in one is not
+/// hidden by the same bug in the other). HTML entities as an escaper for attributes writes them: every
+/// character but letters, digits and spaces as `&#xHH;`, the five markup characters by name.
+pub fn encode(encoding: &str, text: &str) -> String {
+    const STD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    match encoding {
+        "base64" => base64_of(text.as_bytes(), STD, true),
+        "base64url" => base64_of(text.as_bytes(), URL, false),
+        "hex" => text.bytes().map(|b| format!("{b:02x}")).collect(),
+        "percent" => percent_of(text),
+        "percent-twice" => percent_of(&percent_of(text)),
+        "html-entities" => text
+            .chars()
+            .map(|c| match c {
+                '&' => "&amp;".to_string(),
+                '<' => "&lt;".to_string(),
+                '>' => "&gt;".to_string(),
+                '"' => "&quot;".to_string(),
+                c if c.is_alphanumeric() || c == ' ' || c == '\n' => c.to_string(),
+                c => format!("&#x{:x};", c as u32),
+            })
+            .collect(),
+        other => panic!("unknown encoding {other}"),
+    }
+}
+
+/// Whether an encoding writes a text as one run that stands for all of it (base64, hex), rather than
+/// character by character (a secret's encoded form is then a part of the encoded text).
+pub fn is_block(encoding: &str) -> bool {
+    matches!(encoding, "base64" | "base64url" | "hex")
+}
+
+/// `encoded` in the line that carries `encoding`.
+pub fn carried(encoding: &str, encoded: &str) -> String {
+    let (_, carrier) = ENCODINGS
+        .iter()
+        .find(|(e, _)| *e == encoding)
+        .expect("a known encoding");
+    carrier.replacen("{}", encoded, 1)
+}
+
+/// Every sample of the `ENCODED_CONTEXTS`, whole, in every encoding: the context is the encoding's name. The
+/// secrets that must not survive: a block encoding's whole run (none of its pieces may survive either), or
+/// each secret's own encoded form.
+pub fn encoded_samples(recall: &Recall) -> Vec<Sample> {
+    let mut out = Vec::new();
+    for s in recall
+        .samples
+        .iter()
+        .filter(|s| ENCODED_CONTEXTS.contains(&s.context.as_str()))
+    {
+        for (encoding, _) in ENCODINGS {
+            let encoded = encode(encoding, &s.text);
+            let secrets = if is_block(encoding) {
+                vec![encoded.clone()]
+            } else {
+                s.secrets.iter().map(|x| encode(encoding, x)).collect()
+            };
+            out.push(Sample {
+                provider: s.provider.clone(),
+                context: encoding.to_string(),
+                variant: s.variant,
+                text: carried(encoding, &encoded),
+                secrets,
+            });
+        }
+    }
+    out
+}
+
+/// One encoding's figures: (encoding, caught, in part, missed).
+pub type EncodedFigure = (String, usize, usize, usize);
+
+/// Per encoding its figures, and every sample not caught.
+pub fn evaluate_encoded<'a>(
+    samples: &'a [Sample],
+    policy: &Policy,
+) -> (Vec<EncodedFigure>, Vec<SampleResult<'a>>) {
+    let mut figures: Vec<EncodedFigure> = ENCODINGS
+        .iter()
+        .map(|(e, _)| (e.to_string(), 0, 0, 0))
+        .collect();
+    let mut misses = Vec::new();
+    for s in samples {
+        let r = check_sample(s, policy);
+        let f = figures
+            .iter_mut()
+            .find(|f| f.0 == s.context)
+            .expect("a known encoding");
+        match r.outcome {
+            Outcome::Caught => f.1 += 1,
+            Outcome::Partial => f.2 += 1,
+            Outcome::Missed => f.3 += 1,
+        }
+        if r.outcome != Outcome::Caught {
+            misses.push(r);
+        }
+    }
+    (figures, misses)
+}
+
+/// shapes.txt (tests/corpora/collect_shapes.py): lines that look encoded and hold no secret, grouped as
+/// benign.txt is.
+pub fn load_shapes(dir: &Path) -> Benign {
+    load_grouped(&dir.join("shapes.txt"))
+}
+
+/// The benign texts the decoding must leave alone: every shapes.txt line as it is, and every benign.txt line
+/// the plain scan leaves alone in every encoding: (what it is, the text).
+pub fn encoded_benign(benign: &Benign, shapes: &Benign) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = shapes
+        .lines
+        .iter()
+        .map(|(g, l)| (format!("shapes/{g}"), l.clone()))
+        .collect();
+    for (_, line) in &benign.lines {
+        if redact::redact(line, &[]).text != *line {
+            continue;
+        }
+        for (encoding, _) in ENCODINGS {
+            out.push((
+                format!("benign/{encoding}"),
+                carried(encoding, &encode(encoding, line)),
+            ));
+        }
+    }
+    out
 }

@@ -51,9 +51,14 @@ async function assertWithinBudget(label, file, raw, gzipped) {
 // after (+32 KB raw, +17.7 KB gzipped), with ~2 KB of room. Raised again on 2026-11-26 to 440,000 / 183,000
 // for the probe's classes of misses (120 → 134 rules: name/value sibling fields, CLI password flags, short and
 // non-English secret names, more vendors), measured 429,523 / 177,666 before and 435,914 / 180,360 after
-// (+6.4 KB raw, +2.7 KB gzipped).
-test("the shipped .wasm stays within the size budget: ≤ 440,000 bytes raw and ≤ 183,000 gzipped", async () => {
-  await assertWithinBudget(".wasm", "jsonrpc_errors_bg.wasm", 440_000, 183_000);
+// (+6.4 KB raw, +2.7 KB gzipped). Raised on 2026-11-29 to 464,000 / 195,000 for issue 36 (134 → 146 rules:
+// decoding of base64, hex, percent and HTML-entity encoded text and scanning it with every rule; tables (CSV,
+// TSV, markdown, SQL INSERT) read by header and column; JWK private members, PuTTY keys, .pgpass, password
+// hashes, key ids, prose user:password pairs, Rust panic locations), measured 439,755 / 181,824 before and
+// 461,569 / 189,987 after (+21.8 KB raw, +8.2 KB gzipped). The gzipped figure is the redaction module's (below,
+// held to this budget), 193,408: this one has ~5 KB of room.
+test("the shipped .wasm stays within the size budget: ≤ 464,000 bytes raw and ≤ 195,000 gzipped", async () => {
+  await assertWithinBudget(".wasm", "jsonrpc_errors_bg.wasm", 464_000, 195_000);
 });
 
 // The guard module (guard sessions and redaction under options) is loaded only by `jsonrpc-errors/guard`
@@ -86,17 +91,21 @@ test("the shipped .wasm stays within the size budget: ≤ 440,000 bytes raw and 
 // names and the bounded tool labels +1.5 KB, 3.4 KB of data (the labels' method names, the new messages). The
 // repeat scan walks the bytes rather than parse with a visitor of its own (a visitor cost a copy of the
 // parser), and sorts the `String`s another sort already does: 2.6 KB less than the first version.
-test("the guard .wasm stays within its own budget: ≤ 752,000 bytes raw and ≤ 315,000 gzipped", async () => {
-  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 752_000, 315_000);
+// The same day issue 36's redaction work (encoded credentials, tables, key files, 12 more rules and their step
+// programs; see the base module's budget), measured alone at +24.3 KB raw / +9.2 KB gzipped, joined it: 773,414 /
+// 320,405 with both, so 776,000 / 322,000. Issue 38 owns bringing the modules back down.
+test("the guard .wasm stays within its own budget: ≤ 776,000 bytes raw and ≤ 322,000 gzipped", async () => {
+  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 776_000, 322_000);
 });
 
 // The redaction module (`jsonrpc-errors/redact`: redaction under options, no guard session) is built for
 // speed at opt-level "s" (Cargo.toml, `npm-redact`), as far as the base module's budget allows: a browser
 // that only redacts downloads this module alone, so it is held to the same download budget.
 // (2026-11-26: 377,269 / 155,875 before issue 25's rules, 419,310 / 176,723 after; 419,264 / 176,752 before
-// the probe's classes of misses, 427,416 / 180,069 after, when the base budget went to 440,000 / 183,000.)
-test("the redaction .wasm stays within the base module's budget: ≤ 440,000 bytes raw and ≤ 183,000 gzipped", async () => {
-  await assertWithinBudget("redaction .wasm", "jsonrpc_errors_redact_bg.wasm", 440_000, 183_000);
+// the probe's classes of misses, 427,416 / 180,069 after, when the base budget went to 440,000 / 183,000;
+// 2026-11-29, issue 36: 432,247 / 182,417 before, 460,326 / 193,408 after, when it went to 464,000 / 195,000.)
+test("the redaction .wasm stays within the base module's budget: ≤ 464,000 bytes raw and ≤ 195,000 gzipped", async () => {
+  await assertWithinBudget("redaction .wasm", "jsonrpc_errors_redact_bg.wasm", 464_000, 195_000);
 });
 
 test("the public .d.ts has no `any`", async () => {

@@ -23,12 +23,14 @@
 //! rule, so a fresh instance starts fast.
 //!
 //! Layout (after Sentry's relay-pii), each module importing only those listed before it:
-//! - data and text: the rules' types in [`rules`], byte ranges in `windows`, look-alike folding in
-//!   `normalize`, the encodings of `encodings`, what redaction reports in `finding`;
+//! - data and text: the rules' types in [`rules`], byte ranges in `windows` (and the encoded runs and escaped
+//!   lines it finds), a table's header and cells in `tables`, look-alike folding in `normalize`, the encoders
+//!   and decoders of `encodings`, what redaction reports in `finding`;
 //! - checks and compiled form: [`validators`], step [`programs`], a rule set's prefilter and lazily compiled
 //!   regexes in `ruleset`, caller options in [`policy`], the built-in catalogue compiled once in `engine`,
 //!   the environment's values in `secrets`;
-//! - candidates: the type in `candidate`, the scan that finds them in `scan`;
+//! - candidates: the type in `candidate`, the scan that finds them in `scan` (decoded text scanned again there,
+//!   to a fixed depth);
 //! - application (overlaps, replacements, settling) in `apply`; JSON walking in [`json`]; this module is
 //!   the API.
 
@@ -45,6 +47,7 @@ pub mod rules;
 mod ruleset;
 mod scan;
 mod secrets;
+mod tables;
 pub mod validators;
 mod windows;
 
@@ -189,6 +192,26 @@ mod tests {
             "set $GITHUB_TOKEN and ${AWS_SECRET_ACCESS_KEY}",
         ] {
             assert_eq!(redact(text, &[]).text, text);
+        }
+    }
+
+    #[test]
+    fn language_dumps_and_credential_files_are_redacted() {
+        // Issue 36's list: PHP (print_r, var_export, var_dump), Perl and Ruby dumps, `.git-credentials` (a
+        // password holding `#` and `!`), `.netrc` on several lines. (All but var_dump, rule `php-var-dump`, were
+        // caught before the issue by the assignment and URL rules; pinned here.)
+        for (text, secret) in [
+            ("Array\n(\n    [user] => bob\n    [password] => hunter2xyz\n)", "hunter2xyz"),
+            ("array (\n  'user' => 'bob',\n  'password' => 'hunter2xyz',\n)", "hunter2xyz"),
+            ("array(2) {\n  [\"user\"]=>\n  string(3) \"bob\"\n  [\"password\"]=>\n  string(10) \"hunter2xyz\"\n}", "hunter2xyz"),
+            ("$VAR1 = { 'password' => 'Zq8vR2mXw4', 'user' => 'app' };", "Zq8vR2mXw4"),
+            ("{:user=>\"app\", :password=>\"s3cr3t-Pa55\"}", "s3cr3t-Pa55"),
+            ("{user: \"app\", password: \"s3cr3t-Pa55\"}", "s3cr3t-Pa55"),
+            ("https://bob:p#ss!w0rd@github.com", "p#ss!w0rd"),
+            ("machine api.example.com\n  login bob\n  password S3cr3tNetrc\n", "S3cr3tNetrc"),
+        ] {
+            let r = redact(text, &[]);
+            assert!(!r.text.contains(secret), "{text:?} -> {:?}", r.text);
         }
     }
 

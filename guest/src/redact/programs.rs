@@ -361,9 +361,18 @@ pub fn match_at(program: &[u8], hay: &str, start: usize, memo: &mut Memo) -> Opt
 pub fn matches<'a>(program: &'a [u8], hay: &'a str) -> impl Iterator<Item = Groups> + 'a {
     let mut at = 0;
     let leading = leading_run(program);
+    let first = first_bytes(program);
     let mut memo = Memo::default();
     std::iter::from_fn(move || {
         while at <= hay.len() {
+            // A start whose byte no match can begin with is passed over without running the program (most
+            // bytes of a window, for a program that opens with a literal or a class).
+            if let Some(first) = &first {
+                match hay.as_bytes()[at..].iter().position(|b| in_set(first, *b)) {
+                    Some(skip) => at += skip,
+                    None => break,
+                }
+            }
             let start = at;
             // Next character boundary (programs never match empty, so no empty-match rule is needed).
             at += hay[at..].chars().next().map_or(1, char::len_utf8);
@@ -387,6 +396,48 @@ pub fn matches<'a>(program: &'a [u8], hay: &'a str) -> impl Iterator<Item = Grou
         }
         None
     })
+}
+
+/// The bytes a match of `program` can begin with, when its opening steps tell (group slots and word
+/// boundaries consume nothing; then a literal, a run of at least one character, or alternatives that each
+/// tell); None when they do not (an optional run, a repetition).
+fn first_bytes(program: &[u8]) -> Option<[u64; 4]> {
+    let mut code = program;
+    loop {
+        match code {
+            [6, _, rest @ ..] => code = rest,
+            [0, rest @ ..] => code = rest,
+            _ => break,
+        }
+    }
+    let mut set = [0u64; 4];
+    let mut add = |b: u8| set[(b >> 6) as usize] |= 1 << (b & 63);
+    match code {
+        [3, n, first, ..] if *n > 0 => add(*first),
+        [4, n, first, ..] if *n > 0 => {
+            add(first.to_ascii_lowercase());
+            add(first.to_ascii_uppercase());
+        }
+        [5, index, ..] if u16_at(code, 2) > 0 => {
+            let bytes = SETS.get(*index as usize)?;
+            for (word, bits) in set.iter_mut().zip(bytes) {
+                *word |= bits;
+            }
+        }
+        [7, k, ..] => {
+            let mut at = 2;
+            for _ in 0..*k {
+                let len = usize::from(u16_at(code, at));
+                let alternative = first_bytes(code.get(at + 2..at + 2 + len)?)?;
+                for (word, bits) in set.iter_mut().zip(alternative) {
+                    *word |= bits;
+                }
+                at += 2 + len;
+            }
+        }
+        _ => return None,
+    }
+    Some(set)
 }
 
 /// The set of a program's opening run when it is unbounded (after its group-0 slot and a boundary, if any),

@@ -82,6 +82,14 @@ pub struct Rule {
     /// instead of merged, so the host and path survive. Any other overlap is redacted as one span.
     #[serde(default)]
     pub delimits: bool,
+    /// For `window = "column"`: the byte that separates a table's cells (`,`, `;`, a tab, or `|` for a
+    /// markdown table; default `,`).
+    #[serde(default)]
+    pub separator: String,
+    /// The match must sit in a flat JSON object (no brace between it and the literal) that holds this literal
+    /// too: a JWK's `"d"` beside its `"kty"`. Empty: no such condition.
+    #[serde(default)]
+    pub object_holds: String,
 }
 
 #[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
@@ -95,6 +103,12 @@ pub enum WindowKind {
     /// matched anchored there (after any part of the identifier), once per identifier, so the match must
     /// start inside the identifier that holds the keyword.
     Assignment,
+    /// A table's column under a header cell naming a secret: the hit's line is read as the header (cells split
+    /// by the rule's `separator`, CSV quoting honoured), and each following line with as many cells is a row;
+    /// the pattern runs on the secret column's cell, judged by the header cell's name (see `tables`).
+    Column,
+    /// SQL `INSERT INTO t (a, b) VALUES (…), (…)`: the column list is the header, each tuple a row.
+    SqlValues,
 }
 
 #[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
@@ -109,6 +123,11 @@ pub enum Trigger {
     IbanShape,
     /// Runs of exactly nine digits grouped 3-2-4 by dashes: US Social Security numbers.
     SsnShape,
+    /// Text that travels encoded: base64, base64url and hex runs, and lines holding percent escapes or HTML
+    /// character references. Each is decoded once (to a fixed depth) and, if it reads as text, scanned as
+    /// text by every other rule: a base64 or hex run holding a credential is redacted whole, a credential
+    /// written with escapes exactly (see `scan::encoded_candidates`). The rule's pattern is not run.
+    EncodedRun,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
@@ -198,6 +217,8 @@ struct RuleRow {
     words_after: usize,
     requires: &'static [&'static str],
     delimits: bool,
+    separator: &'static str,
+    object_holds: &'static str,
 }
 
 static ROWS: CatalogueRows = include!(concat!(env!("OUT_DIR"), "/catalogue_rows.rs"));
@@ -226,6 +247,8 @@ pub fn load() -> Catalogue {
             words_after: r.words_after,
             requires: strings(r.requires),
             delimits: r.delimits,
+            separator: r.separator.to_string(),
+            object_holds: r.object_holds.to_string(),
         })
         .collect();
     Catalogue {

@@ -151,6 +151,8 @@ impl RuleSet {
                     ssn_shapes(bytes, runs.get_or_insert_with(|| digit_runs(bytes)))
                 }
                 Trigger::IbanShape => iban_shapes(bytes),
+                // One window, the whole text: the scan finds and decodes the runs (`scan_encoded`).
+                Trigger::EncodedRun => vec![(0, text.len())],
                 Trigger::Keywords => Vec::new(),
             };
             for (start, end) in starts {
@@ -309,7 +311,11 @@ impl RuleSet {
                 continue;
             }
             let window = match r.window {
-                WindowKind::Line => line_window(bytes, m.start(), m.end() + r.span),
+                WindowKind::Line | WindowKind::Column => {
+                    line_window(bytes, m.start(), m.end() + r.span)
+                }
+                // A statement is read from its hit (`INSERT`) on: see `tables::sql_value_cells`.
+                WindowKind::SqlValues => (m.start(), m.end()),
                 WindowKind::Word => word_window(bytes, m.start(), m.end(), r.words_after),
                 WindowKind::Assignment => unreachable!("assignment windows are opened above"),
             };

@@ -2,35 +2,51 @@
 //! candidates of a text, under the built-in rules, a caller's rules and the environment's values.
 
 use super::candidate::Candidate;
+use super::encodings;
 use super::engine::engine;
 use super::finding::{ENV_CATEGORY, ENV_RULE};
 use super::normalize;
 use super::policy::Policy;
 use super::programs;
-use super::rules::{Validator, WindowKind};
+use super::rules::{Trigger, Validator, WindowKind};
 use super::ruleset::{cannot_fail, RuleSet};
 use super::secrets::Secrets;
+use super::tables;
 use super::validators;
-use super::windows::holding_required;
+use super::windows::{encoded_runs, escaped_lines, holding_required};
 use aho_corasick::automaton::Automaton as _;
 use aho_corasick::Input;
 use std::borrow::Cow;
+
+/// How deep decoding goes: text decoded from decoded text (a doubly percent-encoded credential, base64 of a
+/// percent-encoded line) is scanned; what that decodes to is not (each level scans at most what the one
+/// above decoded, so the work stays linear with a fixed factor).
+const MAX_DECODING_DEPTH: usize = 2;
 
 /// How many keys inside a value an assignment rule refused are matched again (see `scan_assignments`).
 const MAX_RESCANS_INSIDE_A_REFUSED_VALUE: usize = 8;
 
 impl RuleSet {
     /// Adds every validated match of every enabled rule to `candidates`; `priority_base` orders rule sets.
+    /// `secrets` and `depth` (how many decodings deep `text` is) are for the rules that scan decoded text.
     pub(super) fn scan(
         &self,
         text: &str,
+        secrets: &Secrets,
         policy: &Policy,
         priority_base: usize,
+        depth: usize,
         candidates: &mut Vec<Candidate>,
     ) {
         for (i, windows) in self.windows(text).into_iter().enumerate() {
             let rule = &self.rules[i];
             if windows.is_empty() || !policy.enabled(&rule.id, &rule.category) {
+                continue;
+            }
+            if rule.trigger == Trigger::EncodedRun {
+                if depth < MAX_DECODING_DEPTH {
+                    self.scan_encoded(i, text, secrets, policy, priority_base, depth, candidates);
+                }
                 continue;
             }
             let windows = if rule.requires.is_empty() {
@@ -45,6 +61,10 @@ impl RuleSet {
                 self.scan_assignments(i, text, &windows, policy, priority_base, candidates);
                 continue;
             }
+            if matches!(rule.window, WindowKind::Column | WindowKind::SqlValues) {
+                self.scan_columns(i, text, &windows, policy, priority_base, candidates);
+                continue;
+            }
             let blocks;
             let windows = if rule.span > 0 {
                 blocks = self.scan_blocks(i, text, windows);
@@ -52,6 +72,8 @@ impl RuleSet {
             } else {
                 &windows
             };
+            let objects =
+                (!rule.object_holds.is_empty()).then(|| ObjectIndex::new(text, &rule.object_holds));
             for &(offset, end) in windows {
                 self.accept_all(
                     i,
@@ -61,6 +83,7 @@ impl RuleSet {
                     policy,
                     priority_base,
                     candidates,
+                    objects.as_ref(),
                 );
             }
         }
@@ -113,6 +136,7 @@ impl RuleSet {
                             policy,
                             priority_base,
                             candidates,
+                            None,
                         ),
                         m.get(0),
                     ),
@@ -132,6 +156,7 @@ impl RuleSet {
                                 policy,
                                 priority_base,
                                 candidates,
+                                None,
                             ),
                             group(0),
                         )
@@ -140,12 +165,169 @@ impl RuleSet {
                 }
             };
             match (taken, whole) {
-                (true, Some((_, match_end))) => resume = offset + match_end,
+                // Up to the secret's end, not the match's: a value cut where a `|` joins the next pair
+                // leaves that pair's key to its own window.
+                (true, Some((_, match_end))) => {
+                    resume = candidates.last().map_or(offset + match_end, |c| {
+                        if c.end < offset + match_end && text[c.end..].starts_with('|') {
+                            c.end
+                        } else {
+                            offset + match_end
+                        }
+                    })
+                }
                 (false, Some((_, match_end))) if offset + match_end > refused_to => {
                     (refused_to, rescanned) = (offset + match_end, 0);
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// The encoded runs of `text` decoded and scanned as text by every rule (see [`Trigger::EncodedRun`]). A
+    /// base64 or hex run that decodes to text holding a secret (a token, a credential, an environment value)
+    /// is a candidate of rule `i` whole: its pieces are not the secret's. A line holding percent escapes or
+    /// character references is decoded in place, and each secret found in it is a candidate of rule `i`
+    /// where it is written (one the plain scan found too is the same span: the rule listed first names it,
+    /// and `encoded-secret` comes after the rules that read plain text).
+    #[allow(clippy::too_many_arguments)]
+    fn scan_encoded(
+        &self,
+        i: usize,
+        text: &str,
+        secrets: &Secrets,
+        policy: &Policy,
+        priority_base: usize,
+        depth: usize,
+        candidates: &mut Vec<Candidate>,
+    ) {
+        let bytes = text.as_bytes();
+        let is_secret = |c: &Candidate| {
+            !c.refused && matches!(c.category.as_ref(), "token" | "credential" | ENV_CATEGORY)
+        };
+        for (start, end) in encoded_runs(bytes) {
+            let run = &bytes[start..end];
+            let core = run
+                .strip_suffix(b"==")
+                .or_else(|| run.strip_suffix(b"="))
+                .unwrap_or(run);
+            let decoded = if core.len().is_multiple_of(2) && core.iter().all(u8::is_ascii_hexdigit)
+            {
+                encodings::decode_hex_text(core)
+            } else if core.iter().any(u8::is_ascii_uppercase)
+                && core.iter().any(u8::is_ascii_lowercase)
+            {
+                encodings::decode_base64_text(core)
+            } else {
+                None
+            };
+            let Some(decoded) = decoded else {
+                continue;
+            };
+            // (An environment value that is the whole decoded text is found as written: its encoded forms
+            // are among the values the environment's matcher looks for.)
+            if candidates_at(&decoded, secrets, policy, depth + 1)
+                .iter()
+                .any(|c| {
+                    is_secret(c)
+                        && !(c.category == ENV_CATEGORY && c.start == 0 && c.end == decoded.len())
+                })
+            {
+                let (id, category) = self.names(i);
+                candidates.push(Candidate {
+                    start,
+                    end,
+                    priority: priority_base + i,
+                    rule: id,
+                    category,
+                    delimits: false,
+                    refused: false,
+                });
+            }
+        }
+        for (line_start, line_end) in escaped_lines(bytes) {
+            let line = &text[line_start..line_end];
+            let Some((decoded, starts)) = encodings::decode_escapes(line) else {
+                continue;
+            };
+            for mut c in candidates_at(&decoded, secrets, policy, depth + 1) {
+                if !is_secret(&c) {
+                    continue;
+                }
+                // An environment value stays one, however it is written.
+                if c.category == ENV_CATEGORY {
+                    c.start = line_start + starts[c.start];
+                    c.end = line_start + starts[c.end];
+                    candidates.push(c);
+                    continue;
+                }
+                let (id, category) = self.names(i);
+                candidates.push(Candidate {
+                    start: line_start + starts[c.start],
+                    end: line_start + starts[c.end],
+                    priority: priority_base + i,
+                    rule: id,
+                    category,
+                    delimits: false,
+                    refused: false,
+                });
+            }
+        }
+    }
+
+    /// Rule `i`'s id and category, borrowed for the catalogue's rules (they live as long as the process).
+    fn names(&self, i: usize) -> (Cow<'static, str>, Cow<'static, str>) {
+        let builtin = &engine().builtin;
+        if std::ptr::eq(self, builtin) {
+            (
+                Cow::Borrowed(builtin.rules[i].id.as_str()),
+                Cow::Borrowed(builtin.rules[i].category.as_str()),
+            )
+        } else {
+            (
+                Cow::Owned(self.rules[i].id.clone()),
+                Cow::Owned(self.rules[i].category.clone()),
+            )
+        }
+    }
+
+    /// A table rule's windows are header lines (or `INSERT` statements): each secret column's cell under them
+    /// is matched by the rule's pattern (anchored at the cell's start) and judged by its header cell's name.
+    fn scan_columns(
+        &self,
+        i: usize,
+        text: &str,
+        windows: &[(usize, usize)],
+        policy: &Policy,
+        priority_base: usize,
+        candidates: &mut Vec<Candidate>,
+    ) {
+        let rule = &self.rules[i];
+        let secret_name =
+            |name: &str| validators::classify_name(name) != validators::NameClass::None;
+        let cells = if rule.window == WindowKind::SqlValues {
+            tables::sql_value_cells(text, windows, &secret_name)
+        } else {
+            let separator = rule.separator.as_bytes().first().copied().unwrap_or(b',');
+            tables::column_cells(text, windows, separator, &secret_name)
+        };
+        for tables::ColumnCell { name, cell } in cells {
+            let hay = &text[cell.0..cell.1];
+            let Some(c) = self.regex(i).captures(hay) else {
+                continue;
+            };
+            let group = |g: usize| c.get(g).map(|m| (cell.0 + m.start(), cell.0 + m.end()));
+            self.accept(
+                i,
+                &group,
+                text,
+                text,
+                0,
+                policy,
+                priority_base,
+                candidates,
+                Some(name),
+            );
         }
     }
 
@@ -163,6 +345,7 @@ impl RuleSet {
         policy: &Policy,
         priority_base: usize,
         candidates: &mut Vec<Candidate>,
+        name_span: Option<(usize, usize)>,
     ) -> bool {
         let rule = &self.rules[i];
         let secret = if rule.secret_groups.is_empty() {
@@ -183,13 +366,23 @@ impl RuleSet {
         let value = value
             .strip_suffix('\n')
             .map_or(value, |v| v.strip_suffix('\r').unwrap_or(v));
+        // An assignment's unquoted value ends where a `|` joins the next pair (`token=abc|password: x`).
+        let value = match rule.validator {
+            Some(Validator::Named) if !hay[..start].ends_with(['"', '\'']) => {
+                &value[..validators::joined_pair_start(value).unwrap_or(value.len())]
+            }
+            _ => value,
+        };
         if value.is_empty() {
             return false;
         }
         // The match's name: its first group that holds no secret (`db_pass` of `db_pass=…`).
-        let name = (1..10)
-            .filter(|g| !rule.secret_groups.contains(g))
-            .find_map(group);
+        // (A table's cell is named by its column's header cell, given as `name_span`.)
+        let name = name_span.or_else(|| {
+            (1..10)
+                .filter(|g| !rule.secret_groups.contains(g))
+                .find_map(group)
+        });
         let around = validators::Around {
             text,
             start: offset + start,
@@ -206,18 +399,7 @@ impl RuleSet {
         // A refused value is kept too: if another finding's redaction reaches its first or last byte, the
         // verdict was on text that is no longer there, and `apply` redacts it after all.
         // The catalogue's rules live as long as the process: their names are borrowed, not copied.
-        let builtin = &engine().builtin;
-        let (id, category) = if std::ptr::eq(self, builtin) {
-            (
-                Cow::Borrowed(builtin.rules[i].id.as_str()),
-                Cow::Borrowed(builtin.rules[i].category.as_str()),
-            )
-        } else {
-            (
-                Cow::Owned(rule.id.clone()),
-                Cow::Owned(rule.category.clone()),
-            )
-        };
+        let (id, category) = self.names(i);
         candidates.push(Candidate {
             start: offset + start,
             end: offset + start + value.len(),
@@ -242,9 +424,14 @@ impl RuleSet {
         policy: &Policy,
         priority_base: usize,
         candidates: &mut Vec<Candidate>,
+        objects: Option<&ObjectIndex>,
     ) {
+        let in_object = |start: usize| objects.is_none_or(|o| o.holds_around(offset + start));
         if let Some(program) = self.program(i) {
             for m in programs::matches(program, hay) {
+                if !m.get(0).is_some_and(|(s, _)| in_object(s)) {
+                    continue;
+                }
                 self.accept(
                     i,
                     &|g| m.get(g),
@@ -254,10 +441,14 @@ impl RuleSet {
                     policy,
                     priority_base,
                     candidates,
+                    None,
                 );
             }
         } else {
             for caps in self.regex(i).captures_iter(hay) {
+                if !caps.get(0).is_some_and(|m| in_object(m.start())) {
+                    continue;
+                }
                 self.accept(
                     i,
                     &|g| caps.get(g).map(|m| (m.start(), m.end())),
@@ -267,8 +458,53 @@ impl RuleSet {
                     policy,
                     priority_base,
                     candidates,
+                    None,
                 );
             }
+        }
+    }
+}
+
+/// Where a text's braces are and where a literal occurs in it, to tell whether a match sits in a flat JSON
+/// object (no brace between the match and either end) that holds the literal too (a rule's
+/// `object_holds`): two binary searches per match, however large the object or the text.
+struct ObjectIndex {
+    /// Each brace's position, and whether it opens.
+    braces: Vec<(usize, bool)>,
+    literal: Vec<usize>,
+}
+
+impl ObjectIndex {
+    fn new(text: &str, literal: &str) -> ObjectIndex {
+        let bytes = text.as_bytes();
+        let braces = memchr::memchr2_iter(b'{', b'}', bytes)
+            .map(|i| (i, bytes[i] == b'{'))
+            .collect();
+        let mut at_literal = Vec::new();
+        let mut from = 0;
+        while let Some(i) = super::windows::find_literal(&text[from..], literal) {
+            at_literal.push(from + i);
+            from += i + 1;
+        }
+        ObjectIndex {
+            braces,
+            literal: at_literal,
+        }
+    }
+
+    /// Whether the match at `at` lies between a `{` and a `}` with no brace between them and it, and the
+    /// literal occurs between those two braces.
+    fn holds_around(&self, at: usize) -> bool {
+        let next = self.braces.partition_point(|&(b, _)| b < at);
+        match (
+            next.checked_sub(1).and_then(|i| self.braces.get(i)),
+            self.braces.get(next),
+        ) {
+            (Some(&(open, true)), Some(&(close, false))) => {
+                let first = self.literal.partition_point(|&l| l <= open);
+                self.literal.get(first).is_some_and(|&l| l < close)
+            }
+            _ => false,
         }
     }
 }
@@ -319,10 +555,15 @@ fn pem_block_end(text: &str, start: usize, end: usize) -> usize {
 /// look-alike characters folded and invisible ones dropped (`normalize`); what they find is mapped back, so
 /// the original characters are what is redacted.
 pub(super) fn candidates(text: &str, secrets: &Secrets, policy: &Policy) -> Vec<Candidate> {
+    candidates_at(text, secrets, policy, 0)
+}
+
+/// [`candidates`] of text decoded `depth` times.
+fn candidates_at(text: &str, secrets: &Secrets, policy: &Policy, depth: usize) -> Vec<Candidate> {
     let Some(view) = normalize::view(text) else {
-        return candidates_as_written(text, secrets, policy);
+        return candidates_as_written(text, secrets, policy, depth);
     };
-    let mut found = candidates_as_written(&view.text, secrets, policy);
+    let mut found = candidates_as_written(&view.text, secrets, policy, depth);
     for c in &mut found {
         c.start = view.original(c.start, false);
         c.end = view.original(c.end, true);
@@ -332,13 +573,26 @@ pub(super) fn candidates(text: &str, secrets: &Secrets, policy: &Policy) -> Vec<
     found
 }
 
-fn candidates_as_written(text: &str, secrets: &Secrets, policy: &Policy) -> Vec<Candidate> {
+fn candidates_as_written(
+    text: &str,
+    secrets: &Secrets,
+    policy: &Policy,
+    depth: usize,
+) -> Vec<Candidate> {
     let e = engine();
     let mut candidates = Vec::new();
-    e.builtin.scan(text, policy, 0, &mut candidates);
+    e.builtin
+        .scan(text, secrets, policy, 0, depth, &mut candidates);
     if let Some(extra) = &policy.extra {
         // Caller rules rank after the built-ins: a built-in's more specific name wins a tie.
-        extra.scan(text, policy, e.builtin.rules.len(), &mut candidates);
+        extra.scan(
+            text,
+            secrets,
+            policy,
+            e.builtin.rules.len(),
+            depth,
+            &mut candidates,
+        );
     }
     environment_values(text, secrets, policy, &mut candidates);
     candidates

@@ -108,6 +108,39 @@ fn with_closing_braces<'a>(secret: &'a str, at: Around) -> std::borrow::Cow<'a, 
     }
 }
 
+/// Where a `|` in an unquoted value joins the next `name=value` or `name: value` pair (`abc123|password: x`,
+/// `a||token=b`): the value ends there. A `|` inside a password that no name and operator follow stays part
+/// of it.
+pub fn joined_pair_start(value: &str) -> Option<usize> {
+    let b = value.as_bytes();
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(b'|', &b[from..]).map(|i| from + i) {
+        let mut at = i;
+        while b.get(at) == Some(&b'|') {
+            at += 1;
+        }
+        let name_start = at;
+        if b.get(at)
+            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+        {
+            while b
+                .get(at)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
+            {
+                at += 1;
+            }
+            while b.get(at) == Some(&b' ') {
+                at += 1;
+            }
+            if at > name_start && matches!(b.get(at), Some(b'=' | b':')) {
+                return Some(i);
+            }
+        }
+        from = at.max(i + 1);
+    }
+    None
+}
+
 /// Placeholder values that mean "no secret here": templates, variable references, masks, literals.
 pub fn is_placeholder(value: &str) -> bool {
     let v = value.trim();

@@ -309,6 +309,175 @@ pub(super) fn iban_shapes(bytes: &[u8]) -> Vec<(usize, usize)> {
     found
 }
 
+/// The shortest run that is decoded as base64 or hex: 16 characters encode 12 bytes (`password=abc`), and
+/// shorter runs are words.
+pub(super) const SHORTEST_ENCODED_RUN: usize = 16;
+
+/// The bytes of a base64 (either alphabet) or hex run, as a table: the run scan reads every byte of the long
+/// words of secret-dense text.
+const IN_ENCODED_RUN: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'-' | b'_');
+        b += 1;
+    }
+    t
+};
+
+fn in_encoded_run(b: u8) -> bool {
+    IN_ENCODED_RUN[b as usize]
+}
+
+/// Runs of base64 (either alphabet) or hex characters, `SHORTEST_ENCODED_RUN` long at least, with their
+/// padding: (start, end). A run must stand alone (not glued to a word by a character of neither alphabet
+/// but `=`, `:`, `,`, quotes and brackets), and is skipped when it has a shape known to carry no text or
+/// judged by another rule: an SSH public key (`ssh-ed25519 AAAA…`), a digest after its algorithm
+/// (`sha256:…`, `sha384-…`), an image's data (`data:image/png;base64,…`), a UUID, a JWT's segment. What is
+/// left is decoded (hex when it is all hex digits).
+pub(super) fn encoded_runs(bytes: &[u8]) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    let (mut i, n) = (0, bytes.len());
+    // `i` is always where a run would start: the text's start, just past a byte no run holds, or a run's end.
+    while i + SHORTEST_ENCODED_RUN <= n {
+        // The last byte of the next SHORTEST that no run holds: no run that counts starts at or before it.
+        // Read from the end, so ordinary text (a space every few bytes) is passed over most of a stride at a
+        // time.
+        if let Some(k) = (i..i + SHORTEST_ENCODED_RUN)
+            .rev()
+            .find(|&k| !in_encoded_run(bytes[k]))
+        {
+            i = k + 1;
+            continue;
+        }
+        let start = i;
+        let mut run_end = i + SHORTEST_ENCODED_RUN;
+        while run_end < n && in_encoded_run(bytes[run_end]) {
+            run_end += 1;
+        }
+        let mut end = run_end;
+        while end < n && end - run_end < 2 && bytes[end] == b'=' {
+            end += 1;
+        }
+        // A run glued to a word (the byte before or after it a letter of another script, a `.` before it or
+        // a `%`) is part of something else: a domain, a path, an escape.
+        let glued_before = start > 0 && !is_run_boundary(bytes[start - 1]);
+        let glued_after = end < n && !is_run_boundary(bytes[end]) && bytes[end] != b'.';
+        if !glued_before && !glued_after && !known_non_text(bytes, start, run_end) {
+            found.push((start, end));
+        }
+        i = end;
+    }
+    found
+}
+
+fn is_run_boundary(b: u8) -> bool {
+    b.is_ascii_whitespace()
+        || matches!(
+            b,
+            b'=' | b':'
+                | b','
+                | b';'
+                | b'"'
+                | b'\''
+                | b'`'
+                | b'('
+                | b')'
+                | b'['
+                | b']'
+                | b'{'
+                | b'}'
+                | b'<'
+                | b'>'
+                | b'|'
+                | b'\\'
+        )
+}
+
+/// Shapes that carry no text, told by the run and what stands before it.
+fn known_non_text(bytes: &[u8], start: usize, end: usize) -> bool {
+    let run = &bytes[start..end];
+    let starts =
+        |hay: &[u8], p: &[u8]| hay.len() >= p.len() && hay[..p.len()].eq_ignore_ascii_case(p);
+    let ends = |hay: &[u8], p: &[u8]| {
+        hay.len() >= p.len() && hay[hay.len() - p.len()..].eq_ignore_ascii_case(p)
+    };
+    // A UUID (a hex digest alone is decoded: it reads as no text, and its length is also a credential line's).
+    if run.len() == 36
+        && run.iter().enumerate().all(|(i, b)| {
+            if matches!(i, 8 | 13 | 18 | 23) {
+                *b == b'-'
+            } else {
+                b.is_ascii_hexdigit()
+            }
+        })
+    {
+        return true;
+    }
+    // A JWT's segment (a JSON header or claims, `eyJ…` then a `.`): the jwt rule judges the token whole.
+    if run.starts_with(b"eyJ") && bytes.get(end) == Some(&b'.') {
+        return true;
+    }
+    // A digest named by its algorithm: SRI's `sha384-…` (the run holds the name), `sha256:…`, `md5=…`.
+    const ALGORITHMS: [&[u8]; 5] = [b"sha1", b"sha256", b"sha384", b"sha512", b"md5"];
+    if ALGORITHMS
+        .iter()
+        .any(|a| starts(run, a) && run.get(a.len()) == Some(&b'-'))
+    {
+        return true;
+    }
+    let before = &bytes[start.saturating_sub(40)..start];
+    if let Some((b':' | b'=', name)) = before.split_last() {
+        if ALGORITHMS.iter().any(|a| ends(name, a)) {
+            return true;
+        }
+    }
+    // An SSH public key's blob starts with the length of its key type's name (`AAAA`), after that name.
+    if run.starts_with(b"AAAA") {
+        let word_before = before
+            .split(|b| b.is_ascii_whitespace())
+            .rev()
+            .find(|w| !w.is_empty())
+            .unwrap_or(&[]);
+        if [b"ssh-".as_slice(), b"ecdsa-", b"sk-"]
+            .iter()
+            .any(|p| starts(word_before, p))
+        {
+            return true;
+        }
+    }
+    // An image's, a font's, audio's or video's data URI.
+    ends(before, b";base64,")
+        && [
+            b"data:image/".as_slice(),
+            b"data:font/",
+            b"data:audio/",
+            b"data:video/",
+            b"data:application/octet-stream",
+        ]
+        .iter()
+        .any(|m| before.windows(m.len()).any(|w| w.eq_ignore_ascii_case(m)))
+}
+
+/// The lines holding a percent escape (`%3D`) or a character reference (`&#61;`, `&amp;`): (start, end
+/// without the line break).
+pub(super) fn escaped_lines(bytes: &[u8]) -> Vec<(usize, usize)> {
+    let mut found: Vec<(usize, usize)> = Vec::new();
+    let mut from = 0;
+    while let Some(at) = memchr::memchr2(b'%', b'&', &bytes[from..]).map(|i| from + i) {
+        if super::encodings::escape_at(&bytes[at..]).is_none() {
+            from = at + 1;
+            continue;
+        }
+        let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+        found.push((start, end));
+        from = end;
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -388,8 +557,48 @@ mod tests {
         .prop_map(|chars| chars.into_iter().collect())
     }
 
+    /// `encoded_runs` as a reader of every byte would find them: each maximal run of the alphabets, its
+    /// padding, judged the same way.
+    fn encoded_runs_reading_every_byte(bytes: &[u8]) -> Vec<(usize, usize)> {
+        let mut found = Vec::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            if !in_encoded_run(bytes[i]) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < bytes.len() && in_encoded_run(bytes[i]) {
+                i += 1;
+            }
+            let mut end = i;
+            while end < bytes.len() && end - i < 2 && bytes[end] == b'=' {
+                end += 1;
+            }
+            let glued_before = start > 0 && !is_run_boundary(bytes[start - 1]);
+            let glued_after =
+                end < bytes.len() && !is_run_boundary(bytes[end]) && bytes[end] != b'.';
+            if i - start >= SHORTEST_ENCODED_RUN
+                && !glued_before
+                && !glued_after
+                && !known_non_text(bytes, start, i)
+            {
+                found.push((start, end));
+            }
+            i = end;
+        }
+        found
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        #[test]
+        fn the_encoded_run_scan_finds_what_reading_every_byte_finds(
+            text in "([A-Za-z0-9+/_=-]{0,24}[ .:%é\\n]){0,8}"
+        ) {
+            prop_assert_eq!(encoded_runs(text.as_bytes()), encoded_runs_reading_every_byte(text.as_bytes()));
+        }
 
         #[test]
         fn skipping_scans_find_what_reading_every_byte_finds(text in shaped_text()) {
