@@ -477,10 +477,12 @@ fn guard(command: Command) -> ExitCode {
         Ok(g) => g,
         Err(msg) => return usage(msg),
     };
-    let program = std::path::Path::new(&command[0])
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let max_upstream_bytes = max_upstream_bytes as usize;
+    let transport = proxy::transport::Spec::Process(proxy::transport::process::Spec {
+        command,
+        grace,
+        max_upstream_bytes,
+    });
     let session = jsonrpc_errors_host::guard::Options {
         dialect,
         max_bytes,
@@ -490,7 +492,7 @@ fn guard(command: Command) -> ExitCode {
             jsonrpc_errors_host::guard::BatchPolicy::Reject
         },
         timeout_ms: (!timeout.is_zero()).then(|| timeout.as_millis().max(1) as u64),
-        upstream: format!("stdio:{program}"),
+        upstream: proxy::transport::display_name(&transport),
         failed_result_bytes,
         policy_env: policy.as_ref().map(|p| p.env.clone()).unwrap_or_default(),
         policy: policy.map(|p| p.text),
@@ -506,7 +508,7 @@ fn guard(command: Command) -> ExitCode {
     let most = runtime.max_input_bytes() as u64;
     for (flag, value) in [
         ("--max-bytes", max_bytes.unwrap_or(0)),
-        ("--max-upstream-bytes", max_upstream_bytes),
+        ("--max-upstream-bytes", max_upstream_bytes as u64),
     ] {
         if value > most {
             return usage(format!(
@@ -571,17 +573,14 @@ fn guard(command: Command) -> ExitCode {
             })
         }
     };
-    let max_upstream_bytes = max_upstream_bytes as usize;
     let args = proxy::Args {
         session,
-        grace,
-        max_upstream_bytes,
+        transport,
         log_format: format,
         log_level: level,
         metrics_addr,
         listen,
         config,
-        command,
     };
     proxy::run(args, runtime)
 }

@@ -21,6 +21,7 @@ mod process;
 mod signals;
 mod stdio;
 mod stdio_fd;
+pub mod transport;
 
 pub use args::{Args, LogFormat};
 use jsonrpc_errors_host::Runtime;
