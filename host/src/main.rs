@@ -24,6 +24,8 @@ struct Cli {
     command: Command,
 }
 
+// One value, parsed once per process: `guard`'s many options make its variant the largest, which costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// stdin: one JSON object {kind, id?, correlation_id?, ...fields} (or an array: first gate error wins);
@@ -126,15 +128,16 @@ enum Command {
         #[arg(long)]
         data: Option<String>,
     },
-    /// Runs UPSTREAM_CMD behind a guard: relays newline-delimited JSON-RPC (the MCP stdio transport) between
-    /// this process's stdin/stdout and the upstream's, answering bad client messages here, sanitizing
-    /// upstream errors and redacting failed tool results, and answering every pending request when the
-    /// upstream dies or hangs. Logs go to stderr. Exit status: the upstream's (128 + N if signal N ended it);
+    /// Runs UPSTREAM_CMD (or reaches the server at --upstream URL) behind a guard: relays JSON-RPC between
+    /// this process's stdin/stdout (or --listen's Streamable HTTP) and the upstream, answering bad client
+    /// messages here, sanitizing upstream errors and redacting failed tool results, and answering every
+    /// pending request when the upstream dies or hangs. Logs go to stderr. Exit status: the upstream's (128 + N if signal N ended it);
     /// 124 if the guard had to terminate it; 125 if the guard failed; 126/127 if it could not be started.
     #[command(after_help = "Examples:\n  \
         jsonrpc-errors guard --dialect mcp -- python server.py\n  \
         jsonrpc-errors guard --config guard.toml --metrics-addr localhost:9464 -- npx -y @modelcontextprotocol/server-filesystem /srv\n  \
         jsonrpc-errors guard --listen 127.0.0.1:8080 --auth-token-env MCP_TOKEN -- python server.py   # http://127.0.0.1:8080/mcp\n  \
+        jsonrpc-errors guard --upstream https://mcp.example/mcp --upstream-header 'Authorization: env:MCP_REMOTE_TOKEN'\n  \
         jsonrpc-errors guard --check-config guard.toml\n\n\
         In an MCP client's configuration: \"command\": \"jsonrpc-errors\", \"args\": [\"guard\", \"--\", \"python\", \"server.py\"]")]
     Guard {
@@ -206,10 +209,23 @@ enum Command {
         /// With --listen: connections open at once (further ones wait in the kernel's backlog).
         #[arg(long, default_value = "16384", value_name = "N", requires = "listen")]
         max_connections: usize,
+        /// Guard the MCP server at this URL (Streamable HTTP, either era; or HTTP+SSE where it speaks only
+        /// that) instead of starting UPSTREAM_CMD. Its userinfo, query and fragment are never shown in errors
+        /// or logs (userinfo is sent as Basic credentials; the query is sent).
+        #[arg(long, value_name = "URL", conflicts_with = "command")]
+        upstream: Option<String>,
+        /// With --upstream: a header the guard sends the upstream, its value read from the environment
+        /// ('Authorization: env:UPSTREAM_TOKEN'; repeatable). The guard's own credentials: a client's
+        /// Authorization is never forwarded.
+        #[arg(long, value_name = "'NAME: env:VAR'", requires = "upstream")]
+        upstream_header: Vec<String>,
+        /// With --upstream: PEM certificates to trust beside the platform's roots (a private CA).
+        #[arg(long, value_name = "FILE", requires = "upstream")]
+        upstream_ca: Option<std::path::PathBuf>,
         /// The upstream server's command line.
         #[arg(
             last = true,
-            required_unless_present = "check_config",
+            required_unless_present_any = ["check_config", "upstream"],
             value_name = "UPSTREAM_CMD"
         )]
         command: Vec<String>,
@@ -421,6 +437,9 @@ fn guard(command: Command) -> ExitCode {
         idle_timeout,
         max_streams,
         max_connections,
+        upstream,
+        upstream_header,
+        upstream_ca,
         command,
     } = command
     else {
@@ -478,11 +497,30 @@ fn guard(command: Command) -> ExitCode {
         Err(msg) => return usage(msg),
     };
     let max_upstream_bytes = max_upstream_bytes as usize;
-    let transport = proxy::transport::Spec::Process(proxy::transport::process::Spec {
-        command,
-        grace,
-        max_upstream_bytes,
-    });
+    let transport = match upstream {
+        None => proxy::transport::Spec::Process(proxy::transport::process::Spec {
+            command,
+            grace,
+            max_upstream_bytes,
+        }),
+        Some(url) => {
+            let ca = match upstream_ca.as_deref().map(proxy::transport::http::read_ca) {
+                None => Vec::new(),
+                Some(Ok(ca)) => ca,
+                Some(Err(msg)) => return usage(msg),
+            };
+            match proxy::transport::http::Spec::new(
+                &url,
+                &upstream_header,
+                &ca,
+                max_upstream_bytes,
+                grace,
+            ) {
+                Ok(spec) => proxy::transport::Spec::Http(std::sync::Arc::new(spec)),
+                Err(msg) => return usage(msg),
+            }
+        }
+    };
     let session = jsonrpc_errors_host::guard::Options {
         dialect,
         max_bytes,

@@ -680,7 +680,11 @@ pub async fn run(
     } else {
         ended.code
     };
-    if !reported && !shell.broken {
+    // A server at a URL whose session the guard closed, with nothing pending and nobody left to answer: a
+    // clean end, not a failure to report.
+    let clean =
+        matches!(ended.exit, Exit::Remote) && shell.pending == 0 && (retired || !config.linger);
+    if !reported && !shell.broken && !clean {
         // A transport that finished without a word of why: the end of a transport (the WIT's contract).
         let outcome = shell
             .policy

@@ -1,25 +1,27 @@
 //! The upstream a relay guards, behind one seam: a child process on pipes ([`process`]: the server the guard
-//! starts itself), and the transports that reach a server some other way. The relay core ([`super::core`]) hands a transport the lines the session sends
+//! starts itself) or a server at a URL ([`http`]: MCP's Streamable HTTP in both eras, and the legacy
+//! HTTP+SSE transport). The relay core ([`super::core`]) hands a transport the lines the session sends
 //! upstream and takes its [`Report`]s; it never knows which transport it drives. What a transport reports
 //! goes to the same guard session whatever carried it: a line is a line, an upstream that can no longer
 //! answer is `upstream-failed`, and (over HTTP, where each request is an exchange of its own) one request
 //! that got no answer is `upstream-request-failed`, so every decision about a message stays the component's.
 
+pub mod http;
 pub mod process;
+mod report;
 
-use super::io::{Budget, Outgoing, Read};
 use super::metrics::Metrics;
-use jsonrpc_errors_host::guard::{RequestFailure, UpstreamGone};
-use std::process::ExitStatus;
+pub use report::{Ended, Exit, Handle, Report, StartFailed};
 use std::sync::Arc;
-use std::time::Instant;
-use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit};
+use tokio::sync::mpsc;
 
 /// Which upstream a relay guards, and how it is reached.
 #[derive(Clone)]
 pub enum Spec {
     /// A command the guard starts and talks to over its stdin and stdout.
     Process(process::Spec),
+    /// A server at a URL.
+    Http(Arc<http::Spec>),
 }
 
 impl Spec {
@@ -28,72 +30,9 @@ impl Spec {
     pub fn grace(&self) -> std::time::Duration {
         match self {
             Spec::Process(p) => p.grace,
+            Spec::Http(h) => h.grace,
         }
     }
-}
-
-/// What a transport tells the relay, in the order it happened.
-pub enum Report {
-    /// A message from the upstream (a line of a child's stdout; one JSON or SSE message over HTTP), with when
-    /// it was read and the read budget it holds until it is written.
-    Line(Read, Instant, Option<OwnedSemaphorePermit>),
-    /// Bytes of a child's stderr, for the operator's log (redacted by the session).
-    Stderr(Vec<u8>),
-    /// A child's stderr reached its end.
-    StderrClosed,
-    /// Text about the upstream for the operator's log, whole lines (redacted by the session: a transport's
-    /// error may quote what the upstream sent).
-    Log(String),
-    /// The upstream stopped taking what is written to it (a child that closed its stdin).
-    WriteFailed(std::io::Error),
-    /// One request got no answer (an HTTP upstream: each request is an exchange of its own), named by its id as
-    /// the upstream was sent it (JSON text). The upstream is still there for the next one.
-    RequestFailed { id: String, failure: RequestFailure },
-    /// The upstream can no longer answer: the session answers every pending request, and every later one.
-    Gone(UpstreamGone),
-    /// The transport has finished (a child exited and was reaped; an HTTP upstream's session was closed):
-    /// nothing more comes.
-    Ended(Ended),
-}
-
-/// How a transport finished.
-pub struct Ended {
-    /// The guard's exit status for a stdio session.
-    pub code: u8,
-    pub exit: Exit,
-}
-
-/// How a relay's upstream ended.
-pub enum Exit {
-    /// The child process exited with this status.
-    Upstream(ExitStatus),
-    /// The connection to a server at a URL was closed by the guard (its client left, or it was retired).
-    Remote,
-    /// The upstream could not be started.
-    SpawnFailed,
-    /// The relay itself failed (its policy, waiting for the process) before the upstream's end was known.
-    Failed,
-}
-
-/// The relay's side of a running transport.
-pub struct Handle {
-    /// Lines for the upstream, each one JSON-RPC message; dropping it ends what is written to the upstream.
-    pub lines: mpsc::UnboundedSender<Outgoing>,
-    /// Fired (or dropped) when the relay stops the upstream: its client left, the front retired the relay, a
-    /// signal, the session failed. The transport then ends as MCP's shutdown has it for its kind.
-    pub close: oneshot::Sender<()>,
-    /// The budget the transport reads the upstream against: a line holds it until it is written, and what
-    /// the guard writes because of an upstream line is charged to it too.
-    pub budget: Budget,
-}
-
-/// Why a transport did not start.
-pub enum StartFailed {
-    /// The upstream could not be started: the session is told (`gone`), and the relay answers every request
-    /// until its client leaves; `code` is the guard's exit status.
-    Upstream { gone: UpstreamGone, code: u8 },
-    /// The guard itself failed.
-    Broken,
 }
 
 /// Starts the upstream `spec` names; what it reports goes to `reports`.
@@ -104,6 +43,7 @@ pub fn start(
 ) -> Result<Handle, StartFailed> {
     match spec {
         Spec::Process(spec) => process::start(spec, reports, metrics),
+        Spec::Http(spec) => http::start(spec.clone(), reports, metrics),
     }
 }
 
@@ -112,5 +52,6 @@ pub fn start(
 pub fn display_name(spec: &Spec) -> String {
     match spec {
         Spec::Process(spec) => process::display_name(&spec.command),
+        Spec::Http(spec) => spec.url.shown(),
     }
 }

@@ -3,7 +3,7 @@
 //! prescribes for stdio (stdin closed, then SIGTERM, then SIGKILL to its group); its end reported once both
 //! its output and its exit are known, so that every response it wrote before dying is relayed first.
 
-use super::{Ended, Exit, Handle, Report, StartFailed};
+use super::report::{Ended, Exit, Handle, Report, StartFailed};
 use crate::proxy::io::{self, Budget, Outgoing, Read};
 use crate::proxy::metrics::Metrics;
 use crate::proxy::process::{self, status};
