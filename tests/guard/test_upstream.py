@@ -17,6 +17,7 @@ import json
 import queue
 import subprocess
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -469,3 +470,39 @@ def test_behind_listen_the_upstreams_session_is_the_guards_and_a_clients_token_i
         rest = proc.communicate(timeout=HANG)[1]
     everything = "".join(log) + rest
     assert "client-token-0123456789" not in everything and "upstream-token-0123456789" not in everything
+
+
+def test_behind_listen_readiness_follows_an_upstream_that_comes_up_later(server):
+    # A port nothing listens on yet: the guard starts, is not ready, and becomes ready once the server is up.
+    s = server()
+    port = s.port
+    s.stop()
+    proc = subprocess.Popen([str(GUARD), "guard", "--listen", "127.0.0.1:0", "--upstream", f"http://127.0.0.1:{port}/mcp"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        addr = None
+        for line in proc.stderr:
+            if '"listening"' in line:
+                addr = json.loads(line)["addr"]
+                break
+        assert addr
+
+        def ready() -> int:
+            try:
+                with urllib.request.urlopen(f"http://{addr}/readyz", timeout=HANG) as r:
+                    return r.status
+            except urllib.error.HTTPError as e:
+                return e.code
+
+        deadline = time.monotonic() + AT_ONCE
+        while ready() != 503 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert ready() == 503
+        server("--port", str(port))
+        deadline = time.monotonic() + 3 * AT_ONCE
+        while ready() != 200 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert ready() == 200
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=HANG)
