@@ -506,3 +506,19 @@ def test_behind_listen_readiness_follows_an_upstream_that_comes_up_later(server)
     finally:
         proc.terminate()
         proc.communicate(timeout=HANG)
+
+
+def test_http2_is_negotiated_over_tls(guard, pki):
+    # node:http2 with ALPN h2 only: the guard's client speaks HTTP/2 where TLS negotiates it.
+    proc = subprocess.Popen(["node", str(HERE / "servers" / "h2_server.mjs"), str(pki["good.crt"]), str(pki["good.key"])],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("port "), line
+        g = guard(f"https://127.0.0.1:{line.split()[1]}/mcp", "--upstream-ca", str(pki["ca"]))
+        connect(g)
+        call(g, 1, "any")
+        assert read_answer(g, 1)[0]["result"]["content"][0]["text"] == "over HTTP/2.0"
+    finally:
+        proc.kill()
+        proc.wait()
