@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import GUARD, HANG, HERE, PY, Guard
+from harness import GUARD, HANG, HERE, PY, Guard, vm_rss_kb
 
 HTTP_FAULT_SERVER = HERE / "servers" / "http_fault_server.py"
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
@@ -522,3 +522,21 @@ def test_http2_is_negotiated_over_tls(guard, pki):
     finally:
         proc.kill()
         proc.wait()
+
+
+@pytest.mark.parametrize("sse", [False, True])
+def test_a_message_over_max_upstream_bytes_is_discarded_as_it_streams_and_its_request_answered(server, guard, sse):
+    s = server()
+    g = guard(s.url, "--max-upstream-bytes", str(1024 * 1024))
+    connect(g)
+    call(g, 1, "big", {"mb": 48, "sse": sse})
+    answer, _, _ = read_answer(g, 1, timeout=HANG)
+    # Its id is in its first bytes: answered at once, as a child's oversize line is.
+    error = assert_error(answer, 1, -32019, "upstream-error")
+    assert "exceeds the guard's limit" in error["data"]["details"], error
+    rss = vm_rss_kb(g.proc.pid)
+    assert rss is not None and rss < 40 * 1024, f"{rss} KiB for a 48 MiB message with a 1 MiB cap"
+    call(g, 2, "big", {"mb": 1, "sse": sse})
+    assert_error(read_answer(g, 2, timeout=HANG)[0], 2, -32019, "upstream-error")
+    call(g, 3, "echo")
+    assert "result" in read_answer(g, 3)[0]

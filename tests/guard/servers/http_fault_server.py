@@ -15,6 +15,7 @@ Prints `port N` on stdout once it listens. `tools/call` picks the behaviour by t
     status       HTTP arguments.status with an HTML (or arguments.content_type) body and arguments.retry_after
     rpc400       HTTP 400 with a JSON-RPC error whose id is null (what SDK servers write)
     headers      a JSON answer with the request headers it got (names lowercased)
+    big          an answer of arguments.mb MiB (default 1), as JSON, or with arguments.sse as one SSE event
     forget       a JSON answer; then every session is forgotten (the next request with one gets 404)
     forget-all   as forget, and `initialize` is refused from then on (HTTP 500)
     secret       a JSON-RPC error whose message and data carry a credential
@@ -206,6 +207,29 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(int(args["status"]), body.encode(), args.get("content_type", "text/html"), headers)
         if name == "rpc400":
             return self.json({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Bad Request: no valid session"}}, 400)
+        if name == "big":
+            # An answer of about arguments.mb MiB, as JSON or as one SSE event, written in 64 KiB pieces.
+            text = "x" * (64 * 1024)
+            pieces = int(args.get("mb", 1)) * 16
+            head = json.dumps({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": ""}]}})
+            before, after = head.split('"text": ""')
+            if args.get("sse"):
+                self.sse_start()
+                self.chunk(("data: " + before + '"text": "').encode())
+                for _ in range(pieces):
+                    self.chunk(text.encode())
+                self.chunk(('"' + after + "\n\n").encode())
+                return self.sse_end()
+            length = len(before) + len('"text": "') + pieces * len(text) + 1 + len(after)
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(length))
+            self.end_headers()
+            self.wfile.write((before + '"text": "').encode())
+            for _ in range(pieces):
+                self.wfile.write(text.encode())
+            self.wfile.write(('"' + after).encode())
+            return None
         if name == "headers":
             got = {k.lower(): v for k, v in self.headers.items()}
             return self.json({**answer, "result": {"content": [{"type": "text", "text": json.dumps(got)}]}})
