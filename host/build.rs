@@ -74,9 +74,16 @@ fn main() {
     // embedded only when the former is the very component embedded here (a stale or foreign one never is), else
     // the host compiles the component at start. The .cwasm is watched (an empty one stands in until xtask
     // writes it, dated in the past so that it does not make this script run again), so a later
-    // `cargo xtask component` embeds it.
+    // `cargo xtask component` embeds it. A build for another target (a cross build) embeds
+    // `jsonrpc-errors.TARGET.cwasm` instead, which scripts/precompile-for.sh writes beside a copy of the
+    // component (an artifact for this machine is of no use there).
     let dir = target.join("component");
-    let cwasm = dir.join("jsonrpc-errors.cwasm");
+    let (host, triple) = (env::var("HOST").unwrap(), env::var("TARGET").unwrap());
+    let cwasm = if triple == host {
+        dir.join("jsonrpc-errors.cwasm")
+    } else {
+        dir.join(format!("jsonrpc-errors.{triple}.cwasm"))
+    };
     if !cwasm.exists() && fs::create_dir_all(&dir).is_ok() {
         if let Ok(file) = fs::File::create(&cwasm) {
             let _ = file.set_modified(

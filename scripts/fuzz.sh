@@ -2,6 +2,7 @@
 # Fuzzes the guest's api boundary with cargo-fuzz (libFuzzer), outside the normal test run: see fuzz/README.md.
 #
 #   scripts/fuzz.sh [TARGET ...] [-- LIBFUZZER_ARGS]
+#   scripts/fuzz.sh isolation
 #
 # Installs what it needs (the nightly toolchain, cargo-fuzz) when missing, seeds every corpus from
 # tests/vectors, then runs each TARGET (default: all) in turn, one process at a time, for -runs=10000000,
@@ -10,12 +11,20 @@
 # Per target it prints the executions, exec/s, new coverage and what was found; the exit status is 1 when
 # anything was.
 #
+# `isolation` is no libFuzzer target: it runs tests/guard/isolation_model.py (the HTTP front attacked by hostile
+# clients and a hostile server, issue 34) seed after seed for FUZZ_MAX_TIME seconds (default 600), or for
+# ISOLATION_ITERATIONS runs; ISOLATION_FAMILY (default mixed) and ISOLATION_SEED (default: from the clock) choose
+# what runs. It needs target/release/jsonrpc-errors and tests/guard/setup.sh's fixtures, not the nightly
+# toolchain; every seed that found something is printed with its violations (rerun one with
+# `python tests/guard/isolation_model.py --family F --seed N -v`).
+#
 # Environment:
 #   FUZZ_MAX_TIME=SECS   cap each target's run (-max_total_time=SECS)
 #   FUZZ_SANITIZER=NAME  cargo-fuzz sanitizer (default: none, see fuzz/README.md; address for ASan)
 #   FUZZ_TRACE_COMPARES=0  build without comparison tracing (cargo fuzz --no-trace-compares): about 3x the
 #                        executions per second, without libFuzzer's comparison-guided mutations (fuzz/README.md)
 #   FUZZ_KNOWN=a,b       checks for findings already reported that the targets skip (see fuzz/README.md)
+#   ISOLATION_ITERATIONS=N, ISOLATION_FAMILY=F, ISOLATION_SEED=N   the isolation model's runs (see above)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -33,10 +42,12 @@ fi
 
 targets=()
 extra=()
+isolation=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --) shift; extra=("$@"); break ;;
-        -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        isolation) isolation=1 ;;
         *)
             if [[ " ${ALL[*]} " != *" $1 "* ]]; then
                 echo "unknown target '$1' (targets: ${ALL[*]})" >&2
@@ -47,6 +58,35 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
+
+# The isolation model: real processes on loopback, no libFuzzer (so nothing of the nightly toolchain is needed).
+if [ "$isolation" = 1 ]; then
+    if [ ${#targets[@]} -gt 0 ]; then
+        echo "isolation runs alone (not with libFuzzer targets: ${targets[*]})" >&2
+        exit 2
+    fi
+    py=bindings/python/.venv/bin/python
+    [ -x target/release/jsonrpc-errors ] || { echo "target/release/jsonrpc-errors is missing: cargo xtask build" >&2; exit 2; }
+    "$py" -c 'import mcp' 2>/dev/null || tests/guard/setup.sh
+    mkdir -p fuzz/logs
+    log="fuzz/logs/isolation-$(date +%Y%m%dT%H%M%S).log"
+    run=(--family "${ISOLATION_FAMILY:-mixed}")
+    [ -z "${ISOLATION_SEED:-}" ] || run+=(--seed "$ISOLATION_SEED")
+    if [ -n "${ISOLATION_ITERATIONS:-}" ]; then
+        run+=(--iterations "$ISOLATION_ITERATIONS")
+    else
+        run+=(--seconds "${FUZZ_MAX_TIME:-600}")
+    fi
+    echo "== the isolation model: ${run[*]} (log: $log)"
+    set +e
+    "$py" tests/guard/isolation_model.py "${run[@]}" 2>&1 | tee "$log"
+    status=${PIPESTATUS[0]}
+    set -e
+    echo
+    echo "== summary"
+    grep -E '^isolation model: [0-9]+ runs' "$log" || echo "isolation model: did not finish (exit $status; see $log)"
+    exit "$status"
+fi
 [ ${#targets[@]} -gt 0 ] || targets=("${ALL[@]}")
 
 if ! rustup toolchain list | grep -q '^nightly'; then

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up everything the project needs on a fresh machine (idempotent):
 #   the wasm32 Rust target, the component and the release CLI, the Python package's virtualenv, the npm
-#   package with its headless Chromium, and the official MCP SDKs the guard's demo and tests run against.
+#   package with its headless Chromium, the official MCP SDKs the guard's demo and tests run against, and the
+#   toolchains and Wine the platform tests build and run the Windows CLI with.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,5 +23,7 @@ if [ "${SKIP_BINDINGS:-0}" != "1" ]; then
   fi
   echo "==> the guard's real-SDK fixtures (mcp for Python, @modelcontextprotocol/sdk for Node)"
   tests/guard/setup.sh
+  echo "==> the other platforms' Rust targets, MinGW-w64 and Wine (tests/platforms)"
+  tests/platforms/setup.sh
 fi
 echo "==> setup done: target/release/jsonrpc-errors, target/component/jsonrpc-errors.wasm"

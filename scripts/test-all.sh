@@ -1,11 +1,24 @@
 #!/usr/bin/env bash
 # Sets everything up, then runs every test in every runtime: native Rust, the wasmtime host and CLI, Python
-# (wasmtime-py), Node (wasm-bindgen and jco) and headless Chromium. Exits non-zero if any suite fails.
+# (wasmtime-py), Node (wasm-bindgen and jco), headless Chromium, and the CLI built for Windows (under Wine) and
+# checked for macOS. Exits non-zero if any suite fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 ./scripts/setup.sh || { echo "setup failed" >&2; exit 1; }
 export JSONRPC_ERRORS_SETUP_DONE=1
+
+# The CLI for the other platforms (tests/platforms/build.sh: Windows built with MinGW-w64, Windows MSVC and
+# both macOS targets checked) compiles in a target directory of its own, in the background from now on: it
+# overlaps the suites below, several of which mostly wait (Python, npm, the guard end to end). The platform
+# suite, last, waits for it, shows its output and fails if it failed.
+mkdir -p target/cross
+export PLATFORMS_BUILD_LOG="$PWD/target/cross/build.log"
+rm -f "$PLATFORMS_BUILD_LOG.status"
+(
+  tests/platforms/build.sh >"$PLATFORMS_BUILD_LOG" 2>&1
+  echo $? >"$PLATFORMS_BUILD_LOG.status.part" && mv "$PLATFORMS_BUILD_LOG.status.part" "$PLATFORMS_BUILD_LOG.status"
+) &
 
 failed=()
 suite() {
@@ -73,6 +86,8 @@ suite "install steps: a cargo project on the host library, cargo install, script
   tests/install/run-tests.sh
 suite "guard end to end: official MCP SDKs (Python, TypeScript) through jsonrpc-errors guard, and fault injection" \
   tests/guard/run-tests.sh
+suite "platforms: the CLI built for Windows and checked for macOS; the Windows guard end to end under Wine" \
+  tests/platforms/run-tests.sh
 
 echo
 if [ ${#failed[@]} -eq 0 ]; then

@@ -192,6 +192,8 @@ pub struct SessionArgs {
     pub policy_env: Vec<(String, String)>,
     /// The environment whose secrets the session redacts (none: the one `set_environment` configured).
     pub environment: Option<Vec<(String, String)>>,
+    /// Whether the session's client streams belong to different clients (see `guard::Options`).
+    pub many_clients: Option<bool>,
 }
 
 impl Default for SessionArgs {
@@ -206,6 +208,7 @@ impl Default for SessionArgs {
             policy: None,
             policy_env: Vec::new(),
             environment: None,
+            many_clients: None,
         }
     }
 }
@@ -236,6 +239,7 @@ impl SessionArgs {
                 "policy" => json_text(value).map(|v| args.policy = Some(v)),
                 "policy_env" => json_pairs(value).map(|v| args.policy_env = v),
                 "environment" => json_pairs(value).map(|v| args.environment = Some(v)),
+                "many_clients" => value.as_bool().map(|v| args.many_clients = Some(v)),
                 _ => return Err(refuse(format!("unknown option `{name}`"))),
             };
             if read.is_none() {
@@ -313,6 +317,7 @@ pub fn guard_session(args: SessionArgs) -> Result<guard::Session, ErrorObject> {
         policy,
         policy_env,
         environment,
+        many_clients,
     } = args;
     let batch = BatchPolicy::parse(&batch).ok_or_else(|| {
         ErrorObject::invalid_params(
@@ -350,6 +355,7 @@ pub fn guard_session(args: SessionArgs) -> Result<guard::Session, ErrorObject> {
     options.policy = policy;
     options.policy_env = policy_env;
     options.environment = environment;
+    options.many_clients = many_clients.unwrap_or(false);
     Ok(guard::Session::new(options))
 }
 

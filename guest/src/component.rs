@@ -312,6 +312,7 @@ impl exports::jsonrpc_errors::core::guard::GuestSession for GuardSession {
             policy: options.policy,
             policy_env: options.policy_env,
             environment: options.environment,
+            many_clients: options.many_clients,
         };
         let session = api::guard_session(args).unwrap_or_else(|_| {
             crate::guard::Session::new(crate::guard::Options::new("canonical", &upstream))

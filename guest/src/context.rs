@@ -9,7 +9,8 @@ pub struct CallContext {
     pub entropy: u64,
 }
 
-fn splitmix64(state: &mut u64) -> u64 {
+/// SplitMix64: the next value of a sequence seeded by `state` (advanced).
+pub(crate) fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = *state;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);

@@ -26,6 +26,14 @@ impl<'a> RawObject<'a> {
         self.0.iter().filter(|(k, _)| k == name).count() > 1
     }
 
+    /// A member name given more than once, if any (sorted, not compared pairwise: an object of many
+    /// members costs its sort, not its square).
+    pub fn repeated(&self) -> Option<&str> {
+        let mut names: Vec<&str> = self.0.iter().map(|(k, _)| k.as_ref()).collect();
+        names.sort_unstable();
+        names.windows(2).find(|w| w[0] == w[1]).map(|w| w[0])
+    }
+
     /// Reads `raw` as an object (`None` for any other JSON value).
     pub fn of(raw: &'a RawValue) -> Option<RawObject<'a>> {
         if json_type(raw) != JsonType::Object {
@@ -257,6 +265,14 @@ fn number_key(text: &str) -> String {
     String::from_utf8(key).unwrap_or_default()
 }
 
+/// Whether an id is a number with a fractional part (`1.5`; not `1.0` or `1E2`, integers however spelled).
+/// JSON-RPC allows one (its numbers "SHOULD NOT" have one); MCP does not ("a string or integer ID"), and
+/// neither official SDK can carry one: the Python SDK's message type refuses it, the TypeScript SDK's schema
+/// too, so no MCP peer could answer it, and a proxy on an SDK could not write it back.
+pub fn fractional_id(raw: &RawValue) -> bool {
+    json_type(raw) == JsonType::Number && number_key(raw.get()).contains("e-")
+}
+
 /// Why a request object is not a valid JSON-RPC 2.0 request: the invalid-request reason and its details
 /// (checked in the order `validate` checks them).
 pub struct Invalid {
@@ -354,6 +370,133 @@ pub fn is_well_formed_response(envelope: &Envelope<'_>) -> bool {
     version && envelope.id.is_some() && one_member && error_ok
 }
 
+/// A call's `params` as a proxy reads it: its members, and those of its `_meta`, each name at most once.
+///
+/// A proxy reads a member (a tool's `name`, its `arguments`, `_meta.progressToken`) where the peer behind it
+/// may read another: the servers' JSON readers (Python's, JavaScript's) keep the last of a repeated member,
+/// and a reader that kept the first would judge a tool call by one name while the server ran another. So a
+/// repeated member at a level the guard reads is refused, never read one way of two.
+#[derive(Default)]
+pub struct CallParams<'a> {
+    /// `params` when it is an object (by-position params have no members a proxy reads).
+    members: Option<RawObject<'a>>,
+    /// `params._meta` when it is an object.
+    meta: Option<RawObject<'a>>,
+}
+
+impl<'a> CallParams<'a> {
+    /// Reads `params`; `Err`: the member given more than once (`params.name`, `params._meta.progressToken`).
+    pub fn read(params: Option<&'a RawValue>) -> Result<CallParams<'a>, String> {
+        let Some(members) = params.and_then(RawObject::of) else {
+            return Ok(CallParams::default());
+        };
+        if let Some(name) = members.repeated() {
+            return Err(format!("params.{name}"));
+        }
+        let meta = members.get("_meta").and_then(RawObject::of);
+        if let Some(name) = meta.as_ref().and_then(RawObject::repeated) {
+            return Err(format!("params._meta.{name}"));
+        }
+        Ok(CallParams {
+            members: Some(members),
+            meta,
+        })
+    }
+
+    /// A member of `params`, as raw JSON borrowed from the line.
+    pub fn get(&self, name: &str) -> Option<&'a RawValue> {
+        self.members.as_ref()?.get(name)
+    }
+
+    /// A member of `params._meta`, as raw JSON borrowed from the line.
+    pub fn meta(&self, name: &str) -> Option<&'a RawValue> {
+        self.meta.as_ref()?.get(name)
+    }
+
+    /// What `_meta` says of the request.
+    pub fn request_meta(&self) -> RequestMeta {
+        RequestMeta {
+            progress_token: self.meta("progressToken").map(id_key),
+            protocol_version: self.meta(PROTOCOL_VERSION_META_KEY).and_then(string_value),
+        }
+    }
+}
+
+/// Why a JSON text could not be read one way only.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Unreadable {
+    /// An object gives this member more than once (the first repeated one found, by name).
+    Repeated(String),
+    /// Not JSON serde_json reads (nested deeper than its recursion limit, or not JSON at all).
+    Invalid,
+}
+
+/// `text` read as a `Value` when no object in it, at any depth, repeats a member. A `Value` keeps the last of
+/// a repeated member, as the peers' readers do; but a message passed on untouched when nothing was found in
+/// its `Value` would still carry the first, which a reader keeping the first would show. What a proxy scans
+/// (to redact it, or to decide on it) must have one reading only.
+pub fn strict_value(text: &str) -> Result<Value, Unreadable> {
+    let value: Value = serde_json::from_str(text).map_err(|_| Unreadable::Invalid)?;
+    match repeated_member(text) {
+        Some(name) => Err(Unreadable::Repeated(name)),
+        None => Ok(value),
+    }
+}
+
+/// The first member name an object of `text` (JSON serde has validated) repeats, at any depth. A scan over
+/// the bytes, strings skipped to their closing quote (`memchr`), each object's names compared when it closes:
+/// no second parse, and no visitor of its own (each one costs the npm module a copy of the JSON parser).
+fn repeated_member(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    // The containers open at each depth: an object's names so far, or none for an array. (Owned names: the
+    // npm module already sorts `String`s, and a second sort instantiation costs it more than the copies.)
+    let mut open: Vec<Option<Vec<String>>> = Vec::new();
+    let mut at = 0;
+    let mut name_next = false;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'{' => {
+                open.push(Some(Vec::new()));
+                name_next = true;
+            }
+            b'[' => {
+                open.push(None);
+                name_next = false;
+            }
+            b'}' | b']' => {
+                if let Some(Some(mut names)) = open.pop() {
+                    names.sort_unstable();
+                    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+                        return Some(w[0].clone());
+                    }
+                }
+                name_next = false;
+            }
+            b',' => name_next = matches!(open.last(), Some(Some(_))),
+            b'"' => {
+                let end = string_end(bytes, at)?;
+                if name_next {
+                    let quoted = &text[at..end];
+                    let name = if quoted.contains('\\') {
+                        serde_json::from_str::<String>(quoted).ok()?
+                    } else {
+                        quoted[1..quoted.len() - 1].to_string()
+                    };
+                    if let Some(Some(names)) = open.last_mut() {
+                        names.push(name);
+                    }
+                    name_next = false;
+                }
+                at = end;
+                continue;
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    None
+}
+
 /// What a request's `params._meta` (MCP) tells a proxy.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct RequestMeta {
@@ -367,63 +510,47 @@ pub struct RequestMeta {
 /// The `_meta` key under which a stateless MCP revision names itself on every request.
 pub const PROTOCOL_VERSION_META_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 
-/// Reads a request's `params._meta` once.
-pub fn request_meta(params: Option<&RawValue>) -> RequestMeta {
-    let Some(meta) = params
-        .and_then(RawObject::of)
-        .and_then(|p| p.get("_meta"))
-        .and_then(RawObject::of)
-    else {
-        return RequestMeta::default();
-    };
-    RequestMeta {
-        progress_token: meta.get("progressToken").map(id_key),
-        protocol_version: meta.get(PROTOCOL_VERSION_META_KEY).and_then(string_value),
-    }
-}
-
-/// `result.protocolVersion` of a successful `initialize` response: the revision the handshake agreed on.
-pub fn negotiated_revision(result: &RawValue) -> Option<String> {
-    RawObject::of(result)?
-        .get("protocolVersion")
-        .and_then(string_value)
-}
-
-/// A named member of an object-valued `params` (e.g. `requestId` of a cancellation, `progressToken` of a
-/// progress notification), as a lookup key.
-pub fn param_key(params: Option<&RawValue>, name: &str) -> Option<String> {
-    RawObject::of(params?)?.get(name).map(id_key)
-}
-
-/// The first top-level member `name` of an object serde has already validated (a `RawValue`), found
-/// without validating it again: strings are skipped to their closing quote with `memchr`, other values to the
-/// next `,` or `}` at depth 0. A proxy asks one member of a result it forwards untouched (`isError`), and a
-/// second validating pass over a multi-megabyte result was half of what relaying it cost.
-pub fn top_member<'a>(object: &'a RawValue, name: &str) -> Option<&'a str> {
+/// The top-level members `names` of an object serde has already validated (a `RawValue`), found without
+/// validating it again: strings are skipped to their closing quote with `memchr`, other values to the next
+/// `,` or `}` at depth 0 (a proxy asks a few members of a result it forwards untouched, and a second
+/// validating pass over a multi-megabyte result was half of what relaying it cost). Each is found once; `Err`: the index of one given more than once (whatever a proxy reads of a result it passes on
+/// untouched must have one reading: `"isError": false, …, "isError": true` is a failure to a client that
+/// keeps the last member, which the proxy must not have passed unredacted). Scans the whole object.
+pub fn top_members<'a>(
+    object: &'a RawValue,
+    names: &[&str],
+) -> Result<Vec<Option<&'a str>>, usize> {
+    let mut found = vec![None; names.len()];
     let text = object.get();
     let bytes = text.as_bytes();
     if json_type(object) != JsonType::Object {
-        return None;
+        return Ok(found);
     }
-    // After the opening brace; serde's `RawValue` has no leading whitespace.
     let mut at = 1;
     loop {
         at = skip_space(bytes, at);
         if bytes.get(at) != Some(&b'"') {
-            return None; // `}`: an empty object, or past the last member
+            return Ok(found);
         }
-        let key_end = string_end(bytes, at)?;
+        let Some(key_end) = string_end(bytes, at) else {
+            return Ok(found);
+        };
         let key = &text[at..key_end];
         at = skip_space(bytes, key_end);
         at = skip_space(bytes, at + 1); // the colon
-        let value_end = value_end(bytes, at)?;
-        if key_is(key, name) {
-            return Some(&text[at..value_end]);
+        let Some(value_end) = value_end(bytes, at) else {
+            return Ok(found);
+        };
+        if let Some(i) = names.iter().position(|name| key_is(key, name)) {
+            if found[i].is_some() {
+                return Err(i);
+            }
+            found[i] = Some(&text[at..value_end]);
         }
         at = skip_space(bytes, value_end);
         match bytes.get(at) {
             Some(b',') => at += 1,
-            _ => return None,
+            _ => return Ok(found),
         }
     }
 }
@@ -519,12 +646,19 @@ mod tests {
         /// The scanner finds what the validating reader finds, compact or pretty-printed, for names written
         /// with and without escapes.
         #[test]
-        fn top_member_agrees_with_the_validating_reader(value in json_value(), pretty: bool) {
-            let text = if pretty {
+        fn top_members_agree_with_the_validating_reader(value in json_value(), pretty: bool, repeat: bool) {
+            let mut text = if pretty {
                 serde_json::to_string_pretty(&value).unwrap()
             } else {
                 serde_json::to_string(&value).unwrap()
             };
+            // A member given twice (a map cannot hold one): its first member again, at the end.
+            if let (true, Value::Object(m)) = (repeat, &value) {
+                if let Some((k, v)) = m.iter().next() {
+                    let extra = format!(",{}:{}", serde_json::to_string(k).unwrap(), v);
+                    text.insert_str(text.rfind('}').unwrap(), &extra);
+                }
+            }
             let raw: &RawValue = serde_json::from_str(&text).unwrap();
             let members = RawObject::of(raw);
             let mut names: Vec<String> = vec!["isError".into(), "is\"Error".into(), "".into()];
@@ -532,20 +666,123 @@ mod tests {
                 names.extend(m.0.iter().map(|(k, _)| k.to_string()));
             }
             for name in names {
-                let expected = members.as_ref().and_then(|m| m.get(&name)).map(RawValue::get);
-                proptest::prop_assert_eq!(top_member(raw, &name), expected, "{} in {}", name, text);
+                let expected = match &members {
+                    Some(m) if m.repeats(&name) => Err(0),
+                    Some(m) => Ok(vec![m.get(&name).map(RawValue::get)]),
+                    None => Ok(vec![None]),
+                };
+                proptest::prop_assert_eq!(top_members(raw, &[name.as_str()]), expected, "{} in {}", name, text);
             }
         }
     }
 
     #[test]
-    fn top_member_reads_escaped_names_and_skips_nested_ones() {
+    fn top_members_read_escaped_names_skip_nested_ones_and_refuse_repeated_ones() {
         let raw: &RawValue = serde_json::from_str(
             r#"{"content":[{"isError":false,"t":"a\"}"}],"is\u0045rror" : true}"#,
         )
         .unwrap();
-        assert_eq!(top_member(raw, "isError"), Some("true"));
-        assert_eq!(top_member(raw, "t"), None);
+        assert_eq!(
+            top_members(raw, &["isError", "t"]),
+            Ok(vec![Some("true"), None])
+        );
+        let raw: &RawValue =
+            serde_json::from_str(r#"{"isError":false,"content":[],"is\u0045rror":true}"#).unwrap();
+        assert_eq!(top_members(raw, &["content", "isError"]), Err(1));
+    }
+
+    /// JSON text whose objects may repeat a member (names from a small set, one spelled with an escape).
+    fn json_text_with_repeats() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just("1".to_string()),
+            Just("null".to_string()),
+            Just(r#""x""#.to_string()),
+            Just(r#""a\"{b""#.to_string()),
+            Just(r#""{\"a\":1,\"a\":2}""#.to_string()),
+        ];
+        leaf.prop_recursive(5, 40, 4, |inner| {
+            let name = prop_oneof![
+                Just(r#""a""#),
+                Just(r#""b""#),
+                Just(r#""\u0061""#),
+                Just(r#""a\"""#)
+            ];
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4)
+                    .prop_map(|items| format!("[{}]", items.join(","))),
+                proptest::collection::vec((name, inner), 0..4).prop_map(|members| {
+                    let members: Vec<String> =
+                        members.iter().map(|(k, v)| format!("{k} : {v}")).collect();
+                    format!("{{ {} }}", members.join(" ,"))
+                }),
+            ]
+        })
+    }
+
+    /// Whether any object in `raw` repeats a member, the slow way (each object read by `RawObject`).
+    fn repeats_somewhere(raw: &RawValue) -> bool {
+        match json_type(raw) {
+            JsonType::Object => RawObject::of(raw).is_some_and(|o| {
+                o.repeated().is_some() || o.0.iter().any(|(_, v)| repeats_somewhere(v))
+            }),
+            JsonType::Array => serde_json::from_str::<Vec<&RawValue>>(raw.get())
+                .is_ok_and(|items| items.iter().any(|v| repeats_somewhere(v))),
+            _ => false,
+        }
+    }
+
+    proptest::proptest! {
+        /// The scan finds a repeated member exactly where reading each object finds one.
+        #[test]
+        fn the_repeat_scan_agrees_with_reading_each_object(text in json_text_with_repeats()) {
+            let raw: &RawValue = serde_json::from_str(&text).unwrap();
+            proptest::prop_assert_eq!(repeated_member(&text).is_some(), repeats_somewhere(raw), "{}", text);
+        }
+    }
+
+    #[test]
+    fn strict_reading_refuses_a_member_repeated_at_any_depth() {
+        assert_eq!(
+            strict_value(r#"{"a":[{"b":1,"c":{"d":2,"d":3}}],"e":1}"#),
+            Err(Unreadable::Repeated("d".into()))
+        );
+        assert_eq!(
+            strict_value(r#"{"a":1,"\u0061":2}"#),
+            Err(Unreadable::Repeated("a".into()))
+        );
+        let same_name_apart = r#"{"a":{"x":1},"b":{"x":1.5e3}}"#;
+        assert_eq!(
+            strict_value(same_name_apart),
+            Ok(serde_json::from_str(same_name_apart).unwrap())
+        );
+        assert_eq!(strict_value(&"[".repeat(200)), Err(Unreadable::Invalid));
+        assert_eq!(strict_value(r#"{"a":1} x"#), Err(Unreadable::Invalid));
+    }
+
+    #[test]
+    fn call_params_refuse_a_repeated_member_where_a_proxy_reads() {
+        let params = |t: &str| serde_json::from_str::<Box<RawValue>>(t).unwrap();
+        let read = |t: &str| {
+            CallParams::read(Some(&params(t))).map(|p| p.get("name").map(|r| r.get().to_string()))
+        };
+        assert_eq!(
+            read(r#"{"name":"a","arguments":{"name":"x","name":"y"}}"#),
+            Ok(Some("\"a\"".into()))
+        );
+        assert_eq!(
+            read(r#"{"name":"a","name":"b"}"#),
+            Err("params.name".into())
+        );
+        assert_eq!(
+            read(r#"{"n\u0061me":"a","name":"b"}"#),
+            Err("params.name".into())
+        );
+        assert_eq!(
+            read(r#"{"_meta":{"progressToken":1,"progressToken":2}}"#),
+            Err("params._meta.progressToken".into())
+        );
+        assert_eq!(read("[1,1]"), Ok(None));
     }
 
     #[test]
@@ -699,45 +936,27 @@ mod tests {
     }
 
     #[test]
-    fn progress_tokens_and_param_keys() {
+    fn progress_tokens_and_revisions_from_meta() {
         let params = |t: &str| serde_json::from_str::<Box<RawValue>>(t).unwrap();
-        let token = |t: &str| request_meta(Some(&params(t))).progress_token;
+        let meta = |t: &str| CallParams::read(Some(&params(t))).unwrap().request_meta();
         assert_eq!(
-            token(r#"{"_meta":{"progressToken":"p1"},"name":"x"}"#),
+            meta(r#"{"_meta":{"progressToken":"p1"},"name":"x"}"#).progress_token,
             Some("\"p1\"".into())
         );
-        assert_eq!(token(r#"{"name":"x"}"#), None);
-        assert_eq!(token("[1]"), None);
-        let meta = request_meta(Some(&params(
-            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":7}}"#,
-        )));
+        assert_eq!(meta(r#"{"name":"x"}"#).progress_token, None);
+        assert_eq!(meta("[1]").progress_token, None);
         assert_eq!(
-            meta,
+            meta(
+                r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":7}}"#
+            ),
             RequestMeta {
                 progress_token: Some("7".into()),
                 protocol_version: Some("2026-07-28".into())
             }
         );
         assert_eq!(
-            request_meta(Some(&params(
-                r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":5}}"#
-            )))
-            .protocol_version,
+            meta(r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":5}}"#).protocol_version,
             None
-        );
-        assert_eq!(
-            negotiated_revision(&params(
-                r#"{"protocolVersion":"2025-06-18","capabilities":{}}"#
-            ))
-            .as_deref(),
-            Some("2025-06-18")
-        );
-        assert_eq!(
-            param_key(
-                Some(&params(r#"{"requestId":3.0,"reason":"x"}"#)),
-                "requestId"
-            ),
-            Some("3".into())
         );
     }
 }

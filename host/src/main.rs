@@ -24,9 +24,12 @@ struct Cli {
     command: Command,
 }
 
-// One value, parsed once per process: `guard`'s many options make its variant the largest, which costs nothing.
-#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one value per process, parsed from the command line: `guard`'s many options (and Windows' larger \
+              paths) make its variant the largest, which costs nothing"
+)]
 enum Command {
     /// stdin: one JSON object {kind, id?, correlation_id?, ...fields} (or an array: first gate error wins);
     /// stdout: the JSON-RPC 2.0 response for the dialect.
@@ -535,6 +538,8 @@ fn guard(command: Command) -> ExitCode {
         policy_env: policy.as_ref().map(|p| p.env.clone()).unwrap_or_default(),
         policy: policy.map(|p| p.text),
         environment: Some(secret_candidates()),
+        // One client per session, but for the HTTP front's shared child (`proxy/http/shared.rs`).
+        many_clients: None,
     };
     // Refuse a bad dialect before anything starts (the message is the library's, as for every subcommand).
     // On stderr only: the guard's stdout is the MCP channel, and carries nothing but messages.
@@ -689,17 +694,9 @@ fn command() -> clap::Command {
 }
 
 fn main() -> ExitCode {
-    // The guard's keeper (proxy/keeper.rs), started by the guard itself: no component, no clap, no logging.
-    #[cfg(target_os = "linux")]
-    {
-        let args: Vec<String> = std::env::args().collect();
-        if args.get(1).map(String::as_str) == Some("__keep")
-            && args.get(2).map(String::as_str) == Some("--")
-            && args.len() > 3
-        {
-            proxy::keeper::run(&args[3..]);
-        }
-    }
+    // The guard's helper processes (the keeper on Linux, the watcher on macOS: proxy/platform/), started by
+    // the guard itself: no component, no clap, no logging.
+    proxy::platform::run_helper(&std::env::args().collect::<Vec<_>>());
     let cli = match command()
         .try_get_matches()
         .and_then(|m| Cli::from_arg_matches(&m))

@@ -109,7 +109,8 @@ class Guard:
     """
 
     def __init__(self, args: list[str], upstream: list[str], env: dict[str, str] | None = None,
-                 max_open_files: int | None = None, read_stderr: bool = True):
+                 max_open_files: int | None = None, read_stderr: bool = True, guard: list[str] | None = None):
+        """`guard`: how to run the CLI (default: GUARD itself; tests/platforms/ runs a Windows build under Wine)."""
         def limit_files() -> None:
             if max_open_files is not None:
                 resource.setrlimit(resource.RLIMIT_NOFILE, (max_open_files, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
@@ -117,7 +118,7 @@ class Guard:
         # No upstream command: the guard reaches its upstream some other way (`--upstream URL`).
         command = ["--", *upstream] if upstream else []
         self.proc = subprocess.Popen(
-            [str(GUARD), "guard", *args, *command],
+            [*(guard or [str(GUARD)]), "guard", *args, *command],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -79,7 +79,12 @@ def without_generated(value: Any) -> Any:
 
 
 def canonical(line: bytes) -> str:
-    return json.dumps(without_generated(json.loads(line)), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    message = without_generated(json.loads(line))
+    # Ids compared by value, as JSON-RPC compares them: `1E2` comes back as the upstream spells it (`100.0` from
+    # the fault server) through the proxies that relay bytes, `100` through the Python SDK's message type.
+    if isinstance(message, dict) and isinstance(message.get("id"), float) and message["id"].is_integer():
+        message["id"] = int(message["id"])
+    return json.dumps(message, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def run_session(command: list[str]) -> tuple[list[str], str]:
@@ -282,6 +287,12 @@ FIDELITY: list[tuple[bytes, int | None]] = [
                                                              "data": {"supported": ["2025-11-25"], "requested": "2026-07-28"}}})), 6),
     # A tool call made under 2026-07-28 that fails upstream: the result the guard writes carries resultType.
     (say(7, '{"jsonrpc":"2.0","id":$ID,"error":{"code":-32010,"message":"db down"}}', tool=True, meta=MODERN), 7),
+    # A fractional id: MCP ids are strings or integers, and the Python SDK cannot carry one (its proxy left it
+    # unanswered): answered at once (-32600 fractional-id, id null), never forwarded, by every runtime.
+    (b'{"jsonrpc":"2.0","id":1.5,"method":"echo"}', None),
+    # An integer id spelled with an exponent (or `1.0`): an id like any other (the Python SDK reads it as a
+    # notification unless the proxy gives it the integer: the request went unanswered).
+    (b'{"jsonrpc":"2.0","id":1E2,"method":"echo","params":{"spelled":"1E2"}}', 100),
 ]
 
 
@@ -319,8 +330,12 @@ def test_protocol_fidelity_is_the_same_in_every_runtime(dialect: str) -> None:
         sessions[name] = fidelity_session(command)
     reference = [json.loads(s) for s in sessions["rust guard"]]
     by_id = {m.get("id"): m for m in reference}
-    assert [m.get("id") for m in reference] == [None, 2, 3, 4, 5, 6, 7], reference
-    assert by_id[None]["error"]["code"] == -32600
+    assert [m.get("id") for m in reference] == [None, 2, 3, 4, 5, 6, 7, None, 100], reference
+    assert reference[0]["error"]["code"] == reference[7]["error"]["code"] == -32600, reference
+    if dialect == "canonical":  # (the mcp dialect's -32600 carries no data)
+        assert reference[0]["error"]["data"]["reason"] == "null-id"
+        assert reference[7]["error"]["data"]["reason"] == "fractional-id"
+    assert by_id[100]["result"]["echo"] == {"spelled": "1E2"}
     assert by_id[2]["result"]["echo"] == {"bom": True}
     assert "error" in by_id[3] or by_id[3]["result"].get("isError") is True
     assert by_id[4]["result"] == {"after": "the bad request"}

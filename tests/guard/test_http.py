@@ -221,6 +221,51 @@ def test_a_client_that_disconnects_mid_request_cancels_it_upstream(listener, tmp
     assert g.stop() == 0
 
 
+def test_no_client_answers_what_the_shared_child_asked_while_serving_another(listener, tmp_path):
+    """The shared child's streams are different clients': a request the server raises while serving client A
+    (an elicitation: "pay 500 EUR?") reaches no client and is answered at once, and client B's POSTed "accept"
+    never reaches the server (it did, as the answer to A's question, while the session took its streams for
+    one client's)."""
+    log = tmp_path / "received.log"
+    g = listener([PY, str(FAULT_SERVER), "--log", str(log)])
+    g.wait_ready()
+    ask = json.dumps({"jsonrpc": "2.0", "id": "e-1", "method": "elicitation/create",
+                      "params": {"message": "Pay 500 EUR?", "requestedSchema": {"type": "object", "properties": {}}}})
+    status, answer = g.call("a-1", "say", {"lines": [ask], "answer": True})
+    assert status == 200 and "result" in answer, answer
+    status, headers, body = g.post({"jsonrpc": "2.0", "id": "e-1", "result": {"action": "accept", "content": {}}},
+                                   {"mcp-protocol-version": MODERN})
+    assert status == 202 and body == b"", (status, body)
+    status, answer = g.call("b-1", "echo")  # after B's answer: whatever reached the server by now is logged
+    assert status == 200 and "result" in answer
+    received = [json.loads(line) for line in log.read_bytes().splitlines()]
+    to_question = [m for m in received if m.get("id") == "e-1"]
+    assert len(to_question) == 1 and to_question[0]["error"]["code"] == -32601, received
+    assert g.stop() == 0
+
+
+def test_a_stateless_request_to_a_handshake_era_child_gets_what_its_revision_requires(listener):
+    """The shared child here is the TypeScript server (2025-11-25: the front connects to it with `initialize`). A
+    stateless client's requests (2026-07-28, named in `_meta`) get results that the Python SDK 2.3 validates
+    under that revision: `resultType` on every result, `cacheScope` and `ttlMs` on the cacheable ones, added by
+    the session where the server wrote none (they went without, and the SDK client refused them)."""
+    from mcp_types import methods
+
+    g = listener(SERVERS["ts"])
+    g.wait_ready()
+    for id_, method, params, name in [
+        (1, "tools/list", {}, None),
+        (2, "tools/call", {"name": "echo", "arguments": {"text": "hi"}}, "echo"),
+        (3, "resources/list", {}, None),
+        (4, "resources/read", {"uri": "info://server"}, "info://server"),
+    ]:
+        status, answer = g.call(id_, method, params, name=name)
+        assert status == 200 and "result" in answer, answer
+        assert answer["result"]["resultType"] == "complete", answer
+        methods.validate_server_result(method, MODERN, answer["result"])  # raises if the SDK client would refuse it
+    assert g.stop() == 0
+
+
 # ── bad input: each its status, nothing else affected ──
 
 def test_bad_input_gets_its_status_and_nothing_else_is_affected(listener):

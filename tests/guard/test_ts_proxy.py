@@ -73,11 +73,11 @@ class Piped:
 
 PROXIES = {"rust guard": [str(GUARD), "guard"], "typescript proxy": ["node", str(TS_PROXY)]}
 
-# Lines whose ids and numbers a parse would change: beyond 2^53, a fraction, an exponent, -0, an escape,
-# a number beyond any integer type in params; then a server notification carrying one (fault_server's `say`).
+# Lines whose ids and numbers a parse would change: beyond 2^53, an exponent, -0, an escape, a fraction and a
+# number beyond any integer type in params; then a server notification carrying one (fault_server's `say`). (A
+# fractional id is no MCP id: every runtime answers it itself, test_cross_runtime.py's fidelity session.)
 ID_LINES = [
     b'{"jsonrpc":"2.0","id":12345678901234567890,"method":"echo","params":{"n":123456789012345678901234567890,"f":1.50}}',
-    b'{"jsonrpc":"2.0","id":1.5,"method":"echo"}',
     b'{"jsonrpc":"2.0","id":1E2,"method":"echo"}',
     b'{"jsonrpc":"2.0","id":-0.0,"method":"echo"}',
     b'{"jsonrpc":"2.0","id":"\\u00e9","method":"echo"}',
@@ -102,7 +102,7 @@ def test_ids_and_numbers_cross_the_typescript_proxy_byte_for_byte_as_the_rust_gu
     answers, received = seen["typescript proxy"]
     assert received == ID_LINES, "the upstream got other bytes than the client wrote"
     assert b'"id":12345678901234567890,' in answers[0] and b"123456789012345678901234567890" in answers[0]
-    assert b'"data":98765432109876543210' in answers[5]
+    assert b'"data":98765432109876543210' in answers[4]
     assert seen["typescript proxy"] == seen["rust guard"]
 
 

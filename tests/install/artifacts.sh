@@ -3,6 +3,8 @@
 # and makes a call through it, as a user who downloaded it would:
 #   - the CLI: unpacked into an empty folder that is all of PATH's but /usr/bin:/bin, with an empty HOME and
 #     environment, away from this checkout: `jsonrpc-errors --help`, `map`, `redact`;
+#   - the CLI for Windows (on Linux): unzipped, a Windows executable, and `redact` through it under Wine
+#     (tests/platforms/ runs the rest of it there);
 #   - the wheel: a new virtualenv, `pip install` of the wheel (wasmtime-py comes from PyPI), a call from an
 #     empty folder (so nothing is imported from this checkout);
 #   - the npm tarball: bindings/js/test/pack.test.mjs already installs `npm pack`'s tarball into an empty
@@ -37,6 +39,30 @@ want='{"jsonrpc":"2.0","error":{"code":-32015,"message":"Tool '"'"'admin_delete'
 got="$(run sh -c "echo 'password=hunter2' | jsonrpc-errors redact")"
 [ "$got" = "password=[REDACTED:secret-assignment]" ] || fail "jsonrpc-errors redact: got $got"
 echo "ok: $(basename "$tarball") unpacked into an empty PATH folder answers --help, map and redact ($((SECONDS - start)) s)"
+
+if [ "$(uname -s)" = Linux ]; then
+  echo "--- the CLI for Windows"
+  start=$SECONDS
+  zip="$(one 'jsonrpc-errors-*-x86_64-pc-windows-gnu.zip')"
+  mkdir "$work/windows"
+  python3 -m zipfile -e "$zip" "$work/windows"
+  exe="$(find "$work/windows" -name jsonrpc-errors.exe -type f)"
+  [ -n "$exe" ] || fail "$(basename "$zip") has no jsonrpc-errors.exe"
+  [ "$(head -c 2 "$exe")" = MZ ] || fail "$(basename "$zip"): jsonrpc-errors.exe is no Windows executable"
+  # Run under Wine (tests/platforms/wine-env.sh: Wine 8 needs a ProcessPrng shim beside the executable,
+  # which Windows 10 has), when tests/platforms/setup.sh installed it.
+  if command -v x86_64-w64-mingw32-gcc >/dev/null && { [ -x /usr/lib/wine/wine64 ] || command -v wine64 >/dev/null; }; then
+    # shellcheck source=../platforms/wine-env.sh
+    . "$root/tests/platforms/wine-env.sh"
+    wine_shim "$(dirname "$exe")"
+    got="$(echo 'password=hunter2' | "$WINE" "$exe" redact | tr -d '\r')"
+    wine_stop
+    [ "$got" = "password=[REDACTED:secret-assignment]" ] || fail "jsonrpc-errors.exe redact under Wine: got $got"
+    echo "ok: $(basename "$zip") holds jsonrpc-errors.exe, which answers redact under Wine ($((SECONDS - start)) s)"
+  else
+    echo "ok: $(basename "$zip") holds jsonrpc-errors.exe (not run: no Wine; tests/platforms/setup.sh installs it)"
+  fi
+fi
 
 echo "--- the Python wheel"
 start=$SECONDS

@@ -32,6 +32,7 @@ const HEADER: &str =
 #[derive(Debug, Clone, PartialEq)]
 enum Ty {
     String,
+    Bool,
     U32,
     U64,
     S32,
@@ -127,6 +128,7 @@ impl Reader<'_> {
     fn ty(&mut self, ty: &Type) -> Result<Ty> {
         Ok(match ty {
             Type::String => Ty::String,
+            Type::Bool => Ty::Bool,
             Type::U32 => Ty::U32,
             Type::U64 => Ty::U64,
             Type::S32 => Ty::S32,
@@ -273,6 +275,7 @@ fn host_option_type(ty: &Ty) -> Result<String> {
         _ if is_dialect(ty) => "String".into(),
         Ty::Enum(name, _) => format!("wit::{}", upper_camel(name)),
         Ty::String => "String".into(),
+        Ty::Bool => "bool".into(),
         Ty::U32 => "u32".into(),
         Ty::U64 => "u64".into(),
         Ty::S32 => "i32".into(),
@@ -285,7 +288,7 @@ fn host_option_type(ty: &Ty) -> Result<String> {
 fn host_is_copy(ty: &Ty) -> bool {
     match ty {
         _ if is_dialect(ty) => false,
-        Ty::Enum(..) | Ty::U32 | Ty::U64 | Ty::S32 => true,
+        Ty::Enum(..) | Ty::Bool | Ty::U32 | Ty::U64 | Ty::S32 => true,
         Ty::Option(t) => host_is_copy(t),
         _ => false,
     }
@@ -459,6 +462,7 @@ fn py_option_type(ty: &Ty) -> Result<String> {
                 .join(", ")
         ),
         Ty::String => "str".into(),
+        Ty::Bool => "bool".into(),
         Ty::U32 | Ty::U64 | Ty::S32 => "int".into(),
         Ty::Option(t) => format!("Optional[{}]", py_option_type(t)?),
         Ty::Pairs => "Optional[Mapping[str, str]]".into(),
@@ -498,6 +502,9 @@ fn py_marshal(f: &Field) -> Result<String> {
             Ty::String => {
                 format!("value = options.get({py:?})\n    if value is not None:\n        _text(value, {py:?})")
             }
+            Ty::Bool => {
+                format!("value = options.get({py:?})\n    if value is not None:\n        _bool(value, {py:?})")
+            }
             Ty::Pairs => format!(
                 "value = options.get({py:?})\n    if value is not None:\n        value = _pairs(value, {py:?})"
             ),
@@ -519,7 +526,7 @@ fn python(s: &Schema) -> Result<String> {
     let _ = writeln!(o, "from collections.abc import Mapping");
     let _ = writeln!(o, "from typing import Any, Literal, Optional, TypedDict\n");
     let _ = writeln!(o, "from wasmtime.component import Record\n");
-    let _ = writeln!(o, "from ._args import _pairs, _text, _u64");
+    let _ = writeln!(o, "from ._args import _bool, _pairs, _text, _u64");
     let _ = writeln!(
         o,
         "from ._errors import ArgumentTypeError, JsonRpcErrorsValueError\n"
@@ -664,6 +671,7 @@ fn ts_option_type(ty: &Ty) -> Result<String> {
             .collect::<Vec<_>>()
             .join(" | "),
         Ty::String => "string".into(),
+        Ty::Bool => "boolean".into(),
         Ty::U32 | Ty::U64 | Ty::S32 => "number".into(),
         Ty::Option(t) => format!("{} | null", ts_option_type(t)?),
         Ty::Pairs => "Record<string, string | undefined>".into(),
@@ -686,6 +694,7 @@ fn ts_marshal(f: &Field) -> Result<String> {
                 format!("{v} == null ? null : u64({v}, {})", py_literal(&key))
             }
             Ty::String => format!("{v} == null ? null : text({v}, {}, \"\")", py_literal(&key)),
+            Ty::Bool => format!("{v} == null ? null : flag({v}, {})", py_literal(&key)),
             Ty::Pairs => format!("{v} == null ? null : pairs({v}, {})", py_literal(&key)),
             other => bail!("an option cannot be option<{other:?}>"),
         },
@@ -784,6 +793,11 @@ const TS_HELPERS: &str = r#"function text(value: unknown, what: string, fallback
   if (value === undefined) return fallback;
   if (typeof value !== "string") throw new ArgumentTypeError(`${what} must be a string`);
   return checkedText(value);
+}
+
+function flag(value: unknown, what: string): boolean {
+  if (typeof value !== "boolean") throw new ArgumentTypeError(`${what} must be a boolean`);
+  return value;
 }
 
 function u64(value: unknown, what: string): number {

@@ -49,7 +49,11 @@ export interface EventStep {
   detail?: string;
   /** A policy decision's rule (or category): never the value it found. */
   rule?: string;
-  /** The tool (or method) override a policy decision was taken under. */
+  /**
+   * The tool (or method) a policy decision was taken for, as a label of a bounded set: a tool the
+   * upstream listed or the policy names (or the glob that matched it), a method MCP defines, else
+   * `other` (the name then in `detail`); at most 64 bytes.
+   */
   tool?: string;
 }
 
@@ -107,12 +111,25 @@ export interface GuardOptions {
    * session redacts from everything it writes and logs; none: the one `set-environment` configured.
    */
   environment?: Record<string, string | undefined> | null;
+  /**
+   * Whether the session's client streams (`client-line-on`) belong to different clients, as an HTTP
+   * front's shared stateless child's do (none or false: one client's, as a legacy session's requests
+   * and GET stream). Then what the upstream sends reaches a stream only when it names an id or a
+   * progress token that stream owns: a request the upstream raises is answered with an error at once
+   * (no client can be asked it, nor answer it), and a notification that answers no request is dropped.
+   */
+  manyClients?: boolean | null;
 }
 
 function text(value: unknown, what: string, fallback: string): string {
   if (value === undefined) return fallback;
   if (typeof value !== "string") throw new ArgumentTypeError(`${what} must be a string`);
   return checkedText(value);
+}
+
+function flag(value: unknown, what: string): boolean {
+  if (typeof value !== "boolean") throw new ArgumentTypeError(`${what} must be a boolean`);
+  return value;
 }
 
 function u64(value: unknown, what: string): number {
@@ -148,5 +165,6 @@ export function guardOptionsJson(options: GuardOptions): string {
     policy: options.policy == null ? null : text(options.policy, "policy", ""),
     policy_env: pairs(options.policyEnv ?? processEnv(), "policyEnv"),
     environment: options.environment == null ? null : pairs(options.environment, "environment"),
+    many_clients: options.manyClients == null ? null : flag(options.manyClients, "manyClients"),
   });
 }

@@ -98,6 +98,7 @@ function adapter() {
         policy: o.policy ?? undefined,
         policyEnv: o.policy_env ?? [],
         environment: o.environment ?? undefined,
+        manyClients: o.many_clients ?? undefined,
       });
       return {
         client: (b, c) => s.clientLine(b, ctx(c)),

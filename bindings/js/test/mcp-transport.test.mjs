@@ -454,7 +454,7 @@ describe("the adapter's contract", () => {
     await t.close();
   });
 
-  test("between line transports ids and numbers keep their bytes: beyond 2^53, 1.5, 1E2, escapes", async () => {
+  test("between line transports ids and numbers keep their bytes: beyond 2^53, 1E2, escapes; 1.5 is refused", async () => {
     const inner = new ScriptedLines();
     const t = guardTransport(inner, { timeoutMs: 0 });
     const toClient = [];
@@ -462,17 +462,21 @@ describe("the adapter's contract", () => {
     await t.start();
     const requests = [
       '{"jsonrpc":"2.0","id":12345678901234567890,"method":"tools/call","params":{"name":"x","arguments":{"n":123456789012345678901234567890,"f":1.50}}}',
-      '{"jsonrpc":"2.0","id":1.5,"method":"ping"}',
       '{"jsonrpc":"2.0","id":1E2,"method":"ping"}',
       '{"jsonrpc":"2.0","id":"\\u00e9","method":"ping"}',
     ];
     for (const line of requests) await t.sendLine(bytes(line));
     assert.deepEqual(inner.sent.map(text), requests, "forwarded as the client wrote them");
-    assert.equal(t.pending, 4);
+    assert.equal(t.pending, 3);
+    // A fractional id is no MCP id (no SDK can carry one): the session answers it at once, id null, in every
+    // runtime alike (the Python proxy left it unanswered).
+    await t.sendLine(bytes('{"jsonrpc":"2.0","id":1.5,"method":"ping"}'));
+    assert.equal(inner.sent.length, 3);
+    const refused = JSON.parse(toClient.pop());
+    assert.deepEqual([refused.id, refused.error.code, refused.error.data.reason], [null, -32600, "fractional-id"]);
     // Answers in the upstream's own spelling (a Python server writes 100.0 for 1E2), relayed as written.
     const answers = [
       '{"jsonrpc":"2.0","id":12345678901234567890,"result":{"content":[{"type":"text","text":"123456789012345678901234567890"}]}}',
-      '{"jsonrpc":"2.0","id":1.5,"result":{}}',
       '{"jsonrpc":"2.0","id":100.0,"result":{}}',
       '{"jsonrpc":"2.0","id":"é","result":{}}',
     ];
@@ -481,7 +485,7 @@ describe("the adapter's contract", () => {
     assert.equal(t.pending, 0);
     // An answer under the rounded id (what a parse would have made of it) belongs to nothing.
     inner.onrawline(bytes('{"jsonrpc":"2.0","id":12345678901234567000,"result":{}}'));
-    assert.equal(toClient.length, 4);
+    assert.equal(toClient.length, 3);
     // A message the client side gives parsed goes upstream as the JSON text the guard judged.
     await t.send({ jsonrpc: "2.0", id: 7, method: "ping" });
     assert.equal(text(inner.sent.at(-1)), '{"jsonrpc":"2.0","id":7,"method":"ping"}');
@@ -657,7 +661,9 @@ describe("a policy file given to the adapter", () => {
       DOTENV.replace("orders:T4k-9vW2-qLm", "[REDACTED:url-credentials]").replace("ghp_Vb7kQ2mZx9LpR4tN8wYc3HdF6sJ1uA5eK0gT", "[REDACTED:github-token]"),
     );
     const redacted = events.find((e) => e.event === "redacted");
-    assert.deepEqual([redacted.rule, redacted.tool], ["url-credentials,github-token", "read_text_file"]);
+    // A tool the upstream did not list is labelled `other` (a metrics label), its name in the detail.
+    assert.deepEqual([redacted.rule, redacted.tool], ["url-credentials,github-token", "other"]);
+    assert.match(redacted.detail, /\(tool read_text_file\)/);
     assert.ok(!JSON.stringify(events).includes("T4k-9vW2") && !JSON.stringify(events).includes("ghp_Vb7k"));
   });
 
@@ -666,13 +672,14 @@ describe("a policy file given to the adapter", () => {
     const mcp = await readThrough({ policy: block });
     assert.deepEqual(mcp.message, { jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "Policy denied access to tool 'read_text_file'" }], isError: true } });
     const blocked = mcp.events.find((e) => e.event === "blocked");
-    assert.deepEqual([blocked.rule, blocked.tool], ["github-token", "read_text_file"]);
+    assert.deepEqual([blocked.rule, blocked.tool], ["github-token", "other"]);
+    assert.match(blocked.detail, /\(tool read_text_file\)/);
     const canonical = await readThrough({ policy: block }, "canonical");
     assert.equal(canonical.message.error.data.type, "policy-denied");
     const audit = '[redaction]\nscopes = ["errors", "results"]\ndisable = ["url-credentials"]\n[actions]\ngithub-token = "audit"\n';
     const audited = await readThrough({ policy: audit });
     assert.equal(audited.message.result.content[0].text, DOTENV);
-    assert.deepEqual(audited.events.filter((e) => e.event === "audited").map((e) => [e.rule, e.tool]), [["github-token", "read_text_file"]]);
+    assert.deepEqual(audited.events.filter((e) => e.event === "audited").map((e) => [e.rule, e.tool]), [["github-token", "other"]]);
   });
 
   test("a refused document throws at construction with line and column; setPolicy reloads and a refused reload keeps the old", async () => {

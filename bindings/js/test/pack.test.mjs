@@ -75,9 +75,19 @@ test("the shipped .wasm stays within the size budget: ≤ 440,000 bytes raw and 
 // 721,829 / 295,775 after (300,412 zlib level 9), against 1,118,386 / 458,848 for the two modules. Later on
 // 2026-11-26 (issue 29) the raw budget went to 735,000: the session's own environment (its options' JSON
 // reader, the secrets it holds) and two redaction leak fixes (auth schemes, templates cut at their brace) made
-// the module 730,415 bytes raw, gzipped still under its budget.
-test("the guard .wasm stays within its own budget: ≤ 735,000 bytes raw and ≤ 305,000 gzipped", async () => {
-  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 735_000, 305_000);
+// the module 730,415 bytes raw, gzipped still under its budget. On 2026-11-29 (issue 34: the guard session as a
+// security boundary) it went to 752,000 / 315,000: 730,415 / 303,781 (Node's zlib, level 9) before, 748,360 /
+// 311,313 after (+17.9 KB raw, +7.5 KB gzipped). Per function, before wasm-opt: the upstream side +7.6 KB (each
+// member it reads of a result read once, what it scans read strictly and refused when it cannot be, a request
+// of the server's answered at once and notifications dropped for a session of many clients, the server's own
+// messages redacted in their scopes, a 2026-07-28 request's result given what its revision requires), the
+// client side +2.7 KB (params read once, a tool call without a name and unreadable arguments refused under a
+// policy), the readers (CallParams, top_members, the repeat scan, fractional ids) +3.3 KB, unguessable stream
+// names and the bounded tool labels +1.5 KB, 3.4 KB of data (the labels' method names, the new messages). The
+// repeat scan walks the bytes rather than parse with a visitor of its own (a visitor cost a copy of the
+// parser), and sorts the `String`s another sort already does: 2.6 KB less than the first version.
+test("the guard .wasm stays within its own budget: ≤ 752,000 bytes raw and ≤ 315,000 gzipped", async () => {
+  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 752_000, 315_000);
 });
 
 // The redaction module (`jsonrpc-errors/redact`: redaction under options, no guard session) is built for

@@ -676,7 +676,9 @@ def test_a_policy_given_to_the_adapter_redacts_the_results_scope_and_nothing_by_
         "ghp_Vb7kQ2mZx9LpR4tN8wYc3HdF6sJ1uA5eK0gT", "[REDACTED:github-token]"
     ), redacted
     event = [r.guard_event for r in caplog.records if getattr(r, "guard_event", {}).get("event") == "redacted"][-1]
-    assert (event["rule"], event["tool"]) == ("url-credentials,github-token", "read_text_file"), event
+    # A tool the upstream did not list is labelled `other` (a metrics label), its name in the detail.
+    assert (event["rule"], event["tool"]) == ("url-credentials,github-token", "other"), event
+    assert "(tool read_text_file)" in event["detail"], event
     assert "T4k-9vW2" not in caplog.text and "ghp_Vb7k" not in caplog.text
 
 
@@ -706,11 +708,12 @@ def test_a_policy_block_answers_with_the_policy_error_and_audit_passes_untouched
     canonical = anyio.run(main, block, "canonical")
     assert canonical["id"] == 4 and canonical["error"]["data"]["type"] == "policy-denied", canonical
     blocked = [r.guard_event for r in caplog.records if getattr(r, "guard_event", {}).get("event") == "blocked"]
-    assert [(e["rule"], e["tool"]) for e in blocked] == [("github-token", "read_text_file")] * 2, blocked
+    assert [(e["rule"], e["tool"]) for e in blocked] == [("github-token", "other")] * 2, blocked
+    assert all("(tool read_text_file)" in e["detail"] for e in blocked), blocked
     audited = anyio.run(main, audit, "mcp")
     assert audited["result"]["content"][0]["text"] == DOTENV, audited
     events = [r.guard_event for r in caplog.records if getattr(r, "guard_event", {}).get("event") == "audited"]
-    assert [(e["rule"], e["tool"]) for e in events] == [("github-token", "read_text_file")], events
+    assert [(e["rule"], e["tool"]) for e in events] == [("github-token", "other")], events
     assert "ghp_Vb7k" not in caplog.text
 
 

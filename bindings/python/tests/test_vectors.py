@@ -102,6 +102,7 @@ def _guard_script(case, context):
         policy=o.get("policy"),
         policy_env=dict(o.get("policy_env", [])),
         environment=None if o.get("environment") is None else dict(o["environment"]),
+        many_clients=o.get("many_clients"),
     ) as session:
         for i, step in enumerate(case["script"]):
             ctx = (context[0] + step.get("at", 0), (context[1] + i) % 2**64)

@@ -65,7 +65,8 @@ impl Session {
     /// (streams.rs); from the first such line on, every step toward the client names its stream.
     pub fn client_line_on(&mut self, stream: u64, line: &[u8], ctx: CallContext) -> Outcome {
         let _env = self.scope();
-        self.streams.get_or_insert_with(streams::Streams::default);
+        self.streams
+            .get_or_insert_with(|| streams::Streams::new(ctx.entropy));
         self.client_line_from(Some(stream), line, ctx)
     }
 
@@ -276,8 +277,19 @@ impl Session {
                 ));
             }
         };
+        // The members the guard reads, each given once (a repeated one is refused, never read one way of two).
+        let params = message::CallParams::read(envelope.params);
         let Some(raw_id) = checked.id else {
-            return self.client_notification(&checked.method, envelope.params, text, call);
+            return match params {
+                Ok(params) => self.client_notification(&checked.method, &params, text, call),
+                Err(path) => Verdict::Drop(
+                    Event::new(EventName::Dropped, "warn")
+                        .method(&checked.method)
+                        .detail(format!(
+                            "a client notification with member \"{path}\" more than once"
+                        )),
+                ),
+            };
         };
         // JSON-RPC allows a null id but no answer to it could be told from an error about an unreadable
         // request, and MCP forbids it: answered here rather than left to wait (forwarded, it waited for the
@@ -298,8 +310,47 @@ impl Session {
                 detail,
             ));
         }
+        // MCP ids are strings or integers: no MCP server could answer `1.5`, and a shell on an SDK could not
+        // carry it either way (the Python proxy left it unanswered). Answered here, in every runtime alike,
+        // with a null id: the one answer every shell can write.
+        if message::fractional_id(raw_id) {
+            let f = invalid_request(
+                "fractional-id",
+                "id must be a string or an integer: MCP allows no fractional id",
+            );
+            let detail = format!("a {} request with a fractional id", checked.method);
+            return Verdict::Reply(self.answer(
+                call,
+                "invalid-request",
+                f,
+                Value::Null,
+                Some(&checked.method),
+                None,
+                detail,
+            ));
+        }
         let id = message::value(raw_id);
-        let meta = message::request_meta(envelope.params);
+        let key = message::id_key(raw_id);
+        let in_flight = self.in_flight(call.origin, &key);
+        // A tool's `name` given twice skipped its `[[tool]]` override, `arguments` twice the `requests` scope's
+        // redaction, a second `_meta.progressToken` slipped past the renaming: the servers read the last.
+        let params = match params {
+            Ok(params) => params,
+            Err(path) => {
+                let details = format!("member \"{path}\" appears more than once");
+                let id = if in_flight { Value::Null } else { id };
+                return Verdict::Reply(self.answer(
+                    call,
+                    "invalid-request",
+                    invalid_request("duplicate-member", &details),
+                    id,
+                    Some(&checked.method),
+                    None,
+                    details.clone(),
+                ));
+            }
+        };
+        let meta = params.request_meta();
         if let Some(failure) = &self.down {
             let revision = self.revision_for(meta.protocol_version.as_deref());
             let a = self.upstream_gone_answer(
@@ -312,19 +363,6 @@ impl Session {
             );
             return Verdict::Reply(a);
         }
-        let key = message::id_key(raw_id);
-        // In flight from the moment it is forwarded until its answer reaches the client (on its own stream,
-        // for a request that came on one).
-        let in_flight = match call.origin {
-            Some(stream) => self
-                .tables
-                .aliases
-                .contains_key(&streams::alias(stream, &key)),
-            None => {
-                self.tables.pending.contains_key(&key)
-                    || self.tables.batch_members.contains_key(&key)
-            }
-        };
         if in_flight {
             let f = invalid_request(
                 "duplicate-id",
@@ -355,7 +393,26 @@ impl Session {
                 detail,
             ));
         }
-        let tool = policy::tool_name(&checked.method, envelope.params);
+        let tool = policy::tool_name(&checked.method, &params);
+        // Under a policy a tool call is judged by its name: one that names no tool (none, or not a string) is
+        // refused rather than let past the `[[tool]]` it may have meant (the servers refuse it too).
+        if self.policy.is_some() && checked.method == rewrite::TOOL_CALL && tool.is_none() {
+            let f = fields(&[
+                ("param", json!("name")),
+                ("expected", json!("string")),
+                ("details", json!("a tool call names its tool by a string")),
+            ]);
+            let detail = "a tools/call without a string name, refused under the policy".to_string();
+            return Verdict::Reply(self.answer(
+                call,
+                "invalid-params",
+                f,
+                id,
+                Some(&checked.method),
+                None,
+                detail,
+            ));
+        }
         let effective = self
             .policy
             .as_mut()
@@ -367,52 +424,64 @@ impl Session {
             .as_deref()
             .filter(|e| e.redacts(crate::policy::Scope::Requests))
         {
-            if let Some(raw) = streams::raw_param(envelope.params, "arguments") {
-                if let Ok(mut arguments) = serde_json::from_str::<Value>(raw.get()) {
-                    let (found, changed) =
-                        policy::redact_value(&mut arguments, e, &crate::environment());
-                    let decision = policy::decide(
-                        e,
-                        found.iter().map(|f| (f.rule.as_str(), f.category.as_str())),
-                    );
-                    for event in policy::events(&decision, e, &id, &checked.method) {
-                        call.event(event);
-                    }
-                    if decision.blocked.is_some() {
-                        let f = fields(&[
-                            ("tool", json!(tool.as_deref().unwrap_or(&checked.method))),
-                            (
-                                "reason",
-                                json!("the request carries what the policy blocks"),
-                            ),
-                        ]);
-                        let detail = format!(
-                            "{} not forwarded: the policy blocks what its arguments carry",
-                            checked.method
-                        );
-                        return Verdict::Reply(self.answer(
+            if let Some(raw) = params.get("arguments") {
+                // Read strictly: what is redacted must be what the server reads (a member repeated anywhere in
+                // the arguments, or arguments too deeply nested to read, are refused, never passed unread).
+                let mut arguments = match message::strict_value(raw.get()) {
+                    Ok(arguments) => arguments,
+                    Err(unreadable) => {
+                        return Verdict::Reply(self.unreadable_arguments(
                             call,
-                            "policy-denied",
-                            f,
+                            unreadable,
                             id,
-                            Some(&checked.method),
-                            None,
-                            detail,
+                            &checked.method,
+                            tool.as_deref(),
                         ));
                     }
-                    if changed {
-                        let mut redacted = Event::new(EventName::Redacted, "warn")
-                            .id(&id)
-                            .method(&checked.method);
-                        redacted.detail = Some(format!(
-                            "the request's arguments, redacted: {}",
-                            decision.redacted.join(", ")
-                        ));
-                        redacted.tool = e.tool.clone().or(tool.clone());
-                        redacted.rule = Some(decision.redacted.join(","));
-                        call.event(redacted);
-                        parts.push((raw, arguments.to_string()));
-                    }
+                };
+                let (found, changed) =
+                    policy::redact_value(&mut arguments, e, &crate::environment());
+                let decision = policy::decide(
+                    e,
+                    found.iter().map(|f| (f.rule.as_str(), f.category.as_str())),
+                );
+                for event in policy::events(&decision, e, &id, &checked.method) {
+                    call.event(event);
+                }
+                if decision.blocked.is_some() {
+                    let f = fields(&[
+                        ("tool", json!(tool.as_deref().unwrap_or(&checked.method))),
+                        (
+                            "reason",
+                            json!("the request carries what the policy blocks"),
+                        ),
+                    ]);
+                    let detail = format!(
+                        "{} not forwarded: the policy blocks what its arguments carry",
+                        checked.method
+                    );
+                    return Verdict::Reply(self.answer(
+                        call,
+                        "policy-denied",
+                        f,
+                        id,
+                        Some(&checked.method),
+                        None,
+                        detail,
+                    ));
+                }
+                if changed {
+                    let mut redacted = Event::new(EventName::Redacted, "warn")
+                        .id(&id)
+                        .method(&checked.method);
+                    redacted.detail = Some(format!(
+                        "the request's arguments, redacted: {}",
+                        decision.redacted.join(", ")
+                    ));
+                    redacted.tool = e.tool.clone().or(tool.clone());
+                    redacted.rule = Some(decision.redacted.join(","));
+                    call.event(redacted);
+                    parts.push((raw, arguments.to_string()));
                 }
             }
         }
@@ -433,19 +502,22 @@ impl Session {
             let renamed = (!parts.is_empty()).then(|| streams::splice(text, &mut parts));
             return Verdict::Await(key, pending, renamed);
         };
-        // Renamed for the upstream: ids (and progress tokens) of the session's own, unique across streams.
-        let Some(numbers) = self.streams.as_mut() else {
-            return Verdict::Await(key, pending, None);
-        };
-        let upstream_id = numbers.allocate();
-        let raw_token = streams::raw_progress_token(envelope.params);
-        let token = raw_token.map(|raw| (raw.get().to_string(), numbers.allocate()));
-        parts.push((raw_id, upstream_id.to_string()));
+        // Renamed for the upstream: ids (and progress tokens) of the session's own, unguessable, unique.
+        let upstream_id = self.fresh_name(call.ctx.entropy, |t, key| {
+            t.pending.contains_key(key) || t.batch_members.contains_key(key)
+        });
+        let raw_token = params.meta("progressToken");
+        let token = raw_token.map(|raw| {
+            let upstream = self.fresh_name(call.ctx.entropy, |t, key| t.progress.contains_key(key));
+            (raw.get().to_string(), upstream)
+        });
+        parts.push((raw_id, json_string(&upstream_id)));
         if let (Some(raw), Some((_, upstream_token))) = (raw_token, &token) {
-            parts.push((raw, upstream_token.to_string()));
-            pending.progress_token = Some(upstream_token.to_string());
+            parts.push((raw, json_string(upstream_token)));
+            pending.progress_token = Some(json_string(upstream_token));
         }
         let renamed = streams::splice(text, &mut parts);
+        let upstream_key = json_string(&upstream_id);
         pending.origin = Some(Origin {
             stream,
             alias: streams::alias(stream, &key),
@@ -453,13 +525,84 @@ impl Session {
             upstream_id,
             token,
         });
-        Verdict::Await(upstream_id.to_string(), pending, Some(renamed))
+        Verdict::Await(upstream_key, pending, Some(renamed))
+    }
+
+    /// A name for the upstream (an id, a token) that `taken` says nothing in flight has: drawn from the
+    /// streams' state (`Streams::draw`), again in the (2^-128) case it is taken.
+    pub(super) fn fresh_name(
+        &mut self,
+        entropy: u64,
+        taken: impl Fn(&pending::Tables, &str) -> bool,
+    ) -> String {
+        let streams = self
+            .streams
+            .get_or_insert_with(|| streams::Streams::new(entropy));
+        loop {
+            let name = streams.draw(entropy);
+            if !taken(&self.tables, &json_string(&name)) {
+                return name;
+            }
+        }
+    }
+
+    /// Whether a request id (its key) is in flight: from the moment it is forwarded until its answer reaches
+    /// the client (on its own stream, for a request that came on one).
+    pub(super) fn in_flight(&self, stream: Option<u64>, key: &str) -> bool {
+        match stream {
+            Some(stream) => self
+                .tables
+                .aliases
+                .contains_key(&streams::alias(stream, key)),
+            None => {
+                self.tables.pending.contains_key(key) || self.tables.batch_members.contains_key(key)
+            }
+        }
+    }
+
+    /// The answer to a request whose arguments the `requests` scope could not read one way only.
+    pub(super) fn unreadable_arguments(
+        &self,
+        call: &mut Call,
+        unreadable: message::Unreadable,
+        id: Value,
+        method: &str,
+        tool: Option<&str>,
+    ) -> Answer {
+        match unreadable {
+            message::Unreadable::Repeated(name) => {
+                let details =
+                    format!("member \"{name}\" appears more than once in params.arguments");
+                self.answer(
+                    call,
+                    "invalid-request",
+                    invalid_request("duplicate-member", &details),
+                    id,
+                    Some(method),
+                    None,
+                    details.clone(),
+                )
+            }
+            message::Unreadable::Invalid => {
+                let f = fields(&[
+                    ("tool", json!(tool.unwrap_or(method))),
+                    (
+                        "reason",
+                        json!("the guard could not read the arguments to redact them"),
+                    ),
+                ]);
+                let detail = format!(
+                    "{method} not forwarded: its arguments are too deeply nested to redact"
+                );
+                self.answer(call, "policy-denied", f, id, Some(method), None, detail)
+            }
+        }
     }
 
     pub(super) fn client_notification(
         &mut self,
         method: &str,
-        params: Option<&RawValue>,
+        params: &message::CallParams<'_>,
         text: &str,
         call: &mut Call,
     ) -> Verdict {
@@ -474,7 +617,7 @@ impl Session {
             if let Some(stream) = call.origin {
                 return self.client_cancelled_on(stream, params, text, call);
             }
-            if let Some(key) = message::param_key(params, "requestId") {
+            if let Some(key) = params.get("requestId").map(message::id_key) {
                 // A batch member's slot still waits for its answer (the array must stay whole), so only a
                 // request of its own stops being owed one.
                 if self.tables.request(&key).is_some_and(|p| p.slot.is_none()) {
@@ -495,14 +638,23 @@ impl Session {
     pub(super) fn client_cancelled_on(
         &mut self,
         stream: u64,
-        params: Option<&RawValue>,
+        params: &message::CallParams<'_>,
         text: &str,
         call: &mut Call,
     ) -> Verdict {
-        let raw = streams::raw_param(params, "requestId");
+        let raw = params.get("requestId");
+        // Its own stream's request; on a session whose streams are all one client's (a legacy session,
+        // where each POST is a stream and a cancellation comes on one of its own), that client's request
+        // on any of them. Never another client's.
         let upstream_key = raw.and_then(|r| {
+            let client_key = message::id_key(r);
             self.tables
-                .alias_key(&streams::alias(stream, &message::id_key(r)))
+                .alias_key(&streams::alias(stream, &client_key))
+                .or_else(|| {
+                    (!self.options.many_clients)
+                        .then(|| self.tables.alias_key_on_any_stream(&client_key))
+                        .flatten()
+                })
                 .cloned()
         });
         let (Some(raw), Some(key)) = (raw, upstream_key) else {
@@ -515,7 +667,7 @@ impl Session {
             .tables
             .request(&key)
             .and_then(|p| p.origin.as_ref())
-            .map(|o| o.upstream_id)
+            .map(|o| json_string(&o.upstream_id))
         else {
             return Verdict::Drop(
                 Event::new(EventName::Dropped, "debug")
@@ -531,7 +683,7 @@ impl Session {
                 call.event(event.detail("cancelled by the client: no response is owed"));
             }
         }
-        Verdict::ForwardText(streams::splice(text, &mut [(raw, upstream_id.to_string())]))
+        Verdict::ForwardText(streams::splice(text, &mut [(raw, upstream_id)]))
     }
 
     /// Makes room for one more of the upstream's requests: the oldest the client has not answered is

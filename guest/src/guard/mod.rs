@@ -26,12 +26,14 @@
 //! steps and events a session returns in [`steps`]; the session's tables (pending requests, deadlines,
 //! progress tokens, batches) in `pending`; the stderr line joiner in `stderr`; stream renaming in
 //! [`streams`]; what the guard writes itself in [`rewrite`]; a policy file's decisions in [`policy`]; the
+//! bounded set an event's `tool` label comes from in `labels`; the
 //! session's state and what every side shares in this module; then, each adding `impl Session` blocks on
 //! top of it, its client side (`client`), its upstream side (`upstream`) and how requests end without
 //! their answer (`ending`: the upstream failed, a deadline passed).
 
 mod client;
 mod ending;
+mod labels;
 pub mod oplog;
 mod pending;
 pub mod policy;
@@ -78,6 +80,11 @@ pub struct Options {
     /// The environment whose secret-looking values this session redacts (by name, as `set_environment`
     /// keeps them); `None`: the one `set_environment` configured.
     pub environment: Option<Vec<(String, String)>>,
+    /// The client streams belong to different clients (an HTTP front's shared stateless child), not to one
+    /// (a legacy session): what the upstream sends reaches a stream only when it names an id or a progress
+    /// token that stream owns. A request it raises is answered with an error at once, a notification that
+    /// answers no request is dropped: nothing goes to a stream that did not cause it (`upstream.rs`).
+    pub many_clients: bool,
 }
 
 impl Options {
@@ -92,6 +99,7 @@ impl Options {
             policy: None,
             policy_env: Vec::new(),
             environment: None,
+            many_clients: false,
         }
     }
 }
@@ -163,6 +171,9 @@ pub struct Session {
     revision: Option<String>,
     /// The upstream's stderr, joined into whole lines for the operator's log.
     stderr: stderr::StderrLog,
+    /// The tools the upstream listed (`tools/list` results): the names an event may give its `tool` as they
+    /// are (labels.rs).
+    listed_tools: labels::Listed,
     /// The secrets of the environment this session was given (`Options::environment`), in force during
     /// each of its calls; `None`: the configured environment's.
     environment: Option<std::sync::Arc<redact::Secrets>>,
@@ -200,9 +211,23 @@ enum Verdict {
     Drop(Event),
 }
 
+/// What a policy scope makes of a message of the upstream's own.
+enum Scoped {
+    /// Passed on as it came.
+    Untouched,
+    /// Passed on redacted (the whole message).
+    Rewritten(Value),
+    /// Not passed on (dropped, or refused to the upstream): the events say why.
+    Refused,
+}
+
 /// An upstream answer for a pending request: the line unchanged, or a rewritten one.
-enum Delivery {
-    Unchanged,
+enum Delivery<'a> {
+    /// The upstream's answer as it came; its result (borrowed from the line), if it has one.
+    Unchanged(Option<&'a RawValue>),
+    /// A result the guard rewrote (redacted): still the upstream's result, for what its revision requires.
+    RewrittenResult(String),
+    /// The guard's own answer, or an upstream error it sanitized.
     Rewritten(String),
 }
 
@@ -288,6 +313,7 @@ impl Session {
             streams: None,
             revision: None,
             stderr: stderr::StderrLog::default(),
+            listed_tools: labels::Listed::default(),
             environment,
         }
     }
@@ -301,8 +327,14 @@ impl Session {
         &self.options
     }
 
-    fn finish(&mut self, call: Call) -> Outcome {
+    fn finish(&mut self, mut call: Call) -> Outcome {
         let deadline = self.tables.next_deadline();
+        // An event's tool is a metrics label: one of a bounded set (labels.rs), whatever the client named.
+        for step in &mut call.steps {
+            if let Step::Event(e) = step {
+                labels::bound_tool(e, &self.listed_tools, self.policy.as_ref());
+            }
+        }
         Outcome {
             steps: call.steps,
             pending: self.tables.pending.len(),
@@ -413,12 +445,86 @@ fn catalogue_category(rule: &str) -> &'static str {
     }
 }
 
-/// `result.isError` says the call failed (read without building the result's tree): `true`, and the
-/// spellings a lenient client also takes for it (`"true"`, `1`): a result a client shows as a failure is
-/// redacted as one (`"isError": "true"` skipped redaction).
-fn is_error_result(result: &RawValue) -> bool {
-    message::top_member(result, "isError")
-        .is_some_and(|v| matches!(v, "true" | "1" | "\"true\"" | "\"True\"" | "\"1\""))
+/// The members of a result the guard reads (each must be given once: `message::top_members`).
+const RESULT_MEMBERS: [&str; 5] = [
+    "isError",
+    "protocolVersion",
+    "resultType",
+    "cacheScope",
+    "ttlMs",
+];
+
+/// What the guard reads of a result, without building its tree.
+#[derive(Default)]
+struct ResultMembers {
+    /// `isError` says the call failed: `true`, and the spellings a lenient client also takes for it (`"true"`,
+    /// `1`): a result a client shows as a failure is redacted as one (`"isError": "true"` skipped redaction).
+    is_error: bool,
+    /// `protocolVersion` (of an `initialize` result: the revision the handshake agreed on).
+    protocol_version: Option<String>,
+}
+
+impl ResultMembers {
+    fn of(members: &[Option<&str>]) -> Self {
+        let (is_error, protocol_version) = (members[0], members[1]);
+        ResultMembers {
+            is_error: is_error
+                .is_some_and(|v| matches!(v, "true" | "1" | "\"true\"" | "\"True\"" | "\"1\"")),
+            protocol_version: protocol_version
+                .and_then(|v| serde_json::from_str::<&RawValue>(v).ok())
+                .and_then(message::string_value),
+        }
+    }
+}
+
+/// `text` as a JSON string (the session's own names are hex digits: nothing to escape).
+fn json_string(text: &str) -> String {
+    format!("\"{text}\"")
+}
+
+/// The methods whose results MCP's stateless revision makes cacheable: `cacheScope` and `ttlMs` required.
+const CACHEABLE: [&str; 6] = [
+    "prompts/list",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "server/discover",
+    "tools/list",
+];
+
+/// A result (to a request of `method`) with what a revision that requires `resultType` also requires of it
+/// and it lacks, added first (the rest of its text byte for byte): `"resultType": "complete"`, and for a
+/// cacheable result `"cacheScope": "private"` and `"ttlMs": 0` (a handshake-era server said nothing of
+/// caching: the answer is kept to the one who asked, and never fresh). None when nothing lacks; Err when it
+/// cannot be given (a result that is no object).
+fn completed_result(result: &RawValue, method: &str) -> Result<Option<String>, ()> {
+    if json_type(result) != JsonType::Object {
+        return Err(());
+    }
+    let found = message::top_members(result, &RESULT_MEMBERS[2..]).map_err(|_| ())?;
+    let (result_type, cache_scope, ttl) = (found[0], found[1], found[2]);
+    let mut added: Vec<&str> = Vec::new();
+    if result_type.is_none() {
+        added.push(r#""resultType":"complete""#);
+    }
+    if CACHEABLE.contains(&method) {
+        if cache_scope.is_none() {
+            added.push(r#""cacheScope":"private""#);
+        }
+        if ttl.is_none() {
+            added.push(r#""ttlMs":0"#);
+        }
+    }
+    if added.is_empty() {
+        return Ok(None);
+    }
+    let inner = &result.get()[1..];
+    let comma = if inner.trim_start().starts_with('}') {
+        ""
+    } else {
+        ","
+    };
+    Ok(Some(format!("{{{}{comma}{inner}", added.join(","))))
 }
 
 fn join_batch(slots: Vec<Option<String>>) -> String {

@@ -31,15 +31,16 @@ pub(super) struct Pending {
 }
 
 /// A request's stream, and the id and progress token its client wrote (raw JSON), which the upstream knows by
-/// numbers of the session's own.
+/// names of the session's own.
 pub(super) struct Origin {
     pub(super) stream: u64,
     /// The request's key on its stream (`streams::alias`).
     pub(super) alias: String,
     pub(super) client_id: String,
-    pub(super) upstream_id: u64,
-    /// The client's progress token, and the one the upstream was given.
-    pub(super) token: Option<(String, u64)>,
+    /// The id the upstream was given (a string of the session's own: `streams::Streams::draw`).
+    pub(super) upstream_id: String,
+    /// The client's progress token (raw JSON), and the one the upstream was given.
+    pub(super) token: Option<(String, String)>,
 }
 
 /// The answers of an allowed batch, gathered until the last one arrives.
@@ -250,6 +251,21 @@ impl Tables {
             Some(Entry::Key(k)) => Some(k),
             _ => None,
         }
+    }
+
+    /// The upstream key of the one request in flight, on any stream, whose client key is `client_key`
+    /// (`streams::alias` without its stream); none when no request, or more than one, has it. For a session
+    /// whose streams are all one client's, where a cancellation comes on a stream of its own.
+    pub(super) fn alias_key_on_any_stream(&self, client_key: &str) -> Option<&String> {
+        let mut found = self.aliases.iter().filter_map(|(alias, entry)| {
+            let (_, key) = alias.split_once('\u{0}')?;
+            match entry {
+                Entry::Key(k) if key == client_key => Some(k),
+                _ => None,
+            }
+        });
+        let first = found.next()?;
+        found.next().is_none().then_some(first)
     }
 
     /// Records one of the upstream's own requests (its order of arrival).

@@ -4,19 +4,17 @@
 //! refusal; audit: logged, passed untouched). A message no rule touches passes byte for byte.
 
 use super::steps::{Event, EventName};
+use crate::message::CallParams;
 use crate::policy::{Action, Effective, Scope};
 use crate::redact::{self, JsonFinding, Secrets};
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// The name a `tools/call` names (`params.name`).
-pub fn tool_name(method: &str, params: Option<&RawValue>) -> Option<String> {
+pub fn tool_name(method: &str, params: &CallParams<'_>) -> Option<String> {
     if method != super::rewrite::TOOL_CALL {
         return None;
     }
-    crate::message::RawObject::of(params?)?
-        .get("name")
-        .and_then(crate::message::string_value)
+    params.get("name").and_then(crate::message::string_value)
 }
 
 /// The scope a successful answer to `method` is in.
@@ -27,6 +25,65 @@ pub fn result_scope(method: &str) -> Option<Scope> {
         "prompts/get" => Some(Scope::Prompts),
         _ => None,
     }
+}
+
+/// The scope a message of the upstream's own (a request or notification) is in.
+pub fn message_scope(method: &str) -> Option<Scope> {
+    match method {
+        "notifications/progress" => Some(Scope::Progress),
+        "notifications/message" => Some(Scope::Logging),
+        "elicitation/create" => Some(Scope::Elicitation),
+        "sampling/createMessage" => Some(Scope::Sampling),
+        _ => None,
+    }
+}
+
+/// The texts of a message of the upstream's own, in its `params`, redacted under `effective` (`scope`, from
+/// [`message_scope`]): what was found, and whether anything changed. Only the members that carry text for a
+/// person or a model: an elicitation's schema keeps its shape (a field named `password` keeps its `type`), its
+/// URL (a URL elicitation's link is the flow itself) and ids; a sampling request its model preferences.
+pub fn redact_message(
+    params: &mut Value,
+    scope: Scope,
+    effective: &Effective,
+    env: &Secrets,
+) -> (Vec<JsonFinding>, bool) {
+    let mut texts: Vec<&mut Value> = Vec::new();
+    let Some(members) = params.as_object_mut() else {
+        return (Vec::new(), false);
+    };
+    for (name, value) in members.iter_mut() {
+        match (scope, name.as_str()) {
+            (Scope::Progress, "message")
+            | (Scope::Logging, "data" | "logger")
+            | (Scope::Elicitation, "message")
+            | (Scope::Sampling, "messages" | "systemPrompt") => texts.push(value),
+            (Scope::Elicitation, "requestedSchema") => {
+                let fields = value
+                    .get_mut("properties")
+                    .and_then(Value::as_object_mut)
+                    .into_iter()
+                    .flat_map(|p| p.values_mut())
+                    .filter_map(Value::as_object_mut);
+                for field in fields {
+                    for (k, v) in field.iter_mut() {
+                        if matches!(k.as_str(), "title" | "description" | "default") {
+                            texts.push(v);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    let mut changed = false;
+    for text in texts {
+        let (f, c) = redact_value(text, effective, env);
+        found.extend(f);
+        changed |= c;
+    }
+    (found, changed)
 }
 
 /// What the rules' findings decide under `effective`'s actions.

@@ -20,13 +20,13 @@ pub const TOOL_CALL: &str = "tools/call";
 
 /// Whether results written under `revision` (when known) must carry `resultType`.
 #[cfg(feature = "mcp-revisions")]
-fn requires_result_type(revision: Option<&str>) -> bool {
+pub fn requires_result_type(revision: Option<&str>) -> bool {
     revision.is_some_and(|v| taxonomy().meta.protocol.requires_result_type(v))
 }
 
 /// Without the feature (the npm base module, which has no guard session) no revision is ever known.
 #[cfg(not(feature = "mcp-revisions"))]
-fn requires_result_type(_revision: Option<&str>) -> bool {
+pub fn requires_result_type(_revision: Option<&str>) -> bool {
     false
 }
 

@@ -44,7 +44,7 @@ pub struct Event {
     pub detail: Option<String>,
     /// The rule (or category) a policy decision was about: never the value it found.
     pub rule: Option<String>,
-    /// The tool (or method) override a policy decision was taken under.
+    /// The tool (or method) a policy decision was taken for: a label of a bounded set (`labels.rs`).
     pub tool: Option<String>,
 }
 

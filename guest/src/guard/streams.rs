@@ -1,24 +1,55 @@
 //! Several client streams on one upstream (`Session::client_line_on`): an HTTP front serves many requests,
 //! from one client or many, through one upstream process, so the ids and progress tokens the clients chose
-//! may collide there. Requests arriving on streams get ids of the session's own upstream (a counter: unique
-//! across streams), and so do their progress tokens; answers and progress come back with what the client
-//! wrote, on the stream it came from. The rewriting touches only those values: the rest of each line is
-//! passed on byte for byte.
+//! may collide there. Requests arriving on streams get ids of the session's own upstream, and so do their
+//! progress tokens; answers and progress come back with what the client wrote, on the stream it came from.
+//! The rewriting touches only those values: the rest of each line is passed on byte for byte.
+//!
+//! The session's ids and tokens are unguessable: 128 bits drawn from the callers' entropy (the guest imports
+//! nothing: its randomness is `CallContext::entropy`), written as JSON strings (as numbers they would be 53
+//! bits at most, the integers a JavaScript server reads exactly). A counter made them guessable: a client
+//! that had an echoing server (or any tool that writes what it is given) send progress, a cancellation or an
+//! answer under another stream's number reached that stream. What reaches a stream now is only what names
+//! an id or a token it owns, which no other client can name.
 
+use crate::context::splitmix64;
 use serde_json::value::RawValue;
 
-/// Where the session's client streams stand.
-#[derive(Default)]
+/// Where the session's client streams stand: the state its ids and tokens are drawn from.
 pub struct Streams {
-    /// The next id (and progress token) the session gives the upstream.
-    next: u64,
+    state: [u64; 2],
+    drawn: u64,
 }
 
 impl Streams {
-    /// A fresh upstream id (or token): a JSON integer no other request in flight has.
-    pub fn allocate(&mut self) -> u64 {
-        self.next += 1;
-        self.next
+    /// Seeded with the entropy of the call that opened the first stream.
+    pub fn new(entropy: u64) -> Self {
+        // Mixed before it is kept: `draw` xors in its call's entropy, which for the first name is this
+        // very value, and would cancel it out (the first half of every session's first name was fixed).
+        let mut seed = entropy;
+        Streams {
+            state: [splitmix64(&mut seed), splitmix64(&mut seed)],
+            drawn: 0,
+        }
+    }
+
+    /// A fresh upstream id (or token): 32 hex digits (128 bits), from everything drawn so far and this call's
+    /// `entropy` (the caller's randomness, fresh per call). Unique in practice; the session still checks
+    /// that none in flight has it (`Session::fresh_name`).
+    pub fn draw(&mut self, entropy: u64) -> String {
+        self.drawn += 1;
+        self.state[0] ^= entropy;
+        self.state[1] ^= entropy.rotate_left(29) ^ self.drawn;
+        let (hi, lo) = (
+            splitmix64(&mut self.state[0]),
+            splitmix64(&mut self.state[1]),
+        );
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        (0..32)
+            .map(|i| {
+                let word = if i < 16 { hi } else { lo };
+                HEX[((word >> (60 - 4 * (i % 16))) & 0xF) as usize] as char
+            })
+            .collect()
     }
 }
 
@@ -44,17 +75,6 @@ pub fn splice(text: &str, parts: &mut [(&RawValue, String)]) -> String {
     out
 }
 
-/// A request's `params._meta.progressToken` as raw JSON borrowed from its line.
-pub fn raw_progress_token(params: Option<&RawValue>) -> Option<&RawValue> {
-    let meta = crate::message::RawObject::of(params?)?.get("_meta")?;
-    crate::message::RawObject::of(meta)?.get("progressToken")
-}
-
-/// A named member of an object-valued `params`, as raw JSON borrowed from its line.
-pub fn raw_param<'a>(params: Option<&'a RawValue>, name: &str) -> Option<&'a RawValue> {
-    crate::message::RawObject::of(params?)?.get(name)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,7 +86,8 @@ mod tests {
         let Parsed::Object(e) = parse(line) else {
             panic!()
         };
-        let token = raw_progress_token(e.params).unwrap();
+        let params = crate::message::CallParams::read(e.params).unwrap();
+        let token = params.meta("progressToken").unwrap();
         let out = splice(
             line,
             &mut [(token, "8".into()), (e.id.unwrap(), "7".into())],

@@ -1139,6 +1139,49 @@ fn a_request_with_a_null_id_is_answered_at_once() {
     assert_eq!(o.pending, 0);
 }
 
+/// MCP ids are strings or integers: a fractional one is answered at once with a null id (the one answer every
+/// shell can write: the Python proxy's SDK cannot carry `1.5`, and left it unanswered), from either side;
+/// integers however spelled are ids like any other.
+#[test]
+fn a_fractional_id_is_refused_from_either_side_and_integers_however_spelled_are_not() {
+    let mut s = canonical();
+    for id in ["1.5", "-0.25", "15e-1", "1.0000000000000001"] {
+        let o = client(
+            &mut s,
+            &format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#),
+        );
+        assert!(lines(&o, Peer::Upstream).is_empty(), "{id}");
+        let r = only_client_value(&o);
+        assert_eq!(
+            (
+                r["id"].clone(),
+                r["error"]["code"].clone(),
+                r["error"]["data"]["reason"].clone()
+            ),
+            (Value::Null, json!(-32600), json!("fractional-id")),
+            "{id}"
+        );
+        assert_eq!(o.pending, 0);
+    }
+    for id in ["1.0", "1E2", "2e0", "-3", "12345678901234567890123"] {
+        let o = client(
+            &mut s,
+            &format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#),
+        );
+        assert_eq!(lines(&o, Peer::Upstream), ["<forward>"], "{id}");
+    }
+    let o = upstream(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":0.5,"method":"sampling/createMessage","params":{}}"#,
+    );
+    assert!(lines(&o, Peer::Client).is_empty(), "{:?}", o.steps);
+    let told: Value = serde_json::from_str(&lines(&o, Peer::Upstream)[0]).unwrap();
+    assert_eq!(
+        (told["id"].clone(), told["error"]["data"]["reason"].clone()),
+        (Value::Null, json!("fractional-id"))
+    );
+}
+
 #[test]
 fn an_answer_with_both_result_and_error_is_answered_at_once() {
     let mut s = canonical();
@@ -1407,43 +1450,51 @@ fn to_streams(o: &Outcome) -> Vec<(Option<u64>, String)> {
         .collect()
 }
 
+/// The id and progress token (raw JSON) the upstream was given in the one line `o` sent it.
+fn renamed(o: &Outcome) -> (String, String) {
+    let sent = lines(o, Peer::Upstream);
+    assert_eq!(sent.len(), 1, "{:?}", o.steps);
+    let v: Value = serde_json::from_str(&sent[0]).unwrap();
+    (
+        v["id"].to_string(),
+        v["params"]["_meta"]["progressToken"].to_string(),
+    )
+}
+
 #[test]
 fn requests_on_streams_are_renamed_upstream_and_answered_on_their_stream_with_their_own_id() {
     let mut s = canonical();
     // Two clients use the same id and the same progress token.
-    let a = on(
-        &mut s,
-        1,
-        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p"}}}"#,
-    );
-    let b = on(
-        &mut s,
-        2,
-        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p"}}}"#,
-    );
-    let (ua, ub) = (lines(&a, Peer::Upstream), lines(&b, Peer::Upstream));
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p"}}}"#;
+    let a = on(&mut s, 1, call);
+    let b = on(&mut s, 2, call);
+    let ((id_a, token_a), (id_b, token_b)) = (renamed(&a), renamed(&b));
+    // Names of the session's own: 128-bit strings, all four different; the rest of the line byte for byte.
+    for name in [&id_a, &token_a, &id_b, &token_b] {
+        assert!(name.len() == 34 && name.starts_with('"'), "{name}");
+    }
+    let mut all = vec![&id_a, &token_a, &id_b, &token_b];
+    all.sort();
+    all.dedup();
+    assert_eq!(all.len(), 4);
     assert_eq!(
-        ua,
-        [
-            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":2}}}"#
-        ]
-    );
-    assert_eq!(
-        ub,
-        [
-            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":4}}}"#
-        ]
+        lines(&b, Peer::Upstream),
+        [format!(
+            r#"{{"jsonrpc":"2.0","id":{id_b},"method":"tools/call","params":{{"name":"slow","_meta":{{"progressToken":{token_b}}}}}}}"#
+        )]
     );
     assert_eq!(b.pending, 2);
     // Progress for the second goes to stream 2 with its client's token; its answer too, with its id.
     let o = upstream(
         &mut s,
-        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":4,"progress":1}}"#,
+        &format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{token_b},"progress":1}}}}"#
+        ),
     );
     assert_eq!(to_streams(&o), [(Some(2), r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#.to_string())]);
     let o = upstream(
         &mut s,
-        r#"{"jsonrpc":"2.0","id":3,"result":{"content":[]}}"#,
+        &format!(r#"{{"jsonrpc":"2.0","id":{id_b},"result":{{"content":[]}}}}"#),
     );
     assert_eq!(
         to_streams(&o),
@@ -1463,36 +1514,89 @@ fn requests_on_streams_are_renamed_upstream_and_answered_on_their_stream_with_th
     assert_eq!(to_streams(&o)[0].0, Some(1));
     assert!(to_streams(&o)[0].1.contains("duplicate-id"));
     let o = on(&mut s, 2, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+    let (id, _) = renamed(&o);
     assert_eq!(
         lines(&o, Peer::Upstream),
-        [r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#]
+        [format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#)]
     );
+    // The first stream's request is still its own: progress and answer under its names reach only it.
+    let o = upstream(
+        &mut s,
+        &format!(r#"{{"jsonrpc":"2.0","id":{id_a},"result":{{}}}}"#),
+    );
+    assert_eq!(
+        to_streams(&o),
+        [(
+            Some(1),
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#.to_string()
+        )]
+    );
+}
+
+/// The names the session gives the upstream are drawn from the callers' entropy: two sessions given
+/// different entropy name the same requests differently, and none of a session's names is a small number
+/// (a counter's, which any client could guess).
+#[test]
+fn the_names_streams_get_upstream_are_unguessable() {
+    let names = |entropy: u64| -> Vec<String> {
+        let mut s = canonical();
+        (0..3)
+            .flat_map(|i| {
+                let o = s.client_line_on(
+                    1,
+                    format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"x","params":{{"_meta":{{"progressToken":{i}}}}}}}"#).as_bytes(),
+                    CallContext { unix_millis: T0, entropy: entropy + i },
+                );
+                let (id, token) = renamed(&o);
+                [id, token]
+            })
+            .collect()
+    };
+    let (a, b) = (names(1), names(2));
+    assert!(a.iter().all(|n| !b.contains(n)), "{a:?} {b:?}");
+    // Every 64-bit half is drawn, none fixed: the first name of two sessions shared its first half once
+    // (the opening call's entropy, mixed in twice, cancelled itself out).
+    let halves = |names: &[String]| -> Vec<String> {
+        names
+            .iter()
+            .map(|n| n.trim_matches('"'))
+            .flat_map(|n| [n[..16].to_string(), n[16..].to_string()])
+            .collect()
+    };
+    let (ha, hb) = (halves(&a), halves(&b));
+    assert!(ha.iter().all(|h| !hb.contains(h)), "{ha:?} {hb:?}");
+    assert_eq!(
+        a,
+        names(1),
+        "the same entropy draws the same names (vectors replay them)"
+    );
+    assert!(a.iter().all(|n| n.parse::<u64>().is_err()));
 }
 
 #[test]
 fn a_closed_stream_cancels_its_requests_and_is_owed_nothing() {
     let mut s = canonical();
-    on(
-        &mut s,
-        1,
-        r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"slow"}}"#,
-    );
-    on(
-        &mut s,
-        2,
-        r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"slow"}}"#,
-    );
+    let call = r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"slow"}}"#;
+    let (first, _) = renamed(&on(&mut s, 1, call));
+    let (second, _) = renamed(&on(&mut s, 2, call));
     let o = s.stream_closed(1, ctx(T0));
     assert_eq!(
         lines(&o, Peer::Upstream),
-        [
-            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"the client's stream closed (jsonrpc-errors guard)"}}"#
-        ]
+        [format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{first},"reason":"the client's stream closed (jsonrpc-errors guard)"}}}}"#
+        )]
     );
     assert_eq!(o.pending, 1);
     // A late answer to it is dropped; the other stream's request is still answered, on its stream.
-    assert!(to_streams(&upstream(&mut s, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#)).is_empty());
-    let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
+    assert!(to_streams(&upstream(
+        &mut s,
+        &format!(r#"{{"jsonrpc":"2.0","id":{first},"result":{{}}}}"#)
+    ))
+    .is_empty());
+    let o = upstream(
+        &mut s,
+        &format!(r#"{{"jsonrpc":"2.0","id":{second},"result":{{}}}}"#),
+    );
     assert_eq!(
         to_streams(&o),
         [(
@@ -1501,11 +1605,11 @@ fn a_closed_stream_cancels_its_requests_and_is_owed_nothing() {
         )]
     );
     // A client's own cancellation names its id: renamed for the upstream.
-    on(
+    let (third, _) = renamed(&on(
         &mut s,
         3,
         r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{}}"#,
-    );
+    ));
     let o = on(
         &mut s,
         3,
@@ -1513,9 +1617,9 @@ fn a_closed_stream_cancels_its_requests_and_is_owed_nothing() {
     );
     assert_eq!(
         lines(&o, Peer::Upstream),
-        [
-            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"user"}}"#
-        ]
+        [format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{third},"reason":"user"}}}}"#
+        )]
     );
     assert_eq!(o.pending, 0);
 }
@@ -1523,16 +1627,9 @@ fn a_closed_stream_cancels_its_requests_and_is_owed_nothing() {
 #[test]
 fn failures_and_timeouts_answer_each_request_on_its_stream() {
     let mut s = canonical();
-    on(
-        &mut s,
-        7,
-        r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{}}"#,
-    );
-    on(
-        &mut s,
-        8,
-        r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{}}"#,
-    );
+    let call = r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{}}"#;
+    let (first, _) = renamed(&on(&mut s, 7, call));
+    let (second, _) = renamed(&on(&mut s, 8, call));
     let o = s.expire(ctx(T0 + 30_000));
     let answered: Vec<(Option<u64>, Value)> = to_streams(&o)
         .into_iter()
@@ -1540,9 +1637,10 @@ fn failures_and_timeouts_answer_each_request_on_its_stream() {
         .collect();
     assert_eq!(answered, [(Some(7), json!("a")), (Some(8), json!("a"))]);
     // Cancelled upstream under the ids the upstream knows them by.
-    assert!(lines(&o, Peer::Upstream)
-        .iter()
-        .all(|l| l.contains(r#""requestId":1"#) || l.contains(r#""requestId":2"#)));
+    let cancels = lines(&o, Peer::Upstream);
+    assert_eq!(cancels.len(), 2);
+    assert!(cancels[0].contains(&format!(r#""requestId":{first}"#)));
+    assert!(cancels[1].contains(&format!(r#""requestId":{second}"#)));
     on(&mut s, 9, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
     let o = s.upstream_failed(Failure::Exited(1), ctx(T0));
     assert_eq!(to_streams(&o)[0].0, Some(9));
@@ -1604,14 +1702,15 @@ fn a_tool_timeout_and_a_longest_wait_override_the_sessions() {
         Some(T0 + 60_000),
         "capped at max_wait, not 120 s"
     );
-    // The log says which tool timed out, after how long: its own timeout, not the session's 30 s.
+    // The log says which tool timed out (the `[[tool]]` that matched it: a label of the policy's, labels.rs),
+    // after how long: its own timeout, not the session's 30 s.
     let e = events(&o)
         .into_iter()
         .find(|e| e.event == EventName::Answered)
         .unwrap();
     assert_eq!(
         (e.tool.as_deref(), e.kind.as_deref()),
-        (Some("slow_query"), Some("upstream-timeout"))
+        (Some("slow_*"), Some("upstream-timeout"))
     );
     assert!(
         e.detail.as_deref().unwrap().contains("within 5000 ms"),
@@ -1698,6 +1797,12 @@ fn successful_results_are_untouched_by_default_and_redacted_in_the_results_scope
 fn block_answers_with_the_policy_refusal_and_audit_logs_without_changing() {
     let mut s = with_policy(
         "[redaction]\nscopes = [\"errors\", \"results\"]\n[actions]\ngithub-token = \"block\"\n",
+    );
+    // The upstream lists its tools: their names label the decisions (labels.rs).
+    client(&mut s, r#"{"jsonrpc":"2.0","id":0,"method":"tools/list"}"#);
+    upstream(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":0,"result":{"tools":[{"name":"read_file","inputSchema":{}}]}}"#,
     );
     client(&mut s, &tool_call(1, "read_file"));
     let o = upstream(&mut s, SECRET_RESULT);
@@ -1814,4 +1919,1020 @@ fn a_session_redacts_the_environment_it_was_given_and_no_other_session_sees_it()
         .upstream_stderr(line.as_bytes(), false)
         .contains(secret));
     assert!(crate::api::redact(&line).text.contains(secret));
+}
+
+// ───────────────────────────── repeated members ─────────────────────────────
+
+/// Where a member is repeated: a line with `@` where the object holding it goes, the member, its two values,
+/// and whether the line is the client's (else the upstream's, after the client's `tools/call` with id 1).
+struct Repeat {
+    line: &'static str,
+    member: &'static str,
+    values: [&'static str; 2],
+    from_client: bool,
+}
+
+/// Every position the guard reads a member at, on both sides.
+const REPEATS: &[Repeat] = &[
+    // A tool call judged by one name, run by the other (its `[[tool]]` block skipped).
+    Repeat {
+        line: r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":@}"#,
+        member: "name",
+        values: [r#""read_file""#, r#""shell""#],
+        from_client: true,
+    },
+    // Arguments redacted in one copy, run in the other.
+    Repeat {
+        line: r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":@}"#,
+        member: "arguments",
+        values: [
+            r#"{"q":"x"}"#,
+            r#"{"q":"ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}"#,
+        ],
+        from_client: true,
+    },
+    Repeat {
+        line: r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read_file","arguments":@}}"#,
+        member: "q",
+        values: [r#""x""#, r#""ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d""#],
+        from_client: true,
+    },
+    Repeat {
+        line: r#"{"jsonrpc":"2.0","id":7,"method":"resources/read","params":@}"#,
+        member: "uri",
+        values: [r#""file:///a""#, r#""file:///etc/shadow""#],
+        from_client: true,
+    },
+    Repeat {
+        line: r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":@}"#,
+        member: "_meta",
+        values: [r#"{}"#, r#"{"progressToken":"t"}"#],
+        from_client: true,
+    },
+    // A second progress token, smuggled past the one renamed.
+    Repeat {
+        line: r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read_file","_meta":@}}"#,
+        member: "progressToken",
+        values: [r#""a""#, r#""b""#],
+        from_client: true,
+    },
+    Repeat {
+        line: r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":@}}"#,
+        member: "io.modelcontextprotocol/protocolVersion",
+        values: [r#""2025-11-25""#, r#""2026-07-28""#],
+        from_client: true,
+    },
+    Repeat {
+        line: r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":@}"#,
+        member: "requestId",
+        values: ["1", "2"],
+        from_client: true,
+    },
+    // A failure read as a success (its text not redacted).
+    Repeat {
+        line: r#"{"jsonrpc":"2.0","id":1,"result":@}"#,
+        member: "isError",
+        values: ["false", "true"],
+        from_client: false,
+    },
+    Repeat {
+        line: r#"{"jsonrpc":"2.0","id":1,"result":{"content":[@]}}"#,
+        member: "text",
+        values: [r#""ok""#, r#""ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d""#],
+        from_client: false,
+    },
+    Repeat {
+        line: r#"{"jsonrpc":"2.0","id":1,"error":@}"#,
+        member: "message",
+        values: [r#""ok""#, r#""ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d""#],
+        from_client: false,
+    },
+    Repeat {
+        line: r#"{"jsonrpc":"2.0","method":"notifications/progress","params":@}"#,
+        member: "progressToken",
+        values: ["1", "2"],
+        from_client: false,
+    },
+    Repeat {
+        line: r#"{"jsonrpc":"2.0","id":"s","method":"elicitation/create","params":@}"#,
+        member: "message",
+        values: [r#""ok""#, r#""ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d""#],
+        from_client: false,
+    },
+];
+
+/// Members beside the repeated one.
+const NOISE: &[(&str, &str)] = &[
+    ("content", r#"[{"type":"text","text":"hello"}]"#),
+    ("progress", "1"),
+    ("code", "-32010"),
+    ("extra", r#"{"k":[1,2]}"#),
+];
+
+/// The object holding the repeated member: the two copies (the second's name spelled with an escape when
+/// asked) among the other members, in the order `order` picks.
+fn repeated_object(r: &Repeat, noise: &[usize], order: &[usize], escape: bool) -> String {
+    let quoted = |name: &str, escape: bool| {
+        if escape {
+            let mut chars = name.chars();
+            let first = chars.next().unwrap_or('a');
+            format!("\"\\u{:04x}{}\"", first as u32, chars.as_str())
+        } else {
+            format!("\"{name}\"")
+        }
+    };
+    let mut members: Vec<String> = vec![
+        format!("{}:{}", quoted(r.member, false), r.values[0]),
+        format!("{}:{}", quoted(r.member, escape), r.values[1]),
+    ];
+    for &i in noise {
+        let (k, v) = NOISE[i % NOISE.len()];
+        if k != r.member && !members.iter().any(|m| m.starts_with(&format!("\"{k}\""))) {
+            members.push(format!("\"{k}\":{v}"));
+        }
+    }
+    let mut placed: Vec<String> = Vec::new();
+    let mut left = members;
+    for &o in order {
+        if left.is_empty() {
+            break;
+        }
+        placed.push(left.remove(o % left.len()));
+    }
+    placed.extend(left);
+    format!("{{{}}}", placed.join(","))
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 256, ..Default::default() })]
+
+    /// A member repeated at any position the guard reads, on either side, in any order among the others and
+    /// however its name is spelled: the message is never passed on (nor read one way of two). A client's
+    /// request is answered -32600 `duplicate-member`; a notification is dropped; an upstream answer becomes
+    /// the guard's `upstream-error` for its request; an upstream request is refused to the upstream.
+    #[test]
+    fn a_member_repeated_where_the_guard_reads_is_never_passed_on(
+        which in 0..REPEATS.len(),
+        noise in proptest::collection::vec(0usize..8, 0..4),
+        order in proptest::collection::vec(0usize..8, 0..6),
+        escape: bool,
+        streams: bool,
+    ) {
+        let r = &REPEATS[which];
+        let line = r.line.replace('@', &repeated_object(r, &noise, &order, escape));
+        let mut s = with_policy("[redaction]\nscopes = [\"errors\", \"results\", \"requests\"]\n[[tool]]\nmatch = \"shell\"\nactions = { credential = \"block\" }\n");
+        let send = |s: &mut Session, line: &str| if streams { on(s, 1, line) } else { client(s, line) };
+        if r.from_client {
+            let o = send(&mut s, &line);
+            proptest::prop_assert!(lines(&o, Peer::Upstream).is_empty(), "{} went upstream: {:?}", line, o.steps);
+            let answers = lines(&o, Peer::Client);
+            if line.contains("\"id\":7") {
+                proptest::prop_assert_eq!(answers.len(), 1, "{}", line);
+                let a: Value = serde_json::from_str(&answers[0]).unwrap();
+                proptest::prop_assert_eq!(&a["error"]["data"]["reason"], &json!("duplicate-member"), "{}", line);
+                proptest::prop_assert_eq!(&a["id"], &json!(7));
+            } else {
+                proptest::prop_assert!(answers.is_empty());
+            }
+            proptest::prop_assert_eq!(o.pending, 0);
+        } else {
+            // The answer names the request as the upstream knows it (renamed on a stream).
+            let forwarded = send(&mut s, &tool_call(1, "read_file"));
+            let line = match (streams, lines(&forwarded, Peer::Upstream).first()) {
+                (true, Some(sent)) => {
+                    let id = serde_json::from_str::<Value>(sent).unwrap()["id"].to_string();
+                    line.replace("\"id\":1", &format!("\"id\":{id}"))
+                }
+                _ => line,
+            };
+            let o = s.upstream_line(line.as_bytes(), ctx(T0 + 5));
+            let to_client = lines(&o, Peer::Client);
+            proptest::prop_assert!(!to_client.iter().any(|l| l == "<forward>" || l.contains("ghp_")), "{} passed on: {:?}", line, o.steps);
+            if r.line.contains("\"id\":1") {
+                proptest::prop_assert_eq!(to_client.len(), 1, "{}", line);
+                let a: Value = serde_json::from_str(&to_client[0]).unwrap();
+                proptest::prop_assert_eq!(&a["error"]["code"], &json!(-32019), "{}", line);
+                proptest::prop_assert_eq!(o.pending, 0);
+            } else {
+                proptest::prop_assert!(to_client.is_empty(), "{}", line);
+            }
+            if line.contains("\"id\":\"s\"") {
+                let told = lines(&o, Peer::Upstream);
+                proptest::prop_assert_eq!(told.len(), 1);
+                proptest::prop_assert!(told[0].contains("duplicate-member") && told[0].contains("\"id\":\"s\""), "{}", told[0]);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_tool_call_without_a_string_name_is_refused_under_a_policy() {
+    let mut s = with_policy("[[tool]]\nmatch = \"shell\"\nactions = { credential = \"block\" }\n");
+    for params in [
+        r#"{"name":["shell"]}"#,
+        r#"{"arguments":{}}"#,
+        r#"{"name":null}"#,
+    ] {
+        let o = client(
+            &mut s,
+            &format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#),
+        );
+        assert!(lines(&o, Peer::Upstream).is_empty(), "{params}");
+        assert_eq!(
+            only_client_value(&o)["error"]["code"],
+            json!(-32602),
+            "{params}"
+        );
+    }
+    // Without a policy the server judges it, as before.
+    let o = client(
+        &mut canonical(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}"#,
+    );
+    assert_eq!(lines(&o, Peer::Upstream), ["<forward>"]);
+}
+
+/// What the guard scans but cannot read (nested past serde_json's limit) is never passed on unscanned: a
+/// failed result, a result in a redacted scope, a request's arguments under `requests`.
+#[test]
+fn what_cannot_be_scanned_fails_closed() {
+    let deep = format!(
+        "{}\"ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d\"{}",
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    let mut s = with_policy("[redaction]\nscopes = [\"errors\", \"results\", \"requests\"]\n");
+    let o = client(
+        &mut s,
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","arguments":{{"q":{deep}}}}}}}"#
+        ),
+    );
+    assert!(lines(&o, Peer::Upstream).is_empty());
+    assert_eq!(only_client_value(&o)["error"]["code"], json!(-32003));
+    for result in [
+        format!(r#"{{"isError":true,"content":[{{"type":"text","text":{deep}}}]}}"#),
+        format!(r#"{{"content":[{{"type":"text","text":{deep}}}]}}"#),
+    ] {
+        client(&mut s, &tool_call(2, "t"));
+        let o = upstream(
+            &mut s,
+            &format!(r#"{{"jsonrpc":"2.0","id":2,"result":{result}}}"#),
+        );
+        let sent = lines(&o, Peer::Client);
+        assert!(
+            !sent.iter().any(|l| l == "<forward>" || l.contains("ghp_")),
+            "{:?}",
+            o.steps
+        );
+        assert_eq!(only_client_value(&o)["error"]["code"], json!(-32019));
+    }
+    // Without a scope that reads it, a deep successful result passes byte for byte, as before.
+    let mut s = canonical();
+    client(&mut s, &tool_call(3, "t"));
+    let o = upstream(
+        &mut s,
+        &format!(r#"{{"jsonrpc":"2.0","id":3,"result":{{"content":{deep}}}}}"#),
+    );
+    assert_eq!(lines(&o, Peer::Client), ["<forward>"]);
+}
+
+// ───────────────────────────── isolation between the streams of many clients ─────────────────────────────
+
+fn many_clients(timeout: Option<u64>) -> Session {
+    let mut o = Options::new("canonical", "stdio:server");
+    o.timeout_millis = timeout;
+    o.many_clients = true;
+    Session::new(o)
+}
+
+/// On a session whose streams are different clients' (the HTTP front's shared child), a request the upstream
+/// raises reaches no client and is answered at once; no client can answer it; notifications that answer no
+/// request reach no one; progress reaches only the stream whose token it names. A session of one client's
+/// streams (a legacy session) keeps relaying them to its own stream, where its client answers them.
+#[test]
+fn the_upstreams_requests_and_notifications_reach_no_stranger() {
+    let mut s = many_clients(Some(30_000));
+    let a = on(
+        &mut s,
+        1,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"book","_meta":{"progressToken":"p"}}}"#,
+    );
+    let (_, token) = renamed(&a);
+    // The server asks client A's question (an elicitation raised while serving A's call).
+    let o = upstream(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"Pay 500 EUR?","requestedSchema":{"type":"object","properties":{}}}}"#,
+    );
+    assert!(to_streams(&o).is_empty(), "{:?}", o.steps);
+    let told: Value = serde_json::from_str(&lines(&o, Peer::Upstream)[0]).unwrap();
+    assert_eq!(
+        (told["id"].clone(), told["error"]["code"].clone()),
+        (json!("e1"), json!(-32601))
+    );
+    // Client B answers "accept" to it: nothing reaches the server.
+    let o = on(
+        &mut s,
+        2,
+        r#"{"jsonrpc":"2.0","id":"e1","result":{"action":"accept","content":{}}}"#,
+    );
+    assert!(lines(&o, Peer::Upstream).is_empty(), "{:?}", o.steps);
+    // Notifications: the log and list changes reach no stream; progress only its own.
+    for line in [
+        r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"A booked flight LH123"}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#,
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#,
+    ] {
+        let o = upstream(&mut s, line);
+        assert!(to_streams(&o).is_empty(), "{line}: {:?}", o.steps);
+        assert!(
+            events(&o).iter().any(|e| e.event == EventName::Dropped),
+            "{line}"
+        );
+    }
+    let o = upstream(
+        &mut s,
+        &format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{token},"progress":1}}}}"#
+        ),
+    );
+    assert_eq!(to_streams(&o)[0].0, Some(1));
+
+    // One client's streams (a legacy session): its own stream gets the question, and answers it.
+    let mut s = canonical();
+    on(
+        &mut s,
+        1,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"book"}}"#,
+    );
+    let o = upstream(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{}}"#,
+    );
+    assert_eq!(to_streams(&o), [(Some(0), "<forward>".to_string())]);
+    let o = on(
+        &mut s,
+        2,
+        r#"{"jsonrpc":"2.0","id":"e1","result":{"action":"decline"}}"#,
+    );
+    assert_eq!(lines(&o, Peer::Upstream), ["<forward>"]);
+}
+
+/// One step of a hostile session (see `nothing_crosses_streams_and_every_request_is_answered_once`).
+#[derive(Debug, Clone)]
+enum Move {
+    /// Stream `s` sends a request with id `id` (of a small set: ids collide across streams), with a progress
+    /// token from a small set or none.
+    Request {
+        stream: u64,
+        id: usize,
+        token: Option<usize>,
+    },
+    /// Stream `s` cancels its request `id`.
+    Cancel {
+        stream: u64,
+        id: usize,
+    },
+    /// Stream `s` goes away.
+    Close {
+        stream: u64,
+    },
+    /// A client answers a request the upstream raised (any stream, any id it could guess).
+    ClientAnswer {
+        stream: u64,
+        guess: usize,
+    },
+    /// The upstream answers the `n`th name it was given (live, finished or cancelled alike).
+    Answer {
+        n: usize,
+    },
+    /// The upstream answers a name it guesses.
+    AnswerGuess {
+        guess: usize,
+    },
+    /// Progress under the `n`th token it was given, or under a guess.
+    Progress {
+        n: usize,
+    },
+    ProgressGuess {
+        guess: usize,
+    },
+    /// A request of its own, a notification, an error without an id.
+    Ask {
+        guess: usize,
+    },
+    Notify,
+    Stray,
+}
+
+const CLIENT_IDS: [&str; 4] = ["1", "2", r#""a""#, "1.0"];
+const CLIENT_TOKENS: [&str; 2] = [r#""p""#, "7"];
+const GUESSES: [&str; 8] = [
+    "1",
+    "2",
+    "3",
+    r#""1""#,
+    r#""a""#,
+    r#""p""#,
+    "7",
+    r#""00000000000000000000000000000001""#,
+];
+
+fn a_move() -> impl proptest::strategy::Strategy<Value = Move> {
+    use proptest::prelude::*;
+    let stream = 1u64..4;
+    prop_oneof![
+        4 => (stream.clone(), 0..CLIENT_IDS.len(), proptest::option::of(0..CLIENT_TOKENS.len()))
+            .prop_map(|(stream, id, token)| Move::Request { stream, id, token }),
+        1 => (stream.clone(), 0..CLIENT_IDS.len()).prop_map(|(stream, id)| Move::Cancel { stream, id }),
+        1 => stream.clone().prop_map(|stream| Move::Close { stream }),
+        1 => (stream, 0..GUESSES.len()).prop_map(|(stream, guess)| Move::ClientAnswer { stream, guess }),
+        4 => (0usize..16).prop_map(|n| Move::Answer { n }),
+        1 => (0..GUESSES.len()).prop_map(|guess| Move::AnswerGuess { guess }),
+        2 => (0usize..16).prop_map(|n| Move::Progress { n }),
+        1 => (0..GUESSES.len()).prop_map(|guess| Move::ProgressGuess { guess }),
+        1 => (0..GUESSES.len()).prop_map(|guess| Move::Ask { guess }),
+        1 => Just(Move::Notify),
+        1 => Just(Move::Stray),
+    ]
+}
+
+/// A request a stream made, as the model knows it.
+struct Made {
+    stream: u64,
+    /// The client's id and token, as it wrote them (JSON).
+    id: Value,
+    token: Option<Value>,
+    /// What the upstream was given for them (JSON text).
+    upstream_id: String,
+    upstream_token: Option<String>,
+    /// Answered (once), or owed nothing (cancelled, its stream closed).
+    answered: bool,
+    settled: bool,
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 1024, ..Default::default() })]
+
+    /// Several clients' streams on one upstream, in any interleaving, with colliding ids and tokens, against
+    /// an upstream that answers names it was given (live, finished, cancelled), names it guesses, sends
+    /// progress under given and guessed tokens, raises requests and notifications: every line a stream gets
+    /// is an answer to one of its own requests in flight (carrying what the upstream wrote for that
+    /// request's name, never another's) or progress under its own token; every request is answered exactly
+    /// once (the last upstream failure answers what is left), unless its client cancelled it or left; on a
+    /// session of many clients nothing reaches the session's own stream, nothing a client answers reaches
+    /// the upstream, and every request the upstream raises is answered at once.
+    #[test]
+    fn nothing_crosses_streams_and_every_request_is_answered_once(
+        moves in proptest::collection::vec(a_move(), 1..60),
+        many: bool,
+        seed: u64,
+    ) {
+        let mut s = if many { many_clients(None) } else { session("canonical", None, BatchPolicy::Reject) };
+        let mut made: Vec<Made> = Vec::new();
+        let mut closed: Vec<u64> = Vec::new();
+        for (step, m) in moves.iter().enumerate() {
+            let at = CallContext { unix_millis: T0, entropy: seed.wrapping_add(step as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) };
+            let (o, input) = match m.clone() {
+                // A shell numbers its streams afresh: a closed one is never used again.
+                Move::Request { stream, .. } | Move::Cancel { stream, .. } | Move::ClientAnswer { stream, .. }
+                    if closed.contains(&stream) => continue,
+                Move::Request { stream, id, token } => {
+                    let meta = token.map_or(String::new(), |t| format!(r#","params":{{"_meta":{{"progressToken":{}}}}}"#, CLIENT_TOKENS[t]));
+                    let line = format!(r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call"{meta}}}"#, CLIENT_IDS[id]);
+                    let o = s.client_line_on(stream, line.as_bytes(), at);
+                    if let Some(sent) = lines(&o, Peer::Upstream).first() {
+                        let v: Value = serde_json::from_str(sent).unwrap();
+                        made.push(Made {
+                            stream,
+                            id: serde_json::from_str(CLIENT_IDS[id]).unwrap(),
+                            token: token.map(|t| serde_json::from_str(CLIENT_TOKENS[t]).unwrap()),
+                            upstream_id: v["id"].to_string(),
+                            upstream_token: token.map(|_| v["params"]["_meta"]["progressToken"].to_string()),
+                            answered: false,
+                            settled: false,
+                        });
+                    } else {
+                        // Refused at once (its id in flight on its stream): the answer is its own.
+                        let answers = to_streams(&o);
+                        proptest::prop_assert_eq!(answers.len(), 1, "{:?}", o.steps);
+                        proptest::prop_assert!(answers[0].0 == Some(stream) && answers[0].1.contains("duplicate-id"));
+                        continue;
+                    }
+                    (o, line)
+                }
+                Move::Cancel { stream, id } => {
+                    let line = format!(r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{}}}}}"#, CLIENT_IDS[id]);
+                    let o = s.client_line_on(stream, line.as_bytes(), at);
+                    let key = message::id_key(&serde_json::from_str::<Box<RawValue>>(CLIENT_IDS[id]).unwrap());
+                    let named = |r: &Made| !r.answered && !r.settled
+                        && message::id_key(&serde_json::from_str::<Box<RawValue>>(&r.id.to_string()).unwrap()) == key;
+                    // Its own stream's request; on a session of one client's streams, else that client's one
+                    // request with this id on any stream (a legacy client cancels on a POST of its own).
+                    let own = made.iter().any(|r| r.stream == stream && named(r));
+                    let anywhere = made.iter().filter(|r| named(r)).count();
+                    for r in made.iter_mut().filter(|r| named(r)) {
+                        if r.stream == stream || (!own && !many && anywhere == 1) {
+                            r.settled = true;
+                            // Its cancellation names it upstream by the name the upstream knows.
+                            proptest::prop_assert!(lines(&o, Peer::Upstream).iter().any(|l| l.contains(&r.upstream_id)), "{:?}", o.steps);
+                        }
+                    }
+                    if many {
+                        // No client cancels another's: what goes upstream names only its own stream's requests.
+                        for r in made.iter().filter(|r| r.stream != stream) {
+                            proptest::prop_assert!(lines(&o, Peer::Upstream).iter().all(|l| !l.contains(&r.upstream_id)), "{:?}", o.steps);
+                        }
+                    }
+                    (o, line)
+                }
+                Move::Close { stream } => {
+                    closed.push(stream);
+                    for r in made.iter_mut().filter(|r| r.stream == stream && !r.answered) {
+                        r.settled = true;
+                    }
+                    (s.stream_closed(stream, at), String::new())
+                }
+                Move::ClientAnswer { stream, guess } => {
+                    let line = format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{"action":"accept"}}}}"#, GUESSES[guess]);
+                    let o = s.client_line_on(stream, line.as_bytes(), at);
+                    if many {
+                        proptest::prop_assert!(lines(&o, Peer::Upstream).is_empty(), "a client's answer reached the upstream: {:?}", o.steps);
+                    }
+                    (o, line)
+                }
+                Move::Answer { .. } | Move::Progress { .. } if made.is_empty() => continue,
+                Move::Answer { n } => {
+                    let name = made[n % made.len()].upstream_id.clone();
+                    let line = format!(r#"{{"jsonrpc":"2.0","id":{name},"result":{{"for":{name}}}}}"#);
+                    (s.upstream_line(line.as_bytes(), at), line)
+                }
+                // What the upstream writes under a name it did not learn from the guard is what a client could
+                // make an echoing server write: it reaches no client's stream.
+                Move::AnswerGuess { guess } => {
+                    let line = format!(r#"{{"jsonrpc":"2.0","id":{0},"result":{{"for":{0}}}}}"#, GUESSES[guess]);
+                    let o = s.upstream_line(line.as_bytes(), at);
+                    proptest::prop_assert!(to_streams(&o).iter().all(|(s, _)| s.unwrap_or(0) == 0), "a guessed id reached a stream: {:?}", o.steps);
+                    (o, line)
+                }
+                Move::Progress { n } => {
+                    let Some(token) = made[n % made.len()].upstream_token.clone() else { continue };
+                    let line = format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{token},"progress":1,"message":{token}}}}}"#);
+                    (s.upstream_line(line.as_bytes(), at), line)
+                }
+                Move::ProgressGuess { guess } => {
+                    let line = format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{0},"progress":1,"message":{0}}}}}"#, GUESSES[guess]);
+                    let o = s.upstream_line(line.as_bytes(), at);
+                    proptest::prop_assert!(to_streams(&o).iter().all(|(s, _)| s.unwrap_or(0) == 0), "a guessed token reached a stream: {:?}", o.steps);
+                    (o, line)
+                }
+                Move::Ask { guess } => {
+                    let line = format!(r#"{{"jsonrpc":"2.0","id":{},"method":"elicitation/create","params":{{"message":"?"}}}}"#, GUESSES[guess]);
+                    let o = s.upstream_line(line.as_bytes(), at);
+                    if many {
+                        let told = lines(&o, Peer::Upstream);
+                        proptest::prop_assert_eq!(told.len(), 1, "{:?}", o.steps);
+                        proptest::prop_assert!(told[0].contains("-32601"));
+                    }
+                    (o, line)
+                }
+                Move::Notify => {
+                    let line = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}"#.to_string();
+                    (s.upstream_line(line.as_bytes(), at), line)
+                }
+                Move::Stray => {
+                    let line = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#.to_string();
+                    (s.upstream_line(line.as_bytes(), at), line)
+                }
+            };
+            check_deliveries(&o, &input, &mut made, many)?;
+        }
+        let o = s.upstream_failed(Failure::Exited(1), CallContext { unix_millis: T0, entropy: seed });
+        check_deliveries(&o, "", &mut made, many)?;
+        for r in &made {
+            proptest::prop_assert!(r.answered || r.settled, "stream {} request {} never answered", r.stream, r.id);
+        }
+    }
+}
+
+/// Checks every line `o` sends toward the clients against the model (`input`: the line a forward step
+/// passes on), marking the requests it answers.
+fn check_deliveries(
+    o: &Outcome,
+    input: &str,
+    made: &mut [Made],
+    many: bool,
+) -> Result<(), proptest::test_runner::TestCaseError> {
+    for (stream, line) in to_streams(o) {
+        let line = if line == "<forward>" {
+            input.to_string()
+        } else {
+            line
+        };
+        let Some(stream) = stream.filter(|&s| s > 0) else {
+            proptest::prop_assert!(
+                !many,
+                "the session's own stream got {} on a session of many clients",
+                line
+            );
+            continue;
+        };
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if v.get("method").and_then(Value::as_str) == Some("notifications/progress") {
+            // Progress carries the upstream token it was sent under in its message: it must be one of this
+            // stream's live requests', and the client's own token in its place.
+            let sent_under = v["params"]["message"].to_string();
+            let owner = made
+                .iter()
+                .find(|r| r.upstream_token.as_deref() == Some(sent_under.as_str()));
+            proptest::prop_assert!(
+                owner.is_some_and(|r| r.stream == stream
+                    && !r.answered
+                    && !r.settled
+                    && r.token.as_ref() == Some(&v["params"]["progressToken"])),
+                "progress {} reached stream {}",
+                line,
+                stream
+            );
+            continue;
+        }
+        // An answer: to a request of this stream in flight with that id, once; the upstream's own answer
+        // carries the name of exactly that request.
+        let id_key =
+            message::id_key(&serde_json::from_str::<Box<RawValue>>(&v["id"].to_string()).unwrap());
+        let Some(r) = made.iter_mut().find(|r| {
+            r.stream == stream
+                && !r.answered
+                && !r.settled
+                && message::id_key(
+                    &serde_json::from_str::<Box<RawValue>>(&r.id.to_string()).unwrap(),
+                ) == id_key
+        }) else {
+            proptest::prop_assert!(
+                false,
+                "stream {} got {}, which answers none of its requests in flight",
+                stream,
+                line
+            );
+            unreachable!()
+        };
+        if let Some(for_name) = v.get("result").and_then(|r| r.get("for")) {
+            proptest::prop_assert_eq!(
+                for_name.to_string(),
+                r.upstream_id.clone(),
+                "an answer meant for another request: {}",
+                line
+            );
+        }
+        r.answered = true;
+    }
+    Ok(())
+}
+
+// ───────────────────────────── redaction of what the server sends of its own ─────────────────────────────
+
+/// Secrets written to each provider's published format (not the catalogue's own examples): a GitHub classic
+/// token (`ghp_` and 36 letters and digits), an AWS access key id (`AKIA` and 16 base-32 characters), a
+/// Stripe live secret key (`sk_live_` and 24 letters and digits).
+const GITHUB: &str = "ghp_Zq7Lm2Xc9Vb4Nn6Rt8YwK3pD5sF1hJ0gA7eQ";
+const AWS: &str = "AKIAQ7ZLM2XC4VBN6RTW";
+const STRIPE: &str = "sk_live_Xq2Vb7Nm4Lk9Jh3Gf6Ds1Aa8";
+
+const EVERY_SCOPE: &str = "[redaction]\nscopes = [\"errors\", \"results\", \"resources\", \"prompts\", \"requests\", \"progress\", \"logging\", \"elicitation\", \"sampling\"]\n";
+
+/// With every scope on, nothing the server sends of its own carries a secret to the client: progress
+/// messages, log data, an elicitation's message and form texts, a sampling request's messages and system
+/// prompt (over stdio and on streams). What is not text for a person or a model keeps its shape (a form
+/// field named `password` keeps its `type`, a URL elicitation its link). Without the scopes they pass byte
+/// for byte, as before.
+#[test]
+fn with_every_scope_on_nothing_the_server_sends_carries_a_secret() {
+    let server_messages = [
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"error","logger":"db","data":{{"error":"connect failed","key":"{AWS}","note":"retrying with {STRIPE}"}}}}}}"#
+        ),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{{"message":"Confirm the charge made with {STRIPE}","requestedSchema":{{"type":"object","properties":{{"password":{{"type":"string","title":"Token","default":"{GITHUB}"}}}},"required":["password"]}}}}}}"#
+        ),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{{"messages":[{{"role":"user","content":{{"type":"text","text":"summarise: aws {AWS}"}}}}],"systemPrompt":"You hold {GITHUB}","maxTokens":10}}}}"#
+        ),
+    ];
+    for streams in [false, true] {
+        let mut s = with_policy(EVERY_SCOPE);
+        let send = |s: &mut Session, line: &str| {
+            if streams {
+                on(s, 1, line)
+            } else {
+                client(s, line)
+            }
+        };
+        let sent = send(
+            &mut s,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy","_meta":{"progressToken":"p"}}}"#,
+        );
+        let token = if streams {
+            renamed(&sent).1
+        } else {
+            r#""p""#.to_string()
+        };
+        let progress = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{token},"progress":1,"message":"pushing with {GITHUB}"}}}}"#
+        );
+        for line in server_messages.iter().chain([&progress]) {
+            let o = upstream(&mut s, line);
+            let to_client = lines(&o, Peer::Client);
+            assert_eq!(to_client.len(), 1, "{line}: {:?}", o.steps);
+            let out = &to_client[0];
+            for secret in [GITHUB, AWS, STRIPE] {
+                assert!(!out.contains(secret), "{secret} reached the client: {out}");
+            }
+            assert!(out.contains("[REDACTED"), "{out}");
+            let v: Value = serde_json::from_str(out).unwrap();
+            let sent: Value = serde_json::from_str(line).unwrap();
+            assert_eq!(v["method"], sent["method"]);
+            assert_eq!(v["id"], sent["id"]);
+            if v["method"] == "notifications/progress" {
+                assert_eq!(
+                    v["params"]["progressToken"],
+                    json!("p"),
+                    "the client's own token: {out}"
+                );
+            }
+            if v["method"] == "elicitation/create" {
+                assert_eq!(
+                    v["params"]["requestedSchema"]["properties"]["password"]["type"],
+                    json!("string")
+                );
+                assert_eq!(
+                    v["params"]["requestedSchema"]["required"],
+                    json!(["password"])
+                );
+            }
+            assert!(
+                events(&o).iter().any(|e| e.event == EventName::Redacted),
+                "{:?}",
+                o.steps
+            );
+        }
+        // The client's answer to the (redacted) elicitation still reaches the server.
+        let o = send(
+            &mut s,
+            r#"{"jsonrpc":"2.0","id":"e1","result":{"action":"decline"}}"#,
+        );
+        assert_eq!(lines(&o, Peer::Upstream), ["<forward>"]);
+    }
+    // Without the scopes: byte for byte.
+    let mut s = with_policy("[redaction]\nscopes = [\"errors\", \"results\"]\n");
+    client(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy","_meta":{"progressToken":"p"}}}"#,
+    );
+    for line in &server_messages {
+        assert_eq!(
+            lines(&upstream(&mut s, line), Peer::Client),
+            ["<forward>"],
+            "{line}"
+        );
+    }
+    // A URL elicitation's link is the flow itself: its message is redacted, its URL left as it is.
+    let mut s = with_policy(EVERY_SCOPE);
+    let line = format!(
+        r#"{{"jsonrpc":"2.0","id":"e2","method":"elicitation/create","params":{{"mode":"url","elicitationId":"x","url":"https://auth.example.com/connect?state=abc","message":"Sign in ({GITHUB})"}}}}"#
+    );
+    let v: Value = serde_json::from_str(&lines(&upstream(&mut s, &line), Peer::Client)[0]).unwrap();
+    assert_eq!(
+        v["params"]["url"],
+        json!("https://auth.example.com/connect?state=abc")
+    );
+    assert!(!v.to_string().contains(GITHUB));
+}
+
+/// A `block` action on what a server's own message carries: a notification is dropped, a request refused to
+/// the server (the policy's refusal) and never shown to the client.
+#[test]
+fn a_blocked_server_message_reaches_no_client_and_a_request_is_refused_to_the_server() {
+    let mut s = with_policy(&format!("{EVERY_SCOPE}[actions]\ntoken = \"block\"\n"));
+    let o = upstream(
+        &mut s,
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{{"message":"Paste {STRIPE} here"}}}}"#
+        ),
+    );
+    assert!(lines(&o, Peer::Client).is_empty(), "{:?}", o.steps);
+    let told: Value = serde_json::from_str(&lines(&o, Peer::Upstream)[0]).unwrap();
+    assert_eq!(
+        (told["id"].clone(), told["error"]["code"].clone()),
+        (json!("e1"), json!(-32003))
+    );
+    assert!(events(&o).iter().any(|e| e.event == EventName::Blocked));
+    // Its answer from a client is no answer to anything now.
+    let o = client(
+        &mut s,
+        r#"{"jsonrpc":"2.0","id":"e1","result":{"action":"accept"}}"#,
+    );
+    assert!(lines(&o, Peer::Upstream).is_empty());
+    let o = upstream(
+        &mut s,
+        &format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"info","data":"{AWS}"}}}}"#
+        ),
+    );
+    assert!(lines(&o, Peer::Client).is_empty() && lines(&o, Peer::Upstream).is_empty());
+}
+
+// ───────────────────────────── metrics labels ─────────────────────────────
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 128, ..Default::default() })]
+
+    /// An event's `tool` (a label of the CLI's decisions counter) comes from a bounded set whatever the
+    /// client names: a tool the upstream listed, one the policy names (or the glob that matched it), a method
+    /// MCP defines, else `other`; at most 64 bytes. A client calling tools named at random made a series each.
+    #[test]
+    fn an_events_tool_is_a_label_of_a_bounded_set(
+        names in proptest::collection::vec("[a-z_]{1,8}|\\PC{1,100}", 1..12),
+        listed in proptest::collection::vec("[a-z_]{1,8}|\\PC{60,80}", 0..4),
+        method in "[a-z/]{1,12}",
+    ) {
+        let mut s = with_policy(
+            "[redaction]\nscopes = [\"errors\", \"results\", \"requests\"]\n[actions]\ntoken = \"audit\"\n[[tool]]\nmatch = \"deploy\"\ntimeout = 1\n[[tool]]\nmatch = \"read_*\"\ntimeout = 1\n",
+        );
+        let tools: Vec<Value> = listed.iter().map(|n| json!({"name": n, "inputSchema": {}})).collect();
+        client(&mut s, r#"{"jsonrpc":"2.0","id":"l","method":"tools/list"}"#);
+        upstream(&mut s, &json!({"jsonrpc": "2.0", "id": "l", "result": {"tools": tools}}).to_string());
+        let mut allowed: Vec<String> = listed.iter().map(|n| cut_label(n)).collect();
+        allowed.extend(["other", "deploy", "read_*"].map(String::from));
+        allowed.extend(super::labels::MCP_METHODS.iter().map(|m| m.to_string()));
+        let mut outcomes = Vec::new();
+        for (i, name) in names.iter().chain(["deploy".to_string(), "read_me".to_string()].iter()).enumerate() {
+            let call = json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                "params": {"name": name, "arguments": {"token": "ghp_Zq7Lm2Xc9Vb4Nn6Rt8YwK3pD5sF1hJ0gA7eQ"}}});
+            outcomes.push(client(&mut s, &call.to_string()));
+            let other = json!({"jsonrpc": "2.0", "id": format!("m{i}"), "method": method,
+                "params": {"arguments": {"token": "ghp_Zq7Lm2Xc9Vb4Nn6Rt8YwK3pD5sF1hJ0gA7eQ"}}});
+            outcomes.push(client(&mut s, &other.to_string()));
+        }
+        outcomes.push(s.expire(ctx(T0 + 60_000)));
+        let mut seen = 0;
+        for o in &outcomes {
+            for e in events(o) {
+                if let Some(tool) = &e.tool {
+                    seen += 1;
+                    proptest::prop_assert!(tool.len() <= super::labels::LABEL_BYTES, "{}", tool);
+                    proptest::prop_assert!(allowed.contains(tool), "label {:?} of {:?}", tool, e);
+                }
+            }
+        }
+        proptest::prop_assert!(seen > 0);
+        // The policy's glob labels what it matched (`read_me` timed out under it).
+        proptest::prop_assert!(outcomes.iter().flat_map(events).any(|e| e.tool.as_deref() == Some("read_*")));
+    }
+}
+
+fn cut_label(name: &str) -> String {
+    let mut end = name.len().min(super::labels::LABEL_BYTES);
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    name[..end].to_string()
+}
+
+// ───────────────────────────── each client gets what its revision requires ─────────────────────────────
+
+const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#;
+
+fn modern_request(id: u64, method: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"name":"t",{MODERN_META}}}}}"#
+    )
+}
+
+/// A 2026-07-28 request (the revision named in its `_meta`) answered by a handshake-era server: its result gets
+/// what that revision requires and it lacks (`resultType`; `cacheScope` and `ttlMs` on a cacheable one: what
+/// the Python SDK 2.3 client refuses a result without), first, the rest byte for byte; a result that has them
+/// passes as it came; one that cannot carry them (no object) is answered -32022; a request of the handshake's
+/// revision gets the server's result untouched.
+#[test]
+fn a_modern_request_gets_what_its_revision_requires_of_a_handshake_eras_result() {
+    let cases = [
+        (
+            "tools/list",
+            r#"{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}"#,
+            r#"{"resultType":"complete","cacheScope":"private","ttlMs":0,"tools":[{"name":"a","inputSchema":{"type":"object"}}]}"#,
+        ),
+        (
+            "resources/read",
+            r#"{ "contents" : [] }"#,
+            r#"{"resultType":"complete","cacheScope":"private","ttlMs":0, "contents" : [] }"#,
+        ),
+        (
+            "tools/call",
+            r#"{"content":[{"type":"text","text":"hi"}]}"#,
+            r#"{"resultType":"complete","content":[{"type":"text","text":"hi"}]}"#,
+        ),
+        ("tools/call", "{}", r#"{"resultType":"complete"}"#),
+        ("tools/call", "{ }", r#"{"resultType":"complete" }"#),
+        (
+            "prompts/list",
+            r#"{"prompts":[],"ttlMs":5000}"#,
+            r#"{"resultType":"complete","cacheScope":"private","prompts":[],"ttlMs":5000}"#,
+        ),
+    ];
+    for streams in [false, true] {
+        let mut s = initialized("canonical", "2025-11-25");
+        for (i, (method, result, expected)) in cases.iter().enumerate() {
+            let id = 10 + i as u64;
+            let sent = if streams {
+                on(&mut s, 1, &modern_request(id, method))
+            } else {
+                client(&mut s, &modern_request(id, method))
+            };
+            let upstream_id = if streams {
+                renamed(&sent).0
+            } else {
+                id.to_string()
+            };
+            let o = upstream(
+                &mut s,
+                &format!(r#"{{"jsonrpc":"2.0","id":{upstream_id},"result":{result}}}"#),
+            );
+            assert_eq!(
+                lines(&o, Peer::Client),
+                [format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"result":{expected}}}"#
+                )],
+                "{method} {result}"
+            );
+        }
+        // What it requires, given: byte for byte.
+        client(&mut s, &modern_request(30, "tools/list"));
+        let full = r#"{"jsonrpc":"2.0","id":30,"result":{"tools":[],"resultType":"complete","cacheScope":"public","ttlMs":60000}}"#;
+        assert_eq!(lines(&upstream(&mut s, full), Peer::Client), ["<forward>"]);
+        // No object to carry it: -32022, with the revision the server speaks.
+        client(&mut s, &modern_request(31, "tools/call"));
+        let r = only_client_value(&upstream(
+            &mut s,
+            r#"{"jsonrpc":"2.0","id":31,"result":"done"}"#,
+        ));
+        assert_eq!(r["error"]["code"], json!(-32022));
+        assert_eq!(
+            r["error"]["data"],
+            json!({"supported": ["2025-11-25"], "requested": "2026-07-28"})
+        );
+        // A request of the handshake's revision: the server's result as it came.
+        client(&mut s, r#"{"jsonrpc":"2.0","id":32,"method":"tools/list"}"#);
+        let o = upstream(&mut s, r#"{"jsonrpc":"2.0","id":32,"result":{"tools":[]}}"#);
+        assert_eq!(lines(&o, Peer::Client), ["<forward>"]);
+    }
+    // A result the policy redacted is completed too.
+    let mut s = with_policy("[redaction]\nscopes = [\"errors\", \"results\"]\n");
+    client(&mut s, &modern_request(1, "tools/call"));
+    let r = only_client_value(&upstream(
+        &mut s,
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[{{"type":"text","text":"{GITHUB}"}}]}}}}"#
+        ),
+    ));
+    assert_eq!(r["result"]["resultType"], json!("complete"));
+    assert!(!r.to_string().contains(GITHUB));
+}
+
+/// A legacy session's client posts its cancellation on a stream of its own (each POST is one): the
+/// request it names is that client's on any of the session's streams, and the upstream is told. On a
+/// session of many clients, a cancellation reaches only a request of its own stream (no client can cancel
+/// another's).
+#[test]
+fn a_cancellation_names_its_clients_request_on_any_of_its_streams_and_no_strangers() {
+    let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow"}}"#;
+    let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"the user"}}"#;
+    let mut one = canonical();
+    let (id, _) = renamed(&on(&mut one, 1, call));
+    let o = on(&mut one, 2, cancel);
+    assert_eq!(
+        lines(&o, Peer::Upstream),
+        [format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id},"reason":"the user"}}}}"#
+        )]
+    );
+    assert_eq!(o.pending, 0, "cancelled: no answer is owed");
+    assert!(to_streams(&upstream(
+        &mut one,
+        &format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#)
+    ))
+    .is_empty());
+
+    let mut many = many_clients(Some(30_000));
+    let (id, _) = renamed(&on(&mut many, 1, call));
+    let o = on(&mut many, 2, cancel);
+    assert!(lines(&o, Peer::Upstream).is_empty(), "{:?}", o.steps);
+    assert_eq!(o.pending, 1);
+    let o = upstream(
+        &mut many,
+        &format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#),
+    );
+    assert_eq!(to_streams(&o).len(), 1);
+    assert_eq!(to_streams(&o)[0].0, Some(1));
 }

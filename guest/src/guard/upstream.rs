@@ -175,7 +175,15 @@ impl Session {
             // valid JSON-RPC call. One that is not (an object for an id, no version, a method that is no
             // string) would break the client that reads it: it is dropped and, unless it is a notification,
             // answered to the upstream with the error its peer would have given it (id null: its id is unusable).
-            let checked = match message::check_call(envelope) {
+            // A fractional id too: no MCP client could answer it (see `message::fractional_id`).
+            let checked = message::check_call(envelope).and_then(|c| match c.id {
+                Some(id) if message::fractional_id(id) => Err(message::Invalid {
+                    reason: "fractional-id",
+                    details: "id must be a string or an integer: MCP allows no fractional id",
+                }),
+                _ => Ok(c),
+            });
+            let checked = match checked {
                 Ok(checked) => checked,
                 Err(invalid) => {
                     let detail = format!(
@@ -201,44 +209,41 @@ impl Session {
                     return;
                 }
             };
-            {
-                match checked.id {
-                    Some(id) => {
-                        let key = message::id_key(id);
-                        if !self.tables.server_requests.contains_key(&key)
-                            && self.tables.server_requests.len() >= SERVER_REQUEST_WINDOW
-                        {
-                            self.forget_oldest_server_request(call);
-                        }
-                        self.tables.add_server_request(key);
+            let params = match message::CallParams::read(envelope.params) {
+                Ok(params) => params,
+                Err(path) => {
+                    // A member the client's reader and the guard's could read two ways (a progress token):
+                    // not relayed; a request is refused to the upstream, which would otherwise wait for it.
+                    let detail = format!(
+                        "an upstream {} with member \"{path}\" more than once: {}",
+                        if checked.id.is_some() {
+                            "request"
+                        } else {
+                            "notification"
+                        },
+                        excerpt(source.text(), &env)
+                    );
+                    call.event(
+                        Event::new(EventName::Dropped, "warn")
+                            .method(&checked.method)
+                            .detail(detail),
+                    );
+                    if let Some(id) = checked.id {
+                        let error = crate::error::ErrorObject {
+                            code: -32600,
+                            message: "Invalid Request".into(),
+                            data: Some(json!({"reason": "duplicate-member",
+                                "details": format!("member \"{path}\" appears more than once")})),
+                        };
+                        call.send(
+                            Peer::Upstream,
+                            crate::error::error_response(&error, message::value(id)).to_string(),
+                        );
                     }
-                    None if checked.method == "notifications/progress" => {
-                        if let Some(token) = message::param_key(envelope.params, "progressToken") {
-                            if !self.tables.progress.contains_key(&token)
-                                && self.tables.finished_tokens.contains(&token)
-                            {
-                                let detail = "progress for a request no longer in flight (answered, timed out or cancelled)";
-                                call.event(
-                                    Event::new(EventName::Dropped, "debug")
-                                        .method("notifications/progress")
-                                        .detail(detail),
-                                );
-                                return;
-                            }
-                            self.progress_made(&token, call.ctx.unix_millis);
-                            // Progress of a request that came on a stream goes there, with the client's token.
-                            if let Some((stream, renamed)) =
-                                self.progress_for_stream(&token, envelope, source)
-                            {
-                                call.send_to_client(Some(stream), renamed);
-                                return;
-                            }
-                        }
-                    }
-                    None => {}
+                    return;
                 }
-            }
-            self.pass(source, self.own_stream(), repaired, call);
+            };
+            self.upstream_call(&checked, &params, source, repaired, call);
             return;
         }
         if !message::is_response(envelope) {
@@ -277,48 +282,50 @@ impl Session {
             return;
         };
         // A response the guard cannot read is still owed its answer: its request is out of the pending table.
+        // What the guard reads of a result, each member given once: a result read one way by the guard and
+        // another by the client (`"isError": false, …, "isError": true`) is no result to pass on.
+        let result = match envelope
+            .result
+            .map(|r| message::top_members(r, &RESULT_MEMBERS))
+        {
+            Some(Err(i)) => {
+                let what = format!(
+                    "an upstream result with member \"{}\" more than once",
+                    RESULT_MEMBERS[i]
+                );
+                let message = "the upstream's response could not be read one way only";
+                self.deliver_unreadable(pending, &what, message, source, raw_id, repaired, call);
+                return;
+            }
+            Some(Ok(members)) => ResultMembers::of(&members),
+            None => ResultMembers::default(),
+        };
         let error_response = match (
             message::is_well_formed_response(envelope),
             envelope.error.is_some(),
         ) {
             (false, _) => Err((
-                "not a valid JSON-RPC response",
+                "not a valid JSON-RPC response".to_string(),
                 "the upstream's response was not valid JSON-RPC",
             )),
             (true, false) => Ok(None),
             // Well-formed, yet serde_json refuses the whole text: members nested deeper than its recursion
-            // limit (found by cargo-fuzz: such a response got no answer).
-            (true, true) => match serde_json::from_str::<Value>(source.text()) {
+            // limit (found by cargo-fuzz: such a response got no answer); or a member repeated in it.
+            (true, true) => match message::strict_value(source.text()) {
                 Ok(Value::Object(response)) => Ok(Some(response)),
+                Err(message::Unreadable::Repeated(name)) => Err((
+                    format!("an upstream error response with member \"{name}\" more than once"),
+                    "the upstream's error response could not be read one way only",
+                )),
                 _ => Err((
-                    "an upstream error response too deeply nested to read",
+                    "an upstream error response too deeply nested to read".to_string(),
                     "the upstream's error response could not be read",
                 )),
             },
         };
         match error_response {
             Err((what, message)) => {
-                let detail = format!("{what}: {}", excerpt(source.text(), &env));
-                let f = fields(&[("message", json!(message))]);
-                let revision = self.revision_for(pending.revision.as_deref());
-                let a = self.answer(
-                    call,
-                    "upstream-error",
-                    f,
-                    pending.id.clone(),
-                    Some(&pending.method),
-                    revision,
-                    detail,
-                );
-                call.event(a.event);
-                self.deliver(
-                    pending,
-                    Delivery::Rewritten(a.response),
-                    source,
-                    raw_id,
-                    repaired,
-                    call,
-                );
+                self.deliver_unreadable(pending, &what, message, source, raw_id, repaired, call);
                 return;
             }
             Ok(Some(response)) => {
@@ -384,85 +391,158 @@ impl Session {
             Ok(None) => {}
         }
         if pending.method == "initialize" {
-            if let Some(revision) = envelope.result.and_then(message::negotiated_revision) {
-                self.revision = Some(revision);
+            if let Some(revision) = result.protocol_version.as_deref() {
+                self.revision = Some(revision.to_string());
             }
         }
-        if envelope.result.is_some_and(is_error_result) {
-            if let Ok(Value::Object(mut response)) = serde_json::from_str::<Value>(source.text()) {
-                let e = pending.effective.as_deref();
-                let limit =
-                    e.and_then(|e| e.failed_result_bytes)
-                        .unwrap_or(self.options.failed_result_bytes) as usize;
-                let mut found = Vec::new();
-                let default_policy = redact::Policy::default();
-                let redacted = match e {
-                    // Audited rules are found under the whole policy but left in.
-                    Some(e) if e.audits_any() => {
-                        let original = Value::Object(response.clone());
-                        let mut probe = response.clone();
-                        rewrite::redacted_tool_error(
-                            &mut probe,
-                            &pending.id,
-                            &pending.method,
-                            &env,
-                            &e.redaction,
-                            None,
-                            &mut found,
-                        );
-                        let quiet = e.quiet_allowing(policy::audited_values(&original, &found, e));
-                        rewrite::redacted_tool_error(
-                            &mut response,
-                            &pending.id,
-                            &pending.method,
-                            &env,
-                            &quiet,
-                            Some(limit),
-                            &mut Vec::new(),
-                        )
+        // The tools the upstream lists: the names an event may label itself with (labels.rs).
+        if let (Some(listing), "tools/list") = (envelope.result, pending.method.as_str()) {
+            self.listed_tools.learn(listing);
+        }
+        let scope = pending
+            .effective
+            .as_deref()
+            .filter(|e| policy::result_scope(&pending.method).is_some_and(|s| e.redacts(s)));
+        if !result.is_error && scope.is_none() {
+            self.deliver(
+                pending,
+                Delivery::Unchanged(envelope.result),
+                source,
+                raw_id,
+                repaired,
+                call,
+            );
+            return;
+        }
+        // Read whole, strictly: what is scanned is what the client reads. One that cannot be read one way
+        // only is not passed on unscanned (it was, when too deeply nested to read).
+        let mut response = match message::strict_value(source.text()) {
+            Ok(Value::Object(response)) => response,
+            unreadable => {
+                let what = match unreadable {
+                    Err(message::Unreadable::Repeated(name)) => {
+                        format!("an upstream result with member \"{name}\" more than once")
                     }
-                    Some(e) => rewrite::redacted_tool_error(
-                        &mut response,
+                    _ => "an upstream result too deeply nested to scan".to_string(),
+                };
+                let message = "the upstream's response could not be read one way only";
+                self.deliver_unreadable(pending, &what, message, source, raw_id, repaired, call);
+                return;
+            }
+        };
+        if result.is_error {
+            let e = pending.effective.as_deref();
+            let limit = e
+                .and_then(|e| e.failed_result_bytes)
+                .unwrap_or(self.options.failed_result_bytes) as usize;
+            let mut found = Vec::new();
+            let default_policy = redact::Policy::default();
+            let redacted = match e {
+                // Audited rules are found under the whole policy but left in.
+                Some(e) if e.audits_any() => {
+                    let original = Value::Object(response.clone());
+                    let mut probe = response.clone();
+                    rewrite::redacted_tool_error(
+                        &mut probe,
                         &pending.id,
                         &pending.method,
                         &env,
                         &e.redaction,
-                        Some(limit),
+                        None,
                         &mut found,
-                    ),
-                    None => rewrite::redacted_tool_error(
+                    );
+                    let quiet = e.quiet_allowing(policy::audited_values(&original, &found, e));
+                    rewrite::redacted_tool_error(
                         &mut response,
                         &pending.id,
                         &pending.method,
                         &env,
-                        &default_policy,
+                        &quiet,
                         Some(limit),
-                        &mut found,
-                    ),
-                };
-                if let Some(e) = e {
-                    let decision = policy::decide(
-                        e,
-                        found.iter().map(|f| (f.rule.as_str(), f.category.as_str())),
-                    );
-                    for event in policy::events(&decision, e, &pending.id, &pending.method) {
-                        call.event(event);
-                    }
-                    if decision.blocked.is_some() {
-                        self.deliver_blocked(pending, call);
-                        return;
-                    }
+                        &mut Vec::new(),
+                    )
                 }
-                if let Some((text, mut event)) = redacted {
-                    event.tool = e.and_then(|e| e.tool.clone());
-                    let mut rules: Vec<&str> = found.iter().map(|f| f.rule.as_str()).collect();
-                    rules.sort_unstable();
-                    rules.dedup();
-                    event.rule = (!rules.is_empty()).then(|| rules.join(","));
+                Some(e) => rewrite::redacted_tool_error(
+                    &mut response,
+                    &pending.id,
+                    &pending.method,
+                    &env,
+                    &e.redaction,
+                    Some(limit),
+                    &mut found,
+                ),
+                None => rewrite::redacted_tool_error(
+                    &mut response,
+                    &pending.id,
+                    &pending.method,
+                    &env,
+                    &default_policy,
+                    Some(limit),
+                    &mut found,
+                ),
+            };
+            if let Some(e) = e {
+                let decision = policy::decide(
+                    e,
+                    found.iter().map(|f| (f.rule.as_str(), f.category.as_str())),
+                );
+                for event in policy::events(&decision, e, &pending.id, &pending.method) {
                     call.event(event);
+                }
+                if decision.blocked.is_some() {
+                    self.deliver_blocked(pending, call);
+                    return;
+                }
+            }
+            if let Some((text, mut event)) = redacted {
+                event.tool = e.and_then(|e| e.tool.clone());
+                let mut rules: Vec<&str> = found.iter().map(|f| f.rule.as_str()).collect();
+                rules.sort_unstable();
+                rules.dedup();
+                event.rule = (!rules.is_empty()).then(|| rules.join(","));
+                call.event(event);
+                self.deliver(
+                    pending,
+                    Delivery::RewrittenResult(text),
+                    source,
+                    raw_id,
+                    repaired,
+                    call,
+                );
+                return;
+            }
+        } else if let Some(e) = scope {
+            // A successful answer in a scope the policy redacts (tool results, resource contents, prompt
+            // messages); untouched when no rule finds anything.
+            if let Some(result) = response.get_mut("result") {
+                let (found, changed) = policy::redact_value(result, e, &env);
+                let decision = policy::decide(
+                    e,
+                    found.iter().map(|f| (f.rule.as_str(), f.category.as_str())),
+                );
+                for event in policy::events(&decision, e, &pending.id, &pending.method) {
+                    call.event(event);
+                }
+                if decision.blocked.is_some() {
+                    self.deliver_blocked(pending, call);
+                    return;
+                }
+                if changed {
+                    let mut event = Event::new(EventName::Redacted, "warn")
+                        .id(&pending.id)
+                        .method(&pending.method);
+                    event.detail = Some(format!(
+                        "a successful result, redacted: {}",
+                        decision.redacted.join(", ")
+                    ));
+                    event.tool = e.tool.clone();
+                    event.rule = Some(decision.redacted.join(","));
+                    call.event(event);
+                    response.insert("id".into(), pending.id.clone());
+                    let text = Value::Object(response).to_string();
                     self.deliver(
                         pending,
-                        Delivery::Rewritten(text),
+                        Delivery::RewrittenResult(text),
                         source,
                         raw_id,
                         repaired,
@@ -471,54 +551,270 @@ impl Session {
                     return;
                 }
             }
-        } else if let Some(e) = pending
-            .effective
-            .as_deref()
-            .filter(|e| policy::result_scope(&pending.method).is_some_and(|s| e.redacts(s)))
-        {
-            // A successful answer in a scope the policy redacts (tool results, resource contents, prompt
-            // messages); untouched when no rule finds anything.
-            if let Ok(Value::Object(mut response)) = serde_json::from_str::<Value>(source.text()) {
-                if let Some(result) = response.get_mut("result") {
-                    let (found, changed) = policy::redact_value(result, e, &env);
-                    let decision = policy::decide(
-                        e,
-                        found.iter().map(|f| (f.rule.as_str(), f.category.as_str())),
-                    );
-                    for event in policy::events(&decision, e, &pending.id, &pending.method) {
-                        call.event(event);
-                    }
-                    if decision.blocked.is_some() {
-                        self.deliver_blocked(pending, call);
-                        return;
-                    }
-                    if changed {
-                        let mut event = Event::new(EventName::Redacted, "warn")
-                            .id(&pending.id)
-                            .method(&pending.method);
-                        event.detail = Some(format!(
-                            "a successful result, redacted: {}",
-                            decision.redacted.join(", ")
-                        ));
-                        event.tool = e.tool.clone();
-                        event.rule = Some(decision.redacted.join(","));
-                        call.event(event);
-                        response.insert("id".into(), pending.id.clone());
-                        let text = Value::Object(response).to_string();
-                        self.deliver(
-                            pending,
-                            Delivery::Rewritten(text),
-                            source,
-                            raw_id,
-                            repaired,
-                            call,
-                        );
-                        return;
-                    }
-                }
-            }
         }
-        self.deliver(pending, Delivery::Unchanged, source, raw_id, repaired, call);
+        self.deliver(
+            pending,
+            Delivery::Unchanged(envelope.result),
+            source,
+            raw_id,
+            repaired,
+            call,
+        );
+    }
+
+    /// A response the guard could not read (one way only): its request answered `upstream-error` instead.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn deliver_unreadable(
+        &mut self,
+        pending: Pending,
+        what: &str,
+        message: &str,
+        source: Source<'_>,
+        raw_id: &RawValue,
+        repaired: bool,
+        call: &mut Call,
+    ) {
+        let env = crate::environment();
+        let detail = format!("{what}: {}", excerpt(source.text(), &env));
+        let f = fields(&[("message", json!(message))]);
+        let revision = self.revision_for(pending.revision.as_deref());
+        let a = self.answer(
+            call,
+            "upstream-error",
+            f,
+            pending.id.clone(),
+            Some(&pending.method),
+            revision,
+            detail,
+        );
+        call.event(a.event);
+        self.deliver(
+            pending,
+            Delivery::Rewritten(a.response),
+            source,
+            raw_id,
+            repaired,
+            call,
+        );
+    }
+
+    /// The upstream's own request or notification, valid JSON-RPC with its params read once.
+    pub(super) fn upstream_call(
+        &mut self,
+        checked: &message::Call<'_>,
+        params: &message::CallParams<'_>,
+        source: Source<'_>,
+        repaired: bool,
+        call: &mut Call,
+    ) {
+        let progress = checked.id.is_none() && checked.method == "notifications/progress";
+        let raw_token = params.get("progressToken").filter(|_| progress);
+        let token = raw_token.map(message::id_key);
+        match (checked.id, &token) {
+            // Its streams belong to different clients, and no stdio server says which request of theirs one
+            // of its requests serves (neither official SDK writes a marker on the wire; MCP's stateless
+            // revision has no way back to a client for it): no client can be asked it, nor answer it (a
+            // stream that could would answer what another client's call raised). Answered at once, so that
+            // the server is never left waiting for it.
+            (Some(id), _) if self.options.many_clients => {
+                let error = crate::error::ErrorObject {
+                    code: -32601,
+                    message: "Method not found".into(),
+                    data: Some(json!({"reason": "no-client",
+                        "details": "the guard serves this server to many clients: no client can be asked a request of the server's"})),
+                };
+                call.send(
+                    Peer::Upstream,
+                    crate::error::error_response(&error, message::value(id)).to_string(),
+                );
+                let detail = "a request of the upstream's that no client can answer (the session serves many clients): answered -32601 at once";
+                call.event(
+                    Event::new(EventName::Dropped, "info")
+                        .id(&message::value(id))
+                        .method(&checked.method)
+                        .detail(detail),
+                );
+                return;
+            }
+            (None, Some(token))
+                if !self.tables.progress.contains_key(token)
+                    && self.tables.finished_tokens.contains(token) =>
+            {
+                let detail =
+                    "progress for a request no longer in flight (answered, timed out or cancelled)";
+                call.event(
+                    Event::new(EventName::Dropped, "debug")
+                        .method("notifications/progress")
+                        .detail(detail),
+                );
+                return;
+            }
+            (None, Some(token)) => self.progress_made(token, call.ctx.unix_millis),
+            _ => {}
+        }
+        // The request in flight a notification belongs to (progress, by its token).
+        let owner = token.and_then(|t| self.tables.token_key(&t).cloned());
+        if self.options.many_clients && checked.id.is_none() && owner.is_none() {
+            // A notification that answers no request in flight (a log line, a list change, progress under
+            // a token nobody owns): no stream caused it, and the others' clients are strangers to it.
+            let detail = "a notification of the upstream's that no client stream owns (the session serves many clients)";
+            call.event(
+                Event::new(EventName::Dropped, "debug")
+                    .method(&checked.method)
+                    .detail(detail),
+            );
+            return;
+        }
+        let rewritten = match self.scoped(checked, owner.as_deref(), source, call) {
+            Scoped::Untouched => None,
+            Scoped::Rewritten(message) => Some(message),
+            Scoped::Refused => return,
+        };
+        if let Some(id) = checked.id {
+            let key = message::id_key(id);
+            if !self.tables.server_requests.contains_key(&key)
+                && self.tables.server_requests.len() >= SERVER_REQUEST_WINDOW
+            {
+                self.forget_oldest_server_request(call);
+            }
+            self.tables.add_server_request(key);
+        }
+        // Progress of a request that came on a stream goes there, with the client's token in place of the one
+        // the upstream was given.
+        if let (Some(raw), Some((stream, client_token))) = (
+            raw_token,
+            owner.as_deref().and_then(|k| self.stream_token(k)),
+        ) {
+            let line = match rewritten {
+                Some(mut message) => {
+                    if let Some(params) = message.get_mut("params").and_then(Value::as_object_mut) {
+                        let token = serde_json::from_str(&client_token).unwrap_or(Value::Null);
+                        params.insert("progressToken".into(), token);
+                    }
+                    message.to_string()
+                }
+                None => streams::splice(source.text().trim(), &mut [(raw, client_token)]),
+            };
+            call.send_to_client(Some(stream), line);
+            return;
+        }
+        match rewritten {
+            Some(message) => {
+                let text = message.to_string();
+                self.pass(Source::Text(&text), self.own_stream(), repaired, call);
+            }
+            None => self.pass(source, self.own_stream(), repaired, call),
+        }
+    }
+
+    /// A message of the upstream's own under its policy scope (`policy::message_scope`): its texts redacted,
+    /// or the message refused (a `block` finding, or what cannot be read one way only: not relayed; a request
+    /// is answered to the upstream). `owner`: the request in flight it belongs to, whose policy it falls
+    /// under (its tool's overrides); else the policy's for the message's method.
+    pub(super) fn scoped(
+        &mut self,
+        checked: &message::Call<'_>,
+        owner: Option<&str>,
+        source: Source<'_>,
+        call: &mut Call,
+    ) -> Scoped {
+        let Some(scope) = policy::message_scope(&checked.method) else {
+            return Scoped::Untouched;
+        };
+        let owned = owner
+            .and_then(|k| self.tables.request(k))
+            .and_then(|p| p.effective.as_deref().cloned());
+        let Some(effective) =
+            owned.or_else(|| Some(self.policy.as_mut()?.for_request(&checked.method, None)))
+        else {
+            return Scoped::Untouched;
+        };
+        if !effective.redacts(scope) {
+            return Scoped::Untouched;
+        }
+        let env = crate::environment();
+        let id = checked.id.map(message::value).unwrap_or(Value::Null);
+        let refuse = |session: &mut Session, call: &mut Call, reason: &str, detail: String| {
+            call.event(
+                Event::new(EventName::Dropped, "warn")
+                    .method(&checked.method)
+                    .detail(format!("{detail}: {}", excerpt(source.text(), &env))),
+            );
+            if checked.id.is_some() {
+                let f = fields(&[("tool", json!(checked.method)), ("reason", json!(reason))]);
+                let a = session.answer(
+                    call,
+                    "policy-denied",
+                    f,
+                    id.clone(),
+                    Some(&checked.method),
+                    None,
+                    detail,
+                );
+                call.send(Peer::Upstream, a.response);
+                call.event(a.event);
+            }
+            Scoped::Refused
+        };
+        // Read strictly: what is redacted must be what the client reads.
+        let mut message = match message::strict_value(source.text()) {
+            Ok(message @ Value::Object(_)) => message,
+            _ => {
+                return refuse(
+                    self,
+                    call,
+                    "the guard could not read the message to redact it",
+                    format!(
+                        "an upstream {} the policy's scope could not read one way only",
+                        checked.method
+                    ),
+                )
+            }
+        };
+        let Some(params) = message.get_mut("params") else {
+            return Scoped::Untouched;
+        };
+        let (found, changed) = policy::redact_message(params, scope, &effective, &env);
+        let decision = policy::decide(
+            &effective,
+            found.iter().map(|f| (f.rule.as_str(), f.category.as_str())),
+        );
+        for mut event in policy::events(&decision, &effective, &id, &checked.method) {
+            // A notification has no id to name.
+            event.id = event.id.filter(|_| checked.id.is_some());
+            call.event(event);
+        }
+        if decision.blocked.is_some() {
+            return refuse(
+                self,
+                call,
+                "the message carries what the policy blocks",
+                format!("an upstream {} blocked by the policy", checked.method),
+            );
+        }
+        if !changed {
+            return Scoped::Untouched;
+        }
+        let mut event = Event::new(EventName::Redacted, "warn").method(&checked.method);
+        if checked.id.is_some() {
+            event = event.id(&id);
+        }
+        event.detail = Some(format!(
+            "the upstream's {}, redacted: {}",
+            checked.method,
+            decision.redacted.join(", ")
+        ));
+        event.tool = effective.tool.clone();
+        event.rule = Some(decision.redacted.join(","));
+        call.event(event);
+        Scoped::Rewritten(message)
+    }
+
+    /// The stream a request in flight (its key) came on, and the progress token its client wrote (raw JSON).
+    pub(super) fn stream_token(&self, key: &str) -> Option<(u64, String)> {
+        let origin = self.tables.request(key)?.origin.as_ref()?;
+        let (client_token, _) = origin.token.as_ref()?;
+        Some((origin.stream, client_token.clone()))
     }
 
     /// An error response with a null id (the upstream could not read some request): sanitized and passed on,
@@ -532,6 +828,14 @@ impl Session {
         let env = crate::environment();
         let parsed = serde_json::from_str::<Value>(source.text());
         match (envelope.error.is_some(), parsed) {
+            // No stream can be told to be its cause: when the streams are many clients', none is told.
+            (true, Ok(Value::Object(_))) if self.options.many_clients => {
+                let detail = format!(
+                    "an upstream error without an id, which no client stream owns (the session serves many clients): {}",
+                    excerpt(source.text(), &env)
+                );
+                call.event(Event::new(EventName::Dropped, "warn").detail(detail));
+            }
             (true, Ok(Value::Object(response))) => {
                 let ctx = call.next_ctx();
                 let a = rewrite::sanitized_error(
@@ -560,34 +864,109 @@ impl Session {
 
     /// An upstream answer (or the guard's own) for a pending request, to the client or into its batch.
     /// `upstream_id`: the answer's id as the upstream wrote it (renamed back for a request from a stream).
+    /// A result to a request that names a revision requiring `resultType` in its `_meta` (MCP's stateless
+    /// revision, served by a handshake-era server) gets what that revision requires of it and it lacks
+    /// (`completed_result`), the rest byte for byte; one that cannot be given it is answered -32022. A
+    /// revision a handshake agreed on is the server's own: its results are as it agreed to write them.
     pub(super) fn deliver(
         &mut self,
         pending: Pending,
-        delivery: Delivery,
+        delivery: Delivery<'_>,
         source: Source<'_>,
         upstream_id: &RawValue,
         repaired: bool,
         call: &mut Call,
     ) {
-        let delivery = match (delivery, &pending.origin) {
-            (Delivery::Unchanged, Some(origin)) => Delivery::Rewritten(streams::splice(
-                source.text().trim(),
-                &mut [(upstream_id, origin.client_id.clone())],
-            )),
-            (delivery, _) => delivery,
+        let requires = rewrite::requires_result_type(pending.revision.as_deref());
+        let delivery = match delivery {
+            Delivery::Unchanged(result) => {
+                let mut parts: Vec<(&RawValue, String)> = Vec::new();
+                if let Some(origin) = &pending.origin {
+                    parts.push((upstream_id, origin.client_id.clone()));
+                }
+                if let Some(result) = result.filter(|_| requires) {
+                    match completed_result(result, &pending.method) {
+                        Ok(Some(completed)) => parts.push((result, completed)),
+                        Ok(None) => {}
+                        Err(()) => return self.deliver_unsupported(pending, call),
+                    }
+                }
+                if parts.is_empty() {
+                    Delivery::Unchanged(None)
+                } else {
+                    Delivery::Rewritten(streams::splice(source.text().trim(), &mut parts))
+                }
+            }
+            Delivery::RewrittenResult(text) if requires => {
+                let completed = match message::parse(&text) {
+                    Parsed::Object(Envelope {
+                        result: Some(result),
+                        ..
+                    }) => match completed_result(result, &pending.method) {
+                        Ok(Some(completed)) => {
+                            Some(streams::splice(&text, &mut [(result, completed)]))
+                        }
+                        Ok(None) => None,
+                        Err(()) => return self.deliver_unsupported(pending, call),
+                    },
+                    _ => None,
+                };
+                Delivery::Rewritten(completed.unwrap_or(text))
+            }
+            Delivery::RewrittenResult(text) => Delivery::Rewritten(text),
+            other => other,
         };
         let Some((batch_id, slot)) = pending.slot else {
             match delivery {
-                Delivery::Unchanged => self.pass(source, self.stream_of(&pending), repaired, call),
-                Delivery::Rewritten(text) => call.send_to_client(self.stream_of(&pending), text),
+                Delivery::Unchanged(_) => {
+                    self.pass(source, self.stream_of(&pending), repaired, call)
+                }
+                Delivery::Rewritten(text) | Delivery::RewrittenResult(text) => {
+                    call.send_to_client(self.stream_of(&pending), text)
+                }
             }
             return;
         };
         let text = match delivery {
-            Delivery::Unchanged => source.text().trim().to_string(),
-            Delivery::Rewritten(text) => text,
+            Delivery::Unchanged(_) => source.text().trim().to_string(),
+            Delivery::Rewritten(text) | Delivery::RewrittenResult(text) => text,
         };
         self.fill_slot(batch_id, slot, text, call);
+    }
+
+    /// A result the request's revision cannot be given (no object to carry `resultType`): -32022, MCP's
+    /// unsupported protocol version, with the revision the upstream speaks (`data.supported`, when the
+    /// handshake said) and the one asked for.
+    pub(super) fn deliver_unsupported(&mut self, pending: Pending, call: &mut Call) {
+        let requested = pending.revision.clone();
+        let supported: Vec<Value> = self
+            .revision
+            .iter()
+            .map(|r| Value::from(r.as_str()))
+            .collect();
+        let mut data = serde_json::Map::new();
+        data.insert("supported".into(), Value::Array(supported));
+        data.insert(
+            "requested".into(),
+            requested.as_deref().map_or(Value::Null, Value::from),
+        );
+        let error = crate::error::ErrorObject {
+            code: -32022,
+            message: "Unsupported protocol version".into(),
+            data: Some(Value::Object(data)),
+        };
+        let response = crate::error::error_response(&error, pending.id.clone()).to_string();
+        let mut event = Event::new(EventName::Answered, "warn")
+            .id(&pending.id)
+            .method(&pending.method)
+            .detail(format!(
+                "the upstream's result to {} cannot carry what revision {} requires (it is no object)",
+                pending.method,
+                requested.as_deref().unwrap_or("?")
+            ));
+        event.code = Some(-32022);
+        call.event(event);
+        self.deliver_answer(pending, response, call);
     }
 
     /// The policy's refusal in place of an answer it blocks (`policy-denied`, the taxonomy's policy gate).
@@ -649,24 +1028,6 @@ impl Session {
                 call.send_to_client(batch.stream, join_batch(batch.slots));
             }
         }
-    }
-
-    /// A progress notification for a request that came on a client stream: that stream, and the line with
-    /// the client's own token in place of the one the upstream was given.
-    pub(super) fn progress_for_stream(
-        &self,
-        token: &str,
-        envelope: &Envelope<'_>,
-        source: Source<'_>,
-    ) -> Option<(u64, String)> {
-        let key = self.tables.token_key(token)?;
-        let origin = self.tables.request(key)?.origin.as_ref()?;
-        let (client_token, _) = origin.token.as_ref()?;
-        let raw = streams::raw_param(envelope.params, "progressToken")?;
-        Some((
-            origin.stream,
-            streams::splice(source.text().trim(), &mut [(raw, client_token.clone())]),
-        ))
     }
 
     /// Progress for a request restarts its wait (the old deadline entry goes stale).

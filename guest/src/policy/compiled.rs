@@ -326,6 +326,11 @@ impl Compiled {
             })
     }
 
+    /// The pattern of the `[[tool]]` that names `tool` (its exact name, or the glob that matched it).
+    pub fn tool_pattern(&self, tool: &str) -> Option<String> {
+        Self::find(&self.tools, tool).map(|i| self.tools[i].2.pattern.clone())
+    }
+
     /// What holds for a request of `method` (`tool`: a tool call's name).
     pub fn for_request(&mut self, method: &str, tool: Option<&str>) -> Effective {
         let m = Self::find(&self.methods, method);

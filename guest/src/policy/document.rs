@@ -40,17 +40,30 @@ pub enum Scope {
     Prompts,
     /// What the client sends the server: a tool call's arguments.
     Requests,
+    /// The server's progress notifications: their `message`.
+    Progress,
+    /// The server's log notifications (`notifications/message`): their `data` and `logger`.
+    Logging,
+    /// The server's elicitation requests (`elicitation/create`): their `message`, and the `title`,
+    /// `description` and `default` of each field of their `requestedSchema`.
+    Elicitation,
+    /// The server's sampling requests (`sampling/createMessage`): their `messages` and `systemPrompt`.
+    Sampling,
     /// The upstream's stderr, in the operator's log (always redacted; listed, the policy's rules, allow-list
     /// and actions apply to it too).
     Stderr,
 }
 
-pub(crate) const SCOPES: [(&str, Scope); 6] = [
+pub(crate) const SCOPES: [(&str, Scope); 10] = [
     ("errors", Scope::Errors),
     ("results", Scope::Results),
     ("resources", Scope::Resources),
     ("prompts", Scope::Prompts),
     ("requests", Scope::Requests),
+    ("progress", Scope::Progress),
+    ("logging", Scope::Logging),
+    ("elicitation", Scope::Elicitation),
+    ("sampling", Scope::Sampling),
     ("stderr", Scope::Stderr),
 ];
 

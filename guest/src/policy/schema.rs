@@ -45,7 +45,7 @@ fn strings(what: &str) -> Value {
 
 fn scopes() -> Value {
     json!({"type": "array", "items": {"enum": names(&SCOPES)}, "uniqueItems": true,
-        "description": "What is redacted: errors (error responses and failed tool results: the default), results (successful tool results), resources (resources/read contents), prompts (prompts/get messages), requests (a tool call's arguments, before they leave), stderr (the upstream's, in the operator's log: always)."})
+        "description": "What is redacted: errors (error responses and failed tool results: the default), results (successful tool results), resources (resources/read contents), prompts (prompts/get messages), requests (a tool call's arguments, before they leave), progress (the server's progress messages), logging (its log notifications' data), elicitation (its elicitation requests' message and form texts), sampling (its sampling requests' messages and system prompt), stderr (the upstream's, in the operator's log: always)."})
 }
 
 fn actions() -> Value {

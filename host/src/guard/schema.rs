@@ -36,6 +36,12 @@ pub struct Options {
     /// The environment whose secret-looking values (by name, as `set-environment` keeps them) this
     /// session redacts from everything it writes and logs; none: the one `set-environment` configured.
     pub environment: Option<Vec<(String, String)>>,
+    /// Whether the session's client streams (`client-line-on`) belong to different clients, as an HTTP
+    /// front's shared stateless child's do (none or false: one client's, as a legacy session's requests
+    /// and GET stream). Then what the upstream sends reaches a stream only when it names an id or a
+    /// progress token that stream owns: a request the upstream raises is answered with an error at once
+    /// (no client can be asked it, nor answer it), and a notification that answers no request is dropped.
+    pub many_clients: Option<bool>,
 }
 
 impl Default for Options {
@@ -50,6 +56,7 @@ impl Default for Options {
             policy: None,
             policy_env: Vec::new(),
             environment: None,
+            many_clients: None,
         }
     }
 }
@@ -67,6 +74,7 @@ impl Options {
             policy: self.policy.clone(),
             policy_env: self.policy_env.clone(),
             environment: self.environment.clone(),
+            many_clients: self.many_clients,
         }
     }
 }
@@ -118,7 +126,9 @@ pub struct Event {
     pub detail: Option<String>,
     /// A policy decision's rule (or category): never the value it found.
     pub rule: Option<String>,
-    /// The tool (or method) override a policy decision was taken under.
+    /// The tool (or method) a policy decision was taken for, as a label of a bounded set: a tool the
+    /// upstream listed or the policy names (or the glob that matched it), a method MCP defines, else
+    /// `other` (the name then in `detail`); at most 64 bytes.
     pub tool: Option<String>,
 }
 

@@ -40,7 +40,8 @@ pub enum ClientEvent {
     StreamClosed(u64),
     /// The client stopped reading (a write to it failed): as a closed input.
     WriteFailed(std::io::Error),
-    /// A signal to stop (SIGTERM, SIGINT; SIGHUP without `--config`): as a closed input.
+    /// A signal to stop (SIGTERM, SIGINT; SIGHUP without `--config`; Windows' console events): as a closed
+    /// input.
     Signal(&'static str),
     /// A policy file the front has read and checked (SIGHUP with `--config`): the session's for the
     /// requests that arrive from now on.

@@ -12,15 +12,12 @@ mod core;
 mod events;
 pub mod http;
 mod io;
-#[cfg(target_os = "linux")]
-pub mod keeper;
 mod log_writer;
 mod metrics;
+pub mod platform;
 mod policy;
 mod process;
-mod signals;
 mod stdio;
-mod stdio_fd;
 pub mod transport;
 
 pub use args::{Args, LogFormat};
@@ -66,9 +63,9 @@ pub fn run(args: Args, runtime: Runtime) -> ExitCode {
         }
     };
     let code = tokio.block_on(guard(args, runtime, metrics));
-    // A stdin that is no pipe or socket (a terminal, a file: `stdio_fd`'s fallback) is read on a blocking
-    // thread that may still wait in read(2): dropping the runtime would wait for it forever, so it is left
-    // behind as the process exits.
+    // A stdin that is no pipe or socket (a terminal, a file; any stdin on Windows: `platform::stdin`) is
+    // read on a blocking thread that may still wait in read(2): dropping the runtime would wait for it
+    // forever, so it is left behind as the process exits.
     tokio.shutdown_background();
     if log.dropped() > 0 {
         tracing::warn!(

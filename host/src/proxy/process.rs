@@ -1,12 +1,12 @@
-//! The upstream process: started in a process group of its own (so a wrapper script's children are
-//! signalled with it), through a keeper ([`super::keeper`], on Linux) that leaves nothing of its tree
-//! behind when it exits or when the guard dies, even by SIGKILL, even a grandchild that left the group, and
-//! stopped the way MCP prescribes: stdin closed, then SIGTERM, then SIGKILL.
+//! The upstream process: started with piped stdio as the leader of a process tree the guard can stop and
+//! that ends with the guard however the guard ends ([`super::platform`]: a keeper on Linux, a watcher on
+//! macOS, a job object on Windows), stopped the way MCP prescribes: stdin closed, then a polite signal where
+//! the platform has one (SIGTERM), then kill.
 
+use super::platform::{self, Tree};
 use jsonrpc_errors_host::guard::UpstreamGone;
-use std::os::unix::process::ExitStatusExt;
-use std::process::{ExitStatus, Stdio};
-use tokio::process::{Child, Command};
+use std::process::ExitStatus;
+use tokio::process::Child;
 
 /// Exit statuses of the guard that are its own (otherwise it exits with the upstream's status, or 128 + the
 /// signal that ended it), after the conventions of timeout(1) and the shells.
@@ -24,124 +24,21 @@ pub mod status {
 
 /// The upstream, running.
 pub struct Upstream {
-    /// What the guard waits for: the keeper (whose exit mirrors the upstream's), or the upstream itself.
+    /// What the guard waits for: the keeper on Linux (whose exit mirrors the upstream's), else the upstream.
     pub child: Child,
-    /// The upstream's pid, which is also its process group's id.
-    pub pid: u32,
-    /// The write end of the keeper's lifeline, held for the guard's whole life: the kernel closes it when
-    /// the guard dies, however it dies, and the keeper then ends the tree.
-    #[allow(dead_code)]
-    lifeline: Option<std::os::fd::OwnedFd>,
+    /// Its process tree.
+    pub tree: Tree,
 }
 
-/// Starts `command` with piped stdio: through the keeper on Linux, directly elsewhere (and in the unit
-/// tests, whose executable is not the CLI that runs the keeper).
+/// Starts `command` with piped stdio.
 pub fn spawn(command: &[String]) -> std::io::Result<Upstream> {
-    #[cfg(all(target_os = "linux", not(test)))]
-    {
-        spawn_kept(command)
-    }
-    #[cfg(any(not(target_os = "linux"), test))]
-    {
-        let mut cmd = Command::new(&command[0]);
-        cmd.args(&command[1..])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .process_group(0);
-        let child = cmd.spawn()?;
-        let pid = child.id().unwrap_or(0);
-        Ok(Upstream {
-            child,
-            pid,
-            lifeline: None,
-        })
-    }
-}
-
-#[cfg(all(target_os = "linux", not(test)))]
-fn pipe() -> std::io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
-    use std::os::fd::FromRawFd;
-    let mut fds = [0i32; 2];
-    // SAFETY: pipe2 writes two descriptors into `fds`, which we then own.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: both descriptors were just created and are owned by nothing else.
-    Ok(unsafe {
-        (
-            std::os::fd::OwnedFd::from_raw_fd(fds[0]),
-            std::os::fd::OwnedFd::from_raw_fd(fds[1]),
-        )
-    })
-}
-
-/// `jsonrpc-errors __keep -- COMMAND`, with the lifeline's read end as its fd 3 and the report pipe's write
-/// end as its fd 4; then reads the report: the upstream's pid, or the error that kept it from starting.
-#[cfg(all(target_os = "linux", not(test)))]
-fn spawn_kept(command: &[String]) -> std::io::Result<Upstream> {
-    use std::io::Read;
-    use std::os::fd::AsRawFd;
-    let (lifeline_read, lifeline_write) = pipe()?;
-    let (report_read, report_write) = pipe()?;
-    let mut cmd = Command::new("/proc/self/exe");
-    cmd.arg("__keep").arg("--").args(command);
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .process_group(0);
-    let (lifeline_fd, report_fd) = (lifeline_read.as_raw_fd(), report_write.as_raw_fd());
-    // SAFETY: runs in the forked child before exec: dup2 is async-signal-safe and touches no memory of ours
-    // (the copies it makes are not close-on-exec, the originals are).
-    unsafe {
-        cmd.pre_exec(move || {
-            if libc::dup2(lifeline_fd, super::keeper::LIFELINE_FD) < 0
-                || libc::dup2(report_fd, super::keeper::REPORT_FD) < 0
-            {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    let child = cmd.spawn()?;
-    drop((lifeline_read, report_write));
-    let mut report = String::new();
-    std::fs::File::from(report_read).read_to_string(&mut report)?;
-    let mut words = report.split_whitespace();
-    match (
-        words.next(),
-        words.next().and_then(|n| n.parse::<i32>().ok()),
-    ) {
-        (Some("pid"), Some(pid)) => Ok(Upstream {
-            child,
-            pid: pid as u32,
-            lifeline: Some(lifeline_write),
-        }),
-        (Some("error"), Some(errno)) => Err(std::io::Error::from_raw_os_error(errno)),
-        _ => Err(std::io::Error::other("the upstream's keeper did not start")),
-    }
-}
-
-/// Sends `signal` to the upstream's process group. Only called before the upstream is reaped, or for its
-/// group's leftovers after: a group id is not reused while the group has members.
-pub fn signal_group(pgid: u32, signal: i32) -> bool {
-    let Ok(pgid) = i32::try_from(pgid) else {
-        return false;
-    };
-    // SAFETY: kill(2) with a negative pid signals that process group; no memory is involved.
-    unsafe { libc::kill(-pgid, signal) == 0 }
-}
-
-/// Whether any process of the group is still alive.
-pub fn group_alive(pgid: u32) -> bool {
-    signal_group(pgid, 0)
+    let (child, tree) = platform::spawn(command)?;
+    Ok(Upstream { child, tree })
 }
 
 /// How the session is told the upstream ended.
 pub fn gone(status: ExitStatus) -> UpstreamGone {
-    match (status.code(), status.signal()) {
+    match (status.code(), platform::signal_of(status)) {
         (Some(code), _) => UpstreamGone::Exited(code),
         (None, Some(signal)) => UpstreamGone::Killed(signal),
         (None, None) => UpstreamGone::Exited(-1),
@@ -153,7 +50,7 @@ pub fn exit_code(status: ExitStatus, terminated_by_guard: bool) -> u8 {
     if terminated_by_guard {
         return status::TERMINATED;
     }
-    match (status.code(), status.signal()) {
+    match (status.code(), platform::signal_of(status)) {
         (Some(code), _) => (code & 0xff) as u8,
         (None, Some(signal)) => (128 + signal).clamp(0, 255) as u8,
         (None, None) => status::GUARD_FAILED,

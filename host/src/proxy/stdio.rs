@@ -1,17 +1,16 @@
 //! The stdio front: one client on the guard's stdin and stdout, one relay ([`super::core`]). Lines go to
-//! the session unrouted (`client-line`: stream 0, byte for byte); SIGTERM, SIGINT and SIGHUP stop the
-//! upstream as a closed stdin does (SIGHUP reloads the policy file instead, with `--config`); the guard
-//! exits with the upstream's status.
+//! the session unrouted (`client-line`: stream 0, byte for byte); SIGTERM, SIGINT and SIGHUP (on Windows:
+//! Ctrl-C, Ctrl-Break, the console closing) stop the upstream as a closed stdin does (SIGHUP reloads the
+//! policy file instead, with `--config`); the guard exits with the upstream's status.
 
 use super::args::Args;
 use super::config;
 use super::core::{self, ClientEvent, ClientPort, ClientSink, Exit, RelayConfig};
 use super::io::{self, Budget, Outgoing};
 use super::metrics::Metrics;
+use super::platform::{self, Signals};
 use super::policy::Policy;
 use super::process::status;
-use super::signals::Signals;
-use super::stdio_fd;
 use jsonrpc_errors_host::guard::Peer;
 use jsonrpc_errors_host::Runtime;
 use std::sync::Arc;
@@ -50,7 +49,7 @@ fn spawn_stdout_writer(
                 metrics.latency(Peer::Client, at.elapsed());
             }
         };
-        if let Err(e) = io::write_lines(stdio_fd::stdout(), out_rx, written).await {
+        if let Err(e) = io::write_lines(platform::stdout(), out_rx, written).await {
             port.send(ClientEvent::WriteFailed(e)).await;
         }
     });
@@ -88,7 +87,7 @@ pub async fn serve(
         });
     }
     core::pump_client(
-        stdio_fd::stdin(),
+        platform::stdin(),
         args.session.max_bytes.unwrap_or(10 * 1024 * 1024) as usize,
         from_client.clone(),
         port.clone(),

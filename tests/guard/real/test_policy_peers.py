@@ -304,7 +304,10 @@ def scenarios(folder: Folder) -> dict[str, dict[str, Any]]:
     """Scenario name -> policy, guard arguments, server, steps: run once per guard (and `direct` once)."""
     fs = [NODE, str(FILESYSTEM), str(folder.path)]
     everything = [NODE, str(EVERYTHING), "stdio"]
-    reads = [read("read_env", folder.env), read("read_release", folder.release), read("read_runbook", folder.runbook)]
+    # A client lists the tools first, as the SDK clients do: the names the guard's events and metrics label
+    # their decisions with (a tool the server did not list is `other`).
+    listing = {"step": "list", "method": "tools/list", "params": {}}
+    reads = [listing, read("read_env", folder.env), read("read_release", folder.release), read("read_runbook", folder.runbook)]
     # 3 s: over the tool's 1 s timeout, and over by little, so the server can still exit within the guard's grace.
     slow = {"step": "slow", "method": "tools/call", "params": {"name": SLOW_TOOL, "arguments": {"duration": 3, "steps": 1}}}
     echo = {"step": "echo", "method": "tools/call", "params": {"name": "echo", "arguments": {"message": "still there"}}}
@@ -316,7 +319,7 @@ def scenarios(folder: Folder) -> dict[str, dict[str, Any]]:
         "block-canonical": {"policy": "block", "server": fs, "steps": reads, "args": ["--dialect", "canonical"]},
         "allow": {"policy": "allow", "server": fs, "steps": reads},
         "audit": {"policy": "audit", "server": fs, "steps": reads, "metrics": True},
-        "timeout": {"policy": "timeout", "server": everything, "steps": [slow, echo], "metrics": True},
+        "timeout": {"policy": "timeout", "server": everything, "steps": [listing, slow, echo], "metrics": True},
         "reload": {"policy": "plain", "server": fs, "steps": [
             read("before", folder.env),
             {"sighup": "results", "expect": "policy-reloaded"},
@@ -350,7 +353,8 @@ class Sessions:
         self.sdk: dict[tuple[str, str], Future] = {}
         fx = peers.Fixtures(workdir, self.folder.path, workdir, None)  # type: ignore[arg-type]  # no repo or site needed
         spec = peers.ServerSpec(fs["server"], [{"step": "list_tools", "op": "list_tools"},
-                                               *[peers.call(r["step"], "read_text_file", r["params"]["arguments"]) for r in fs["steps"]]])
+                                               *[peers.call(r["step"], "read_text_file", r["params"]["arguments"])
+                                                 for r in fs["steps"] if r["method"] == "tools/call"]])
         for client in peers.CLIENTS:
             for how in ("direct", "results", "block"):
                 self.sdk[(client, how)] = self.pool.submit(self._sdk_session, fx, spec, client, how)

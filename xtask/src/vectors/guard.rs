@@ -6,6 +6,23 @@ use serde_json::{json, Value};
 const REQUEST_1: &str =
     r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"query","arguments":{}}}"#;
 
+/// The messages a script's steps send the upstream, in order (each parsed).
+fn sent_upstream(options: &Value, script: Value) -> Vec<Value> {
+    let probe = case(
+        "probe",
+        "guard",
+        json!({"options": options, "ctx": ctx_json(), "script": script}),
+    );
+    probe["expect"]
+        .as_array()
+        .expect("the probe's outcomes")
+        .iter()
+        .flat_map(|outcome| outcome["steps"].as_array().cloned().unwrap_or_default())
+        .filter(|step| step["step"] == "send" && step["to"] == "upstream")
+        .map(|step| serde_json::from_str(step["line"].as_str().unwrap_or("")).unwrap_or_default())
+        .collect()
+}
+
 pub(super) fn guard_cases() -> Value {
     let opts = |dialect: &str, timeout: Option<u64>| json!({"dialect": dialect, "timeout_ms": timeout, "upstream": "stdio:server"});
     let canonical = opts("canonical", Some(30_000));
@@ -59,6 +76,41 @@ pub(super) fn guard_cases() -> Value {
             {"client": REQUEST_1},
             {"client": r#"{"jsonrpc":"2.0","id":1.0,"method":"ping"}"#},
             {"client": r#"{"jsonrpc":"2.0","id":"1","method":"ping"}"#}]),
+        ),
+        // MCP ids are strings or integers: a fractional one is answered at once with a null id, from either
+        // side (the Python SDK cannot carry one: its proxy left it unanswered); integers however spelled pass.
+        g(
+            "client/fractional-id-refused-integer-spellings-pass",
+            &canonical,
+            json!([
+            {"client": r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":2.0,"method":"ping"}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","id":0.5,"method":"roots/list"}"#}]),
+        ),
+        // A member repeated where the guard reads (the servers' readers keep the last, so the guard would judge
+        // one copy while the server ran the other): refused, never read one way of two, on both sides.
+        g(
+            "client/repeated-members-where-the-guard-reads-refused",
+            &json!({"dialect": "canonical", "timeout_ms": 30_000, "upstream": "stdio:server",
+                "policy": "[redaction]\nscopes = [\"errors\", \"requests\"]\n[[tool]]\nmatch = \"shell\"\nactions = { credential = \"block\" }\n"}),
+            json!([
+            {"client": r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_file","arguments":{},"name":"shell"}}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"q","arguments":{"a":"ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"},"arguments":{}}}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"q","arguments":{"a":"x","\u0061":"ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}}}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"q","_meta":{"progressToken":"a","progressToken":"b"}}}"#},
+            {"client": r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"requestId":2}}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":5}}"#}]),
+        ),
+        g(
+            "upstream/repeated-members-where-the-guard-reads-refused",
+            &canonical,
+            json!([
+            {"client": REQUEST_1},
+            {"upstream": r#"{"jsonrpc":"2.0","id":1,"result":{"isError":false,"content":[{"type":"text","text":"token ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}],"isError":true}}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"q"}}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32010,"message":"a","message":"b"}}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1,"progressToken":2}}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","id":"s","method":"elicitation/create","params":{"message":"a","message":"b"}}"#}]),
         ),
         // Found by cargo-fuzz (guard): ids were keyed by their spelling, so a second request with an id in flight
         // written with escapes was forwarded, and an answer re-escaping the id was dropped as a stray.
@@ -118,7 +170,7 @@ pub(super) fn guard_cases() -> Value {
             {"client": r#"{"jsonrpc":"2.0","id":1E2,"method":"ping"}"#},
             {"client": r#"{"jsonrpc":"2.0","id":100.0,"method":"ping"}"#},
             {"upstream": r#"{"jsonrpc":"2.0","id":100,"result":{}}"#},
-            {"client": r#"{"jsonrpc":"2.0","id":15e-1,"method":"ping"}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":15E1,"method":"ping"}"#},
             {"upstream_failed": {"exited": 1}}]),
         ),
         g(
@@ -369,6 +421,13 @@ fn fidelity_cases(
 ) -> Vec<Value> {
     let mcp = opts("mcp", Some(5_000));
     let canonical = opts("canonical", Some(30_000));
+    // The session names its streams' requests upstream with names drawn from the call's entropy: a script
+    // that answers them learns them by running its first steps (the same steps, the same names).
+    let stream_a = json!({"client_on": [1, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p"}}}"#]});
+    let stream_b = json!({"client_on": [2, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p"}}}"#]});
+    let names = sent_upstream(&canonical, json!([stream_a, stream_b]));
+    let many = json!({"dialect": "canonical", "timeout_ms": 30_000, "upstream": "stdio:server", "many_clients": true});
+    let many_names = sent_upstream(&many, json!([stream_a]));
     let handshake = |revision: &str| {
         let init = format!(
             r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{revision}","capabilities":{{}},"clientInfo":{{"name":"c","version":"1"}}}}}}"#
@@ -423,6 +482,33 @@ fn fidelity_cases(
             {"expire": true, "at": 5_000},
             {"client": modern(3, "crash"), "at": 5_001},
             {"upstream_failed": {"exited": 1}, "at": 5_002}]),
+        ),
+        // A 2026-07-28 request served by a handshake-era server: its result gets what that revision requires and
+        // it lacks (`resultType`; `cacheScope` and `ttlMs` on a cacheable one), first, the rest byte for byte; a
+        // result that has them passes as it came; one that cannot carry them is answered -32022.
+        g(
+            "revision/2026-07-28-request-to-a-handshake-era-server",
+            &canonical,
+            {
+                // The handshake's first three steps: initialize, its answer, initialized.
+                let mut script: Vec<Value> = handshake("2025-11-25")
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default();
+                script.truncate(3);
+                let modern_list = |id: u64| json!({"client": format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}}}}"#)});
+                script.extend([
+                    modern_list(1),
+                    json!({"upstream": r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"q","inputSchema":{"type":"object"}}]}}"#}),
+                    json!({"client": modern(2, "query")}),
+                    json!({"upstream": r#"{"jsonrpc":"2.0","id":2,"result":{ }}"#}),
+                    modern_list(3),
+                    json!({"upstream": r#"{"jsonrpc":"2.0","id":3,"result":{"tools":[],"resultType":"complete","cacheScope":"public","ttlMs":60000}}"#}),
+                    json!({"client": modern(4, "query")}),
+                    json!({"upstream": r#"{"jsonrpc":"2.0","id":4,"result":"done"}"#}),
+                ]);
+                Value::Array(script)
+            },
         ),
         // Codes MCP's spec owns keep their code and the structure of their data (values scrubbed), in every
         // dialect and for every method: a client completes the URL elicitation, negotiates the version.
@@ -518,20 +604,39 @@ fn fidelity_cases(
             "streams/renamed-routed-and-cancelled",
             &canonical,
             json!([
-            {"client_on": [1, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p"}}}"#]},
-            {"client_on": [2, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p"}}}"#]},
-            {"upstream": r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":4,"progress":1}}"#},
-            {"upstream": r#"{"jsonrpc":"2.0","id":3,"result":{"content":[]}}"#},
+            stream_a,
+            stream_b,
+            {"upstream": format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{},"progress":1}}}}"#, names[1]["params"]["_meta"]["progressToken"])},
+            {"upstream": format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{"content":[]}}}}"#, names[1]["id"])},
             {"upstream": r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#},
             {"client_on": [1, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#]},
             {"stream_closed": 1},
+            {"upstream": format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#, names[0]["id"])},
+            // A name the upstream guesses (a counter's, as the session's names once were) reaches no one.
             {"upstream": r#"{"jsonrpc":"2.0","id":1,"result":{}}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":2,"progress":1}}"#},
             {"client_on": [3, r#"{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"q"}}"#]},
             {"client_on": [3, r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c","reason":"user"}}"#]},
             {"client_on": [4, r#"{"jsonrpc":"2.0","id":"t","method":"tools/call","params":{"name":"slow"}}"#]},
             {"expire": true, "at": 30_000},
             {"client_on": [5, r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#]},
             {"upstream_failed": {"exited": 1}}]),
+        ),
+        // Streams of many clients (the HTTP front's shared child, `many_clients`): a request the upstream raises
+        // is answered at once and reaches no client, whose answer to it goes nowhere; notifications that answer
+        // no request reach no one; progress reaches only the stream that owns its token.
+        g(
+            "streams/many-clients-nothing-reaches-a-stranger",
+            &many,
+            json!([
+            stream_a,
+            {"upstream": r#"{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"Pay 500 EUR?","requestedSchema":{"type":"object","properties":{}}}}"#},
+            {"client_on": [2, r#"{"jsonrpc":"2.0","id":"e1","result":{"action":"accept","content":{}}}"#]},
+            {"upstream": r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"stream 1 booked LH123"}}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#},
+            {"upstream": format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{},"progress":1}}}}"#, many_names[0]["params"]["_meta"]["progressToken"])},
+            {"upstream": r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#},
+            {"upstream": format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#, many_names[0]["id"])}]),
         ),
         g(
             "server-requests/unusable-id-refused-not-relayed",

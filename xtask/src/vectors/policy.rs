@@ -110,6 +110,21 @@ actions = { ticket = "redact" }
         g("requests/arguments-redacted-before-they-leave", "[redaction]\nscopes = [\"errors\", \"requests\"]\n", json!([
             {"client": tool_call(1, "http_get", json!({"url": "https://api.example.org/v1", "headers": {"Authorization": "Bearer ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}}))},
             {"upstream": text_result(1, "200 OK")}])),
+        // What the server sends of its own (issue 34): progress messages, log data, an elicitation's texts, a
+        // sampling request's messages, each under a scope of its own; a form's shape and a URL stay as they are.
+        // Secrets in their providers' published formats, not the catalogue's examples.
+        g("server-messages/redacted-in-their-scopes", "[redaction]\nscopes = [\"errors\", \"progress\", \"logging\", \"elicitation\", \"sampling\"]\n", json!([
+            {"client": json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "deploy", "arguments": {}, "_meta": {"progressToken": "p"}}}).to_string()},
+            {"upstream": json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "p", "progress": 1, "message": "pushing with ghp_Zq7Lm2Xc9Vb4Nn6Rt8YwK3pD5sF1hJ0gA7eQ"}}).to_string()},
+            {"upstream": json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "error", "logger": "db", "data": {"error": "connect failed", "key": "AKIAQ7ZLM2XC4VBN6RTW"}}}).to_string()},
+            {"upstream": json!({"jsonrpc": "2.0", "id": "e1", "method": "elicitation/create", "params": {"message": "Confirm the charge made with sk_live_Xq2Vb7Nm4Lk9Jh3Gf6Ds1Aa8",
+                "requestedSchema": {"type": "object", "properties": {"password": {"type": "string", "title": "Token", "default": "ghp_Zq7Lm2Xc9Vb4Nn6Rt8YwK3pD5sF1hJ0gA7eQ"}}}}}).to_string()},
+            {"upstream": json!({"jsonrpc": "2.0", "id": "e2", "method": "elicitation/create", "params": {"mode": "url", "elicitationId": "x", "url": "https://auth.example.com/connect?state=abc", "message": "Sign in as sk_live_Xq2Vb7Nm4Lk9Jh3Gf6Ds1Aa8"}}).to_string()},
+            {"upstream": json!({"jsonrpc": "2.0", "id": "s1", "method": "sampling/createMessage", "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "summarise: aws AKIAQ7ZLM2XC4VBN6RTW"}}], "systemPrompt": "You hold ghp_Zq7Lm2Xc9Vb4Nn6Rt8YwK3pD5sF1hJ0gA7eQ", "maxTokens": 10}}).to_string()},
+            {"upstream": text_result(1, "done")}])),
+        g("server-messages/blocked-request-refused-to-the-server", "[redaction]\nscopes = [\"errors\", \"elicitation\", \"logging\"]\n[actions]\ntoken = \"block\"\n", json!([
+            {"upstream": json!({"jsonrpc": "2.0", "id": "e1", "method": "elicitation/create", "params": {"message": "Paste sk_live_Xq2Vb7Nm4Lk9Jh3Gf6Ds1Aa8 here"}}).to_string()},
+            {"upstream": json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "AKIAQ7ZLM2XC4VBN6RTW"}}).to_string()}])),
         g("overrides/tool-timeout-by-glob-and-exact-name", "[defaults]\nmax_wait = 60\n[[tool]]\nmatch = \"slow_*\"\ntimeout = 5\n[[tool]]\nmatch = \"slow_export\"\ntimeout = 120\n", json!([
             {"client": tool_call(1, "slow_query", json!({}))},
             {"client": tool_call(2, "slow_export", json!({}))},

@@ -89,6 +89,12 @@ def _pairs(env: Optional[Mapping[str, str]], what: str) -> list[tuple[str, str]]
     return pairs
 
 
+def _bool(x: Any, what: str) -> bool:
+    if not isinstance(x, bool):
+        raise ArgumentTypeError(f"{what} must be a bool, not {type(x).__name__}")
+    return x
+
+
 def _text(x: Any, what: str) -> bytes:
     if not isinstance(x, str):
         raise ArgumentTypeError(f"{what} must be str, not {type(x).__name__}")

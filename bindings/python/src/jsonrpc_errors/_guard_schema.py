@@ -8,7 +8,7 @@ from typing import Any, Literal, Optional, TypedDict
 
 from wasmtime.component import Record
 
-from ._args import _pairs, _text, _u64
+from ._args import _bool, _pairs, _text, _u64
 from ._errors import ArgumentTypeError, JsonRpcErrorsValueError
 
 #: Where a step writes.
@@ -45,7 +45,9 @@ class Step(TypedDict, total=False):
     detail: str
     #: A policy decision's rule (or category): never the value it found.
     rule: str
-    #: The tool (or method) override a policy decision was taken under.
+    #: The tool (or method) a policy decision was taken for, as a label of a bounded set: a tool the
+    #: upstream listed or the policy names (or the glob that matched it), a method MCP defines, else
+    #: `other` (the name then in `detail`); at most 64 bytes.
     tool: str
 
 
@@ -85,9 +87,15 @@ class GuardOptions(TypedDict, total=False):
     #: The environment whose secret-looking values (by name, as `set-environment` keeps them) this
     #: session redacts from everything it writes and logs; none: the one `set-environment` configured.
     environment: Optional[Optional[Mapping[str, str]]]
+    #: Whether the session's client streams (`client-line-on`) belong to different clients, as an HTTP
+    #: front's shared stateless child's do (none or false: one client's, as a legacy session's requests
+    #: and GET stream). Then what the upstream sends reaches a stream only when it names an id or a
+    #: progress token that stream owns: a request the upstream raises is answered with an error at once
+    #: (no client can be asked it, nor answer it), and a notification that answers no request is dropped.
+    many_clients: Optional[bool]
 
 
-_OPTIONS = frozenset(("max_bytes", "batch", "timeout_ms", "upstream", "failed_result_bytes", "policy", "policy_env", "environment",))
+_OPTIONS = frozenset(("max_bytes", "batch", "timeout_ms", "upstream", "failed_result_bytes", "policy", "policy_env", "environment", "many_clients",))
 
 
 def _options_record(dialect: str, options: Mapping[str, Any]) -> Record:
@@ -126,4 +134,8 @@ def _options_record(dialect: str, options: Mapping[str, Any]) -> Record:
     if value is not None:
         value = _pairs(value, "environment")
     setattr(record, "environment", value)
+    value = options.get("many_clients")
+    if value is not None:
+        _bool(value, "many_clients")
+    setattr(record, "many-clients", value)
     return record

@@ -5,6 +5,7 @@ use super::upstream::Children;
 use super::{security, sessions, shared};
 use crate::proxy::core::PolicyText;
 use crate::proxy::metrics::Metrics;
+use crate::proxy::platform;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -90,7 +91,7 @@ const PEER_CHECK: Duration = Duration::from_millis(200);
 /// Returns when the client closed (or reset) a connection on which a request or a stream is open. HTTP/1
 /// servers do not read while they answer, so without this a client that left would be noticed only at the
 /// next write; an idle connection costs nothing here.
-pub(super) async fn peer_gone(fd: std::os::fd::RawFd, busy: Arc<Busy>) {
+pub(super) async fn peer_gone(socket: platform::RawSocket, busy: Arc<Busy>) {
     loop {
         if busy.open.load(Ordering::Acquire) == 0 {
             let opened = busy.opened.notified();
@@ -105,25 +106,8 @@ pub(super) async fn peer_gone(fd: std::os::fd::RawFd, busy: Arc<Busy>) {
         if busy.open.load(Ordering::Acquire) == 0 {
             continue;
         }
-        let mut byte = [0u8; 1];
-        // SAFETY: the descriptor belongs to the connection this task owns and drives; recv with MSG_PEEK
-        // writes at most one byte into `byte` and consumes nothing.
-        let n = unsafe {
-            libc::recv(
-                fd,
-                byte.as_mut_ptr().cast(),
-                1,
-                libc::MSG_PEEK | libc::MSG_DONTWAIT,
-            )
-        };
-        if n == 0 {
+        if platform::peer_closed(socket) {
             return;
-        }
-        if n < 0 {
-            let errno = std::io::Error::last_os_error().raw_os_error().unwrap_or(0);
-            if errno != libc::EAGAIN && errno != libc::EWOULDBLOCK && errno != libc::EINTR {
-                return;
-            }
         }
     }
 }

@@ -583,7 +583,7 @@ async fn legacy_post(
     if !front.sessions.room(front.listen.max_sessions) {
         return unavailable("too many sessions");
     }
-    let up = match Upstream::start(&front.children, true) {
+    let up = match Upstream::start(&front.children, false) {
         Ok(up) => up,
         Err(f) => {
             tracing::error!(event = "guard-failed", detail = %f, "cannot open a guard session");

@@ -27,8 +27,8 @@ mod upstream;
 use super::args::Args;
 use super::config;
 use super::metrics::Metrics;
+use super::platform::{self, Signals};
 use super::process::status;
-use super::signals::Signals;
 use axum::extract::{Request, State};
 use axum::http::Request as HttpRequest;
 use axum::http::StatusCode;
@@ -61,7 +61,7 @@ const ACCEPT_RETRY: Duration = Duration::from_millis(100);
 /// Serves until SIGTERM (or SIGINT; SIGHUP without `--config`, with it SIGHUP reloads the policy file),
 /// then drains; returns the guard's exit status.
 pub async fn serve(args: Args, listen: Listen, runtime: Runtime, metrics: Arc<Metrics>) -> u8 {
-    raise_descriptor_limit();
+    platform::raise_descriptor_limit();
     let listener = match bind(&listen.host, listen.port).await {
         Ok(l) => l,
         Err(e) => {
@@ -280,7 +280,7 @@ async fn accept_loop(
         };
         accept_failed = false;
         let _ = stream.set_nodelay(true);
-        let fd = std::os::fd::AsRawFd::as_raw_fd(&stream);
+        let fd = platform::raw_socket(&stream);
         let busy = Arc::new(Busy::default());
         let service = {
             let busy = busy.clone();
@@ -352,7 +352,7 @@ async fn bind(host: &str, port: u16) -> std::io::Result<tokio::net::TcpListener>
             SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6(),
         };
         let bound = socket.and_then(|s| {
-            s.set_reuseaddr(true)?;
+            platform::allow_rebind(&s)?;
             s.bind(addr)?;
             s.listen(BACKLOG)
         });
@@ -362,20 +362,4 @@ async fn bind(host: &str, port: u16) -> std::io::Result<tokio::net::TcpListener>
         }
     }
     Err(last)
-}
-
-/// 10,000 idle connections need as many descriptors: the soft limit goes up to the hard one.
-fn raise_descriptor_limit() {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit/setrlimit write and read only `limit`.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
-        {
-            limit.rlim_cur = limit.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
-        }
-    }
 }

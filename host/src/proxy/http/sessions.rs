@@ -16,13 +16,11 @@ pub struct Sessions {
     table: Mutex<HashMap<String, Arc<Upstream>>>,
 }
 
-/// 128 random bits from the kernel, as 32 hex digits (visible ASCII, as the spec asks of a session id).
+/// 128 random bits from the system, as 32 hex digits (visible ASCII, as the spec asks of a session id).
 pub fn new_id() -> String {
     let mut bytes = [0u8; 16];
-    // SAFETY: getrandom writes at most `bytes.len()` bytes into `bytes`.
-    let n = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
-    if n != bytes.len() as isize {
-        // Never expected on Linux; a clock-seeded hash keeps ids unique at least.
+    if getrandom::fill(&mut bytes).is_err() {
+        // Never expected; a clock-seeded hash keeps ids unique at least.
         let ctx = jsonrpc_errors_host::Context::now();
         bytes[..8].copy_from_slice(&ctx.entropy.to_le_bytes());
         bytes[8..].copy_from_slice(&jsonrpc_errors_host::Context::now().entropy.to_le_bytes());

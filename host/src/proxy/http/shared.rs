@@ -15,12 +15,16 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Whether the front answers `server/discover` for a child that needed `initialize`, from that handshake,
-/// so that stateless clients are served by it. Off: such a child's results lack what the stateless
-/// revision requires of every result (`resultType`, and `ttlMs`/`cacheScope` on cacheable ones: the Python
-/// SDK 2.3 client refuses them), and adding them to forwarded results is the session's to do, per
-/// request revision, which its contract does not have yet. So `server/discover` goes to the child itself,
-/// whose own answer (method not found) makes the SDK clients fall back to `initialize`: a legacy session,
-/// with a child of its own, which serves them byte for byte.
+/// so that stateless clients are served by it. Such a child's results lacked what the stateless revision
+/// requires of every result (`resultType`, `ttlMs`/`cacheScope` on cacheable ones): the session now adds
+/// them per request revision (guest/src/guard/upstream.rs, `deliver`), so a stateless request the shared
+/// child serves is answered as the Python SDK 2.3 client requires. Still off: a client served statelessly
+/// by a handshake-era child loses what a legacy session gives it, the server's own requests (sampling,
+/// elicitation, roots: the stateless revision has no way back to a client for them) and the tools a server
+/// offers only to clients that declare those capabilities (measured on, with server-everything and the Python
+/// SDK client: real/test_http_peers.py's sampling, elicitation and roots steps failed, "Tool ... not
+/// found"). So `server/discover` goes to the child itself, whose answer (method not found) makes the SDK
+/// clients fall back to `initialize`: a legacy session, with a child of its own, which serves all of it.
 pub const ANSWER_DISCOVER_FROM_HANDSHAKE: bool = false;
 
 /// How long the front waits for the child to answer each handshake request.
@@ -99,7 +103,7 @@ impl Shared {
                 tokio::time::sleep(wait).await;
             }
         }
-        let up = match Upstream::start(children, false) {
+        let up = match Upstream::start(children, true) {
             Ok(up) => up,
             Err(f) => {
                 tracing::error!(event = "guard-failed", detail = %f, "cannot open a guard session for the shared upstream");
@@ -284,6 +288,10 @@ pub fn discover_result(init: &Value) -> Value {
         result.insert("instructions".into(), instructions.clone());
     }
     result.insert("resultType".into(), "complete".into());
+    // Required of a discover result (cacheable): kept to the one who asked, never fresh (the child said
+    // nothing of caching).
+    result.insert("cacheScope".into(), "private".into());
+    result.insert("ttlMs".into(), 0.into());
     if let Some(info) = init.get("serverInfo") {
         result.insert(
             "_meta".into(),

@@ -95,15 +95,20 @@ pub struct Upstream {
 pub struct Gone;
 
 impl Upstream {
-    /// Opens a fresh guard session and starts its relay (and so the child). `own_stream`: a legacy
-    /// session's child, whose messages for no request wait for its GET stream (the shared child has none).
+    /// Opens a fresh guard session and starts its relay (and so the child). `many_clients`: the shared
+    /// child, whose streams are different clients' (the session isolates them: `many-clients` in
+    /// wit/world.wit) and which has no stream of its own; otherwise a legacy session's child, whose messages
+    /// for no request wait for its GET stream.
     pub fn start(
         children: &Children,
-        own_stream: bool,
+        many_clients: bool,
     ) -> Result<Arc<Upstream>, jsonrpc_errors_host::Failure> {
-        let session = children
-            .runtime
-            .guard_session(&children.session_options())?;
+        let options = Options {
+            many_clients: many_clients.then_some(true),
+            ..children.session_options()
+        };
+        let session = children.runtime.guard_session(&options)?;
+        let own_stream = !many_clients;
         let (port, inbox) = core::inbox();
         let routes = Arc::new(Mutex::new(Routes::new(own_stream)));
         let (state_tx, state) = watch::channel(RelayState::Starting);

@@ -26,7 +26,7 @@ pub enum Spec {
 
 impl Spec {
     /// How long the upstream gets to finish once the relay stops it (a child to exit after its stdin
-    /// closes, and after SIGTERM; open HTTP exchanges to end).
+    /// closes, and after SIGTERM where there is one; open HTTP exchanges to end).
     pub fn grace(&self) -> std::time::Duration {
         match self {
             Spec::Process(p) => p.grace,

@@ -1,7 +1,9 @@
-//! The upstream as a child process: started through [`crate::proxy::process`] (its own process group, under
-//! the keeper), its stdout read line by line, its stderr in bursts, its stdin written; stopped the way MCP
-//! prescribes for stdio (stdin closed, then SIGTERM, then SIGKILL to its group); its end reported once both
-//! its output and its exit are known, so that every response it wrote before dying is relayed first.
+//! The upstream as a child process: started through [`crate::proxy::process`] as the leader of a process
+//! tree that ends with the guard ([`crate::proxy::platform`]: a keeper on Linux, a watcher on macOS, a job
+//! object on Windows), its stdout read line by line, its stderr in bursts, its stdin written; stopped the way
+//! MCP prescribes for stdio (stdin closed, then a polite signal where the platform has one (SIGTERM to its
+//! group), then the whole tree killed); its end reported once both its output and its exit are known, so
+//! that every response it wrote before dying is relayed first.
 
 use super::report::{Ended, Exit, Handle, Report, StartFailed};
 use crate::proxy::io::{self, Budget, Outgoing, Read};
@@ -23,7 +25,7 @@ pub const SETTLE: Duration = Duration::from_millis(500);
 #[derive(Clone, Debug)]
 pub struct Spec {
     pub command: Vec<String>,
-    /// How long it gets to exit after its stdin closes, and again after SIGTERM.
+    /// How long it gets to exit after its stdin closes, and again after SIGTERM (where there is one).
     pub grace: Duration,
     /// The longest line read from its stdout; a longer one is discarded as it streams.
     pub max_upstream_bytes: usize,
@@ -61,11 +63,11 @@ pub fn start(
         }
     };
     let mut upstream = upstream;
-    let pgid = upstream.pid;
+    let pid = upstream.tree.pid();
     let child = &mut upstream.child;
     tracing::info!(
         event = "started",
-        pid = pgid,
+        pid = pid,
         "upstream {:?} started",
         spec.command[0]
     );
@@ -101,7 +103,6 @@ pub fn start(
     let (close, closed) = oneshot::channel();
     let watch = Watch {
         upstream,
-        pgid,
         grace: spec.grace,
         reports,
         metrics,
@@ -174,18 +175,17 @@ enum Stage {
     Running,
     /// Its stdin is closed (the client left, or it closed its output); waiting for it to exit.
     Closing(Instant),
-    /// SIGTERM sent to its group.
+    /// Asked to stop (SIGTERM to its group; Windows has no such step).
     Terminating(Instant),
-    /// SIGKILL sent to its group.
+    /// Killed (SIGKILL to its group, or its job terminated).
     Killed,
 }
 
 /// The child, watched: its exit, the end of its output, and its shutdown once the relay closes it.
 struct Watch {
-    /// Held whole for as long as the child is watched: it holds the keeper's lifeline too, whose end makes
-    /// the keeper end the upstream's tree.
+    /// Held whole for as long as the child is watched: its tree holds what ends the tree with the guard (the
+    /// keeper's lifeline on Linux, the watcher on macOS, the job object on Windows).
     upstream: process::Upstream,
-    pgid: u32,
     grace: Duration,
     reports: mpsc::Sender<Report>,
     metrics: Arc<Metrics>,
@@ -273,14 +273,24 @@ impl Watch {
                     if exited.is_none() {
                         match stage {
                             Stage::Closing(at) if now >= at + self.grace => {
-                                tracing::warn!(event = "terminating", "the upstream did not exit within {:?} of its input closing: SIGTERM", self.grace);
-                                process::signal_group(self.pgid, libc::SIGTERM);
                                 terminated_by_guard = true;
-                                stage = Stage::Terminating(now);
+                                let tree = &self.upstream.tree;
+                                stage = match tree.terminate() {
+                                    Some(sent) => {
+                                        tracing::warn!(event = "terminating", "the upstream did not exit within {:?} of its input closing: {sent}", self.grace);
+                                        Stage::Terminating(now)
+                                    }
+                                    // No polite signal on this platform (Windows): the tree is ended now.
+                                    None => {
+                                        let done = tree.kill();
+                                        tracing::warn!(event = "terminating", "the upstream did not exit within {:?} of its input closing: {done}", self.grace);
+                                        Stage::Killed
+                                    }
+                                };
                             }
                             Stage::Terminating(at) if now >= at + self.grace => {
-                                tracing::warn!(event = "terminating", "the upstream ignored SIGTERM for {:?}: SIGKILL", self.grace);
-                                process::signal_group(self.pgid, libc::SIGKILL);
+                                let done = self.upstream.tree.kill();
+                                tracing::warn!(event = "terminating", "the upstream ignored the request to stop for {:?}: {done}", self.grace);
                                 stage = Stage::Killed;
                             }
                             _ => {}
@@ -292,12 +302,13 @@ impl Watch {
         // What the upstream wrote to stderr as it died is still on its way (read in bursts): relayed until its
         // stderr ends, or briefly when something it left behind keeps the pipe open.
         let _ = tokio::time::timeout(SETTLE, stderr_done).await;
-        // The upstream has ended and its end was reported: what is left of its group goes too.
-        if process::group_alive(self.pgid) {
-            process::signal_group(self.pgid, libc::SIGTERM);
+        // The upstream has ended and its end was reported: what is left of its tree goes too.
+        let tree = &self.upstream.tree;
+        if tree.alive() {
+            let sent = tree.terminate().unwrap_or_else(|| tree.kill());
             tracing::info!(
                 event = "leftovers",
-                "terminated what was left of the upstream's process group"
+                "ended what was left of the upstream's process tree ({sent})"
             );
         }
         let (st, _) = exited.expect("the loop ends once the upstream has exited");

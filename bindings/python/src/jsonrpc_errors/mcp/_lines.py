@@ -4,10 +4,11 @@ guard writes. :class:`OversizeLine` and :class:`RawLine` are the items a reader 
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import Optional, Union
 
 from mcp.shared.message import SessionMessage
-from mcp.types import JSONRPCMessage, jsonrpc_message_adapter
+from mcp.types import JSONRPCMessage, JSONRPCNotification, jsonrpc_message_adapter
 from pydantic import ValidationError
 
 Item = Union[SessionMessage, Exception]
@@ -52,12 +53,56 @@ class RawLine(Exception):
 
     def message(self) -> Optional[SessionMessage]:
         """The SDK's message for the line, if the SDK can represent it."""
-        try:
-            return SessionMessage(
-                jsonrpc_message_adapter.validate_json(self.line.decode("utf-8", "replace"), by_name=False)
-            )
-        except ValueError:
+        message = _message_of(self.line.decode("utf-8", "replace"))
+        return None if message is None else SessionMessage(message)
+
+
+#: The largest power of ten an integer id written with an exponent (`1E400`) is carried with: past it, the
+#: integer would take longer to build than the message is worth.
+_ID_EXPONENT_LIMIT = 4000
+
+
+def _message_of(text: str) -> Optional[JSONRPCMessage]:
+    """The SDK's message for a line's text, or None when the SDK cannot represent it.
+
+    An integer id however it is spelled (``1.0``, ``1E2``, ``-0``) is given to the SDK as the integer it is: the
+    guard matches ids by value, as JSON-RPC and MCP compare them, but the SDK's message type takes only JSON
+    integers written as such, and reads a request whose id it refuses as a notification: relayed so, it was
+    never answered. A fractional id (``1.5``) the session refuses itself, in every runtime: MCP ids are
+    strings or integers.
+    """
+    try:
+        message = jsonrpc_message_adapter.validate_json(text, by_name=False)
+    except ValueError:
+        message = None
+    # A notification is what the SDK makes of a request whose id it refused: read again, as the guard read it.
+    if message is not None and not isinstance(message, JSONRPCNotification):
+        return message
+    try:
+        # The second reading keeps the id's digits as written (no float rounding).
+        value, exact = json.loads(text), json.loads(text, parse_float=Decimal)
+    except ValueError:
+        return None
+    if message is not None and not (isinstance(value, dict) and "id" in value):
+        return message
+    return _message_of_value(value, exact)
+
+
+def _message_of_value(value: object, exact: object) -> Optional[JSONRPCMessage]:
+    """As :func:`_message_of`, for a parsed message (``exact``: the same parsed with decimal floats)."""
+    id_ = exact.get("id") if isinstance(exact, dict) else None
+    if isinstance(value, dict) and isinstance(id_, Decimal):
+        if not id_.is_finite() or id_ != id_.to_integral_value() or id_.adjusted() > _ID_EXPONENT_LIMIT:
             return None
+        value = {**value, "id": int(id_)}
+    try:
+        message = jsonrpc_message_adapter.validate_python(value, by_name=False)
+    except ValueError:
+        return None
+    # An id the SDK would drop (null, an object) is no request it can carry.
+    if isinstance(message, JSONRPCNotification) and isinstance(value, dict) and "id" in value:
+        return None
+    return message
 
 
 def _wire(message: JSONRPCMessage) -> bytes:
@@ -96,7 +141,12 @@ def _line_of(item: Item) -> Optional[tuple[bytes, Optional[SessionMessage]]]:
     if isinstance(item, SessionMessage):
         return _wire(item.message), item
     recovered = _unread_line(item)
-    return None if recovered is None else (recovered, None)
+    if recovered is None:
+        return None
+    # A line the SDK's parser refused that it can still carry once read as the guard reads it (an integer id
+    # spelled `1.0`): the message to relay if the session forwards it.
+    message = _message_of(recovered.decode("utf-8", "replace"))
+    return recovered, None if message is None else SessionMessage(message)
 
 
 def _judged(item: Item, limit: int) -> Optional[tuple[Union[bytes, OversizeLine], Optional[SessionMessage]]]:
@@ -118,5 +168,10 @@ def _messages(line: str) -> list[JSONRPCMessage]:
     """The guard's line as SDK messages. A batch answer (``batch="allow"``) is delivered as its members: the
     SDK's streams carry one message per item."""
     if line.lstrip().startswith("["):
-        return [jsonrpc_message_adapter.validate_python(member) for member in json.loads(line)]
-    return [jsonrpc_message_adapter.validate_json(line, by_name=False)]
+        messages = [_message_of_value(m, e) for m, e in zip(json.loads(line), json.loads(line, parse_float=Decimal))]
+    else:
+        messages = [_message_of(line)]
+    if any(m is None for m in messages):
+        # Never for a line the session wrote from ones the SDK could carry: the guard relays ids as it got them.
+        raise ValueError(f"the SDK cannot represent a message the guard wrote: {line[:200]!r}")
+    return [m for m in messages if m is not None]

@@ -1,5 +1,5 @@
-//! The keeper: a small process between the guard and its upstream that leaves no process of the upstream's
-//! tree behind, whatever happens to the guard.
+//! Linux: the upstream runs under the keeper, a small process between the guard and its upstream that
+//! leaves no process of the upstream's tree behind, whatever happens to the guard.
 //!
 //! PDEATHSIG reaches only the process it is set on, and a process group only the processes that stay in it:
 //! a grandchild that calls `setsid`, or any grandchild once the guard itself is SIGKILLed, outlived the guard.
@@ -17,6 +17,7 @@
 //! It ignores SIGTERM, SIGINT and SIGHUP: the guard signals the upstream's group, never the keeper, and a
 //! terminal's signals must not take the keeper before the tree it keeps.
 
+use super::unix::{self, Tree};
 use std::io::{Read, Write};
 use std::os::fd::FromRawFd;
 use std::os::unix::process::CommandExt;
@@ -24,14 +25,78 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// The lifeline: end-of-file on it means the guard is gone.
-pub const LIFELINE_FD: i32 = 3;
+const LIFELINE_FD: i32 = 3;
 /// Where the keeper reports `pid N` or `error ERRNO` once, then closes.
-pub const REPORT_FD: i32 = 4;
+const REPORT_FD: i32 = 4;
 /// How long what is left of the tree gets after SIGTERM before SIGKILL.
 const GRACE: Duration = Duration::from_millis(500);
 
+/// Starts `command` with piped stdio through the keeper (in the unit tests, whose executable is not the CLI
+/// that runs the keeper, directly in a process group of its own). The child the guard waits for is the
+/// keeper, whose exit mirrors the upstream's.
+pub fn spawn(command: &[String]) -> std::io::Result<(tokio::process::Child, Tree)> {
+    #[cfg(test)]
+    {
+        unix::spawn_grouped(command)
+    }
+    #[cfg(not(test))]
+    {
+        spawn_kept(command)
+    }
+}
+
+/// Runs the keeper when this process was started as one (`jsonrpc-errors __keep -- COMMAND`): called first
+/// thing in `main`, before the component, clap or logging.
+pub fn run_helper(args: &[String]) {
+    if args.get(1).map(String::as_str) == Some("__keep")
+        && args.get(2).map(String::as_str) == Some("--")
+        && args.len() > 3
+    {
+        run(&args[3..]);
+    }
+}
+
+/// `jsonrpc-errors __keep -- COMMAND`, with the lifeline's read end as its fd 3 and the report pipe's write
+/// end as its fd 4; then reads the report: the upstream's pid, or the error that kept it from starting.
+#[cfg(not(test))]
+fn spawn_kept(command: &[String]) -> std::io::Result<(tokio::process::Child, Tree)> {
+    use std::os::fd::AsRawFd;
+    let (lifeline_read, lifeline_write) = unix::pipe()?;
+    let (report_read, report_write) = unix::pipe()?;
+    let keeper_args: Vec<String> = ["__keep", "--"]
+        .into_iter()
+        .map(String::from)
+        .chain(command.iter().cloned())
+        .collect();
+    let mut cmd = unix::command("/proc/self/exe".as_ref(), &keeper_args);
+    let (lifeline_fd, report_fd) = (lifeline_read.as_raw_fd(), report_write.as_raw_fd());
+    // SAFETY: runs in the forked child before exec: dup2 is async-signal-safe and touches no memory of ours
+    // (the copies it makes are not close-on-exec, the originals are).
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::dup2(lifeline_fd, LIFELINE_FD) < 0 || libc::dup2(report_fd, REPORT_FD) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let child = cmd.spawn()?;
+    drop((lifeline_read, report_write));
+    let mut report = String::new();
+    std::fs::File::from(report_read).read_to_string(&mut report)?;
+    let mut words = report.split_whitespace();
+    match (
+        words.next(),
+        words.next().and_then(|n| n.parse::<i32>().ok()),
+    ) {
+        (Some("pid"), Some(pid)) => Ok((child, Tree::new(pid as u32, Some(lifeline_write)))),
+        (Some("error"), Some(errno)) => Err(std::io::Error::from_raw_os_error(errno)),
+        _ => Err(std::io::Error::other("the upstream's keeper did not start")),
+    }
+}
+
 /// Runs the keeper for `command`; never returns.
-pub fn run(command: &[String]) -> ! {
+fn run(command: &[String]) -> ! {
     // SAFETY: prctl and signal take no pointers into our memory.
     unsafe {
         libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1);
