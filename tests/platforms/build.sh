@@ -58,7 +58,7 @@ clippy_elsewhere() {
 }
 
 step "Windows, GNU (x86_64-pc-windows-gnu): the CLI, its unit tests, the test server, the Wine shim" windows_gnu
-step "Windows, MSVC (x86_64-pc-windows-msvc), macOS (x86_64- and aarch64-apple-darwin): clippy over the CLI, no C for macOS" \
+step "Windows, MSVC (x86_64-pc-windows-msvc), macOS (x86_64- and aarch64-apple-darwin): clippy over the CLI, no C for macOS or MSVC" \
   clippy_elsewhere
 
 if [ ${#failed[@]} -gt 0 ]; then
