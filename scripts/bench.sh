@@ -17,6 +17,7 @@ benchmarks=(
   "host|Rust: per-call map native vs the component, CLI start, component size, redaction MB/s, recall"
   "guard|the guard's load: 100k requests, 64 in flight, direct vs jsonrpc-errors guard (vs gatekit)"
   "http|the HTTP front's load: guard --listen vs supergateway vs mcp-proxy (installs both, pinned)"
+  "upstream|guard --upstream (stdio and --listen) vs mcp-remote vs supergateway, the same server at a URL"
   "rules|where redaction spends its time on secret-dense text, rule by rule (native)"
   "redaction-peers|redaction vs the gateways' redactors (cpex-*, detect-secrets, Presidio, secretlint; installs them, pinned)"
   "policy|the policy file's results scope vs the default scope through the CLI guard"
@@ -77,6 +78,13 @@ run() {
         "$venv/bin/python" -m pip install -q --disable-pip-version-check -r bench/http/requirements.txt
       fi
       rust_bench http_bench -- "$@" ;;
+    upstream)
+      # A server at a URL (http_bench's echo server) reached directly, through `guard --upstream` (stdio front,
+      # and --listen), mcp-remote 0.15.1 and supergateway's Streamable HTTP client mode (bench/peers), one load
+      # generator, one run. E.g. `upstream -- --requests 5000 --clients 1` for the added latency alone.
+      need_cli
+      need_peers
+      rust_bench http_bench -- --targets echo,up-guard-stdio,up-guard-listen,up-mcp-remote,up-supergateway "$@" ;;
     rules) rust_bench rule_costs -- "$@" ;;
     redaction-peers)
       # The Python redactors by bench/peers/requirements-redaction.txt into target/bench/redaction-peers-venv,

@@ -31,6 +31,14 @@
 //! - `mcp-proxy`: mcp-proxy 0.13.0, 2025-11-25 sessions (one child shared by every session);
 //! - `mcp-proxy-stateless`: mcp-proxy `--stateless` (one child; every request without a session).
 //!
+//! Targets with a server at a URL behind them (issue 35: `guard --upstream`; `scripts/bench.sh upstream`), the
+//! upstream being the `echo` server above started for each run, whose own `echo` run is their baseline:
+//! - `up-guard-stdio`: the generator speaks stdio to `jsonrpc-errors guard --upstream URL`, C requests in
+//!   flight on its one pipe (what a desktop client's `command` runs);
+//! - `up-guard-listen`: `guard --listen --upstream URL`, 2025-11-25 sessions (an upstream session each);
+//! - `up-mcp-remote`: mcp-remote 0.15.1 (npm), the stdio -> Streamable HTTP bridge desktop clients run today;
+//! - `up-supergateway`: supergateway 4.0.0 `--streamableHttp URL`, its Streamable HTTP client mode (stdio out).
+//!
 //! Measured per run, between the end of the warm-up and the last answer: throughput, p50/p99/max latency
 //! of the requests (send to the whole body read), the bridge process's own CPU (utime + stime from
 //! /proc, without its children) per request, its upstream children's CPU per request, the RSS of the
@@ -265,6 +273,9 @@ struct Target {
     requests: u64,
     /// What runs behind it (for the table's notes).
     upstream: &'static str,
+    /// A server at a URL the bridge reaches (`{upport}` in `argv` is its port): started before the bridge,
+    /// stopped after it, its CPU reported as the upstream's.
+    behind: Option<Vec<String>>,
     unavailable: Option<String>,
 }
 
@@ -302,6 +313,22 @@ fn targets(cli: &Cli, root: &Path, serve: &[String]) -> Result<Vec<Target>, Stri
         Some(_) => None,
     };
     let me = serve[0].clone();
+    let mr = root.join("bench/peers/node_modules/mcp-remote/dist/proxy.js");
+    let mr_missing = (!mr.is_file()).then(|| {
+        format!(
+            "{} is missing (scripts/bench.sh upstream installs bench/peers)",
+            mr.display()
+        )
+    });
+    // The server at a URL behind the `up-*` targets: this program's echo server, on one thread as `echo`.
+    let echo_upstream: Vec<String> = vec![
+        me.clone(),
+        "--echo-http".into(),
+        "127.0.0.1:{upport}".into(),
+        "--threads".into(),
+        "1".into(),
+    ];
+    let upstream_url = "http://127.0.0.1:{upport}/mcp".to_string();
     let mut out = Vec::new();
     for name in &cli.targets {
         let guard_of = |bin: &Path| {
@@ -370,6 +397,7 @@ fn targets(cli: &Cli, root: &Path, serve: &[String]) -> Result<Vec<Target>, Stri
                 path: "",
                 requests: n,
                 upstream: "-",
+                behind: None,
                 unavailable: None,
             },
             "echo" => Target {
@@ -385,6 +413,7 @@ fn targets(cli: &Cli, root: &Path, serve: &[String]) -> Result<Vec<Target>, Stri
                 path: "/mcp",
                 requests: n,
                 upstream: "none",
+                behind: None,
                 unavailable: None,
             },
             "guard" => Target {
@@ -394,6 +423,7 @@ fn targets(cli: &Cli, root: &Path, serve: &[String]) -> Result<Vec<Target>, Stri
                 path: "/mcp",
                 requests: n,
                 upstream: "a child per session",
+                behind: None,
                 unavailable: guard_missing.clone(),
             },
             "guard-stateless" => Target {
@@ -403,6 +433,7 @@ fn targets(cli: &Cli, root: &Path, serve: &[String]) -> Result<Vec<Target>, Stri
                 path: "/mcp",
                 requests: n,
                 upstream: "one shared child",
+                behind: None,
                 unavailable: guard_missing.clone(),
             },
             "baseline" => Target {
@@ -412,6 +443,7 @@ fn targets(cli: &Cli, root: &Path, serve: &[String]) -> Result<Vec<Target>, Stri
                 path: "/mcp",
                 requests: n,
                 upstream: "a child per session",
+                behind: None,
                 unavailable: baseline_missing.clone(),
             },
             "baseline-stateless" => Target {
@@ -421,6 +453,7 @@ fn targets(cli: &Cli, root: &Path, serve: &[String]) -> Result<Vec<Target>, Stri
                 path: "/mcp",
                 requests: n,
                 upstream: "one shared child",
+                behind: None,
                 unavailable: baseline_missing.clone(),
             },
             "supergateway" => Target {
@@ -430,6 +463,7 @@ fn targets(cli: &Cli, root: &Path, serve: &[String]) -> Result<Vec<Target>, Stri
                 path: "/mcp",
                 requests: n,
                 upstream: "a child per session",
+                behind: None,
                 unavailable: sg_missing.clone(),
             },
             "supergateway-stateless" => Target {
@@ -439,6 +473,7 @@ fn targets(cli: &Cli, root: &Path, serve: &[String]) -> Result<Vec<Target>, Stri
                 path: "/mcp",
                 requests: cli.slow_requests,
                 upstream: "a child per request",
+                behind: None,
                 unavailable: sg_missing.clone(),
             },
             "mcp-proxy" => Target {
@@ -448,6 +483,7 @@ fn targets(cli: &Cli, root: &Path, serve: &[String]) -> Result<Vec<Target>, Stri
                 path: "/mcp",
                 requests: n,
                 upstream: "one shared child",
+                behind: None,
                 unavailable: mp_missing.clone(),
             },
             "mcp-proxy-stateless" => Target {
@@ -457,7 +493,80 @@ fn targets(cli: &Cli, root: &Path, serve: &[String]) -> Result<Vec<Target>, Stri
                 path: "/mcp",
                 requests: n,
                 upstream: "one shared child",
+                behind: None,
                 unavailable: mp_missing.clone(),
+            },
+            "up-guard-stdio" => Target {
+                name: name.clone(),
+                era: Era::Stdio,
+                argv: vec![
+                    guard_bin.display().to_string(),
+                    "guard".into(),
+                    "--upstream".into(),
+                    upstream_url.clone(),
+                    "--log-level".into(),
+                    "warn".into(),
+                ],
+                path: "",
+                requests: n,
+                upstream: "the echo server at a URL",
+                behind: Some(echo_upstream.clone()),
+                unavailable: guard_missing.clone(),
+            },
+            "up-guard-listen" => Target {
+                name: name.clone(),
+                era: Era::Sessions,
+                argv: vec![
+                    guard_bin.display().to_string(),
+                    "guard".into(),
+                    "--listen".into(),
+                    "127.0.0.1:{port}".into(),
+                    "--upstream".into(),
+                    upstream_url.clone(),
+                    "--log-level".into(),
+                    "warn".into(),
+                    "--max-sessions".into(),
+                    "1024".into(),
+                ],
+                path: "/mcp",
+                requests: n,
+                upstream: "the echo server at a URL, an upstream session per client",
+                behind: Some(echo_upstream.clone()),
+                unavailable: guard_missing.clone(),
+            },
+            "up-mcp-remote" => Target {
+                name: name.clone(),
+                era: Era::Stdio,
+                argv: vec![
+                    cli.node.clone(),
+                    mr.display().to_string(),
+                    upstream_url.clone(),
+                    "--transport".into(),
+                    "http-only".into(),
+                    "--silent".into(),
+                ],
+                path: "",
+                requests: n,
+                upstream: "the echo server at a URL",
+                behind: Some(echo_upstream.clone()),
+                unavailable: mr_missing.clone(),
+            },
+            "up-supergateway" => Target {
+                name: name.clone(),
+                era: Era::Stdio,
+                argv: vec![
+                    cli.node.clone(),
+                    sg.display().to_string(),
+                    "--streamableHttp".into(),
+                    upstream_url.clone(),
+                    "--logLevel".into(),
+                    "none".into(),
+                ],
+                path: "",
+                requests: n,
+                upstream: "the echo server at a URL",
+                behind: Some(echo_upstream.clone()),
+                unavailable: sg_missing.clone(),
             },
             other => return Err(format!("unknown target {other:?}")),
         };
@@ -681,11 +790,49 @@ async fn run_once(
 ) -> Result<Run, String> {
     let fail = |msg: String| format!("{msg}{}", stderr_tail(stderr_path));
     let port = free_port().map_err(|e| format!("no free port: {e}"))?;
+    let upport = free_port().map_err(|e| format!("no free port: {e}"))?;
     let argv: Vec<String> = t
         .argv
         .iter()
-        .map(|a| a.replace("{port}", &port.to_string()))
+        .map(|a| {
+            a.replace("{port}", &port.to_string())
+                .replace("{upport}", &upport.to_string())
+        })
         .collect();
+    // The server at a URL behind the bridge, up before it.
+    let behind = match &t.behind {
+        None => None,
+        Some(cmd) => {
+            let cmd: Vec<String> = cmd
+                .iter()
+                .map(|a| a.replace("{upport}", &upport.to_string()))
+                .collect();
+            let child = Command::new(&cmd[0])
+                .args(&cmd[1..])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .process_group(0)
+                .spawn()
+                .map_err(|e| format!("cannot start the upstream {:?}: {e}", cmd[0]))?;
+            let up = Running {
+                child,
+                reaped: false,
+            };
+            let until = Instant::now() + limits.startup;
+            while tokio::net::TcpStream::connect(("127.0.0.1", upport))
+                .await
+                .is_err()
+            {
+                if Instant::now() > until {
+                    return Err("the upstream at a URL did not listen".into());
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            Some(up)
+        }
+    };
+    let behind_pid = behind.as_ref().map(|b| b.child.id());
     let stderr = File::create(stderr_path)
         .map_err(|e| format!("cannot create {}: {e}", stderr_path.display()))?;
     let spawned = Instant::now();
@@ -779,12 +926,14 @@ async fn run_once(
     }
     // Warm-up: every client stops at the barrier once the warm-up requests are handed out.
     let gen_start = own_cpu();
+    let behind_start;
     let started = Instant::now();
     let mut warm = Box::pin(load.warm.wait());
     let mut last = (0, Instant::now());
     let (cpu_start, kids_start) = loop {
         tokio::select! {
             _ = &mut warm => {
+                behind_start = behind_pid.and_then(cpu_seconds);
                 let cpu = (cpu_seconds(pid), Some(tree_cpu(pid)));
                 *load.measured_from.lock().unwrap() = Some(Instant::now());
                 load.measuring.store(true, Ordering::Release);
@@ -861,6 +1010,7 @@ async fn run_once(
     // Right after the last answer, before the shutdown adds its own work.
     let cpu_end = cpu_seconds(pid);
     let kids_end = tree_cpu(pid);
+    let behind_end = behind_pid.and_then(cpu_seconds);
     let cpu_generator = own_cpu() - gen_start;
     let tree = descendants(pid);
     let rss_bridge = memory_kib(pid, "VmRSS");
@@ -883,6 +1033,7 @@ async fn run_once(
     let measured_from = load.measured_from.lock().unwrap().unwrap_or(load_started);
     drop(connector);
     let exit = proc.stop(Duration::from_secs(10)).await;
+    drop(behind);
     latencies.sort_unstable();
     // The children's CPU: those alive at both ends (a child per request is not followed).
     let cpu_children = kids_start.map(|s: HashMap<u32, f64>| {
@@ -897,10 +1048,11 @@ async fn run_once(
         wall: finished_at - measured_from,
         latencies,
         cpu_bridge: cpu_end.zip(cpu_start).map(|(e, s)| e - s),
-        cpu_children: if t.era == Era::Stdio {
-            None
-        } else {
-            cpu_children
+        cpu_children: match (behind_start, behind_end) {
+            // A server at a URL: its own CPU is the upstream's.
+            (Some(s), Some(e)) => Some(e - s),
+            _ if t.era == Era::Stdio => None,
+            _ => cpu_children,
         },
         cpu_generator,
         rss_bridge,
@@ -1378,7 +1530,11 @@ fn report(cli: &Cli, targets: &[Target], runs: &mut [Vec<Run>], failures: &[Vec<
         .map(|r| r.get(r.len().saturating_sub(1) / 2))
         .collect();
     let idx = |name: &str| targets.iter().position(|t| t.name == name);
-    let direct = idx("direct").and_then(|i| chosen[i]);
+    // The added latency is against `direct` (the same server on stdio); for the `up-*` targets alone, against
+    // `echo` (the same server at a URL, reached directly).
+    let direct = idx("direct")
+        .or_else(|| idx("echo"))
+        .and_then(|i| chosen[i]);
     let rate = |run: &Run| run.requests as f64 / run.wall.as_secs_f64();
     let mib = |k: Option<u64>| {
         k.map(|k| format!("{:.1}", k as f64 / 1024.0))
@@ -1469,7 +1625,9 @@ fn report(cli: &Cli, targets: &[Target], runs: &mut [Vec<Run>], failures: &[Vec<
     println!("  CPU µs/req: the bridge process's own utime + stime during the load per request (for `direct` the server's own);");
     println!("  up µs/req: its upstream children's (alive at both ends of the load); RSS: the bridge alone, and its process tree");
     println!("  (bridge and children, n processes) after the load; gen µs/req: the load generator's own CPU (all its threads).");
-    println!("  +p50/+p99: added latency against `direct` (the same server on stdio, the same number in flight).");
+    println!("  +p50/+p99: added latency against `direct` (the same server on stdio, the same number in flight), or, without");
+    println!("  a `direct` run, against `echo` (the server at a URL the `up-*` targets reach, reached directly). For the `up-*`");
+    println!("  targets `up µs/req` is the echo server's own CPU.");
 
     println!("\nratios (same run):");
     for (name, other) in [
@@ -1497,8 +1655,14 @@ fn report(cli: &Cli, targets: &[Target], runs: &mut [Vec<Run>], failures: &[Vec<
             ratio(p(run, 0.99) / p(base, 0.99))
         );
     }
+    upstream_goals(targets, &chosen, &idx);
     let Some(base) = idx("supergateway").and_then(|i| chosen[i]) else {
-        println!("  (no supergateway run to compare with)");
+        if !targets
+            .iter()
+            .all(|t| t.name == "echo" || t.name.starts_with("up-"))
+        {
+            println!("  (no supergateway run to compare with)");
+        }
         return;
     };
     for (i, t) in targets.iter().enumerate() {
@@ -1539,6 +1703,45 @@ fn report(cli: &Cli, targets: &[Target], runs: &mut [Vec<Run>], failures: &[Vec<
             yes(lower),
             cpu.map(|c| format!("{c:.1}")).unwrap_or_else(|| "?".into()),
             yes(cpu.is_some_and(|c| c < 20.0))
+        );
+    }
+}
+
+/// Issue 35's goals for `guard --upstream`, when its targets ran: its added p50 under 0.3 ms and its throughput
+/// at least 0.5x the server's reached directly (`echo`), with 64 clients; at least 10x mcp-remote's throughput.
+fn upstream_goals(
+    targets: &[Target],
+    chosen: &[Option<&Run>],
+    idx: &dyn Fn(&str) -> Option<usize>,
+) {
+    let run = |name: &str| idx(name).and_then(|i| chosen[i]);
+    let Some(direct) = run("echo") else {
+        return;
+    };
+    if !targets.iter().any(|t| t.name.starts_with("up-")) {
+        return;
+    }
+    let rate = |r: &Run| r.requests as f64 / r.wall.as_secs_f64();
+    let yes = |b: bool| if b { "met" } else { "NOT met" };
+    println!("\ngoals (issue 35: the guard's added p50 under 0.3 ms and throughput >= 0.5x direct; >= 10x mcp-remote's):");
+    for name in ["up-guard-stdio", "up-guard-listen"] {
+        let Some(r) = run(name) else { continue };
+        let added = ms(percentile(&r.latencies, 0.5)) - ms(percentile(&direct.latencies, 0.5));
+        let x = rate(r) / rate(direct);
+        let vs_remote = run("up-mcp-remote")
+            .map(|m| {
+                let y = rate(r) / rate(m);
+                format!(", {}x mcp-remote's ({})", ratio(y), yes(y >= 10.0))
+            })
+            .unwrap_or_default();
+        let vs_sg = run("up-supergateway")
+            .map(|m| format!(", {}x supergateway's", ratio(rate(r) / rate(m))))
+            .unwrap_or_default();
+        println!(
+            "  {name}: added p50 {added:+.3} ms ({}), throughput {}x direct ({}){vs_remote}{vs_sg}",
+            yes(added < 0.3),
+            ratio(x),
+            yes(x >= 0.5)
         );
     }
 }

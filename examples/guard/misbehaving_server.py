@@ -4,7 +4,8 @@ It is the upstream for `jsonrpc-errors guard`'s end-to-end tests and demo: every
 is one way a real server leaks or breaks, produced by the SDK's own machinery rather
 than hand-written JSON, so the guard is tested against what the SDK really emits.
 
-    python misbehaving_server.py          # speaks MCP on stdin/stdout
+    python misbehaving_server.py              # speaks MCP on stdin/stdout
+    python misbehaving_server.py --http PORT  # Streamable HTTP at http://127.0.0.1:PORT/mcp (the SDK's own)
 
 Needs `mcp==2.3.0` (see tests/guard/requirements.txt).
 """
@@ -133,4 +134,8 @@ def info() -> str:
 if __name__ == "__main__":
     # A startup log line with a secret in it: the guard redacts relayed stderr.
     print(f"misbehaving_server: connecting with API_KEY={OPENAI_KEY}", file=sys.stderr, flush=True)
-    mcp.run("stdio")
+    if sys.argv[1:2] == ["--http"]:
+        # The SDK's Streamable HTTP transport (both eras: sessions, and the stateless 2026-07-28 revision).
+        mcp.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        mcp.run("stdio")

@@ -10,7 +10,7 @@ use crate::api;
 use crate::context::CallContext;
 use crate::error::ErrorObject;
 use exports::jsonrpc_errors::core::api::Guest;
-use exports::jsonrpc_errors::core::guard::{GuardOptions, UpstreamFailure};
+use exports::jsonrpc_errors::core::guard::{GuardOptions, RequestFailure, UpstreamFailure};
 use exports::jsonrpc_errors::core::kinds::{Dialect, ErrorKind};
 use exports::jsonrpc_errors::core::types::{
     BatchPolicy, CallContext as WitContext, CodesFormat, ErrorObject as WitErrorObject, Finding,
@@ -376,6 +376,28 @@ impl exports::jsonrpc_errors::core::guard::GuestSession for GuardSession {
         self.0
             .borrow_mut()
             .upstream_failed(failure, ctx(c))
+            .to_json()
+    }
+
+    fn upstream_request_failed(
+        &self,
+        id: String,
+        failure: RequestFailure,
+        c: WitContext,
+    ) -> String {
+        let failure = match failure {
+            RequestFailure::Unreachable(reason) => {
+                crate::guard::RequestFailure::Unreachable(reason)
+            }
+            RequestFailure::Refused(r) => crate::guard::RequestFailure::Refused {
+                status: r.status,
+                retry_after_secs: r.retry_after_secs,
+            },
+            RequestFailure::SessionGone => crate::guard::RequestFailure::SessionGone,
+        };
+        self.0
+            .borrow_mut()
+            .upstream_request_failed(&id, failure, ctx(c))
             .to_json()
     }
 

@@ -3,7 +3,9 @@
 
 mod schema;
 
-use crate::exports::jsonrpc_errors::core::guard::UpstreamFailure;
+use crate::exports::jsonrpc_errors::core::guard::{
+    HttpRefusal, RequestFailure as WitRequestFailure, UpstreamFailure,
+};
 use crate::{failure, Context, Failure, InputProblem, Instance, Runtime};
 /// The session's options and what its calls return: generated from `interface guard` in wit/world.wit.
 pub use schema::{BatchPolicy, Event, Options, Outcome, Peer, Step};
@@ -16,6 +18,22 @@ pub enum UpstreamGone {
     Exited(i32),
     Killed(i32),
     ClosedOutput,
+}
+
+/// Why one request got no answer from an upstream reached request by request (HTTP); the upstream is not
+/// gone (`upstream-request-failed` in the WIT).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RequestFailure {
+    /// No answer could be had (refused, reset, DNS, TLS, the response cut before its answer): the reason,
+    /// naming no credential.
+    Unreachable(String),
+    /// An HTTP status and no JSON-RPC answer; its `Retry-After` in seconds, if it gave one.
+    Refused {
+        status: u16,
+        retry_after_secs: Option<u64>,
+    },
+    /// The upstream's session is gone (HTTP 404), and no new one could be opened.
+    SessionGone,
 }
 
 impl Outcome {
@@ -209,6 +227,42 @@ impl Session {
                 .session()
                 .call_upstream_failed(&mut i.store, h, &failure, ctx.wit())
         })
+    }
+
+    pub fn upstream_request_failed_json(
+        &mut self,
+        id: &str,
+        failure: &RequestFailure,
+        ctx: Context,
+    ) -> Result<String, Failure> {
+        self.sized(id.len())?;
+        let id = id.to_string();
+        let failure = match failure {
+            RequestFailure::Unreachable(reason) => WitRequestFailure::Unreachable(reason.clone()),
+            RequestFailure::Refused {
+                status,
+                retry_after_secs,
+            } => WitRequestFailure::Refused(HttpRefusal {
+                status: *status,
+                retry_after_secs: *retry_after_secs,
+            }),
+            RequestFailure::SessionGone => WitRequestFailure::SessionGone,
+        };
+        self.call(|i, h| {
+            i.api
+                .jsonrpc_errors_core_guard()
+                .session()
+                .call_upstream_request_failed(&mut i.store, h, &id, &failure, ctx.wit())
+        })
+    }
+
+    pub fn upstream_request_failed(
+        &mut self,
+        id: &str,
+        failure: &RequestFailure,
+        ctx: Context,
+    ) -> Result<Outcome, Failure> {
+        Outcome::parse(&self.upstream_request_failed_json(id, failure, ctx)?)
     }
 
     pub fn expire_json(&mut self, ctx: Context) -> Result<String, Failure> {

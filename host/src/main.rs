@@ -27,7 +27,8 @@ struct Cli {
 #[derive(Subcommand)]
 #[allow(
     clippy::large_enum_variant,
-    reason = "one value per process, parsed from the command line (Windows' larger paths tip `guard` over)"
+    reason = "one value per process, parsed from the command line: `guard`'s many options (and Windows' larger \
+              paths) make its variant the largest, which costs nothing"
 )]
 enum Command {
     /// stdin: one JSON object {kind, id?, correlation_id?, ...fields} (or an array: first gate error wins);
@@ -130,15 +131,16 @@ enum Command {
         #[arg(long)]
         data: Option<String>,
     },
-    /// Runs UPSTREAM_CMD behind a guard: relays newline-delimited JSON-RPC (the MCP stdio transport) between
-    /// this process's stdin/stdout and the upstream's, answering bad client messages here, sanitizing
-    /// upstream errors and redacting failed tool results, and answering every pending request when the
-    /// upstream dies or hangs. Logs go to stderr. Exit status: the upstream's (128 + N if signal N ended it);
+    /// Runs UPSTREAM_CMD (or reaches the server at --upstream URL) behind a guard: relays JSON-RPC between
+    /// this process's stdin/stdout (or --listen's Streamable HTTP) and the upstream, answering bad client
+    /// messages here, sanitizing upstream errors and redacting failed tool results, and answering every
+    /// pending request when the upstream dies or hangs. Logs go to stderr. Exit status: the upstream's (128 + N if signal N ended it);
     /// 124 if the guard had to terminate it; 125 if the guard failed; 126/127 if it could not be started.
     #[command(after_help = "Examples:\n  \
         jsonrpc-errors guard --dialect mcp -- python server.py\n  \
         jsonrpc-errors guard --config guard.toml --metrics-addr localhost:9464 -- npx -y @modelcontextprotocol/server-filesystem /srv\n  \
         jsonrpc-errors guard --listen 127.0.0.1:8080 --auth-token-env MCP_TOKEN -- python server.py   # http://127.0.0.1:8080/mcp\n  \
+        jsonrpc-errors guard --upstream https://mcp.example/mcp --upstream-header 'Authorization: env:MCP_REMOTE_TOKEN'\n  \
         jsonrpc-errors guard --check-config guard.toml\n\n\
         In an MCP client's configuration: \"command\": \"jsonrpc-errors\", \"args\": [\"guard\", \"--\", \"python\", \"server.py\"]")]
     Guard {
@@ -210,10 +212,23 @@ enum Command {
         /// With --listen: connections open at once (further ones wait in the kernel's backlog).
         #[arg(long, default_value = "16384", value_name = "N", requires = "listen")]
         max_connections: usize,
+        /// Guard the MCP server at this URL (Streamable HTTP, either era; or HTTP+SSE where it speaks only
+        /// that) instead of starting UPSTREAM_CMD. Its userinfo, query and fragment are never shown in errors
+        /// or logs (userinfo is sent as Basic credentials; the query is sent).
+        #[arg(long, value_name = "URL", conflicts_with = "command")]
+        upstream: Option<String>,
+        /// With --upstream: a header the guard sends the upstream, its value read from the environment
+        /// ('Authorization: env:UPSTREAM_TOKEN'; repeatable). The guard's own credentials: a client's
+        /// Authorization is never forwarded.
+        #[arg(long, value_name = "'NAME: env:VAR'", requires = "upstream")]
+        upstream_header: Vec<String>,
+        /// With --upstream: PEM certificates to trust beside the platform's roots (a private CA).
+        #[arg(long, value_name = "FILE", requires = "upstream")]
+        upstream_ca: Option<std::path::PathBuf>,
         /// The upstream server's command line.
         #[arg(
             last = true,
-            required_unless_present = "check_config",
+            required_unless_present_any = ["check_config", "upstream"],
             value_name = "UPSTREAM_CMD"
         )]
         command: Vec<String>,
@@ -425,6 +440,9 @@ fn guard(command: Command) -> ExitCode {
         idle_timeout,
         max_streams,
         max_connections,
+        upstream,
+        upstream_header,
+        upstream_ca,
         command,
     } = command
     else {
@@ -481,10 +499,31 @@ fn guard(command: Command) -> ExitCode {
         Ok(g) => g,
         Err(msg) => return usage(msg),
     };
-    let program = std::path::Path::new(&command[0])
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let max_upstream_bytes = max_upstream_bytes as usize;
+    let transport = match upstream {
+        None => proxy::transport::Spec::Process(proxy::transport::process::Spec {
+            command,
+            grace,
+            max_upstream_bytes,
+        }),
+        Some(url) => {
+            let ca = match upstream_ca.as_deref().map(proxy::transport::http::read_ca) {
+                None => Vec::new(),
+                Some(Ok(ca)) => ca,
+                Some(Err(msg)) => return usage(msg),
+            };
+            match proxy::transport::http::Spec::new(
+                &url,
+                &upstream_header,
+                &ca,
+                max_upstream_bytes,
+                grace,
+            ) {
+                Ok(spec) => proxy::transport::Spec::Http(std::sync::Arc::new(spec)),
+                Err(msg) => return usage(msg),
+            }
+        }
+    };
     let session = jsonrpc_errors_host::guard::Options {
         dialect,
         max_bytes,
@@ -494,7 +533,7 @@ fn guard(command: Command) -> ExitCode {
             jsonrpc_errors_host::guard::BatchPolicy::Reject
         },
         timeout_ms: (!timeout.is_zero()).then(|| timeout.as_millis().max(1) as u64),
-        upstream: format!("stdio:{program}"),
+        upstream: proxy::transport::display_name(&transport),
         failed_result_bytes,
         policy_env: policy.as_ref().map(|p| p.env.clone()).unwrap_or_default(),
         policy: policy.map(|p| p.text),
@@ -512,7 +551,7 @@ fn guard(command: Command) -> ExitCode {
     let most = runtime.max_input_bytes() as u64;
     for (flag, value) in [
         ("--max-bytes", max_bytes.unwrap_or(0)),
-        ("--max-upstream-bytes", max_upstream_bytes),
+        ("--max-upstream-bytes", max_upstream_bytes as u64),
     ] {
         if value > most {
             return usage(format!(
@@ -577,17 +616,14 @@ fn guard(command: Command) -> ExitCode {
             })
         }
     };
-    let max_upstream_bytes = max_upstream_bytes as usize;
     let args = proxy::Args {
         session,
-        grace,
-        max_upstream_bytes,
+        transport,
         log_format: format,
         log_level: level,
         metrics_addr,
         listen,
         config,
-        command,
     };
     proxy::run(args, runtime)
 }

@@ -171,6 +171,8 @@ pub enum ErrorKind {
     ServiceUnavailable {
         #[serde(skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        retry_after_secs: Option<u64>,
     },
     /// Error Model TIMEOUT: the operation exceeded its time limit.
     #[serde(rename = "timeout")]
@@ -660,6 +662,7 @@ impl<'de> Deserialize<'de> for ErrorKind {
             },
             Kind::ServiceUnavailable => ErrorKind::ServiceUnavailable {
                 reason: input.optional("reason")?,
+                retry_after_secs: input.optional("retry_after_secs")?,
             },
             Kind::Timeout => ErrorKind::Timeout,
             Kind::BackendUnavailable => ErrorKind::BackendUnavailable,

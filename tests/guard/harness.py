@@ -9,9 +9,9 @@ import resource
 import signal
 import subprocess
 import sys
-import tomllib
 import threading
 import time
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -101,7 +101,8 @@ def parse_log(lines: list[str]) -> tuple[list[dict], list[str]]:
 
 
 class Guard:
-    """`jsonrpc-errors guard ARGS -- UPSTREAM...` on real pipes, driven line by line.
+    """`jsonrpc-errors guard ARGS -- UPSTREAM...` (or, with no UPSTREAM, `jsonrpc-errors guard ARGS`) on real
+    pipes, driven line by line.
 
     Threads drain stdout and stderr all the time (a test that stops reading must not stall the guard
     through pipe back-pressure, unless it means to), so reads here are waits on queues with timeouts.
@@ -114,8 +115,10 @@ class Guard:
             if max_open_files is not None:
                 resource.setrlimit(resource.RLIMIT_NOFILE, (max_open_files, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
 
+        # No upstream command: the guard reaches its upstream some other way (`--upstream URL`).
+        command = ["--", *upstream] if upstream else []
         self.proc = subprocess.Popen(
-            [*(guard or [str(GUARD)]), "guard", *args, "--", *upstream],
+            [*(guard or [str(GUARD)]), "guard", *args, *command],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

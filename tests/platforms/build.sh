@@ -6,8 +6,8 @@
 #   x86_64-pc-windows-gnu   built and linked with MinGW-w64: the CLI, its unit tests and the test server
 #                           (server/), and the ProcessPrng shim Wine 8 lacks (wine/), beside them; run by
 #                           run-tests.sh under Wine
-#   x86_64-pc-windows-msvc  clippy over the CLI (-D warnings): no MSVC linker here, so its Rust code is what
-#                           can be checked
+#   x86_64-pc-windows-msvc  clippy over the CLI (-D warnings): no MSVC toolchain here, so its Rust code is
+#                           what can be checked (check-cc.sh and check-ar.sh stand in for cl.exe and lib.exe)
 #   x86_64-apple-darwin     clippy over the CLI (-D warnings): no Apple SDK here, so the C parts of
 #   aarch64-apple-darwin    dependencies are not compiled (check-cc.sh); all the Rust code is
 #
@@ -47,15 +47,18 @@ windows_gnu() {
 }
 
 # One cargo run for the three: the big crates of each target (cranelift, wasmtime) are checked side by side
-# rather than one target after another.
+# rather than one target after another. No target's C is compiled: check-cc.sh stands in for the Apple
+# compilers and the MSVC one (ring, rustls' crypto provider, compiles C for every target; there is no cl.exe
+# here), check-ar.sh for MSVC's lib.exe.
 clippy_elsewhere() {
   CC_x86_64_apple_darwin="$here/check-cc.sh" CC_aarch64_apple_darwin="$here/check-cc.sh" \
+    CC_x86_64_pc_windows_msvc="$here/check-cc.sh" AR_x86_64_pc_windows_msvc="$here/check-ar.sh" \
     cargo clippy --quiet --release --target x86_64-pc-windows-msvc --target x86_64-apple-darwin \
     --target aarch64-apple-darwin -p jsonrpc-errors-host --bin jsonrpc-errors -- -D warnings
 }
 
 step "Windows, GNU (x86_64-pc-windows-gnu): the CLI, its unit tests, the test server, the Wine shim" windows_gnu
-step "Windows, MSVC (x86_64-pc-windows-msvc), macOS (x86_64- and aarch64-apple-darwin): clippy over the CLI, no C for macOS" \
+step "Windows, MSVC (x86_64-pc-windows-msvc), macOS (x86_64- and aarch64-apple-darwin): clippy over the CLI, no C for macOS or MSVC" \
   clippy_elsewhere
 
 if [ ${#failed[@]} -gt 0 ]; then

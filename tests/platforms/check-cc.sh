@@ -1,7 +1,8 @@
 #!/bin/sh
-# The C compiler the Apple checks give cc-rs (CC_<target>): there is no Apple SDK on this machine, so the C
-# parts of dependencies cannot be compiled for Apple targets (wasmtime's helpers.c: a weak-symbol probe for
-# libunwind). `cargo clippy` never links, so what they compile to does not matter to it: this preprocesses
+# The C compiler the Apple and MSVC checks give cc-rs (CC_<target>): there is no Apple SDK and no MSVC on this
+# machine, so the C parts of dependencies cannot be compiled for those targets (wasmtime's helpers.c: a
+# weak-symbol probe for libunwind; ring's C and assembly, rustls' crypto provider for `guard --upstream`; MSVC's
+# archiver is check-ar.sh). `cargo clippy` never links, so what they compile to does not matter to it: this preprocesses
 # with the system's gcc when asked (cc-rs asks which compiler family it has), and otherwise answers every
 # compile with an empty object file. Everything Rust, every dependency's included, is still type-checked
 # and linted for the target.

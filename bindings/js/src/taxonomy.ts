@@ -88,7 +88,7 @@ export interface KindFields {
   "invalid-state-transition": { current: string; target: string };
   "configuration-error": { details: string };
   "rate-limited": { retry_after_secs?: number };
-  "service-unavailable": { reason?: string };
+  "service-unavailable": { reason?: string; retry_after_secs?: number };
   "timeout": Record<never, never>;
   "backend-unavailable": Record<never, never>;
   "security-violation": { details?: string };

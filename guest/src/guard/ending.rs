@@ -1,5 +1,6 @@
 //! How a session's requests end without their answer: the upstream failed (every pending request answered,
-//! every later one at once) or a deadline passed (answered, cancelled upstream).
+//! every later one at once), one request's exchange with an upstream reached request by request failed (it
+//! alone answered), or a deadline passed (answered, cancelled upstream).
 use super::*;
 
 impl Session {
@@ -87,6 +88,46 @@ impl Session {
         self.finish(call)
     }
 
+    /// Request `id` (JSON text, as the upstream was sent it) got no answer from an upstream reached request by
+    /// request: it alone is answered, with the kind `failure` calls for. An id not pending is logged and
+    /// answered nothing (a request is answered once: its answer, a timeout or an earlier failure came first).
+    pub fn upstream_request_failed(
+        &mut self,
+        id: &str,
+        failure: RequestFailure,
+        ctx: CallContext,
+    ) -> Outcome {
+        let _env = self.scope();
+        let mut call = Call::new(ctx);
+        let key = serde_json::from_str::<&RawValue>(id)
+            .ok()
+            .map(message::id_key);
+        let Some(pending) = key.and_then(|key| self.tables.take_pending(&key)) else {
+            call.event(
+                Event::new(EventName::Dropped, "debug")
+                    .detail("a failed exchange for a request no longer pending"),
+            );
+            return self.finish(call);
+        };
+        let (kind, f, why) = request_failure(&self.options.upstream, &failure);
+        let detail = format!("{} {why}", pending.method);
+        let revision = self.revision_for(pending.revision.as_deref());
+        let a = self.answer(
+            &mut call,
+            kind,
+            f,
+            pending.id.clone(),
+            Some(&pending.method),
+            revision,
+            detail,
+        );
+        let mut event = a.event;
+        event.tool = pending.effective.as_ref().and_then(|e| e.tool.clone());
+        call.event(event);
+        self.deliver_answer(pending, a.response, &mut call);
+        self.finish(call)
+    }
+
     /// Answers every request whose deadline is at or before `ctx.unix_millis` (or within
     /// [`EXPIRE_EARLY_MS`] after it) with the timeout error, and cancels it upstream (except `initialize`,
     /// which MCP forbids cancelling).
@@ -160,5 +201,66 @@ impl Session {
             self.deliver_answer(p, a.response, &mut call);
         }
         self.finish(call)
+    }
+}
+
+/// The kind a failed exchange is answered with, its fields, and what the operator's log says of it. The
+/// upstream's own words (an HTML error page, a proxy's text) are never among them: only its status.
+fn request_failure(upstream: &str, failure: &RequestFailure) -> (&'static str, Fields, String) {
+    let unreachable = |reason: String| {
+        let f = fields(&[("url", json!(upstream)), ("reason", json!(reason))]);
+        ("upstream-connection-failed", f, reason)
+    };
+    match failure {
+        RequestFailure::Unreachable(reason) => {
+            let (kind, f, why) = unreachable(reason.clone());
+            (kind, f, format!("got no answer: {why}"))
+        }
+        RequestFailure::SessionGone => unreachable(
+            "the upstream ended its session (HTTP 404) and no new one could be opened".into(),
+        ),
+        RequestFailure::Refused {
+            status,
+            retry_after_secs,
+        } => match status {
+            // Whose fault: the guard's own credential for the upstream (`--upstream-header`), never the
+            // client's, which is not forwarded. Retrying will not help until the operator fixes it.
+            401 | 403 => {
+                let message = format!(
+                    "the upstream refused the guard's credentials (HTTP {status}): the guard's configuration, not this request"
+                );
+                let f = fields(&[("message", json!(message))]);
+                ("upstream-error", f, message)
+            }
+            429 => {
+                let f = match retry_after_secs {
+                    Some(secs) => fields(&[("retry_after_secs", json!(secs))]),
+                    None => Fields::new(),
+                };
+                (
+                    "rate-limited",
+                    f,
+                    format!("was refused HTTP {status} (rate limited)"),
+                )
+            }
+            408 | 503 => {
+                let reason = format!("the upstream is unavailable (HTTP {status})");
+                let mut pairs = vec![("reason", json!(reason))];
+                if let Some(secs) = retry_after_secs {
+                    pairs.push(("retry_after_secs", json!(secs)));
+                }
+                ("service-unavailable", fields(&pairs), reason)
+            }
+            // A gateway in front of the upstream could not reach it.
+            502 | 504 => unreachable(format!(
+                "a gateway could not reach the upstream (HTTP {status})"
+            )),
+            _ => {
+                let message =
+                    format!("the upstream answered HTTP {status} and no JSON-RPC response");
+                let f = fields(&[("message", json!(message))]);
+                ("upstream-error", f, message)
+            }
+        },
     }
 }

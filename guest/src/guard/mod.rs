@@ -128,6 +128,21 @@ impl Failure {
     }
 }
 
+/// Why one request got no answer from an upstream reached request by request (over HTTP, each request is an
+/// exchange of its own); the upstream is not gone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RequestFailure {
+    /// No answer could be had (refused, reset, DNS, TLS, the response cut before its answer): the reason.
+    Unreachable(String),
+    /// An HTTP status and no JSON-RPC answer; its `Retry-After` in seconds, if it gave one.
+    Refused {
+        status: u16,
+        retry_after_secs: Option<u64>,
+    },
+    /// The upstream's session the request was sent on is gone, and none could be opened in its place.
+    SessionGone,
+}
+
 /// How early `expire` may be called and still count as at a deadline: shells sleep until the outcome's
 /// `deadline` and call `expire`; a timer that fires early, or a wall clock a millisecond behind the one the
 /// deadline was set by, is allowed for here rather than in every shell (the contract: `expire` in the WIT).

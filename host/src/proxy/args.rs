@@ -3,8 +3,8 @@
 use super::config::ConfigFile;
 use super::http::listen::Listen;
 use super::metrics::MetricsAddr;
+use super::transport;
 use jsonrpc_errors_host::guard::Options;
-use std::time::Duration;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LogFormat {
@@ -14,8 +14,8 @@ pub enum LogFormat {
 
 pub struct Args {
     pub session: Options,
-    pub grace: Duration,
-    pub max_upstream_bytes: usize,
+    /// The upstream: a command the guard starts, or a server at a URL (`--upstream`).
+    pub transport: transport::Spec,
     pub log_format: LogFormat,
     pub log_level: tracing::Level,
     pub metrics_addr: Option<MetricsAddr>,
@@ -23,5 +23,4 @@ pub struct Args {
     pub listen: Option<Listen>,
     /// `--config`: the policy file (already read into `session.policy`), read again on SIGHUP.
     pub config: Option<ConfigFile>,
-    pub command: Vec<String>,
 }

@@ -1,8 +1,9 @@
-//! The relay core: one guard session and the one upstream process it guards, carrying out the session's
-//! steps. Fronts (stdio, HTTP) hand it what their clients send through a [`ClientPort`] and take what goes
-//! to their clients through a [`ClientSink`]; the core owns the upstream's pipes, its clock (`expire`), its
-//! shutdown (stdin closed, SIGTERM, SIGKILL to its tree) and the report of its end, as in mini-redis the
-//! listener and the shutdown signal are handed to `server::run`.
+//! The relay core: one guard session and the one upstream it guards, carrying out the session's steps.
+//! Fronts (stdio, HTTP) hand it what their clients send through a [`ClientPort`] and take what goes to their
+//! clients through a [`ClientSink`]; the upstream is a transport ([`super::transport`]: a child process, or
+//! a server at a URL) that takes the lines for it and reports what it reads and how it ends. The core owns
+//! the session's clock (`expire`), when the upstream is stopped, and what the session is told of its end,
+//! as in mini-redis the listener and the shutdown signal are handed to `server::run`.
 //!
 //! Every decision about a message is the session's ([`Policy`]); the core only moves bytes and time.
 
@@ -10,20 +11,18 @@ use super::events::{log_event, now_ms};
 use super::io::{self, Budget, Outgoing, Read};
 use super::metrics::Metrics;
 use super::policy::Policy;
-use super::process::{self, status};
+use super::process::status;
+use super::transport::{self, Handle, Report, StartFailed};
 use jsonrpc_errors_host::guard::{Event, Peer, UpstreamGone};
 use jsonrpc_errors_host::{Context, Failure};
 use serde::Deserialize;
-use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::BufReader;
 use tokio::sync::{mpsc, oneshot, watch, OwnedSemaphorePermit};
 use tokio::time::sleep_until;
 
-/// How long an upstream that closed its stdout gets to exit before it counts as hung, and how long the
-/// rest of its output gets to arrive after it exited.
-pub const SETTLE: Duration = Duration::from_millis(500);
+pub use transport::Exit;
 
 /// What a front tells the core about its client(s).
 pub enum ClientEvent {
@@ -104,12 +103,10 @@ impl ClientPort {
 
     /// Hands an event over without waiting (from a destructor); the relay may be gone or full.
     pub fn try_send(&self, event: ClientEvent) -> Result<(), ClientEvent> {
-        self.0
-            .try_send(Input::Client(event))
-            .map_err(|e| match e.into_inner() {
-                Input::Client(ev) => ev,
-                _ => unreachable!("only client events are sent through a port"),
-            })
+        self.0.try_send(Input::Client(event)).map_err(|e| {
+            let Input::Client(ev) = e.into_inner();
+            ev
+        })
     }
 }
 
@@ -125,23 +122,16 @@ pub fn inbox() -> (ClientPort, Inbox) {
     (ClientPort(tx.clone()), Inbox { tx, rx })
 }
 
-/// What the pipes, the process and the front report to the relay.
+/// What the front reports to the relay (the transport reports through a channel of its own).
 enum Input {
     Client(ClientEvent),
-    Upstream(Read, Instant, Option<OwnedSemaphorePermit>),
-    Stderr(Vec<u8>),
-    /// The upstream's stderr reached its end.
-    StderrClosed,
-    UpstreamWriteFailed(std::io::Error),
 }
 
 /// Where a relay's upstream stands, for the front (readiness, restarts).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RelayState {
     Starting,
-    Running {
-        pid: u32,
-    },
+    Running,
     /// The upstream ended (or never started): the session answers every client line itself.
     UpstreamGone,
     /// The relay has ended.
@@ -228,9 +218,8 @@ impl Owed {
 }
 
 pub struct RelayConfig {
-    pub command: Vec<String>,
-    pub grace: Duration,
-    pub max_upstream_bytes: usize,
+    /// The upstream, and how it is reached.
+    pub transport: transport::Spec,
     /// The budget the front's client reader reserves from: what the guard writes because of a client line
     /// is charged to it too.
     pub client_budget: Budget,
@@ -241,16 +230,6 @@ pub struct RelayConfig {
     pub state: Option<watch::Sender<RelayState>>,
     /// Told whether the upstream still answers.
     pub liveness: Option<Arc<Liveness>>,
-}
-
-/// How a relay ended.
-pub enum Exit {
-    /// The upstream exited with this status.
-    Upstream(ExitStatus),
-    /// The upstream could not be started.
-    SpawnFailed,
-    /// The relay itself failed (its policy, waiting for the process) before the upstream's end was known.
-    Failed,
 }
 
 pub struct RelayEnd {
@@ -290,28 +269,6 @@ fn parse(json: Result<String, Failure>) -> Result<RoutedOutcome, Failure> {
     serde_json::from_str(&json?).map_err(|_| Failure::internal())
 }
 
-/// Reads lines from a pipe into the relay; each line holds budget until the far side has written it.
-fn pump_upstream<R>(reader: R, cap: usize, budget: Budget, tx: mpsc::Sender<Input>)
-where
-    R: tokio::io::AsyncRead + Unpin + Send + 'static,
-{
-    tokio::spawn(async move {
-        let mut reader = BufReader::with_capacity(64 * 1024, reader);
-        loop {
-            let read = io::read_line(&mut reader, cap).await;
-            let at = Instant::now();
-            let permit = match &read {
-                Read::Line(l) => budget.reserve(l.len()).await,
-                _ => None,
-            };
-            let end = matches!(read, Read::Eof | Read::Failed(_));
-            if tx.send(Input::Upstream(read, at, permit)).await.is_err() || end {
-                break;
-            }
-        }
-    });
-}
-
 /// Reads the front's client lines from a pipe (stdio) into the relay.
 pub fn pump_client<R>(reader: R, cap: usize, budget: Budget, port: ClientPort)
 where
@@ -344,48 +301,14 @@ where
     });
 }
 
-/// Writes the lines for the upstream to its stdin, counting them; reports a failure.
-fn spawn_upstream_writer<W>(
-    writer: W,
-    metrics: Arc<Metrics>,
-    tx: mpsc::Sender<Input>,
-) -> mpsc::UnboundedSender<Outgoing>
-where
-    W: tokio::io::AsyncWrite + Unpin + Send + 'static,
-{
-    let (out_tx, out_rx) = mpsc::unbounded_channel::<Outgoing>();
-    tokio::spawn(async move {
-        let written = |o: &Outgoing| {
-            metrics.written(Peer::Upstream, o.forwarded);
-            if let Some(at) = o.read_at {
-                metrics.latency(Peer::Upstream, at.elapsed());
-            }
-        };
-        if let Err(e) = io::write_lines(writer, out_rx, written).await {
-            let _ = tx.send(Input::UpstreamWriteFailed(e)).await;
-        }
-    });
-    out_tx
-}
-
-/// Where the upstream process stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stage {
-    /// Running normally.
-    Running,
-    /// Its stdin is closed (the client left, or it closed its output); waiting for it to exit.
-    Closing(Instant),
-    /// Asked to stop (SIGTERM to its group; Windows has no such step).
-    Terminating(Instant),
-    /// Killed (SIGKILL to its group, or its job terminated).
-    Killed,
-}
-
 struct Shell {
     policy: Box<dyn Policy>,
     metrics: Arc<Metrics>,
     sink: Box<dyn ClientSink>,
+    /// Lines for the upstream (none once its transport stopped taking them).
     upstream_out: Option<mpsc::UnboundedSender<Outgoing>>,
+    /// Fired when the relay stops the upstream.
+    upstream_close: Option<oneshot::Sender<()>>,
     deadline: Option<u64>,
     /// Client requests waiting, as last reported (the metrics gauge is shared by every relay).
     pending: usize,
@@ -420,6 +343,19 @@ impl Shell {
         if !std::mem::replace(&mut self.stderr_ended, true) {
             let clean = self.policy.upstream_stderr_end();
             self.log_stderr_lines(clean);
+        }
+    }
+
+    /// The transport's own text about the upstream (an HTTP upstream's fault), redacted by the session.
+    fn log_upstream(&mut self, text: &str) {
+        let clean = self.policy.upstream_log(text);
+        match clean {
+            Ok(clean) => {
+                for line in clean.lines().filter(|l| !l.is_empty()) {
+                    tracing::warn!(event = "upstream-transport", "{line}");
+                }
+            }
+            Err(_) => self.broken = true,
         }
     }
 
@@ -570,6 +506,7 @@ pub async fn run(
         metrics: metrics.clone(),
         sink,
         upstream_out: None,
+        upstream_close: None,
         deadline: None,
         pending: 0,
         broken: false,
@@ -579,18 +516,18 @@ pub async fn run(
             ..Owed::default()
         },
     };
-    let upstream = match process::spawn(&config.command) {
-        Ok(upstream) => upstream,
-        Err(e) => {
+    let (reports_tx, mut reports) = mpsc::channel::<Report>(256);
+    let Handle {
+        lines,
+        close,
+        budget: from_upstream,
+    } = match transport::start(&config.transport, reports_tx, metrics.clone()) {
+        Ok(handle) => handle,
+        Err(StartFailed::Upstream { gone, code }) => {
             drop(tx);
-            metrics.upstream_ended("spawn-failed");
-            tracing::error!(event = "upstream-failed", detail = %e, "cannot start the upstream {:?}", config.command[0]);
             tell(&config.state, RelayState::UpstreamGone);
-            let code = process::spawn_failure_code(&e);
             shell.stderr_ended = true;
-            let outcome = shell
-                .policy
-                .upstream_failed(&UpstreamGone::SpawnFailed(e.to_string()), Context::now());
+            let outcome = shell.policy.upstream_failed(&gone, Context::now());
             shell.apply(outcome, None, None, None, None, None);
             let code =
                 answer_without_upstream(&mut shell, &mut rx, &config.client_budget, code).await;
@@ -602,109 +539,29 @@ pub async fn run(
             };
             return finish(shell, code, exit);
         }
+        Err(StartFailed::Broken) => {
+            tell(&config.state, RelayState::Ended);
+            return finish(shell, status::GUARD_FAILED, Exit::Failed);
+        }
     };
-    let process::Upstream { mut child, tree } = upstream;
-    let pid = tree.pid();
-    tracing::info!(
-        event = "started",
-        pid = pid,
-        "upstream {:?} started",
-        config.command[0]
-    );
-
-    let from_upstream = Budget::new();
-    let (Some(child_in), Some(child_out), Some(child_err)) =
-        (child.stdin.take(), child.stdout.take(), child.stderr.take())
-    else {
-        tracing::error!(event = "guard-failed", "the upstream's pipes are missing");
-        tell(&config.state, RelayState::Ended);
-        return finish(shell, status::GUARD_FAILED, Exit::Failed);
-    };
-    tell(&config.state, RelayState::Running { pid });
-    pump_upstream(
-        child_out,
-        config.max_upstream_bytes,
-        from_upstream.clone(),
-        tx.clone(),
-    );
-    {
-        let tx = tx.clone();
-        tokio::spawn(async move {
-            let lines = tx.clone();
-            io::read_stderr_bursts(child_err, async move |bytes: Vec<u8>| {
-                let _ = lines.send(Input::Stderr(bytes)).await;
-            })
-            .await;
-            let _ = tx.send(Input::StderrClosed).await;
-        });
-    }
-    shell.upstream_out = Some(spawn_upstream_writer(child_in, metrics.clone(), tx.clone()));
+    tell(&config.state, RelayState::Running);
+    shell.upstream_out = Some(lines);
+    shell.upstream_close = Some(close);
     drop(tx);
 
     let from_client = config.client_budget.clone();
-    let mut stage = Stage::Running;
-    let mut terminated_by_guard = false;
-    let mut exited: Option<(ExitStatus, Instant)> = None;
-    let mut output_closed: Option<Instant> = None;
     let mut reported = false;
     let mut retired = false;
     let mut inputs_open = true;
-    let mut stderr_open = true;
 
-    loop {
-        if shell.broken && stage == Stage::Running {
-            stage = close_upstream(&mut shell);
-        }
-        if let (Some(_), true) = (exited, reported || shell.broken) {
-            break;
-        }
-        // Report the upstream's end once both its output and its exit are known (or one has waited long
-        // enough for the other), so every response it wrote before dying is relayed first.
-        if !reported {
-            let now = Instant::now();
-            let gone = match (exited, output_closed) {
-                (Some((st, _)), Some(_)) => Some(process::gone(st)),
-                (Some((st, at)), None) if now >= at + SETTLE => Some(process::gone(st)),
-                // The end of its output is `closed-output` (the contract: `upstream-failed` in the WIT).
-                (None, Some(at)) if now >= at + SETTLE => Some(UpstreamGone::ClosedOutput),
-                _ => None,
-            };
-            if let Some(gone) = gone {
-                reported = true;
-                metrics.upstream_ended(match gone {
-                    UpstreamGone::Exited(_) => "exited",
-                    UpstreamGone::Killed(_) => "killed",
-                    UpstreamGone::ClosedOutput => "closed-output",
-                    UpstreamGone::SpawnFailed(_) => "spawn-failed",
-                });
-                tell(&config.state, RelayState::UpstreamGone);
-                let outcome = shell.policy.upstream_failed(&gone, Context::now());
-                shell.apply(outcome, None, None, None, None, None);
-                if gone == UpstreamGone::ClosedOutput && stage == Stage::Running {
-                    stage = close_upstream(&mut shell);
-                }
-                continue;
-            }
+    let ended = loop {
+        if shell.broken {
+            close_upstream(&mut shell);
         }
         // Until the deadline: a wake a little early is the session's to allow for (`expire` in the WIT).
         let expire_at = shell
             .deadline
             .map(|d| Instant::now() + Duration::from_millis(d.saturating_sub(now_ms())));
-        let settle_at = match (exited, output_closed, reported) {
-            (_, _, true) => None,
-            (Some((_, at)), None, _) | (None, Some(at), _) => Some(at + SETTLE),
-            _ => None,
-        };
-        let escalate_at = match stage {
-            Stage::Closing(at) | Stage::Terminating(at) if exited.is_none() => {
-                Some(at + config.grace)
-            }
-            _ => None,
-        };
-        let timer = [expire_at, settle_at, escalate_at]
-            .into_iter()
-            .flatten()
-            .min();
 
         tokio::select! {
             biased;
@@ -735,9 +592,7 @@ pub async fn run(
                                 tracing::warn!(event = "client-input-failed", detail = %e, "cannot read the client's input");
                             }
                             tracing::info!(event = "client-closed", "the client closed its input; stopping the upstream");
-                            if stage == Stage::Running {
-                                stage = close_upstream(&mut shell);
-                            }
+                            close_upstream(&mut shell);
                         }
                     },
                     ClientEvent::StreamClosed(s) => {
@@ -747,25 +602,22 @@ pub async fn run(
                     ClientEvent::WriteFailed(e) => {
                         tracing::info!(event = "client-closed", detail = %e, "the client stopped reading; stopping the upstream");
                         shell.sink.client_gone();
-                        if stage == Stage::Running {
-                            stage = close_upstream(&mut shell);
-                        }
+                        close_upstream(&mut shell);
                     }
                     ClientEvent::Reload(policy) => reload(&mut shell, &policy),
                     ClientEvent::Signal(name) => {
                         tracing::info!(event = "signal", "received {name}; stopping the upstream");
-                        if stage == Stage::Running {
-                            stage = close_upstream(&mut shell);
-                        }
+                        close_upstream(&mut shell);
                     }
                     ClientEvent::Retire => {
                         retired = true;
-                        if stage == Stage::Running {
-                            stage = close_upstream(&mut shell);
-                        }
+                        close_upstream(&mut shell);
                     }
                 },
-                Some(Input::Upstream(read, at, permit)) => match read {
+                None => inputs_open = false,
+            },
+            report = reports.recv() => match report {
+                Some(Report::Line(read, at, permit)) => match read {
                     Read::Line(line) => {
                         metrics.line_read(Peer::Upstream);
                         shell.owed.heard();
@@ -778,102 +630,73 @@ pub async fn run(
                         let outcome = shell.policy.upstream_oversize(length, &head, &tail, Context::now());
                         shell.apply(outcome, None, Some(at), None, Some(&from_upstream), None);
                     }
-                    Read::Eof | Read::Failed(_) => {
-                        if let Read::Failed(e) = read {
-                            tracing::warn!(event = "upstream-output-failed", detail = %e, "cannot read the upstream's output");
-                        }
-                        output_closed.get_or_insert_with(Instant::now);
+                    Read::Eof => {}
+                    Read::Failed(e) => {
+                        tracing::warn!(event = "upstream-output-failed", detail = %e, "cannot read the upstream's output");
                     }
                 },
-                Some(Input::Stderr(bytes)) => shell.log_stderr(&bytes),
-                Some(Input::StderrClosed) => {
-                    stderr_open = false;
-                    shell.end_stderr();
-                }
-                Some(Input::UpstreamWriteFailed(e)) => {
+                Some(Report::Stderr(bytes)) => shell.log_stderr(&bytes),
+                Some(Report::StderrClosed) => shell.end_stderr(),
+                Some(Report::Log(text)) => shell.log_upstream(&text),
+                Some(Report::WriteFailed(e)) => {
                     tracing::warn!(event = "upstream-input-closed", detail = %e, "the upstream stopped reading its input");
                     shell.upstream_out = None;
                 }
-                None => inputs_open = false,
-            },
-            status = child.wait(), if exited.is_none() => match status {
-                Ok(st) => exited = Some((st, Instant::now())),
-                Err(e) => {
-                    tracing::error!(event = "guard-failed", detail = %e, "cannot wait for the upstream");
-                    tell(&config.state, RelayState::Ended);
-                    return finish(shell, status::GUARD_FAILED, Exit::Failed);
-                }
-            },
-            _ = sleep_until(timer.unwrap_or_else(Instant::now).into()), if timer.is_some() => {
-                let now = Instant::now();
-                if expire_at.is_some_and(|at| now >= at) {
-                    let outcome = shell.policy.expire(Context::now());
+                Some(Report::RequestFailed { id, failure }) => {
+                    let outcome = shell.policy.upstream_request_failed(&id, &failure, Context::now());
                     shell.apply(outcome, None, None, None, None, None);
                 }
-                if exited.is_none() {
-                    match stage {
-                        Stage::Closing(at) if now >= at + config.grace => {
-                            terminated_by_guard = true;
-                            stage = match tree.terminate() {
-                                Some(sent) => {
-                                    tracing::warn!(event = "terminating", "the upstream did not exit within {:?} of its input closing: {sent}", config.grace);
-                                    Stage::Terminating(now)
-                                }
-                                // No polite signal on this platform (Windows): the tree is ended now.
-                                None => {
-                                    let done = tree.kill();
-                                    tracing::warn!(event = "terminating", "the upstream did not exit within {:?} of its input closing: {done}", config.grace);
-                                    Stage::Killed
-                                }
-                            };
-                        }
-                        Stage::Terminating(at) if now >= at + config.grace => {
-                            let done = tree.kill();
-                            tracing::warn!(event = "terminating", "the upstream ignored the request to stop for {:?}: {done}", config.grace);
-                            stage = Stage::Killed;
-                        }
-                        _ => {}
+                Some(Report::Gone(gone)) => {
+                    if !std::mem::replace(&mut reported, true) {
+                        tell(&config.state, RelayState::UpstreamGone);
+                        let outcome = shell.policy.upstream_failed(&gone, Context::now());
+                        shell.apply(outcome, None, None, None, None, None);
+                    }
+                    // An upstream that closed its output but still runs is stopped.
+                    if gone == UpstreamGone::ClosedOutput {
+                        close_upstream(&mut shell);
                     }
                 }
+                Some(Report::Ended(ended)) => break ended,
+                None => {
+                    tracing::error!(event = "guard-failed", "the upstream's transport ended without a word");
+                    break transport::Ended { code: status::GUARD_FAILED, exit: Exit::Failed };
+                }
+            },
+            _ = sleep_until(expire_at.unwrap_or_else(Instant::now).into()), if expire_at.is_some() => {
+                let outcome = shell.policy.expire(Context::now());
+                shell.apply(outcome, None, None, None, None, None);
             }
         }
-    }
-
-    // What the upstream wrote to stderr as it died is still on its way (read in bursts): relay it until its
-    // stderr ends, or briefly when something it left behind keeps the pipe open. A lingering relay keeps
-    // answering its clients meanwhile; a stdio session's client sees the server go.
-    let settle = tokio::time::Instant::now() + SETTLE;
-    while stderr_open {
-        match tokio::time::timeout_at(settle, rx.recv()).await {
-            Ok(Some(Input::Stderr(bytes))) => shell.log_stderr(&bytes),
-            Ok(Some(Input::StderrClosed) | None) | Err(_) => stderr_open = false,
-            Ok(Some(Input::Client(event))) if config.linger => {
-                retired |= client_event_without_upstream(&mut shell, event, &from_client);
-            }
-            Ok(Some(_)) => {}
-        }
-    }
+    };
     shell.end_stderr();
-    // The upstream has ended and its end was reported: what is left of its tree goes too.
-    if tree.alive() {
-        let sent = tree.terminate().unwrap_or_else(|| tree.kill());
-        tracing::info!(
-            event = "leftovers",
-            "ended what was left of the upstream's process tree ({sent})"
-        );
-    }
     shell.upstream_out = None;
-    let (st, _) = exited.expect("the loop ends once the upstream has exited");
+    shell.upstream_close = None;
+    if matches!(ended.exit, Exit::Failed) {
+        tell(&config.state, RelayState::Ended);
+        return finish(shell, status::GUARD_FAILED, Exit::Failed);
+    }
     let code = if shell.broken {
         status::GUARD_FAILED
     } else {
-        process::exit_code(st, terminated_by_guard)
+        ended.code
     };
+    // A server at a URL whose session the guard closed, with nothing pending and nobody left to answer: a
+    // clean end, not a failure to report.
+    let clean =
+        matches!(ended.exit, Exit::Remote) && shell.pending == 0 && (retired || !config.linger);
+    if !reported && !shell.broken && !clean {
+        // A transport that finished without a word of why: the end of a transport (the WIT's contract).
+        let outcome = shell
+            .policy
+            .upstream_failed(&UpstreamGone::ClosedOutput, Context::now());
+        shell.apply(outcome, None, None, None, None, None);
+    }
     if config.linger && !retired && !shell.broken {
         answer_without_upstream(&mut shell, &mut rx, &from_client, code).await;
     }
     tell(&config.state, RelayState::Ended);
-    finish(shell, code, Exit::Upstream(st))
+    finish(shell, code, ended.exit)
 }
 
 fn finish(shell: Shell, code: u8, exit: Exit) -> RelayEnd {
@@ -965,7 +788,6 @@ async fn answer_without_upstream(
         let end = match input {
             Some(Input::Client(event)) => client_event_without_upstream(shell, event, budget),
             None => true,
-            Some(_) => false,
         };
         if shell.broken {
             return status::GUARD_FAILED;
@@ -977,10 +799,13 @@ async fn answer_without_upstream(
     code
 }
 
-/// Closes the upstream's stdin (its writer drains what is queued first): the start of MCP's shutdown.
-fn close_upstream(shell: &mut Shell) -> Stage {
+/// Stops the upstream (once): no more lines go to it (a child's stdin is closed once its writer has
+/// drained what is queued), and its transport is told, which ends it as MCP's shutdown has it.
+fn close_upstream(shell: &mut Shell) {
     shell.upstream_out = None;
-    Stage::Closing(Instant::now())
+    if let Some(close) = shell.upstream_close.take() {
+        let _ = close.send(());
+    }
 }
 
 #[cfg(test)]
@@ -1088,6 +913,26 @@ mod tests {
                 .collect();
             outcome(serde_json::Value::Array(steps), 0)
         }
+        fn upstream_request_failed(
+            &mut self,
+            id: &str,
+            _failure: &jsonrpc_errors_host::guard::RequestFailure,
+            _ctx: Context,
+        ) -> Result<String, Failure> {
+            let key = serde_json::from_str::<serde_json::Value>(id)
+                .map(|v| v.to_string())
+                .unwrap_or_default();
+            let steps = match self.pending.remove(&key) {
+                Some(stream) => {
+                    let line = format!(
+                        r#"{{"jsonrpc":"2.0","id":{key},"error":{{"code":-32000,"message":"failed"}}}}"#
+                    );
+                    serde_json::json!([{ "step": "send", "to": "client", "stream": stream, "line": line }])
+                }
+                None => serde_json::json!([]),
+            };
+            outcome(steps, self.pending.len())
+        }
         fn expire(&mut self, _ctx: Context) -> Result<String, Failure> {
             outcome(serde_json::json!([]), self.pending.len())
         }
@@ -1136,9 +981,11 @@ mod tests {
         state: Option<watch::Sender<RelayState>>,
     ) -> RelayConfig {
         RelayConfig {
-            command: command.iter().map(|s| s.to_string()).collect(),
-            grace: Duration::from_millis(500),
-            max_upstream_bytes: 1 << 20,
+            transport: transport::Spec::Process(transport::process::Spec {
+                command: command.iter().map(|s| s.to_string()).collect(),
+                grace: Duration::from_millis(500),
+                max_upstream_bytes: 1 << 20,
+            }),
             client_budget: Budget::new(),
             linger,
             state,

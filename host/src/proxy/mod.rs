@@ -18,6 +18,7 @@ pub mod platform;
 mod policy;
 mod process;
 mod stdio;
+pub mod transport;
 
 pub use args::{Args, LogFormat};
 use jsonrpc_errors_host::Runtime;

@@ -3,7 +3,7 @@
 //! core can be driven in process by a scripted policy in its tests, and so the fronts depend on the
 //! session's contract rather than on how the host wraps the component.
 
-use jsonrpc_errors_host::guard::{Session, UpstreamGone};
+use jsonrpc_errors_host::guard::{RequestFailure, Session, UpstreamGone};
 use jsonrpc_errors_host::{Context, Failure};
 
 /// What the relay core asks of the policy. Every method but the stderr ones returns the session's outcome
@@ -35,14 +35,21 @@ pub trait Policy: Send {
         ctx: Context,
     ) -> Result<String, Failure>;
     fn upstream_failed(&mut self, gone: &UpstreamGone, ctx: Context) -> Result<String, Failure>;
+    /// One request (`id`: as the upstream was sent it, JSON text) got no answer from an upstream reached
+    /// request by request (HTTP): it alone is answered.
+    fn upstream_request_failed(
+        &mut self,
+        id: &str,
+        failure: &RequestFailure,
+        ctx: Context,
+    ) -> Result<String, Failure>;
     fn expire(&mut self, ctx: Context) -> Result<String, Failure>;
     /// The upstream's stderr bytes: the redacted text of the lines they complete.
     fn upstream_stderr(&mut self, bytes: &[u8]) -> Result<String, Failure>;
     fn upstream_stderr_end(&mut self) -> Result<String, Failure>;
     /// Replaces the policy file for the requests that arrive from now on (SIGHUP with `--config`).
     fn set_policy(&mut self, text: &str, env: &[(String, String)]) -> Result<(), Failure>;
-    /// Other text about the upstream for the operator's log, redacted (no shell writes any yet).
-    #[allow(dead_code)]
+    /// Other text about the upstream for the operator's log, redacted (an HTTP transport's faults).
     fn upstream_log(&mut self, text: &str) -> Result<String, Failure>;
 }
 
@@ -90,6 +97,15 @@ impl Policy for Session {
 
     fn upstream_failed(&mut self, gone: &UpstreamGone, ctx: Context) -> Result<String, Failure> {
         self.upstream_failed_json(gone, ctx)
+    }
+
+    fn upstream_request_failed(
+        &mut self,
+        id: &str,
+        failure: &RequestFailure,
+        ctx: Context,
+    ) -> Result<String, Failure> {
+        self.upstream_request_failed_json(id, failure, ctx)
     }
 
     fn expire(&mut self, ctx: Context) -> Result<String, Failure> {

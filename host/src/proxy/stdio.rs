@@ -94,10 +94,9 @@ pub async fn serve(
     );
     let (client_out, client_writer) = spawn_stdout_writer(metrics.clone(), port.clone());
     drop(port);
+    let grace = args.transport.grace();
     let config = RelayConfig {
-        command: args.command.clone(),
-        grace: args.grace,
-        max_upstream_bytes: args.max_upstream_bytes,
+        transport: args.transport.clone(),
         client_budget: from_client,
         linger: false,
         state: None,
@@ -117,11 +116,20 @@ pub async fn serve(
     drop(end.sink);
     match end.exit {
         Exit::Upstream(st) => {
-            let _ = tokio::time::timeout(args.grace, client_writer).await;
+            let _ = tokio::time::timeout(grace, client_writer).await;
             tracing::info!(
                 event = "exit",
                 status = end.code,
                 "upstream ended ({st}); guard exits with {}",
+                end.code
+            );
+        }
+        Exit::Remote => {
+            let _ = tokio::time::timeout(grace, client_writer).await;
+            tracing::info!(
+                event = "exit",
+                status = end.code,
+                "the client left; the upstream's session was closed; guard exits with {}",
                 end.code
             );
         }

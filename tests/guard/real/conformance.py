@@ -6,8 +6,14 @@ against the guard's own HTTP front:
     guarded: conformance (Node 22) -> supergateway 4.0.0 -> jsonrpc-errors guard -> conformance_server.mjs
     listen:  conformance (Node 22) -> jsonrpc-errors guard --listen -> conformance_server.mjs
 
+and against the same server over HTTP natively (`conformance_server.mjs --http`), directly and through the guard
+as an HTTP upstream:
+
+    http:      conformance (Node 22) -> conformance_server.mjs --http
+    upstream:  conformance (Node 22) -> jsonrpc-errors guard --listen --upstream URL -> conformance_server.mjs --http
+
 One column per chain: for each scenario, the checks the suite recorded (id and status, in order).
-Runnable by hand too: `python conformance.py [direct|guarded|listen]...` prints the columns.
+Runnable by hand too: `python conformance.py [direct|guarded|listen|http|upstream]...` prints the columns.
 """
 
 from __future__ import annotations
@@ -181,6 +187,63 @@ def run_listen_column(workdir: Path, name: str = "listen") -> Column:
     return Column(name, returncode, read_results(out_dir / "results"), output, out_dir, elapsed, leftover)
 
 
+def run_http_column(workdir: Path, name: str, through_guard: bool) -> Column:
+    """The suite against conformance_server.mjs serving Streamable HTTP itself: directly (`http`), or through
+    `jsonrpc-errors guard --listen --upstream` in front of it (`upstream`)."""
+    out_dir = workdir / f"conformance-{name}"
+    out_dir.mkdir(parents=True)
+    port = free_port()
+    server = subprocess.Popen([NODE, str(SERVER), "--http", str(port)], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=(out_dir / "server.stderr.log").open("wb"),  # noqa: SIM115
+                              env=session_env(), cwd=out_dir, start_new_session=True)
+    guard = None
+    started = time.monotonic()
+    returncode, output = -1, ""
+    try:
+        wait_listening(port, server)
+        url = f"http://127.0.0.1:{port}/mcp"
+        if through_guard:
+            log_path = out_dir / "guard.stderr.log"
+            guard = subprocess.Popen([str(GUARD), "guard", "--listen", "127.0.0.1:0", "--upstream", url],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=log_path.open("wb"), env=session_env(), cwd=out_dir)  # noqa: SIM115
+            url = None
+            deadline = time.monotonic() + 20
+            while url is None and time.monotonic() < deadline and guard.poll() is None:
+                for line in log_path.read_text(errors="replace").splitlines():
+                    if '"event":"listening"' in line:
+                        url = f"http://{json.loads(line)['addr']}/mcp"
+                time.sleep(0.05)
+            if url is None:
+                raise RuntimeError("guard --listen --upstream did not listen")
+        proc = subprocess.run(
+            [str(NODE22), str(CONFORMANCE), "server", "--url", url, "--suite", "all", "-o", str(out_dir / "results")],
+            capture_output=True, text=True, timeout=SUITE_TIMEOUT, env=session_env(), cwd=out_dir, check=False,
+        )
+        returncode, output = proc.returncode, proc.stdout + proc.stderr
+    finally:
+        elapsed = time.monotonic() - started
+        pids = [server.pid]
+        if guard is not None:
+            pids.append(guard.pid)
+            if guard.poll() is None:
+                guard.send_signal(signal.SIGTERM)
+            try:
+                guard.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                guard.kill()
+                guard.wait()
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        leftover = wait_gone(pids, timeout=10)
+    (out_dir / "conformance.log").write_text(output)
+    return Column(name, returncode, read_results(out_dir / "results"), output, out_dir, elapsed, leftover)
+
+
 def read_results(results: Path) -> dict[str, list[tuple[str, str]]]:
     scenarios: dict[str, list[tuple[str, str]]] = {}
     found = []
@@ -212,8 +275,14 @@ if __name__ == "__main__":
     import tempfile
 
     work = Path(tempfile.mkdtemp(prefix="conformance-"))
-    cols = [run_listen_column(work) if n == "listen" else run_column(n, n == "guarded", work)
-            for n in (sys.argv[1:] or ["direct", "guarded", "listen"])]
+    def column(n: str) -> Column:
+        if n == "listen":
+            return run_listen_column(work)
+        if n in ("http", "upstream"):
+            return run_http_column(work, n, n == "upstream")
+        return run_column(n, n == "guarded", work)
+
+    cols = [column(n) for n in (sys.argv[1:] or ["direct", "guarded", "listen"])]
     if len(cols) >= 2:
         print(table(*cols))
     else:

@@ -56,6 +56,13 @@ class Campaign:
         spec = self.specs[server]
         return self._submit(f"http:{server}:{client}", lambda: peers.run_http_session(self.fx, server, spec, client))
 
+    def upstream(self, server: str, client: str, how: str) -> Future:
+        """A server at a URL, reached directly or through `guard --upstream` (upstream_peers.py)."""
+        import upstream_peers
+
+        return self._submit(f"upstream:{server}:{client}:{how}",
+                            lambda: upstream_peers.run_upstream_session(self.fx, server, client, how))
+
     def negotiation(self, dialect: str | None) -> Future:
         """mcp-server-time, the Python client one protocol revision ahead (py_driver.py --ahead)."""
         spec = self.specs["time"]
@@ -91,6 +98,9 @@ class Campaign:
 
         if column == "listen":
             return self._submit("conformance:listen", lambda: conformance.run_listen_column(self.workdir), self.long_pool)
+        if column in ("http", "upstream"):
+            return self._submit(f"conformance:{column}", lambda: conformance.run_http_column(
+                self.workdir, column, column == "upstream"), self.long_pool)
         return self._submit(f"conformance:{column}",
                             lambda: conformance.run_column(column, column == "guarded", self.workdir), self.long_pool)
 
@@ -121,11 +131,20 @@ def _start_everything_selected(request, campaign: Campaign) -> None:
         campaign.conformance("direct")
         campaign.conformance("guarded")
         campaign.conformance("listen")
+        campaign.conformance("http")
+        campaign.conformance("upstream")
     if "test_http_peers.py" in files:
         for server in peers.PEER_SERVERS:
             for client in peers.CLIENTS:
                 campaign.peer(server, client, "default")
                 campaign.http(server, client)
+    if "test_upstream_peers.py" in files:
+        import upstream_peers
+
+        for server in upstream_peers.UPSTREAM_SERVERS:
+            for client in peers.CLIENTS:
+                for how in ("direct", *upstream_peers.HOWS):
+                    campaign.upstream(server, client, how)
     if "test_real_peers.py" in files:
         for server in peers.PEER_SERVERS:
             for client in peers.CLIENTS:

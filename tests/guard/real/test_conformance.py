@@ -1,9 +1,11 @@
 """The official MCP conformance suite (`@modelcontextprotocol/conformance` 0.1.16, `server --suite all`), run
-three times against the same stdio server:
+three times against the same stdio server, and twice against it serving Streamable HTTP itself:
 
     direct:  conformance -> supergateway 4.0.0 (stdio -> Streamable HTTP, --stateful) -> conformance_server.mjs
     guarded: conformance -> supergateway 4.0.0 -> jsonrpc-errors guard -> conformance_server.mjs
     listen:  conformance -> jsonrpc-errors guard --listen -> conformance_server.mjs
+    http:      conformance -> conformance_server.mjs --http
+    upstream:  conformance -> jsonrpc-errors guard --listen --upstream URL -> conformance_server.mjs --http
 
 The guard must change no scenario's outcome: per scenario, the guarded column's checks (id and status, in order)
 equal the direct column's. What the direct column fails is the chain's own business (supergateway does not
@@ -11,7 +13,9 @@ check Host headers: dns-rebinding-protection), and it must fail the same way gua
 every check the bridge passes passes too, and none fails, except that the checks of SSE-only behaviour report
 INFO (skipped, "SSE streaming is optional") there: the guard answers a lone answer as application/json, which
 the transport allows, because the Python SDK client refuses an SSE event over 1 MiB (a 2 MiB result over
-SSE fails where the same answer as JSON passes: real/test_http_peers.py).
+SSE fails where the same answer as JSON passes: real/test_http_peers.py). The same holds of the `upstream`
+column against the `http` one: every check the server passes natively passes through the guard reaching it as
+an HTTP upstream.
 """
 
 from __future__ import annotations
@@ -70,3 +74,30 @@ def test_every_check_the_bridge_passes_passes_through_guard_listen(columns):
     failed = {n: c for n, c in failed.items() if c}
     expect(not lost and not failed, f"through guard --listen: passed by the bridge, not here: {lost}; failed: {failed}\n"
            + conformance.table(direct, listen))
+
+
+@pytest.fixture(scope="module")
+def http_columns(campaign):
+    http = campaign.get(campaign.conformance("http"))
+    upstream = campaign.get(campaign.conformance("upstream"))
+    conformance.SUMMARY.append(conformance.table(http, upstream))
+    return http, upstream
+
+
+def test_every_check_the_server_passes_over_http_passes_through_guard_upstream(http_columns):
+    http, upstream = http_columns
+    for col in http_columns:
+        expect(len(col.scenarios) >= 30, f"{col.name}: only {sorted(col.scenarios)}; log: {col.output[-2000:]}")
+        expect(col.leftover == [], f"{col.name}: processes left behind: {col.leftover}")
+    expect(set(upstream.scenarios) == set(http.scenarios), conformance.table(http, upstream))
+    kept = ("SUCCESS", "INFO")  # INFO: an optional SSE behaviour the suite skips for a JSON answer
+    lost = {n: [c for c, status in checks
+                if status == "SUCCESS" and not any(c2 == c and s2 in kept for c2, s2 in upstream.scenarios.get(n, []))]
+            for n, checks in http.scenarios.items()}
+    lost = {n: c for n, c in lost.items() if c}
+    failed = {n: [c for c, status in checks if status == "FAILURE"] for n, checks in upstream.scenarios.items()}
+    failed = {n: c for n, c in failed.items() if c}
+    expect(not lost and not failed, f"through guard --listen --upstream: passed natively, not here: {lost}; "
+           f"failed: {failed}\n" + conformance.table(http, upstream))
+    log = (upstream.log_dir / "guard.stderr.log").read_text(errors="replace")
+    expect('"event":"started"' in log, f"the guard did not reach its upstream: {log[-2000:]}")

@@ -36,6 +36,7 @@ GUARD: dict[str, Optional[tuple[tuple[Any, ...], str]]] = {
     "[method]session.upstream-line": (("bytes", ("record", (("unix-millis", "u64"), ("entropy", "u64"),))), "string"),
     "[method]session.upstream-oversize": (("u64", "bytes", "bytes", ("record", (("unix-millis", "u64"), ("entropy", "u64"),))), "string"),
     "[method]session.upstream-failed": None,
+    "[method]session.upstream-request-failed": None,
     "[method]session.expire": ((("record", (("unix-millis", "u64"), ("entropy", "u64"),)),), "string"),
     "[method]session.upstream-stderr": (("bytes",), "string"),
     "[method]session.upstream-stderr-end": ((), "string"),

@@ -110,7 +110,7 @@ KINDS: Final[Mapping[str, KindInfo]] = {
     "invalid-state-transition": KindInfo("task", None, False, 409, "warn", ("current", "target"), ("current", "target")),
     "configuration-error": KindInfo("server", None, False, 500, "error", ("details",), ("details",)),
     "rate-limited": KindInfo("transient", None, True, 429, "warn", ("retry_after_secs",), ()),
-    "service-unavailable": KindInfo("transient", None, True, 503, "warn", ("reason",), ()),
+    "service-unavailable": KindInfo("transient", None, True, 503, "warn", ("reason", "retry_after_secs"), ()),
     "timeout": KindInfo("transient", None, True, 504, "warn", (), ()),
     "backend-unavailable": KindInfo("transient", None, True, 503, "warn", (), ()),
     "security-violation": KindInfo("security", None, False, 403, "warn", ("details",), ()),

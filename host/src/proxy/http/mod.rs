@@ -85,9 +85,8 @@ pub async fn serve(args: Args, listen: Listen, runtime: Runtime, metrics: Arc<Me
         children: upstream::Children {
             runtime,
             session: args.session.clone(),
-            command: args.command.clone(),
-            grace: args.grace,
-            max_upstream_bytes: args.max_upstream_bytes,
+            transport: args.transport.clone(),
+            grace: args.transport.grace(),
             metrics: metrics.clone(),
             live_relays: Arc::new(AtomicUsize::new(0)),
             relay_ended: Arc::new(Notify::new()),

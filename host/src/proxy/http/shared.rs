@@ -125,7 +125,10 @@ impl Shared {
             }
             tokio::spawn(async move { old.retire().await });
         }
-        tokio::spawn(handshake(up.clone()));
+        // A server at a URL may be down now and up later (a child that fails its handshake is not): its
+        // handshake is tried again until it answers, so `/readyz` follows it.
+        let again = matches!(children.transport, crate::proxy::transport::Spec::Http(_));
+        tokio::spawn(handshake(up.clone(), again));
         Some(up)
     }
 }
@@ -176,15 +179,27 @@ pub async fn connected(up: &Upstream) -> Handshake {
         .unwrap_or(Handshake::Failed)
 }
 
-async fn handshake(up: Arc<Upstream>) {
-    let result = connect(&up).await;
-    match &result {
-        Handshake::Modern => tracing::info!(event = "connected", "the shared upstream speaks the stateless revision (server/discover)"),
-        Handshake::Legacy(_) => tracing::info!(event = "connected", "the shared upstream needed initialize; stateless clients are served from that handshake"),
-        _ => tracing::warn!(event = "connect-failed", "the shared upstream answered neither server/discover nor initialize"),
+async fn handshake(up: Arc<Upstream>, again: bool) {
+    let mut warned = false;
+    loop {
+        let result = connect(&up).await;
+        match &result {
+            Handshake::Modern => tracing::info!(event = "connected", "the shared upstream speaks the stateless revision (server/discover)"),
+            Handshake::Legacy(_) => tracing::info!(event = "connected", "the shared upstream needed initialize; stateless clients are served from that handshake"),
+            _ if !std::mem::replace(&mut warned, true) => tracing::warn!(event = "connect-failed", "the shared upstream answered neither server/discover nor initialize"),
+            _ => {}
+        }
+        let failed = result == Handshake::Failed;
+        up.handshake.send_replace(result);
+        if !failed || !again || up.gone() {
+            return;
+        }
+        tokio::time::sleep(HANDSHAKE_AGAIN).await;
     }
-    up.handshake.send_replace(result);
 }
+
+/// How often the handshake with a server at a URL that did not answer it is tried again.
+const HANDSHAKE_AGAIN: Duration = Duration::from_secs(2);
 
 async fn connect(up: &Upstream) -> Handshake {
     let version = env!("CARGO_PKG_VERSION");

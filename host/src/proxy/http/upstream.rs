@@ -26,9 +26,10 @@ pub struct Children {
     pub runtime: Runtime,
     /// The guard session's options as the guard started (the policy as last reloaded aside).
     pub session: Options,
-    pub command: Vec<String>,
+    /// The upstream every child relay guards (a command, or a server at a URL).
+    pub transport: crate::proxy::transport::Spec,
+    /// How long an upstream gets to finish once stopped.
     pub grace: Duration,
-    pub max_upstream_bytes: usize,
     pub metrics: Arc<Metrics>,
     /// Relays running (each with its child), and a wake-up when one ends.
     pub live_relays: Arc<AtomicUsize>,
@@ -114,9 +115,7 @@ impl Upstream {
         let budget = Budget::new();
         let liveness = Liveness::new();
         let config = RelayConfig {
-            command: children.command.clone(),
-            grace: children.grace,
-            max_upstream_bytes: children.max_upstream_bytes,
+            transport: children.transport.clone(),
             client_budget: budget.clone(),
             linger: true,
             state: Some(state_tx),
