@@ -16,7 +16,8 @@ if [ ! -x "$bin" ]; then
   echo "run-tests.sh: $bin is missing; build it first (scripts/setup.sh or cargo xtask build)" >&2
   exit 1
 fi
-if [ ! -d "$here/node_modules/@modelcontextprotocol/sdk" ] || ! "$py" -c 'import mcp, pytest, cryptography' 2>/dev/null \
+if [ ! -d "$here/node_modules/@modelcontextprotocol/sdk" ] || [ ! -d "$here/node_modules/@a2a-js/sdk" ] \
+   || ! "$py" -c 'import mcp, pytest, cryptography, a2a, uvicorn' 2>/dev/null \
    || [ ! -x "$here/real/node_modules/node/bin/node" ] || [ ! -d "$here/real/node_modules/supergateway" ] \
    || ! "$py" -c 'import mcp_server_time, mcp_server_fetch, mcp_server_git' 2>/dev/null \
    || { [ ! -x /usr/sbin/haproxy ] && ! command -v haproxy >/dev/null 2>&1; }; then

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the guard's end-to-end fixtures need (idempotent):
 #   mcp==2.3.0 into the project's virtualenv (bindings/python/.venv, created if missing), and
-#   the pinned TypeScript SDK into tests/guard/node_modules;
+#   the pinned TypeScript SDK and the A2A JS SDK into tests/guard/node_modules (a2a-sdk, the A2A Python SDK,
+#   comes with requirements.txt);
 #   for the real-peer tests (real/README.md): mcp-server-time, -fetch and -git into the same virtualenv
 #   (real/requirements.txt), and into tests/guard/real/node_modules the reference servers, supergateway,
 #   the conformance suite and Node 22 (npm `node`), pinned by real/package-lock.json;
