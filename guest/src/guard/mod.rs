@@ -31,6 +31,7 @@
 //! top of it, its client side (`client`), its upstream side (`upstream`) and how requests end without
 //! their answer (`ending`: the upstream failed, a deadline passed).
 
+mod a2a;
 mod client;
 mod ending;
 mod labels;

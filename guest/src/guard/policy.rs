@@ -23,6 +23,8 @@ pub fn result_scope(method: &str) -> Option<Scope> {
         "tools/call" => Some(Scope::Results),
         "resources/read" => Some(Scope::Resources),
         "prompts/get" => Some(Scope::Prompts),
+        // An A2A agent's tasks (their artifacts, status messages) are its results.
+        m if super::a2a::TASK_METHODS.contains(&m) => Some(Scope::Results),
         _ => None,
     }
 }

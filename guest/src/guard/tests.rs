@@ -2936,3 +2936,66 @@ fn a_cancellation_names_its_clients_request_on_any_of_its_streams_and_no_strange
     assert_eq!(to_streams(&o).len(), 1);
     assert_eq!(to_streams(&o)[0].0, Some(1));
 }
+
+/// An A2A agent's failed task (its status message, its artifacts) is its error told as a result: in the `a2a`
+/// dialect it is redacted as a failed tool result is, whatever shape A2A gives it (a `SendMessage` result, a
+/// task itself, a streamed status update; 1.0 and 0.3 states); a completed one passes untouched, and outside
+/// the `a2a` dialect nothing is read into a task's state.
+#[test]
+fn an_a2a_agents_failed_task_is_redacted_in_the_a2a_dialect() {
+    const TOKEN: &str = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
+    let message = json!({"role": "ROLE_AGENT", "parts": [{"text": format!("build server refused token {TOKEN}")}]});
+    let artifact = json!({"artifactId": "a", "parts": [{"text": format!("log: password=hunter2hunter2 {TOKEN}")}]});
+    let failed = [
+        (
+            "SendMessage",
+            json!({"task": {"id": "t", "status": {"state": "TASK_STATE_FAILED", "message": message}, "artifacts": [artifact]}}),
+        ),
+        (
+            "GetTask",
+            json!({"id": "t", "status": {"state": "TASK_STATE_REJECTED", "message": message}}),
+        ),
+        (
+            "SendMessage",
+            json!({"statusUpdate": {"taskId": "t", "status": {"state": "TASK_STATE_FAILED", "message": message}}}),
+        ),
+        (
+            "message/send",
+            json!({"kind": "task", "id": "t", "status": {"state": "failed", "message": message}, "artifacts": [artifact]}),
+        ),
+    ];
+    let answer = |dialect: &str, method: &str, result: &Value| -> String {
+        let mut s = session(dialect, Some(30_000), BatchPolicy::Reject);
+        client(
+            &mut s,
+            &json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": {}}).to_string(),
+        );
+        let o = upstream(
+            &mut s,
+            &json!({"jsonrpc": "2.0", "id": 7, "result": result}).to_string(),
+        );
+        let lines = lines(&o, Peer::Client);
+        assert_eq!(lines.len(), 1);
+        lines[0].clone()
+    };
+    for (method, result) in &failed {
+        let text = answer("a2a", method, result);
+        assert!(
+            !text.contains("ghp_") && !text.contains("hunter2") && text.contains("\"id\":7"),
+            "{text}"
+        );
+        let r: Value = serde_json::from_str(&text).unwrap();
+        let state = [
+            "/result/task/status/state",
+            "/result/status/state",
+            "/result/statusUpdate/status/state",
+        ]
+        .iter()
+        .find_map(|p| r.pointer(p));
+        assert!(state.is_some(), "the task's shape is kept: {text}");
+        // Outside the a2a dialect a result is an MCP one: no task state is read into it.
+        assert_eq!(answer("canonical", method, result), "<forward>");
+    }
+    let completed = json!({"task": {"id": "t", "status": {"state": "TASK_STATE_COMPLETED"}, "artifacts": [artifact]}});
+    assert_eq!(answer("a2a", "SendMessage", &completed), "<forward>");
+}

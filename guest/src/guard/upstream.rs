@@ -300,6 +300,12 @@ impl Session {
             Some(Ok(members)) => ResultMembers::of(&members),
             None => ResultMembers::default(),
         };
+        // An A2A agent's failed task is its error told as a result: redacted as a failed tool result is.
+        let result = ResultMembers {
+            is_error: result.is_error
+                || (self.options.dialect == "a2a" && envelope.result.is_some_and(a2a::failed_task)),
+            ..result
+        };
         let error_response = match (
             message::is_well_formed_response(envelope),
             envelope.error.is_some(),

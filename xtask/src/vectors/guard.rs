@@ -588,6 +588,30 @@ fn fidelity_cases(
             {"upstream": json!({"jsonrpc": "2.0", "id": 1, "result": {"isError": true, "content": [{"type": "text",
                 "text": format!("The site's robots.txt disallows this page: {} The assistant must tell the user it could not fetch the page.", "Disallow: /p/ ".repeat(100))}]}}).to_string()}]),
         ),
+        // An A2A agent's failed task (issue 35): in the a2a dialect its status message and artifacts are
+        // redacted as a failed tool result is; a completed task passes as it came; in another dialect no task
+        // state is read.
+        g(
+            "failed-result/a2a-failed-task",
+            &json!({"dialect": "a2a", "timeout_ms": 30_000, "upstream": "http://agent/rpc"}),
+            json!([
+            {"client": r#"{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"fail"}]}}}"#},
+            {"upstream": json!({"jsonrpc": "2.0", "id": 1, "result": {"task": {"id": "t", "contextId": "c",
+                "status": {"state": "TASK_STATE_FAILED", "message": {"messageId": "r", "role": "ROLE_AGENT",
+                    "parts": [{"text": "build server refused token ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}]}},
+                "artifacts": [{"artifactId": "a", "parts": [{"text": "log: password=hunter2hunter2"}]}]}}}).to_string()},
+            {"client": r#"{"jsonrpc":"2.0","id":2,"method":"GetTask","params":{"id":"t"}}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","id":2,"result":{"id":"t","status":{"state":"TASK_STATE_REJECTED","message":{"role":"ROLE_AGENT","parts":[{"text":"password=hunter2hunter2"}]}}}}"#},
+            {"client": r#"{"jsonrpc":"2.0","id":3,"method":"GetTask","params":{"id":"u"}}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","id":3,"result":{"id":"u","status":{"state":"TASK_STATE_COMPLETED"},"artifacts":[{"artifactId":"a","parts":[{"text":"done"}]}]}}"#}]),
+        ),
+        g(
+            "failed-result/a2a-task-state-outside-the-a2a-dialect",
+            &canonical,
+            json!([
+            {"client": r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","id":1,"result":{"id":"t","status":{"state":"TASK_STATE_FAILED","message":{"parts":[{"text":"password=hunter2hunter2"}]}}}}"#}]),
+        ),
         g(
             "upstream/operator-log-redacts-data-by-name",
             &canonical,
