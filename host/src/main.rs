@@ -225,6 +225,12 @@ enum Command {
         /// With --upstream: PEM certificates to trust beside the platform's roots (a private CA).
         #[arg(long, value_name = "FILE", requires = "upstream")]
         upstream_ca: Option<std::path::PathBuf>,
+        /// With --upstream: what the server at the URL speaks. `a2a`: an A2A agent over JSON-RPC (A2A 1.0),
+        /// served with --listen at /a2a, its agent card at /.well-known/agent-card.json pointing there; the
+        /// dialect is then `a2a` unless --dialect says otherwise. Named, not guessed: an MCP server may
+        /// serve an agent card too, and the guard must know what it relays before the first request.
+        #[arg(long, value_enum, default_value = "mcp", requires = "upstream")]
+        upstream_protocol: UpstreamProtocolArg,
         /// The upstream server's command line.
         #[arg(
             last = true,
@@ -251,6 +257,13 @@ enum Command {
 enum LogFormatArg {
     Json,
     Text,
+}
+
+/// What a server at a URL speaks (`--upstream-protocol`).
+#[derive(Clone, Copy, ValueEnum)]
+enum UpstreamProtocolArg {
+    Mcp,
+    A2a,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -443,6 +456,7 @@ fn guard(command: Command) -> ExitCode {
         upstream,
         upstream_header,
         upstream_ca,
+        upstream_protocol,
         command,
     } = command
     else {
@@ -476,10 +490,18 @@ fn guard(command: Command) -> ExitCode {
         Ok(None) => (None, Default::default()),
         Err(msg) => return usage(msg),
     };
-    // The command line overrides the file, which overrides the built-in defaults.
-    let dialect = dialect
-        .or(file.dialect)
-        .unwrap_or_else(|| "canonical".into());
+    let protocol = match upstream_protocol {
+        UpstreamProtocolArg::Mcp => proxy::transport::http::Protocol::Mcp,
+        UpstreamProtocolArg::A2a => proxy::transport::http::Protocol::A2a,
+    };
+    if protocol == proxy::transport::http::Protocol::A2a && listen.is_none() {
+        return usage("--upstream-protocol a2a needs --listen: A2A clients speak HTTP".into());
+    }
+    // The command line overrides the file, which overrides the built-in defaults (an A2A agent's: `a2a`).
+    let dialect = dialect.or(file.dialect).unwrap_or_else(|| match protocol {
+        proxy::transport::http::Protocol::A2a => "a2a".into(),
+        proxy::transport::http::Protocol::Mcp => "canonical".into(),
+    });
     let batch = batch.or(file.batch).unwrap_or_else(|| "reject".into());
     let max_bytes = max_bytes.or(file.max_bytes);
     let failed_result_bytes = failed_result_bytes.or(file.failed_result_bytes);
@@ -514,6 +536,7 @@ fn guard(command: Command) -> ExitCode {
             };
             match proxy::transport::http::Spec::new(
                 &url,
+                protocol,
                 &upstream_header,
                 &ca,
                 max_upstream_bytes,

@@ -6,11 +6,15 @@ port, and the two official SDK clients (clients/a2a_py_client.py, clients/a2a_js
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import threading
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
-from harness import HANG, HERE, PY
+from harness import GUARD, HANG, HERE, PY
 
 AGENT = HERE / "servers" / "a2a_agent.py"
 CLIENTS = {
@@ -54,3 +58,61 @@ def codes(seen: dict[str, Any]) -> dict[str, Any]:
         else:
             out[step] = value
     return out
+
+
+class ListeningGuard:
+    """`jsonrpc-errors guard --listen 127.0.0.1:0 --upstream URL --upstream-protocol a2a [args]`; its log
+    (stderr) collected as it runs."""
+
+    def __init__(self, upstream: str, *args: str, env: dict[str, str] | None = None) -> None:
+        self.proc = subprocess.Popen(
+            [str(GUARD), "guard", "--listen", "127.0.0.1:0", "--upstream", upstream,
+             "--upstream-protocol", "a2a", *args],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **(env or {})})
+        self.log: list[str] = []
+        port = None
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.log.append(line)
+            if '"listening"' in line:
+                port = json.loads(line)["addr"].rsplit(":", 1)[1]
+                break
+        assert port, "".join(self.log)
+        self.base = f"http://127.0.0.1:{port}"
+        self.rpc = self.base + "/a2a"
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.log.append(line)
+
+    def stop(self) -> str:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=HANG)
+        finally:
+            self._reader.join(timeout=HANG)
+        return "".join(self.log)
+
+
+def post(url: str, message: dict[str, Any], headers: dict[str, str] | None = None,
+         timeout: float = HANG) -> tuple[int, dict[str, Any]]:
+    """A JSON-RPC request POSTed as an A2A 1.0 client sends it (`A2A-Version: 1.0` unless `headers` say
+    otherwise); the HTTP status and the answer."""
+    sent = {"content-type": "application/json", "accept": "application/json", "a2a-version": "1.0", **(headers or {})}
+    sent = {k: v for k, v in sent.items() if v is not None}
+    req = urllib.request.Request(url, json.dumps(message).encode(), sent)
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"null")
+
+
+def send(text: str, id: Any = 1, method: str = "SendMessage") -> dict[str, Any]:
+    """A `SendMessage` (or `method`) request carrying `text`, as A2A 1.0's JSON-RPC binding writes it."""
+    return {"jsonrpc": "2.0", "id": id, "method": method,
+            "params": {"message": {"messageId": f"m-{id}", "role": "ROLE_USER", "parts": [{"text": text}]}}}

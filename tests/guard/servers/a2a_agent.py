@@ -10,6 +10,7 @@ endpoint at `/rpc`. What a task does is picked by the first word of the message'
     stream N      a task that streams N artifact chunks (`chunk i`), then completes
     fail          a task that fails, its status message carrying a credential (what an agent's error text does)
     slow S        a task that works for S seconds (a killed agent's pending requests), then completes
+    headers       a completed task whose artifact is the request's headers as JSON (names lowercased)
 
 Everything else about errors is the SDK's own: `GetTask` of an unknown id (-32001 TaskNotFoundError),
 `CancelTask` of a finished task (-32002 TaskNotCancelableError), a push notification config (-32003),
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import socket
 import sys
 
@@ -83,6 +85,10 @@ class TestAgent(AgentExecutor):
                     role=Role.ROLE_AGENT,
                 )
             )
+        elif word == "headers":
+            seen = json.dumps({k.lower(): v for k, v in context.call_context.state.get("headers", {}).items()})
+            await updater.add_artifact(new_text_artifact(name="headers", text=seen).parts, name="headers")
+            await updater.complete()
         elif word == "slow":
             await asyncio.sleep(float(rest or "30"))
             await updater.complete()

@@ -25,15 +25,18 @@ use std::time::{Duration, Instant};
 const SESSION_HEADER: &str = "mcp-session-id";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Era {
+pub(super) enum Era {
     /// 2026-07-28: one request per POST, no session.
     Modern,
     /// 2025-11-25 and earlier: `initialize`, `Mcp-Session-Id`.
     Legacy,
+    /// A2A over JSON-RPC (`--upstream-protocol a2a`): one request per POST, no session; its errors go with
+    /// HTTP 200, as A2A's JSON-RPC binding sends them.
+    A2a,
 }
 
 /// A JSON-RPC error response the front writes itself (the HTTP envelope's errors, MCP's codes).
-fn rpc_error(
+pub(super) fn rpc_error(
     status: StatusCode,
     id: Option<&RawValue>,
     code: i64,
@@ -57,13 +60,13 @@ fn rpc_error(
     json(status, body.to_string().into_bytes())
 }
 
-fn plain(status: StatusCode, why: &str) -> Response {
+pub(super) fn plain(status: StatusCode, why: &str) -> Response {
     tracing::debug!(event = "http-refused", status = status.as_u16(), "{why}");
     status.into_response()
 }
 
 /// Refused before anything was forwarded: the client (or a load balancer) may try again elsewhere.
-fn unavailable(why: &str) -> Response {
+pub(super) fn unavailable(why: &str) -> Response {
     let mut response = rpc_error(StatusCode::SERVICE_UNAVAILABLE, None, -32000, why, None);
     response
         .headers_mut()
@@ -74,7 +77,7 @@ fn unavailable(why: &str) -> Response {
     response
 }
 
-fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+pub(super) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
@@ -105,18 +108,8 @@ fn accepts_neither(headers: &HeaderMap) -> bool {
 
 pub async fn endpoint(State(front): State<Arc<Front>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    if let Err(refusal) = front.access.check(&parts.headers) {
-        return match refusal {
-            Refusal::Origin => plain(StatusCode::FORBIDDEN, "Origin not allowed"),
-            Refusal::Host => plain(StatusCode::FORBIDDEN, "Host is not a loopback name"),
-            Refusal::HostRepeated => plain(StatusCode::BAD_REQUEST, "more than one Host field"),
-            Refusal::Token => {
-                let mut r = plain(StatusCode::UNAUTHORIZED, "bearer token missing or wrong");
-                r.headers_mut()
-                    .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-                r
-            }
-        };
+    if let Some(refused) = access_refused(&front, &parts.headers) {
+        return refused;
     }
     let versions: Vec<&str> = parts
         .headers
@@ -140,9 +133,25 @@ pub async fn endpoint(State(front): State<Arc<Front>>, request: Request) -> Resp
     }
 }
 
+/// The front's access rules (Origin, Host, the client's token), or None when they hold.
+pub(super) fn access_refused(front: &Front, headers: &HeaderMap) -> Option<Response> {
+    let refusal = front.access.check(headers).err()?;
+    Some(match refusal {
+        Refusal::Origin => plain(StatusCode::FORBIDDEN, "Origin not allowed"),
+        Refusal::Host => plain(StatusCode::FORBIDDEN, "Host is not a loopback name"),
+        Refusal::HostRepeated => plain(StatusCode::BAD_REQUEST, "more than one Host field"),
+        Refusal::Token => {
+            let mut r = plain(StatusCode::UNAUTHORIZED, "bearer token missing or wrong");
+            r.headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            r
+        }
+    })
+}
+
 /// A request body as read: whole, or over `--max-bytes` (its first bytes kept for the session to read the
 /// id from).
-enum Read_ {
+pub(super) enum Read_ {
     Whole(Vec<u8>),
     Oversize { length: u64, head: Vec<u8> },
 }
@@ -151,7 +160,7 @@ enum Read_ {
 pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Reads a request body until `deadline` (408 past it, the connection closed: the rest is not read).
-async fn read_body(
+pub(super) async fn read_body(
     body: Body,
     cap: usize,
     headers: &HeaderMap,
@@ -213,7 +222,7 @@ fn closing(mut response: Response) -> Response {
 
 /// An empty (or whitespace-only) body is no message, and no line the session would answer: the component's
 /// parse error, 400, at once.
-fn blank(front: &Front, bytes: &[u8]) -> Option<Response> {
+pub(super) fn blank(front: &Front, bytes: &[u8]) -> Option<Response> {
     if !bytes.iter().all(u8::is_ascii_whitespace) {
         return None;
     }
@@ -236,7 +245,7 @@ fn blank(front: &Front, bytes: &[u8]) -> Option<Response> {
 /// A body over `--max-bytes`, not read past its first bytes: the component's oversize error (413), and the
 /// connection closed (the rest of the body is not read). The session's `client-oversize` would answer it
 /// with the request's own id, but names no client stream for its answer.
-fn oversize(front: &Front, length: u64, head: &[u8]) -> Response {
+pub(super) fn oversize(front: &Front, length: u64, head: &[u8]) -> Response {
     let options = jsonrpc_errors_host::ValidateOptions {
         max_bytes: Some(front.max_bytes as u64),
         content_length: Some(length),
@@ -261,7 +270,7 @@ fn oversize(front: &Front, length: u64, head: &[u8]) -> Response {
 }
 
 /// Checks what every POST must have: a JSON body the client may be answered to.
-fn post_envelope(front: &Front, parts: &Parts) -> Option<Response> {
+pub(super) fn post_envelope(front: &Front, parts: &Parts) -> Option<Response> {
     if accepts_neither(&parts.headers) {
         return Some(plain(
             StatusCode::NOT_ACCEPTABLE,
@@ -695,7 +704,7 @@ impl Drop for Slot {
 }
 
 /// What closes a response's connection should its client stop taking what it is sent.
-fn aborter(parts: &Parts) -> Option<Abort> {
+pub(super) fn aborter(parts: &Parts) -> Option<Abort> {
     let busy = parts.extensions.get::<Arc<super::front::Busy>>()?.clone();
     Some(Box::new(move || busy.abort()))
 }
@@ -707,7 +716,7 @@ impl Held for GetStream {}
 
 /// Whether a message is owed an answer: a request, a batch holding one, or anything the session has to
 /// judge (it answers what it cannot read).
-fn owed(shape: Shape, bytes: &[u8]) -> bool {
+pub(super) fn owed(shape: Shape, bytes: &[u8]) -> bool {
     match shape {
         Shape::Request | Shape::Other => true,
         Shape::Batch => serde_json::from_slice::<Vec<&RawValue>>(bytes).map_or(true, |members| {
@@ -722,6 +731,9 @@ fn owed(shape: Shape, bytes: &[u8]) -> bool {
 /// The HTTP status of an answer written as `application/json`: MCP's table in the stateless revision; in
 /// both, a message the session refused at once as unreadable is 400.
 fn status_of(code: Option<i64>, immediate: bool, era: Era) -> StatusCode {
+    if era == Era::A2a {
+        return StatusCode::OK;
+    }
     match code {
         Some(-32700 | -32600) if immediate => StatusCode::BAD_REQUEST,
         Some(-32700 | -32600 | -32602 | -32020 | -32021 | -32022) if era == Era::Modern => {
@@ -736,7 +748,7 @@ fn status_of(code: Option<i64>, immediate: bool, era: Era) -> StatusCode {
 /// session sends to that stream (JSON for a lone answer, SSE when messages come before it and the client
 /// takes SSE), or 202 when nothing is owed.
 #[allow(clippy::too_many_arguments)]
-async fn exchange(
+pub(super) async fn exchange(
     front: &Arc<Front>,
     parts: &Parts,
     up: Arc<Upstream>,

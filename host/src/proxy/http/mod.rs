@@ -13,6 +13,7 @@
 //! and cancellations are the session's. The front checks the HTTP envelope (origin, token, headers, sizes),
 //! frames messages as JSON or SSE, and runs the children.
 
+mod a2a;
 mod body;
 mod front;
 mod headers;
@@ -121,7 +122,11 @@ pub async fn serve(args: Args, listen: Listen, runtime: Runtime, metrics: Arc<Me
                 .await
         });
     }
-    tracing::info!(event = "listening", addr = %bound, "serving MCP (Streamable HTTP) on http://{bound}{PATH}");
+    if a2a_upstream(&front) {
+        tracing::info!(event = "listening", addr = %bound, "serving the A2A agent (JSON-RPC) on http://{bound}{}, its card at {}", a2a::PATH, a2a::CARD_PATH);
+    } else {
+        tracing::info!(event = "listening", addr = %bound, "serving MCP (Streamable HTTP) on http://{bound}{PATH}");
+    }
 
     let router = router(front.clone());
     let (stop_tx, stop) = watch::channel(false);
@@ -196,13 +201,25 @@ async fn drain(front: &Arc<Front>, signals: &mut Signals) {
 }
 
 fn router(front: Arc<Front>) -> Router {
-    Router::new()
-        .route(PATH, any(mcp::endpoint))
+    let router = if a2a_upstream(&front) {
+        Router::new()
+            .route(a2a::PATH, any(a2a::endpoint))
+            .route(a2a::CARD_PATH, get(a2a::card))
+    } else {
+        Router::new().route(PATH, any(mcp::endpoint))
+    };
+    router
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/readyz", get(readyz))
         .fallback(|| async { StatusCode::NOT_FOUND })
         .layer(axum::middleware::from_fn_with_state(front.clone(), count))
         .with_state(front)
+}
+
+/// Whether the upstream is an A2A agent (`--upstream-protocol a2a`).
+fn a2a_upstream(front: &Front) -> bool {
+    matches!(&front.children.transport, crate::proxy::transport::Spec::Http(spec)
+        if spec.protocol == crate::proxy::transport::http::Protocol::A2a)
 }
 
 /// Ready: not draining, and the shared child runs and has answered the front's handshake.

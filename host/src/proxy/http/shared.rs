@@ -128,7 +128,14 @@ impl Shared {
         // A server at a URL may be down now and up later (a child that fails its handshake is not): its
         // handshake is tried again until it answers, so `/readyz` follows it.
         let again = matches!(children.transport, crate::proxy::transport::Spec::Http(_));
-        tokio::spawn(handshake(up.clone(), again));
+        if matches!(&children.transport, crate::proxy::transport::Spec::Http(spec)
+            if spec.protocol == crate::proxy::transport::http::Protocol::A2a)
+        {
+            // An A2A agent needs no handshake: each request stands alone.
+            up.handshake.send_replace(Handshake::Modern);
+        } else {
+            tokio::spawn(handshake(up.clone(), again));
+        }
         Some(up)
     }
 }

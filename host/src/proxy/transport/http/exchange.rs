@@ -5,6 +5,7 @@
 use super::legacy;
 use super::link::{Fault, Link, Mode, Snapshot, SESSION_HEADER};
 use super::message::{self, id_key, Inbound, Outbound};
+use super::spec::Protocol;
 use super::sse::Parser;
 use super::wire::{is_json, is_message, is_sse, read_capped, read_message, retry_after, with_id};
 use crate::proxy::io::Read;
@@ -92,6 +93,7 @@ impl Link {
         }
         let first = matches!(self.state().mode, Mode::Unknown);
         if first
+            && self.spec.protocol == Protocol::Mcp
             && at.session.is_none()
             && matches!(status.as_u16(), 400 | 404 | 405)
             && legacy::found(self).await

@@ -5,7 +5,7 @@
 
 use super::client;
 use super::message::{self, Outbound};
-use super::spec::Spec;
+use super::spec::{Protocol, Spec, A2A_VERSION};
 use super::stream::Stream;
 use crate::proxy::io::{Budget, Read};
 use crate::proxy::transport::report::Report;
@@ -23,6 +23,7 @@ pub(super) const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
 const METHOD_HEADER: &str = "mcp-method";
 const NAME_HEADER: &str = "mcp-name";
+const A2A_VERSION_HEADER: &str = "a2a-version";
 
 /// How the upstream was found to speak.
 #[derive(Clone)]
@@ -207,6 +208,13 @@ impl Link {
                     headers.insert(header::AUTHORIZATION, v);
                 }
             }
+        }
+        if self.spec.protocol == Protocol::A2a {
+            // A2A: the version the guard speaks, on every request; no MCP session or revision headers.
+            headers.insert(A2A_VERSION_HEADER, HeaderValue::from_static(A2A_VERSION));
+            return req
+                .body(Full::new(body.unwrap_or_default()))
+                .expect("a request built from valid parts");
         }
         let modern = msg.filter(|m| m.is_modern());
         match modern {

@@ -20,6 +20,7 @@
 //! status with no JSON-RPC answer, a session that could not be re-opened. The session answers each request
 //! once, whatever this transport reports twice.
 
+pub mod card;
 mod client;
 mod exchange;
 mod legacy;
@@ -43,9 +44,10 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::{AbortHandle, JoinSet};
 
+pub use card::agent_card;
 pub use client::read_ca;
 use link::{Fault, Link, Mode};
-pub use spec::Spec;
+pub use spec::{Protocol, Spec, A2A_VERSION};
 
 /// How long a notification's (or an answer's) POST may take: it is sent before the next message, in order.
 const NOTIFY_TIMEOUT: Duration = Duration::from_secs(30);

@@ -6,9 +6,23 @@ use super::url::Target;
 use hyper::header::{HeaderName, HeaderValue};
 use std::time::Duration;
 
+/// What the server at the URL speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    /// MCP: Streamable HTTP in both eras, or HTTP+SSE.
+    Mcp,
+    /// A2A 1.0 over JSON-RPC: each request a POST with `A2A-Version: 1.0`, answered with JSON or (a streaming
+    /// method) an SSE stream; no session, no handshake.
+    A2a,
+}
+
+/// The A2A protocol version the guard speaks to an agent (its `A2A-Version` header).
+pub const A2A_VERSION: &str = "1.0";
+
 /// A server at a URL, and how the guard reaches it.
 pub struct Spec {
     pub url: Target,
+    pub protocol: Protocol,
     /// The guard's own headers for the upstream (`--upstream-header`): its credentials. Never a client's.
     pub headers: Vec<(HeaderName, HeaderValue)>,
     /// One pool of connections for every relay.
@@ -24,6 +38,7 @@ impl Spec {
     /// `Name: value`) and the extra trusted certificates. Errors name no header value and no URL part.
     pub fn new(
         url: &str,
+        protocol: Protocol,
         headers: &[String],
         ca: &[rustls_pki_types::CertificateDer<'static>],
         max_upstream_bytes: usize,
@@ -55,6 +70,7 @@ impl Spec {
         }
         Ok(Spec {
             url,
+            protocol,
             headers: parsed,
             client: client::build(ca)?,
             max_upstream_bytes,
