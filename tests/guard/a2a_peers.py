@@ -26,10 +26,10 @@ SECRET = "ghp_A2aSecretTokenValue0123456789abcdefAB"
 
 
 class Agent:
-    """servers/a2a_agent.py on a free loopback port."""
+    """servers/a2a_agent.py on a free loopback port (or `port`)."""
 
-    def __init__(self) -> None:
-        self.proc = subprocess.Popen([PY, str(AGENT)], stdout=subprocess.PIPE, text=True)
+    def __init__(self, port: int = 0) -> None:
+        self.proc = subprocess.Popen([PY, str(AGENT), "--port", str(port)], stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
         assert line.startswith("port "), line

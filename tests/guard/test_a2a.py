@@ -12,9 +12,11 @@ the guard's own answers rendered by the component, and a killed agent's pending 
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import threading
 import time
+import urllib.error
 import urllib.request
 
 import pytest
@@ -156,6 +158,37 @@ def test_a_killed_agent_answers_every_pending_request_once_at_once(agent, guarde
     # The next request is answered at once too (nothing listens where the agent was).
     status, answer = post(g.rpc, send("echo again", id=9), timeout=AT_ONCE)
     assert answer == own(g, {"kind": "internal-error", "id": 9}), answer
+
+
+def test_readiness_follows_an_agent_that_comes_up_later():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    g = ListeningGuard(f"http://127.0.0.1:{port}/rpc")
+    agent = None
+    try:
+        def ready() -> int:
+            try:
+                with urllib.request.urlopen(g.base + "/readyz", timeout=HANG) as r:
+                    return r.status
+            except urllib.error.HTTPError as e:
+                return e.code
+
+        assert ready() == 503
+        # A request meanwhile is answered at once, as the agent cannot be reached.
+        _, answer = post(g.rpc, send("echo early", id=1), timeout=AT_ONCE)
+        assert answer["id"] == 1 and "error" in answer, answer
+        agent = Agent(port)
+        deadline = time.monotonic() + 10
+        while ready() != 200 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert ready() == 200
+        _, answer = post(g.rpc, send("echo late", id=2))
+        assert answer["result"]["task"]["artifacts"][0]["parts"][0]["text"] == "echo: late", answer
+    finally:
+        g.stop()
+        if agent:
+            agent.stop()
 
 
 def own(g: ListeningGuard, kind: dict) -> dict:

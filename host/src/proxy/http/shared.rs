@@ -128,13 +128,15 @@ impl Shared {
         // A server at a URL may be down now and up later (a child that fails its handshake is not): its
         // handshake is tried again until it answers, so `/readyz` follows it.
         let again = matches!(children.transport, crate::proxy::transport::Spec::Http(_));
-        if matches!(&children.transport, crate::proxy::transport::Spec::Http(spec)
-            if spec.protocol == crate::proxy::transport::http::Protocol::A2a)
-        {
-            // An A2A agent needs no handshake: each request stands alone.
-            up.handshake.send_replace(Handshake::Modern);
-        } else {
-            tokio::spawn(handshake(up.clone(), again));
+        match &children.transport {
+            crate::proxy::transport::Spec::Http(spec)
+                if spec.protocol == crate::proxy::transport::http::Protocol::A2a =>
+            {
+                tokio::spawn(agent_ready(up.clone(), spec.clone()));
+            }
+            _ => {
+                tokio::spawn(handshake(up.clone(), again));
+            }
         }
         Some(up)
     }
@@ -199,6 +201,29 @@ async fn handshake(up: Arc<Upstream>, again: bool) {
         let failed = result == Handshake::Failed;
         up.handshake.send_replace(result);
         if !failed || !again || up.gone() {
+            return;
+        }
+        tokio::time::sleep(HANDSHAKE_AGAIN).await;
+    }
+}
+
+/// An A2A agent needs no handshake (each request stands alone, and none waits for this): it is ready once it
+/// serves its card, tried until it does, so that `/readyz` follows an agent that is down now and up later.
+async fn agent_ready(up: Arc<Upstream>, spec: Arc<crate::proxy::transport::http::Spec>) {
+    let mut warned = false;
+    loop {
+        match crate::proxy::transport::http::agent_card(&spec).await {
+            Ok(_) => {
+                tracing::info!(event = "connected", "the A2A agent serves its card");
+                up.handshake.send_replace(Handshake::Modern);
+                return;
+            }
+            Err(why) if !std::mem::replace(&mut warned, true) => {
+                tracing::warn!(event = "connect-failed", detail = %why, "the A2A agent's card could not be fetched; trying again");
+            }
+            Err(_) => {}
+        }
+        if up.gone() {
             return;
         }
         tokio::time::sleep(HANDSHAKE_AGAIN).await;
