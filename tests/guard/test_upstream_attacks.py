@@ -101,27 +101,294 @@ def open_connections(pid: int, port: int) -> int:
     return count
 
 
+def raw_until_answer(g: Guard, id: Any, timeout: float = AT_ONCE) -> tuple[dict, list[bytes]]:
+    """Reads stdout line by line until the answer to `id`; every line read must be one JSON object."""
+    lines = []
+    deadline = time.monotonic() + timeout
+    while True:
+        line = g.read_raw(max(0.1, deadline - time.monotonic()))
+        assert line is not None, "the guard closed its stdout"
+        lines.append(line)
+        try:
+            message = json.loads(line)
+        except ValueError:
+            raise AssertionError(f"a stdout line that is no JSON message: {line[:200]!r}")
+        assert isinstance(message, dict), line
+        if message.get("id") == id and "method" not in message:
+            return message, lines
+
+
 # ── stdout: messages only, one per line ──
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "finding: an upstream's JSON body is written to stdout as the upstream formatted it; a pretty-printed "
+    "answer (json.dumps(indent=2), common) becomes 12 stdout lines, none of them a JSON message, and the "
+    "stdio client never gets its answer"))
 def test_a_pretty_printed_json_answer_reaches_the_client_as_one_line(hostile, guard):
     h = hostile()
     g = guard(h.url)
     connect(g)
     call(g, 1, "pretty")
-    answer, before, _ = read_answer(g, 1)
-    assert before == [] and answer["result"]["content"][0]["text"] == "pretty", answer
+    answer, lines = raw_until_answer(g, 1)
+    assert len(lines) == 1 and answer["result"]["content"][0]["text"] == "pretty", lines
     assert_nothing_more(g)
 
 
-def test_an_sse_event_over_several_data_lines_cannot_forge_a_second_line_on_stdout(hostile, guard):
+@pytest.mark.xfail(strict=True, reason=(
+    "finding: an SSE event whose data spans several `data:` lines is joined with LF (WHATWG) and written to "
+    "stdout as it is, so the upstream writes whole lines of its choosing on the stdio channel: a forged "
+    "answer to another pending request (id 7 here), past the session's exactly-once bookkeeping, its "
+    "redaction and its policy"))
+def test_an_sse_event_over_several_data_lines_cannot_forge_a_line_on_stdout(hostile, guard):
     h = hostile()
-    g = guard(h.url)
+    g = guard(h.url, "--timeout", "2")
     connect(g)
     # Request 7 is in flight (the server never answers it) while request 1's event smuggles an answer to 7.
     call(g, 7, "silent")
     call(g, 1, "multiline-sse", {"forge": 7})
-    answer, before, _ = read_answer(g, 1)
-    assert before == [], f"a line the session never wrote: {before}"
-    assert "result" in answer
+    answer, lines = raw_until_answer(g, 1)
+    assert len(lines) == 1, f"lines the session never wrote: {lines}"
+    # 7 is answered once, by the guard (its timeout), never by the forged line.
+    seven, _ = raw_until_answer(g, 7, timeout=HANG)
+    assert_error(seven, 7, -32001, "upstream-timeout")
+
+
+# ── every request answered exactly once, whatever the upstream sends ──
+
+
+@pytest.mark.parametrize("tool", ["batch", "gzip", "short-cl", "html200", "no-content", "odd-event"])
+def test_a_malformed_response_is_answered_once_and_the_next_request_served(hostile, guard, tool):
+    h = hostile()
+    g = guard(h.url)
+    connect(g)
+    call(g, 1, tool)
+    answer, lines = raw_until_answer(g, 1)
+    assert len(lines) == 1, lines
+    text = json.dumps(answer)
+    assert "<html" not in text and "/home/alice" not in text, answer
     assert_nothing_more(g)
+    call(g, 2, "echo", {"after": tool})
+    assert read_answer(g, 2)[0]["result"]["content"][0]["text"] == json.dumps({"after": tool})
+    g.assert_log_is_json()
+
+
+@pytest.mark.parametrize("tool", ["comments", "silent", "endless-line"])
+def test_a_response_that_never_ends_is_timed_out_and_its_connection_closed(hostile, guard, tool):
+    h = hostile()
+    g = guard(h.url, "--timeout", "1", "--max-upstream-bytes", str(1024 * 1024))
+    connect(g)
+    call(g, 1, tool)
+    answer, _, took = read_answer(g, 1, timeout=HANG)
+    assert_error(answer, 1, -32001, "upstream-timeout")
+    assert took < AT_ONCE
+    # The exchange is closed: no connection stays open for it.
+    deadline = time.monotonic() + AT_ONCE
+    while open_connections(g.proc.pid, h.port) > 1 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert open_connections(g.proc.pid, h.port) <= 1
+    rss = vm_rss_kb(g.proc.pid)
+    assert rss is not None and rss < 60 * 1024, f"{rss} KiB"
+    call(g, 2, "echo")
+    assert "result" in read_answer(g, 2)[0]
+    assert_nothing_more(g)
+
+
+def test_an_sse_field_of_10_mb_and_10000_retry_fields_cost_no_memory(hostile, guard):
+    h = hostile()
+    g = guard(h.url, "--max-upstream-bytes", str(1024 * 1024))
+    connect(g)
+    call(g, 1, "big-id")
+    answer = read_answer(g, 1, timeout=HANG)[0]
+    assert answer["result"]["content"][0]["text"] == "after a big id", answer
+    rss = vm_rss_kb(g.proc.pid)
+    assert rss is not None and rss < 40 * 1024, f"{rss} KiB"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "finding: a response stream the upstream keeps open after its answer keeps its exchange (task, TCP "
+    "connection, file descriptor) until the upstream ends it: 30 answered requests hold 30 connections; "
+    "a server that never closes them exhausts the guard's descriptors"))
+def test_a_stream_kept_open_after_its_answer_holds_no_connection(hostile, guard):
+    h = hostile()
+    g = guard(h.url)
+    connect(g)
+    for id in range(1, 31):
+        call(g, id, "keep-open")
+        assert read_answer(g, id)[0]["result"]["content"][0]["text"] == "kept open"
+    time.sleep(1)
+    held = open_connections(g.proc.pid, h.port)
+    assert held <= 2, f"{held} connections held for 30 answered requests"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "finding: notifications are POSTed in order on the link's main loop, each waited for up to 30 s "
+    "(NOTIFY_TIMEOUT): one notification the upstream does not answer stalls every later request, which times "
+    "out although the upstream would answer it at once"))
+def test_a_notification_the_upstream_sits_on_does_not_stall_the_requests_after_it(hostile, guard):
+    h = hostile()
+    g = guard(h.url, "--timeout", "3")
+    connect(g)
+    call(g, 1, "stall")
+    assert "result" in read_answer(g, 1)[0]
+    g.send({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"})
+    call(g, 2, "echo", {"after": "a stalled notification"})
+    answer = read_answer(g, 2, timeout=HANG)[0]
+    assert "result" in answer, answer
+
+
+# ── nothing leaks ──
+
+
+def test_a_redirect_is_not_followed_and_no_credential_reaches_another_origin(hostile, guard):
+    h = hostile()
+    elsewhere = hostile()
+    url, header, env = with_credentials(h)
+    g = guard(url, *header, env=env)
+    connect(g)
+    for id, status in enumerate([301, 302, 307, 308], start=1):
+        call(g, id, "redirect", {"status": status, "location": f"{elsewhere.url}?from={status}"})
+        answer, lines = raw_until_answer(g, id)
+        assert "error" in answer and len(lines) == 1, answer
+        assert str(elsewhere.port) not in json.dumps(answer), answer
+    time.sleep(0.3)
+    assert elsewhere.requests() == []
+    # https -> http downgrade: the same.
+    call(g, 9, "redirect", {"status": 307, "location": elsewhere.url.replace("http:", "https:")})
+    assert "error" in read_answer(g, 9)[0]
+    assert_nothing_more(g)
+    assert elsewhere.requests() == []
+
+
+REFLECT_FINDING = pytest.mark.xfail(strict=True, reason=(
+    "finding: a credential the guard itself sends upstream and knows exactly is not redacted when the upstream "
+    "reflects it (in an error or a failed result): the client and the operator log get it, unless a pattern "
+    "happens to match (an env:VAR value does, by the env-value rule)"))
+
+
+@pytest.mark.parametrize("tool", ["reflect", "reflect-result"])
+@pytest.mark.parametrize("credential", [
+    "header-from-env",
+    pytest.param("header-as-written", marks=REFLECT_FINDING),
+    pytest.param("userinfo-as-basic", marks=REFLECT_FINDING),
+    pytest.param("query-key", marks=REFLECT_FINDING),
+])
+def test_an_upstream_reflecting_the_guards_credentials_leaks_none_of_them(hostile, guard, tool, credential):
+    import base64
+
+    h = hostile()
+    secret, args, env = {
+        "header-from-env": (CREDENTIAL, [h.url, "--upstream-header", "X-Upstream-Key: env:UPSTREAM_KEY"],
+                            {"UPSTREAM_KEY": CREDENTIAL}),
+        "header-as-written": (CREDENTIAL, [h.url, "--upstream-header", f"X-Upstream-Key: {CREDENTIAL}"], {}),
+        "userinfo-as-basic": (base64.b64encode(f"alice:{BASIC_PASSWORD}".encode()).decode(),
+                              [h.url.replace("http://", f"http://alice:{BASIC_PASSWORD}@")], {}),
+        "query-key": (QUERY_KEY, [f"{h.url}?k={QUERY_KEY}"], {}),
+    }[credential]
+    g = guard(*args, env=env)
+    connect(g)
+    call(g, 1, tool)
+    answer = read_answer(g, 1)[0]
+    g.close_stdin()
+    g.wait()
+    sent = [r for r in h.requests() if r["method"] == "POST"]
+    assert secret in json.dumps(sent[-1]), "the upstream got the credential (the test's premise)"
+    assert secret not in json.dumps(answer), answer
+    assert secret not in "\n".join(g.stderr_lines), "in the operator log"
+
+
+def test_the_upstreams_headers_never_reach_a_listen_client_and_its_session_id_is_kept(hostile):
+    import urllib.request
+
+    h = hostile("--rotate-session")
+    proc = subprocess.Popen([str(GUARD), "guard", "--listen", "127.0.0.1:0", "--upstream", h.url],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        addr = None
+        for line in proc.stderr:
+            if '"listening"' in line:
+                addr = json.loads(line)["addr"]
+                break
+        assert addr
+
+        def post(message: dict, session: str | None = None) -> tuple[dict, bytes]:
+            headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+            if session:
+                headers["mcp-session-id"] = session
+            req = urllib.request.Request(f"http://{addr}/mcp", json.dumps(message).encode(), headers)
+            with urllib.request.urlopen(req, timeout=HANG) as r:
+                return {k.lower(): v for k, v in r.headers.items()}, r.read()
+
+        headers, _ = post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT})
+        session = headers["mcp-session-id"]
+        post({"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
+        headers, body = post({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                              "params": {"name": "cookie", "arguments": {}}}, session)
+        everything = json.dumps(headers) + body.decode()
+        for secret in ("COOKIE-SECRET", "XHDR-SECRET", "upstream-realm", "rotated-in-a-tool-answer"):
+            assert secret not in everything, secret
+        assert "set-cookie" not in headers and "www-authenticate" not in headers, headers
+        post({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "echo", "arguments": {}}}, session)
+        # The upstream's session is the one initialize named, whatever later responses say.
+        sent = {r["headers"].get("mcp-session-id") for r in h.requests() if "tools/call" in r["body"]}
+        assert len(sent) == 1 and None not in sent and "rotated-in-a-tool-answer" not in sent, sent
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=HANG)
+
+
+@pytest.mark.parametrize("session", ["huge", "control"])
+def test_a_hostile_session_id_is_answered_once(hostile, guard, session):
+    h = hostile("--session-id-bytes", "200000") if session == "huge" else hostile("--session-id", "a\x01b")
+    g = guard(h.url)
+    g.request(0, "initialize", INIT)
+    answer, lines = raw_until_answer(g, 0, timeout=HANG)
+    assert len(lines) == 1
+    if "result" in answer:
+        g.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        call(g, 1, "echo")
+        answer, lines = raw_until_answer(g, 1, timeout=HANG)
+        assert len(lines) == 1
+    assert_nothing_more(g)
+    assert g.proc.poll() is None
+    g.assert_log_is_json()
+
+
+# ── HTTP+SSE (2024-11-05): the endpoint the stream names ──
+
+
+@pytest.mark.parametrize("where", ["other-origin", "other-port", "https"])
+def test_a_legacy_endpoint_on_another_origin_gets_nothing(hostile, guard, where):
+    elsewhere = hostile()
+    endpoint = {
+        "other-origin": f"http://localhost:{elsewhere.port}/messages",
+        "other-port": f"http://127.0.0.1:{elsewhere.port}/messages",
+        "https": f"https://127.0.0.1:{elsewhere.port}/messages",
+    }[where]
+    h = hostile("--legacy-endpoint", endpoint)
+    url, header, env = with_credentials(h)
+    g = guard(url, *header, env=env)
+    g.request(0, "initialize", INIT)
+    answer, lines = raw_until_answer(g, 0, timeout=HANG)
+    assert "error" in answer and len(lines) == 1, answer
+    assert_nothing_more(g)
+    assert elsewhere.requests() == []
+
+
+@pytest.mark.parametrize("endpoint", ["/a/../messages?sessionId=1", "../../messages?sessionId=1",
+                                      "http://mallory:stolen@127.0.0.1:{port}/messages?sessionId=1"])
+def test_a_legacy_endpoint_on_the_same_origin_is_served(hostile, guard, endpoint):
+    probe = hostile()  # reserves nothing: the legacy server below names its own port via {port}
+    probe.stop()
+    h = hostile("--legacy-endpoint", endpoint.replace("{port}", "PORT"))
+    # The server cannot know its port before it starts: name it through the record instead.
+    if "{port}" in endpoint:
+        h.stop()
+        pytest.skip("see test_a_legacy_endpoint_with_userinfo")
+    g = guard(h.url)
+    connect(g)
+    call(g, 1, "echo")
+    answer, lines = raw_until_answer(g, 1, timeout=HANG)
+    assert answer["result"]["content"][0]["text"] == "legacy" and len(lines) == 1, answer
+    posts = [r for r in h.requests() if r["method"] == "POST" and not r["path"].startswith("/mcp")]
+    assert posts and all(r["path"].endswith("messages?sessionId=1") for r in posts), posts

@@ -18,7 +18,7 @@ GET is 405; DELETE 200. `tools/call` picks the behaviour by the tool's name (arg
     silent          nothing at all (not even a status line) until the client leaves
     endless-line    SSE: `data: ` and then bytes with no line end, forever
     redirect        HTTP arguments.status (default 307) to arguments.location
-    reflect         a JSON-RPC error whose message and data echo the request's headers and path (credentials)
+    reflect         a JSON-RPC error whose message echoes, in prose, the credentials the request carried
     reflect-result  the same as a failed tool result (isError)
     batch           the answer inside a JSON array (a batch response)
     gzip            the JSON answer gzip-compressed, Content-Encoding: gzip (nobody asked for it)
@@ -152,12 +152,18 @@ def tool(conn: socket.socket, message: dict, headers: dict[str, str], path: str)
     elif name == "redirect":
         send(conn, int(args.get("status", 307)), b"", None, {"location": args["location"]})
     elif name in ("reflect", "reflect-result"):
-        seen = f"I got {path} with {json.dumps(headers)}"
+        # What a careless server writes: the values it got, in prose, no header names next to them.
+        import base64
+        import urllib.parse
+
+        auth = headers.get("authorization", "")
+        basic = base64.b64decode(auth[6:]).decode(errors="replace") if auth.startswith("Basic ") else ""
+        query = " ".join(v for vs in urllib.parse.parse_qs(urllib.parse.urlsplit(path).query).values() for v in vs)
+        seen = f"refused {headers.get('x-upstream-key', '')} then {auth.split(' ')[-1]} as {basic} and {query}"
         if name == "reflect":
-            error = {"code": -32603, "message": f"refused: {seen}", "data": {"headers": headers, "path": path}}
-            send(conn, 200, json.dumps({"jsonrpc": "2.0", "id": id, "error": error}).encode())
+            send(conn, 200, json.dumps({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": seen}}).encode())
         else:
-            send(conn, 200, json.dumps(answer(id, f"failed: {seen}", is_error=True)).encode())
+            send(conn, 200, json.dumps(answer(id, seen, is_error=True)).encode())
     elif name == "batch":
         send(conn, 200, json.dumps([answer(id, "in a batch")]).encode())
     elif name == "gzip":
