@@ -30,9 +30,13 @@ GET is 405; DELETE 200. `tools/call` picks the behaviour by the tool's name (arg
     big-id          SSE: an `id:` field of 10 MB, 10,000 `retry:` fields, then the answer
     other-id        a JSON answer to the id given in arguments.id (another client's request)
     stall           a JSON answer; from then on every notification's POST is never answered
+    early-hints     a 103 Early Hints response, then the JSON answer
+    dup-id          a JSON answer with its id twice: `"id": arguments.id, "id": <the request's>`
 
 With --legacy-endpoint the server speaks only HTTP+SSE (2024-11-05): POST to /mcp is 405; GET opens a stream whose
-`endpoint` event is the given text; POSTs to any other path are 202 and answered on the stream.
+`endpoint` event is the given text (`{port}` in it: the server's own port); POSTs to any other path are 202 and
+answered on the stream. With --get-stream-ends, the session's GET stream is an event stream that asks for
+`retry: 0` and ends at once.
 Every request (method, path, headers, body) is appended as a JSON line to --record.
 """
 
@@ -50,7 +54,7 @@ import time
 from typing import Any
 
 STATE: dict[str, Any] = {"record": None, "session": "s-1", "rotate": False, "legacy": None, "streams": [],
-                         "stall": False}
+                         "stall": False, "get_ends": False, "port": 0}
 LOCK = threading.Lock()
 
 
@@ -196,6 +200,12 @@ def tool(conn: socket.socket, message: dict, headers: dict[str, str], path: str)
     elif name == "stall":
         STATE["stall"] = True
         send(conn, 200, json.dumps(answer(id, "stalling notifications from now on")).encode())
+    elif name == "early-hints":
+        conn.sendall(b"HTTP/1.1 103 Early Hints\r\nlink: </style.css>; rel=preload\r\n\r\n")
+        send(conn, 200, json.dumps(answer(id, "after early hints")).encode())
+    elif name == "dup-id":
+        body = json.dumps(answer(id, "duplicate id"))
+        send(conn, 200, body.replace('"id": ', f'"id": {json.dumps(args.get("id"))}, "id": ', 1).encode())
     elif name == "other-id":
         send(conn, 200, json.dumps(answer(args["id"], "answered for another")).encode())
     else:
@@ -205,7 +215,8 @@ def tool(conn: socket.socket, message: dict, headers: dict[str, str], path: str)
 
 def legacy_stream(conn: socket.socket) -> bool:
     sse_start(conn)
-    chunk(conn, f"event: endpoint\ndata: {STATE['legacy']}\n\n".encode())
+    endpoint = STATE["legacy"].replace("{port}", str(STATE["port"]))
+    chunk(conn, f"event: endpoint\ndata: {endpoint}\n\n".encode())
     with LOCK:
         STATE["streams"].append(conn)
     forever(conn, b": ping\n\n", 0.5)
@@ -259,6 +270,11 @@ def serve(conn: socket.socket) -> None:
                 except ValueError:
                     pass
                 continue
+            if method == "GET" and STATE["get_ends"]:
+                sse_start(conn)
+                chunk(conn, b"retry: 0\n\n")
+                sse_end(conn)
+                continue
             if method == "GET":
                 send(conn, 405, b"", None, {"allow": "POST, DELETE"})
                 continue
@@ -310,10 +326,12 @@ def main() -> None:
     ap.add_argument("--session-id-bytes", type=int)
     ap.add_argument("--rotate-session", action="store_true")
     ap.add_argument("--legacy-endpoint")
+    ap.add_argument("--get-stream-ends", action="store_true")
     a = ap.parse_args()
     STATE["record"] = a.record
     STATE["rotate"] = a.rotate_session
     STATE["legacy"] = a.legacy_endpoint
+    STATE["get_ends"] = a.get_stream_ends
     if a.session_id is not None:
         STATE["session"] = a.session_id
     elif a.session_id_bytes:
@@ -322,7 +340,8 @@ def main() -> None:
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", 0))
     listener.listen(256)
-    print(f"port {listener.getsockname()[1]}", flush=True)
+    STATE["port"] = listener.getsockname()[1]
+    print(f"port {STATE['port']}", flush=True)
     while True:
         conn, _ = listener.accept()
         threading.Thread(target=serve, args=(conn,), daemon=True).start()
