@@ -137,9 +137,9 @@ def test_a_pretty_printed_json_answer_reaches_the_client_as_one_line(hostile, gu
 
 @pytest.mark.xfail(strict=True, reason=(
     "finding: an SSE event whose data spans several `data:` lines is joined with LF (WHATWG) and written to "
-    "stdout as it is, so the upstream writes whole lines of its choosing on the stdio channel: a forged "
-    "answer to another pending request (id 7 here), past the session's exactly-once bookkeeping, its "
-    "redaction and its policy"))
+    "stdout as it is, so the upstream writes whole lines of its choosing on the stdio channel: here a forged "
+    "error answer to another pending request (id 7), carrying a GitHub token and a home path the session "
+    "would have redacted, past the session's exactly-once bookkeeping, its redaction and its policy"))
 def test_an_sse_event_over_several_data_lines_cannot_forge_a_line_on_stdout(hostile, guard):
     h = hostile()
     g = guard(h.url, "--timeout", "2")
@@ -147,17 +147,24 @@ def test_an_sse_event_over_several_data_lines_cannot_forge_a_line_on_stdout(host
     # Request 7 is in flight (the server never answers it) while request 1's event smuggles an answer to 7.
     call(g, 7, "silent")
     call(g, 1, "multiline-sse", {"forge": 7})
-    answer, lines = raw_until_answer(g, 1)
-    assert len(lines) == 1, f"lines the session never wrote: {lines}"
-    # 7 is answered once, by the guard (its timeout), never by the forged line.
-    seven, _ = raw_until_answer(g, 7, timeout=HANG)
-    assert_error(seven, 7, -32001, "upstream-timeout")
+    raw = []
+    deadline = time.monotonic() + 4
+    while time.monotonic() < deadline:
+        try:
+            raw.append(g.lines.get(timeout=0.2))
+        except Exception:
+            pass
+    out = b"".join(line for line in raw if line)
+    assert b"ghp_" not in out and b"/home/alice" not in out, out
+    messages = [json.loads(line) for line in raw if line]  # every stdout line is one message
+    assert [m.get("id") for m in messages] == [1, 7], messages
+    assert_error(messages[1], 7, -32001, "upstream-timeout")
 
 
 # ── every request answered exactly once, whatever the upstream sends ──
 
 
-@pytest.mark.parametrize("tool", ["batch", "gzip", "short-cl", "html200", "no-content", "odd-event"])
+@pytest.mark.parametrize("tool", ["batch", "gzip", "short-cl", "bad-chunk", "html200", "no-content", "odd-event"])
 def test_a_malformed_response_is_answered_once_and_the_next_request_served(hostile, guard, tool):
     h = hostile()
     g = guard(h.url)
@@ -357,20 +364,23 @@ def test_a_hostile_session_id_is_answered_once(hostile, guard, session):
 # ── HTTP+SSE (2024-11-05): the endpoint the stream names ──
 
 
-@pytest.mark.parametrize("where", ["other-origin", "other-port", "https"])
+@pytest.mark.parametrize("where", ["other-host", "other-port", "https", "scheme-relative", "userinfo-trick"])
 def test_a_legacy_endpoint_on_another_origin_gets_nothing(hostile, guard, where):
     elsewhere = hostile()
     endpoint = {
-        "other-origin": f"http://localhost:{elsewhere.port}/messages",
+        "other-host": f"http://localhost:{elsewhere.port}/messages",
         "other-port": f"http://127.0.0.1:{elsewhere.port}/messages",
         "https": f"https://127.0.0.1:{elsewhere.port}/messages",
+        # A path to the guard's resolver, a host to a browser's: on the same origin or refused, never elsewhere.
+        "scheme-relative": f"//127.0.0.1:{elsewhere.port}/messages",
+        "userinfo-trick": "http://127.0.0.1:{port}@127.0.0.1:" + f"{elsewhere.port}/messages",
     }[where]
     h = hostile("--legacy-endpoint", endpoint)
     url, header, env = with_credentials(h)
     g = guard(url, *header, env=env)
     g.request(0, "initialize", INIT)
     answer, lines = raw_until_answer(g, 0, timeout=HANG)
-    assert "error" in answer and len(lines) == 1, answer
+    assert len(lines) == 1, lines
     assert_nothing_more(g)
     assert elsewhere.requests() == []
 
@@ -404,6 +414,18 @@ def test_an_informational_response_before_the_answer_is_skipped(hostile, guard):
     assert_nothing_more(g)
 
 
+def test_a_request_of_the_servers_own_in_place_of_the_answer_is_relayed_and_the_request_answered(hostile, guard):
+    h = hostile()
+    g = guard(h.url)
+    connect(g)
+    call(g, 1, "request")
+    answer, lines = raw_until_answer(g, 1)
+    assert_error(answer, 1, -32000, "upstream-connection-failed")
+    before = [json.loads(line) for line in lines[:-1]]
+    assert [m.get("method") for m in before] == ["roots/list"], before
+    assert_nothing_more(g)
+
+
 def test_an_answer_with_its_id_twice_answers_no_other_request(hostile, guard):
     h = hostile()
     g = guard(h.url, "--timeout", "2")
@@ -430,6 +452,38 @@ def test_a_get_stream_that_ends_at_once_is_not_reopened_forever(hostile, guard):
     time.sleep(3)
     gets = [r for r in h.requests() if r["method"] == "GET"]
     assert len(gets) <= 6, f"{len(gets)} GET streams in 3 s"
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_an_upstream_body_cannot_forge_a_log_line(hostile, guard, fmt):
+    h = hostile()
+    g = guard(h.url, "--log-format", fmt)
+    connect(g)
+    call(g, 1, "log-inject")
+    assert "error" in read_answer(g, 1)[0]
+    g.close_stdin()
+    assert g.wait() == 0
+    assert not [line for line in g.stderr_lines if line.startswith(("2026-01-01", '{"timestamp": "2026-01-01'))]
+    if fmt == "json":
+        g.assert_log_is_json()
+        assert not g.events("forged")
+
+
+def test_the_debug_log_names_no_credential(hostile, guard):
+    h = hostile()
+    url, header, env = with_credentials(h)
+    g = guard(url, *header, "--log-level", "debug", env=env)
+    connect(g)
+    call(g, 1, "echo")
+    read_answer(g, 1)
+    call(g, 2, "redirect", {"location": "http://127.0.0.1:9/x?token=QUERYKEY-777777"})
+    read_answer(g, 2)
+    g.close_stdin()
+    g.wait()
+    log = "\n".join(g.stderr_lines)
+    assert "DEBUG" in log or '"level":"DEBUG"' in log
+    for secret in (CREDENTIAL, BASIC_PASSWORD, QUERY_KEY, "alice"):
+        assert secret not in log, secret
 
 
 @pytest.mark.xfail(strict=True, reason=(
