@@ -32,7 +32,8 @@ GET is 405; DELETE 200. `tools/call` picks the behaviour by the tool's name (arg
     stall           a JSON answer; from then on every notification's POST is never answered
     bad-chunk       a chunked JSON body whose chunk size is not hex
     request         a JSON body that is a request of the server's own (roots/list), not the answer
-    progress-multiline  SSE: a progress notification (arguments.token), then the multiline-sse answer
+    progress-multiline  SSE: a progress notification (for the request's progressToken), then the answer over
+                    several `data:` lines
     log-inject      an application/json body that is no JSON, with a line end and a forged log line in it
     early-hints     a 103 Early Hints response, then the JSON answer
     dup-id          a JSON answer with its id twice: `"id": arguments.id, "id": <the request's>`
@@ -216,7 +217,7 @@ def tool(conn: socket.socket, message: dict, headers: dict[str, str], path: str)
     elif name == "progress-multiline":
         real = json.dumps(answer(id, "multiline"))[:-1]
         progress = {"jsonrpc": "2.0", "method": "notifications/progress",
-                    "params": {"progressToken": args.get("token"), "progress": 1}}
+                    "params": {"progressToken": (params.get("_meta") or {}).get("progressToken"), "progress": 1}}
         sse_start(conn)
         chunk(conn, f"data: {json.dumps(progress)}\n\n".encode())
         time.sleep(0.2)
