@@ -9,16 +9,27 @@ reason.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import queue
 import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+
 from harness import GUARD, HANG, HERE, PY, Guard, vm_rss_kb
-from test_upstream import AT_ONCE, INIT, assert_error, assert_nothing_more, call, connect, read_answer
+from test_upstream import (
+    AT_ONCE,
+    INIT,
+    assert_error,
+    assert_nothing_more,
+    call,
+    connect,
+    read_answer,
+)
 
 HOSTILE = HERE / "servers" / "hostile_http_upstream.py"
 CREDENTIAL = "UPHDR-0123456789-credential"
@@ -150,10 +161,8 @@ def test_an_sse_event_over_several_data_lines_cannot_forge_a_line_on_stdout(host
     raw = []
     deadline = time.monotonic() + 4
     while time.monotonic() < deadline:
-        try:
+        with contextlib.suppress(queue.Empty):
             raw.append(g.lines.get(timeout=0.2))
-        except Exception:
-            pass
     out = b"".join(line for line in raw if line)
     assert b"ghp_" not in out and b"/home/alice" not in out, out
     messages = [json.loads(line) for line in raw if line]  # every stdout line is one message
@@ -448,7 +457,7 @@ def test_a_legacy_endpoint_on_another_origin_gets_nothing(hostile, guard, where)
     url, header, env = with_credentials(h)
     g = guard(url, *header, env=env)
     g.request(0, "initialize", INIT)
-    answer, lines = raw_until_answer(g, 0, timeout=HANG)
+    _, lines = raw_until_answer(g, 0, timeout=HANG)
     assert len(lines) == 1, lines
     assert_nothing_more(g)
     assert elsewhere.requests() == []
@@ -501,7 +510,7 @@ def test_an_answer_with_its_id_twice_answers_no_other_request(hostile, guard):
     connect(g)
     call(g, 7, "silent")
     call(g, 1, "dup-id", {"id": 7})
-    first, lines = raw_until_answer(g, 1)
+    _, lines = raw_until_answer(g, 1)
     assert len(lines) == 1, lines
     seven, lines = raw_until_answer(g, 7, timeout=HANG)
     assert_error(seven, 7, -32001, "upstream-timeout")
