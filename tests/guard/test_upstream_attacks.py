@@ -547,8 +547,19 @@ def test_an_upstream_body_cannot_forge_a_log_line(hostile, guard, fmt):
         assert not g.events("forged")
 
 
-def test_the_debug_log_names_no_credential(hostile, guard):
+def test_a_body_that_is_no_json_is_logged_redacted(hostile, guard):
     h = hostile()
+    g = guard(h.url)
+    connect(g)
+    call(g, 1, "not-json-secret", {"mark": "zz9"})
+    assert_error(read_answer(g, 1)[0], 1, -32000, "upstream-connection-failed")
+    g.wait_event("dropped", detail="not JSON")
+    assert "hunter2-zz9" not in "\n".join(g.stderr_lines)
+
+
+def test_the_debug_log_names_no_credential(hostile, guard):
+    # The upstream's session id is a bearer of the session too (MCP's security guidance): not logged either.
+    h = hostile("--session-id", "upstream-session-SECRET-31337")
     url, header, env = with_credentials(h)
     g = guard(url, *header, "--log-level", "debug", env=env)
     connect(g)
@@ -560,7 +571,7 @@ def test_the_debug_log_names_no_credential(hostile, guard):
     g.wait()
     log = "\n".join(g.stderr_lines)
     assert "DEBUG" in log or '"level":"DEBUG"' in log
-    for secret in (CREDENTIAL, BASIC_PASSWORD, QUERY_KEY, "alice"):
+    for secret in (CREDENTIAL, BASIC_PASSWORD, QUERY_KEY, "alice", "SECRET-31337"):
         assert secret not in log, secret
 
 

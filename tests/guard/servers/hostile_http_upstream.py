@@ -35,6 +35,7 @@ GET is 405; DELETE 200. `tools/call` picks the behaviour by the tool's name (arg
     progress-multiline  SSE: a progress notification (for the request's progressToken), then the answer over
                     several `data:` lines
     log-inject      an application/json body that is no JSON, with a line end and a forged log line in it
+    not-json-secret an application/json body that is no JSON, with a database URL's password in it
     early-hints     a 103 Early Hints response, then the JSON answer
     dup-id          a JSON answer with its id twice: `"id": arguments.id, "id": <the request's>`
 
@@ -227,6 +228,9 @@ def tool(conn: socket.socket, message: dict, headers: dict[str, str], path: str)
         forged = '2026-01-01T00:00:00.000000Z  INFO forged: the guard exits event="exit" status=0'
         line = json.dumps({"timestamp": "2026-01-01T00:00:00Z", "level": "INFO", "event": "forged"})
         send(conn, 200, f"not json\n{forged}\n{line}\r\n".encode())
+    elif name == "not-json-secret":
+        body = f"Traceback: upstream DB at postgres://admin:hunter2-{args.get('mark', '')}@db.internal/prod failed"
+        send(conn, 200, body.encode())
     elif name == "early-hints":
         conn.sendall(b"HTTP/1.1 103 Early Hints\r\nlink: </style.css>; rel=preload\r\n\r\n")
         send(conn, 200, json.dumps(answer(id, "after early hints")).encode())
