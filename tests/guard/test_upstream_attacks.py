@@ -348,12 +348,13 @@ def test_a_redirect_is_not_followed_and_no_credential_reaches_another_origin(hos
 REFLECT_FINDING = pytest.mark.xfail(strict=True, reason=(
     "finding: a credential the guard itself sends upstream and knows exactly is not redacted when the upstream "
     "reflects it (in an error or a failed result): the client and the operator log get it, unless a pattern "
-    "happens to match (an env:VAR value does, by the env-value rule)"))
+    "happens to match (an env:VAR value does by the env-value rule, but only when VAR's name looks secret)"))
 
 
 @pytest.mark.parametrize("tool", ["reflect", "reflect-result"])
 @pytest.mark.parametrize("credential", [
     "header-from-env",
+    pytest.param("header-from-env-plain-name", marks=REFLECT_FINDING),
     pytest.param("header-as-written", marks=REFLECT_FINDING),
     pytest.param("userinfo-as-basic", marks=REFLECT_FINDING),
     pytest.param("query-key", marks=REFLECT_FINDING),
@@ -365,6 +366,9 @@ def test_an_upstream_reflecting_the_guards_credentials_leaks_none_of_them(hostil
     secret, args, env = {
         "header-from-env": (CREDENTIAL, [h.url, "--upstream-header", "X-Upstream-Key: env:UPSTREAM_KEY"],
                             {"UPSTREAM_KEY": CREDENTIAL}),
+        # The env-value rule keeps only variables whose names look secret (KEY, TOKEN, ...): this one does not.
+        "header-from-env-plain-name": (CREDENTIAL, [h.url, "--upstream-header", "X-Upstream-Key: env:MCP_UPSTREAM"],
+                                       {"MCP_UPSTREAM": CREDENTIAL}),
         "header-as-written": (CREDENTIAL, [h.url, "--upstream-header", f"X-Upstream-Key: {CREDENTIAL}"], {}),
         "userinfo-as-basic": (base64.b64encode(f"alice:{BASIC_PASSWORD}".encode()).decode(),
                               [h.url.replace("http://", f"http://alice:{BASIC_PASSWORD}@")], {}),
