@@ -132,10 +132,6 @@ def raw_until_answer(g: Guard, id: Any, timeout: float = AT_ONCE) -> tuple[dict,
 # ── stdout: messages only, one per line ──
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "finding: an upstream's JSON body is written to stdout as the upstream formatted it; a pretty-printed "
-    "answer (json.dumps(indent=2), common) becomes 12 stdout lines, none of them a JSON message, and the "
-    "stdio client never gets its answer"))
 def test_a_pretty_printed_json_answer_reaches_the_client_as_one_line(hostile, guard):
     h = hostile()
     g = guard(h.url)
@@ -146,11 +142,6 @@ def test_a_pretty_printed_json_answer_reaches_the_client_as_one_line(hostile, gu
     assert_nothing_more(g)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "finding: an SSE event whose data spans several `data:` lines is joined with LF (WHATWG) and written to "
-    "stdout as it is, so the upstream writes whole lines of its choosing on the stdio channel: here a forged "
-    "error answer to another pending request (id 7), carrying a GitHub token and a home path the session "
-    "would have redacted, past the session's exactly-once bookkeeping, its redaction and its policy"))
 def test_an_sse_event_over_several_data_lines_cannot_forge_a_line_on_stdout(hostile, guard):
     h = hostile()
     g = guard(h.url, "--timeout", "2")
@@ -163,17 +154,15 @@ def test_an_sse_event_over_several_data_lines_cannot_forge_a_line_on_stdout(host
     while time.monotonic() < deadline:
         with contextlib.suppress(queue.Empty):
             raw.append(g.lines.get(timeout=0.2))
-    out = b"".join(line for line in raw if line)
-    assert b"ghp_" not in out and b"/home/alice" not in out, out
     messages = [json.loads(line) for line in raw if line]  # every stdout line is one message
     assert [m.get("id") for m in messages] == [1, 7], messages
     assert_error(messages[1], 7, -32001, "upstream-timeout")
+    # What the event hid after its line break is data of request 1's successful result (a server may put any
+    # text in its own results; the default policy leaves them as they are), never a message of its own.
+    for m in messages[1:]:
+        assert "ghp_" not in json.dumps(m) and "/home/alice" not in json.dumps(m), m
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "finding (the same root, behind --listen): an upstream message with line ends in it is written into the "
-    "client's SSE response as one `data:` line followed by raw lines, which an SSE client reads as a data "
-    "field of `{...\"x\":` and ignored fields: the answer does not parse, and the client never gets one"))
 def test_behind_listen_an_answer_with_line_ends_reaches_an_sse_client_whole(hostile):
     import urllib.request
 
