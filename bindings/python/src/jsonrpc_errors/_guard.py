@@ -37,6 +37,14 @@ UpstreamFailure = Union[
     tuple[Literal["exited", "killed"], int], tuple[Literal["spawn-failed"], str], Literal["closed-output"]
 ]
 
+# Why one request got no answer from an upstream reached request by request (the upstream is not gone):
+# ("unreachable", reason), ("refused", (status, retry_after_secs or None)), "session-gone".
+RequestFailure = Union[
+    tuple[Literal["unreachable"], str],
+    tuple[Literal["refused"], tuple[int, Optional[int]]],
+    Literal["session-gone"],
+]
+
 _TRAPS = (wasmtime.WasmtimeError, wasmtime.Trap)
 
 
@@ -188,6 +196,28 @@ class GuardSession:
                 self._worker = None
                 raise _runtime.get()._fault() from e
 
+    def upstream_request_failed_json(
+        self, id: str, failure: RequestFailure, *, context: Optional[Context] = None
+    ) -> str:
+        """Request ``id`` (its JSON text, as the upstream was sent it) got no answer from an upstream reached
+        request by request: it alone is answered, in the dialect. An id that is not pending is answered nothing."""
+        _text(id, "id")
+        variant = _request_failure(failure)
+        ctx = _context(context)
+        record = Record()
+        setattr(record, "unix-millis", ctx[0])
+        setattr(record, "entropy", ctx[1])
+        with self._lock:
+            w = self._worker
+            if w is None:
+                raise ComponentFault(-32603, "Internal error")
+            try:
+                method = w.generic["[method]session.upstream-request-failed"]
+                return str(method(w.worker.store, self._handle, id, variant, record))
+            except _TRAPS as e:
+                self._worker = None
+                raise _runtime.get()._fault() from e
+
     def upstream_stderr(self, data: Union[bytes, str]) -> str:
         """Bytes of the upstream's stderr as read, in any pieces, for the operator's log: the redacted text of
         the lines they complete (secrets redacted, traces and paths kept).
@@ -235,6 +265,11 @@ class GuardSession:
 
     def expire(self, *, context: Optional[Context] = None) -> Outcome:
         return _loads(self.expire_json(context=context))
+
+    def upstream_request_failed(
+        self, id: str, failure: RequestFailure, *, context: Optional[Context] = None
+    ) -> Outcome:
+        return _loads(self.upstream_request_failed_json(id, failure, context=context))
 
     def upstream_failed(self, failure: UpstreamFailure, *, context: Optional[Context] = None) -> Outcome:
         return _loads(self.upstream_failed_json(failure, context=context))
@@ -288,6 +323,34 @@ def check_policy(policy: str, env: Optional[Mapping[str, str]] = None) -> dict[s
         raise rt._fault() from e
     out: dict[str, Any] = json.loads(_ok_or_raise(result))
     return out
+
+
+def _request_failure(failure: Any) -> Any:
+    # The variant's cases hold a string, a record and nothing: wasmtime-py tells them apart by their Python type
+    # (an untagged variant), so each is passed as its payload alone, not as a `Variant`.
+    if failure == "session-gone":
+        return None
+    try:
+        tag, value = failure
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(
+            "failure must be ('unreachable', reason), ('refused', (status, retry_after_secs)) or 'session-gone'"
+        ) from None
+    if tag == "unreachable":
+        _text(value, "reason")
+        return value
+    if tag == "refused":
+        try:
+            status, retry_after = value
+        except (TypeError, ValueError):
+            raise ArgumentTypeError("refused takes (status, retry_after_secs or None)") from None
+        if isinstance(status, bool) or not isinstance(status, int) or not 0 <= status <= 0xFFFF:
+            raise ArgumentTypeError(f"status must be a 16-bit int, not {status!r}")
+        refusal = Record()
+        setattr(refusal, "status", status)
+        setattr(refusal, "retry-after-secs", None if retry_after is None else _u64(retry_after, "retry_after_secs"))
+        return refusal
+    raise JsonRpcErrorsValueError(f"unknown request failure {tag!r}")
 
 
 def _failure(failure: Any) -> Variant:
