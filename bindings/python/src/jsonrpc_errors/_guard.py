@@ -181,20 +181,7 @@ class GuardSession:
 
     def upstream_failed_json(self, failure: UpstreamFailure, *, context: Optional[Context] = None) -> str:
         """The upstream can no longer answer: every pending request is answered."""
-        variant = _failure(failure)
-        ctx = _context(context)
-        record = Record()
-        setattr(record, "unix-millis", ctx[0])
-        setattr(record, "entropy", ctx[1])
-        with self._lock:
-            w = self._worker
-            if w is None:
-                raise ComponentFault(-32603, "Internal error")
-            try:
-                return str(w.generic["[method]session.upstream-failed"](w.worker.store, self._handle, variant, record))
-            except _TRAPS as e:
-                self._worker = None
-                raise _runtime.get()._fault() from e
+        return self._call_variant("[method]session.upstream-failed", _failure(failure), context)
 
     def upstream_request_failed_json(
         self, id: str, failure: RequestFailure, *, context: Optional[Context] = None
@@ -202,7 +189,13 @@ class GuardSession:
         """Request ``id`` (its JSON text, as the upstream was sent it) got no answer from an upstream reached
         request by request: it alone is answered, in the dialect. An id that is not pending is answered nothing."""
         _text(id, "id")
-        variant = _request_failure(failure)
+        return self._call_variant(
+            "[method]session.upstream-request-failed", _request_failure(failure), context, leading=(id,)
+        )
+
+    def _call_variant(self, name: str, variant: Any, context: Optional[Context], leading: tuple[Any, ...] = ()) -> str:
+        """A session method whose failure argument is a WIT variant, called through wasmtime-py's generic
+        interface (the typed one in `_call` takes flat values), its call context as a record."""
         ctx = _context(context)
         record = Record()
         setattr(record, "unix-millis", ctx[0])
@@ -212,8 +205,7 @@ class GuardSession:
             if w is None:
                 raise ComponentFault(-32603, "Internal error")
             try:
-                method = w.generic["[method]session.upstream-request-failed"]
-                return str(method(w.worker.store, self._handle, id, variant, record))
+                return str(w.generic[name](w.worker.store, self._handle, *leading, variant, record))
             except _TRAPS as e:
                 self._worker = None
                 raise _runtime.get()._fault() from e
