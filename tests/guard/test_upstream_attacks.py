@@ -20,10 +20,12 @@ from typing import Any
 
 import pytest
 
-from harness import GUARD, HANG, HERE, PY, Guard, vm_rss_kb
+import test_upstream
+from harness import GUARD, HANG, HERE, Guard, vm_rss_kb
 from test_upstream import (
     AT_ONCE,
     INIT,
+    Server,
     assert_error,
     assert_nothing_more,
     call,
@@ -31,32 +33,19 @@ from test_upstream import (
     read_answer,
 )
 
+# test_upstream's fixture: a guard in front of a URL, killed at the test's end.
+guard = test_upstream.guard
+
 HOSTILE = HERE / "servers" / "hostile_http_upstream.py"
 CREDENTIAL = "UPHDR-0123456789-credential"
 BASIC_PASSWORD = "pw-USERINFO-4242"
 QUERY_KEY = "QUERYKEY-777777"
 
 
-class Hostile:
+class Hostile(Server):
     """hostile_http_upstream.py on a free loopback port; its request record."""
 
-    def __init__(self, tmp: Path, *args: str):
-        self.record = tmp / f"hostile-{time.monotonic_ns()}.jsonl"
-        self.proc = subprocess.Popen([PY, str(HOSTILE), "--record", str(self.record), *args],
-                                     stdout=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline()
-        assert line.startswith("port "), line
-        self.port = int(line.split()[1])
-        self.url = f"http://127.0.0.1:{self.port}/mcp"
-
-    def requests(self) -> list[dict]:
-        if not self.record.exists():
-            return []
-        return [json.loads(line) for line in self.record.read_text().splitlines()]
-
-    def stop(self) -> None:
-        self.proc.kill()
-        self.proc.wait()
+    SCRIPT = HOSTILE
 
 
 @pytest.fixture
@@ -71,20 +60,6 @@ def hostile(tmp_path):
     yield start
     for h in started:
         h.stop()
-
-
-@pytest.fixture
-def guard():
-    started: list[Guard] = []
-
-    def start(url: str, *args: str, env: dict[str, str] | None = None) -> Guard:
-        g = Guard(["--upstream", url, *args], [], env=env)
-        started.append(g)
-        return g
-
-    yield start
-    for g in started:
-        g.kill()
 
 
 def with_credentials(h: Hostile) -> tuple[str, list[str], dict[str, str]]:
