@@ -32,11 +32,13 @@ AT_ONCE = 5.0
 
 
 class Server:
-    """http_fault_server.py on a free loopback port; its request record."""
+    """A fake upstream (`script`: http_fault_server.py unless named) on a free loopback port; its request record."""
+
+    SCRIPT = HTTP_FAULT_SERVER
 
     def __init__(self, tmp: Path, *args: str):
         self.record = tmp / f"record-{time.monotonic_ns()}.jsonl"
-        self.proc = subprocess.Popen([PY, str(HTTP_FAULT_SERVER), "--record", str(self.record), *args],
+        self.proc = subprocess.Popen([PY, str(self.SCRIPT), "--record", str(self.record), *args],
                                      stdout=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
         assert line.startswith("port "), line

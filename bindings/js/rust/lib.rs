@@ -351,6 +351,43 @@ impl GuardSession {
             .to_json())
     }
 
+    /// Request `id` (JSON text, as the upstream was sent it) got no answer from an upstream reached request by
+    /// request. `how`: "unreachable" (with `reason`), "refused" (with `status`, and `retry_after_secs` when it
+    /// is not negative), "session-gone".
+    #[allow(clippy::too_many_arguments)]
+    #[wasm_bindgen(js_name = upstreamRequestFailed)]
+    pub fn upstream_request_failed(
+        &mut self,
+        id: &str,
+        how: &str,
+        reason: &str,
+        status: u16,
+        retry_after_secs: f64,
+        unix_millis: f64,
+        entropy_hi: u32,
+        entropy_lo: u32,
+    ) -> Result<String, JsValue> {
+        let failure = match how {
+            "unreachable" => guard::RequestFailure::Unreachable(reason.to_string()),
+            "refused" => guard::RequestFailure::Refused {
+                status,
+                retry_after_secs: (retry_after_secs >= 0.0).then_some(retry_after_secs as u64),
+            },
+            "session-gone" => guard::RequestFailure::SessionGone,
+            _ => {
+                let e = ErrorObject::invalid_params(
+                    "unknown-failure",
+                    "failure must be unreachable, refused or session-gone",
+                );
+                return Err(JsValue::from_str(&api::failure_json(&e)));
+            }
+        };
+        Ok(self
+            .0
+            .upstream_request_failed(id, failure, ctx(unix_millis, entropy_hi, entropy_lo))
+            .to_json())
+    }
+
     pub fn expire(&mut self, unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> String {
         self.0
             .expire(ctx(unix_millis, entropy_hi, entropy_lo))

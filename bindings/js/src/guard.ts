@@ -48,6 +48,12 @@ export type UpstreamFailure =
   | { spawnFailed: string }
   | "closed-output";
 
+/** Why one request got no answer from an upstream reached request by request (the upstream is not gone). */
+export type RequestFailure =
+  | { unreachable: string }
+  | { refused: { status: number; retryAfterSecs?: number } }
+  | "session-gone";
+
 const encoder = new TextEncoder();
 
 /**
@@ -206,6 +212,35 @@ export class GuardSession {
     return this.#call((s) => s.upstreamFailed(how, code, reason, ms, hi, lo));
   }
 
+  /**
+   * Request `id` (its JSON text, as the upstream was sent it) got no answer from an upstream reached request
+   * by request: it alone is answered, in the dialect. An id that is not pending is answered nothing.
+   */
+  upstreamRequestFailedJson(id: string, failure: RequestFailure, options?: ContextOptions): string {
+    if (typeof id !== "string") throw new ArgumentTypeError("id must be a string (JSON text)");
+    let how: string;
+    let reason = "";
+    let status = 0;
+    let retryAfterSecs = -1;
+    if (failure === "session-gone") {
+      how = "session-gone";
+    } else if (typeof failure === "object" && failure !== null && "unreachable" in failure) {
+      how = "unreachable";
+      reason = optionalString(failure.unreachable, "unreachable", "");
+    } else if (typeof failure === "object" && failure !== null && "refused" in failure) {
+      how = "refused";
+      const refused = failure.refused as { status?: unknown; retryAfterSecs?: unknown } | null;
+      if (typeof refused !== "object" || refused === null) throw new ArgumentTypeError("refused must be an object");
+      status = u64(refused.status, "refused.status");
+      if (status > 0xffff) throw new ArgumentTypeError("refused.status must be a 16-bit integer");
+      if (refused.retryAfterSecs !== undefined) retryAfterSecs = u64(refused.retryAfterSecs, "refused.retryAfterSecs");
+    } else {
+      throw new ArgumentTypeError('failure must be {unreachable}, {refused} or "session-gone"');
+    }
+    const [ms, hi, lo] = contextArgs(options?.context);
+    return this.#call((s) => s.upstreamRequestFailed(id, how, reason, status, retryAfterSecs, ms, hi, lo));
+  }
+
   /** Answers (and cancels upstream) every request whose deadline has passed. */
   expireJson(options?: ContextOptions): string {
     const [ms, hi, lo] = contextArgs(options?.context);
@@ -257,6 +292,10 @@ export class GuardSession {
 
   upstreamFailed(failure: UpstreamFailure, options?: ContextOptions): GuardOutcome {
     return JSON.parse(this.upstreamFailedJson(failure, options)) as GuardOutcome;
+  }
+
+  upstreamRequestFailed(id: string, failure: RequestFailure, options?: ContextOptions): GuardOutcome {
+    return JSON.parse(this.upstreamRequestFailedJson(id, failure, options)) as GuardOutcome;
   }
 
   expire(options?: ContextOptions): GuardOutcome {

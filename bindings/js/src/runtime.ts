@@ -50,6 +50,10 @@ export interface GlueGuardSession {
   upstreamLine(line: Uint8Array, unixMillis: number, entropyHi: number, entropyLo: number): string;
   upstreamOversize(length: number, head: Uint8Array, tail: Uint8Array, unixMillis: number, entropyHi: number, entropyLo: number): string;
   upstreamFailed(how: string, code: number, reason: string, unixMillis: number, entropyHi: number, entropyLo: number): string;
+  upstreamRequestFailed(
+    id: string, how: string, reason: string, status: number, retryAfterSecs: number,
+    unixMillis: number, entropyHi: number, entropyLo: number,
+  ): string;
   expire(unixMillis: number, entropyHi: number, entropyLo: number): string;
   upstreamStderr(bytes: Uint8Array, end: boolean): string;
   upstreamLog(text: string): string;

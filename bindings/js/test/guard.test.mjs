@@ -106,3 +106,20 @@ test("a session redacts the environment it was given; one given none keeps the m
   own.close();
   plain.close();
 });
+
+test("one failed request is answered alone, and bad failures are refused", () => {
+  const s = new GuardSession({ dialect: "canonical", timeoutMs: 5000, upstream: "stdio:server" });
+  for (const n of [1, 2, 3]) s.clientLine(request(n), { context: { unixMillis: 1000, entropy: 7n } });
+  const out = s.upstreamRequestFailed("1", { refused: { status: 429, retryAfterSecs: 7 } });
+  assert.deepEqual(sends(out).map((a) => [a.id, a.error.data.type, a.error.data.retry_after_secs]), [[1, "rate-limited", 7]]);
+  assert.equal(out.pending, 2);
+  assert.equal(s.upstreamRequestFailed("2", "session-gone").pending, 1);
+  const third = s.upstreamRequestFailed("3", { unreachable: "connection reset" });
+  assert.deepEqual(sends(third).map((a) => a.id), [3]);
+  assert.equal(third.pending, 0);
+  assert.deepEqual(sends(s.upstreamRequestFailed("3", { unreachable: "connection reset" })), []);
+  assert.throws(() => s.upstreamRequestFailed("1", { refused: { status: 70_000 } }), ArgumentTypeError);
+  assert.throws(() => s.upstreamRequestFailed("1", { vanished: "x" }), ArgumentTypeError);
+  assert.throws(() => s.upstreamRequestFailed(1, "session-gone"), ArgumentTypeError);
+  s.close();
+});

@@ -93,9 +93,11 @@ test("the shipped .wasm stays within the size budget: ≤ 464,000 bytes raw and 
 // parser), and sorts the `String`s another sort already does: 2.6 KB less than the first version.
 // The same day issue 36's redaction work (encoded credentials, tables, key files, 12 more rules and their step
 // programs; see the base module's budget), measured alone at +24.3 KB raw / +9.2 KB gzipped, joined it: 773,414 /
-// 320,405 with both, so 776,000 / 322,000. Issue 38 owns bringing the modules back down.
-test("the guard .wasm stays within its own budget: ≤ 776,000 bytes raw and ≤ 322,000 gzipped", async () => {
-  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 776_000, 322_000);
+// 320,405 with both, so 776,000 / 322,000. Then (issue 35) the session's upstream-request-failed, which the
+// module did not export (the parity test's finding: GuardSession lacked it), and messages laid out over lines
+// sent as one line: 779,272 / 323,305, so 782,000 / 325,000. Issue 38 owns bringing the modules back down.
+test("the guard .wasm stays within its own budget: ≤ 782,000 bytes raw and ≤ 325,000 gzipped", async () => {
+  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 782_000, 325_000);
 });
 
 // The redaction module (`jsonrpc-errors/redact`: redaction under options, no guard session) is built for

@@ -118,3 +118,28 @@ def test_a_session_redacts_the_environment_it_was_given():
         assert secret in plain.upstream_stderr(line)
     with pytest.raises(TypeError):
         jre.GuardSession(environment=[("UPSTREAM_API_TOKEN", secret)])  # type: ignore[typeddict-item]
+
+
+def test_one_failed_request_is_answered_alone_and_bad_failures_are_refused():
+    with jre.GuardSession("canonical", timeout_ms=5000, upstream="stdio:server") as s:
+        for n in (1, 2, 3):
+            s.client_line(REQUEST % n, context=(1000, 7))
+        out = s.upstream_request_failed("1", ("refused", (429, 7)))
+        answers = [json.loads(st["line"]) for st in out["steps"] if st["step"] == "send"]
+        assert [(a["id"], a["error"]["data"]["type"], a["error"]["data"]["retry_after_secs"]) for a in answers] == [
+            (1, "rate-limited", 7)
+        ]
+        assert out["pending"] == 2
+        assert s.upstream_request_failed("2", "session-gone")["pending"] == 1
+        out = s.upstream_request_failed("3", ("unreachable", "connection reset"))
+        assert [json.loads(st["line"])["id"] for st in out["steps"] if st["step"] == "send"] == [3]
+        assert out["pending"] == 0
+        # A request answered once is owed nothing more.
+        again = s.upstream_request_failed("3", ("unreachable", "connection reset"))
+        assert [st for st in again["steps"] if st["step"] == "send"] == []
+        with pytest.raises(jre.ArgumentTypeError):
+            s.upstream_request_failed("1", ("refused", (70_000, None)))
+        with pytest.raises(jre.JsonRpcErrorsValueError):
+            s.upstream_request_failed("1", ("vanished", "x"))
+        with pytest.raises(jre.ArgumentTypeError):
+            s.upstream_request_failed(1, "session-gone")  # type: ignore[arg-type]

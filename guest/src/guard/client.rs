@@ -44,18 +44,31 @@ impl Session {
                     Event::new(EventName::Dropped, "debug").detail("an empty line from the client"),
                 );
             }
-            Ok(text) => match text.strip_prefix(BYTE_ORDER_MARK) {
+            Ok(text) => {
                 // A byte order mark is no part of JSON (RFC 8259 §8.1): read past it, and the message goes on
                 // without it, since the upstream's reader would refuse it as the guard's did.
-                Some(rest) => {
-                    call.event(
-                        Event::new(EventName::Repaired, "debug")
-                            .detail("a byte order mark before a client message removed"),
-                    );
-                    self.client_text(rest, Some(rest), &mut call)
+                let (text, marked) = match text.strip_prefix(BYTE_ORDER_MARK) {
+                    Some(rest) => {
+                        call.event(
+                            Event::new(EventName::Repaired, "debug")
+                                .detail("a byte order mark before a client message removed"),
+                        );
+                        (rest, true)
+                    }
+                    None => (text, false),
+                };
+                let joined = one_line(text);
+                if joined.is_some() {
+                    call.event(Event::new(EventName::Repaired, "debug").detail(
+                        "line breaks between a client message's tokens written as spaces: one line",
+                    ));
                 }
-                None => self.client_text(text, None, &mut call),
-            },
+                match &joined {
+                    Some(line) => self.client_text(line, Some(line), &mut call),
+                    None if marked => self.client_text(text, Some(text), &mut call),
+                    None => self.client_text(text, None, &mut call),
+                }
+            }
         }
         self.finish(call)
     }

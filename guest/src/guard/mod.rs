@@ -434,6 +434,23 @@ impl Session {
 /// message.
 const BYTE_ORDER_MARK: char = '\u{feff}';
 
+/// `text` as one line when a line break (CR or LF) comes before its end: each written as a space. Between a
+/// JSON message's tokens a line break is whitespace (RFC 8259 §2), so the message is the same; left in, it
+/// made one message two or more for a line-framed peer (a pretty-printed HTTP body, an SSE event's `data:`
+/// lines joined), so that whatever followed the break reached that peer as a message of its own, past the
+/// session. `None` when the text has no break before its trailing whitespace (a CRLF line's CR stays, byte for
+/// byte), or is no JSON as it is (refused as before).
+fn one_line(text: &str) -> Option<String> {
+    let body = text.trim_end_matches([' ', '\t', '\r', '\n']);
+    if !body.bytes().any(|b| b == b'\n' || b == b'\r') {
+        return None;
+    }
+    // Only when the text is JSON as it is: then every break is between tokens. One inside a string (JSON has
+    // no raw control character there) would read as a space once replaced; the parser refuses it instead.
+    serde_json::from_str::<serde::de::IgnoredAny>(text).ok()?;
+    Some(text.replace(['\r', '\n'], " "))
+}
+
 /// The category of a catalogue rule (or of the rules the JSON walker names), for a policy's actions.
 fn catalogue_category(rule: &str) -> &'static str {
     match rule {

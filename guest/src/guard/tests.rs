@@ -2999,3 +2999,95 @@ fn an_a2a_agents_failed_task_is_redacted_in_the_a2a_dialect() {
     let completed = json!({"task": {"id": "t", "status": {"state": "TASK_STATE_COMPLETED"}, "artifacts": [artifact]}});
     assert_eq!(answer("a2a", "SendMessage", &completed), "<forward>");
 }
+
+/// A hostile server's answer whose body hides a whole line after a break (an SSE event's `data:` lines are
+/// joined with line feeds): the client gets one line, the answer, and the hidden "answer" to another pending
+/// request (carrying what the session would have redacted) never reaches it as a message of its own.
+#[test]
+fn a_message_with_line_breaks_between_its_tokens_goes_on_as_one_line() {
+    let mut s = canonical();
+    client(&mut s, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+    client(&mut s, r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#);
+    let forged = r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32005,"message":"ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d at /home/alice"}}"#;
+    let answer = format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"x\":\n{forged}\r\n}}}}");
+    let o = upstream(&mut s, &answer);
+    let sent = lines(&o, Peer::Client);
+    assert_eq!(sent.len(), 1, "{:?}", o.steps);
+    assert!(!sent[0].contains(['\n', '\r']), "{}", sent[0]);
+    assert_eq!(
+        serde_json::from_str::<Value>(&sent[0]).unwrap(),
+        serde_json::from_str::<Value>(&answer).unwrap()
+    );
+    assert_eq!(o.pending, 1, "request 7 is still owed its own answer");
+
+    // The client's side alike: a pretty-printed request reaches the upstream as one line.
+    let request = "{\r\n  \"jsonrpc\": \"2.0\",\n  \"id\": 2,\n  \"method\": \"ping\"\n}";
+    let o = client(&mut s, request);
+    assert_eq!(
+        lines(&o, Peer::Upstream),
+        [r#"{    "jsonrpc": "2.0",   "id": 2,   "method": "ping" }"#]
+    );
+    // A break inside a string is no JSON: refused, never read as a space.
+    let o = client(
+        &mut s,
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"pi\nng\"}",
+    );
+    assert!(lines(&o, Peer::Upstream).is_empty());
+    assert_eq!(only_client_value(&o)["error"]["code"], -32700);
+    // A CRLF line's CR, after the message, is passed on byte for byte.
+    let o = client(
+        &mut s,
+        "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\r",
+    );
+    assert_eq!(lines(&o, Peer::Upstream), ["<forward>"]);
+}
+
+use proptest::strategy::Strategy as _;
+
+proptest::proptest! {
+    /// However a message is laid out over lines (any JSON value, pretty-printed with breaks of every kind),
+    /// each side's peer gets it as exactly one line with no break in it, and the same value.
+    #[test]
+    fn every_message_goes_on_as_one_line_however_it_is_laid_out(
+        value in proptest::collection::btree_map(
+            "[a-z\"\\\\\n]{0,6}",
+            proptest::prop_oneof![
+                proptest::strategy::Just(Value::Null),
+                "[ -~\n\r]{0,12}".prop_map(Value::from),
+                proptest::num::i64::ANY.prop_map(Value::from),
+                proptest::collection::vec("[a-z]{0,4}".prop_map(Value::from), 0..4).prop_map(Value::from),
+            ],
+            0..5,
+        ),
+        indent in "[ \t\r\n]{1,3}",
+    ) {
+        let pretty = |v: &Value| {
+            let mut out = Vec::new();
+            let formatter = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
+            let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
+            serde::Serialize::serialize(v, &mut ser).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let arguments: Value = value.into_iter().collect::<serde_json::Map<_, _>>().into();
+        let mut s = canonical();
+        let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "t", "arguments": arguments}});
+        let o = client(&mut s, &pretty(&request));
+        let sent = lines(&o, Peer::Upstream);
+        proptest::prop_assert_eq!(sent.len(), 1, "{:?}", o.steps);
+        if sent[0] != "<forward>" {
+            proptest::prop_assert!(!sent[0].contains(['\n', '\r']), "{}", sent[0]);
+            proptest::prop_assert_eq!(serde_json::from_str::<Value>(&sent[0]).unwrap(), request);
+        } else {
+            proptest::prop_assert!(!pretty(&request).trim_end().contains(['\n', '\r']));
+        }
+        let answer = json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [], "x": arguments}});
+        let o = upstream(&mut s, &pretty(&answer));
+        let sent = lines(&o, Peer::Client);
+        proptest::prop_assert_eq!(sent.len(), 1, "{:?}", o.steps);
+        if sent[0] != "<forward>" {
+            proptest::prop_assert!(!sent[0].contains(['\n', '\r']), "{}", sent[0]);
+            proptest::prop_assert_eq!(serde_json::from_str::<Value>(&sent[0]).unwrap(), answer);
+        }
+    }
+}

@@ -31,6 +31,18 @@ impl Session {
             None if repaired => (&*text, Source::Text(&text)),
             None => (&*text, Source::Line(&text)),
         };
+        // An upstream reached over HTTP hands over a body or an SSE event's data, which may hold line breaks:
+        // passed on, they let the server write lines of its own to a line-framed client, past the session.
+        let joined = one_line(text);
+        let (text, source) = match &joined {
+            Some(line) => {
+                call.event(Event::new(EventName::Repaired, "debug").detail(
+                    "line breaks between an upstream message's tokens written as spaces: one line",
+                ));
+                (line.as_str(), Source::Text(line))
+            }
+            None => (text, source),
+        };
         match message::parse(text) {
             Parsed::NotJson(why) => {
                 let detail = format!(

@@ -548,6 +548,18 @@ fn fidelity_cases(
             {"client_hex": "efbbbf7b226a736f6e727063223a22322e30222c226964223a312c226d6574686f64223a2270696e67227d"},
             {"upstream_hex": "efbbbf7b226a736f6e727063223a22322e30222c226964223a312c22726573756c74223a7b7d7d"}]),
         ),
+        // A line break between a message's tokens is whitespace: the message goes on as one line, so a body
+        // laid out over lines (an HTTP upstream's SSE data, a pretty-printed POST) hides no message of its
+        // own; one inside a string is no JSON and refused.
+        g(
+            "framing/line-breaks-between-tokens-go-on-as-one-line",
+            &canonical,
+            json!([
+            {"client": "{\r\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1,\n  \"method\": \"ping\"\n}"},
+            {"client": r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#},
+            {"upstream": "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"x\":\n{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32005,\"message\":\"ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d\"}}\r\n}}"},
+            {"client": "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"pi\nng\"}"}]),
+        ),
         // A line too long to read is answered from what its ends show: an oversize response answers its
         // request at once (TypeScript writes the id last), an oversize request carries its own id back.
         g(

@@ -37,6 +37,14 @@ UpstreamFailure = Union[
     tuple[Literal["exited", "killed"], int], tuple[Literal["spawn-failed"], str], Literal["closed-output"]
 ]
 
+# Why one request got no answer from an upstream reached request by request (the upstream is not gone):
+# ("unreachable", reason), ("refused", (status, retry_after_secs or None)), "session-gone".
+RequestFailure = Union[
+    tuple[Literal["unreachable"], str],
+    tuple[Literal["refused"], tuple[int, Optional[int]]],
+    Literal["session-gone"],
+]
+
 _TRAPS = (wasmtime.WasmtimeError, wasmtime.Trap)
 
 
@@ -173,7 +181,21 @@ class GuardSession:
 
     def upstream_failed_json(self, failure: UpstreamFailure, *, context: Optional[Context] = None) -> str:
         """The upstream can no longer answer: every pending request is answered."""
-        variant = _failure(failure)
+        return self._call_variant("[method]session.upstream-failed", _failure(failure), context)
+
+    def upstream_request_failed_json(
+        self, id: str, failure: RequestFailure, *, context: Optional[Context] = None
+    ) -> str:
+        """Request ``id`` (its JSON text, as the upstream was sent it) got no answer from an upstream reached
+        request by request: it alone is answered, in the dialect. An id that is not pending is answered nothing."""
+        _text(id, "id")
+        return self._call_variant(
+            "[method]session.upstream-request-failed", _request_failure(failure), context, leading=(id,)
+        )
+
+    def _call_variant(self, name: str, variant: Any, context: Optional[Context], leading: tuple[Any, ...] = ()) -> str:
+        """A session method whose failure argument is a WIT variant, called through wasmtime-py's generic
+        interface (the typed one in `_call` takes flat values), its call context as a record."""
         ctx = _context(context)
         record = Record()
         setattr(record, "unix-millis", ctx[0])
@@ -183,7 +205,7 @@ class GuardSession:
             if w is None:
                 raise ComponentFault(-32603, "Internal error")
             try:
-                return str(w.generic["[method]session.upstream-failed"](w.worker.store, self._handle, variant, record))
+                return str(w.generic[name](w.worker.store, self._handle, *leading, variant, record))
             except _TRAPS as e:
                 self._worker = None
                 raise _runtime.get()._fault() from e
@@ -235,6 +257,11 @@ class GuardSession:
 
     def expire(self, *, context: Optional[Context] = None) -> Outcome:
         return _loads(self.expire_json(context=context))
+
+    def upstream_request_failed(
+        self, id: str, failure: RequestFailure, *, context: Optional[Context] = None
+    ) -> Outcome:
+        return _loads(self.upstream_request_failed_json(id, failure, context=context))
 
     def upstream_failed(self, failure: UpstreamFailure, *, context: Optional[Context] = None) -> Outcome:
         return _loads(self.upstream_failed_json(failure, context=context))
@@ -288,6 +315,34 @@ def check_policy(policy: str, env: Optional[Mapping[str, str]] = None) -> dict[s
         raise rt._fault() from e
     out: dict[str, Any] = json.loads(_ok_or_raise(result))
     return out
+
+
+def _request_failure(failure: Any) -> Any:
+    # The variant's cases hold a string, a record and nothing: wasmtime-py tells them apart by their Python type
+    # (an untagged variant), so each is passed as its payload alone, not as a `Variant`.
+    if failure == "session-gone":
+        return None
+    try:
+        tag, value = failure
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(
+            "failure must be ('unreachable', reason), ('refused', (status, retry_after_secs)) or 'session-gone'"
+        ) from None
+    if tag == "unreachable":
+        _text(value, "reason")
+        return value
+    if tag == "refused":
+        try:
+            status, retry_after = value
+        except (TypeError, ValueError):
+            raise ArgumentTypeError("refused takes (status, retry_after_secs or None)") from None
+        if isinstance(status, bool) or not isinstance(status, int) or not 0 <= status <= 0xFFFF:
+            raise ArgumentTypeError(f"status must be a 16-bit int, not {status!r}")
+        refusal = Record()
+        setattr(refusal, "status", status)
+        setattr(refusal, "retry-after-secs", None if retry_after is None else _u64(retry_after, "retry_after_secs"))
+        return refusal
+    raise JsonRpcErrorsValueError(f"unknown request failure {tag!r}")
 
 
 def _failure(failure: Any) -> Variant:
