@@ -192,6 +192,8 @@ pub struct SessionArgs {
     pub policy_env: Vec<(String, String)>,
     /// The environment whose secrets the session redacts (none: the one `set_environment` configured).
     pub environment: Option<Vec<(String, String)>>,
+    /// The credentials the shell sends its upstream, redacted wherever they appear (see `guard::Options`).
+    pub upstream_credentials: Option<Vec<String>>,
     /// Whether the session's client streams belong to different clients (see `guard::Options`).
     pub many_clients: Option<bool>,
 }
@@ -208,6 +210,7 @@ impl Default for SessionArgs {
             policy: None,
             policy_env: Vec::new(),
             environment: None,
+            upstream_credentials: None,
             many_clients: None,
         }
     }
@@ -239,6 +242,9 @@ impl SessionArgs {
                 "policy" => json_text(value).map(|v| args.policy = Some(v)),
                 "policy_env" => json_pairs(value).map(|v| args.policy_env = v),
                 "environment" => json_pairs(value).map(|v| args.environment = Some(v)),
+                "upstream_credentials" => {
+                    json_texts(value).map(|v| args.upstream_credentials = Some(v))
+                }
                 "many_clients" => value.as_bool().map(|v| args.many_clients = Some(v)),
                 _ => return Err(refuse(format!("unknown option `{name}`"))),
             };
@@ -255,6 +261,14 @@ fn json_text(value: Value) -> Option<String> {
         Value::String(s) => Some(s),
         _ => None,
     }
+}
+
+/// `["value", ...]` as texts.
+fn json_texts(value: Value) -> Option<Vec<String>> {
+    let Value::Array(items) = value else {
+        return None;
+    };
+    items.into_iter().map(json_text).collect()
 }
 
 /// `[[name, value], ...]` as pairs.
@@ -317,6 +331,7 @@ pub fn guard_session(args: SessionArgs) -> Result<guard::Session, ErrorObject> {
         policy,
         policy_env,
         environment,
+        upstream_credentials,
         many_clients,
     } = args;
     let batch = BatchPolicy::parse(&batch).ok_or_else(|| {
@@ -355,6 +370,7 @@ pub fn guard_session(args: SessionArgs) -> Result<guard::Session, ErrorObject> {
     options.policy = policy;
     options.policy_env = policy_env;
     options.environment = environment;
+    options.upstream_credentials = upstream_credentials.unwrap_or_default();
     options.many_clients = many_clients.unwrap_or(false);
     Ok(guard::Session::new(options))
 }

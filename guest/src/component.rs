@@ -312,6 +312,7 @@ impl exports::jsonrpc_errors::core::guard::GuestSession for GuardSession {
             policy: options.policy,
             policy_env: options.policy_env,
             environment: options.environment,
+            upstream_credentials: options.upstream_credentials,
             many_clients: options.many_clients,
         };
         let session = api::guard_session(args).unwrap_or_else(|_| {

@@ -561,6 +561,7 @@ fn guard(command: Command) -> ExitCode {
         policy_env: policy.as_ref().map(|p| p.env.clone()).unwrap_or_default(),
         policy: policy.map(|p| p.text),
         environment: Some(secret_candidates()),
+        upstream_credentials: Some(proxy::transport::credentials(&transport)),
         // One client per session, but for the HTTP front's shared child (`proxy/http/shared.rs`).
         many_clients: None,
     };

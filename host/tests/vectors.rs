@@ -196,6 +196,13 @@ fn guard_options(case: &Value) -> jsonrpc_errors_host::guard::Options {
         policy: o.get("policy").and_then(Value::as_str).map(str::to_string),
         policy_env: env_pairs(o.get("policy_env")),
         environment: o.get("environment").map(|e| env_pairs(Some(e))),
+        upstream_credentials: o.get("upstream_credentials").map(|list| {
+            list.as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        }),
         many_clients: o.get("many_clients").and_then(Value::as_bool),
     }
 }

@@ -3,8 +3,7 @@ sockets) and by a careless operator: the guard's promises must hold whatever the
 answered exactly once (no hang, no second answer); nothing leaks (the guard's `--upstream-header` credential, the
 URL's userinfo and query, a client's Authorization); memory stays bounded; stdout carries messages only.
 
-A passing test here documents a promise that held; an `xfail(strict=True)` one is a finding, described in its
-reason.
+Each test is a promise that holds; each was first written as a finding that failed (the notes of issue 35).
 """
 
 from __future__ import annotations
@@ -235,10 +234,6 @@ def test_an_sse_field_of_10_mb_and_10000_retry_fields_cost_no_memory(hostile, gu
     assert rss is not None and rss < 40 * 1024, f"{rss} KiB"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "finding: a response stream the upstream keeps open after its answer keeps its exchange (task, TCP "
-    "connection, file descriptor) until the upstream ends it: 30 answered requests hold 30 connections; "
-    "a server that never closes them exhausts the guard's descriptors"))
 def test_a_stream_kept_open_after_its_answer_holds_no_connection(hostile, guard):
     h = hostile()
     g = guard(h.url)
@@ -251,10 +246,6 @@ def test_a_stream_kept_open_after_its_answer_holds_no_connection(hostile, guard)
     assert held <= 2, f"{held} connections held for 30 answered requests"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "finding (its impact): with 64 file descriptors, 54 answered requests whose streams the upstream keeps "
-    "open leave the guard unable to open a connection (EMFILE): every later request fails -32000 for as long "
-    "as the upstream holds them"))
 def test_streams_kept_open_after_their_answers_do_not_exhaust_the_guards_descriptors(hostile):
     h = hostile()
     g = Guard(["--upstream", h.url], [], max_open_files=64)
@@ -270,10 +261,6 @@ def test_streams_kept_open_after_their_answers_do_not_exhaust_the_guards_descrip
         g.kill()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "finding: notifications are POSTed in order on the link's main loop, each waited for up to 30 s "
-    "(NOTIFY_TIMEOUT): one notification the upstream does not answer stalls every later request, which times "
-    "out although the upstream would answer it at once"))
 def test_a_notification_the_upstream_sits_on_does_not_stall_the_requests_after_it(hostile, guard):
     h = hostile()
     g = guard(h.url, "--timeout", "3")
@@ -309,19 +296,13 @@ def test_a_redirect_is_not_followed_and_no_credential_reaches_another_origin(hos
     assert elsewhere.requests() == []
 
 
-REFLECT_FINDING = pytest.mark.xfail(strict=True, reason=(
-    "finding: a credential the guard itself sends upstream and knows exactly is not redacted when the upstream "
-    "reflects it (in an error or a failed result): the client and the operator log get it, unless a pattern "
-    "happens to match (an env:VAR value does by the env-value rule, but only when VAR's name looks secret)"))
-
-
 @pytest.mark.parametrize("tool", ["reflect", "reflect-result"])
 @pytest.mark.parametrize("credential", [
     "header-from-env",
-    pytest.param("header-from-env-plain-name", marks=REFLECT_FINDING),
-    pytest.param("header-as-written", marks=REFLECT_FINDING),
-    pytest.param("userinfo-as-basic", marks=REFLECT_FINDING),
-    pytest.param("query-key", marks=REFLECT_FINDING),
+    "header-from-env-plain-name",
+    "header-as-written",
+    "userinfo-as-basic",
+    "query-key",
 ])
 def test_an_upstream_reflecting_the_guards_credentials_leaks_none_of_them(hostile, guard, tool, credential):
     import base64
@@ -486,11 +467,6 @@ def test_an_answer_with_its_id_twice_answers_no_other_request(hostile, guard):
     assert_nothing_more(g)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "finding: the session's GET stream is opened again after every stream that ends at once (the counter of "
-    "GET_RETRIES is reset by any stream that opened, even one that carried no message), every 100 ms when "
-    "the stream asks `retry: 0`, for as long as the session lasts; the doc says at most 5 times in a row "
-    "without a message"))
 def test_a_get_stream_that_ends_at_once_is_not_reopened_forever(hostile, guard):
     h = hostile("--get-stream-ends")
     g = guard(h.url)
@@ -543,10 +519,6 @@ def test_the_debug_log_names_no_credential(hostile, guard):
         assert secret not in log, secret
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "finding (the stalled notification's root): with a notification's POST in flight that the upstream never "
-    "answers, the guard exits ~32 s after its client left (NOTIFY_TIMEOUT, 30 s, before the relay's stop is "
-    "even seen), not within --grace and the DELETE's 5 s"))
 def test_exit_is_bounded_when_the_upstream_sits_on_everything(hostile, guard):
     h = hostile()
     g = guard(h.url, "--timeout", "2")

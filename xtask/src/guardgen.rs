@@ -159,6 +159,7 @@ impl Reader<'_> {
                         }
                         _ => Ty::List(Box::new(self.ty(&Type::Id(*inner))?)),
                     },
+                    TypeDefKind::List(t) => Ty::List(Box::new(self.ty(t)?)),
                     TypeDefKind::Record(_) | TypeDefKind::Variant(_)
                         if def.owner == TypeOwner::Interface(self.iface_id()?) =>
                     {
@@ -281,6 +282,7 @@ fn host_option_type(ty: &Ty) -> Result<String> {
         Ty::S32 => "i32".into(),
         Ty::Option(t) => format!("Option<{}>", host_option_type(t)?),
         Ty::Pairs => "Vec<(String, String)>".into(),
+        Ty::List(t) if **t == Ty::String => "Vec<String>".into(),
         other => bail!("an option cannot be {other:?}"),
     })
 }
@@ -466,6 +468,7 @@ fn py_option_type(ty: &Ty) -> Result<String> {
         Ty::U32 | Ty::U64 | Ty::S32 => "int".into(),
         Ty::Option(t) => format!("Optional[{}]", py_option_type(t)?),
         Ty::Pairs => "Optional[Mapping[str, str]]".into(),
+        Ty::List(t) if **t == Ty::String => "Sequence[str]".into(),
         other => bail!("an option cannot be {other:?}"),
     })
 }
@@ -508,6 +511,9 @@ fn py_marshal(f: &Field) -> Result<String> {
             Ty::Pairs => format!(
                 "value = options.get({py:?})\n    if value is not None:\n        value = _pairs(value, {py:?})"
             ),
+            Ty::List(t) if **t == Ty::String => format!(
+                "value = options.get({py:?})\n    if value is not None:\n        value = _texts(value, {py:?})"
+            ),
             other => bail!("an option cannot be option<{other:?}>"),
         },
         Ty::Pairs => format!("value = _pairs(options.get({py:?}), {py:?})"),
@@ -523,10 +529,10 @@ fn python(s: &Schema) -> Result<String> {
         "\"\"\"A guard session's options and what its calls return, as ``interface guard`` in wit/world.wit states them.\"\"\"\n"
     );
     let _ = writeln!(o, "from __future__ import annotations\n");
-    let _ = writeln!(o, "from collections.abc import Mapping");
+    let _ = writeln!(o, "from collections.abc import Mapping, Sequence");
     let _ = writeln!(o, "from typing import Any, Literal, Optional, TypedDict\n");
     let _ = writeln!(o, "from wasmtime.component import Record\n");
-    let _ = writeln!(o, "from ._args import _bool, _pairs, _text, _u64");
+    let _ = writeln!(o, "from ._args import _bool, _pairs, _text, _texts, _u64");
     let _ = writeln!(
         o,
         "from ._errors import ArgumentTypeError, JsonRpcErrorsValueError\n"
@@ -675,6 +681,7 @@ fn ts_option_type(ty: &Ty) -> Result<String> {
         Ty::U32 | Ty::U64 | Ty::S32 => "number".into(),
         Ty::Option(t) => format!("{} | null", ts_option_type(t)?),
         Ty::Pairs => "Record<string, string | undefined>".into(),
+        Ty::List(t) if **t == Ty::String => "readonly string[]".into(),
         other => bail!("an option cannot be {other:?}"),
     })
 }
@@ -696,6 +703,9 @@ fn ts_marshal(f: &Field) -> Result<String> {
             Ty::String => format!("{v} == null ? null : text({v}, {}, \"\")", py_literal(&key)),
             Ty::Bool => format!("{v} == null ? null : flag({v}, {})", py_literal(&key)),
             Ty::Pairs => format!("{v} == null ? null : pairs({v}, {})", py_literal(&key)),
+            Ty::List(t) if **t == Ty::String => {
+                format!("{v} == null ? null : texts({v}, {})", py_literal(&key))
+            }
             other => bail!("an option cannot be option<{other:?}>"),
         },
         Ty::Pairs => format!("pairs({v} ?? processEnv(), {})", py_literal(&key)),
@@ -813,6 +823,15 @@ function pairs(env: unknown, what: string): [string, string][] {
   return Object.entries(env as Record<string, unknown>).flatMap(([k, v]): [string, string][] =>
     typeof v === "string" ? [[checkedText(k), checkedText(v)]] : [],
   );
+}
+
+/** A list of strings, each checked. */
+function texts(value: unknown, what: string): string[] {
+  if (!Array.isArray(value)) throw new ArgumentTypeError(`${what} must be an array of strings`);
+  return value.map((v: unknown) => {
+    if (typeof v !== "string") throw new ArgumentTypeError(`${what} must be an array of strings`);
+    return checkedText(v);
+  });
 }
 
 /** The process environment where there is one (Node), as in Python; none in a browser. */

@@ -112,6 +112,14 @@ export interface GuardOptions {
    */
   environment?: Record<string, string | undefined> | null;
   /**
+   * Values this session redacts from everything it writes and logs whatever they are named: the
+   * credentials the shell itself sends its upstream (its header values, a URL's password and query
+   * values), which an upstream may reflect in an error. Each is kept as an environment's secret
+   * value is (at least 8 bytes, not a word, a host, a number or a path) and matched in the same
+   * encoded forms (base64, percent-encoding), beside the environment's.
+   */
+  upstreamCredentials?: readonly string[] | null;
+  /**
    * Whether the session's client streams (`client-line-on`) belong to different clients, as an HTTP
    * front's shared stateless child's do (none or false: one client's, as a legacy session's requests
    * and GET stream). Then what the upstream sends reaches a stream only when it names an id or a
@@ -147,6 +155,15 @@ function pairs(env: unknown, what: string): [string, string][] {
   );
 }
 
+/** A list of strings, each checked. */
+function texts(value: unknown, what: string): string[] {
+  if (!Array.isArray(value)) throw new ArgumentTypeError(`${what} must be an array of strings`);
+  return value.map((v: unknown) => {
+    if (typeof v !== "string") throw new ArgumentTypeError(`${what} must be an array of strings`);
+    return checkedText(v);
+  });
+}
+
 /** The process environment where there is one (Node), as in Python; none in a browser. */
 function processEnv(): Record<string, string | undefined> {
   return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
@@ -165,6 +182,7 @@ export function guardOptionsJson(options: GuardOptions): string {
     policy: options.policy == null ? null : text(options.policy, "policy", ""),
     policy_env: pairs(options.policyEnv ?? processEnv(), "policyEnv"),
     environment: options.environment == null ? null : pairs(options.environment, "environment"),
+    upstream_credentials: options.upstreamCredentials == null ? null : texts(options.upstreamCredentials, "upstreamCredentials"),
     many_clients: options.manyClients == null ? null : flag(options.manyClients, "manyClients"),
   });
 }

@@ -98,6 +98,7 @@ function adapter() {
         policy: o.policy ?? undefined,
         policyEnv: o.policy_env ?? [],
         environment: o.environment ?? undefined,
+        upstreamCredentials: o.upstream_credentials ?? undefined,
         manyClients: o.many_clients ?? undefined,
       });
       return {

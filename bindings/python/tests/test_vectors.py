@@ -102,6 +102,7 @@ def _guard_script(case, context):
         policy=o.get("policy"),
         policy_env=dict(o.get("policy_env", [])),
         environment=None if o.get("environment") is None else dict(o["environment"]),
+        upstream_credentials=o.get("upstream_credentials"),
         many_clients=o.get("many_clients"),
     ) as session:
         for i, step in enumerate(case["script"]):

@@ -81,6 +81,10 @@ pub struct Options {
     /// The environment whose secret-looking values this session redacts (by name, as `set_environment`
     /// keeps them); `None`: the one `set_environment` configured.
     pub environment: Option<Vec<(String, String)>>,
+    /// Values redacted from everything the session writes and logs, whatever they are named: the
+    /// credentials the shell sends its upstream (which it may reflect), kept as an environment's secret
+    /// values are (`redact::Secrets::from_env_and_values`).
+    pub upstream_credentials: Vec<String>,
     /// The client streams belong to different clients (an HTTP front's shared stateless child), not to one
     /// (a legacy session): what the upstream sends reaches a stream only when it names an id or a progress
     /// token that stream owns. A request it raises is answered with an error at once, a notification that
@@ -100,6 +104,7 @@ impl Options {
             policy: None,
             policy_env: Vec::new(),
             environment: None,
+            upstream_credentials: Vec::new(),
             many_clients: false,
         }
     }
@@ -293,10 +298,15 @@ fn invalid_request(reason: &str, details: &str) -> Fields {
 
 impl Session {
     pub fn new(options: Options) -> Self {
-        let environment = options
-            .environment
-            .as_deref()
-            .map(|env| std::sync::Arc::new(redact::Secrets::from_env(env)));
+        // The shell's upstream credentials join the session's environment (given, or the one configured now).
+        let environment = match (&options.environment, &options.upstream_credentials[..]) {
+            (None, []) => None,
+            (Some(env), credentials) => {
+                Some(redact::Secrets::from_env_and_values(env, credentials))
+            }
+            (None, credentials) => Some(crate::environment().with_values(credentials)),
+        }
+        .map(std::sync::Arc::new);
         let _env = crate::EnvironmentScope::enter(environment.as_ref());
         let (policy, policy_error) = match &options.policy {
             None => (None, None),

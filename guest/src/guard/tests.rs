@@ -3091,3 +3091,27 @@ proptest::proptest! {
         }
     }
 }
+
+/// The shell's upstream credentials as the npm module's glue and the vectors give them (JSON): a list of
+/// strings, anything else refused with the option named and its value never repeated.
+#[test]
+fn upstream_credentials_are_read_from_json_and_an_ill_typed_list_is_refused() {
+    let args =
+        crate::api::SessionArgs::from_json(r#"{"upstream_credentials":["UPHDR-json-9a8b7c6d"]}"#)
+            .unwrap();
+    assert_eq!(
+        args.upstream_credentials.as_deref(),
+        Some(&["UPHDR-json-9a8b7c6d".to_string()][..])
+    );
+    for bad in [
+        r#"{"upstream_credentials":"UPHDR-json-9a8b7c6d"}"#,
+        r#"{"upstream_credentials":["UPHDR-json-9a8b7c6d", 7]}"#,
+    ] {
+        let Err(e) = crate::api::SessionArgs::from_json(bad) else {
+            panic!("{bad} was taken");
+        };
+        let data = serde_json::to_string(&e.data).unwrap();
+        assert!(data.contains("upstream_credentials"), "{data}");
+        assert!(!data.contains("UPHDR"), "{data}");
+    }
+}

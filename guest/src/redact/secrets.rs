@@ -11,6 +11,8 @@ use aho_corasick::MatchKind;
 #[derive(Default)]
 pub struct Secrets {
     count: usize,
+    /// The values kept, as given (their encoded forms are only in the matcher).
+    kept: Vec<String>,
     /// Leftmost-longest: a value that contains another secret value is redacted whole.
     pub(super) matcher: Option<DFA>,
 }
@@ -20,15 +22,33 @@ impl Secrets {
     /// [`could_be_secret`]): the value is then redacted wherever it appears, so an ordinary one
     /// (`PGPASSWORD=postgres`, `REDIS_PASSWORD=localhost`) would take that word out of every message.
     pub fn from_env(env: &[(String, String)]) -> Secrets {
+        Secrets::from_env_and_values(env, &[])
+    }
+
+    /// The secret-looking variables among `env` (as [`Secrets::from_env`] keeps them) and `values`, whatever
+    /// they are named (credentials a shell knows it sends): each kept if it could be a secret.
+    pub fn from_env_and_values(env: &[(String, String)], values: &[String]) -> Secrets {
         let e = engine();
-        let kept: Vec<&str> = env
+        let named = env
             .iter()
-            .filter(|(name, value)| {
-                e.env_name.is_match(name)
-                    && could_be_secret(value, e.catalogue.environment.min_value_len)
-            })
-            .map(|(_, v)| v.as_str())
-            .collect();
+            .filter(|(name, _)| e.env_name.is_match(name))
+            .map(|(_, v)| v.trim());
+        Secrets::of(named.chain(values.iter().map(|v| v.trim())))
+    }
+
+    /// These secrets and `values` too (each kept if it could be a secret).
+    pub fn with_values(&self, values: &[String]) -> Secrets {
+        Secrets::of(self.kept.iter().chain(values).map(|v| v.trim()))
+    }
+
+    fn of<'a>(candidates: impl Iterator<Item = &'a str>) -> Secrets {
+        let min_len = engine().catalogue.environment.min_value_len;
+        let mut kept: Vec<String> = Vec::new();
+        for v in candidates {
+            if could_be_secret(v, min_len) {
+                kept.push(v.to_string());
+            }
+        }
         // Each value is also matched in the forms it travels in: base64 (standard and URL-safe; a Kubernetes
         // secret, a Basic credential) and percent-encoded (a query string).
         let mut values: Vec<String> = Vec::with_capacity(kept.len() * 4);
@@ -54,6 +74,7 @@ impl Secrets {
             .flatten();
         Secrets {
             count: kept.len(),
+            kept,
             matcher,
         }
     }
@@ -61,6 +82,7 @@ impl Secrets {
     pub fn none() -> &'static Secrets {
         static NONE: Secrets = Secrets {
             count: 0,
+            kept: Vec::new(),
             matcher: None,
         };
         &NONE

@@ -36,6 +36,12 @@ pub struct Options {
     /// The environment whose secret-looking values (by name, as `set-environment` keeps them) this
     /// session redacts from everything it writes and logs; none: the one `set-environment` configured.
     pub environment: Option<Vec<(String, String)>>,
+    /// Values this session redacts from everything it writes and logs whatever they are named: the
+    /// credentials the shell itself sends its upstream (its header values, a URL's password and query
+    /// values), which an upstream may reflect in an error. Each is kept as an environment's secret
+    /// value is (at least 8 bytes, not a word, a host, a number or a path) and matched in the same
+    /// encoded forms (base64, percent-encoding), beside the environment's.
+    pub upstream_credentials: Option<Vec<String>>,
     /// Whether the session's client streams (`client-line-on`) belong to different clients, as an HTTP
     /// front's shared stateless child's do (none or false: one client's, as a legacy session's requests
     /// and GET stream). Then what the upstream sends reaches a stream only when it names an id or a
@@ -56,6 +62,7 @@ impl Default for Options {
             policy: None,
             policy_env: Vec::new(),
             environment: None,
+            upstream_credentials: None,
             many_clients: None,
         }
     }
@@ -74,6 +81,7 @@ impl Options {
             policy: self.policy.clone(),
             policy_env: self.policy_env.clone(),
             environment: self.environment.clone(),
+            upstream_credentials: self.upstream_credentials.clone(),
             many_clients: self.many_clients,
         }
     }

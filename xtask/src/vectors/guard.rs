@@ -376,6 +376,18 @@ pub(super) fn guard_cases() -> Value {
             "env": [["DEPLOY_TOKEN", "tok-9f8e7d6c5b4a"]], "script": [
             {"upstream_log": "connected as own-7c1e9a5f3b2d, home /srv/upstream-home, deploy tok-9f8e7d6c5b4a\n"}]}),
         ),
+        // The credentials a shell sends its upstream are redacted wherever the upstream reflects them, named
+        // or not, as written and in the forms they travel in (a Basic header's base64, a query's
+        // percent-encoding); one too short or too plain to be a secret (`v2`, `acme`) is left alone.
+        case(
+            "upstream-log/the-shells-own-upstream-credentials",
+            "guard",
+            json!({"options": {"dialect": "canonical", "upstream_credentials": ["UPHDR-vec-7f3a9c1e55", "alice:pw-vec-4242", "tok&key=9z8y", "v2", "acme"]},
+            "script": [
+            {"client": r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{}}}"#},
+            {"upstream": r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"bad key UPHDR-vec-7f3a9c1e55 for acme v2, you sent YWxpY2U6cHctdmVjLTQyNDI=","data":{"sent":"tok%26key%3D9z8y"}}}"#},
+            {"upstream_log": "rejected UPHDR-vec-7f3a9c1e55 from tenant acme\n"}]}),
+        ),
         // One stream: a private-key block the first chunk leaves open is redacted in the next up to its END
         // line; the chunk after that is logged as it is.
         case(

@@ -6,7 +6,7 @@ import os
 import struct
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Optional
 
 from . import _runtime
@@ -87,6 +87,16 @@ def _pairs(env: Optional[Mapping[str, str]], what: str) -> list[tuple[str, str]]
         if not isinstance(name, str) or not isinstance(value, str):
             raise ArgumentTypeError(f"{what} must map str to str")
     return pairs
+
+
+def _texts(values: Any, what: str) -> list[str]:
+    """A sequence of str (not one str, which is a sequence of its characters) as a list."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise ArgumentTypeError(f"{what} must be a sequence of str, not {type(values).__name__}")
+    for value in values:
+        if not isinstance(value, str):
+            raise ArgumentTypeError(f"{what} must be a sequence of str, not of {type(value).__name__}")
+    return list(values)
 
 
 def _bool(x: Any, what: str) -> bool:

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal, Optional, TypedDict
 
 from wasmtime.component import Record
 
-from ._args import _bool, _pairs, _text, _u64
+from ._args import _bool, _pairs, _text, _texts, _u64
 from ._errors import ArgumentTypeError, JsonRpcErrorsValueError
 
 #: Where a step writes.
@@ -87,6 +87,12 @@ class GuardOptions(TypedDict, total=False):
     #: The environment whose secret-looking values (by name, as `set-environment` keeps them) this
     #: session redacts from everything it writes and logs; none: the one `set-environment` configured.
     environment: Optional[Optional[Mapping[str, str]]]
+    #: Values this session redacts from everything it writes and logs whatever they are named: the
+    #: credentials the shell itself sends its upstream (its header values, a URL's password and query
+    #: values), which an upstream may reflect in an error. Each is kept as an environment's secret
+    #: value is (at least 8 bytes, not a word, a host, a number or a path) and matched in the same
+    #: encoded forms (base64, percent-encoding), beside the environment's.
+    upstream_credentials: Optional[Sequence[str]]
     #: Whether the session's client streams (`client-line-on`) belong to different clients, as an HTTP
     #: front's shared stateless child's do (none or false: one client's, as a legacy session's requests
     #: and GET stream). Then what the upstream sends reaches a stream only when it names an id or a
@@ -95,7 +101,7 @@ class GuardOptions(TypedDict, total=False):
     many_clients: Optional[bool]
 
 
-_OPTIONS = frozenset(("max_bytes", "batch", "timeout_ms", "upstream", "failed_result_bytes", "policy", "policy_env", "environment", "many_clients",))
+_OPTIONS = frozenset(("max_bytes", "batch", "timeout_ms", "upstream", "failed_result_bytes", "policy", "policy_env", "environment", "upstream_credentials", "many_clients",))
 
 
 def _options_record(dialect: str, options: Mapping[str, Any]) -> Record:
@@ -134,6 +140,10 @@ def _options_record(dialect: str, options: Mapping[str, Any]) -> Record:
     if value is not None:
         value = _pairs(value, "environment")
     setattr(record, "environment", value)
+    value = options.get("upstream_credentials")
+    if value is not None:
+        value = _texts(value, "upstream_credentials")
+    setattr(record, "upstream-credentials", value)
     value = options.get("many_clients")
     if value is not None:
         _bool(value, "many_clients")

@@ -47,6 +47,15 @@ pub fn start(
     }
 }
 
+/// What the guard itself sends the upstream that may be a credential (none for a child): the session
+/// redacts it wherever the upstream reflects it.
+pub fn credentials(spec: &Spec) -> Vec<String> {
+    match spec {
+        Spec::Process(_) => Vec::new(),
+        Spec::Http(spec) => spec.credentials.clone(),
+    }
+}
+
 /// The name an upstream goes by in errors and logs (the session's `upstream` option): a child's program, or
 /// a server's URL with no userinfo, query or fragment (they may carry credentials).
 pub fn display_name(spec: &Spec) -> String {

@@ -116,7 +116,8 @@ impl Link {
             let parser = resumed.unwrap_or(&mut fresh);
             let answered = self
                 .events(response.into_body(), parser, Some(key), initialize)
-                .await?;
+                .await?
+                .answered;
             if answered {
                 return Ok(true);
             }
@@ -146,27 +147,29 @@ impl Link {
         answered
     }
 
-    /// Reads an event stream, handing each message to the relay; true once request `key`'s answer came.
-    /// An error while reading is the exchange's fault.
+    /// Reads an event stream, handing each message to the relay. A request's stream (`key`) is read until its
+    /// answer and no further: the stream ends there (the spec's server closes it), and one the server keeps
+    /// open would otherwise hold its connection for as long as the server likes. An error while reading
+    /// before the answer is the exchange's fault.
     async fn events(
         &self,
         mut body: Incoming,
         parser: &mut Parser,
         key: Option<&str>,
         initialize: bool,
-    ) -> Result<bool, Fault> {
-        let mut answered = false;
+    ) -> Result<Carried, Fault> {
+        let mut carried = Carried::default();
         let mut out = Vec::new();
         loop {
             let frame = match body.frame().await {
                 Some(Ok(frame)) => frame,
                 Some(Err(e)) => {
-                    return match answered {
-                        true => Ok(true),
+                    return match carried.answered {
+                        true => Ok(carried),
                         false => Err(Fault::unreachable(&e)),
                     }
                 }
-                None => return Ok(answered),
+                None => return Ok(carried),
             };
             let Ok(data) = frame.into_data() else {
                 continue;
@@ -177,11 +180,18 @@ impl Link {
                     continue;
                 }
                 if let Some(key) = key {
-                    answered |= self.note(&event.data, key, initialize);
+                    carried.answered |= self.note(&event.data, key, initialize);
                 }
+                carried.messages += 1;
                 if !self.deliver(event.data).await {
-                    return Ok(true);
+                    // The relay is gone: nobody waits for anything more on this stream.
+                    carried.answered = true;
+                    return Ok(carried);
                 }
+            }
+            if carried.answered {
+                // Dropping the body closes the stream (and its connection, which is not reused).
+                return Ok(carried);
             }
         }
     }
@@ -220,6 +230,7 @@ impl Link {
             if self
                 .events(response.into_body(), parser, Some(key), initialize)
                 .await?
+                .answered
             {
                 return Ok(true);
             }
@@ -363,9 +374,11 @@ impl Link {
                 // 405: the server offers no such stream; 404: the session is gone (a request re-opens it).
                 Ok(r) if matches!(r.status().as_u16(), 404 | 405) => return,
                 Ok(r) if r.status().is_success() && is_sse(r.headers()) => {
+                    // Only a stream that carried something counts as working: one that ends at once,
+                    // every time, is retried at most GET_RETRIES times in a row, as one refused is.
                     match self.events(r.into_body(), &mut parser, None, false).await {
-                        Ok(_) => failures = 0,
-                        Err(_) => failures += 1,
+                        Ok(carried) if carried.messages > 0 => failures = 0,
+                        _ => failures += 1,
                     }
                 }
                 _ => failures += 1,
@@ -389,6 +402,15 @@ impl Link {
         let req = self.build(Method::DELETE, &self.spec.url.uri, None, &at, None);
         let _ = tokio::time::timeout(DELETE_TIMEOUT, self.spec.client.request(req)).await;
     }
+}
+
+/// What an event stream carried, read to its end or to its request's answer.
+#[derive(Default)]
+struct Carried {
+    /// The request's answer came (or nobody waits for it any more).
+    answered: bool,
+    /// Messages handed to the relay.
+    messages: usize,
 }
 
 /// The answer to one of the guard's own requests (JSON, or the first answer on an event stream): the

@@ -49,8 +49,12 @@ pub use client::read_ca;
 use link::{Fault, Link, Mode};
 pub use spec::{Protocol, Spec, A2A_VERSION};
 
-/// How long a notification's (or an answer's) POST may take: it is sent before the next message, in order.
+/// How long a notification's (or an answer's) POST may take.
 const NOTIFY_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long the next message waits for a notification's POST to be answered: messages go out in the order
+/// the client sent them (its `notifications/initialized` before its next request), but an upstream that sits
+/// on a notification may not stall everything after it. A server answers a notification at once (202).
+const ORDER_WAIT: Duration = Duration::from_secs(1);
 
 /// Starts the link to the upstream (no connection is made until the first message).
 pub fn start(
@@ -133,13 +137,14 @@ async fn run(
     mut closed: oneshot::Receiver<()>,
     metrics: Arc<Metrics>,
 ) {
-    let mut tasks: JoinSet<String> = JoinSet::new();
+    // Each exchange's task, giving back its request's key (none for a notification's).
+    let mut tasks: JoinSet<Option<String>> = JoinSet::new();
     let mut inflight: HashMap<String, (AbortHandle, bool)> = HashMap::new();
     loop {
         tokio::select! {
             biased;
             Some(done) = tasks.join_next(), if !tasks.is_empty() => {
-                if let Ok(key) = done {
+                if let Ok(Some(key)) = done {
                     inflight.remove(&key);
                 }
             }
@@ -169,24 +174,35 @@ async fn run(
                         let task_key = key.clone();
                         let handle = tasks.spawn(async move {
                             request(link, body, msg).await;
-                            task_key
+                            Some(task_key)
                         });
                         if let Some((old, _)) = inflight.insert(key, (handle, modern)) {
                             // The session never sends an id in flight twice; if it did, the newer exchange wins.
                             old.abort();
                         }
                     } else {
-                        notify(&link, body, &msg).await;
+                        let (sent, done) = oneshot::channel::<()>();
+                        let link = link.clone();
+                        tasks.spawn(async move {
+                            notify(&link, body, &msg).await;
+                            let _ = sent.send(());
+                            None
+                        });
+                        let _ = tokio::time::timeout(ORDER_WAIT, done).await;
                     }
                 }
                 None => break,
             },
             _ = &mut closed => {
-                // The relay stopped the upstream: what it queued before is still sent.
+                // The relay stopped the upstream: what it queued before is still sent, within the grace below.
                 while let Ok(out) = lines.try_recv() {
                     let msg = Outbound::peek(&out.bytes);
                     if !msg.is_request() && msg.cancels.is_none() {
-                        notify(&link, Bytes::from(out.bytes), &msg).await;
+                        let link = link.clone();
+                        tasks.spawn(async move {
+                            notify(&link, Bytes::from(out.bytes), &msg).await;
+                            None
+                        });
                     }
                 }
                 break;

@@ -25,6 +25,9 @@ pub struct Spec {
     pub protocol: Protocol,
     /// The guard's own headers for the upstream (`--upstream-header`): its credentials. Never a client's.
     pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// Everything above that may be a credential (header values, the URL's password and query values): the
+    /// guard session redacts it wherever the upstream reflects it (`upstream-credentials`).
+    pub credentials: Vec<String>,
     /// One pool of connections for every relay.
     pub client: Client,
     /// The longest message read (a JSON body, an SSE event's data); a longer one is discarded as it streams.
@@ -45,6 +48,7 @@ impl Spec {
         grace: Duration,
     ) -> Result<Spec, String> {
         let url = Target::parse(url)?;
+        let mut credentials = url.credentials.clone();
         let mut parsed = Vec::new();
         for spec in headers {
             let (name, value) = spec
@@ -62,7 +66,13 @@ impl Spec {
                 })?,
                 None => value.to_string(),
             };
-            let mut value = HeaderValue::from_str(value.trim())
+            let value = value.trim();
+            // The value, and the token after its scheme (`Bearer TOKEN`) as it also travels alone.
+            credentials.push(value.to_string());
+            if let Some((_, token)) = value.rsplit_once(' ') {
+                credentials.push(token.to_string());
+            }
+            let mut value = HeaderValue::from_str(value)
                 .map_err(|_| format!("--upstream-header {name}: not a valid header value"))?;
             // Kept out of every Debug rendering (hyper's included).
             value.set_sensitive(true);
@@ -72,6 +82,7 @@ impl Spec {
             url,
             protocol,
             headers: parsed,
+            credentials,
             client: client::build(ca)?,
             max_upstream_bytes,
             grace,

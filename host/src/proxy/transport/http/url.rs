@@ -10,6 +10,9 @@ pub struct Target {
     pub uri: Uri,
     /// `user:password` from the URL, base64 for an `Authorization: Basic` header.
     pub basic: Option<String>,
+    /// What in the URL may be a credential (`user:password`, the password, each query value, as written
+    /// and decoded): the session redacts them wherever an upstream reflects them.
+    pub credentials: Vec<String>,
 }
 
 impl Target {
@@ -39,6 +42,20 @@ impl Target {
             use base64::Engine;
             base64::engine::general_purpose::STANDARD.encode(percent_decode(u))
         });
+        let mut credentials = Vec::new();
+        if let Some(u) = userinfo {
+            let decoded = String::from_utf8_lossy(&percent_decode(u)).into_owned();
+            if let Some((_, password)) = decoded.split_once(':') {
+                credentials.push(password.to_string());
+            }
+            credentials.push(decoded);
+        }
+        for pair in uri.query().unwrap_or_default().split('&') {
+            if let Some((_, value)) = pair.split_once('=') {
+                credentials.push(String::from_utf8_lossy(&percent_decode(value)).into_owned());
+                credentials.push(value.to_string());
+            }
+        }
         let path = uri.path_and_query().map_or("/", |p| p.as_str());
         let uri = Uri::builder()
             .scheme(uri.scheme_str().unwrap_or("http"))
@@ -46,7 +63,11 @@ impl Target {
             .path_and_query(path)
             .build()
             .map_err(|_| "--upstream is not a URL".to_string())?;
-        Ok(Target { uri, basic })
+        Ok(Target {
+            uri,
+            basic,
+            credentials,
+        })
     }
 
     /// `scheme://host[:port]/path`: what errors and logs name the upstream by.
@@ -132,6 +153,12 @@ mod tests {
             .decode(t.basic.unwrap())
             .unwrap();
         assert_eq!(basic, b"alice:s3cr@t");
+        for credential in ["alice:s3cr@t", "s3cr@t", "sk-live-123"] {
+            assert!(
+                t.credentials.iter().any(|c| c == credential),
+                "{credential}"
+            );
+        }
         assert_eq!(Target::parse("http://h/").unwrap().shown(), "http://h/");
         assert!(Target::parse("http://h").unwrap().basic.is_none());
     }
