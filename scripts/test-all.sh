@@ -5,6 +5,16 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+# A cold run writes ~8 GiB here (target/: the release builds, the component, the npm modules, the other
+# platforms' CLI) and ~2 GiB of toolchains and packages elsewhere. A disk that fills midway fails suites
+# with ENOSPC far from the cause (it did once in CI: a fixture's write, a cache never written), so say so
+# first. A warning, not a refusal: a warm target/ needs far less.
+free_kib=$(df -Pk . | awk 'NR == 2 { print $4 }')
+if [ -n "$free_kib" ] && [ "$free_kib" -lt $((12 * 1024 * 1024)) ]; then
+  echo "test-all.sh: warning: $((free_kib / 1024 / 1024)) GiB free on this disk; a cold run needs ~10 GiB" \
+    "(suites may fail with 'No space left on device')" >&2
+fi
+
 ./scripts/setup.sh || { echo "setup failed" >&2; exit 1; }
 export JSONRPC_ERRORS_SETUP_DONE=1
 
