@@ -95,9 +95,12 @@ test("the shipped .wasm stays within the size budget: ≤ 464,000 bytes raw and 
 // programs; see the base module's budget), measured alone at +24.3 KB raw / +9.2 KB gzipped, joined it: 773,414 /
 // 320,405 with both, so 776,000 / 322,000. Then (issue 35) the session's upstream-request-failed, which the
 // module did not export (the parity test's finding: GuardSession lacked it), and messages laid out over lines
-// sent as one line: 779,272 / 323,305, so 782,000 / 325,000. Issue 38 owns bringing the modules back down.
-test("the guard .wasm stays within its own budget: ≤ 782,000 bytes raw and ≤ 325,000 gzipped", async () => {
-  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 782_000, 325_000);
+// sent as one line: 779,272 / 323,305, so 782,000 / 325,000. Then (issue 35) the `a2a` dialect's reading of a
+// failed A2A task (a TypeScript proxy in front of an A2A agent gets the CLI's policy) and the session's
+// `upstream-credentials` (a shell's own credentials redacted wherever an upstream reflects them): 787,329 /
+// 326,152, so 790,000 / 327,000. Issue 38 owns bringing the modules back down.
+test("the guard .wasm stays within its own budget: ≤ 790,000 bytes raw and ≤ 327,000 gzipped", async () => {
+  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 790_000, 327_000);
 });
 
 // The redaction module (`jsonrpc-errors/redact`: redaction under options, no guard session) is built for

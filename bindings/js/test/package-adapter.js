@@ -24,6 +24,7 @@ export function packageAdapter(pkg, guardPkg, runtime, redaction = guardPkg) {
         policy: o.policy,
         policyEnv: Object.fromEntries(o.policy_env ?? []),
         environment: o.environment == null ? undefined : Object.fromEntries(o.environment),
+        upstreamCredentials: o.upstream_credentials,
         manyClients: o.many_clients,
       });
       return {
