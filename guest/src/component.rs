@@ -402,6 +402,13 @@ impl exports::jsonrpc_errors::core::guard::GuestSession for GuardSession {
             .to_json()
     }
 
+    fn upstream_exchange_ended(&self, id: String, c: WitContext) -> String {
+        self.0
+            .borrow_mut()
+            .upstream_exchange_ended(&id, ctx(c))
+            .to_json()
+    }
+
     fn expire(&self, c: WitContext) -> String {
         self.0.borrow_mut().expire(ctx(c)).to_json()
     }

@@ -265,6 +265,27 @@ impl Session {
         Outcome::parse(&self.upstream_request_failed_json(id, failure, ctx)?)
     }
 
+    /// The upstream's response to request `id` (as the upstream was sent it, JSON text) ended with nothing
+    /// more to come (`upstream-exchange-ended` in the WIT).
+    pub fn upstream_exchange_ended_json(
+        &mut self,
+        id: &str,
+        ctx: Context,
+    ) -> Result<String, Failure> {
+        self.sized(id.len())?;
+        let id = id.to_string();
+        self.call(|i, h| {
+            i.api
+                .jsonrpc_errors_core_guard()
+                .session()
+                .call_upstream_exchange_ended(&mut i.store, h, &id, ctx.wit())
+        })
+    }
+
+    pub fn upstream_exchange_ended(&mut self, id: &str, ctx: Context) -> Result<Outcome, Failure> {
+        Outcome::parse(&self.upstream_exchange_ended_json(id, ctx)?)
+    }
+
     pub fn expire_json(&mut self, ctx: Context) -> Result<String, Failure> {
         self.call(|i, h| {
             i.api

@@ -113,6 +113,7 @@ enum GuardStep<'a> {
     Upstream(Vec<u8>),
     UpstreamOversize(u64, &'a [u8], &'a [u8]),
     Failed(&'a Value),
+    ExchangeEnded(&'a str),
     Expire,
     Log(&'a str),
     Stderr(Vec<u8>),
@@ -161,6 +162,8 @@ fn guard_steps(case: &Value) -> Vec<(GuardStep<'_>, (u64, u64))> {
                 GuardStep::UpstreamOversize(n, edge("head"), edge("tail"))
             } else if let Some(f) = step.get("upstream_failed") {
                 GuardStep::Failed(f)
+            } else if let Some(id) = text("upstream_exchange_ended") {
+                GuardStep::ExchangeEnded(id)
             } else if step.get("expire").is_some() {
                 GuardStep::Expire
             } else if let Some(t) = text("upstream_stderr") {
@@ -261,6 +264,7 @@ fn native_guard(case: &Value) -> Result<String, jsonrpc_errors_guest::error::Err
                 };
                 session.upstream_failed(failure, ctx).to_json()
             }
+            GuardStep::ExchangeEnded(id) => session.upstream_exchange_ended(id, ctx).to_json(),
             GuardStep::Expire => session.expire(ctx).to_json(),
             GuardStep::Log(t) => session.upstream_log(t),
             GuardStep::Stderr(b) => session.upstream_stderr(&b, false),
@@ -300,6 +304,7 @@ fn component_guard(rt: &Runtime, case: &Value) -> Result<String, Failure> {
                 };
                 session.upstream_failed_json(&gone, ctx)?
             }
+            GuardStep::ExchangeEnded(id) => session.upstream_exchange_ended_json(id, ctx)?,
             GuardStep::Expire => session.expire_json(ctx)?,
             GuardStep::Log(t) => session.upstream_log(t)?,
             GuardStep::Stderr(b) => session.upstream_stderr(&b)?,

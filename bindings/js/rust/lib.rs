@@ -388,6 +388,21 @@ impl GuardSession {
             .to_json())
     }
 
+    /// The upstream's response to request `id` (JSON text, as the upstream was sent it) ended with nothing
+    /// more to come.
+    #[wasm_bindgen(js_name = upstreamExchangeEnded)]
+    pub fn upstream_exchange_ended(
+        &mut self,
+        id: &str,
+        unix_millis: f64,
+        entropy_hi: u32,
+        entropy_lo: u32,
+    ) -> String {
+        self.0
+            .upstream_exchange_ended(id, ctx(unix_millis, entropy_hi, entropy_lo))
+            .to_json()
+    }
+
     pub fn expire(&mut self, unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> String {
         self.0
             .expire(ctx(unix_millis, entropy_hi, entropy_lo))

@@ -57,8 +57,20 @@ export interface EventStep {
   tool?: string;
 }
 
+/**
+ * The request client stream `stream` was owed answers for, answered with many (A2A's streaming methods:
+ * each event a response under its id), is settled: nothing more is written to that stream, and a shell
+ * that frames each request's answers as one response (an HTTP front's event stream) ends it. A request
+ * answered once gets none: its answer ends its stream.
+ */
+export interface EndStep {
+  step: "end";
+  /** The client stream, once the session serves several (`client-line-on`). */
+  stream?: number;
+}
+
 /** One step of a call, carried out in order. */
-export type GuardStep = ForwardStep | SendStep | EventStep;
+export type GuardStep = ForwardStep | SendStep | EventStep | EndStep;
 
 /** What a session call returns. */
 export interface GuardOutcome {

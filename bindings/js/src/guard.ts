@@ -241,6 +241,19 @@ export class GuardSession {
     return this.#call((s) => s.upstreamRequestFailed(id, how, reason, status, retryAfterSecs, ms, hi, lo));
   }
 
+  /**
+   * The upstream's response to request `id` (its JSON text, as the upstream was sent it) ended with nothing
+   * more to come: a request answered with many responses (A2A's streaming methods) that got some is settled
+   * (an `end` step for its stream); one still owed its answer is answered as a cut exchange is. An id that is
+   * not pending is answered nothing.
+   */
+  upstreamExchangeEndedJson(id: string, options?: ContextOptions): string {
+    if (typeof id !== "string") throw new ArgumentTypeError("id must be a string (JSON text)");
+    const checked = checkedText(id);
+    const [ms, hi, lo] = contextArgs(options?.context);
+    return this.#call((s) => s.upstreamExchangeEnded(checked, ms, hi, lo));
+  }
+
   /** Answers (and cancels upstream) every request whose deadline has passed. */
   expireJson(options?: ContextOptions): string {
     const [ms, hi, lo] = contextArgs(options?.context);
@@ -296,6 +309,10 @@ export class GuardSession {
 
   upstreamRequestFailed(id: string, failure: RequestFailure, options?: ContextOptions): GuardOutcome {
     return JSON.parse(this.upstreamRequestFailedJson(id, failure, options)) as GuardOutcome;
+  }
+
+  upstreamExchangeEnded(id: string, options?: ContextOptions): GuardOutcome {
+    return JSON.parse(this.upstreamExchangeEndedJson(id, options)) as GuardOutcome;
   }
 
   expire(options?: ContextOptions): GuardOutcome {

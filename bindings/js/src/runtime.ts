@@ -54,6 +54,7 @@ export interface GlueGuardSession {
     id: string, how: string, reason: string, status: number, retryAfterSecs: number,
     unixMillis: number, entropyHi: number, entropyLo: number,
   ): string;
+  upstreamExchangeEnded(id: string, unixMillis: number, entropyHi: number, entropyLo: number): string;
   expire(unixMillis: number, entropyHi: number, entropyLo: number): string;
   upstreamStderr(bytes: Uint8Array, end: boolean): string;
   upstreamLog(text: string): string;

@@ -123,3 +123,21 @@ test("one failed request is answered alone, and bad failures are refused", () =>
   assert.throws(() => s.upstreamRequestFailed(1, "session-gone"), ArgumentTypeError);
   s.close();
 });
+
+test("an A2A stream is settled by its final event or its end, with an end step", () => {
+  const s = new GuardSession({ dialect: "a2a", timeoutMs: 5000, upstream: "http://agent/rpc" });
+  const stream = (n) => `{"jsonrpc":"2.0","id":${n},"method":"SendStreamingMessage","params":{"message":{"parts":[]}}}`;
+  const event = (n, state) => `{"jsonrpc":"2.0","id":${n},"result":{"statusUpdate":{"taskId":"t","status":{"state":"${state}"}}}}`;
+  s.clientLine(stream(1));
+  s.clientLine(stream(2));
+  let out = s.upstreamLine(event(1, "TASK_STATE_WORKING"));
+  assert.deepEqual([out.steps.map((st) => st.step), out.pending], [["forward"], 2]);
+  out = s.upstreamLine(event(1, "TASK_STATE_COMPLETED"));
+  assert.deepEqual([out.steps.map((st) => st.step), out.pending], [["forward", "send", "end"], 1]);
+  s.upstreamLine(event(2, "TASK_STATE_WORKING"));
+  out = s.upstreamExchangeEnded("2");
+  assert.deepEqual([out.steps.map((st) => st.step), out.pending], [["end"], 0]);
+  assert.deepEqual(s.upstreamExchangeEnded("2").steps.map((st) => st.step), ["event"]);
+  assert.throws(() => s.upstreamExchangeEnded(2), ArgumentTypeError);
+  s.close();
+});

@@ -109,6 +109,7 @@ function adapter() {
         upstream: (b, c) => s.upstreamLine(b, ctx(c)),
         upstreamOversize: (n, head, tail, c) => s.upstreamOversize(BigInt(n), head, tail, ctx(c)),
         failed: (f, c) => s.upstreamFailed(failure(f), ctx(c)),
+        exchangeEnded: (id, c) => s.upstreamExchangeEnded(id, ctx(c)),
         expire: (c) => s.expire(ctx(c)),
         stderr: (b) => s.upstreamStderr(b),
         stderrEnd: () => s.upstreamStderrEnd(),

@@ -98,9 +98,12 @@ test("the shipped .wasm stays within the size budget: ≤ 464,000 bytes raw and 
 // sent as one line: 779,272 / 323,305, so 782,000 / 325,000. Then (issue 35) the `a2a` dialect's reading of a
 // failed A2A task (a TypeScript proxy in front of an A2A agent gets the CLI's policy) and the session's
 // `upstream-credentials` (a shell's own credentials redacted wherever an upstream reflects them): 787,329 /
-// 326,152, so 790,000 / 327,000. Issue 38 owns bringing the modules back down.
-test("the guard .wasm stays within its own budget: ≤ 790,000 bytes raw and ≤ 327,000 gzipped", async () => {
-  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 790_000, 327_000);
+// 326,152, so 790,000 / 327,000. Then (issue 35) A2A's streaming methods relayed (a request answered with
+// many responses kept pending until its final event, the `end` step, `upstream-exchange-ended`): 790,054 /
+// 327,258 after sharing the cancellation's writer and the deadline's placing with what was there, so 791,000 /
+// 328,000. Issue 38 owns bringing the modules back down.
+test("the guard .wasm stays within its own budget: ≤ 791,000 bytes raw and ≤ 328,000 gzipped", async () => {
+  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 791_000, 328_000);
 });
 
 // The redaction module (`jsonrpc-errors/redact`: redaction under options, no guard session) is built for

@@ -35,6 +35,7 @@ export function packageAdapter(pkg, guardPkg, runtime, redaction = guardPkg) {
         upstream: (b, ctx) => s.upstreamLineJson(b, context(ctx)),
         upstreamOversize: (n, head, tail, ctx) => s.upstreamOversizeJson(n, { head, tail, ...context(ctx) }),
         failed: (f, ctx) => s.upstreamFailedJson(upstreamFailure(f), context(ctx)),
+        exchangeEnded: (id, ctx) => s.upstreamExchangeEndedJson(id, context(ctx)),
         expire: (ctx) => s.expireJson(context(ctx)),
         stderr: (b) => s.upstreamStderr(b),
         stderrEnd: () => s.upstreamStderrEnd(),

@@ -143,3 +143,21 @@ def test_one_failed_request_is_answered_alone_and_bad_failures_are_refused():
             s.upstream_request_failed("1", ("vanished", "x"))
         with pytest.raises(jre.ArgumentTypeError):
             s.upstream_request_failed(1, "session-gone")  # type: ignore[arg-type]
+
+
+def test_an_a2a_stream_is_settled_by_its_final_event_or_its_end_with_an_end_step():
+    stream = '{"jsonrpc":"2.0","id":%d,"method":"SendStreamingMessage","params":{"message":{"parts":[]}}}'
+    with jre.GuardSession("a2a", timeout_ms=5000, upstream="http://agent/rpc") as s:
+        s.client_line(stream % 1, context=(1000, 7))
+        s.client_line(stream % 2, context=(1000, 7))
+        event = '{"jsonrpc":"2.0","id":%d,"result":{"statusUpdate":{"taskId":"t","status":{"state":"%s"}}}}'
+        out = s.upstream_line(event % (1, "TASK_STATE_WORKING"))
+        assert [st["step"] for st in out["steps"]] == ["forward"] and out["pending"] == 2
+        out = s.upstream_line(event % (1, "TASK_STATE_COMPLETED"))
+        assert [st["step"] for st in out["steps"]] == ["forward", "send", "end"] and out["pending"] == 1
+        s.upstream_line(event % (2, "TASK_STATE_WORKING"))
+        out = s.upstream_exchange_ended("2")
+        assert [st["step"] for st in out["steps"]] == ["end"] and out["pending"] == 0
+        assert [st["step"] for st in s.upstream_exchange_ended("2")["steps"]] == ["event"]
+        with pytest.raises(jre.ArgumentTypeError):
+            s.upstream_exchange_ended(2)  # type: ignore[arg-type]

@@ -141,6 +141,8 @@ def _guard_script(case, context):
                     else next((tag.replace("_", "-"), value) for tag, value in f.items())
                 )
                 out = session.upstream_failed_json(failure, context=ctx)
+            elif "upstream_exchange_ended" in step:
+                out = session.upstream_exchange_ended_json(step["upstream_exchange_ended"], context=ctx)
             elif "expire" in step:
                 out = session.expire_json(context=ctx)
             elif "upstream_stderr" in step:

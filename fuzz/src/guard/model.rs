@@ -314,6 +314,9 @@ impl Model {
                         .find(|k| self.take(k, Waiting::Alone));
                     assert!(k.is_some(), "cancelled {logged}, which no cancellation in the line named while it waited alone (named: {named:?})");
                 }
+                // A request answered with many responses (A2A's streaming methods, dialect `a2a`) is settled:
+                // its answers were the steps before (guest/tests/guard_a2a_streams.rs models those streams).
+                Step::End { .. } => {}
                 Step::Event(e) => {
                     // In a client batch's call, the guard's own replies to its members: each is reported.
                     if e.event == EventName::Answered {

@@ -103,13 +103,11 @@ impl Session {
             }
             self.tables.remember(key, Settled::Cancelled);
             if self.down.is_none() {
-                let upstream_id = p
-                    .origin
-                    .as_ref()
-                    .map_or_else(|| p.id.clone(), |o| json!(o.upstream_id));
-                let notification = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                    "params": {"requestId": upstream_id, "reason": "the client's stream closed (jsonrpc-errors guard)"}});
-                call.send(Peer::Upstream, notification.to_string());
+                cancel_upstream(
+                    &p,
+                    "the client's stream closed (jsonrpc-errors guard)".into(),
+                    &mut call,
+                );
             }
             let event = Event::new(EventName::ClientCancelled, "debug")
                 .id(&p.id)
@@ -498,8 +496,11 @@ impl Session {
                 }
             }
         }
+        let streaming = a2a::streams(&self.options.dialect, &checked.method);
         let mut pending = Pending {
             id,
+            streaming,
+            events: 0,
             method: checked.method,
             seq: 0,
             deadline: None,
@@ -802,6 +803,8 @@ impl Session {
                 Verdict::ForwardText(renamed) => call.send(Peer::Upstream, renamed),
                 Verdict::Await(key, mut pending, renamed) => {
                     pending.slot = Some((batch_id, batch.slots.len()));
+                    // A batch's array holds one answer per member: a member is answered once, streaming or not.
+                    pending.streaming = false;
                     batch.slots.push(None);
                     batch.open += 1;
                     call.send(Peer::Upstream, renamed.as_deref().unwrap_or(text));

@@ -186,14 +186,7 @@ impl Session {
             );
             if cancel {
                 let reason = format!("no response within {secs}s (jsonrpc-errors guard)");
-                // The id the upstream knows it by: renamed, for a request that came on a stream.
-                let request_id = p
-                    .origin
-                    .as_ref()
-                    .map_or_else(|| p.id.clone(), |o| json!(o.upstream_id));
-                let notification = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                    "params": {"requestId": request_id, "reason": reason}});
-                call.send(Peer::Upstream, notification.to_string());
+                cancel_upstream(&p, reason, &mut call);
             }
             let mut event = a.event;
             event.tool = p.effective.as_ref().and_then(|e| e.tool.clone());

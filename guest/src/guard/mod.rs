@@ -555,6 +555,18 @@ fn completed_result(result: &RawValue, method: &str) -> Result<Option<String>, (
     Ok(Some(format!("{{{}{comma}{inner}", added.join(","))))
 }
 
+/// Cancels request `p` upstream (MCP's `notifications/cancelled`; over HTTP its exchange is closed), under
+/// the id the upstream knows it by: renamed, for a request that came on a stream.
+fn cancel_upstream(p: &Pending, reason: String, call: &mut Call) {
+    let request_id = p
+        .origin
+        .as_ref()
+        .map_or_else(|| p.id.clone(), |o| json!(o.upstream_id));
+    let notification = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": request_id, "reason": reason}});
+    call.send(Peer::Upstream, notification.to_string());
+}
+
 fn join_batch(slots: Vec<Option<String>>) -> String {
     let members: Vec<String> = slots.into_iter().flatten().collect();
     format!("[{}]", members.join(","))

@@ -28,6 +28,11 @@ pub(super) struct Pending {
     pub(super) latest: Option<u64>,
     /// When it arrived (the caller's clock, ms).
     pub(super) arrived: u64,
+    /// Answered with many responses (A2A's streaming methods, `a2a::streams`): it stays pending while they
+    /// are passed on, until one ends it (or the upstream's stream ends, or it fails, or times out).
+    pub(super) streaming: bool,
+    /// Responses passed on so far (a streaming request's events).
+    pub(super) events: u64,
 }
 
 /// A request's stream, and the id and progress token its client wrote (raw JSON), which the upstream knows by
@@ -61,6 +66,8 @@ pub(super) struct Batch {
 pub(super) enum Settled {
     TimedOut,
     Cancelled,
+    /// A streaming request's final event came (what follows it is no part of the stream).
+    Ended,
 }
 
 /// Requests settled without an upstream answer that are remembered (a bounded window: only the logging of
@@ -166,16 +173,35 @@ impl Tables {
         self.seq += 1;
         pending.seq = self.seq;
         pending.arrived = now;
-        let timeout = pending
-            .effective
-            .as_ref()
-            .and_then(|e| e.timeout_ms)
-            .unwrap_or(default_timeout);
         pending.latest = pending
             .effective
             .as_ref()
             .and_then(|e| e.max_wait_ms)
             .map(|w| now.saturating_add(w));
+        self.place(key, pending, now, default_timeout);
+    }
+
+    /// Puts back a streaming request just taken out to pass on one of its events, its wait restarted at
+    /// `now` (as progress restarts a request's; never past the policy's longest wait). Its order of arrival
+    /// is kept.
+    pub(super) fn reinstate(
+        &mut self,
+        key: String,
+        mut pending: Pending,
+        now: u64,
+        default_timeout: Option<u64>,
+    ) {
+        pending.events += 1;
+        self.place(key, pending, now, default_timeout);
+    }
+
+    /// Enters a request in the tables, its deadline `now` plus its timeout (never past its longest wait).
+    fn place(&mut self, key: String, mut pending: Pending, now: u64, default_timeout: Option<u64>) {
+        let timeout = pending
+            .effective
+            .as_ref()
+            .and_then(|e| e.timeout_ms)
+            .unwrap_or(default_timeout);
         pending.deadline = match (timeout.map(|t| now.saturating_add(t)), pending.latest) {
             (Some(d), Some(l)) => Some(d.min(l)),
             (d, l) => d.or(l),

@@ -23,6 +23,10 @@ pub enum Step {
     },
     /// Log this (and count it): never a message body.
     Event(Box<Event>),
+    /// The request that client stream `stream` was owed answers for is settled, having been answered with
+    /// many (A2A's streaming methods): nothing more is written to that stream, and a shell that frames each
+    /// request's answers as one response (an HTTP front's event stream) ends it.
+    End { stream: Option<u64> },
 }
 
 /// A log record for the operator: what happened, at the taxonomy's level for the kind, with the internal
@@ -200,6 +204,11 @@ impl Outcome {
                     push_stream(&mut out, *stream);
                     out.push_str(",\"line\":");
                     push_str(&mut out, line);
+                    out.push('}');
+                }
+                Step::End { stream } => {
+                    out.push_str("{\"step\":\"end\"");
+                    push_stream(&mut out, *stream);
                     out.push('}');
                 }
                 Step::Event(e) => {

@@ -287,6 +287,10 @@ impl Session {
                 Some(Settled::Cancelled) => {
                     ("debug", "a response to a request the client cancelled")
                 }
+                Some(Settled::Ended) => (
+                    "debug",
+                    "a streamed response after its stream's final event",
+                ),
                 None => ("warn", "a response to no pending request"),
             };
             let id = message::value(raw_id);
@@ -896,6 +900,13 @@ impl Session {
         call: &mut Call,
     ) {
         let requires = rewrite::requires_result_type(pending.revision.as_deref());
+        // A streaming request's event: the last one only when it ends the stream (an error always does).
+        let streaming = pending.streaming && pending.slot.is_none();
+        let last = !streaming
+            || match &delivery {
+                Delivery::Rewritten(_) => true,
+                _ => ends_stream(source.text()),
+            };
         let delivery = match delivery {
             Delivery::Unchanged(result) => {
                 let mut parts: Vec<(&RawValue, String)> = Vec::new();
@@ -941,6 +952,17 @@ impl Session {
                 }
                 Delivery::Rewritten(text) | Delivery::RewrittenResult(text) => {
                     call.send_to_client(self.stream_of(&pending), text)
+                }
+            }
+            if streaming {
+                let key = message::id_key(upstream_id);
+                match last {
+                    true => self.end_stream(&pending, key, call),
+                    false => {
+                        let now = call.ctx.unix_millis;
+                        let timeout = self.options.timeout_millis;
+                        self.tables.reinstate(key, pending, now, timeout);
+                    }
                 }
             }
             return;
@@ -1018,12 +1040,67 @@ impl Session {
         self.deliver_answer(pending, a.response, call);
     }
 
-    /// The guard's own answer for a pending request.
+    /// The guard's own answer for a pending request (for a streaming one, the last thing its stream gets).
     pub(super) fn deliver_answer(&mut self, pending: Pending, response: String, call: &mut Call) {
         match pending.slot {
             Some((batch_id, slot)) => self.fill_slot(batch_id, slot, response, call),
-            None => call.send_to_client(self.stream_of(&pending), response),
+            None => {
+                call.send_to_client(self.stream_of(&pending), response);
+                if pending.streaming {
+                    call.steps.push(Step::End {
+                        stream: self.stream_of(&pending),
+                    });
+                }
+            }
         }
+    }
+
+    /// A streaming request settled by its final event (`key`: as the upstream knows it): its client stream
+    /// ends, and its exchange is closed (the cancellation; A2A's way to stop reading a stream), since what the
+    /// upstream sends after it is no part of it.
+    pub(super) fn end_stream(&mut self, pending: &Pending, key: String, call: &mut Call) {
+        self.tables.remember(key, Settled::Ended);
+        if self.down.is_none() {
+            let reason = "the stream's final event came (jsonrpc-errors guard)";
+            cancel_upstream(pending, reason.into(), call);
+        }
+        call.steps.push(Step::End {
+            stream: self.stream_of(pending),
+        });
+    }
+
+    /// The upstream's response to request `id` (JSON text, as the upstream was sent it) ended: its stream
+    /// closed, with nothing owed after it. A streaming request still pending that got events is settled
+    /// (its client stream ends; nothing more is owed); one that got no answer at all is answered as an
+    /// exchange cut short is; an id not pending is only logged (its answer came, or it was settled).
+    pub fn upstream_exchange_ended(&mut self, id: &str, ctx: CallContext) -> Outcome {
+        let key = serde_json::from_str::<&RawValue>(id)
+            .ok()
+            .map(message::id_key);
+        let Some(pending) = key.as_deref().and_then(|k| self.tables.request(k)) else {
+            let _env = self.scope();
+            let mut call = Call::new(ctx);
+            call.event(Event::new(EventName::Dropped, "debug").detail(
+                "the upstream's response ended for a request no longer pending (answered, settled or cancelled)",
+            ));
+            return self.finish(call);
+        };
+        if !(pending.streaming && pending.events > 0) {
+            let cut = RequestFailure::Unreachable(
+                "the upstream's response ended before its answer".into(),
+            );
+            return self.upstream_request_failed(id, cut, ctx);
+        }
+        let _env = self.scope();
+        let mut call = Call::new(ctx);
+        let key = key.expect("a pending request's key");
+        if let Some(pending) = self.tables.take_pending(&key) {
+            self.tables.remember(key, Settled::Ended);
+            call.steps.push(Step::End {
+                stream: self.stream_of(&pending),
+            });
+        }
+        self.finish(call)
     }
 
     pub(super) fn fill_slot(&mut self, batch_id: u64, slot: usize, text: String, call: &mut Call) {
@@ -1075,5 +1152,13 @@ impl Session {
             self.tables.deadlines.push(Reverse((new, p.seq, key)));
             self.tables.compact_deadlines();
         }
+    }
+}
+
+/// Whether an upstream message ends a streaming request's stream: an error, or a final event (`a2a.rs`).
+fn ends_stream(text: &str) -> bool {
+    match message::parse(text) {
+        Parsed::Object(envelope) => envelope.result.is_none_or(a2a::final_event),
+        _ => true,
     }
 }

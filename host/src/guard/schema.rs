@@ -114,6 +114,14 @@ pub enum Step {
     },
     /// A record for the operator's log and the metrics: never a message body.
     Event(Box<Event>),
+    /// The request client stream `stream` was owed answers for, answered with many (A2A's streaming methods:
+    /// each event a response under its id), is settled: nothing more is written to that stream, and a shell
+    /// that frames each request's answers as one response (an HTTP front's event stream) ends it. A request
+    /// answered once gets none: its answer ends its stream.
+    End {
+        /// The client stream, once the session serves several (`client-line-on`).
+        stream: Option<u64>,
+    },
 }
 
 /// A record for the operator's log and the metrics: never a message body.

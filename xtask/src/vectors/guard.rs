@@ -440,6 +440,24 @@ fn fidelity_cases(
     let names = sent_upstream(&canonical, json!([stream_a, stream_b]));
     let many = json!({"dialect": "canonical", "timeout_ms": 30_000, "upstream": "stdio:server", "many_clients": true});
     let many_names = sent_upstream(&many, json!([stream_a]));
+    // A2A's streaming methods behind an HTTP front's shared relay (issue 35): the session's names for them.
+    let a2a = json!({"dialect": "a2a", "timeout_ms": 30_000, "upstream": "http://agent/rpc", "many_clients": true});
+    let a2a_stream = |stream: u64, id: &str, method: &str| json!({"client_on": [stream, format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"message":{{"messageId":"m{stream}","role":"ROLE_USER","parts":[{{"text":"go"}}]}}}}}}"#)]});
+    let a2a_opened = [
+        a2a_stream(1, "1", "SendStreamingMessage"),
+        a2a_stream(2, "1", "SubscribeToTask"),
+    ];
+    let a2a_names = sent_upstream(&a2a, json!(a2a_opened));
+    let a2a_left = [
+        a2a_stream(1, r#""a""#, "SendStreamingMessage"),
+        a2a_stream(2, r#""b""#, "SendStreamingMessage"),
+        a2a_stream(3, r#""c""#, "SubscribeToTask"),
+        a2a_stream(4, r#""d""#, "SendStreamingMessage"),
+    ];
+    let a2a_left_names = sent_upstream(&a2a, json!(a2a_left));
+    let a2a_event = |name: &Value, result: Value| {
+        json!({"jsonrpc": "2.0", "id": name["id"], "result": result}).to_string()
+    };
     let handshake = |revision: &str| {
         let init = format!(
             r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{revision}","capabilities":{{}},"clientInfo":{{"name":"c","version":"1"}}}}}}"#
@@ -685,6 +703,42 @@ fn fidelity_cases(
             {"upstream": format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{},"progress":1}}}}"#, many_names[0]["params"]["_meta"]["progressToken"])},
             {"upstream": r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#},
             {"upstream": format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#, many_names[0]["id"])}]),
+        ),
+        // A2A's streaming methods (issue 35): each event passed on under the client's id on its own stream, the
+        // request pending until its final event (then the stream ends and the exchange is cancelled), a failed
+        // status redacted, the wait restarted at each event, what comes after the end dropped, and the end of
+        // the agent's stream settling a request that streamed.
+        g(
+            "a2a-streams/events-until-the-final-one",
+            &a2a,
+            json!([
+            a2a_opened[0],
+            a2a_opened[1],
+            {"upstream": a2a_event(&a2a_names[0], json!({"task": {"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_SUBMITTED"}}}))},
+            {"upstream": a2a_event(&a2a_names[0], json!({"statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}})), "at": 20_000},
+            {"upstream": a2a_event(&a2a_names[1], json!({"artifactUpdate": {"taskId": "u", "contextId": "c", "artifact": {"artifactId": "a", "parts": [{"text": "chunk 0"}]}}})), "at": 25_000},
+            {"expire": true, "at": 30_000},
+            {"upstream": a2a_event(&a2a_names[0], json!({"statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_FAILED",
+                "message": {"messageId": "r", "role": "ROLE_AGENT", "parts": [{"text": "build server refused token ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}]}}}})), "at": 40_000},
+            {"upstream": a2a_event(&a2a_names[0], json!({"artifactUpdate": {"taskId": "t", "contextId": "c", "artifact": {"artifactId": "a", "parts": [{"text": "late"}]}}})), "at": 40_001},
+            {"upstream_exchange_ended": a2a_names[0]["id"].to_string(), "at": 40_002},
+            {"upstream_exchange_ended": a2a_names[1]["id"].to_string(), "at": 40_003}]),
+        ),
+        // Settled without a final event: an agent's stream that ends before any event (answered), a silent one
+        // (the timeout), a client that leaves (cancelled, owed nothing), a failed agent (answered, each once).
+        g(
+            "a2a-streams/ended-silent-left-and-failed",
+            &a2a,
+            json!([
+            a2a_left[0],
+            a2a_left[1],
+            a2a_left[2],
+            a2a_left[3],
+            {"upstream_exchange_ended": a2a_left_names[0]["id"].to_string()},
+            {"upstream": a2a_event(&a2a_left_names[1], json!({"task": {"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}})), "at": 10_000},
+            {"stream_closed": 4, "at": 15_000},
+            {"expire": true, "at": 30_000},
+            {"upstream_failed": "closed_output", "at": 35_000}]),
         ),
         g(
             "server-requests/unusable-id-refused-not-relayed",

@@ -270,6 +270,8 @@ fn guard_script(
                 _ => Failure::ClosedOutput,
             };
             session.upstream_failed(failure, at).to_json()
+        } else if let Some(id) = text("upstream_exchange_ended") {
+            session.upstream_exchange_ended(id, at).to_json()
         } else if step.get("expire").is_some() {
             session.expire(at).to_json()
         } else if let Some(t) = text("upstream_log") {

@@ -93,7 +93,7 @@ function guardAnswer(tool: string, dialect: Dialect, reply: string): ToolAnswer 
   try {
     session.clientLine(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: tool } }));
     for (const step of session.upstreamLine(reply).steps) {
-      if (step.step === "event" || step.to !== "client") continue;
+      if (step.step === "event" || step.step === "end" || step.to !== "client") continue;
       const { result, error } = JSON.parse(step.step === "send" ? step.line : reply) as ToolAnswer;
       return result !== undefined ? { result } : error !== undefined ? { error } : undefined;
     }

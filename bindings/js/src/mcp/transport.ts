@@ -360,6 +360,10 @@ export class GuardedTransport implements Transport, LineTransport {
           // A failing log callback must not cost anyone the steps after it (an answer, a cancellation).
           this.onerror?.(asError(error));
         }
+      } else if (step.step === "end") {
+        // A request answered with many responses is settled: an SDK transport frames no response per request,
+        // so there is nothing to end (the session's messages already said everything).
+        continue;
       } else if (step.to === "client") {
         this.#toClient(step, arrival);
       } else {

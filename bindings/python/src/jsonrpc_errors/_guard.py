@@ -193,6 +193,13 @@ class GuardSession:
             "[method]session.upstream-request-failed", _request_failure(failure), context, leading=(id,)
         )
 
+    def upstream_exchange_ended_json(self, id: str, *, context: Optional[Context] = None) -> str:
+        """The upstream's response to request ``id`` (its JSON text, as the upstream was sent it) ended with
+        nothing more to come: a request answered with many responses (A2A's streaming methods) that got some
+        is settled (an ``end`` step for its stream); one still owed its answer is answered as a cut exchange
+        is. An id that is not pending is answered nothing."""
+        return str(self._call("[method]session.upstream-exchange-ended", _text(id, "id"), _context(context)))
+
     def _call_variant(self, name: str, variant: Any, context: Optional[Context], leading: tuple[Any, ...] = ()) -> str:
         """A session method whose failure argument is a WIT variant, called through wasmtime-py's generic
         interface (the typed one in `_call` takes flat values), its call context as a record."""
@@ -262,6 +269,9 @@ class GuardSession:
         self, id: str, failure: RequestFailure, *, context: Optional[Context] = None
     ) -> Outcome:
         return _loads(self.upstream_request_failed_json(id, failure, context=context))
+
+    def upstream_exchange_ended(self, id: str, *, context: Optional[Context] = None) -> Outcome:
+        return _loads(self.upstream_exchange_ended_json(id, context=context))
 
     def upstream_failed(self, failure: UpstreamFailure, *, context: Optional[Context] = None) -> Outcome:
         return _loads(self.upstream_failed_json(failure, context=context))

@@ -22,10 +22,10 @@ LogLevel = Literal["error", "warn", "info", "debug"]
 
 
 class Step(TypedDict, total=False):
-    """One step, carried out in order: ``step`` names the case (``forward``, ``send``, ``event``); the other members are its fields,
+    """One step, carried out in order: ``step`` names the case (``forward``, ``send``, ``event``, ``end``); the other members are its fields,
     absent when none."""
 
-    step: Literal["forward", "send", "event"]
+    step: Literal["forward", "send", "event", "end"]
     to: Peer
     #: The client stream, once the session serves several (`client-line-on`).
     stream: int

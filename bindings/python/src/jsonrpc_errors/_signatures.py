@@ -37,6 +37,7 @@ GUARD: dict[str, Optional[tuple[tuple[Any, ...], str]]] = {
     "[method]session.upstream-oversize": (("u64", "bytes", "bytes", ("record", (("unix-millis", "u64"), ("entropy", "u64"),))), "string"),
     "[method]session.upstream-failed": None,
     "[method]session.upstream-request-failed": None,
+    "[method]session.upstream-exchange-ended": (("string", ("record", (("unix-millis", "u64"), ("entropy", "u64"),))), "string"),
     "[method]session.expire": ((("record", (("unix-millis", "u64"), ("entropy", "u64"),)),), "string"),
     "[method]session.upstream-stderr": (("bytes",), "string"),
     "[method]session.upstream-stderr-end": ((), "string"),
