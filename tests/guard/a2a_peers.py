@@ -14,6 +14,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import httpx
 from harness import GUARD, HANG, HERE, PY
 
 AGENT = HERE / "servers" / "a2a_agent.py"
@@ -36,6 +37,18 @@ class Agent:
         self.port = int(line.split()[1])
         self.base = f"http://127.0.0.1:{self.port}"
         self.rpc = self.base + "/rpc"
+        # What it says after its port (`disconnect` lines), read as it runs.
+        self.said: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.said.append(line.strip())
+
+    def disconnects(self) -> int:
+        return self.said.count("disconnect")
 
     def stop(self) -> None:
         self.proc.kill()
@@ -116,3 +129,64 @@ def send(text: str, id: Any = 1, method: str = "SendMessage") -> dict[str, Any]:
     """A `SendMessage` (or `method`) request carrying `text`, as A2A 1.0's JSON-RPC binding writes it."""
     return {"jsonrpc": "2.0", "id": id, "method": method,
             "params": {"message": {"messageId": f"m-{id}", "role": "ROLE_USER", "parts": [{"text": text}]}}}
+
+
+class Streamed:
+    """One streaming request POSTed as the SDKs' JSON-RPC transports send it (`Accept: text/event-stream`,
+    `A2A-Version: 1.0`), read event by event: `content_type`, and `events`, each event's JSON-RPC message
+    (or the one JSON answer of a request answered at once)."""
+
+    def __init__(self, url: str, message: dict[str, Any], timeout: float = HANG) -> None:
+        self.client = httpx.Client(timeout=timeout)
+        headers = {"content-type": "application/json", "accept": "text/event-stream", "a2a-version": "1.0"}
+        self._cm = self.client.stream("POST", url, json=message, headers=headers)
+        self.response = self._cm.__enter__()
+        self.content_type = self.response.headers.get("content-type", "")
+        self.events: list[dict[str, Any]] = []
+        self._lines = self.response.iter_lines()
+
+    def next(self) -> dict[str, Any] | None:
+        """The next event's message; None once the response has ended."""
+        if not self.content_type.startswith("text/event-stream"):
+            if self.events:
+                return None
+            self.response.read()
+            self.events.append(json.loads(self.response.content))
+            return self.events[-1]
+        data: list[str] = []
+        for line in self._lines:
+            if line.startswith("data:"):
+                data.append(line[5:].lstrip())
+            elif line == "" and data:
+                self.events.append(json.loads("\n".join(data)))
+                return self.events[-1]
+        return None
+
+    def all(self) -> list[dict[str, Any]]:
+        """Every event to the response's end."""
+        while self.next() is not None:
+            pass
+        self.close()
+        return self.events
+
+    def close(self) -> None:
+        self._cm.__exit__(None, None, None)
+        self.client.close()
+
+
+def summary(message: dict[str, Any]) -> list[Any]:
+    """A streamed JSON-RPC message, ids aside: the event's kind and what it says (a task's or a status's
+    state, an artifact's texts, a message's texts), or the error's code."""
+    if "error" in message:
+        return ["error", message["error"]["code"]]
+    result = message["result"]
+    (kind, value), = result.items()
+
+    def texts(parts: list[dict[str, Any]]) -> str:
+        return "".join(p.get("text", "") for p in parts)
+
+    if kind in ("task", "statusUpdate"):
+        return [kind, value["status"]["state"]]
+    if kind == "artifactUpdate":
+        return [kind, texts(value["artifact"]["parts"])]
+    return [kind, texts(value.get("parts", []))]

@@ -20,7 +20,7 @@ import urllib.error
 import urllib.request
 
 import pytest
-from a2a_peers import SECRET, Agent, ListeningGuard, codes, post, run_client, send
+from a2a_peers import SECRET, Agent, ListeningGuard, Streamed, codes, post, run_client, send, summary
 from harness import GUARD, HANG
 
 # Answered "at once": well under the guard's default 50 s timeout.
@@ -92,9 +92,9 @@ def test_through_the_guard_both_clients_see_the_same_tasks_artifacts_and_codes_a
         assert through["fail"]["ok"]["state"] == direct["fail"]["ok"]["state"] == "TASK_STATE_FAILED"
         assert SECRET in json.dumps(direct["fail"]) and SECRET not in json.dumps(through), kind
         assert "cannot reach the build server" in through["fail"]["ok"]["status"][0]
-        # Streaming is not relayed yet: the guard's card says so, and the SDK sends SendMessage instead; the
-        # task ends the same.
-        assert through["stream"]["ok"][-1][1] == direct["stream"]["ok"][-1][1] == "TASK_STATE_COMPLETED"
+        # Streamed (the guard's card offers streaming as the agent's does): the same events, one for one.
+        assert through["stream"] == direct["stream"], (kind, through["stream"], direct["stream"])
+        assert through["stream"]["ok"][-1] == ["status", "TASK_STATE_COMPLETED"], kind
     log = g.stop()
     assert SECRET not in log
 
@@ -122,10 +122,6 @@ def test_the_guard_answers_a_request_it_does_not_relay_in_a2as_codes(agent, guar
                           {"a2a-version": None})
     assert (status, answer["id"], answer["error"]["code"]) == (200, 3, -32009), answer
     assert answer == own(g, {"kind": "version-not-supported", "version": "0.3", "id": 3})
-    # A streaming method: not relayed yet (A2A's UnsupportedOperation), where the session would answer it once.
-    status, answer = post(g.rpc, send("stream 2", id=4, method="SendStreamingMessage"))
-    assert (status, answer["id"], answer["error"]["code"]) == (200, 4, -32004), answer
-    assert answer == own(g, {"kind": "unsupported-operation", "operation": "SendStreamingMessage", "id": 4})
     # An unknown method is the agent's own answer, passed on in A2A's code.
     status, answer = post(g.rpc, {"jsonrpc": "2.0", "id": 5, "method": "NoSuchMethod", "params": {}})
     assert (answer["id"], answer["error"]["code"]) == (5, -32601), answer
@@ -158,6 +154,139 @@ def test_a_killed_agent_answers_every_pending_request_once_at_once(agent, guarde
     # The next request is answered at once too (nothing listens where the agent was).
     status, answer = post(g.rpc, send("echo again", id=9), timeout=AT_ONCE)
     assert answer == own(g, {"kind": "internal-error", "id": 9}), answer
+
+
+# ─────────────────────────── streaming (SendStreamingMessage, SubscribeToTask) ───────────────────────────
+
+
+def streaming(text: str, id: object = 1) -> dict:
+    return send(text, id=id, method="SendStreamingMessage")
+
+
+def test_a_streamed_task_is_the_agents_event_for_event_and_a_subscription_too(agent, guarded):
+    g = guarded()
+    direct = Streamed(agent.rpc, streaming("stream 3", id="d")).all()
+    through = Streamed(g.rpc, streaming("stream 3", id="t"))
+    assert through.content_type.startswith("text/event-stream")
+    events = through.all()
+    assert [summary(m) for m in events] == [summary(m) for m in direct], (events, direct)
+    assert [summary(m) for m in events][-1] == ["statusUpdate", "TASK_STATE_COMPLETED"]
+    assert all(m["id"] == "t" for m in events), events
+    # SubscribeToTask: a running task's events, from the task as it stands to its end, on a stream of its own.
+    running = Streamed(g.rpc, streaming("stream 30", id=7))
+    first = running.next()
+    assert first is not None and summary(first)[0] == "task", first
+    task_id = first["result"]["task"]["id"]
+    sub = Streamed(g.rpc, {"jsonrpc": "2.0", "id": 8, "method": "SubscribeToTask", "params": {"id": task_id}})
+    assert sub.content_type.startswith("text/event-stream")
+    seen = sub.all()
+    assert summary(seen[0])[0] == "task" and summary(seen[-1]) == ["statusUpdate", "TASK_STATE_COMPLETED"], seen
+    assert all(m["id"] == 8 for m in seen), seen
+    rest = running.all()
+    assert summary(rest[-1]) == ["statusUpdate", "TASK_STATE_COMPLETED"], rest
+    # Each stream has every chunk once, in order.
+    chunks = [summary(m)[1] for m in rest if summary(m)[0] == "artifactUpdate"]
+    assert chunks == [f"chunk {i}" for i in range(30)], chunks
+
+
+def test_a_failed_streamed_tasks_secret_is_gone_from_its_status(agent, guarded):
+    g = guarded()
+    direct = Streamed(agent.rpc, streaming("fail", id=1)).all()
+    assert SECRET in json.dumps(direct)
+    through = Streamed(g.rpc, streaming("fail", id=1)).all()
+    assert [summary(m) for m in through] == [summary(m) for m in direct], through
+    assert summary(through[-1]) == ["statusUpdate", "TASK_STATE_FAILED"]
+    assert SECRET not in json.dumps(through), through
+    assert "cannot reach the build server" in json.dumps(through[-1])
+    assert SECRET not in g.stop()
+
+
+def test_an_agent_killed_mid_stream_gives_the_client_one_error_and_ends_the_stream(agent, guarded):
+    g = guarded()
+    s = Streamed(g.rpc, streaming("stream 400", id=5))
+    for _ in range(3):
+        assert s.next() is not None
+    killed = time.monotonic()
+    agent.stop()
+    rest = s.all()
+    assert time.monotonic() - killed < AT_ONCE
+    errors = [m for m in rest if "error" in m]
+    assert len(errors) == 1 and rest[-1] is errors[0], rest
+    assert errors[0] == own(g, {"kind": "internal-error", "id": 5}), errors
+
+
+def test_a_client_that_leaves_mid_stream_closes_the_agents_stream_and_leaves_nothing_pending(agent, guarded):
+    g = guarded("--metrics-addr", "127.0.0.1:0")
+    metrics = None
+    deadline = time.monotonic() + HANG
+    while metrics is None and time.monotonic() < deadline:
+        for line in list(g.log):
+            if '"metrics"' in line and '"addr"' in line:
+                metrics = "http://" + json.loads(line)["addr"] + "/metrics"
+        time.sleep(0.05)
+    assert metrics, "".join(g.log)
+
+    def pending() -> float:
+        with urllib.request.urlopen(metrics, timeout=HANG) as r:
+            for line in r.read().decode().splitlines():
+                if line.startswith("jsonrpc_errors_guard_pending_requests "):
+                    return float(line.split()[1])
+        raise AssertionError("no pending gauge")
+
+    s = Streamed(g.rpc, streaming("stream 400", id=6))
+    for _ in range(2):
+        assert s.next() is not None
+    assert pending() == 1
+    before = agent.disconnects()
+    s.close()
+    deadline = time.monotonic() + AT_ONCE
+    while (agent.disconnects() == before or pending() != 0) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert agent.disconnects() == before + 1, agent.said
+    assert pending() == 0
+
+
+def test_two_clients_streaming_at_once_never_see_each_others_events(agent, guarded):
+    g = guarded()
+    got: dict[int, list[dict]] = {}
+
+    def run(i: int) -> None:
+        # The same JSON-RPC id on both: the guard tells them apart, not the client.
+        got[i] = Streamed(g.rpc, streaming("stream 20", id=1)).all()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=HANG)
+    tasks = []
+    for i, events in got.items():
+        assert all(m["id"] == 1 and "result" in m for m in events), events
+        task_id = events[0]["result"]["task"]["id"]
+        tasks.append(task_id)
+        ids = {(m["result"].get("task") or {}).get("id") or next(iter(m["result"].values())).get("taskId")
+               for m in events}
+        assert ids == {task_id}, (i, ids)
+        chunks = [summary(m)[1] for m in events if summary(m)[0] == "artifactUpdate"]
+        assert chunks == [f"chunk {n}" for n in range(20)], chunks
+        assert summary(events[-1]) == ["statusUpdate", "TASK_STATE_COMPLETED"]
+    assert len(set(tasks)) == 2
+
+
+def test_each_event_restarts_the_wait_and_a_silent_stream_times_out_once(agent, guarded):
+    g = guarded("--timeout", "1")
+    # 40 chunks 50 ms apart: 2 s in all, never 1 s without an event.
+    events = Streamed(g.rpc, streaming("stream 40", id=2)).all()
+    assert summary(events[-1]) == ["statusUpdate", "TASK_STATE_COMPLETED"], events[-3:]
+    assert not any("error" in m for m in events)
+    # Silent for 3 s after it started working: answered with the timeout, once, and the stream ends.
+    started = time.monotonic()
+    events = Streamed(g.rpc, streaming("slow 3", id=3)).all()
+    assert time.monotonic() - started < 2.5
+    errors = [m for m in events if "error" in m]
+    assert len(errors) == 1 and events[-1] is errors[0] and errors[0]["id"] == 3, events
+    # A2A defines no timeout code: the dialect's internal-error, as for an agent the guard cannot reach.
+    assert errors[0] == own(g, {"kind": "internal-error", "id": 3}), errors
 
 
 def test_readiness_follows_an_agent_that_comes_up_later():

@@ -89,6 +89,9 @@ pub trait ClientSink: Send {
     fn deliver(&mut self, stream: Option<u64>, out: Outgoing);
     /// No more client output will be wanted (the client stopped reading): let queued lines go.
     fn client_gone(&mut self) {}
+    /// The request answered with many responses on `stream` is settled: what was delivered to that stream is
+    /// all it gets (a front that frames it as one response ends it once that is written).
+    fn end_stream(&mut self, _stream: Option<u64>) {}
 }
 
 /// The sending side of a relay's inbox, for the front.
@@ -256,6 +259,11 @@ pub enum RoutedStep {
         line: String,
     },
     Event(Box<Event>),
+    /// The request answered with many responses on `stream` is settled: that stream's response ends.
+    End {
+        #[serde(default)]
+        stream: Option<u64>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -450,6 +458,7 @@ impl Shell {
                         },
                     )
                 }
+                RoutedStep::End { stream } => self.sink.end_stream(stream),
                 RoutedStep::Event(e) => {
                     if e.kind.as_deref() == Some("upstream-timeout") {
                         self.owed.timed_out = true;
@@ -644,6 +653,10 @@ pub async fn run(
                 }
                 Some(Report::RequestFailed { id, failure }) => {
                     let outcome = shell.policy.upstream_request_failed(&id, &failure, Context::now());
+                    shell.apply(outcome, None, None, None, None, None);
+                }
+                Some(Report::ExchangeEnded { id }) => {
+                    let outcome = shell.policy.upstream_exchange_ended(&id, Context::now());
                     shell.apply(outcome, None, None, None, None, None);
                 }
                 Some(Report::Gone(gone)) => {
@@ -932,6 +945,10 @@ mod tests {
                 None => serde_json::json!([]),
             };
             outcome(steps, self.pending.len())
+        }
+        fn upstream_exchange_ended(&mut self, id: &str, ctx: Context) -> Result<String, Failure> {
+            let cut = jsonrpc_errors_host::guard::RequestFailure::Unreachable("ended".into());
+            self.upstream_request_failed(id, &cut, ctx)
         }
         fn expire(&mut self, _ctx: Context) -> Result<String, Failure> {
             outcome(serde_json::json!([]), self.pending.len())

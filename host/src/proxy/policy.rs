@@ -43,6 +43,9 @@ pub trait Policy: Send {
         failure: &RequestFailure,
         ctx: Context,
     ) -> Result<String, Failure>;
+    /// The upstream's response to request `id` ended with nothing more to come (an event stream closed): a
+    /// streaming request that got events is settled, one that got no answer is answered.
+    fn upstream_exchange_ended(&mut self, id: &str, ctx: Context) -> Result<String, Failure>;
     fn expire(&mut self, ctx: Context) -> Result<String, Failure>;
     /// The upstream's stderr bytes: the redacted text of the lines they complete.
     fn upstream_stderr(&mut self, bytes: &[u8]) -> Result<String, Failure>;
@@ -106,6 +109,10 @@ impl Policy for Session {
         ctx: Context,
     ) -> Result<String, Failure> {
         self.upstream_request_failed_json(id, failure, ctx)
+    }
+
+    fn upstream_exchange_ended(&mut self, id: &str, ctx: Context) -> Result<String, Failure> {
+        self.upstream_exchange_ended_json(id, ctx)
     }
 
     fn expire(&mut self, ctx: Context) -> Result<String, Failure> {

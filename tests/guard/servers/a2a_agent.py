@@ -12,6 +12,9 @@ endpoint at `/rpc`. What a task does is picked by the first word of the message'
     slow S        a task that works for S seconds (a killed agent's pending requests), then completes
     headers       a completed task whose artifact is the request's headers as JSON (names lowercased)
 
+On stdout, after `port N`: `disconnect` each time a client leaves a response before it ended (what a guard
+closing the agent's stream looks like from here).
+
 Everything else about errors is the SDK's own: `GetTask` of an unknown id (-32001 TaskNotFoundError),
 `CancelTask` of a finished task (-32002 TaskNotCancelableError), a push notification config (-32003),
 `GetExtendedAgentCard` (-32007), a request without `A2A-Version: 1.0` (-32009 VersionNotSupportedError).
@@ -24,6 +27,7 @@ import asyncio
 import json
 import socket
 import sys
+from typing import Any
 
 import uvicorn
 from a2a.helpers.proto_helpers import new_text_artifact, new_text_message
@@ -113,6 +117,34 @@ def card(base: str) -> AgentCard:
     )
 
 
+class Disconnects:
+    """ASGI middleware: prints `disconnect` when a client leaves a response that has not ended (the server
+    hears it while it still listens for it: an event stream's client that goes away)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        done = False
+
+        async def sending(message: Any) -> None:
+            nonlocal done
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                done = True
+            await send(message)
+
+        async def receiving() -> Any:
+            message = await receive()
+            if message["type"] == "http.disconnect" and not done:
+                print("disconnect", flush=True)
+            return message
+
+        await self.app(scope, receiving, sending)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
@@ -125,7 +157,7 @@ def main() -> None:
     agent_card = card(f"http://127.0.0.1:{port}")
     handler = DefaultRequestHandler(agent_executor=TestAgent(), task_store=InMemoryTaskStore(), agent_card=agent_card)
     app = Starlette(routes=create_agent_card_routes(agent_card) + create_jsonrpc_routes(handler, RPC_PATH))
-    config = uvicorn.Config(app, log_level="warning", lifespan="off")
+    config = uvicorn.Config(Disconnects(app), log_level="warning", lifespan="off")
     server = uvicorn.Server(config)
     print(f"port {port}", flush=True)
     sys.stdout.flush()

@@ -5,16 +5,21 @@
 //! pointing at the guard. The envelope rules are the front's (access, content type, sizes); `A2A-Version`
 //! must name 1.x (a request without it is A2A 0.3's, which the guard does not relay: A2A's -32009).
 //!
-//! Not relayed yet: the streaming methods (`SendStreamingMessage`, `SubscribeToTask`), whose SSE stream
-//! carries many responses under one request id (the session answers a request once); they are refused with
-//! A2A's -32004, and the card served says `streaming: false`, so SDK clients send `SendMessage` instead.
+//! The streaming methods (`SendStreamingMessage`, `SubscribeToTask`) are answered with an SSE stream of what
+//! the session sends the request's stream, each message one event, until the session settles the request
+//! (its `end` step: a final event, an error, the agent's stream ended, the timeout); one the session answers
+//! at once (it never went to the agent) is answered with that answer alone, as JSON. A client that leaves
+//! closes the agent's stream too (the session cancels the request; the link closes its exchange).
 
+use super::body::sse;
 use super::body::{json, shape};
+use super::front::Busy;
 use super::front::Front;
 use super::mcp::{
-    access_refused, blank, exchange, oversize, owed, post_envelope, read_body, unavailable, Era,
-    Read_, BODY_TIMEOUT,
+    aborter, access_refused, blank, ended, exchange, oversize, owed, post_envelope, read_body,
+    unavailable, Era, Read_, Slot, BODY_TIMEOUT,
 };
+use super::upstream::Upstream;
 use crate::proxy::io::Read;
 use crate::proxy::transport::http::{agent_card, A2A_VERSION};
 use crate::proxy::transport::Spec;
@@ -32,7 +37,8 @@ use std::time::Instant;
 pub const PATH: &str = "/a2a";
 pub use crate::proxy::transport::http::card::WELL_KNOWN as CARD_PATH;
 const VERSION_HEADER: &str = "a2a-version";
-/// The methods whose answer is an SSE stream of many responses (not relayed yet: see the module's doc).
+/// The methods whose answer is an SSE stream of many responses (how they are framed: the session decides
+/// when such a request is settled).
 const STREAMING: [&str; 2] = ["SendStreamingMessage", "SubscribeToTask"];
 /// The JSON-RPC binding's name in an agent card's interfaces.
 const JSONRPC: &str = "JSONRPC";
@@ -85,18 +91,10 @@ pub async fn endpoint(State(front): State<Arc<Front>>, request: Request) -> Resp
             head.id,
         );
     }
-    if let Some(method) = head.method.as_deref().filter(|m| STREAMING.contains(m)) {
-        tracing::info!(
-            event = "http-refused",
-            method,
-            "an A2A streaming request (not relayed yet)"
-        );
-        return own_error(
-            &front,
-            value!({"kind": "unsupported-operation", "operation": method}),
-            head.id,
-        );
-    }
+    let streaming = head
+        .method
+        .as_deref()
+        .is_some_and(|m| STREAMING.contains(&m));
     let Some(up) = front
         .shared
         .ensure(&front.children, || front.draining())
@@ -104,8 +102,11 @@ pub async fn endpoint(State(front): State<Arc<Front>>, request: Request) -> Resp
     else {
         return unavailable("no upstream");
     };
-    let owed = owed(shape(&bytes), &bytes);
     let len = bytes.len();
+    if streaming {
+        return stream(&front, &parts, up, Read::Line(bytes), len, at).await;
+    }
+    let owed = owed(shape(&bytes), &bytes);
     exchange(
         &front,
         &parts,
@@ -118,6 +119,42 @@ pub async fn endpoint(State(front): State<Arc<Front>>, request: Request) -> Resp
         Era::A2a,
     )
     .await
+}
+
+/// A streaming request: handed to the session on a stream of its own, and answered with an SSE stream of
+/// what the session sends there until it ends that stream; or, when the session answered it at once (it
+/// never went to the agent), with that answer as JSON.
+async fn stream(
+    front: &Arc<Front>,
+    parts: &axum::http::request::Parts,
+    up: Arc<Upstream>,
+    read: Read,
+    len: usize,
+    at: Instant,
+) -> Response {
+    let Some(mut slot) = Slot::open(front, &up, parts.extensions.get::<Arc<Busy>>()) else {
+        return unavailable("too many open streams");
+    };
+    let (stream, mut rx) = up.open_stream_of_many(aborter(parts));
+    slot.stream = Some(stream);
+    let ack = match up.submit(stream, read, len, at).await {
+        Ok(ack) => ack.await,
+        Err(_) => {
+            slot.finished = true;
+            return unavailable("the session ended");
+        }
+    };
+    match ack {
+        Ok(ack) if !ack.broken && ack.to_upstream => sse(None, rx, slot, false),
+        Ok(ack) if !ack.broken => match rx.recv().await {
+            Some(answer) => {
+                slot.finished = true;
+                json(StatusCode::OK, answer.bytes)
+            }
+            None => ended(slot),
+        },
+        _ => ended(slot),
+    }
 }
 
 /// The guard's own answer to a request it does not relay: the component renders `kind` in the session's
@@ -195,8 +232,8 @@ pub async fn card(State(front): State<Arc<Front>>, request: Request<Body>) -> Re
 }
 
 /// The card a client of the guard gets: only the JSON-RPC interface, at `url` (the guard relays no other
-/// binding, and a client must not reach the agent around it); A2A 0.3's `url` likewise; no streaming (not
-/// relayed yet); no signatures (they signed the agent's URLs, which the guard replaced).
+/// binding, and a client must not reach the agent around it); A2A 0.3's `url` likewise; streaming as the
+/// agent offers it (relayed); no signatures (they signed the agent's URLs, which the guard replaced).
 pub fn rewrite(card: &mut serde_json::Map<String, Value>, url: &str) {
     if let Some(Value::Array(interfaces)) = card.get_mut("supportedInterfaces") {
         interfaces.retain(|i| i.get("protocolBinding").and_then(Value::as_str) == Some(JSONRPC));
@@ -210,9 +247,6 @@ pub fn rewrite(card: &mut serde_json::Map<String, Value>, url: &str) {
     }
     card.remove("additionalInterfaces");
     card.remove("signatures");
-    if let Some(Value::Object(capabilities)) = card.get_mut("capabilities") {
-        capabilities.insert("streaming".into(), Value::Bool(false));
-    }
 }
 
 #[cfg(test)]
@@ -235,7 +269,10 @@ mod tests {
             card["supportedInterfaces"],
             value!([{"url": "http://127.0.0.1:7/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}])
         );
-        assert_eq!(card["capabilities"]["streaming"], false);
+        assert_eq!(
+            card["capabilities"]["streaming"], true,
+            "streams are relayed"
+        );
         assert!(card.get("signatures").is_none());
         assert!(!card.to_string().contains("agent:"));
     }

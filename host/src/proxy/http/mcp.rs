@@ -649,17 +649,17 @@ struct Failed;
 
 /// An open response stream: counted against `--max-streams`; when it goes before its answer (the client
 /// left), the session is told (its requests are cancelled upstream).
-struct Slot {
+pub(super) struct Slot {
     front: Arc<Front>,
     up: Arc<Upstream>,
-    stream: Option<u64>,
-    finished: bool,
+    pub(super) stream: Option<u64>,
+    pub(super) finished: bool,
     /// Keeps the connection watched for a client that leaves while the stream is open.
     _busy: Option<super::front::Held>,
 }
 
 impl Slot {
-    fn open(
+    pub(super) fn open(
         front: &Arc<Front>,
         up: &Arc<Upstream>,
         busy: Option<&Arc<super::front::Busy>>,
@@ -839,7 +839,7 @@ pub(super) async fn exchange(
 }
 
 /// The relay ended without answering on this stream (the guard failed): 500, nothing more.
-fn ended(mut slot: Slot) -> Response {
+pub(super) fn ended(mut slot: Slot) -> Response {
     slot.finished = true;
     tracing::error!(event = "guard-failed", "a stream ended without its answer");
     json(

@@ -37,6 +37,9 @@ struct Route {
     tx: mpsc::UnboundedSender<Outgoing>,
     budget: Budget,
     abort: Option<Abort>,
+    /// Its request is answered with many responses (A2A's streaming methods): none of them ends it, so each
+    /// is held to the budget like any other message (the session's `end` step ends it).
+    many: bool,
 }
 
 impl Route {
@@ -45,6 +48,7 @@ impl Route {
             tx,
             budget: Budget::with_bytes(STREAM_BYTES),
             abort,
+            many: false,
         }
     }
 
@@ -55,7 +59,9 @@ impl Route {
         let charge = match self.budget.try_take(len) {
             Some(permit) => Some(permit),
             // Nothing waiting: taken whatever its size. Its answer: taken, it ends the stream.
-            None if self.budget.unused() || is_final(&out.bytes) => self.budget.charge(len),
+            None if self.budget.unused() || (!self.many && is_final(&out.bytes)) => {
+                self.budget.charge(len)
+            }
             None => return Err((out, Refused::Stalled)),
         };
         out.permit = charge;
@@ -103,6 +109,21 @@ impl Routes {
     pub fn open(&mut self, stream: u64, tx: mpsc::UnboundedSender<Outgoing>, abort: Option<Abort>) {
         if !self.ended {
             self.streams.insert(stream, Route::new(tx, abort));
+        }
+    }
+
+    /// A route for a stream whose request is answered with many responses (ended by the session's `end`
+    /// step, not by an answer): every message on it is held to its budget.
+    pub fn open_many(
+        &mut self,
+        stream: u64,
+        tx: mpsc::UnboundedSender<Outgoing>,
+        abort: Option<Abort>,
+    ) {
+        if !self.ended {
+            let mut route = Route::new(tx, abort);
+            route.many = true;
+            self.streams.insert(stream, route);
         }
     }
 
@@ -252,6 +273,17 @@ impl ClientSink for HttpSink {
             .unwrap_or_else(|p| p.into_inner())
             .deliver(stream.unwrap_or(0), out, &self.metrics);
     }
+
+    /// A request answered with many responses is settled: its stream's route goes, so that its response ends
+    /// once what was queued is written (the receiver drains, then ends).
+    fn end_stream(&mut self, stream: Option<u64>) {
+        if let Some(stream) = stream.filter(|s| *s != 0) {
+            self.routes
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .close(stream);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -326,6 +358,22 @@ mod tests {
         routes.deliver(1, line(STREAM_BYTES, true), &metrics);
         assert_eq!(aborts.load(Ordering::SeqCst), 0);
         assert!(rx.try_recv().is_ok() && rx.try_recv().is_ok());
+    }
+
+    #[test]
+    fn a_stream_of_many_answers_holds_each_to_its_budget() {
+        let metrics = Metrics::new();
+        let mut routes = Routes::new(false);
+        let aborts = Arc::new(AtomicUsize::new(0));
+        let (tx, _rx) = mpsc::unbounded_channel();
+        routes.open_many(1, tx, counted(&aborts));
+        let chunk = 1024 * 1024;
+        // Every event of an A2A stream is a response: none may slip past the budget as "the answer".
+        for _ in 0..STREAM_BYTES / chunk + 2 {
+            routes.deliver(1, line(chunk, true), &metrics);
+        }
+        assert_eq!(aborts.load(Ordering::SeqCst), 1, "closed once, as stalled");
+        assert!(!routes.streams.contains_key(&1));
     }
 
     #[test]

@@ -194,6 +194,18 @@ impl Upstream {
         self.routes.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// A client stream whose request is answered with many responses (A2A's streaming methods): ended by the
+    /// session's `end` step, each message held to the stream's budget.
+    pub fn open_stream_of_many(
+        &self,
+        abort: Option<Abort>,
+    ) -> (u64, mpsc::UnboundedReceiver<Outgoing>) {
+        let stream = self.next_stream.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = mpsc::unbounded_channel();
+        self.routes().open_many(stream, tx, abort);
+        (stream, rx)
+    }
+
     pub fn close_stream(&self, stream: u64) {
         self.routes().close(stream);
     }

@@ -24,6 +24,9 @@ pub enum Report {
     /// One request got no answer (an HTTP upstream: each request is an exchange of its own), named by its id as
     /// the upstream was sent it (JSON text). The upstream is still there for the next one.
     RequestFailed { id: String, failure: RequestFailure },
+    /// One request's response ended with nothing more to come (an A2A agent closed its event stream), named
+    /// as for `RequestFailed`: the session settles a streaming request, or answers one still owed its answer.
+    ExchangeEnded { id: String },
     /// The upstream can no longer answer: the session answers every pending request, and every later one.
     Gone(UpstreamGone),
     /// The transport has finished (a child exited and was reaped; an HTTP upstream's session was closed):

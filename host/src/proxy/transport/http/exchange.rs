@@ -111,6 +111,15 @@ impl Link {
         initialize: bool,
         resumed: Option<&mut Parser>,
     ) -> Result<bool, Fault> {
+        if is_sse(response.headers()) && self.spec.protocol == Protocol::A2a {
+            // An A2A agent's event stream: each event a response under the request's id, as many as the agent
+            // sends, read to its end (the session settles the request; closing the exchange cancels it). Its
+            // end is reported as such (false), a cut as the exchange's fault.
+            let mut parser = Parser::new(self.spec.max_upstream_bytes);
+            self.events(response.into_body(), &mut parser, None, false)
+                .await?;
+            return Ok(false);
+        }
         if is_sse(response.headers()) {
             let mut fresh = Parser::new(self.spec.max_upstream_bytes);
             let parser = resumed.unwrap_or(&mut fresh);

@@ -152,6 +152,14 @@ impl Link {
             })
             .await;
     }
+
+    /// Tells the session that the response to request `id` ended with nothing more to come.
+    pub(super) async fn ended(&self, id: &str) {
+        let _ = self
+            .reports
+            .send(Report::ExchangeEnded { id: id.to_string() })
+            .await;
+    }
 }
 
 /// Where a session stood when a request was sent on it.

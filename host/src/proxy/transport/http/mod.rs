@@ -17,8 +17,10 @@
 //! Every message read goes to the session as a line (holding the read budget until it is written, and cut
 //! as a child's line is past `--max-upstream-bytes`); a request whose exchange ends without its answer is
 //! the session's to answer (`upstream-request-failed`): refused, reset, DNS, TLS, a stream cut short, an HTTP
-//! status with no JSON-RPC answer, a session that could not be re-opened. The session answers each request
-//! once, whatever this transport reports twice.
+//! status with no JSON-RPC answer, a session that could not be re-opened. An A2A agent's event stream (its
+//! streaming methods: many responses under one id) is read to its end, and that end reported
+//! (`upstream-exchange-ended`); a cancellation closes such an exchange and is never sent to the agent. The
+//! session answers each request once, whatever this transport reports twice.
 
 pub mod card;
 mod client;
@@ -86,6 +88,9 @@ async fn request(link: Arc<Link>, body: Bytes, msg: Outbound) {
     };
     match outcome {
         Ok(true) => {}
+        // An A2A agent's response that ended with nothing more to come: the session settles what it streamed,
+        // or answers what is still owed its answer.
+        Ok(false) if link.spec.protocol == Protocol::A2a => link.ended(&id).await,
         Ok(false) => {
             link.failed(
                 &id,
@@ -165,6 +170,10 @@ async fn run(
                             if modern {
                                 continue;
                             }
+                        }
+                        // An A2A agent knows no cancellation message: the closed exchange is all it gets.
+                        if link.spec.protocol == Protocol::A2a {
+                            continue;
                         }
                     }
                     if msg.is_request() {
