@@ -115,7 +115,8 @@ struct SseState<H: Held> {
     first: Option<Outgoing>,
     rx: mpsc::UnboundedReceiver<Outgoing>,
     held: H,
-    /// A request's stream ends with its answer; a GET stream ends with the session.
+    /// A request's stream ends with its answer; a GET stream ends with the session, an A2A streaming
+    /// request's at the session's `end` step.
     ends_with_answer: bool,
     done: bool,
 }
@@ -143,7 +144,14 @@ pub fn sse<H: Held>(
             None => tokio::select! {
                 out = st.rx.recv() => match out {
                     Some(out) => Some(out),
-                    None => return None,
+                    None => {
+                        // A stream not ended by an answer (a GET stream, an A2A request's events) ends when
+                        // its sender goes: the session's `end`, or the relay's end. It is owed nothing more.
+                        if !st.ends_with_answer {
+                            st.held.finished();
+                        }
+                        return None;
+                    }
                 },
                 _ = tokio::time::sleep(PING_EVERY) => None,
             },
