@@ -12,6 +12,7 @@ client's never does, and neither is logged.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import queue
@@ -19,6 +20,7 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,18 +58,66 @@ class Server:
         self.proc.wait()
 
 
-@pytest.fixture
-def server(tmp_path):
+@contextlib.contextmanager
+def started_servers(kind: type[Server], tmp: Path) -> Iterator[Callable[..., Any]]:
+    """A starter of `kind` servers (each with its own arguments), every one stopped at the end."""
     started: list[Server] = []
 
     def start(*args: str) -> Server:
-        s = Server(tmp_path, *args)
+        s = kind(tmp, *args)
         started.append(s)
         return s
 
-    yield start
-    for s in started:
-        s.stop()
+    try:
+        yield start
+    finally:
+        for s in started:
+            s.stop()
+
+
+@pytest.fixture
+def server(tmp_path):
+    with started_servers(Server, tmp_path) as start:
+        yield start
+
+
+class Listening:
+    """A `guard --listen 127.0.0.1:0 --upstream URL` process: its address, and its stderr (complete once the
+    `listening` block has ended)."""
+
+    def __init__(self, proc: subprocess.Popen, addr: str, log: list[str]):
+        self.proc, self.addr, self.log = proc, addr, log
+
+    def post(self, message: dict, session: str | None = None,
+             headers: dict[str, str] | None = None) -> tuple[dict[str, str], bytes]:
+        """POSTs one message to /mcp: the response's headers (names in lower case) and its raw body."""
+        sent = {"content-type": "application/json", "accept": "application/json, text/event-stream", **(headers or {})}
+        if session:
+            sent["mcp-session-id"] = session
+        req = urllib.request.Request(f"http://{self.addr}/mcp", json.dumps(message).encode(), sent)
+        with urllib.request.urlopen(req, timeout=HANG) as r:
+            return {k.lower(): v for k, v in r.headers.items()}, r.read()
+
+
+@contextlib.contextmanager
+def listening(url: str, *args: str, stdout: int = subprocess.DEVNULL,
+              env: dict[str, str] | None = None) -> Iterator[Listening]:
+    """The guard behind `--listen` in front of `url`, terminated at the block's end."""
+    proc = subprocess.Popen([str(GUARD), "guard", "--listen", "127.0.0.1:0", "--upstream", url, *args],
+                            stdout=stdout, stderr=subprocess.PIPE, text=True, env=env)
+    log: list[str] = []
+    try:
+        addr = None
+        for line in proc.stderr:
+            log.append(line)
+            if '"listening"' in line:
+                addr = json.loads(line)["addr"]
+                break
+        assert addr, log
+        yield Listening(proc, addr, log)
+    finally:
+        proc.terminate()
+        log.append(proc.communicate(timeout=HANG)[1])
 
 
 @pytest.fixture
@@ -421,35 +471,18 @@ def test_a_server_that_speaks_only_http_sse_is_found_and_its_streams_end_answers
 
 def test_behind_listen_the_upstreams_session_is_the_guards_and_a_clients_token_is_never_forwarded(server):
     s = server()
-    proc = subprocess.Popen(
-        [str(GUARD), "guard", "--listen", "127.0.0.1:0", "--auth-token-env", "CLIENT_TOKEN",
-         "--upstream", s.url, "--upstream-header", "Authorization: env:UPSTREAM_TOKEN"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        env={"PATH": "/usr/bin:/bin", "CLIENT_TOKEN": "client-token-0123456789", "UPSTREAM_TOKEN": "Bearer upstream-token-0123456789"})
-    try:
-        port = None
-        log = []
-        for line in proc.stderr:
-            log.append(line)
-            if '"listening"' in line:
-                port = json.loads(line)["addr"].rsplit(":", 1)[1]
-                break
-        assert port, log
-        url = f"http://127.0.0.1:{port}/mcp"
+    client_token = {"authorization": "Bearer client-token-0123456789"}
+    with listening(s.url, "--auth-token-env", "CLIENT_TOKEN", "--upstream-header", "Authorization: env:UPSTREAM_TOKEN",
+                   env={"PATH": "/usr/bin:/bin", "CLIENT_TOKEN": "client-token-0123456789",
+                        "UPSTREAM_TOKEN": "Bearer upstream-token-0123456789"}) as g:
 
         def post(message: dict, session: str | None = None) -> tuple[dict, Any]:
-            headers = {"content-type": "application/json", "accept": "application/json, text/event-stream",
-                       "authorization": "Bearer client-token-0123456789"}
-            if session:
-                headers["mcp-session-id"] = session
-            req = urllib.request.Request(url, json.dumps(message).encode(), headers)
-            with urllib.request.urlopen(req, timeout=HANG) as r:
-                body = r.read()
-                return dict(r.headers), json.loads(body) if body else None
+            headers, body = g.post(message, session, client_token)
+            return headers, json.loads(body) if body else None
 
         headers, answer = post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT})
         assert "result" in answer
-        session = headers.get("Mcp-Session-Id") or headers.get("mcp-session-id")
+        session = headers.get("mcp-session-id")
         post({"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
         headers2, answer = post({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "headers", "arguments": {}}}, session)
         seen = json.loads(answer["result"]["content"][0]["text"])
@@ -458,8 +491,8 @@ def test_behind_listen_the_upstreams_session_is_the_guards_and_a_clients_token_i
         # The client's session is the guard's; the upstream's never reaches it (headers or bodies).
         assert session and session != upstream_session
         assert upstream_session not in json.dumps([headers, headers2])
-        req = urllib.request.Request(url, method="DELETE", headers={"mcp-session-id": session,
-                                                                     "authorization": "Bearer client-token-0123456789"})
+        req = urllib.request.Request(f"http://{g.addr}/mcp", method="DELETE",
+                                     headers={"mcp-session-id": session, **client_token})
         urllib.request.urlopen(req, timeout=HANG).read()
         deadline = time.monotonic() + AT_ONCE
         while not [r for r in s.requests() if r["method"] == "DELETE"] and time.monotonic() < deadline:
@@ -467,10 +500,7 @@ def test_behind_listen_the_upstreams_session_is_the_guards_and_a_clients_token_i
         assert [r["headers"]["mcp-session-id"] for r in s.requests() if r["method"] == "DELETE"] == [upstream_session]
         # No request the upstream got carried the client's token.
         assert not [r for r in s.requests() if "client-token" in json.dumps(r["headers"])]
-    finally:
-        proc.terminate()
-        rest = proc.communicate(timeout=HANG)[1]
-    everything = "".join(log) + rest
+    everything = "".join(g.log)
     assert "client-token-0123456789" not in everything and "upstream-token-0123456789" not in everything
 
 
@@ -479,19 +509,11 @@ def test_behind_listen_readiness_follows_an_upstream_that_comes_up_later(server)
     s = server()
     port = s.port
     s.stop()
-    proc = subprocess.Popen([str(GUARD), "guard", "--listen", "127.0.0.1:0", "--upstream", f"http://127.0.0.1:{port}/mcp"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        addr = None
-        for line in proc.stderr:
-            if '"listening"' in line:
-                addr = json.loads(line)["addr"]
-                break
-        assert addr
+    with listening(f"http://127.0.0.1:{port}/mcp") as g:
 
         def ready() -> int:
             try:
-                with urllib.request.urlopen(f"http://{addr}/readyz", timeout=HANG) as r:
+                with urllib.request.urlopen(f"http://{g.addr}/readyz", timeout=HANG) as r:
                     return r.status
             except urllib.error.HTTPError as e:
                 return e.code
@@ -505,9 +527,6 @@ def test_behind_listen_readiness_follows_an_upstream_that_comes_up_later(server)
         while ready() != 200 and time.monotonic() < deadline:
             time.sleep(0.2)
         assert ready() == 200
-    finally:
-        proc.terminate()
-        proc.communicate(timeout=HANG)
 
 
 def test_http2_is_negotiated_over_tls(guard, pki):

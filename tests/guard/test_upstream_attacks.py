@@ -18,9 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 import test_upstream
-from harness import GUARD, HANG, HERE, Guard, vm_rss_kb
+from harness import HANG, HERE, Guard, vm_rss_kb
 from test_upstream import (
     AT_ONCE,
     INIT,
@@ -29,7 +28,9 @@ from test_upstream import (
     assert_nothing_more,
     call,
     connect,
+    listening,
     read_answer,
+    started_servers,
 )
 
 # test_upstream's fixture: a guard in front of a URL, killed at the test's end.
@@ -49,16 +50,8 @@ class Hostile(Server):
 
 @pytest.fixture
 def hostile(tmp_path):
-    started: list[Hostile] = []
-
-    def start(*args: str) -> Hostile:
-        h = Hostile(tmp_path, *args)
-        started.append(h)
-        return h
-
-    yield start
-    for h in started:
-        h.stop()
+    with started_servers(Hostile, tmp_path) as start:
+        yield start
 
 
 def with_credentials(h: Hostile) -> tuple[str, list[str], dict[str, str]]:
@@ -138,45 +131,23 @@ def test_an_sse_event_over_several_data_lines_cannot_forge_a_line_on_stdout(host
 
 
 def test_behind_listen_an_answer_with_line_ends_reaches_an_sse_client_whole(hostile):
-    import urllib.request
-
     h = hostile()
-    proc = subprocess.Popen([str(GUARD), "guard", "--listen", "127.0.0.1:0", "--upstream", h.url],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        addr = None
-        for line in proc.stderr:
-            if '"listening"' in line:
-                addr = json.loads(line)["addr"]
-                break
-        assert addr
-
-        def post(message: dict, session: str | None = None) -> tuple[dict, str]:
-            headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
-            if session:
-                headers["mcp-session-id"] = session
-            req = urllib.request.Request(f"http://{addr}/mcp", json.dumps(message).encode(), headers)
-            with urllib.request.urlopen(req, timeout=HANG) as r:
-                return {k.lower(): v for k, v in r.headers.items()}, r.read().decode()
-
-        headers, _ = post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT})
+    with listening(h.url) as g:
+        headers, _ = g.post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT})
         session = headers["mcp-session-id"]
-        post({"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
+        g.post({"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
         # A progress notification first: the guard answers with an event stream.
-        headers, body = post({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        headers, body = g.post({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
             "name": "progress-multiline", "arguments": {}, "_meta": {"progressToken": "p"}}}, session)
         assert headers["content-type"].startswith("text/event-stream"), headers
         # The WHATWG reading of the stream: events end at a blank line, their `data:` lines joined with LF.
         events = []
-        for block in body.replace("\r\n", "\n").split("\n\n"):
+        for block in body.decode().replace("\r\n", "\n").split("\n\n"):
             data = [line[5:].removeprefix(" ") for line in block.split("\n") if line.startswith("data:")]
             if data:
                 events.append("\n".join(data))
         messages = [json.loads(e) for e in events]
         assert [m.get("id") for m in messages if "method" not in m] == [2], messages
-    finally:
-        proc.terminate()
-        proc.communicate(timeout=HANG)
 
 
 # ── every request answered exactly once, whatever the upstream sends ──
@@ -332,43 +303,21 @@ def test_an_upstream_reflecting_the_guards_credentials_leaks_none_of_them(hostil
 
 
 def test_the_upstreams_headers_never_reach_a_listen_client_and_its_session_id_is_kept(hostile):
-    import urllib.request
-
     h = hostile("--rotate-session")
-    proc = subprocess.Popen([str(GUARD), "guard", "--listen", "127.0.0.1:0", "--upstream", h.url],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        addr = None
-        for line in proc.stderr:
-            if '"listening"' in line:
-                addr = json.loads(line)["addr"]
-                break
-        assert addr
-
-        def post(message: dict, session: str | None = None) -> tuple[dict, bytes]:
-            headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
-            if session:
-                headers["mcp-session-id"] = session
-            req = urllib.request.Request(f"http://{addr}/mcp", json.dumps(message).encode(), headers)
-            with urllib.request.urlopen(req, timeout=HANG) as r:
-                return {k.lower(): v for k, v in r.headers.items()}, r.read()
-
-        headers, _ = post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT})
+    with listening(h.url, stdout=subprocess.PIPE) as g:
+        headers, _ = g.post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT})
         session = headers["mcp-session-id"]
-        post({"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
-        headers, body = post({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                              "params": {"name": "cookie", "arguments": {}}}, session)
+        g.post({"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
+        headers, body = g.post({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                                "params": {"name": "cookie", "arguments": {}}}, session)
         everything = json.dumps(headers) + body.decode()
         for secret in ("COOKIE-SECRET", "XHDR-SECRET", "upstream-realm", "rotated-in-a-tool-answer"):
             assert secret not in everything, secret
         assert "set-cookie" not in headers and "www-authenticate" not in headers, headers
-        post({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "echo", "arguments": {}}}, session)
+        g.post({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "echo", "arguments": {}}}, session)
         # The upstream's session is the one initialize named, whatever later responses say.
         sent = {r["headers"].get("mcp-session-id") for r in h.requests() if "tools/call" in r["body"]}
         assert len(sent) == 1 and None not in sent and "rotated-in-a-tool-answer" not in sent, sent
-    finally:
-        proc.terminate()
-        proc.communicate(timeout=HANG)
 
 
 @pytest.mark.parametrize("session", ["huge", "control"])
@@ -542,27 +491,13 @@ def test_exit_is_bounded_when_the_upstream_sits_on_everything(hostile, guard):
 
 def test_an_upstream_answering_another_clients_request_reaches_neither_client(hostile):
     import threading
-    import urllib.request
 
     h = hostile()
-    proc = subprocess.Popen([str(GUARD), "guard", "--listen", "127.0.0.1:0", "--upstream", h.url, "--timeout", "2"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        addr = None
-        for line in proc.stderr:
-            if '"listening"' in line:
-                addr = json.loads(line)["addr"]
-                break
-        assert addr
+    with listening(h.url, "--timeout", "2", stdout=subprocess.PIPE) as g:
 
         def post(message: dict, session: str | None = None) -> tuple[dict, Any]:
-            headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
-            if session:
-                headers["mcp-session-id"] = session
-            req = urllib.request.Request(f"http://{addr}/mcp", json.dumps(message).encode(), headers)
-            with urllib.request.urlopen(req, timeout=HANG) as r:
-                headers = {k.lower(): v for k, v in r.headers.items()}
-                body = r.read().decode()
+            headers, raw = g.post(message, session)
+            body = raw.decode()
             if headers.get("content-type", "").startswith("text/event-stream"):
                 messages = [json.loads(line[5:]) for line in body.splitlines() if line.startswith("data:")]
                 return headers, [m for m in messages if "id" in m and "method" not in m][-1]
@@ -590,6 +525,3 @@ def test_an_upstream_answering_another_clients_request_reaches_neither_client(ho
         assert "answered for another" not in json.dumps(b_answer), b_answer
         assert "error" in b_answer, b_answer
         assert got["a"]["error"]["data"]["type"] == "upstream-timeout", got["a"]
-    finally:
-        proc.terminate()
-        proc.communicate(timeout=HANG)
