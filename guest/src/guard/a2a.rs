@@ -79,16 +79,21 @@ fn state<'a>(w: Option<WithStatus<'a>>) -> Option<&'a str> {
     w.and_then(|w| w.status).and_then(|s| s.state)
 }
 
+/// The shapes of `result`, if it is an object (serde reads a struct from an array too: `[1]` would be a
+/// message) that reads as one.
+fn shapes(result: &RawValue) -> Option<Shapes<'_>> {
+    if crate::message::json_type(result) != crate::message::JsonType::Object {
+        return None;
+    }
+    serde_json::from_str(result.get()).ok()
+}
+
 /// Whether a streamed event ends its stream: a message (an agent that answers with a message sends nothing
 /// more), a status update to a terminal or interrupted state, or a task in a terminal state (a
 /// subscription's first event is the task as it stands, which may be waiting for input and go on). An
 /// event the guard cannot read ends nothing: the agent's stream ends it.
 pub fn final_event(result: &RawValue) -> bool {
-    // An object only: serde reads a struct from an array too (`[1]` would be a message).
-    if crate::message::json_type(result) != crate::message::JsonType::Object {
-        return false;
-    }
-    let Ok(event) = serde_json::from_str::<Shapes<'_>>(result.get()) else {
+    let Some(event) = shapes(result) else {
         return false;
     };
     event.message.is_some()
@@ -100,13 +105,13 @@ pub fn final_event(result: &RawValue) -> bool {
 /// Whether `result` reports a task that failed (or was rejected). A result that is no object, or whose
 /// state is not a plain string, is none.
 pub fn failed_task(result: &RawValue) -> bool {
-    let Ok(shapes) = serde_json::from_str::<Shapes<'_>>(result.get()) else {
+    let Some(result) = shapes(result) else {
         return false;
     };
     [
-        shapes.status,
-        shapes.task.and_then(|t| t.status),
-        shapes.status_update.and_then(|t| t.status),
+        result.status,
+        result.task.and_then(|t| t.status),
+        result.status_update.and_then(|t| t.status),
     ]
     .into_iter()
     .flatten()
