@@ -87,6 +87,61 @@ pub fn http_status(kind: &ErrorKind) -> u16 {
     }
 }
 
+/// `kind`'s name (its `data.type` in the canonical dialect), for the operator's log.
+pub fn kind_name(kind: &ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::ParseError(_) => "parse-error",
+        ErrorKind::InvalidRequest(_) => "invalid-request",
+        ErrorKind::MethodNotFound(_) => "method-not-found",
+        ErrorKind::InvalidParams(_) => "invalid-params",
+        ErrorKind::InternalError(_) => "internal-error",
+        ErrorKind::ToolNotExposed(_) => "tool-not-exposed",
+        ErrorKind::GovernanceRuleDenied(_) => "governance-rule-denied",
+        ErrorKind::PolicyDenied(_) => "policy-denied",
+        ErrorKind::ApprovalRejected(_) => "approval-rejected",
+        ErrorKind::ApprovalTimeout(_) => "approval-timeout",
+        ErrorKind::WorkflowNotFound(_) => "workflow-not-found",
+        ErrorKind::UpstreamConnectionFailed(_) => "upstream-connection-failed",
+        ErrorKind::UpstreamTimeout(_) => "upstream-timeout",
+        ErrorKind::UpstreamError(_) => "upstream-error",
+        ErrorKind::TaskNotFound(_) => "task-not-found",
+        ErrorKind::TaskExpired(_) => "task-expired",
+        ErrorKind::TaskCancelled(_) => "task-cancelled",
+        ErrorKind::InspectionFailed(_) => "inspection-failed",
+        ErrorKind::PolicyDrift(_) => "policy-drift",
+        ErrorKind::TransformDrift(_) => "transform-drift",
+        ErrorKind::InvalidStateTransition(_) => "invalid-state-transition",
+        ErrorKind::ConfigurationError(_) => "configuration-error",
+        ErrorKind::RateLimited(_) => "rate-limited",
+        ErrorKind::ServiceUnavailable(_) => "service-unavailable",
+        ErrorKind::Timeout => "timeout",
+        ErrorKind::BackendUnavailable => "backend-unavailable",
+        ErrorKind::SecurityViolation(_) => "security-violation",
+        ErrorKind::ValidationFailed(_) => "validation-failed",
+        ErrorKind::UnknownSkill(_) => "unknown-skill",
+        ErrorKind::CoordinatorError(_) => "coordinator-error",
+        ErrorKind::ValidationError(_) => "validation-error",
+        ErrorKind::MissingRequiredField(_) => "missing-required-field",
+        ErrorKind::InvalidFormat(_) => "invalid-format",
+        ErrorKind::AdapterError(_) => "adapter-error",
+        ErrorKind::NotImplemented => "not-implemented",
+        ErrorKind::TaskNotCancelable(_) => "task-not-cancelable",
+        ErrorKind::PushNotificationNotSupported => "push-notification-not-supported",
+        ErrorKind::UnsupportedOperation(_) => "unsupported-operation",
+        ErrorKind::ContentTypeNotSupported(_) => "content-type-not-supported",
+        ErrorKind::InvalidAgentResponse(_) => "invalid-agent-response",
+        ErrorKind::ExtendedAgentCardNotConfigured => "extended-agent-card-not-configured",
+        ErrorKind::ExtensionSupportRequired(_) => "extension-support-required",
+        ErrorKind::VersionNotSupported(_) => "version-not-supported",
+        ErrorKind::HeaderMismatch(_) => "header-mismatch",
+        ErrorKind::MissingClientCapability => "missing-client-capability",
+        ErrorKind::UnsupportedProtocolVersion(_) => "unsupported-protocol-version",
+        ErrorKind::SessionRequired(_) => "session-required",
+        ErrorKind::SessionNotFound => "session-not-found",
+        ErrorKind::FrontUnavailable(_) => "front-unavailable",
+    }
+}
+
 /// The kind an error answer with `code` stands for in MCP (the code's first kind in the `mcp` dialect, as
 /// reverse lookup returns it from the code alone), and that kind's HTTP status.
 pub fn mcp_kind(code: i64) -> Option<(&'static str, u16)> {

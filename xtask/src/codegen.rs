@@ -350,6 +350,20 @@ pub fn host_rust() -> String {
         );
     }
     let _ = writeln!(s, "    }}\n}}");
+    let _ = writeln!(
+        s,
+        "\n/// `kind`'s name (its `data.type` in the canonical dialect), for the operator's log.\npub fn kind_name(kind: &ErrorKind) -> &'static str {{\n    match kind {{"
+    );
+    for k in &t.kinds {
+        let fields = if k.fields.is_empty() { "" } else { "(_)" };
+        let _ = writeln!(
+            s,
+            "        ErrorKind::{}{fields} => {:?},",
+            upper_camel(&k.name),
+            k.name
+        );
+    }
+    let _ = writeln!(s, "    }}\n}}");
     // Each code's first kind in the `mcp` dialect: the one reverse lookup returns without more to go on.
     let mut seen: Vec<i32> = Vec::new();
     let mut arms = String::new();

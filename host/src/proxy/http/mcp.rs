@@ -63,7 +63,19 @@ pub(super) fn refuse(front: &Front, id: Option<&RawValue>, kind: ErrorKind) -> R
     let rendered = render(id).or_else(|_| render(None));
     match rendered {
         Ok(body) => {
-            tracing::info!(event = "http-refused", status = status.as_u16(), kind = ?kind, "the front refused a request");
+            // What the operator needs of a refusal: its kind, and why the front could not take the request.
+            let detail = match &kind {
+                ErrorKind::FrontUnavailable(fields) => fields.reason.as_str(),
+                _ => "",
+            };
+            let kind = jsonrpc_errors_host::kind_name(&kind);
+            tracing::info!(
+                event = "http-refused",
+                status = status.as_u16(),
+                kind,
+                detail,
+                "the front refused a request"
+            );
             json(status, body.into_bytes())
         }
         Err(failure) => {
