@@ -133,7 +133,7 @@ async fn stream(
     at: Instant,
 ) -> Response {
     let Some(mut slot) = Slot::open(front, &up, parts.extensions.get::<Arc<Busy>>()) else {
-        return unavailable(&front, "too many open streams");
+        return unavailable(front, "too many open streams");
     };
     let (stream, mut rx) = up.open_stream_of_many(aborter(parts));
     slot.stream = Some(stream);
@@ -141,7 +141,7 @@ async fn stream(
         Ok(ack) => ack.await,
         Err(_) => {
             slot.finished = true;
-            return unavailable(&front, "the session ended");
+            return unavailable(front, "the session ended");
         }
     };
     match ack {

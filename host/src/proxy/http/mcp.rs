@@ -791,7 +791,7 @@ pub(super) async fn exchange(
         &up,
         parts.extensions.get::<Arc<super::front::Busy>>(),
     ) else {
-        return unavailable(&front, "too many open streams");
+        return unavailable(front, "too many open streams");
     };
     let (stream, mut rx) = up.open_stream(aborter(parts));
     slot.stream = Some(stream);
@@ -799,7 +799,7 @@ pub(super) async fn exchange(
         Ok(ack) => ack,
         Err(_) => {
             slot.finished = true;
-            return unavailable(&front, "the session ended");
+            return unavailable(front, "the session ended");
         }
     };
     let ack = match ack.await {
