@@ -328,6 +328,12 @@ fn taxonomy_rows(toml: Value) -> String {
         let http_status = u16::try_from(k.int("http_status")).expect("http_status is a u16");
         let _ = writeln!(out, "            http_status: {http_status},");
         let _ = writeln!(out, "            log_level: {},", lit(&k.str("log_level")));
+        // Only the taxonomy's own tests ask who defined a kind (a code from MCP's reserved range is MCP's).
+        let _ = writeln!(
+            out,
+            "            #[cfg(test)]\n            defined_by: {},",
+            opt_lit(k.opt_str("defined_by").as_deref())
+        );
         let fields: Vec<String> = k
             .strings("fields")
             .iter()

@@ -89,6 +89,9 @@ pub struct Kind {
     pub retry_hint: String,
     pub http_status: u16,
     pub log_level: String,
+    /// "mcp" for the MCP specification's own errors (`defined_by`): the kinds whose code MCP owns.
+    #[cfg(test)]
+    pub defined_by: Option<&'static str>,
     pub fields: Vec<Field>,
     pub message: String,
     pub details: Option<String>,
@@ -289,6 +292,8 @@ struct KindRow {
     retry_hint: &'static str,
     http_status: u16,
     log_level: &'static str,
+    #[cfg(test)]
+    defined_by: Option<&'static str>,
     /// `(name, type, required)`, parsed from the `"name: type?"` specs by build.rs.
     fields: &'static [FieldRow],
     message: &'static str,
@@ -371,6 +376,8 @@ fn owned(rows: &TaxonomyRows) -> Taxonomy {
             retry_hint: k.retry_hint.to_string(),
             http_status: k.http_status,
             log_level: k.log_level.to_string(),
+            #[cfg(test)]
+            defined_by: k.defined_by,
             fields: field_list(k.fields),
             message: k.message.to_string(),
             details: k.details.map(str::to_string),
@@ -422,8 +429,9 @@ mod tests {
                 };
                 let standard = p.standard_codes.contains(&code);
                 let ours = (low..=high).contains(&code) && !p.owns(i64::from(code));
+                let mcps_own = kind.defined_by == Some("mcp") && p.owns(i64::from(code));
                 assert!(
-                    standard || ours,
+                    standard || ours || mcps_own,
                     "{dialect}: `{}` answers {code}, a code MCP owns",
                     kind.name
                 );
@@ -473,6 +481,19 @@ mod tests {
                     Style::Error => assert!(entry.code.is_some(), "{} in {d} has no code", k.name),
                 }
             }
+            if let Some(by) = k.defined_by {
+                // A spec's own error keeps the spec's code in every dialect, and it is a code the spec owns.
+                assert_eq!(by, "mcp", "{}: defined_by names MCP only", k.name);
+                let code = k.dialect("canonical").and_then(|e| e.code);
+                assert!(
+                    code.is_some_and(|c| t.meta.protocol.owns(i64::from(c))),
+                    "{}: not a code MCP owns",
+                    k.name
+                );
+                for (d, entry) in &k.dialects {
+                    assert_eq!(entry.code, code, "{} in {d}: MCP's own code", k.name);
+                }
+            }
             for p in &k.public {
                 assert!(
                     k.field(p).is_some(),
@@ -488,8 +509,9 @@ mod tests {
         for k in &taxonomy().kinds {
             let code = k.dialect("canonical").unwrap().code.unwrap();
             let standard = (-32700..=-32600).contains(&code);
+            let mcps_own = k.defined_by == Some("mcp");
             assert!(
-                standard || (-32019..=-32000).contains(&code),
+                standard || mcps_own || (-32019..=-32000).contains(&code),
                 "{} canonical code {code}",
                 k.name
             );

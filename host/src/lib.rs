@@ -35,6 +35,9 @@ use taxonomy::{known_dialect, DEFAULT_MAX_BYTES};
 /// Every dialect's name (what `dialect` arguments take) and what it follows, from the taxonomy.
 pub use taxonomy::DIALECTS;
 
+/// The HTTP statuses of the taxonomy's kinds, and the kind an MCP error code stands for.
+pub use taxonomy::{http_status, kind_name, mcp_kind};
+
 /// The taxonomy's types (every kind's fields record), for [`Runtime::map_error_kind`].
 pub use exports::jsonrpc_errors::core::kinds;
 pub use exports::jsonrpc_errors::core::kinds::ErrorKind;

@@ -273,6 +273,34 @@ pub enum ErrorKind {
         #[serde(skip_serializing_if = "Option::is_none")]
         version: Option<String>,
     },
+    /// MCP HeaderMismatch (2026-07-28): a request's MCP-Protocol-Version, Mcp-Method or Mcp-Name header is missing, given twice, or not what its body says.
+    #[serde(rename = "header-mismatch")]
+    HeaderMismatch {
+        details: String,
+    },
+    /// MCP MissingRequiredClientCapability (2026-07-28): the request needs a client capability the client did not declare.
+    #[serde(rename = "missing-client-capability")]
+    MissingClientCapability,
+    /// MCP UnsupportedProtocolVersion (2026-07-28): the request names a protocol revision the server does not speak; data lists the ones it does.
+    #[serde(rename = "unsupported-protocol-version")]
+    UnsupportedProtocolVersion {
+        supported: Vec<String>,
+        requested: String,
+    },
+    /// A Streamable HTTP request of a handshake revision came without the Mcp-Session-Id header (only initialize opens a session).
+    #[serde(rename = "session-required")]
+    SessionRequired {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        details: Option<String>,
+    },
+    /// A Streamable HTTP request named an Mcp-Session-Id the front does not hold (never opened, ended, or evicted).
+    #[serde(rename = "session-not-found")]
+    SessionNotFound,
+    /// A guard's HTTP front refused a request before forwarding anything: it is shutting down, or at its limit of sessions or open streams.
+    #[serde(rename = "front-unavailable")]
+    FrontUnavailable {
+        reason: String,
+    },
 }
 
 /// A kind without its fields: what a client learns from an error code (see [`crate::RemoteError`]).
@@ -364,11 +392,23 @@ pub enum Kind {
     ExtensionSupportRequired,
     /// A2A VersionNotSupportedError: the requested protocol version is not supported.
     VersionNotSupported,
+    /// MCP HeaderMismatch (2026-07-28): a request's MCP-Protocol-Version, Mcp-Method or Mcp-Name header is missing, given twice, or not what its body says.
+    HeaderMismatch,
+    /// MCP MissingRequiredClientCapability (2026-07-28): the request needs a client capability the client did not declare.
+    MissingClientCapability,
+    /// MCP UnsupportedProtocolVersion (2026-07-28): the request names a protocol revision the server does not speak; data lists the ones it does.
+    UnsupportedProtocolVersion,
+    /// A Streamable HTTP request of a handshake revision came without the Mcp-Session-Id header (only initialize opens a session).
+    SessionRequired,
+    /// A Streamable HTTP request named an Mcp-Session-Id the front does not hold (never opened, ended, or evicted).
+    SessionNotFound,
+    /// A guard's HTTP front refused a request before forwarding anything: it is shutting down, or at its limit of sessions or open streams.
+    FrontUnavailable,
 }
 
 impl Kind {
     /// Every kind, in the taxonomy's order.
-    pub const ALL: [Kind; 43] = [
+    pub const ALL: [Kind; 49] = [
         Kind::ParseError,
         Kind::InvalidRequest,
         Kind::MethodNotFound,
@@ -412,6 +452,12 @@ impl Kind {
         Kind::ExtendedAgentCardNotConfigured,
         Kind::ExtensionSupportRequired,
         Kind::VersionNotSupported,
+        Kind::HeaderMismatch,
+        Kind::MissingClientCapability,
+        Kind::UnsupportedProtocolVersion,
+        Kind::SessionRequired,
+        Kind::SessionNotFound,
+        Kind::FrontUnavailable,
     ];
 
     /// The kind's name, as every runtime spells it (`data.type` in the canonical dialect).
@@ -460,6 +506,12 @@ impl Kind {
             Kind::ExtendedAgentCardNotConfigured => "extended-agent-card-not-configured",
             Kind::ExtensionSupportRequired => "extension-support-required",
             Kind::VersionNotSupported => "version-not-supported",
+            Kind::HeaderMismatch => "header-mismatch",
+            Kind::MissingClientCapability => "missing-client-capability",
+            Kind::UnsupportedProtocolVersion => "unsupported-protocol-version",
+            Kind::SessionRequired => "session-required",
+            Kind::SessionNotFound => "session-not-found",
+            Kind::FrontUnavailable => "front-unavailable",
         }
     }
 
@@ -509,6 +561,12 @@ impl Kind {
             "extended-agent-card-not-configured" => Kind::ExtendedAgentCardNotConfigured,
             "extension-support-required" => Kind::ExtensionSupportRequired,
             "version-not-supported" => Kind::VersionNotSupported,
+            "header-mismatch" => Kind::HeaderMismatch,
+            "missing-client-capability" => Kind::MissingClientCapability,
+            "unsupported-protocol-version" => Kind::UnsupportedProtocolVersion,
+            "session-required" => Kind::SessionRequired,
+            "session-not-found" => Kind::SessionNotFound,
+            "front-unavailable" => Kind::FrontUnavailable,
             _ => return None,
         })
     }
@@ -561,6 +619,12 @@ impl ErrorKind {
             ErrorKind::ExtendedAgentCardNotConfigured => Kind::ExtendedAgentCardNotConfigured,
             ErrorKind::ExtensionSupportRequired { .. } => Kind::ExtensionSupportRequired,
             ErrorKind::VersionNotSupported { .. } => Kind::VersionNotSupported,
+            ErrorKind::HeaderMismatch { .. } => Kind::HeaderMismatch,
+            ErrorKind::MissingClientCapability => Kind::MissingClientCapability,
+            ErrorKind::UnsupportedProtocolVersion { .. } => Kind::UnsupportedProtocolVersion,
+            ErrorKind::SessionRequired { .. } => Kind::SessionRequired,
+            ErrorKind::SessionNotFound => Kind::SessionNotFound,
+            ErrorKind::FrontUnavailable { .. } => Kind::FrontUnavailable,
         }
     }
 }
@@ -712,6 +776,21 @@ impl<'de> Deserialize<'de> for ErrorKind {
             },
             Kind::VersionNotSupported => ErrorKind::VersionNotSupported {
                 version: input.optional("version")?,
+            },
+            Kind::HeaderMismatch => ErrorKind::HeaderMismatch {
+                details: input.required("details")?,
+            },
+            Kind::MissingClientCapability => ErrorKind::MissingClientCapability,
+            Kind::UnsupportedProtocolVersion => ErrorKind::UnsupportedProtocolVersion {
+                supported: input.required("supported")?,
+                requested: input.required("requested")?,
+            },
+            Kind::SessionRequired => ErrorKind::SessionRequired {
+                details: input.optional("details")?,
+            },
+            Kind::SessionNotFound => ErrorKind::SessionNotFound,
+            Kind::FrontUnavailable => ErrorKind::FrontUnavailable {
+                reason: input.required("reason")?,
             },
         };
         input.finish(value, kind.name())

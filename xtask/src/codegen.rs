@@ -297,14 +297,15 @@ pub fn typescript_types() -> String {
 }
 
 /// The host's copy of what it needs from the taxonomy before calling the component: the default size limit
-/// (to withhold, uncopied, a body the guest would refuse) and the dialect enum's names.
+/// (to withhold, uncopied, a body the guest would refuse), the dialect enum's names, and the HTTP statuses a
+/// front sends (each kind's, and the kind an MCP error code stands for).
 pub fn host_rust() -> String {
     let t = taxonomy();
     let mut s = String::new();
     let _ = writeln!(s, "// {HEADER}\n");
     let _ = writeln!(
         s,
-        "use crate::bindings::exports::jsonrpc_errors::core::kinds::Dialect;\n"
+        "use crate::bindings::exports::jsonrpc_errors::core::kinds::{{Dialect, ErrorKind}};\n"
     );
     let _ = writeln!(
         s,
@@ -331,6 +332,58 @@ pub fn host_rust() -> String {
         let _ = writeln!(s, "    ({:?}, {:?}),", d.name(), about);
     }
     let _ = writeln!(s, "];");
+    let _ = writeln!(
+        s,
+        "\n/// `kind`'s HTTP status (the taxonomy's `http_status`): what a front sends an error of its own with."
+    );
+    let _ = writeln!(
+        s,
+        "pub fn http_status(kind: &ErrorKind) -> u16 {{\n    match kind {{"
+    );
+    for k in &t.kinds {
+        let fields = if k.fields.is_empty() { "" } else { "(_)" };
+        let _ = writeln!(
+            s,
+            "        ErrorKind::{}{fields} => {},",
+            upper_camel(&k.name),
+            k.http_status
+        );
+    }
+    let _ = writeln!(s, "    }}\n}}");
+    let _ = writeln!(
+        s,
+        "\n/// `kind`'s name (its `data.type` in the canonical dialect), for the operator's log.\npub fn kind_name(kind: &ErrorKind) -> &'static str {{\n    match kind {{"
+    );
+    for k in &t.kinds {
+        let fields = if k.fields.is_empty() { "" } else { "(_)" };
+        let _ = writeln!(
+            s,
+            "        ErrorKind::{}{fields} => {:?},",
+            upper_camel(&k.name),
+            k.name
+        );
+    }
+    let _ = writeln!(s, "    }}\n}}");
+    // Each code's first kind in the `mcp` dialect: the one reverse lookup returns without more to go on.
+    let mut seen: Vec<i32> = Vec::new();
+    let mut arms = String::new();
+    for k in &t.kinds {
+        let Some(code) = k.dialect("mcp").and_then(|e| e.code) else {
+            continue;
+        };
+        if !seen.contains(&code) {
+            seen.push(code);
+            let _ = writeln!(arms, "        {code} => ({:?}, {}),", k.name, k.http_status);
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\n/// The kind an error answer with `code` stands for in MCP (the code's first kind in the `mcp` dialect, as\n/// reverse lookup returns it from the code alone), and that kind's HTTP status."
+    );
+    let _ = writeln!(
+        s,
+        "pub fn mcp_kind(code: i64) -> Option<(&'static str, u16)> {{\n    Some(match code {{\n{arms}        _ => return None,\n    }})\n}}"
+    );
     s
 }
 

@@ -49,6 +49,12 @@ export const ERROR_KINDS = [
   "extended-agent-card-not-configured",
   "extension-support-required",
   "version-not-supported",
+  "header-mismatch",
+  "missing-client-capability",
+  "unsupported-protocol-version",
+  "session-required",
+  "session-not-found",
+  "front-unavailable",
 ] as const;
 
 /** Every error kind. */
@@ -108,6 +114,12 @@ export interface KindFields {
   "extended-agent-card-not-configured": Record<never, never>;
   "extension-support-required": { extension?: string };
   "version-not-supported": { version?: string };
+  "header-mismatch": { details: string };
+  "missing-client-capability": Record<never, never>;
+  "unsupported-protocol-version": { supported: string[]; requested: string };
+  "session-required": { details?: string };
+  "session-not-found": Record<never, never>;
+  "front-unavailable": { reason: string };
 }
 
 /** Each dialect's generic data fields: `mapError` to that dialect accepts them on every kind. */
@@ -174,4 +186,10 @@ export const KINDS: { readonly [K in ErrorKind]: KindInfo } = {
   "extended-agent-card-not-configured": { category: "client", gate: null, retryable: false, httpStatus: 400, logLevel: "info" },
   "extension-support-required": { category: "client", gate: null, retryable: false, httpStatus: 400, logLevel: "info" },
   "version-not-supported": { category: "client", gate: null, retryable: false, httpStatus: 400, logLevel: "info" },
+  "header-mismatch": { category: "client", gate: null, retryable: false, httpStatus: 400, logLevel: "info" },
+  "missing-client-capability": { category: "client", gate: null, retryable: false, httpStatus: 400, logLevel: "info" },
+  "unsupported-protocol-version": { category: "client", gate: null, retryable: false, httpStatus: 400, logLevel: "info" },
+  "session-required": { category: "client", gate: null, retryable: false, httpStatus: 400, logLevel: "info" },
+  "session-not-found": { category: "client", gate: null, retryable: false, httpStatus: 404, logLevel: "info" },
+  "front-unavailable": { category: "transient", gate: null, retryable: true, httpStatus: 503, logLevel: "info" },
 };

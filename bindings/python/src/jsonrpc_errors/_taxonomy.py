@@ -61,6 +61,12 @@ class ErrorKind(str, enum.Enum):
     EXTENDED_AGENT_CARD_NOT_CONFIGURED = "extended-agent-card-not-configured"
     EXTENSION_SUPPORT_REQUIRED = "extension-support-required"
     VERSION_NOT_SUPPORTED = "version-not-supported"
+    HEADER_MISMATCH = "header-mismatch"
+    MISSING_CLIENT_CAPABILITY = "missing-client-capability"
+    UNSUPPORTED_PROTOCOL_VERSION = "unsupported-protocol-version"
+    SESSION_REQUIRED = "session-required"
+    SESSION_NOT_FOUND = "session-not-found"
+    FRONT_UNAVAILABLE = "front-unavailable"
 
 
 class Dialect(str, enum.Enum):
@@ -130,4 +136,10 @@ KINDS: Final[Mapping[str, KindInfo]] = {
     "extended-agent-card-not-configured": KindInfo("client", None, False, 400, "info", (), ()),
     "extension-support-required": KindInfo("client", None, False, 400, "info", ("extension",), ()),
     "version-not-supported": KindInfo("client", None, False, 400, "info", ("version",), ()),
+    "header-mismatch": KindInfo("client", None, False, 400, "info", ("details",), ("details",)),
+    "missing-client-capability": KindInfo("client", None, False, 400, "info", (), ()),
+    "unsupported-protocol-version": KindInfo("client", None, False, 400, "info", ("supported", "requested"), ("supported", "requested")),
+    "session-required": KindInfo("client", None, False, 400, "info", ("details",), ()),
+    "session-not-found": KindInfo("client", None, False, 404, "info", (), ()),
+    "front-unavailable": KindInfo("transient", None, True, 503, "info", ("reason",), ("reason",)),
 }

@@ -56,7 +56,7 @@ pub async fn endpoint(State(front): State<Arc<Front>>, request: Request) -> Resp
         return r;
     }
     if front.draining() {
-        return unavailable("the guard is shutting down");
+        return unavailable(&front, "the guard is shutting down");
     }
     if let Some(refused) = post_envelope(&front, &parts) {
         return refused;
@@ -100,7 +100,7 @@ pub async fn endpoint(State(front): State<Arc<Front>>, request: Request) -> Resp
         .ensure(&front.children, || front.draining())
         .await
     else {
-        return unavailable("no upstream");
+        return unavailable(&front, "no upstream");
     };
     let len = bytes.len();
     if streaming {
@@ -133,7 +133,7 @@ async fn stream(
     at: Instant,
 ) -> Response {
     let Some(mut slot) = Slot::open(front, &up, parts.extensions.get::<Arc<Busy>>()) else {
-        return unavailable("too many open streams");
+        return unavailable(front, "too many open streams");
     };
     let (stream, mut rx) = up.open_stream_of_many(aborter(parts));
     slot.stream = Some(stream);
@@ -141,7 +141,7 @@ async fn stream(
         Ok(ack) => ack.await,
         Err(_) => {
             slot.finished = true;
-            return unavailable("the session ended");
+            return unavailable(front, "the session ended");
         }
     };
     match ack {

@@ -15,6 +15,11 @@ use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
+use jsonrpc_errors_host::kinds::{
+    FrontUnavailableFields, HeaderMismatchFields, InvalidParamsFields, InvalidRequestFields,
+    SessionRequiredFields, UnsupportedProtocolVersionFields,
+};
+use jsonrpc_errors_host::{ErrorKind, RequestMeta};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json as value, Value};
@@ -35,29 +40,54 @@ pub(super) enum Era {
     A2a,
 }
 
-/// A JSON-RPC error response the front writes itself (the HTTP envelope's errors, MCP's codes).
-pub(super) fn rpc_error(
-    status: StatusCode,
-    id: Option<&RawValue>,
-    code: i64,
-    message: &str,
-    data: Option<Value>,
-) -> Response {
-    let id: Value = id
-        .and_then(|raw| serde_json::from_str(raw.get()).ok())
-        .unwrap_or(Value::Null);
-    let mut error = value!({ "code": code, "message": message });
-    if let Some(data) = data {
-        error["data"] = data;
+/// An error the front answers itself (a taxonomy kind): rendered by the component in the session's dialect, as
+/// every other answer is, and sent with the kind's HTTP status.
+pub(super) fn refuse(front: &Front, id: Option<&RawValue>, kind: ErrorKind) -> Response {
+    let status = StatusCode::from_u16(jsonrpc_errors_host::http_status(&kind))
+        .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let render = |id: Option<&RawValue>| {
+        let meta = RequestMeta {
+            id_json: id.map(|raw| raw.get().to_string()),
+            correlation_id: None,
+            timestamp: None,
+            dialect_fields_json: None,
+        };
+        front.children.runtime.map_error_kind(
+            &kind,
+            &meta,
+            &front.children.session.dialect,
+            jsonrpc_errors_host::Context::now(),
+        )
+    };
+    // An id JSON-RPC does not allow (an object, say) is answered as null, as for a message that cannot be read.
+    let rendered = render(id).or_else(|_| render(None));
+    match rendered {
+        Ok(body) => {
+            // What the operator needs of a refusal: its kind, and why the front could not take the request.
+            let detail = match &kind {
+                ErrorKind::FrontUnavailable(fields) => fields.reason.as_str(),
+                _ => "",
+            };
+            let kind = jsonrpc_errors_host::kind_name(&kind);
+            tracing::info!(
+                event = "http-refused",
+                status = status.as_u16(),
+                kind,
+                detail,
+                "the front refused a request"
+            );
+            json(status, body.into_bytes())
+        }
+        Err(failure) => {
+            tracing::error!(event = "guard-failed", detail = %failure.message, "cannot render the front's refusal");
+            json(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                jsonrpc_errors_host::Failure::internal()
+                    .to_json()
+                    .into_bytes(),
+            )
+        }
     }
-    let body = value!({ "jsonrpc": "2.0", "id": id, "error": error });
-    tracing::info!(
-        event = "http-refused",
-        status = status.as_u16(),
-        code,
-        "{message}"
-    );
-    json(status, body.to_string().into_bytes())
 }
 
 pub(super) fn plain(status: StatusCode, why: &str) -> Response {
@@ -66,8 +96,13 @@ pub(super) fn plain(status: StatusCode, why: &str) -> Response {
 }
 
 /// Refused before anything was forwarded: the client (or a load balancer) may try again elsewhere.
-pub(super) fn unavailable(why: &str) -> Response {
-    let mut response = rpc_error(StatusCode::SERVICE_UNAVAILABLE, None, -32000, why, None);
+pub(super) fn unavailable(front: &Front, why: &str) -> Response {
+    let reason = why.to_string();
+    let mut response = refuse(
+        front,
+        None,
+        ErrorKind::FrontUnavailable(FrontUnavailableFields { reason }),
+    );
     response
         .headers_mut()
         .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
@@ -121,12 +156,17 @@ pub async fn endpoint(State(front): State<Arc<Front>>, request: Request) -> Resp
         Some(v) if MODERN.contains(&v) => modern(front, parts, body).await,
         Some(v) if !HANDSHAKE.contains(&v) => {
             let supported: Vec<&str> = HANDSHAKE.iter().chain(MODERN).copied().collect();
-            rpc_error(
-                StatusCode::BAD_REQUEST,
+            let (supported, requested) = (
+                supported.iter().map(|s| s.to_string()).collect(),
+                v.to_string(),
+            );
+            refuse(
+                &front,
                 None,
-                -32022,
-                "Unsupported protocol version",
-                Some(value!({ "supported": supported, "requested": v })),
+                ErrorKind::UnsupportedProtocolVersion(UnsupportedProtocolVersionFields {
+                    supported,
+                    requested,
+                }),
             )
         }
         _ => legacy(front, parts, body).await,
@@ -316,7 +356,7 @@ async fn modern(front: Arc<Front>, parts: Parts, body: Body) -> Response {
         return r;
     }
     if front.draining() {
-        return unavailable("the guard is shutting down");
+        return unavailable(&front, "the guard is shutting down");
     }
     if let Some(refused) = post_envelope(&front, &parts) {
         return refused;
@@ -338,7 +378,7 @@ async fn modern(front: Arc<Front>, parts: Parts, body: Body) -> Response {
         .ensure(&front.children, || front.draining())
         .await
     else {
-        return unavailable("no upstream");
+        return unavailable(&front, "no upstream");
     };
     let handshake = shared::connected(&up).await;
     let shape = shape(&bytes);
@@ -398,36 +438,31 @@ fn modern_headers(front: &Front, headers: &HeaderMap, bytes: &[u8]) -> Option<Re
     let text = String::from_utf8_lossy(bytes);
     let (id, broken) = headers::check(headers, &text).err()?;
     Some(match broken {
-        Broken::Mismatch(message) => rpc_error(StatusCode::BAD_REQUEST, id, -32020, &message, None),
-        Broken::Meta(message) => rpc_error(StatusCode::BAD_REQUEST, id, -32602, &message, None),
-        Broken::Repeated(details) => {
-            // The component's own refusal of a member given twice, in the session's dialect.
-            let id: Value = id
-                .and_then(|raw| serde_json::from_str(raw.get()).ok())
-                .unwrap_or(Value::Null);
-            let input = value!({"kind": "invalid-request", "id": id, "reason": "duplicate-member", "details": details});
-            let rendered = front.children.runtime.map_error(
-                &input.to_string(),
-                &front.children.session.dialect,
-                jsonrpc_errors_host::Context::now(),
-            );
-            tracing::info!(
-                event = "http-refused",
-                status = 400,
-                code = -32600,
-                "{details}"
-            );
-            match rendered {
-                Ok(body) => json(StatusCode::BAD_REQUEST, body.into_bytes()),
-                Err(_) => rpc_error(
-                    StatusCode::BAD_REQUEST,
-                    None,
-                    -32600,
-                    "Invalid Request",
-                    None,
-                ),
-            }
-        }
+        Broken::Mismatch(details) => refuse(
+            front,
+            id,
+            ErrorKind::HeaderMismatch(HeaderMismatchFields { details }),
+        ),
+        Broken::Meta(details) => refuse(
+            front,
+            id,
+            ErrorKind::InvalidParams(InvalidParamsFields {
+                param: None,
+                expected: None,
+                received: None,
+                accepted: None,
+                details: Some(details),
+            }),
+        ),
+        // A member given twice: the component's refusal of one, as the session would answer it.
+        Broken::Repeated(details) => refuse(
+            front,
+            id,
+            ErrorKind::InvalidRequest(InvalidRequestFields {
+                reason: Some("duplicate-member".into()),
+                details: Some(details),
+            }),
+        ),
     })
 }
 
@@ -447,12 +482,10 @@ async fn legacy(front: Arc<Front>, parts: Parts, body: Body) -> Response {
     match parts.method {
         Method::GET => {
             let Some(id) = session else {
-                return rpc_error(
-                    StatusCode::BAD_REQUEST,
+                return refuse(
+                    &front,
                     None,
-                    -32600,
-                    "Bad Request: Mcp-Session-Id header is required",
-                    None,
+                    ErrorKind::SessionRequired(SessionRequiredFields { details: None }),
                 );
             };
             if !accepts(&parts.headers, "text/event-stream") {
@@ -462,17 +495,17 @@ async fn legacy(front: Arc<Front>, parts: Parts, body: Body) -> Response {
                 );
             }
             let Some(up) = front.sessions.live(&id) else {
-                return session_not_found();
+                return session_not_found(&front);
             };
             if front.draining() {
-                return unavailable("the guard is shutting down");
+                return unavailable(&front, "the guard is shutting down");
             }
             let Some(slot) = Slot::open(
                 &front,
                 &up,
                 parts.extensions.get::<Arc<super::front::Busy>>(),
             ) else {
-                return unavailable("too many open streams");
+                return unavailable(&front, "too many open streams");
             };
             let Some(rx) = up.open_own(aborter(&parts)) else {
                 return plain(
@@ -484,12 +517,10 @@ async fn legacy(front: Arc<Front>, parts: Parts, body: Body) -> Response {
         }
         Method::DELETE => {
             let Some(id) = session else {
-                return rpc_error(
-                    StatusCode::BAD_REQUEST,
+                return refuse(
+                    &front,
                     None,
-                    -32600,
-                    "Bad Request: Mcp-Session-Id header is required",
-                    None,
+                    ErrorKind::SessionRequired(SessionRequiredFields { details: None }),
                 );
             };
             if front
@@ -499,7 +530,7 @@ async fn legacy(front: Arc<Front>, parts: Parts, body: Body) -> Response {
             {
                 StatusCode::OK.into_response()
             } else {
-                session_not_found()
+                session_not_found(&front)
             }
         }
         Method::POST => legacy_post(front, parts, body, session).await,
@@ -515,14 +546,8 @@ async fn legacy(front: Arc<Front>, parts: Parts, body: Body) -> Response {
     }
 }
 
-fn session_not_found() -> Response {
-    rpc_error(
-        StatusCode::NOT_FOUND,
-        None,
-        -32600,
-        "Session not found",
-        None,
-    )
+fn session_not_found(front: &Front) -> Response {
+    refuse(front, None, ErrorKind::SessionNotFound)
 }
 
 async fn legacy_post(
@@ -532,7 +557,7 @@ async fn legacy_post(
     session: Option<String>,
 ) -> Response {
     if front.draining() {
-        return unavailable("the guard is shutting down");
+        return unavailable(&front, "the guard is shutting down");
     }
     if let Some(refused) = post_envelope(&front, &parts) {
         return refused;
@@ -550,7 +575,7 @@ async fn legacy_post(
     let sse_ok = accepts_sse_explicitly(&parts.headers);
     if let Some(id) = session {
         let Some(up) = front.sessions.live(&id) else {
-            return session_not_found();
+            return session_not_found(&front);
         };
         return match read {
             Read_::Oversize { length, head } => oversize(&front, length, &head),
@@ -581,22 +606,21 @@ async fn legacy_post(
         .ok()
         .filter(|e| e.method.as_deref() == Some("initialize") && e.id.is_some());
     if initialize.is_none() {
-        return rpc_error(
-            StatusCode::BAD_REQUEST,
+        let details = Some("only initialize opens a session".to_string());
+        return refuse(
+            &front,
             None,
-            -32600,
-            "Bad Request: Mcp-Session-Id header is required (only initialize opens a session)",
-            None,
+            ErrorKind::SessionRequired(SessionRequiredFields { details }),
         );
     }
     if !front.sessions.room(front.listen.max_sessions) {
-        return unavailable("too many sessions");
+        return unavailable(&front, "too many sessions");
     }
     let up = match Upstream::start(&front.children, false) {
         Ok(up) => up,
         Err(f) => {
             tracing::error!(event = "guard-failed", detail = %f, "cannot open a guard session");
-            return unavailable("cannot open a guard session");
+            return unavailable(&front, "cannot open a guard session");
         }
     };
     let id = sessions::new_id();
@@ -612,7 +636,7 @@ async fn legacy_post(
         }
         Err(()) => {
             up.retire().await;
-            return unavailable("too many sessions");
+            return unavailable(&front, "too many sessions");
         }
     }
     front.metrics.sessions().set(front.sessions.len() as i64);
@@ -728,18 +752,21 @@ pub(super) fn owed(shape: Shape, bytes: &[u8]) -> bool {
     }
 }
 
-/// The HTTP status of an answer written as `application/json`: MCP's table in the stateless revision; in
-/// both, a message the session refused at once as unreadable is 400.
+/// The HTTP status of an answer written as `application/json`. In the stateless revision, MCP's table: an error
+/// whose kind (the taxonomy's, for its code) is the client's fault gets that kind's 4xx status. In both eras, a
+/// message the session refused at once as unreadable (a parse error, an invalid request) gets its 400. A2A
+/// sends its errors with 200.
 fn status_of(code: Option<i64>, immediate: bool, era: Era) -> StatusCode {
-    if era == Era::A2a {
+    let Some((kind, status)) = code.and_then(jsonrpc_errors_host::mcp_kind) else {
         return StatusCode::OK;
-    }
-    match code {
-        Some(-32700 | -32600) if immediate => StatusCode::BAD_REQUEST,
-        Some(-32700 | -32600 | -32602 | -32020 | -32021 | -32022) if era == Era::Modern => {
-            StatusCode::BAD_REQUEST
-        }
-        Some(-32601) if era == Era::Modern => StatusCode::NOT_FOUND,
+    };
+    let applies = match era {
+        Era::A2a => false,
+        Era::Modern => true,
+        Era::Legacy => immediate && matches!(kind, "parse-error" | "invalid-request"),
+    };
+    match StatusCode::from_u16(status) {
+        Ok(status) if applies && status.is_client_error() => status,
         _ => StatusCode::OK,
     }
 }
@@ -764,7 +791,7 @@ pub(super) async fn exchange(
         &up,
         parts.extensions.get::<Arc<super::front::Busy>>(),
     ) else {
-        return unavailable("too many open streams");
+        return unavailable(front, "too many open streams");
     };
     let (stream, mut rx) = up.open_stream(aborter(parts));
     slot.stream = Some(stream);
@@ -772,7 +799,7 @@ pub(super) async fn exchange(
         Ok(ack) => ack,
         Err(_) => {
             slot.finished = true;
-            return unavailable("the session ended");
+            return unavailable(front, "the session ended");
         }
     };
     let ack = match ack.await {
