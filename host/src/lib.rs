@@ -13,6 +13,7 @@
 mod bindings;
 pub mod engine;
 pub mod guard;
+pub mod redaction_options;
 mod taxonomy;
 
 use std::collections::hash_map::RandomState;
@@ -31,6 +32,9 @@ use exports::jsonrpc_errors::core::types::{
     ValidateOptions as WitValidateOptions,
 };
 use taxonomy::{known_dialect, DEFAULT_MAX_BYTES};
+
+/// Redaction options (`redaction-options` in the WIT, generated): what `redact_with` takes as JSON.
+pub use redaction_options::{RedactionMethod, RedactionOptions};
 
 /// Every dialect's name (what `dialect` arguments take) and what it follows, from the taxonomy.
 pub use taxonomy::DIALECTS;
@@ -475,7 +479,7 @@ impl Runtime {
         })
     }
 
-    /// Redaction under options JSON (`method`, `hash_key`, `disable`, `extra_rules`, `allowlist`).
+    /// Redaction under options JSON: a [`RedactionOptions`]'s `to_json` (`{}`: the defaults).
     pub fn redact_with(&self, text: &str, options_json: &str) -> Result<String, Failure> {
         self.check_size(text.len())?;
         let o = self.with_instance(|i| {

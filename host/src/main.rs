@@ -4,7 +4,10 @@
 mod proxy;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
-use jsonrpc_errors_host::{Context, Failure, InputProblem, Runtime, ValidateOptions, DIALECTS};
+use jsonrpc_errors_host::{
+    Context, Failure, InputProblem, RedactionMethod, RedactionOptions, Runtime, ValidateOptions,
+    DIALECTS,
+};
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
@@ -74,7 +77,8 @@ enum Command {
         #[arg(long)]
         no_env: bool,
         /// How a secret is replaced: a typed placeholder, `*` per character, a keyed hash, or nothing.
-        #[arg(long, default_value = "replace", value_parser = ["replace", "mask", "hash", "remove"])]
+        #[arg(long, default_value = "replace",
+              value_parser = clap::builder::PossibleValuesParser::new(RedactionMethod::NAMES))]
         method: String,
         /// For --method hash: the environment variable holding the HMAC key (at least 16 bytes).
         #[arg(long, value_name = "VAR")]
@@ -86,7 +90,14 @@ enum Command {
         /// A value never to redact; repeatable.
         #[arg(long, value_name = "VALUE")]
         allow: Vec<String>,
-        /// A JSON file with extra rules: [{"id", "category", "pattern", "keywords"?, "secret_groups"?}].
+        /// A pattern (regex-lite) of values never to redact, matched against a whole value; repeatable.
+        #[arg(long, value_name = "REGEX")]
+        allow_pattern: Vec<String>,
+        /// With --json-doc: a JSON key whose value is a secret whole, beside the built-in ones; repeatable.
+        #[arg(long, value_name = "KEY")]
+        sensitive_key: Vec<String>,
+        /// A JSON file with extra rules: [{"id", "category", "pattern", "keywords"?, "secret_groups"?, ...}]
+        /// (a rule's keys: those of redaction/rules.toml).
         #[arg(long, value_name = "FILE")]
         rules: Option<std::path::PathBuf>,
         /// stdin is a JSON document: values under sensitive keys go whole, every string is scanned;
@@ -322,31 +333,50 @@ fn secret_candidates() -> Vec<(String, String)> {
         .collect()
 }
 
-/// Assembles the options JSON the component validates (the CLI checks nothing itself but file access).
-fn redaction_options(
-    method: &str,
-    hash_key_env: Option<&str>,
+/// The redaction flags, as the component takes them.
+struct RedactionFlags {
+    method: String,
+    hash_key_env: Option<String>,
     disable: Vec<String>,
     allow: Vec<String>,
-    rules: Option<&std::path::Path>,
-) -> Result<String, Problem> {
-    let mut options = serde_json::Map::new();
-    options.insert("method".into(), method.into());
-    if let Some(var) = hash_key_env {
-        let key = std::env::var(var)
-            .map_err(|_| format!("--hash-key-env: environment variable {var} is not set"))?;
-        options.insert("hash_key".into(), key.into());
-    }
-    options.insert("disable".into(), disable.into());
-    options.insert("allowlist".into(), allow.into());
-    if let Some(path) = rules {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("--rules {}: {e}", path.display()))?;
-        let value: serde_json::Value = serde_json::from_str(&text)
-            .map_err(|e| format!("--rules {}: not JSON: {e}", path.display()))?;
-        options.insert("extra_rules".into(), value);
-    }
-    Ok(serde_json::Value::Object(options).to_string())
+    allow_pattern: Vec<String>,
+    sensitive_key: Vec<String>,
+    rules: Option<std::path::PathBuf>,
+}
+
+/// Assembles the options JSON the component validates (the CLI checks nothing itself but file access). Every
+/// field is named: a redaction option added to the WIT does not compile here until the CLI offers it.
+fn redaction_options(flags: RedactionFlags) -> Result<String, Problem> {
+    let hash_key = match flags.hash_key_env.as_deref() {
+        Some(var) => Some(
+            std::env::var(var)
+                .map_err(|_| format!("--hash-key-env: environment variable {var} is not set"))?,
+        ),
+        None => None,
+    };
+    let extra_rules = match flags.rules.as_deref() {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("--rules {}: {e}", path.display()))?;
+            match serde_json::from_str(&text)
+                .map_err(|e| format!("--rules {}: not JSON: {e}", path.display()))?
+            {
+                serde_json::Value::Array(rules) => rules,
+                _ => return Err(format!("--rules {}: not a JSON array", path.display()).into()),
+            }
+        }
+        None => Vec::new(),
+    };
+    let options = RedactionOptions {
+        method: RedactionMethod::from_name(&flags.method),
+        hash_key,
+        disable: flags.disable,
+        extra_rules,
+        allowlist: flags.allow,
+        allow_patterns: flags.allow_pattern,
+        sensitive_keys: flags.sensitive_key,
+    };
+    Ok(options.to_json())
 }
 
 fn run(cli: Cli) -> Result<String, Problem> {
@@ -380,17 +410,21 @@ fn run(cli: Cli) -> Result<String, Problem> {
             hash_key_env,
             disable,
             allow,
+            allow_pattern,
+            sensitive_key,
             rules,
             json_doc,
             ..
         } => {
-            let options = redaction_options(
-                &method,
-                hash_key_env.as_deref(),
+            let options = redaction_options(RedactionFlags {
+                method,
+                hash_key_env,
                 disable,
                 allow,
-                rules.as_deref(),
-            )?;
+                allow_pattern,
+                sensitive_key,
+                rules,
+            })?;
             let input = stdin_text(&rt)?;
             if json_doc {
                 rt.redact_json_value(&input, &options)?

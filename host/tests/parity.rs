@@ -74,3 +74,57 @@ fn every_export_has_a_caller_in_the_host() {
         "WIT exports the host never calls: {missing:?}"
     );
 }
+
+/// The CLI's flag for each field of the WIT's `redaction-options`. A field added to the WIT fails here until
+/// it is given one (and `host/src/main.rs` does not compile until it passes it: the generated
+/// `RedactionOptions` has no `Default`).
+const REDACT_FLAGS: &[(&str, &str)] = &[
+    ("method", "--method"),
+    // The key is read from an environment variable, never from the command line (where `ps` shows it).
+    ("hash-key", "--hash-key-env"),
+    ("disable", "--disable"),
+    // A JSON file of rules.
+    ("extra-rules", "--rules"),
+    ("allowlist", "--allow"),
+    ("allow-patterns", "--allow-pattern"),
+    ("sensitive-keys", "--sensitive-key"),
+];
+
+/// `name: type,` fields of a record's body.
+fn fields(body: &str) -> Vec<String> {
+    body.lines()
+        .skip(1)
+        .filter_map(|l| l.trim().split_once(": "))
+        .map(|(name, _)| name.to_string())
+        .filter(|n| !n.starts_with("//"))
+        .collect()
+}
+
+#[test]
+fn every_redaction_option_has_a_cli_flag() {
+    let wit = read("../wit/world.wit");
+    let declared = fields(block(
+        block(&wit, "interface types"),
+        "record redaction-options",
+    ));
+    assert!(
+        declared.len() >= 7 && declared.iter().any(|f| f == "allow-patterns"),
+        "parsed {declared:?}: the parser is broken"
+    );
+    let mapped: Vec<&str> = REDACT_FLAGS.iter().map(|(f, _)| *f).collect();
+    assert_eq!(
+        declared, mapped,
+        "redaction-options fields without a CLI flag (or flags for fields the WIT lost)"
+    );
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_jsonrpc-errors"))
+        .args(["redact", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    let missing: Vec<&str> = REDACT_FLAGS
+        .iter()
+        .map(|(_, flag)| *flag)
+        .filter(|flag| !help.contains(&format!("{flag} ")))
+        .collect();
+    assert!(missing.is_empty(), "`redact` lacks {missing:?}:\n{help}");
+}

@@ -188,6 +188,36 @@ fn cli(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> (i32, String, String
 }
 
 #[test]
+fn cli_redact_passes_allow_patterns_and_sensitive_keys() {
+    let text = "mail bob@example.com and alice@example.com";
+    let (code, out, err) = cli(
+        &["redact", "--no-env", "--allow-pattern", r"bob@example\.com"],
+        text,
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "mail bob@example.com and [REDACTED:email]");
+    let (code, out, err) = cli(
+        &[
+            "redact",
+            "--no-env",
+            "--json-doc",
+            "--sensitive-key",
+            "ticket",
+        ],
+        r#"{"ticket":"plain words","note":"fine"}"#,
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_ne!(doc["value"]["ticket"], "plain words", "{out}");
+    assert_eq!(doc["value"]["note"], "fine", "{out}");
+    let (code, _, err) = cli(&["redact", "--allow-pattern", "[unclosed"], "x", &[]);
+    assert_eq!(code, 1);
+    assert!(err.contains("allow pattern 0 does not compile"), "{err}");
+}
+
+#[test]
 fn cli_map_renders_the_dialect() {
     let (code, out, _) = cli(
         &["map", "--dialect", "thoughtgate"],

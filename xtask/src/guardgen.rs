@@ -30,7 +30,7 @@ const HEADER: &str =
 
 /// A field's type, as far as the shells need to know it.
 #[derive(Debug, Clone, PartialEq)]
-enum Ty {
+pub(crate) enum Ty {
     String,
     Bool,
     U32,
@@ -48,26 +48,26 @@ enum Ty {
     Named(String),
 }
 
-struct Field {
+pub(crate) struct Field {
     /// kebab-case, as in the WIT.
-    name: String,
-    ty: Ty,
-    docs: Vec<String>,
+    pub(crate) name: String,
+    pub(crate) ty: Ty,
+    pub(crate) docs: Vec<String>,
 }
 
 impl Field {
-    fn snake(&self) -> String {
+    pub(crate) fn snake(&self) -> String {
         self.name.replace('-', "_")
     }
 
-    fn camel(&self) -> String {
+    pub(crate) fn camel(&self) -> String {
         let mut parts = self.name.split('-');
         let first = parts.next().unwrap_or_default().to_string();
         first + &parts.map(upper_camel).collect::<String>()
     }
 
     /// The default a field that is neither an option nor a list states (`Default: `x`.`).
-    fn default(&self) -> Result<Option<String>> {
+    pub(crate) fn default(&self) -> Result<Option<String>> {
         if matches!(self.ty, Ty::Option(_) | Ty::Pairs | Ty::List(_)) {
             return Ok(None);
         }
@@ -85,7 +85,7 @@ impl Field {
     }
 }
 
-fn upper_camel(kebab: &str) -> String {
+pub(crate) fn upper_camel(kebab: &str) -> String {
     kebab
         .split('-')
         .map(|part| {
@@ -98,7 +98,7 @@ fn upper_camel(kebab: &str) -> String {
         .collect()
 }
 
-fn doc_lines(docs: &Docs) -> Vec<String> {
+pub(crate) fn doc_lines(docs: &Docs) -> Vec<String> {
     docs.contents
         .as_deref()
         .map(|d| d.lines().map(str::to_string).collect())
@@ -106,7 +106,7 @@ fn doc_lines(docs: &Docs) -> Vec<String> {
 }
 
 /// An enum the shapes use: its name, its cases with their docs, its docs.
-type EnumDef = (String, Vec<(String, Vec<String>)>, Vec<String>);
+pub(crate) type EnumDef = (String, Vec<(String, Vec<String>)>, Vec<String>);
 
 struct Schema {
     options: Vec<Field>,
@@ -118,10 +118,10 @@ struct Schema {
     enums: Vec<EnumDef>,
 }
 
-struct Reader<'a> {
-    resolve: &'a Resolve,
-    iface: &'a Interface,
-    enums: Vec<EnumDef>,
+pub(crate) struct Reader<'a> {
+    pub(crate) resolve: &'a Resolve,
+    pub(crate) iface: &'a Interface,
+    pub(crate) enums: Vec<EnumDef>,
 }
 
 impl Reader<'_> {
@@ -178,15 +178,15 @@ impl Reader<'_> {
             .iter()
             .find(|(_, i)| std::ptr::eq(*i, self.iface))
             .map(|(id, _)| id)
-            .ok_or_else(|| anyhow!("interface guard vanished"))
+            .ok_or_else(|| anyhow!("the interface vanished"))
     }
 
-    fn record(&mut self, name: &str) -> Result<(Vec<Field>, Vec<String>)> {
+    pub(crate) fn record(&mut self, name: &str) -> Result<(Vec<Field>, Vec<String>)> {
         let id = *self
             .iface
             .types
             .get(name)
-            .ok_or_else(|| anyhow!("interface guard has no type {name}"))?;
+            .ok_or_else(|| anyhow!("the interface has no type {name}"))?;
         let def = &self.resolve.types[id];
         let TypeDefKind::Record(r) = &def.kind else {
             bail!("{name} is not a record");
@@ -257,7 +257,7 @@ pub fn generated_files() -> Result<Vec<(&'static str, String)>> {
 
 // ------------------------------------------------------------------------------------------------ host
 
-fn rust_doc(out: &mut String, indent: &str, docs: &[String]) {
+pub(crate) fn rust_doc(out: &mut String, indent: &str, docs: &[String]) {
     for line in docs {
         let _ = writeln!(
             out,
@@ -432,7 +432,7 @@ fn host(s: &Schema) -> Result<String> {
 
 // ---------------------------------------------------------------------------------------------- Python
 
-fn py_literal(s: &str) -> String {
+pub(crate) fn py_literal(s: &str) -> String {
     serde_json::to_string(s).expect("strings serialize")
 }
 
@@ -473,7 +473,7 @@ fn py_option_type(ty: &Ty) -> Result<String> {
     })
 }
 
-fn py_comment(out: &mut String, docs: &[String]) {
+pub(crate) fn py_comment(out: &mut String, docs: &[String]) {
     for line in docs {
         let _ = writeln!(out, "    #: {line}");
     }
@@ -626,7 +626,7 @@ fn python(s: &Schema) -> Result<String> {
 
 // ------------------------------------------------------------------------------------------ TypeScript
 
-fn ts_doc(out: &mut String, indent: &str, docs: &[String]) {
+pub(crate) fn ts_doc(out: &mut String, indent: &str, docs: &[String]) {
     match docs.len() {
         0 => {}
         1 => {

@@ -1,7 +1,7 @@
 //! The project's build tool: `cargo xtask <command>`.
 //!
 //! - `gen`: write the files generated from the taxonomy and the WIT (`--check`: fail if any is stale), the
-//!   guard session's options and steps among them (`guardgen.rs`)
+//!   guard session's options and steps among them (`guardgen.rs`), and the redaction options (`redactgen.rs`)
 //! - `component`: build the guest for wasm32-unknown-unknown and make it a component
 //!   (target/component/jsonrpc-errors.wasm), then precompile it for this machine (.cwasm)
 //! - `vectors`: record tests/vectors/*.json from the native guest (review the diff)
@@ -18,6 +18,7 @@ mod component_build;
 mod guardgen;
 mod js;
 mod pysig;
+mod redactgen;
 mod vectors;
 
 pub fn root() -> PathBuf {
@@ -46,6 +47,7 @@ fn gen(check: bool) -> Result<()> {
     let mut files = codegen::generated_files();
     files.push((pysig::PATH, pysig::python_signatures()?));
     files.extend(guardgen::generated_files()?);
+    files.extend(redactgen::generated_files()?);
     for (rel, content) in files {
         let path = root().join(rel);
         let current = std::fs::read_to_string(&path).unwrap_or_default();

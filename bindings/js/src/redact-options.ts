@@ -1,4 +1,4 @@
-// Redaction under caller options (method, rules switched off, extra rules, allowlist) and JSON-aware
+// Redaction under caller options (`RedactOptions`, generated from the WIT's `redaction-options`) and JSON-aware
 // redaction. These live in the guard module and in the redaction module, not in the base one: parsing options,
 // compiling a caller's rules and HMAC-SHA256 cost ~12 KB gzipped, more than the base module's download budget
 // holds (measured: 156 KB → 168 KB). Each entry binds them to its own module (`redactionOn`).
@@ -6,23 +6,8 @@
 import { jsonOf, text } from "./api.js";
 import { ArgumentTypeError } from "./errors.js";
 import type { RedactGlue } from "./runtime.js";
-import type { ExtraRule, JsonRedaction, JsonValue, Redaction, RedactOptions } from "./types.js";
-
-const OPTION_KEYS: Readonly<Record<keyof RedactOptions, string>> = {
-  method: "method",
-  hashKey: "hash_key",
-  disable: "disable",
-  extraRules: "extra_rules",
-  allowlist: "allowlist",
-  sensitiveKeys: "sensitive_keys",
-};
-const RULE_KEYS: Readonly<Record<keyof ExtraRule, string>> = {
-  id: "id",
-  category: "category",
-  pattern: "pattern",
-  keywords: "keywords",
-  secretGroups: "secret_groups",
-};
+import { EXTRA_RULE_KEYS, REDACT_OPTION_KEYS, type RedactOptions } from "./redaction-schema.js";
+import type { JsonRedaction, JsonValue, Redaction } from "./types.js";
 
 /** The options as the guest reads them (snake_case keys); a key the options do not have is the caller's
  *  mistake, named (a misspelt `hash_key` must not silently mean "no key"). */
@@ -43,11 +28,11 @@ function renamed(value: unknown, keys: Readonly<Record<string, string>>, what: s
 
 function optionsJson(options: RedactOptions | undefined): string {
   if (options === undefined) return "{}";
-  const out = renamed(options, OPTION_KEYS, "options");
+  const out = renamed(options, REDACT_OPTION_KEYS, "options");
   const rules = out["extra_rules"];
   if (rules !== undefined) {
     if (!Array.isArray(rules)) throw new ArgumentTypeError("options.extraRules must be an array");
-    out["extra_rules"] = rules.map((r: unknown, i) => renamed(r, RULE_KEYS, `options.extraRules[${i}]`));
+    out["extra_rules"] = rules.map((r: unknown, i) => renamed(r, EXTRA_RULE_KEYS, `options.extraRules[${i}]`));
   }
   return jsonOf(out, "options");
 }
@@ -56,7 +41,8 @@ function optionsJson(options: RedactOptions | undefined): string {
 export interface RedactionCalls {
   /** `redactWith` as JSON text; `optionsJsonText` uses the guest's snake_case keys (`hash_key`, `extra_rules`, ...). */
   redactWithJson(input: string, optionsJsonText: string): string;
-  /** Redacts `input` under options: the method, rules or categories switched off, extra rules, an allowlist.
+  /** Redacts `input` under options: the method, rules or categories switched off, extra rules, values and
+   *  patterns never redacted.
    *  Bad options throw `InvalidInputError` (-32602) naming what is wrong. */
   redactWith(input: string, options?: RedactOptions): Redaction;
   /** `redactJsonValue` on JSON text: `{"value", "findings"}` as JSON text. */

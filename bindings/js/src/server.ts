@@ -11,6 +11,7 @@ import { redactionOn } from "./redact-options.js";
 import { callGuard, contextArgs } from "./runtime.js";
 import type { Dialect, ErrorKind } from "./taxonomy.js";
 import { KINDS } from "./taxonomy.js";
+import { REDACT_OPTION_KEYS } from "./redaction-schema.js";
 import type { ContextOptions, ErrorObject, ErrorResponse, Id, JsonValue, RedactOptions } from "./types.js";
 
 type LogLevel = "error" | "warn" | "info" | "debug";
@@ -63,7 +64,7 @@ interface MapErrorGlue {
 
 const { redactWith, redactJsonValue } = redactionOn(callGuard);
 /** RedactOptions' keys: checked before any failure needs them (a misspelt key must not wait for one). */
-const REDACTION_KEYS: ReadonlySet<string> = new Set(["method", "hashKey", "disable", "extraRules", "allowlist", "sensitiveKeys"]);
+const REDACTION_KEYS: ReadonlySet<string> = new Set(Object.keys(REDACT_OPTION_KEYS));
 const INTERNAL_ERROR_LEVEL = KINDS["internal-error"].logLevel;
 
 function internalError(id: Id, dialect: Dialect, options: ContextOptions): ErrorResponse {
@@ -96,8 +97,8 @@ function redactedError(error: JsonRpcError, redaction: RedactOptions | undefined
   } catch {
     return undefined;
   }
-  const { sensitiveKeys: _, ...textOptions } = redaction ?? {};
-  const out: ErrorObject = { code, message: redactWith(message, textOptions).text };
+  // The same options for both: `sensitiveKeys` means nothing to text, which the guest allows.
+  const out: ErrorObject = { code, message: redactWith(message, redaction).text };
   if (data !== undefined && data !== null) out.data = redactJsonValue(data, redaction).value;
   return out;
 }

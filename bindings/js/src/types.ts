@@ -127,32 +127,8 @@ export interface Redaction {
   findings: Finding[];
 }
 
-/** How a found secret is replaced: `[REDACTED:rule]` (default), `*` per character, `[REDACTED:rule:<hmac>]`
- *  (HMAC-SHA256 under `hashKey`: equal secrets correlate without being revealed), or nothing. */
-export type RedactionMethod = "replace" | "mask" | "hash" | "remove";
-
-/** A caller's own rule: `pattern` is a regex (regex-lite syntax); `secretGroups` names the capture groups
- *  that are the secret (default: the whole match); a rule with `keywords` runs only near one of them. */
-export interface ExtraRule {
-  id: string;
-  category: string;
-  pattern: string;
-  keywords?: string[];
-  secretGroups?: number[];
-}
-
-export interface RedactOptions {
-  method?: RedactionMethod;
-  /** Required for `method: "hash"`: at least 16 bytes. */
-  hashKey?: string;
-  /** Rule ids or categories to switch off. */
-  disable?: string[];
-  extraRules?: ExtraRule[];
-  /** Exact values never redacted. */
-  allowlist?: string[];
-  /** `redactJsonValue` only: more JSON keys whose values are secrets whole. */
-  sensitiveKeys?: string[];
-}
+// Redaction options: generated from wit/world.wit (`redaction-options`).
+export type { ExtraRule, RedactionMethod, RedactOptions } from "./redaction-schema.js";
 
 /** One secret found in a JSON document: `path` is the JSON Pointer of the string holding it, `start`/`end`
  *  UTF-8 byte offsets into that string; `key` is set when the secret was in the member's name. */

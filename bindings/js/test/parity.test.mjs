@@ -69,3 +69,47 @@ test("the redact entry and the guard entry each run redaction on their own modul
     assert.deepEqual(r.findings, [{ rule: "email", category: "pii", start: 5, end: 20 }]);
   }
 });
+
+/** A WIT record's fields and their types, as the WIT writes them. */
+function record(iface, name) {
+  const body = block(block(WIT, `interface ${iface}`), `record ${name}`);
+  return Object.fromEntries([...body.matchAll(/^\s*([a-z][a-z0-9-]*): (.+),$/gm)].map((m) => [m[1], m[2]]));
+}
+
+/** A value every redaction option of WIT type `ty` takes that changes nothing of the redaction. */
+function given(ty) {
+  if (ty.startsWith("list<")) return [];
+  return { "option<string>": "0123456789abcdef-key", "option<redaction-method>": "replace" }[ty];
+}
+
+// An option the component accepts and a shell does not pass is the class pinned here (it began with
+// `allow_patterns`, which the guest read and no shell offered).
+test("every redaction option the WIT declares is offered, under its camelCase name, and reaches the guest", () => {
+  const fields = record("types", "redaction-options");
+  assert.ok(Object.keys(fields).length >= 7 && "allow-patterns" in fields, `parsed ${Object.keys(fields)}: the parser is broken`);
+  const text = "mail bob@example.com, token ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
+  for (const pkgOf of [redactPkg, guardPkg]) {
+    const plain = pkgOf.redactWith(text);
+    for (const [name, ty] of Object.entries(fields)) {
+      const options = { [camel(name)]: given(ty) };
+      assert.deepEqual(pkgOf.redactWith(text, options), plain, name);
+      assert.deepEqual(pkgOf.redactJsonValue({ log: text }, options).value, { log: plain.text }, name);
+    }
+  }
+  for (const [name, ty] of Object.entries(fields)) {
+    const response = guardPkg.errorResponse(new pkg.JsonRpcError(-32000, text), 1, { redaction: { [camel(name)]: given(ty) }, logger: null });
+    assert.equal(response.error.message, redactPkg.redactWith(text).text, name);
+  }
+  // A caller's rule takes every key of the WIT's extra-rule (`window` among them, which was refused).
+  const rule = record("types", "extra-rule");
+  assert.ok(Object.keys(rule).length >= 10, `parsed ${Object.keys(rule)}`);
+  const r = redactPkg.redactWith("order ORD-123456", {
+    extraRules: [{ id: "order", category: "pii", pattern: "ORD-[0-9]+", window: "word", keywords: ["ORD-"] }],
+  });
+  assert.equal(r.text, "order [REDACTED:order]");
+});
+
+test("allowPatterns reach the guest", () => {
+  const kept = redactPkg.redactWith("mail bob@example.com and alice@example.com", { allowPatterns: ["bob@example\\.com"] }).text;
+  assert.ok(kept.startsWith("mail bob@example.com and ") && !kept.includes("alice@example.com"), kept);
+});

@@ -41,6 +41,7 @@ mod engine;
 mod finding;
 pub mod json;
 mod normalize;
+mod options;
 pub mod policy;
 pub mod programs;
 pub mod rules;
@@ -412,6 +413,27 @@ mod tests {
         assert!(redact_with(text, Secrets::none(), &no_github)
             .text
             .contains("ghp_"));
+    }
+
+    /// The keys a caller's rule may have are the WIT's `extra-rule` fields (which every shell's type is
+    /// generated from), no more and no fewer: serde names the ones `Rule` reads when it refuses another.
+    #[test]
+    fn extra_rule_fields_are_the_wit_record() {
+        let err = serde_json::from_str::<Rule>(r#"{"not-a-field": 1}"#)
+            .unwrap_err()
+            .to_string();
+        let listed = err
+            .split_once("expected one of ")
+            .unwrap_or_else(|| panic!("serde no longer lists the fields: {err}"))
+            .1;
+        let mut read: Vec<&str> = listed.split('`').skip(1).step_by(2).collect();
+        let mut declared = options::EXTRA_RULE_FIELDS.to_vec();
+        read.sort_unstable();
+        declared.sort_unstable();
+        assert_eq!(
+            read, declared,
+            "Rule's fields and the WIT's extra-rule differ"
+        );
     }
 
     #[test]

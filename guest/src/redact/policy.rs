@@ -1,10 +1,11 @@
-//! What a caller may change about redaction: the method, which rules and categories run, extra rules and an
-//! allowlist. Options arrive as JSON and are validated here; a bad option is a clear error, never a panic.
+//! What a caller may change about redaction: the method, which rules and categories run, extra rules, an
+//! allowlist and allow patterns. Options arrive as JSON (`redaction-options` in the WIT, read by the generated
+//! `options.rs`) and are validated here; a bad option is a clear error, never a panic.
 
-use super::rules::{Rule, WindowKind};
+use super::options::RedactionOptions;
+use super::rules::WindowKind;
 use super::ruleset::{anchored_pattern, RuleSet};
 use hmac::{Hmac, Mac};
-use serde::Deserialize;
 use sha2::Sha256;
 
 /// Caller-supplied rules are bounded so no input can make the guest compile something huge.
@@ -13,20 +14,8 @@ pub const MAX_PATTERN_LEN: usize = 2048;
 const REGEX_SIZE_LIMIT: usize = 256 * 1024;
 const REGEX_NEST_LIMIT: u32 = 64;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Method {
-    /// `[REDACTED:rule]` (default).
-    #[default]
-    Replace,
-    /// Every character becomes `*`: the length survives, the content does not.
-    Mask,
-    /// `[REDACTED:rule:<12 hex>]`, an HMAC-SHA256 of the secret under the caller's key: equal secrets
-    /// correlate across messages without being revealed.
-    Hash,
-    /// Nothing is left.
-    Remove,
-}
+/// How a found secret is replaced: `redaction-method` in the WIT (generated).
+pub use super::options::RedactionMethod as Method;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum PolicyError {
@@ -50,29 +39,6 @@ pub enum PolicyError {
     EmptyKeyword { id: String },
     #[error("allow pattern {index} does not compile: {message}")]
     BadAllowPattern { index: usize, message: String },
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Options {
-    #[serde(default)]
-    method: Method,
-    #[serde(default)]
-    hash_key: Option<String>,
-    /// Rule ids or categories to switch off.
-    #[serde(default)]
-    disable: Vec<String>,
-    #[serde(default)]
-    extra_rules: Vec<Rule>,
-    /// Exact values never redacted.
-    #[serde(default)]
-    allowlist: Vec<String>,
-    /// Patterns (regex-lite) a value matching which is never redacted (a value, matched whole).
-    #[serde(default)]
-    allow_patterns: Vec<String>,
-    /// More JSON keys whose values are secrets whole (`redact-json-value`).
-    #[serde(default)]
-    sensitive_keys: Vec<String>,
 }
 
 #[derive(Default)]
@@ -115,8 +81,8 @@ fn valid_id(id: &str) -> bool {
 impl Policy {
     /// Parses and validates options JSON (`{}` or empty text = the defaults).
     pub fn from_json(text: &str) -> Result<Policy, PolicyError> {
-        let options: Options = if text.trim().is_empty() {
-            Options::default()
+        let options: RedactionOptions = if text.trim().is_empty() {
+            RedactionOptions::default()
         } else {
             serde_json::from_str(text).map_err(|e| PolicyError::Invalid(e.to_string()))?
         };

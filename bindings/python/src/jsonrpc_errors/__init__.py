@@ -12,7 +12,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Callable, Literal, NamedTuple, Optional, TypedDict, Union, cast
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Optional, Union, cast
+
+if TYPE_CHECKING:
+    # For the type checker only: typing.Unpack is Python 3.11's.
+    from typing_extensions import Unpack
 
 from . import _runtime
 from ._args import Context, _context, _dialect, _dialect_name, _raw, _s64, _text, _u64
@@ -20,6 +24,10 @@ from ._errors import ArgumentTypeError, ComponentFault, InvalidInput, JsonRpcErr
 from ._guard import GuardSession, check_policy
 from ._guard import Outcome as GuardOutcome
 from ._guard import Step as GuardStep
+from ._redaction_schema import ExtraRule as ExtraRule
+from ._redaction_schema import RedactionMethod as RedactionMethod
+from ._redaction_schema import RedactionOptions as RedactionOptions
+from ._redaction_schema import _redaction_options_json
 from ._taxonomy import DEFAULT_MAX_BYTES, KINDS, TAXONOMY_VERSION, Dialect, ErrorKind, KindInfo
 
 __all__ = [
@@ -45,6 +53,7 @@ __all__ = [
     "KindInfo",
     "Redaction",
     "RedactionMethod",
+    "RedactionOptions",
     "check_policy",
     "codes",
     "error_response",
@@ -153,18 +162,6 @@ class JsonRedaction(NamedTuple):
     findings: tuple[JsonFinding, ...]
 
 
-class ExtraRule(TypedDict, total=False):
-    """A caller's own redaction rule: `pattern` is a regex (regex-lite syntax); `secret_groups` names the
-    capture groups that are the secret (default: the whole match); a rule with `keywords` runs only near one
-    of them. `id`, `category` and `pattern` are required."""
-
-    id: str
-    category: str
-    pattern: str
-    keywords: list[str]
-    secret_groups: list[int]
-
-
 def _json_text(value: Any, what: str) -> str:
     try:
         return _compact(value)
@@ -219,53 +216,19 @@ def redact_details(text: str) -> Redaction:
     )
 
 
-def _redact_options(
-    method: Optional[str],
-    hash_key: Optional[str],
-    disable: Optional[Iterable[str]],
-    extra_rules: Optional[Iterable[Mapping[str, Any]]],
-    allowlist: Optional[Iterable[str]],
-    sensitive_keys: Optional[Iterable[str]] = None,
-) -> str:
-    """The options as the JSON the component reads; only what the caller set (the component checks values)."""
-    options: dict[str, Any] = {}
-    if method is not None:
-        options["method"] = method
-    if hash_key is not None:
-        options["hash_key"] = hash_key
-    for name, items in (("disable", disable), ("allowlist", allowlist), ("sensitive_keys", sensitive_keys)):
-        if items is not None:
-            if isinstance(items, (str, bytes)):
-                raise ArgumentTypeError(f"{name} must be a list of strings, not a single string")
-            options[name] = list(items)
-    if extra_rules is not None:
-        options["extra_rules"] = [dict(r) for r in extra_rules]
-    return _json_text(options, "redaction options")
-
-
-RedactionMethod = Literal["replace", "mask", "hash", "remove"]
-
-
 def redact_with_json(text: str, options_json: str = "{}") -> str:
-    """`redact_with` on options JSON (`method`, `hash_key`, `disable`, `extra_rules`, `allowlist`): the
-    component's `{"text", "findings"}` text."""
+    """`redact_with` on options JSON (``redaction-options`` in wit/world.wit, snake_case keys): the component's
+    `{"text", "findings"}` text."""
     return _runtime.get().outcome("redact-with", _text(text, "text"), _text(options_json, "options"))
 
 
-def redact_with(
-    text: str,
-    *,
-    method: Optional[RedactionMethod] = None,
-    hash_key: Optional[str] = None,
-    disable: Optional[Iterable[str]] = None,
-    extra_rules: Optional[Iterable[ExtraRule]] = None,
-    allowlist: Optional[Iterable[str]] = None,
-) -> Redaction:
-    """Redacts `text` under options: how secrets are replaced (`"replace"` (default), `"mask"`, `"hash"`: an
-    HMAC-SHA256 under `hash_key` of at least 16 bytes, so equal secrets correlate, `"remove"`), rule ids or
-    categories to switch off, extra rules, and exact values never redacted. Bad options raise
-    `InvalidInput` (-32602) naming what is wrong."""
-    doc = _loads(redact_with_json(text, _redact_options(method, hash_key, disable, extra_rules, allowlist)))
+def redact_with(text: str, **options: Unpack[RedactionOptions]) -> Redaction:
+    """Redacts `text` under the keyword options of :class:`RedactionOptions` (``redaction-options`` in
+    wit/world.wit): how secrets are replaced (`"replace"` (default), `"mask"`, `"hash"`: an HMAC-SHA256 under
+    `hash_key` of at least 16 bytes, so equal secrets correlate, `"remove"`), rule ids or categories to switch
+    off, extra rules, exact values and patterns never redacted. An unknown option raises
+    :class:`ArgumentTypeError`; bad values raise `InvalidInput` (-32602) naming what is wrong."""
+    doc = _loads(redact_with_json(text, _redaction_options_json(options, "redact_with")))
     return Redaction(
         doc["text"], tuple(Finding(f["rule"], f["category"], f["start"], f["end"]) for f in doc["findings"])
     )
@@ -276,21 +239,12 @@ def redact_json_value_json(json_text: str, options_json: str = "{}") -> str:
     return _runtime.get().outcome("redact-json-value", _text(json_text, "json"), _text(options_json, "options"))
 
 
-def redact_json_value(
-    value: Any,
-    *,
-    sensitive_keys: Optional[Iterable[str]] = None,
-    method: Optional[RedactionMethod] = None,
-    hash_key: Optional[str] = None,
-    disable: Optional[Iterable[str]] = None,
-    extra_rules: Optional[Iterable[ExtraRule]] = None,
-    allowlist: Optional[Iterable[str]] = None,
-) -> JsonRedaction:
+def redact_json_value(value: Any, **options: Unpack[RedactionOptions]) -> JsonRedaction:
     """JSON-aware redaction of a JSON value (dicts, lists, strings, numbers, ...): values under sensitive keys
     (password, token, authorization, cookie, api_key, ... and `sensitive_keys`) go whole, every other string
     is scanned. Options as for `redact_with`."""
-    options = _redact_options(method, hash_key, disable, extra_rules, allowlist, sensitive_keys)
-    doc = _loads(redact_json_value_json(_json_text(value, "value"), options))
+    options_json = _redaction_options_json(options, "redact_json_value")
+    doc = _loads(redact_json_value_json(_json_text(value, "value"), options_json))
     findings = tuple(
         JsonFinding(f["rule"], f["category"], f["path"], f["start"], f["end"], bool(f.get("key", False)))
         for f in doc["findings"]

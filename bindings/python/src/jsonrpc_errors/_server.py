@@ -14,11 +14,11 @@ from typing import Any, Optional, Union
 from ._args import Context
 from ._errors import ArgumentTypeError
 from ._guard import GuardSession
+from ._redaction_schema import REDACTION_OPTIONS
 from ._taxonomy import KINDS, Dialect
 
 _LOGGER = logging.getLogger("jsonrpc_errors.server")
 _LEVELS = {"error": logging.ERROR, "warn": logging.WARNING, "info": logging.INFO, "debug": logging.DEBUG}
-_REDACTION_KEYS = frozenset({"method", "hash_key", "disable", "extra_rules", "allowlist", "sensitive_keys"})
 
 
 def _for_log(session: GuardSession, text: str) -> str:
@@ -63,16 +63,16 @@ def error_response(
     if not isinstance(error, BaseException):
         raise ArgumentTypeError(f"error must be an exception, not {type(error).__name__}")
     options = dict(redaction or {})
-    unknown = sorted(set(options) - _REDACTION_KEYS)
+    unknown = sorted(set(options) - REDACTION_OPTIONS)
     if unknown:
-        raise ArgumentTypeError(f"unknown redaction option(s) {unknown}; known: {sorted(_REDACTION_KEYS)}")
+        raise ArgumentTypeError(f"unknown redaction option(s) {unknown}; known: {sorted(REDACTION_OPTIONS)}")
     # Also what checks the id and the dialect: the component refuses what JSON-RPC cannot carry.
     response: dict[str, Any] = map_error({"kind": "internal-error", "id": id}, dialect, context=context)
     # A JsonRpcError that JSON-RPC cannot carry (a code that is no integer, a message that is no string) is
     # answered as any other exception: the internal error.
     if isinstance(error, JsonRpcError) and _carriable(error):
-        text_options = {k: v for k, v in options.items() if k != "sensitive_keys"}
-        member: dict[str, Any] = {"code": error.code, "message": redact_with(error.message, **text_options).text}
+        # The same options for both: `sensitive_keys` means nothing to text, which the component allows.
+        member: dict[str, Any] = {"code": error.code, "message": redact_with(error.message, **options).text}
         if error.data is not None:
             member["data"] = redact_json_value(error.data, **options).value
         response = {"jsonrpc": "2.0", "error": member, "id": response["id"]}
