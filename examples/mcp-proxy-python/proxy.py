@@ -49,9 +49,8 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
-from jsonrpc_errors import DEFAULT_MAX_BYTES, InvalidInput, check_policy
+from jsonrpc_errors import InvalidInput, check_policy
 from jsonrpc_errors.mcp import (
-    DEFAULT_MAX_UPSTREAM_BYTES,
     OVERSIZE_EDGE_BYTES,
     GuardedWriteStream,
     OversizeLine,
@@ -299,7 +298,8 @@ async def from_upstream(upstream: Upstream, guard: GuardedWriteStream, sink: Mem
     """The upstream's stdout, line by line, to the guard; at its end, how the upstream ended."""
     stdout = upstream.process.stdout
     assert stdout is not None
-    splitter = LineSplitter(DEFAULT_MAX_UPSTREAM_BYTES)
+    # The longest line the session resolved (given, else the policy file's, else the default).
+    splitter = LineSplitter(guard.settings["max_upstream_bytes"])
     async with sink:
         with suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
             async for chunk in stdout:
@@ -330,15 +330,15 @@ class PolicyRefused(Exception):
     """A policy file that cannot be read or that the component refuses: `FILE:LINE:COLUMN: details`."""
 
 
-def read_policy(path: str) -> tuple[str, dict[str, object]]:
-    """The policy file's text and its [defaults], as the component reads them; or PolicyRefused, in the
-    CLI's words."""
+def read_policy(path: str) -> str:
+    """The policy file's text, checked by the component; or PolicyRefused, in the CLI's words."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise PolicyRefused(f"{path}: cannot read the policy file: {error}") from None
     try:
-        return text, check_policy(text, os.environ)
+        check_policy(text, os.environ)
+        return text
     except InvalidInput as refused:
         data = refused.data if isinstance(refused.data, dict) else {}
         if "details" not in data:
@@ -350,7 +350,7 @@ def read_policy(path: str) -> tuple[str, dict[str, object]]:
 async def reload_policy(path: str, guard: GuardedWriteStream) -> None:
     """SIGHUP with --config: the file read again, for the requests from now on; a refused one changes nothing."""
     try:
-        text, _ = read_policy(path)
+        text = read_policy(path)
         await guard.set_policy(text, os.environ)
     except (PolicyRefused, InvalidInput) as refused:
         log.warning("policy-reload-refused: received SIGHUP; the new policy file is refused, the old one still holds: %s", refused)
@@ -360,18 +360,13 @@ async def reload_policy(path: str, guard: GuardedWriteStream) -> None:
 
 async def run(args: argparse.Namespace) -> int:
     command = args.command
-    # Options left unset take the policy file's [defaults] (guard_streams resolves them as the CLI does); the
-    # line limits this proxy reads with too.
+    # Options left unset are the session's to resolve (the policy file's [defaults], else the built-in ones);
+    # the line limits this proxy reads with are what it resolved (the guard's `settings`).
     options: dict[str, object] = {k: v for k, v in (("dialect", args.dialect), ("timeout", args.timeout), ("max_bytes", args.max_bytes),
                                                      ("failed_result_bytes", args.failed_result_bytes)) if v is not None}
-    max_bytes, max_upstream_bytes = args.max_bytes, None
     if args.config is not None:
-        options["policy"], defaults = args.policy, args.policy_defaults
-        max_bytes = max_bytes if max_bytes is not None else defaults.get("max_bytes")
-        max_upstream_bytes = defaults.get("max_upstream_bytes")
+        options["policy"] = args.policy
         options["policy_env"] = os.environ
-    max_bytes = max_bytes if max_bytes is not None else DEFAULT_MAX_BYTES
-    max_upstream_bytes = max_upstream_bytes if max_upstream_bytes is not None else DEFAULT_MAX_UPSTREAM_BYTES
     tree = ProcessTree()
     # The name `jsonrpc-errors guard` gives the upstream; it shows in the errors the client gets.
     upstream_name = f"stdio:{Path(command[0]).name}"
@@ -393,17 +388,18 @@ async def run(args: argparse.Namespace) -> int:
             tree.pgid = tree.upstream_pid = process.pid
             upstream = Upstream(process, tree, args.grace)
             log.info("started: upstream %r, pid %d", command[0], process.pid)
-            threading.Thread(target=read_client_stdin, args=(client_lines_in, max_bytes, anyio.lowlevel.current_token()),
-                             daemon=True).start()
             try:
                 async with (
                     stdio_server(stdin=no_input) as (_, client_write),  # type: ignore[arg-type]  # it only iterates
                     # The guard's own answer to what is still pending after the client left is a backstop: the
                     # upstream's end answers first, at most two grace periods after its stdin closed.
-                    guard_streams(upstream_read, upstream_write, **options, max_upstream_bytes=max_upstream_bytes,  # type: ignore[arg-type]
+                    guard_streams(upstream_read, upstream_write, **options,  # type: ignore[arg-type]
                                   upstream=upstream_name, grace=2 * args.grace + 2 * SETTLE + 1) as (read, guard),
                     anyio.create_task_group() as task_group,
                 ):
+                    threading.Thread(target=read_client_stdin,
+                                     args=(client_lines_in, guard.settings["max_bytes"], anyio.lowlevel.current_token()),
+                                     daemon=True).start()
 
                     async def from_client() -> None:
                         async with client_lines:
@@ -463,7 +459,7 @@ def main() -> None:
     if args.config is not None:
         # Read and checked before anything starts: a refused file is the CLI's usage error.
         try:
-            args.policy, args.policy_defaults = read_policy(args.config)
+            args.policy = read_policy(args.config)
         except PolicyRefused as refused:
             print(f"proxy.py: {refused}", file=sys.stderr)
             sys.exit(2)

@@ -22,12 +22,10 @@
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
-import { GuardSession, checkPolicy, setEnvironment, InvalidInputError, type PolicyDefaults } from "jsonrpc-errors/guard";
+import { GuardSession, checkPolicy, setEnvironment, InvalidInputError } from "jsonrpc-errors/guard";
 import { guardTransport, type Dialect, type GuardedTransport } from "jsonrpc-errors/mcp";
 import { readLines, relayStderr, UpstreamProcess, writeLine, type Line, type LineReader } from "./stdio.js";
 
-const MAX_BYTES = 10 * 1024 * 1024; // the guard's default largest client message (--max-bytes)
-const MAX_UPSTREAM_BYTES = 64 * 1024 * 1024; // the CLI's --max-upstream-bytes
 const GRACE_MS = 2_000; // the CLI's --grace
 
 function log(level: string, event: string, message: string, fields: object = {}): void {
@@ -39,7 +37,7 @@ function usage(problem: string): never {
 }
 
 /** The policy file's text, checked by the guard module; or why not, as `FILE:LINE:COLUMN: details` (the CLI's words). */
-function readPolicy(file: string): { text: string; defaults: PolicyDefaults } | { refused: string } {
+function readPolicy(file: string): { text: string } | { refused: string } {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -47,7 +45,8 @@ function readPolicy(file: string): { text: string; defaults: PolicyDefaults } | 
     return { refused: `${file}: cannot read the policy file: ${(error as Error).message}` };
   }
   try {
-    return { text, defaults: checkPolicy(text, process.env) };
+    checkPolicy(text, process.env);
+    return { text };
   } catch (error) {
     if (!(error instanceof InvalidInputError)) throw error;
     const data = (error.error.data ?? {}) as { line?: number; column?: number; details?: string };
@@ -72,9 +71,6 @@ const failedResultBytes = flags["failed-result-bytes"] === undefined ? undefined
 if (failedResultBytes !== undefined && !(Number.isInteger(failedResultBytes) && failedResultBytes >= 0)) usage("--failed-result-bytes takes a number of bytes");
 const configFile = flags.config;
 let policy: string | undefined;
-// The line limits this proxy reads with: the file's [defaults] where it sets them.
-let maxBytes = MAX_BYTES;
-let maxUpstreamBytes = MAX_UPSTREAM_BYTES;
 if (configFile !== undefined) {
   const read = readPolicy(configFile);
   if ("refused" in read) {
@@ -82,15 +78,13 @@ if (configFile !== undefined) {
     process.exit(2);
   }
   policy = read.text;
-  maxBytes = read.defaults.max_bytes ?? MAX_BYTES;
-  maxUpstreamBytes = read.defaults.max_upstream_bytes ?? MAX_UPSTREAM_BYTES;
 }
 
 setEnvironment(process.env); // the environment's secret values are scrubbed from everything, as the CLI does
-const upstream = new UpstreamProcess(command, args, { env: process.env, maxLineBytes: maxUpstreamBytes, graceMs: GRACE_MS });
+const upstream = new UpstreamProcess(command, args, { env: process.env, graceMs: GRACE_MS });
 let guarded: GuardedTransport;
 try {
-  // Options left out take the policy file's [defaults], else the CLI's (the adapter resolves them).
+  // Options left out take the policy file's [defaults], else the built-in ones (the session resolves them).
   guarded = guardTransport(upstream, {
     ...(flags.dialect !== undefined ? { dialect: flags.dialect as Dialect } : {}),
     ...(timeout !== undefined ? { timeoutMs: timeout === 0 ? null : Math.max(1, Math.round(timeout * 1000)) } : {}),
@@ -102,6 +96,9 @@ try {
 } catch (error) {
   usage((error as Error).message); // an unknown dialect: the library's own refusal
 }
+// The line limits this proxy reads with: what the session resolved.
+upstream.maxLineBytes = guarded.settings.max_upstream_bytes;
+const maxBytes = guarded.settings.max_bytes;
 
 /** Text about the upstream that is not its stderr (a failed write), redacted for the log on a session of
  *  its own: the stderr stream's session carries a key block one read leaves open into the next, and would

@@ -172,8 +172,6 @@ function alive(pid: number): boolean {
 export interface UpstreamOptions {
   /** The upstream's whole environment (the tag is added). */
   env: NodeJS.ProcessEnv;
-  /** The longest line read from its stdout; a longer one is discarded as it streams (`onoversize`). */
-  maxLineBytes: number;
   /** How long it gets after its stdin closes, and after SIGTERM, before the next step (the CLI's --grace). */
   graceMs: number;
 }
@@ -203,6 +201,9 @@ export class UpstreamProcess implements LineTransport {
   #markExited: () => void = () => {};
   /** The proxy had to signal it: it did not exit after its stdin closed. */
   #terminated = false;
+  /** The longest line read from its stdout; a longer one is discarded as it streams (`onoversize`). Set
+   *  before `start`, from what the guard session resolved (`GuardedTransport.settings.max_upstream_bytes`). */
+  maxLineBytes: number | undefined;
 
   constructor(
     readonly command: string,
@@ -223,6 +224,8 @@ export class UpstreamProcess implements LineTransport {
 
   /** Spawns it; rejects with the system's error (ENOENT, EACCES, ...) when it cannot run. */
   start(): Promise<void> {
+    const maxLineBytes = this.maxLineBytes;
+    if (maxLineBytes === undefined) return Promise.reject(new Error("maxLineBytes is set before start"));
     return new Promise((resolve, reject) => {
       // detached: a process group (and session) of its own, which the proxy signals whole.
       const child = spawn(this.command, this.args, {
@@ -238,7 +241,7 @@ export class UpstreamProcess implements LineTransport {
         this.#child = child;
         // A write to a process that is gone fails its write's callback; the stream's own error is that too.
         child.stdin.on("error", () => {});
-        const output = readLines(child.stdout, this.options.maxLineBytes, (line) => this.#received(line));
+        const output = readLines(child.stdout, maxLineBytes, (line) => this.#received(line));
         child.stdout.on("end", () => {
           const last = output.rest();
           if (last !== undefined) this.#received(last);

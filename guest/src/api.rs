@@ -183,10 +183,13 @@ pub struct SessionArgs {
     pub max_bytes: Option<u64>,
     /// "reject" or "allow".
     pub batch: String,
+    /// None: not given; `Some(0)`: no limit.
     pub timeout_ms: Option<u64>,
     /// How errors and logs name the upstream.
     pub upstream: String,
     pub failed_result_bytes: Option<u64>,
+    /// The longest upstream line the shell reads (reported in the session's settings).
+    pub max_upstream_bytes: Option<u64>,
     /// A policy file (TOML), and the environment its `hash_key_env` is read from.
     pub policy: Option<String>,
     pub policy_env: Vec<(String, String)>,
@@ -207,6 +210,7 @@ impl Default for SessionArgs {
             timeout_ms: None,
             upstream: "upstream".into(),
             failed_result_bytes: None,
+            max_upstream_bytes: None,
             policy: None,
             policy_env: Vec::new(),
             environment: None,
@@ -218,7 +222,7 @@ impl Default for SessionArgs {
 
 impl SessionArgs {
     /// Reads the options' JSON (the npm module's glue, the vectors); a member not given, or null, keeps its
-    /// default. An unknown or ill-typed member is refused with -32602 (`data.reason` "invalid-options",
+    /// default, but for a `limit` (`timeout_ms`), where null says "no limit" (as 0 does). An unknown or ill-typed member is refused with -32602 (`data.reason` "invalid-options",
     /// `data.details` naming it, never its value). Read by hand: a derived reader adds to the npm module.
     pub fn from_json(text: &str) -> Result<SessionArgs, ErrorObject> {
         let refuse = |details: String| ErrorObject::invalid_params("invalid-options", &details);
@@ -229,6 +233,10 @@ impl SessionArgs {
         };
         let mut args = SessionArgs::default();
         for (name, value) in members {
+            if name == "timeout_ms" && value.is_null() {
+                args.timeout_ms = Some(0);
+                continue;
+            }
             if value.is_null() {
                 continue;
             }
@@ -239,6 +247,7 @@ impl SessionArgs {
                 "timeout_ms" => value.as_u64().map(|v| args.timeout_ms = Some(v)),
                 "upstream" => json_text(value).map(|v| args.upstream = v),
                 "failed_result_bytes" => value.as_u64().map(|v| args.failed_result_bytes = Some(v)),
+                "max_upstream_bytes" => value.as_u64().map(|v| args.max_upstream_bytes = Some(v)),
                 "policy" => json_text(value).map(|v| args.policy = Some(v)),
                 "policy_env" => json_pairs(value).map(|v| args.policy_env = v),
                 "environment" => json_pairs(value).map(|v| args.environment = Some(v)),
@@ -328,6 +337,7 @@ pub fn guard_session(args: SessionArgs) -> Result<guard::Session, ErrorObject> {
         timeout_ms,
         upstream,
         failed_result_bytes,
+        max_upstream_bytes,
         policy,
         policy_env,
         environment,
@@ -343,29 +353,35 @@ pub fn guard_session(args: SessionArgs) -> Result<guard::Session, ErrorObject> {
     if !crate::taxonomy::is_dialect(&dialect) {
         return Err(fail(InputError::UnknownDialect(dialect)));
     }
-    // The policy file's defaults fill what the shell left unset (its own options override the file); a
-    // document that cannot be read sets nothing (the session refuses every request).
+    // Every limit resolves here, once for every shell: the caller's option, else the policy file's
+    // `[defaults]`, else the built-in default (`guard::Options::new`); the session reports the result
+    // (`Session::settings`). A document that cannot be read sets nothing (the session refuses every request).
     let defaults = policy
         .as_deref()
         .and_then(|text| crate::policy::document::parse(text).ok())
         .map(|d| d.defaults)
         .unwrap_or_default();
-    let max_bytes = max_bytes.or(defaults.max_bytes);
-    let timeout_ms = match (timeout_ms, defaults.timeout) {
-        (Some(ms), _) => Some(ms),
-        (None, Some(s)) => crate::policy::compiled::seconds_to_ms(s),
-        (None, None) => None,
-    };
-    let failed_result_bytes = failed_result_bytes.or(defaults.failed_result_bytes);
     let mut options = guard::Options::new(&dialect, &upstream);
-    if let Some(n) = max_bytes {
+    if let Some(n) = max_bytes.or(defaults.max_bytes) {
         options.max_bytes = n;
     }
     options.batch = batch;
-    options.timeout_millis = timeout_ms;
-    if let Some(n) = failed_result_bytes {
+    // 0 (from the caller or the file) is "no limit"; `seconds_to_ms` reads the file's 0 as none.
+    let from_file = || {
+        defaults
+            .timeout
+            .map(|s| crate::policy::compiled::seconds_to_ms(s).unwrap_or(0))
+    };
+    let timeout_ms = timeout_ms
+        .or_else(from_file)
+        .unwrap_or(guard::DEFAULT_TIMEOUT_MILLIS);
+    options.timeout_millis = (timeout_ms > 0).then_some(timeout_ms);
+    if let Some(n) = failed_result_bytes.or(defaults.failed_result_bytes) {
         // Room for the cut's marker at least: a limit smaller than it could not hold the text it announces.
         options.failed_result_bytes = n.max(64);
+    }
+    if let Some(n) = max_upstream_bytes.or(defaults.max_upstream_bytes) {
+        options.max_upstream_bytes = n;
     }
     options.policy = policy;
     options.policy_env = policy_env;

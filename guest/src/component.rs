@@ -309,6 +309,7 @@ impl exports::jsonrpc_errors::core::guard::GuestSession for GuardSession {
             timeout_ms: options.timeout_ms,
             upstream: options.upstream,
             failed_result_bytes: options.failed_result_bytes,
+            max_upstream_bytes: options.max_upstream_bytes,
             policy: options.policy,
             policy_env: options.policy_env,
             environment: options.environment,
@@ -319,6 +320,10 @@ impl exports::jsonrpc_errors::core::guard::GuestSession for GuardSession {
             crate::guard::Session::new(crate::guard::Options::new("canonical", &upstream))
         });
         GuardSession(RefCell::new(session))
+    }
+
+    fn settings(&self) -> String {
+        self.0.borrow().settings()
     }
 
     fn client_line(&self, line: Vec<u8>, c: WitContext) -> String {

@@ -26,6 +26,14 @@ impl BatchPolicy {
             _ => None,
         }
     }
+
+    /// The name `parse` reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            BatchPolicy::Reject => "reject",
+            BatchPolicy::Allow => "allow",
+        }
+    }
 }
 
 #[derive(Debug, Clone)]

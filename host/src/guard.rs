@@ -8,7 +8,7 @@ use crate::exports::jsonrpc_errors::core::guard::{
 };
 use crate::{failure, Context, Failure, InputProblem, Instance, Runtime};
 /// The session's options and what its calls return: generated from `interface guard` in wit/world.wit.
-pub use schema::{BatchPolicy, Event, Options, Outcome, Peer, Step};
+pub use schema::{BatchPolicy, Event, Options, Outcome, Peer, Settings, Step};
 use wasmtime::component::ResourceAny;
 
 /// Why the upstream can no longer answer.
@@ -71,6 +71,23 @@ impl Runtime {
 }
 
 impl Session {
+    /// The settings the session resolved when it opened (its options, else the policy file's `[defaults]`,
+    /// else the built-in defaults): what a shell's own readers are limited by.
+    pub fn settings(&mut self) -> Result<Settings, Failure> {
+        let json = self.settings_json()?;
+        serde_json::from_str(&json).map_err(|_| Failure::internal())
+    }
+
+    /// The settings as the component writes them (`session-settings` as JSON).
+    pub fn settings_json(&mut self) -> Result<String, Failure> {
+        self.call(|i, h| {
+            i.api
+                .jsonrpc_errors_core_guard()
+                .session()
+                .call_settings(&mut i.store, h)
+        })
+    }
+
     /// Runs one method; a trap discards the instance for good.
     fn call<T>(
         &mut self,

@@ -460,10 +460,6 @@ fn run(cli: Cli) -> Result<String, Problem> {
     Ok(out + "\n")
 }
 
-/// How long a request may wait for the upstream unless the command line or the policy file says otherwise:
-/// below the 60 s most MCP clients wait, so they get the guard's answer rather than their own timeout.
-const DEFAULT_GUARD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(50);
-
 /// `guard` runs until its upstream ends and reports through its exit status, so it does not go through
 /// `run`'s one-document contract.
 fn guard(command: Command) -> ExitCode {
@@ -537,25 +533,73 @@ fn guard(command: Command) -> ExitCode {
         proxy::transport::http::Protocol::Mcp => "canonical".into(),
     });
     let batch = batch.or(file.batch).unwrap_or_else(|| "reject".into());
-    let max_bytes = max_bytes.or(file.max_bytes);
-    let failed_result_bytes = failed_result_bytes.or(file.failed_result_bytes);
-    let max_upstream_bytes = max_upstream_bytes
-        .or(file.max_upstream_bytes)
-        .unwrap_or(64 * 1024 * 1024);
-    let timeout = match timeout {
-        Some(secs) => match seconds(secs, "timeout") {
-            Ok(t) => t,
-            Err(msg) => return usage(msg),
-        },
-        None => file
-            .timeout_ms
-            .map_or(DEFAULT_GUARD_TIMEOUT, std::time::Duration::from_millis),
+    // What the command line gives, and None for what it leaves unset: the session resolves every limit (the
+    // policy file's `[defaults]`, else the built-in defaults) and reports it in its settings.
+    let timeout_ms = match timeout.map(|secs| seconds(secs, "timeout")).transpose() {
+        // 0: no limit; anything else at least 1 ms.
+        Ok(t) => t.map(|t| {
+            if t.is_zero() {
+                0
+            } else {
+                t.as_millis().max(1) as u64
+            }
+        }),
+        Err(msg) => return usage(msg),
     };
     let grace = match seconds(grace, "grace") {
         Ok(g) => g,
         Err(msg) => return usage(msg),
     };
-    let max_upstream_bytes = max_upstream_bytes as usize;
+    let mut session = jsonrpc_errors_host::guard::Options {
+        dialect,
+        max_bytes,
+        batch: if batch == "allow" {
+            jsonrpc_errors_host::guard::BatchPolicy::Allow
+        } else {
+            jsonrpc_errors_host::guard::BatchPolicy::Reject
+        },
+        timeout_ms,
+        failed_result_bytes,
+        max_upstream_bytes,
+        policy_env: policy.as_ref().map(|p| p.env.clone()).unwrap_or_default(),
+        policy: policy.map(|p| p.text),
+        environment: Some(secret_candidates()),
+        // One client per session, but for the HTTP front's shared child (`proxy/http/shared.rs`).
+        many_clients: None,
+        ..Default::default()
+    };
+    // Refuse a bad dialect before anything starts (the message is the library's, as for every subcommand).
+    // On stderr only: the guard's stdout is the MCP channel, and carries nothing but messages.
+    if let Err(f) = runtime.dialect(&session.dialect) {
+        return usage(format!("{f}"));
+    }
+    let settings = match runtime
+        .guard_session(&session)
+        .and_then(|mut s| s.settings())
+    {
+        Ok(settings) => settings,
+        Err(f) => return usage(format!("{f}")),
+    };
+    // A line longer than the component takes could not be judged: every pending request would go unanswered.
+    // So the limits stop there (lines beyond them are refused as they stream, and answered).
+    let most = runtime.max_input_bytes() as u64;
+    for (flag, value) in [
+        ("--max-bytes", settings.max_bytes),
+        ("--max-upstream-bytes", settings.max_upstream_bytes),
+    ] {
+        if value > most {
+            return usage(format!(
+                "{flag} {value} is over the largest line the guard can judge ({most} bytes)"
+            ));
+        }
+    }
+    // Every session this guard opens (one per legacy HTTP session, and again after a SIGHUP reload) gets the
+    // limits resolved at start, as the transport's reader does.
+    session.max_bytes = Some(settings.max_bytes);
+    session.timeout_ms = Some(settings.timeout_ms.unwrap_or(0));
+    session.failed_result_bytes = Some(settings.failed_result_bytes);
+    session.max_upstream_bytes = Some(settings.max_upstream_bytes);
+    let max_upstream_bytes = settings.max_upstream_bytes as usize;
     let transport = match upstream {
         None => proxy::transport::Spec::Process(proxy::transport::process::Spec {
             command,
@@ -581,42 +625,8 @@ fn guard(command: Command) -> ExitCode {
             }
         }
     };
-    let session = jsonrpc_errors_host::guard::Options {
-        dialect,
-        max_bytes,
-        batch: if batch == "allow" {
-            jsonrpc_errors_host::guard::BatchPolicy::Allow
-        } else {
-            jsonrpc_errors_host::guard::BatchPolicy::Reject
-        },
-        timeout_ms: (!timeout.is_zero()).then(|| timeout.as_millis().max(1) as u64),
-        upstream: proxy::transport::display_name(&transport),
-        failed_result_bytes,
-        policy_env: policy.as_ref().map(|p| p.env.clone()).unwrap_or_default(),
-        policy: policy.map(|p| p.text),
-        environment: Some(secret_candidates()),
-        upstream_credentials: Some(proxy::transport::credentials(&transport)),
-        // One client per session, but for the HTTP front's shared child (`proxy/http/shared.rs`).
-        many_clients: None,
-    };
-    // Refuse a bad dialect before anything starts (the message is the library's, as for every subcommand).
-    // On stderr only: the guard's stdout is the MCP channel, and carries nothing but messages.
-    if let Err(f) = runtime.dialect(&session.dialect) {
-        return usage(format!("{f}"));
-    }
-    // A line longer than the component takes could not be judged: every pending request would go unanswered.
-    // So the limits stop there (lines beyond them are refused as they stream, and answered).
-    let most = runtime.max_input_bytes() as u64;
-    for (flag, value) in [
-        ("--max-bytes", max_bytes.unwrap_or(0)),
-        ("--max-upstream-bytes", max_upstream_bytes as u64),
-    ] {
-        if value > most {
-            return usage(format!(
-                "{flag} {value} is over the largest line the guard can judge ({most} bytes)"
-            ));
-        }
-    }
+    session.upstream = proxy::transport::display_name(&transport);
+    session.upstream_credentials = Some(proxy::transport::credentials(&transport));
     let metrics_addr = match metrics_addr
         .map(|a| proxy::MetricsAddr::parse(&a))
         .transpose()
@@ -676,6 +686,7 @@ fn guard(command: Command) -> ExitCode {
     };
     let args = proxy::Args {
         session,
+        settings,
         transport,
         log_format: format,
         log_level: level,

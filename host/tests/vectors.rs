@@ -115,6 +115,7 @@ enum GuardStep<'a> {
     Failed(&'a Value),
     ExchangeEnded(&'a str),
     Expire,
+    Settings,
     Log(&'a str),
     Stderr(Vec<u8>),
     StderrEnd,
@@ -166,6 +167,8 @@ fn guard_steps(case: &Value) -> Vec<(GuardStep<'_>, (u64, u64))> {
                 GuardStep::ExchangeEnded(id)
             } else if step.get("expire").is_some() {
                 GuardStep::Expire
+            } else if step.get("settings").is_some() {
+                GuardStep::Settings
             } else if let Some(t) = text("upstream_stderr") {
                 GuardStep::Stderr(t.as_bytes().to_vec())
             } else if let Some(h) = text("upstream_stderr_hex") {
@@ -193,7 +196,11 @@ fn guard_options(case: &Value) -> jsonrpc_errors_host::guard::Options {
         } else {
             jsonrpc_errors_host::guard::BatchPolicy::Reject
         },
-        timeout_ms: n("timeout_ms"),
+        // Absent: not given; null: no limit (0 at the typed boundary).
+        timeout_ms: o
+            .get("timeout_ms")
+            .map(|t| if t.is_null() { Some(0) } else { t.as_u64() })
+            .unwrap_or(None),
         upstream: s("upstream", "upstream"),
         failed_result_bytes: n("failed_result_bytes"),
         policy: o.get("policy").and_then(Value::as_str).map(str::to_string),
@@ -207,6 +214,7 @@ fn guard_options(case: &Value) -> jsonrpc_errors_host::guard::Options {
                 .collect()
         }),
         many_clients: o.get("many_clients").and_then(Value::as_bool),
+        max_upstream_bytes: n("max_upstream_bytes"),
     }
 }
 
@@ -266,6 +274,7 @@ fn native_guard(case: &Value) -> Result<String, jsonrpc_errors_guest::error::Err
             }
             GuardStep::ExchangeEnded(id) => session.upstream_exchange_ended(id, ctx).to_json(),
             GuardStep::Expire => session.expire(ctx).to_json(),
+            GuardStep::Settings => session.settings(),
             GuardStep::Log(t) => session.upstream_log(t),
             GuardStep::Stderr(b) => session.upstream_stderr(&b, false),
             GuardStep::StderrEnd => session.upstream_stderr(&[], true),
@@ -306,6 +315,7 @@ fn component_guard(rt: &Runtime, case: &Value) -> Result<String, Failure> {
             }
             GuardStep::ExchangeEnded(id) => session.upstream_exchange_ended_json(id, ctx)?,
             GuardStep::Expire => session.expire_json(ctx)?,
+            GuardStep::Settings => session.settings_json()?,
             GuardStep::Log(t) => session.upstream_log(t)?,
             GuardStep::Stderr(b) => session.upstream_stderr(&b)?,
             GuardStep::StderrEnd => session.upstream_stderr_end()?,

@@ -40,6 +40,9 @@ pub(crate) enum Ty {
     Enum(String, Vec<String>),
     /// Any JSON value (`json-value`).
     Json,
+    /// A `limit` (a `u64` where 0 means none): as an option, absent is "not given", and the shells' null is
+    /// "no limit" (0 at the typed boundary).
+    Limit,
     Option(Box<Ty>),
     /// `list<tuple<string, string>>`: (name, value) pairs, an environment.
     Pairs,
@@ -110,6 +113,9 @@ pub(crate) type EnumDef = (String, Vec<(String, Vec<String>)>, Vec<String>);
 
 struct Schema {
     options: Vec<Field>,
+    /// What a session resolved (`session-settings`).
+    settings: Vec<Field>,
+    settings_docs: Vec<String>,
     options_docs: Vec<String>,
     /// (case name, its record's name and fields)
     steps: Vec<(String, String, Vec<String>, Vec<Field>)>,
@@ -137,6 +143,7 @@ impl Reader<'_> {
                 let name = def.name.clone().unwrap_or_default();
                 match &def.kind {
                     TypeDefKind::Type(_) if name == "json-value" => Ty::Json,
+                    TypeDefKind::Type(_) if name == "limit" => Ty::Limit,
                     TypeDefKind::Type(t) => return self.ty(t),
                     TypeDefKind::Enum(e) => {
                         let cases: Vec<String> = e.cases.iter().map(|c| c.name.clone()).collect();
@@ -219,6 +226,7 @@ fn schema() -> Result<Schema> {
         enums: Vec::new(),
     };
     let (options, options_docs) = reader.record("guard-options")?;
+    let (settings, settings_docs) = reader.record("session-settings")?;
     let step_id = *iface
         .types
         .get("step")
@@ -238,6 +246,8 @@ fn schema() -> Result<Schema> {
     let (outcome, _) = reader.record("session-outcome")?;
     Ok(Schema {
         options,
+        settings,
+        settings_docs,
         options_docs,
         steps,
         outcome,
@@ -278,7 +288,7 @@ fn host_option_type(ty: &Ty) -> Result<String> {
         Ty::String => "String".into(),
         Ty::Bool => "bool".into(),
         Ty::U32 => "u32".into(),
-        Ty::U64 => "u64".into(),
+        Ty::U64 | Ty::Limit => "u64".into(),
         Ty::S32 => "i32".into(),
         Ty::Option(t) => format!("Option<{}>", host_option_type(t)?),
         Ty::Pairs => "Vec<(String, String)>".into(),
@@ -290,7 +300,7 @@ fn host_option_type(ty: &Ty) -> Result<String> {
 fn host_is_copy(ty: &Ty) -> bool {
     match ty {
         _ if is_dialect(ty) => false,
-        Ty::Enum(..) | Ty::Bool | Ty::U32 | Ty::U64 | Ty::S32 => true,
+        Ty::Enum(..) | Ty::Bool | Ty::U32 | Ty::U64 | Ty::S32 | Ty::Limit => true,
         Ty::Option(t) => host_is_copy(t),
         _ => false,
     }
@@ -427,6 +437,7 @@ fn host(s: &Schema) -> Result<String> {
     );
     host_fields(&mut o, "    ", &s.outcome, true)?;
     let _ = writeln!(o, "}}");
+    settings_mirror(&mut o, s, Shell::Host)?;
     Ok(o)
 }
 
@@ -466,6 +477,7 @@ fn py_option_type(ty: &Ty) -> Result<String> {
         Ty::String => "str".into(),
         Ty::Bool => "bool".into(),
         Ty::U32 | Ty::U64 | Ty::S32 => "int".into(),
+        Ty::Option(t) if **t == Ty::Limit => "Optional[int]".into(),
         Ty::Option(t) => format!("Optional[{}]", py_option_type(t)?),
         Ty::Pairs => "Optional[Mapping[str, str]]".into(),
         Ty::List(t) if **t == Ty::String => "Sequence[str]".into(),
@@ -502,6 +514,10 @@ fn py_marshal(f: &Field) -> Result<String> {
             Ty::U32 | Ty::U64 | Ty::S32 => {
                 format!("value = options.get({py:?})\n    if value is not None:\n        _u64(value, {py:?})")
             }
+            // Absent: not given (None); None: no limit (0).
+            Ty::Limit => format!(
+                "value = options.get({py:?}, ...)\n    if value is ...:\n        value = None\n    elif value is None:\n        value = 0\n    else:\n        _u64(value, {py:?})"
+            ),
             Ty::String => {
                 format!("value = options.get({py:?})\n    if value is not None:\n        _text(value, {py:?})")
             }
@@ -621,6 +637,7 @@ fn python(s: &Schema) -> Result<String> {
         let _ = writeln!(o, "    setattr(record, {:?}, value)", f.name);
     }
     let _ = writeln!(o, "    return record");
+    settings_mirror(&mut o, s, Shell::Python)?;
     Ok(o)
 }
 
@@ -678,7 +695,7 @@ fn ts_option_type(ty: &Ty) -> Result<String> {
             .join(" | "),
         Ty::String => "string".into(),
         Ty::Bool => "boolean".into(),
-        Ty::U32 | Ty::U64 | Ty::S32 => "number".into(),
+        Ty::U32 | Ty::U64 | Ty::S32 | Ty::Limit => "number".into(),
         Ty::Option(t) => format!("{} | null", ts_option_type(t)?),
         Ty::Pairs => "Record<string, string | undefined>".into(),
         Ty::List(t) if **t == Ty::String => "readonly string[]".into(),
@@ -700,6 +717,11 @@ fn ts_marshal(f: &Field) -> Result<String> {
             Ty::U32 | Ty::U64 | Ty::S32 => {
                 format!("{v} == null ? null : u64({v}, {})", py_literal(&key))
             }
+            // Undefined: not given (left out of the JSON); null: no limit (0).
+            Ty::Limit => format!(
+                "{v} === undefined ? undefined : {v} === null ? 0 : u64({v}, {})",
+                py_literal(&key)
+            ),
             Ty::String => format!("{v} == null ? null : text({v}, {}, \"\")", py_literal(&key)),
             Ty::Bool => format!("{v} == null ? null : flag({v}, {})", py_literal(&key)),
             Ty::Pairs => format!("{v} == null ? null : pairs({v}, {})", py_literal(&key)),
@@ -796,7 +818,81 @@ fn typescript(s: &Schema) -> Result<String> {
         let _ = writeln!(o, "    {}: {},", f.snake(), ts_marshal(f)?);
     }
     let _ = writeln!(o, "  }});\n}}");
+    settings_mirror(&mut o, s, Shell::TypeScript)?;
     Ok(o)
+}
+
+// ---------------------------------------------------------------------------- session settings, each shell
+
+#[derive(Clone, Copy, PartialEq)]
+enum Shell {
+    Host,
+    Python,
+    TypeScript,
+}
+
+/// `session-settings`, the JSON `settings` returns, as each shell reads it: the host's `Settings` (serde),
+/// Python's `Settings` TypedDict, TypeScript's `GuardSettings` interface. Fields are scalars, enums (names)
+/// and options (null).
+fn settings_mirror(o: &mut String, s: &Schema, shell: Shell) -> Result<()> {
+    fn scalar(ty: &Ty, shell: Shell) -> Result<String> {
+        let names = |cases: &[String], sep: &str| {
+            cases
+                .iter()
+                .map(|c| py_literal(c))
+                .collect::<Vec<_>>()
+                .join(sep)
+        };
+        Ok(match (ty, shell) {
+            (t, Shell::Host) if is_dialect(t) => "String".into(),
+            (t, Shell::Python) if is_dialect(t) => "str".into(),
+            (t, Shell::TypeScript) if is_dialect(t) => "Dialect".into(),
+            (Ty::Enum(..), Shell::Host) => "String".into(),
+            (Ty::Enum(_, cases), Shell::Python) => format!("Literal[{}]", names(cases, ", ")),
+            (Ty::Enum(_, cases), Shell::TypeScript) => names(cases, " | "),
+            (Ty::U64 | Ty::Limit, Shell::Host) => "u64".into(),
+            (Ty::U64 | Ty::Limit, Shell::Python) => "int".into(),
+            (Ty::U64 | Ty::Limit, Shell::TypeScript) => "number".into(),
+            (Ty::Option(t), Shell::Host) => format!("Option<{}>", scalar(t, shell)?),
+            (Ty::Option(t), Shell::Python) => format!("Optional[{}]", scalar(t, shell)?),
+            (Ty::Option(t), Shell::TypeScript) => format!("{} | null", scalar(t, shell)?),
+            (other, _) => bail!("session-settings cannot carry {other:?}"),
+        })
+    }
+    match shell {
+        Shell::Host => {
+            let _ = writeln!(o);
+            rust_doc(o, "", &s.settings_docs);
+            let _ = writeln!(
+                o,
+                "#[derive(Debug, Clone, PartialEq, Deserialize)]\npub struct Settings {{"
+            );
+            for f in &s.settings {
+                rust_doc(o, "    ", &f.docs);
+                let _ = writeln!(o, "    pub {}: {},", f.snake(), scalar(&f.ty, shell)?);
+            }
+            let _ = writeln!(o, "}}");
+        }
+        Shell::Python => {
+            let _ = writeln!(o, "\n\nclass Settings(TypedDict):");
+            let _ = writeln!(o, "    \"\"\"{}\"\"\"\n", s.settings_docs.join("\n    "));
+            for f in &s.settings {
+                py_comment(o, &f.docs);
+                let _ = writeln!(o, "    {}: {}", f.snake(), scalar(&f.ty, shell)?);
+            }
+        }
+        Shell::TypeScript => {
+            let _ = writeln!(o);
+            ts_doc(o, "", &s.settings_docs);
+            let _ = writeln!(o, "export interface GuardSettings {{");
+            for f in &s.settings {
+                ts_doc(o, "  ", &f.docs);
+                let _ = writeln!(o, "  {}: {};", f.snake(), scalar(&f.ty, shell)?);
+            }
+            let _ = writeln!(o, "}}");
+        }
+    }
+    Ok(())
 }
 
 const TS_HELPERS: &str = r#"function text(value: unknown, what: string, fallback: string): string {

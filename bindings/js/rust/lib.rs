@@ -215,6 +215,11 @@ impl GuardSession {
             .map_err(|e| JsValue::from_str(&api::failure_json(&e)))
     }
 
+    /// The settings the session resolved (`session-settings` as JSON).
+    pub fn settings(&self) -> String {
+        self.0.settings()
+    }
+
     #[wasm_bindgen(js_name = clientLine)]
     pub fn client_line(
         &mut self,

@@ -91,13 +91,18 @@ export interface GuardOutcome {
 export interface GuardOptions {
   /** The dialect the session's own errors are written in. Default: `canonical`. */
   dialect?: Dialect;
-  /** Largest client message in bytes (default: 10 MiB, the taxonomy's default). */
+  /**
+   * Largest client message in bytes. Not given: the policy file's `max_bytes`, else 10 MiB (the taxonomy's
+   * default).
+   */
   maxBytes?: number | null;
   /** Whether a client batch is split and relayed, or refused. Default: `reject`. */
   batch?: "reject" | "allow";
   /**
    * How long a request may wait for the upstream, in milliseconds (progress notifications for it
-   * restart the wait); none: no limit.
+   * restart the wait); 0 (null in Python, TypeScript and the JSON form): no limit. Not given: the
+   * policy file's `timeout`, else 50 000 (50 s: below the 60 s most MCP clients wait, so they get the
+   * guard's answer rather than their own timeout).
    */
   timeoutMs?: number | null;
   /**
@@ -106,8 +111,8 @@ export interface GuardOptions {
    */
   upstream?: string;
   /**
-   * The longest text of a failed tool result passed on (default: 8 KiB); a longer one keeps its start
-   * and its end, the middle cut.
+   * The longest text of a failed tool result passed on (at least 64); a longer one keeps its start and
+   * its end, the middle cut. Not given: the policy file's `failed_result_bytes`, else 8 KiB.
    */
   failedResultBytes?: number | null;
   /**
@@ -139,6 +144,12 @@ export interface GuardOptions {
    * (no client can be asked it, nor answer it), and a notification that answers no request is dropped.
    */
   manyClients?: boolean | null;
+  /**
+   * Longest upstream line in bytes the shell reads (a longer one it discards as it streams and reports
+   * with `upstream-oversize`). Not given: the policy file's `max_upstream_bytes`, else the largest line the
+   * component takes (64 MiB). The shell reads the resolved value from `settings`.
+   */
+  maxUpstreamBytes?: number | null;
 }
 
 function text(value: unknown, what: string, fallback: string): string {
@@ -188,7 +199,7 @@ export function guardOptionsJson(options: GuardOptions): string {
     dialect: text(options.dialect, "dialect", "canonical"),
     max_bytes: options.maxBytes == null ? null : u64(options.maxBytes, "maxBytes"),
     batch: text(options.batch, "batch", "reject"),
-    timeout_ms: options.timeoutMs == null ? null : u64(options.timeoutMs, "timeoutMs"),
+    timeout_ms: options.timeoutMs === undefined ? undefined : options.timeoutMs === null ? 0 : u64(options.timeoutMs, "timeoutMs"),
     upstream: text(options.upstream, "upstream", "upstream"),
     failed_result_bytes: options.failedResultBytes == null ? null : u64(options.failedResultBytes, "failedResultBytes"),
     policy: options.policy == null ? null : text(options.policy, "policy", ""),
@@ -196,5 +207,24 @@ export function guardOptionsJson(options: GuardOptions): string {
     environment: options.environment == null ? null : pairs(options.environment, "environment"),
     upstream_credentials: options.upstreamCredentials == null ? null : texts(options.upstreamCredentials, "upstreamCredentials"),
     many_clients: options.manyClients == null ? null : flag(options.manyClients, "manyClients"),
+    max_upstream_bytes: options.maxUpstreamBytes == null ? null : u64(options.maxUpstreamBytes, "maxUpstreamBytes"),
   });
+}
+
+/**
+ * A session's settings as it resolved them when it opened: each the caller's option, else the policy
+ * file's `[defaults]`, else the built-in default. A shell takes what its own readers need (its line
+ * limits) from here, so no shell keeps a default or a merge rule of its own.
+ */
+export interface GuardSettings {
+  dialect: Dialect;
+  /** Largest client message, in bytes. */
+  max_bytes: number;
+  batch: "reject" | "allow";
+  /** How long a request may wait for the upstream, in milliseconds; none: no limit. */
+  timeout_ms: number | null;
+  /** The longest text of a failed tool result passed on. */
+  failed_result_bytes: number;
+  /** Longest upstream line, in bytes. */
+  max_upstream_bytes: number;
 }

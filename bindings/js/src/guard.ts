@@ -5,12 +5,12 @@
 
 import { ArgumentTypeError, WasmFaultError } from "./errors.js";
 import { INTERNAL_ERROR, callGuard, checkedBytes, checkedText, contextArgs, guardGenerationNow, type GlueGuardSession } from "./runtime.js";
-import { guardOptionsJson, type GuardOptions, type GuardOutcome } from "./guard-schema.js";
+import { guardOptionsJson, type GuardOptions, type GuardOutcome, type GuardSettings } from "./guard-schema.js";
 import type { Dialect } from "./taxonomy.js";
 import type { ContextOptions, Id, OversizeOptions } from "./types.js";
 
 // The session's options and steps, generated from wit/world.wit (`cargo xtask gen`).
-export type { EventName, EventStep, ForwardStep, GuardOptions, GuardOutcome, GuardStep, LogLevel, Peer, SendStep } from "./guard-schema.js";
+export type { EventName, EventStep, ForwardStep, GuardOptions, GuardOutcome, GuardSettings, GuardStep, LogLevel, Peer, SendStep } from "./guard-schema.js";
 
 /** A policy's defaults (`null` where it says nothing): what a shell takes unless its own options say otherwise. */
 export interface PolicyDefaults {
@@ -252,6 +252,17 @@ export class GuardSession {
     const checked = checkedText(id);
     const [ms, hi, lo] = contextArgs(options?.context);
     return this.#call((s) => s.upstreamExchangeEnded(checked, ms, hi, lo));
+  }
+
+  /** The settings the session resolved when it opened (`session-settings`: its options, else the policy
+   *  file's `[defaults]`, else the built-in defaults), as JSON text. */
+  settingsJson(): string {
+    return this.#call((s) => s.settings());
+  }
+
+  /** The settings the session resolved when it opened: `timeout_ms` null is no limit. */
+  settings(): GuardSettings {
+    return JSON.parse(this.settingsJson()) as GuardSettings;
   }
 
   /** Answers (and cancels upstream) every request whose deadline has passed. */

@@ -9,7 +9,7 @@
 // The modules under mcp/, one way: lines and log at the bottom, transport on both, tools on log. This file
 // and the entries (mcp-node.ts, mcp-browser.ts) only re-export.
 
-export { DEFAULT_TIMEOUT_MS, GuardedTransport, guardTransport, type GuardTransportOptions } from "./mcp/transport.js";
+export { GuardedTransport, guardTransport, type GuardTransportOptions } from "./mcp/transport.js";
 export type { LineEnds, LineTransport } from "./mcp/lines.js";
 export type { ToolErrorLogger } from "./mcp/log.js";
 export { canonicalToolError, guardTool, guardTools, type GuardToolOptions, type ToolAnswer } from "./mcp/tools.js";

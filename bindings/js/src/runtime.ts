@@ -56,6 +56,7 @@ export interface GlueGuardSession {
   ): string;
   upstreamExchangeEnded(id: string, unixMillis: number, entropyHi: number, entropyLo: number): string;
   expire(unixMillis: number, entropyHi: number, entropyLo: number): string;
+  settings(): string;
   upstreamStderr(bytes: Uint8Array, end: boolean): string;
   upstreamLog(text: string): string;
 }

@@ -92,7 +92,8 @@ function adapter() {
         dialect: dialect(o.dialect ?? "canonical"),
         maxBytes: o.max_bytes == null ? undefined : BigInt(o.max_bytes),
         batch: o.batch ?? "reject",
-        timeoutMs: o.timeout_ms == null ? undefined : BigInt(o.timeout_ms),
+        // Absent: not given; null: no limit (0 at the typed boundary).
+        timeoutMs: o.timeout_ms === undefined ? undefined : BigInt(o.timeout_ms ?? 0),
         upstream: o.upstream ?? "upstream",
         failedResultBytes: o.failed_result_bytes == null ? undefined : BigInt(o.failed_result_bytes),
         policy: o.policy ?? undefined,
@@ -100,6 +101,7 @@ function adapter() {
         environment: o.environment ?? undefined,
         upstreamCredentials: o.upstream_credentials ?? undefined,
         manyClients: o.many_clients ?? undefined,
+        maxUpstreamBytes: o.max_upstream_bytes == null ? undefined : BigInt(o.max_upstream_bytes),
       });
       return {
         client: (b, c) => s.clientLine(b, ctx(c)),
@@ -111,6 +113,7 @@ function adapter() {
         failed: (f, c) => s.upstreamFailed(failure(f), ctx(c)),
         exchangeEnded: (id, c) => s.upstreamExchangeEnded(id, ctx(c)),
         expire: (c) => s.expire(ctx(c)),
+        settings: () => s.settings(),
         stderr: (b) => s.upstreamStderr(b),
         stderrEnd: () => s.upstreamStderrEnd(),
         log: (t) => s.upstreamLog(t),

@@ -6,7 +6,7 @@ import { describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { GuardSession } from "jsonrpc-errors/guard";
-import { GuardedTransport, guardTransport, DEFAULT_TIMEOUT_MS } from "jsonrpc-errors/mcp";
+import { GuardedTransport, guardTransport } from "jsonrpc-errors/mcp";
 import { trapGuardForTests } from "../dist/runtime.js";
 import { misbehavingServer, SECRETS } from "./mcp-fixture/server.js";
 import { FAILED_RESULT_BYTES, outcome } from "./mcp-helpers.mjs";
@@ -422,9 +422,10 @@ describe("the adapter's contract", () => {
   });
 
   test("defaults are the CLI's: dialect canonical, a 50 s timeout; bad options are refused up front", async () => {
-    assert.equal(DEFAULT_TIMEOUT_MS, 50_000);
     const inner = new ScriptedUpstream();
     const t = guardTransport(inner);
+    assert.equal(t.settings.timeout_ms, 50_000);
+    assert.equal(t.settings.dialect, "canonical");
     const events = [];
     t.onmessage = (m) => events.push(m);
     const before = Date.now();
@@ -438,6 +439,22 @@ describe("the adapter's contract", () => {
     assert.throws(() => guardTransport(inner, { dialect: "klingon" }), /unknown-dialect|dialect/);
     assert.throws(() => guardTransport({}, {}), /Transport/);
     assert.throws(() => guardTransport(inner, { onEvent: 3 }), /onEvent/);
+  });
+
+  test("the session resolves every limit: given, else the policy file's, else the default; 0 or null is no limit", () => {
+    const file = "[defaults]\ntimeout = 7\nmax_bytes = 4096\nmax_upstream_bytes = 8192\nfailed_result_bytes = 300\n";
+    const settings = (options) => guardTransport(new ScriptedUpstream(), options).settings;
+    assert.deepEqual(settings({ policy: file, timeoutMs: 3000, maxBytes: 100, failedResultBytes: 500 }),
+      { dialect: "canonical", max_bytes: 100, batch: "reject", timeout_ms: 3000, failed_result_bytes: 500, max_upstream_bytes: 8192 });
+    assert.deepEqual(settings({ policy: file }),
+      { dialect: "canonical", max_bytes: 4096, batch: "reject", timeout_ms: 7000, failed_result_bytes: 300, max_upstream_bytes: 8192 });
+    const defaults = settings({});
+    assert.equal(defaults.timeout_ms, 50_000);
+    assert.equal(defaults.max_bytes, 10 * 1024 * 1024);
+    assert.equal(defaults.failed_result_bytes, 8192);
+    assert.equal(settings({ policy: file, timeoutMs: null }).timeout_ms, null);
+    assert.equal(settings({ policy: file, timeoutMs: 0 }).timeout_ms, null);
+    assert.equal(settings({ policy: "[defaults]\ntimeout = 0\n" }).timeout_ms, null);
   });
 
   test("an onEvent callback that throws costs nothing: the answer after the event is still delivered", async () => {

@@ -101,9 +101,11 @@ test("the shipped .wasm stays within the size budget: ≤ 464,000 bytes raw and 
 // 326,152, so 790,000 / 327,000. Then (issue 35) A2A's streaming methods relayed (a request answered with
 // many responses kept pending until its final event, the `end` step, `upstream-exchange-ended`): 790,054 /
 // 327,258 after sharing the cancellation's writer and the deadline's placing with what was there, so 791,000 /
-// 328,000. Issue 38 owns bringing the modules back down.
-test("the guard .wasm stays within its own budget: ≤ 791,000 bytes raw and ≤ 328,000 gzipped", async () => {
-  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 791_000, 328_000);
+// 328,000. Then (issue 37) the session resolves every limit itself (the caller's, else the policy file's, else
+// the default: no shell keeps a default) and reports them (`settings`, a serde-derived record: 77 bytes less
+// than `json!`): 791,759 / 327,763, so 792,000 / 328,000. Issue 38 owns bringing the modules back down.
+test("the guard .wasm stays within its own budget: ≤ 792,000 bytes raw and ≤ 328,000 gzipped", async () => {
+  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 792_000, 328_000);
 });
 
 // The redaction module (`jsonrpc-errors/redact`: redaction under options, no guard session) is built for

@@ -26,6 +26,7 @@ export function packageAdapter(pkg, guardPkg, runtime, redaction = guardPkg) {
         environment: o.environment == null ? undefined : Object.fromEntries(o.environment),
         upstreamCredentials: o.upstream_credentials,
         manyClients: o.many_clients,
+        maxUpstreamBytes: o.max_upstream_bytes,
       });
       return {
         client: (b, ctx) => s.clientLineJson(b, context(ctx)),
@@ -37,6 +38,7 @@ export function packageAdapter(pkg, guardPkg, runtime, redaction = guardPkg) {
         failed: (f, ctx) => s.upstreamFailedJson(upstreamFailure(f), context(ctx)),
         exchangeEnded: (id, ctx) => s.upstreamExchangeEndedJson(id, context(ctx)),
         expire: (ctx) => s.expireJson(context(ctx)),
+        settings: () => s.settingsJson(),
         stderr: (b) => s.upstreamStderr(b),
         stderrEnd: () => s.upstreamStderrEnd(),
         log: (t) => s.upstreamLog(t),

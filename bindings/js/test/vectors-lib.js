@@ -8,7 +8,7 @@
 // {not_unicode | too_large: n}),
 // guard(options) → a session with client(bytes, ctx), clientOn(stream, bytes, ctx), streamClosed(stream, ctx),
 // clientOversize(n, head, tail, ctx), upstream(bytes, ctx),
-// upstreamOversize(n, head, tail, ctx) (head, tail: bytes), failed(failure, ctx), exchangeEnded(id, ctx), expire(ctx), stderr(bytes), stderrEnd(), log(text), close(),
+// upstreamOversize(n, head, tail, ctx) (head, tail: bytes), failed(failure, ctx), exchangeEnded(id, ctx), expire(ctx), settings(), stderr(bytes), stderrEnd(), log(text), close(),
 // setEnv(pairs), and
 // failureOf(thrown) → the JSON-RPC error object of a refused input, or null. Every op returns the library's
 // output text (lookup: the kind name or null). `ctx` is {unixMillis, entropy: bigint}.
@@ -110,6 +110,7 @@ function guardScript(adapter, c) {
       else if ("upstream_failed" in step) outputs.push(session.failed(step.upstream_failed, ctx));
       else if ("upstream_exchange_ended" in step) outputs.push(session.exchangeEnded(step.upstream_exchange_ended, ctx));
       else if ("expire" in step) outputs.push(session.expire(ctx));
+      else if ("settings" in step) outputs.push(session.settings());
       else if ("upstream_stderr" in step) outputs.push(session.stderr(new TextEncoder().encode(step.upstream_stderr)));
       else if ("upstream_stderr_hex" in step) outputs.push(session.stderr(hexToBytes(step.upstream_stderr_hex)));
       else if ("upstream_stderr_end" in step) outputs.push(session.stderrEnd());

@@ -553,6 +553,41 @@ def test_a_10_mb_message_each_way_leaves_the_event_loop_turning():
     assert min(stalls) < 0.15, f"the event loop stalled {[round(s * 1000) for s in stalls]} ms"
 
 
+def test_every_limit_is_the_sessions_to_resolve_given_then_the_files_then_the_default():
+    """The adapter keeps no default and no merge rule: it hands the session what it was given, and its line
+    limits are what the session resolved (the same rules as the CLI, in the component)."""
+    policy = "[defaults]\ntimeout = 7\nmax_bytes = 4096\nmax_upstream_bytes = 8192\nfailed_result_bytes = 300\n"
+
+    async def settings(**options: Any) -> dict[str, Any]:
+        up_in_send, up_in = anyio.create_memory_object_stream[Any](1)
+        up_out, up_out_receive = anyio.create_memory_object_stream[Any](1)
+        async with guard_streams(up_in, up_out, **options) as (_, write):
+            got = dict(write.settings)
+        for stream in (up_in_send, up_in, up_out, up_out_receive):
+            stream.close()
+        return got
+
+    def resolved(**options: Any) -> dict[str, Any]:
+        return anyio.run(functools.partial(settings, **options))
+
+    given = resolved(policy=policy, timeout=3, max_bytes=100, max_upstream_bytes=200, failed_result_bytes=500)
+    limits = ("timeout_ms", "max_bytes", "failed_result_bytes", "max_upstream_bytes")
+    assert [given[k] for k in limits] == [3000, 100, 500, 200]
+    from_file = resolved(policy=policy)
+    assert [from_file[k] for k in limits] == [7000, 4096, 300, 8192]
+    default = resolved()
+    assert [default[k] for k in limits[:3]] == [50_000, 10 * 1024 * 1024, 8192]
+    assert default["max_upstream_bytes"] == jsonrpc_errors._runtime.get().max_input_bytes()
+    for no_limit in (None, 0):
+        assert resolved(policy=policy, timeout=no_limit)["timeout_ms"] is None
+    assert resolved(policy="[defaults]\ntimeout = 0\n")["timeout_ms"] is None
+    # On a session of one's own, too: left out is not given; None is no limit.
+    with jsonrpc_errors.GuardSession() as session:
+        assert session.settings()["timeout_ms"] == 50_000
+    with jsonrpc_errors.GuardSession(timeout_ms=None) as session:
+        assert session.settings()["timeout_ms"] is None
+
+
 def test_the_package_imports_without_the_sdk_and_the_adapter_names_the_extra():
     blocker = (
         "import sys\n"

@@ -92,18 +92,18 @@ def _guard_script(case, context):
     """One output per step of the script, on one session (format: tests/vectors/README.md)."""
     o = case.get("options", {})
     outputs = []
+    # An option the case leaves out is not given (the session resolves it); `timeout_ms` null is no limit.
+    given = {k: o[k] for k in ("max_bytes", "timeout_ms", "failed_result_bytes", "max_upstream_bytes") if k in o}
     with jre.GuardSession(
         o.get("dialect", "canonical"),
-        max_bytes=o.get("max_bytes"),
         batch=o.get("batch", "reject"),
-        timeout_ms=o.get("timeout_ms"),
         upstream=o.get("upstream", "upstream"),
-        failed_result_bytes=o.get("failed_result_bytes"),
         policy=o.get("policy"),
         policy_env=dict(o.get("policy_env", [])),
         environment=None if o.get("environment") is None else dict(o["environment"]),
         upstream_credentials=o.get("upstream_credentials"),
         many_clients=o.get("many_clients"),
+        **given,
     ) as session:
         for i, step in enumerate(case["script"]):
             ctx = (context[0] + step.get("at", 0), (context[1] + i) % 2**64)
@@ -145,6 +145,8 @@ def _guard_script(case, context):
                 out = session.upstream_exchange_ended_json(step["upstream_exchange_ended"], context=ctx)
             elif "expire" in step:
                 out = session.expire_json(context=ctx)
+            elif "settings" in step:
+                out = session.settings_json()
             elif "upstream_stderr" in step:
                 out = session.upstream_stderr(step["upstream_stderr"].encode())
             elif "upstream_stderr_hex" in step:

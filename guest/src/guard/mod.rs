@@ -90,7 +90,14 @@ pub struct Options {
     /// token that stream owns. A request it raises is answered with an error at once, a notification that
     /// answers no request is dropped: nothing goes to a stream that did not cause it (`upstream.rs`).
     pub many_clients: bool,
+    /// The longest upstream line the shell reads (the shell enforces it; the session reports it in
+    /// [`Session::settings`], so no shell keeps a default of its own).
+    pub max_upstream_bytes: u64,
 }
+
+/// How long a request may wait for the upstream when neither the caller nor the policy file says: below the
+/// 60 s most MCP clients wait, so they get the guard's answer rather than their own timeout.
+pub const DEFAULT_TIMEOUT_MILLIS: u64 = 50_000;
 
 impl Options {
     pub fn new(dialect: &str, upstream: &str) -> Self {
@@ -106,6 +113,7 @@ impl Options {
             environment: None,
             upstream_credentials: Vec::new(),
             many_clients: false,
+            max_upstream_bytes: taxonomy().meta.max_input_bytes,
         }
     }
 }
@@ -297,6 +305,30 @@ fn invalid_request(reason: &str, details: &str) -> Fields {
 }
 
 impl Session {
+    /// The settings the session opened with: `session-settings` in wit/world.wit, as JSON text (snake_case
+    /// keys, in the record's order).
+    pub fn settings(&self) -> String {
+        #[derive(serde::Serialize)]
+        struct Settings<'a> {
+            dialect: &'a str,
+            max_bytes: u64,
+            batch: &'static str,
+            timeout_ms: Option<u64>,
+            failed_result_bytes: u64,
+            max_upstream_bytes: u64,
+        }
+        let o = &self.options;
+        serde_json::to_string(&Settings {
+            dialect: &o.dialect,
+            max_bytes: o.max_bytes,
+            batch: o.batch.name(),
+            timeout_ms: o.timeout_millis,
+            failed_result_bytes: o.failed_result_bytes,
+            max_upstream_bytes: o.max_upstream_bytes,
+        })
+        .unwrap_or_default()
+    }
+
     pub fn new(options: Options) -> Self {
         // The shell's upstream credentials join the session's environment (given, or the one configured now).
         let environment = match (&options.environment, &options.upstream_credentials[..]) {

@@ -1761,6 +1761,62 @@ fn the_files_defaults_fill_what_the_shell_left_unset_and_its_options_win() {
     );
 }
 
+/// Every limit resolves in the session, once for every shell: given, else the file's, else the built-in
+/// default; 0 (or, in the JSON form, null) says "no limit". The settings report what it resolved.
+#[test]
+fn every_limit_resolves_caller_then_file_then_default_and_settings_report_it() {
+    let file = "[defaults]\ntimeout = 7\nmax_bytes = 4096\nmax_upstream_bytes = 8192\nfailed_result_bytes = 300\n";
+    let open = |json: &str| {
+        let args = crate::api::SessionArgs::from_json(json).unwrap();
+        crate::api::guard_session(args).unwrap()
+    };
+    let settings = |s: &Session| serde_json::from_str::<serde_json::Value>(&s.settings()).unwrap();
+    let with_file = |members: &str| {
+        let policy = serde_json::to_string(file).unwrap();
+        open(&format!("{{\"policy\": {policy}{members}}}"))
+    };
+    // Not given, no file: the built-in defaults.
+    let s = open("{}");
+    let t = crate::taxonomy::taxonomy();
+    assert_eq!(
+        settings(&s),
+        serde_json::json!({"dialect": "canonical", "max_bytes": t.meta.default_max_bytes, "batch": "reject",
+            "timeout_ms": crate::guard::DEFAULT_TIMEOUT_MILLIS, "failed_result_bytes": t.meta.failed_result_text_bytes,
+            "max_upstream_bytes": t.meta.max_input_bytes})
+    );
+    assert_eq!(
+        client(&mut open("{}"), &tool_call(1, "q")).deadline,
+        Some(T0 + crate::guard::DEFAULT_TIMEOUT_MILLIS)
+    );
+    // Not given, with a file: the file's.
+    let s = with_file("");
+    assert_eq!(
+        settings(&s),
+        serde_json::json!({"dialect": "canonical", "max_bytes": 4096, "batch": "reject", "timeout_ms": 7000,
+            "failed_result_bytes": 300, "max_upstream_bytes": 8192})
+    );
+    // Given: the caller's, over the file's.
+    let s = with_file(
+        r#", "timeout_ms": 3000, "max_bytes": 100, "max_upstream_bytes": 200, "failed_result_bytes": 500"#,
+    );
+    assert_eq!(
+        settings(&s),
+        serde_json::json!({"dialect": "canonical", "max_bytes": 100, "batch": "reject", "timeout_ms": 3000,
+            "failed_result_bytes": 500, "max_upstream_bytes": 200})
+    );
+    // No limit: 0 or null from the caller, over the file's and the default; 0 in the file, over the default.
+    for members in [r#", "timeout_ms": 0"#, r#", "timeout_ms": null"#] {
+        let mut s = with_file(members);
+        assert_eq!(settings(&s)["timeout_ms"], serde_json::Value::Null);
+        assert_eq!(client(&mut s, &tool_call(1, "q")).deadline, None);
+    }
+    let mut s = open(&format!(
+        "{{\"policy\": {}}}",
+        serde_json::to_string("[defaults]\ntimeout = 0\n").unwrap()
+    ));
+    assert_eq!(client(&mut s, &tool_call(1, "q")).deadline, None);
+}
+
 #[test]
 fn successful_results_are_untouched_by_default_and_redacted_in_the_results_scope() {
     let mut s = with_policy("[redaction]\nscopes = [\"errors\"]\n");

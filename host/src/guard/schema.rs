@@ -14,18 +14,21 @@ pub use wit::BatchPolicy;
 pub struct Options {
     /// The dialect the session's own errors are written in. Default: `canonical`.
     pub dialect: String,
-    /// Largest client message in bytes (default: 10 MiB, the taxonomy's default).
+    /// Largest client message in bytes. Not given: the policy file's `max_bytes`, else 10 MiB (the taxonomy's
+    /// default).
     pub max_bytes: Option<u64>,
     /// Whether a client batch is split and relayed, or refused. Default: `reject`.
     pub batch: wit::BatchPolicy,
     /// How long a request may wait for the upstream, in milliseconds (progress notifications for it
-    /// restart the wait); none: no limit.
+    /// restart the wait); 0 (null in Python, TypeScript and the JSON form): no limit. Not given: the
+    /// policy file's `timeout`, else 50 000 (50 s: below the 60 s most MCP clients wait, so they get the
+    /// guard's answer rather than their own timeout).
     pub timeout_ms: Option<u64>,
     /// How errors and logs name the upstream (a program name, a URL: credentials are never shown).
     /// Default: `upstream`.
     pub upstream: String,
-    /// The longest text of a failed tool result passed on (default: 8 KiB); a longer one keeps its start
-    /// and its end, the middle cut.
+    /// The longest text of a failed tool result passed on (at least 64); a longer one keeps its start and
+    /// its end, the middle cut. Not given: the policy file's `failed_result_bytes`, else 8 KiB.
     pub failed_result_bytes: Option<u64>,
     /// A policy file (TOML: per-tool and per-method timeouts, redaction options and scopes, actions;
     /// docs/policy.md). One that `check-policy` refuses makes the session answer every request
@@ -48,6 +51,10 @@ pub struct Options {
     /// progress token that stream owns: a request the upstream raises is answered with an error at once
     /// (no client can be asked it, nor answer it), and a notification that answers no request is dropped.
     pub many_clients: Option<bool>,
+    /// Longest upstream line in bytes the shell reads (a longer one it discards as it streams and reports
+    /// with `upstream-oversize`). Not given: the policy file's `max_upstream_bytes`, else the largest line the
+    /// component takes (64 MiB). The shell reads the resolved value from `settings`.
+    pub max_upstream_bytes: Option<u64>,
 }
 
 impl Default for Options {
@@ -64,6 +71,7 @@ impl Default for Options {
             environment: None,
             upstream_credentials: None,
             many_clients: None,
+            max_upstream_bytes: None,
         }
     }
 }
@@ -83,6 +91,7 @@ impl Options {
             environment: self.environment.clone(),
             upstream_credentials: self.upstream_credentials.clone(),
             many_clients: self.many_clients,
+            max_upstream_bytes: self.max_upstream_bytes,
         }
     }
 }
@@ -157,4 +166,21 @@ pub struct Outcome {
     pub pending: usize,
     /// When to call `expire` (unix milliseconds), or null.
     pub deadline: Option<u64>,
+}
+
+/// A session's settings as it resolved them when it opened: each the caller's option, else the policy
+/// file's `[defaults]`, else the built-in default. A shell takes what its own readers need (its line
+/// limits) from here, so no shell keeps a default or a merge rule of its own.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Settings {
+    pub dialect: String,
+    /// Largest client message, in bytes.
+    pub max_bytes: u64,
+    pub batch: String,
+    /// How long a request may wait for the upstream, in milliseconds; none: no limit.
+    pub timeout_ms: Option<u64>,
+    /// The longest text of a failed tool result passed on.
+    pub failed_result_bytes: u64,
+    /// Longest upstream line, in bytes.
+    pub max_upstream_bytes: u64,
 }

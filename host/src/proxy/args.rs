@@ -4,7 +4,7 @@ use super::config::ConfigFile;
 use super::http::listen::Listen;
 use super::metrics::MetricsAddr;
 use super::transport;
-use jsonrpc_errors_host::guard::Options;
+use jsonrpc_errors_host::guard::{Options, Settings};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LogFormat {
@@ -14,6 +14,8 @@ pub enum LogFormat {
 
 pub struct Args {
     pub session: Options,
+    /// What the session resolved `session` to (`Session::settings`): the limits the fronts' readers keep.
+    pub settings: Settings,
     /// The upstream: a command the guard starts, or a server at a URL (`--upstream`).
     pub transport: transport::Spec,
     pub log_format: LogFormat,

@@ -16,15 +16,12 @@ pub struct ConfigFile {
 }
 
 /// What the file's `[defaults]` set that the CLI applies (`check-policy`'s answer); each `None` when it
-/// says nothing. The command line overrides them. (`max_wait` is the session's, from the file itself.)
+/// says nothing. The command line overrides them. (The limits are the session's: it reads them from the
+/// file itself, and reports them in its settings.)
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct Defaults {
     pub dialect: Option<String>,
-    pub timeout_ms: Option<u64>,
-    pub max_bytes: Option<u64>,
-    pub max_upstream_bytes: Option<u64>,
     pub batch: Option<String>,
-    pub failed_result_bytes: Option<u64>,
 }
 
 /// The environment a policy's `hash_key_env` is read from: this process's (names and values that are

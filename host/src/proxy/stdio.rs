@@ -88,7 +88,7 @@ pub async fn serve(
     }
     core::pump_client(
         platform::stdin(),
-        args.session.max_bytes.unwrap_or(10 * 1024 * 1024) as usize,
+        args.settings.max_bytes as usize,
         from_client.clone(),
         port.clone(),
     );

@@ -382,7 +382,7 @@ pub(super) fn guard_cases() -> Value {
         case(
             "upstream-log/the-shells-own-upstream-credentials",
             "guard",
-            json!({"options": {"dialect": "canonical", "upstream_credentials": ["UPHDR-vec-7f3a9c1e55", "alice:pw-vec-4242", "tok&key=9z8y", "v2", "acme"]},
+            json!({"options": {"dialect": "canonical", "timeout_ms": null, "upstream_credentials": ["UPHDR-vec-7f3a9c1e55", "alice:pw-vec-4242", "tok&key=9z8y", "v2", "acme"]},
             "script": [
             {"client": r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{}}}"#},
             {"upstream": r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"bad key UPHDR-vec-7f3a9c1e55 for acme v2, you sent YWxpY2U6cHctdmVjLTQyNDI=","data":{"sent":"tok%26key%3D9z8y"}}}"#},
@@ -422,7 +422,49 @@ pub(super) fn guard_cases() -> Value {
     ];
     let mut cases = cases;
     cases.extend(fidelity_cases(&g, &opts));
+    cases.extend(settings_cases(&g));
     json!({"description": "guard: scripted sessions of a proxy's per-message policy (client lines, upstream lines, failures, timeouts); one output per step.", "cases": cases})
+}
+
+/// Every limit resolves in the session, once for every runtime: the caller's option, else the policy file's
+/// `[defaults]`, else the built-in default; 0 or null is "no limit". Each rule: the `settings` the session
+/// reports, and the deadline a request gets.
+fn settings_cases(g: &dyn Fn(&str, &Value, Value) -> Value) -> Vec<Value> {
+    let file = "[defaults]\ntimeout = 7\nmax_bytes = 4096\nmax_upstream_bytes = 8192\nfailed_result_bytes = 300\n";
+    let script = json!([{"settings": true}, {"client": REQUEST_1}]);
+    vec![
+        g(
+            "settings/given-over-the-files",
+            &json!({"dialect": "canonical", "upstream": "stdio:server", "policy": file, "timeout_ms": 3_000,
+                "max_bytes": 100, "max_upstream_bytes": 200, "failed_result_bytes": 500}),
+            script.clone(),
+        ),
+        g(
+            "settings/not-given-from-the-policy-file",
+            &json!({"dialect": "canonical", "upstream": "stdio:server", "policy": file}),
+            script.clone(),
+        ),
+        g(
+            "settings/not-given-no-file-the-defaults",
+            &json!({"dialect": "canonical", "upstream": "stdio:server"}),
+            script.clone(),
+        ),
+        g(
+            "settings/no-limit-null-over-the-files",
+            &json!({"dialect": "canonical", "upstream": "stdio:server", "policy": file, "timeout_ms": null}),
+            script.clone(),
+        ),
+        g(
+            "settings/no-limit-0-over-the-default",
+            &json!({"dialect": "canonical", "upstream": "stdio:server", "timeout_ms": 0}),
+            script.clone(),
+        ),
+        g(
+            "settings/no-limit-from-the-policy-file",
+            &json!({"dialect": "canonical", "upstream": "stdio:server", "policy": "[defaults]\ntimeout = 0\n"}),
+            script,
+        ),
+    ]
 }
 
 /// The guard never breaks the protocol it carries: results under each MCP revision, the spec's own codes, odd
@@ -624,7 +666,7 @@ fn fidelity_cases(
         ),
         g(
             "failed-result/long-text-keeps-start-and-end",
-            &json!({"dialect": "canonical", "upstream": "stdio:server", "failed_result_bytes": 300}),
+            &json!({"dialect": "canonical", "timeout_ms": null, "upstream": "stdio:server", "failed_result_bytes": 300}),
             json!([
             {"client": REQUEST_1},
             {"upstream": json!({"jsonrpc": "2.0", "id": 1, "result": {"isError": true, "content": [{"type": "text",

@@ -274,6 +274,8 @@ fn guard_script(
             session.upstream_exchange_ended(id, at).to_json()
         } else if step.get("expire").is_some() {
             session.expire(at).to_json()
+        } else if step.get("settings").is_some() {
+            session.settings()
         } else if let Some(t) = text("upstream_log") {
             session.upstream_log(t)
         } else if let Some(t) = text("upstream_stderr") {

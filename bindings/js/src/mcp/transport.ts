@@ -12,6 +12,7 @@ import {
   type ForwardStep,
   type GuardOptions,
   type GuardOutcome,
+  type GuardSettings,
   type PolicyDefaults,
   type SendStep,
   type UpstreamFailure,
@@ -20,20 +21,19 @@ import type { Dialect } from "../taxonomy.js";
 import { type Arrival, type LineEnds, type LineTransport, NOTHING_ARRIVED, carriesLines, endsOf, parsed, stringifiedBytes, tooLongForTheGuard } from "./lines.js";
 import { redactedAlone } from "./log.js";
 
-/** The `jsonrpc-errors guard` CLI's default `--timeout` (50 s, below the 60 s most MCP clients wait). */
-export const DEFAULT_TIMEOUT_MS = 50_000;
 export interface GuardTransportOptions {
   /** Default "canonical", as the CLI. */
   dialect?: Dialect;
-  /** How long a request may wait for the upstream (progress restarts the wait). Default 50,000 ms, as the
-   *  CLI; 0 or null: no limit. */
+  /** How long a request may wait for the upstream (progress restarts the wait); 0 or null: no limit. Not
+   *  given: the policy file's, else 50,000 ms, as the CLI (the session resolves it: `settings`). */
   timeoutMs?: number | null;
-  /** Largest message from the client side in bytes (default 10 MiB). */
+  /** Largest message from the client side in bytes (not given: the policy file's, else 10 MiB). */
   maxBytes?: number | null;
   batch?: "reject" | "allow";
   /** How errors and logs name the upstream, e.g. `stdio:server` (credentials in a URL are never shown). */
   upstream?: string;
-  /** The longest text of a failed tool result passed on (default 8 KiB, as the CLI's --failed-result-bytes). */
+  /** The longest text of a failed tool result passed on (not given: the policy file's, else 8 KiB, as the
+   *  CLI's --failed-result-bytes). */
   failedResultBytes?: number | null;
   /**
    * A policy file's text (TOML, as `jsonrpc-errors guard --config FILE` reads it: per-tool timeouts,
@@ -115,6 +115,7 @@ export class GuardedTransport implements Transport, LineTransport {
   readonly #lines: LineTransport | undefined;
   readonly #sessionOptions: GuardOptions;
   readonly #session: GuardSession;
+  readonly #settings: GuardSettings;
   #sessionFreed = false;
   readonly #onEvent: ((event: EventStep) => void) | undefined;
   readonly #upstreamFailure: (error?: Error) => UpstreamFailure;
@@ -144,14 +145,11 @@ export class GuardedTransport implements Transport, LineTransport {
     if (options.policy != null && typeof options.policy !== "string") throw new ArgumentTypeError("policy must be a string");
     // The file's [defaults], as the guard module reads them (its refusal, with line and column, is thrown here).
     const file: Partial<PolicyDefaults> = options.policy != null ? checkPolicy(options.policy, options.policyEnv) : {};
-    const fileTimeoutMs = file.timeout_ms ?? DEFAULT_TIMEOUT_MS;
-    const timeoutMs = options.timeoutMs === undefined ? fileTimeoutMs || null : options.timeoutMs === 0 ? null : options.timeoutMs;
-    const sessionOptions: GuardOptions = {
-      dialect: options.dialect ?? file.dialect ?? "canonical",
-      timeoutMs,
-      maxBytes: options.maxBytes === undefined ? (file.max_bytes ?? null) : options.maxBytes,
-      failedResultBytes: options.failedResultBytes === undefined ? (file.failed_result_bytes ?? null) : options.failedResultBytes,
-    };
+    // The limits go to the session as given (undefined: not given): it resolves the rest (`settings`).
+    const sessionOptions: GuardOptions = { dialect: options.dialect ?? file.dialect ?? "canonical" };
+    if (options.timeoutMs !== undefined) sessionOptions.timeoutMs = options.timeoutMs;
+    if (options.maxBytes !== undefined) sessionOptions.maxBytes = options.maxBytes;
+    if (options.failedResultBytes !== undefined) sessionOptions.failedResultBytes = options.failedResultBytes;
     const batch = options.batch ?? file.batch ?? undefined;
     if (batch !== undefined) sessionOptions.batch = batch;
     if (options.upstream !== undefined) sessionOptions.upstream = options.upstream;
@@ -161,7 +159,14 @@ export class GuardedTransport implements Transport, LineTransport {
       if (options.policyEnv !== undefined) sessionOptions.policyEnv = options.policyEnv;
     }
     this.#session = new GuardSession(sessionOptions);
-    this.#sessionOptions = sessionOptions;
+    this.#settings = this.#session.settings();
+    // A session made after this one is freed (`#decide`) starts from what this one resolved.
+    this.#sessionOptions = {
+      ...sessionOptions,
+      timeoutMs: this.#settings.timeout_ms,
+      maxBytes: this.#settings.max_bytes,
+      failedResultBytes: this.#settings.failed_result_bytes,
+    };
     this.#onEvent = onEvent;
     // The end of a transport that says no more is `closed-output` (the contract: `upstream-failed` in the WIT).
     this.#upstreamFailure = upstreamFailure ?? (() => "closed-output");
@@ -188,6 +193,12 @@ export class GuardedTransport implements Transport, LineTransport {
   /** The inner transport's session id (Streamable HTTP has one). */
   get sessionId(): string | undefined {
     return (this.inner as Partial<Transport>).sessionId;
+  }
+
+  /** What the session resolved when it opened (the options given, else the policy file's `[defaults]`, else
+   *  the built-in defaults). */
+  get settings(): GuardSettings {
+    return this.#settings;
   }
 
   /** Client requests waiting for the upstream. */

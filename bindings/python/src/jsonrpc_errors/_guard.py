@@ -6,9 +6,10 @@ upstream fails) is the component's, identical in every runtime.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal, Optional, Union
+from typing import TYPE_CHECKING, Any, Literal, Optional, Union, cast
 
 import wasmtime
 from wasmtime.component import Record, Variant
@@ -28,6 +29,7 @@ from ._guard_schema import GuardOptions as GuardOptions
 from ._guard_schema import LogLevel as LogLevel
 from ._guard_schema import Outcome as Outcome
 from ._guard_schema import Peer as Peer
+from ._guard_schema import Settings as Settings
 from ._guard_schema import Step as Step
 from ._guard_schema import _options_record
 from ._taxonomy import Dialect
@@ -174,6 +176,16 @@ class GuardSession:
                 _context(context),
             )
         )
+
+    def settings_json(self) -> str:
+        """The settings the session resolved when it opened (``session-settings``: its options, else the policy
+        file's ``[defaults]``, else the built-in defaults), as JSON text."""
+        return str(self._call("[method]session.settings"))
+
+    def settings(self) -> Settings:
+        """The settings the session resolved when it opened: ``dialect``, ``max_bytes``, ``batch``,
+        ``timeout_ms`` (None: no limit), ``failed_result_bytes``, ``max_upstream_bytes``."""
+        return cast("Settings", json.loads(self.settings_json()))
 
     def expire_json(self, *, context: Optional[Context] = None) -> str:
         """Answers (and cancels upstream) every request whose deadline has passed."""

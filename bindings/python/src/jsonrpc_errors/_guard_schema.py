@@ -65,18 +65,21 @@ class Outcome(TypedDict):
 class GuardOptions(TypedDict, total=False):
     """:class:`GuardSession`'s keyword options (the dialect is its first argument)."""
 
-    #: Largest client message in bytes (default: 10 MiB, the taxonomy's default).
+    #: Largest client message in bytes. Not given: the policy file's `max_bytes`, else 10 MiB (the taxonomy's
+    #: default).
     max_bytes: Optional[int]
     #: Whether a client batch is split and relayed, or refused. Default: `reject`.
     batch: Literal["reject", "allow"]
     #: How long a request may wait for the upstream, in milliseconds (progress notifications for it
-    #: restart the wait); none: no limit.
+    #: restart the wait); 0 (null in Python, TypeScript and the JSON form): no limit. Not given: the
+    #: policy file's `timeout`, else 50 000 (50 s: below the 60 s most MCP clients wait, so they get the
+    #: guard's answer rather than their own timeout).
     timeout_ms: Optional[int]
     #: How errors and logs name the upstream (a program name, a URL: credentials are never shown).
     #: Default: `upstream`.
     upstream: str
-    #: The longest text of a failed tool result passed on (default: 8 KiB); a longer one keeps its start
-    #: and its end, the middle cut.
+    #: The longest text of a failed tool result passed on (at least 64); a longer one keeps its start and
+    #: its end, the middle cut. Not given: the policy file's `failed_result_bytes`, else 8 KiB.
     failed_result_bytes: Optional[int]
     #: A policy file (TOML: per-tool and per-method timeouts, redaction options and scopes, actions;
     #: docs/policy.md). One that `check-policy` refuses makes the session answer every request
@@ -99,9 +102,13 @@ class GuardOptions(TypedDict, total=False):
     #: progress token that stream owns: a request the upstream raises is answered with an error at once
     #: (no client can be asked it, nor answer it), and a notification that answers no request is dropped.
     many_clients: Optional[bool]
+    #: Longest upstream line in bytes the shell reads (a longer one it discards as it streams and reports
+    #: with `upstream-oversize`). Not given: the policy file's `max_upstream_bytes`, else the largest line the
+    #: component takes (64 MiB). The shell reads the resolved value from `settings`.
+    max_upstream_bytes: Optional[int]
 
 
-_OPTIONS = frozenset(("max_bytes", "batch", "timeout_ms", "upstream", "failed_result_bytes", "policy", "policy_env", "environment", "upstream_credentials", "many_clients",))
+_OPTIONS = frozenset(("max_bytes", "batch", "timeout_ms", "upstream", "failed_result_bytes", "policy", "policy_env", "environment", "upstream_credentials", "many_clients", "max_upstream_bytes",))
 
 
 def _options_record(dialect: str, options: Mapping[str, Any]) -> Record:
@@ -119,8 +126,12 @@ def _options_record(dialect: str, options: Mapping[str, Any]) -> Record:
     if value not in ("reject", "allow",):
         raise JsonRpcErrorsValueError(f"batch must be 'reject' or 'allow', not {value!r}")
     setattr(record, "batch", value)
-    value = options.get("timeout_ms")
-    if value is not None:
+    value = options.get("timeout_ms", ...)
+    if value is ...:
+        value = None
+    elif value is None:
+        value = 0
+    else:
         _u64(value, "timeout_ms")
     setattr(record, "timeout-ms", value)
     value = options.get("upstream", "upstream")
@@ -148,4 +159,25 @@ def _options_record(dialect: str, options: Mapping[str, Any]) -> Record:
     if value is not None:
         _bool(value, "many_clients")
     setattr(record, "many-clients", value)
+    value = options.get("max_upstream_bytes")
+    if value is not None:
+        _u64(value, "max_upstream_bytes")
+    setattr(record, "max-upstream-bytes", value)
     return record
+
+
+class Settings(TypedDict):
+    """A session's settings as it resolved them when it opened: each the caller's option, else the policy
+    file's `[defaults]`, else the built-in default. A shell takes what its own readers need (its line
+    limits) from here, so no shell keeps a default or a merge rule of its own."""
+
+    dialect: str
+    #: Largest client message, in bytes.
+    max_bytes: int
+    batch: Literal["reject", "allow"]
+    #: How long a request may wait for the upstream, in milliseconds; none: no limit.
+    timeout_ms: Optional[int]
+    #: The longest text of a failed tool result passed on.
+    failed_result_bytes: int
+    #: Longest upstream line, in bytes.
+    max_upstream_bytes: int

@@ -28,6 +28,7 @@ API: dict[str, Optional[tuple[tuple[Any, ...], str]]] = {
 GUARD: dict[str, Optional[tuple[tuple[Any, ...], str]]] = {
     "check-policy": None,
     "[constructor]session": None,
+    "[method]session.settings": ((), "string"),
     "[method]session.client-line": (("bytes", ("record", (("unix-millis", "u64"), ("entropy", "u64"),))), "string"),
     "[method]session.client-line-on": (("u64", "bytes", ("record", (("unix-millis", "u64"), ("entropy", "u64"),))), "string"),
     "[method]session.set-policy": None,

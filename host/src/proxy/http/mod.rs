@@ -93,7 +93,7 @@ pub async fn serve(args: Args, listen: Listen, runtime: Runtime, metrics: Arc<Me
             relay_ended: Arc::new(Notify::new()),
             reloaded: std::sync::RwLock::new(None),
         },
-        max_bytes: args.session.max_bytes.unwrap_or(10 * 1024 * 1024) as usize,
+        max_bytes: args.settings.max_bytes as usize,
         listen: listen.clone(),
         metrics: metrics.clone(),
         access,

@@ -28,8 +28,8 @@ from __future__ import annotations
 try:
     from ._lines import OVERSIZE_EDGE_BYTES, OversizeLine, RawLine
     from ._logger import upstream_stderr_log
-    from ._relay import DEFAULT_MAX_UPSTREAM_BYTES, DEFAULT_OFFLOAD_BYTES, QUEUE_BUDGET_BYTES
-    from ._streams import DEFAULT_TIMEOUT, GuardedWriteStream, GuardOptions, guard_streams, guard_transport
+    from ._relay import DEFAULT_OFFLOAD_BYTES, QUEUE_BUDGET_BYTES
+    from ._streams import GuardedWriteStream, GuardOptions, guard_streams, guard_transport
     from ._tools import ServerApi, canonical_tool_error, guard_call_tool, guard_tool, guard_tools
 except ImportError as missing:  # pragma: no cover - exercised in a subprocess without the SDK
     if (missing.name or "").startswith("jsonrpc_errors"):
@@ -40,9 +40,7 @@ except ImportError as missing:  # pragma: no cover - exercised in a subprocess w
     ) from missing
 
 __all__ = [
-    "DEFAULT_MAX_UPSTREAM_BYTES",
     "DEFAULT_OFFLOAD_BYTES",
-    "DEFAULT_TIMEOUT",
     "OVERSIZE_EDGE_BYTES",
     "QUEUE_BUDGET_BYTES",
     "GuardOptions",

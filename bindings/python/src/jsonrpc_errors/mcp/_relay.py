@@ -19,8 +19,7 @@ from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
 
 from .. import _runtime
-from .._guard import GuardSession, Outcome, UpstreamFailure
-from .._taxonomy import DEFAULT_MAX_BYTES
+from .._guard import GuardSession, Outcome, Settings, UpstreamFailure
 from ._lines import Item, OversizeLine, _judged, _messages
 from ._logger import _log_event
 
@@ -31,8 +30,6 @@ Peer = Literal["client", "upstream"]
 #: component reads them (most of a second for 10 MB). Smaller ones run inline: on a small message the thread hop
 #: would cost more than the call.
 DEFAULT_OFFLOAD_BYTES = 64 * 1024
-#: The Rust guard's `--max-upstream-bytes` default: an upstream message this long is discarded, not relayed.
-DEFAULT_MAX_UPSTREAM_BYTES = 64 * 1024 * 1024
 #: Bytes queued toward one peer before the side producing them waits (the Rust guard's budget).
 QUEUE_BUDGET_BYTES = 16 * 1024 * 1024
 
@@ -174,8 +171,7 @@ class _Guard:
         *,
         logger: logging.Logger,
         offload_bytes: float,
-        max_bytes: Optional[int],
-        max_upstream_bytes: int,
+        settings: Settings,
         grace: float,
     ) -> None:
         self._session = session
@@ -185,9 +181,10 @@ class _Guard:
         self._offload_bytes = offload_bytes
         # Longer lines are answered (client) or dropped (upstream) by their length: the component takes no
         # input over its own limit, and the session reads none over max_bytes anyway.
+        self.settings = settings
         limit = _runtime.get().max_input_bytes()
-        self._max_client_bytes = min(max_bytes if max_bytes is not None else DEFAULT_MAX_BYTES, limit)
-        self._max_upstream_bytes = min(max_upstream_bytes, limit)
+        self._max_client_bytes = min(settings["max_bytes"], limit)
+        self._max_upstream_bytes = min(settings["max_upstream_bytes"], limit)
         self._grace = grace
         # One guard call at a time; anyio's lock, since a large message's call is awaited on a worker thread.
         # fast_acquire: an uncontended acquire does not yield to the event loop (a task switch per message).

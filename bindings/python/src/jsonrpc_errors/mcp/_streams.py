@@ -16,11 +16,11 @@ from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
 from typing_extensions import Unpack
 
-from .._guard import GuardSession, UpstreamFailure, check_policy
+from .._guard import GuardSession, Settings, UpstreamFailure, check_policy
 from .._taxonomy import Dialect
 from ._lines import Item
 from ._logger import _LOGGER, _log_transport_failure
-from ._relay import DEFAULT_MAX_UPSTREAM_BYTES, DEFAULT_OFFLOAD_BYTES, _Guard
+from ._relay import DEFAULT_OFFLOAD_BYTES, _Guard
 
 
 class GuardedWriteStream:
@@ -33,6 +33,13 @@ class GuardedWriteStream:
 
     def __init__(self, guard: _Guard) -> None:
         self._guard = guard
+
+    @property
+    def settings(self) -> Settings:
+        """What the session resolved when it opened (the options given, else the policy file's ``[defaults]``,
+        else the built-in defaults): ``max_bytes`` and ``max_upstream_bytes`` are the line limits a proxy
+        reading its own lines keeps."""
+        return self._guard.settings
 
     async def send(self, item: Item, /) -> None:
         await self._guard.from_client(item)
@@ -69,26 +76,17 @@ _T = TypeVar("_T")
 
 
 class _Unset(Enum):
-    """An option the caller did not give: the policy file's ``[defaults]`` say, else the CLI's default."""
+    """An option the caller did not give: the session resolves it (the policy file's ``[defaults]``, else the
+    built-in default) and reports what it chose in its settings."""
 
     UNSET = "unset"
 
 
 UNSET = _Unset.UNSET
 
-#: The CLI's default ``--timeout``, in seconds (below the 60 s most MCP clients wait).
-DEFAULT_TIMEOUT = 50.0
-
-
-def _resolved(given: Union[_T, _Unset], from_file: Any, default: _T) -> _T:
-    """The caller's option, else the policy file's default (``check_policy``'s answer), else the CLI's."""
-    if given is not UNSET:
-        return given
-    return default if from_file is None else from_file
-
 
 def _timeout_ms(timeout: Optional[float]) -> Optional[int]:
-    """Seconds as the session takes them: 0 or None means no timeout, anything else at least 1 ms."""
+    """Seconds as the session takes them: 0 or None means no limit (None), anything else at least 1 ms."""
     if timeout is None or timeout == 0:
         return None
     if timeout < 0:
@@ -129,9 +127,11 @@ async def guard_streams(
     could not parse is handed to the session as the line it was (dropped and logged), never relayed.
 
     Options as ``jsonrpc-errors guard``: ``dialect`` (default "canonical"), ``timeout`` (seconds; 0 or None:
-    none; default 50), ``max_bytes`` (client messages; default 10 MiB), ``batch`` (default "reject"),
-    ``max_upstream_bytes``, ``failed_result_bytes`` (the longest text of a failed tool result passed on;
-    default 8 KiB); ``upstream`` names the upstream in answers (the Rust guard says ``stdio:<program>``).
+    no limit; default 50), ``max_bytes`` (client messages; default 10 MiB), ``batch`` (default "reject"),
+    ``max_upstream_bytes`` (default 64 MiB), ``failed_result_bytes`` (the longest text of a failed tool result
+    passed on; default 8 KiB); ``upstream`` names the upstream in answers (the Rust guard says
+    ``stdio:<program>``). The session resolves what is not given (the defaults are ``guard-options``' in
+    wit/world.wit); the returned write stream's ``settings`` says what it resolved.
     Guard calls on messages over ``offload_bytes`` run on a worker thread.
 
     ``policy`` is a policy file's text (TOML, as ``jsonrpc-errors guard --config FILE`` reads it: per-tool
@@ -146,28 +146,33 @@ async def guard_streams(
     whose secret-looking values the session redacts from everything it passes on and logs, in place of the
     runtime's (:func:`jsonrpc_errors.set_environment`).
     """
+    # A refused document raises here, before anything starts (the session would answer every request with it).
     file: dict[str, Any] = check_policy(policy, policy_env) if policy is not None else {}
-    dialect = _resolved(dialect, file.get("dialect"), "canonical")
-    batch_mode: Literal["reject", "allow"] = _resolved(batch, file.get("batch"), "reject")
-    max_bytes = _resolved(max_bytes, file.get("max_bytes"), None)
-    max_upstream_bytes = _resolved(max_upstream_bytes, file.get("max_upstream_bytes"), DEFAULT_MAX_UPSTREAM_BYTES)
-    failed_result_bytes = _resolved(failed_result_bytes, file.get("failed_result_bytes"), None)
-    if timeout is UNSET:
-        file_timeout_ms = file.get("timeout_ms")
-        timeout_ms = _timeout_ms(DEFAULT_TIMEOUT) if file_timeout_ms is None else (file_timeout_ms or None)
-    else:
-        timeout_ms = _timeout_ms(timeout)
+    if dialect is UNSET:
+        dialect = file.get("dialect") or "canonical"
+    batch_mode: Literal["reject", "allow"] = (file.get("batch") or "reject") if batch is UNSET else batch
+    # The limits go to the session as given, and only if given: it resolves the rest.
+    given: dict[str, Any] = {
+        name: value
+        for name, value in (
+            ("max_bytes", max_bytes),
+            ("max_upstream_bytes", max_upstream_bytes),
+            ("failed_result_bytes", failed_result_bytes),
+        )
+        if value is not UNSET
+    }
+    if timeout is not UNSET:
+        given["timeout_ms"] = _timeout_ms(timeout)
     session = GuardSession(
         dialect,
-        max_bytes=max_bytes,
         batch=batch_mode,
-        timeout_ms=timeout_ms,
         upstream=upstream,
-        failed_result_bytes=failed_result_bytes,
         policy=policy,
         policy_env=policy_env,
         environment=environment,
+        **given,
     )
+    settings = session.settings()
     client_send, client_receive = anyio.create_memory_object_stream[SessionMessage](0)
     try:
         async with anyio.create_task_group() as task_group:
@@ -179,8 +184,7 @@ async def guard_streams(
                 task_group,
                 logger=logger or _LOGGER,
                 offload_bytes=offload_bytes,
-                max_bytes=max_bytes,
-                max_upstream_bytes=max_upstream_bytes,
+                settings=settings,
                 grace=grace,
             )
             guard.start()
