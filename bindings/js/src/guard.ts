@@ -12,7 +12,8 @@ import type { ContextOptions, Id, OversizeOptions } from "./types.js";
 // The session's options and steps, generated from wit/world.wit (`cargo xtask gen`).
 export type { EventName, EventStep, ForwardStep, GuardOptions, GuardOutcome, GuardSettings, GuardStep, LogLevel, Peer, SendStep } from "./guard-schema.js";
 
-/** A policy's defaults (`null` where it says nothing): what a shell takes unless its own options say otherwise. */
+/** A policy's defaults (`null` where it says nothing). A session under the file resolves its limits from them
+ *  itself, and reports what it chose (`GuardSession.settings`). */
 export interface PolicyDefaults {
   dialect: Dialect | null;
   timeout_ms: number | null;

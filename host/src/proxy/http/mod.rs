@@ -86,6 +86,7 @@ pub async fn serve(args: Args, listen: Listen, runtime: Runtime, metrics: Arc<Me
         children: upstream::Children {
             runtime,
             session: args.session.clone(),
+            timeout: args.settings.timeout_ms.map(Duration::from_millis),
             transport: args.transport.clone(),
             grace: args.transport.grace(),
             metrics: metrics.clone(),
@@ -162,12 +163,8 @@ pub async fn serve(args: Args, listen: Listen, runtime: Runtime, metrics: Arc<Me
 /// Stops the children once what is open has been answered (or the deadline passed, or a second signal).
 async fn drain(front: &Arc<Front>, signals: &mut Signals) {
     let children = &front.children;
-    let deadline = Instant::now()
-        + children
-            .session
-            .timeout_ms
-            .map_or(Duration::from_secs(60), Duration::from_millis)
-        + children.grace;
+    let deadline =
+        Instant::now() + children.timeout.unwrap_or(Duration::from_secs(60)) + children.grace;
     // GET streams carry no answers: they end now, so their connections can close.
     for up in front.sessions.all() {
         up.close_own();

@@ -26,6 +26,9 @@ pub struct Children {
     pub runtime: Runtime,
     /// The guard session's options as the guard started (the policy as last reloaded aside).
     pub session: Options,
+    /// How long a request may wait for the upstream, as the session resolved it (`Settings::timeout_ms`);
+    /// None: no limit.
+    pub timeout: Option<Duration>,
     /// The upstream every child relay guards (a command, or a server at a URL).
     pub transport: crate::proxy::transport::Spec,
     /// How long an upstream gets to finish once stopped.
@@ -42,7 +45,7 @@ impl Children {
     /// How long a child may owe an answer without writing a line (once a request of it timed out) before it
     /// counts as no longer answering: the guard's `--timeout`. None (`--timeout 0`): never.
     pub fn silence_bound(&self) -> Option<Duration> {
-        self.session.timeout_ms.map(Duration::from_millis)
+        self.timeout
     }
 
     /// The options a new relay's session opens with: the start's, with the policy as last reloaded.
