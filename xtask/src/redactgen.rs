@@ -160,11 +160,22 @@ fn guest(s: &Schema) -> Result<String> {
             let _ = writeln!(o, "    {},", upper_camel(case));
         }
         let _ = writeln!(o, "}}\n");
+        let rust = upper_camel(name);
+        let pairs: Vec<String> = cases
+            .iter()
+            .map(|(c, _)| format!("({c:?}, {rust}::{})", upper_camel(c)))
+            .collect();
+        let _ = writeln!(
+            o,
+            "impl {rust} {{\n    /// Every case, by the name the JSON (and a policy file) spells it.\n    pub const CASES: [(&'static str, {rust}); {}] = [\n        {},\n    ];\n}}\n",
+            cases.len(),
+            pairs.join(",\n        ")
+        );
     }
     rust_doc(&mut o, "", &s.options_docs);
     let _ = writeln!(
         o,
-        "#[derive(Debug, Default, Deserialize)]\n#[serde(deny_unknown_fields)]\npub struct RedactionOptions {{"
+        "#[derive(Debug, Clone, Default, Deserialize)]\n#[serde(deny_unknown_fields)]\npub struct RedactionOptions {{"
     );
     for f in &s.options {
         rust_doc(&mut o, "    ", &f.docs);

@@ -2,8 +2,8 @@
 //! built once per combination of overrides a request can meet.
 
 use super::document::{self, Action, Document, DocumentError, Method, Override, Scope};
-use crate::redact::{self, Policy};
-use serde_json::{json, Value};
+use crate::redact::{self, Policy, PolicyError, RedactionOptions, Rule};
+use serde_json::json;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use wildmatch::WildMatch;
@@ -35,7 +35,7 @@ pub struct Effective {
 
 /// The options, disabled names and allowed values a redaction policy is built from.
 struct Recipe {
-    options: serde_json::Map<String, Value>,
+    options: RedactionOptions,
     disable: Vec<String>,
     allow: Vec<String>,
 }
@@ -98,8 +98,8 @@ pub struct Compiled {
     methods: Vec<(WildMatch, bool, Override)>,
     /// Redaction policies by the overrides that shaped them (method index, tool index).
     policies: BTreeMap<(Option<usize>, Option<usize>), Redactions>,
-    /// The options JSON every redaction policy starts from.
-    options: serde_json::Map<String, Value>,
+    /// The options every redaction policy starts from (their names off and values allowed set per policy).
+    options: RedactionOptions,
 }
 
 pub(crate) fn seconds_to_ms(s: f64) -> Option<u64> {
@@ -177,15 +177,6 @@ impl Compiled {
                 ));
             }
         }
-        for p in &r.allow_patterns {
-            regex_lite::Regex::new(p).map_err(|e| {
-                at(
-                    "allow_patterns",
-                    p,
-                    format!("allow pattern does not compile: {e}"),
-                )
-            })?;
-        }
         for o in document.tools.iter().chain(&document.methods) {
             if o.pattern.is_empty() {
                 return Err(at(
@@ -211,14 +202,24 @@ impl Compiled {
                 return Err(at("scopes", "", "scopes must keep \"errors\": error responses and failed tool results are always redacted".into()));
             }
         }
-        let mut options = serde_json::Map::new();
-        let method = match r.method {
-            None | Some(Method::Replace) => "replace",
-            Some(Method::Mask) => "mask",
-            Some(Method::Hash) => "hash",
-            Some(Method::Remove) => "remove",
+        let extra_rules: Vec<Rule> = r
+            .extra_rules
+            .iter()
+            .map(|e| Rule {
+                id: e.id.clone(),
+                category: e.category.clone(),
+                pattern: e.pattern.clone(),
+                keywords: e.keywords.clone(),
+                secret_groups: e.secret_groups.clone(),
+                ..Rule::default()
+            })
+            .collect();
+        let mut options = RedactionOptions {
+            method: r.method.unwrap_or_default(),
+            extra_rules,
+            allow_patterns: r.allow_patterns.clone(),
+            ..RedactionOptions::default()
         };
-        options.insert("method".into(), json!(method));
         match (&r.hash_key_env, r.method) {
             (Some(var), _) => {
                 let key = env.iter().find(|(k, _)| k == var).map(|(_, v)| v.clone());
@@ -236,7 +237,7 @@ impl Compiled {
                         format!("hash_key_env: the key in {var} is shorter than 16 bytes"),
                     ));
                 }
-                options.insert("hash_key".into(), json!(key));
+                options.hash_key = Some(key);
             }
             (None, Some(Method::Hash)) => {
                 let why = "method = \"hash\" needs hash_key_env: the name of an environment variable holding a key of at least 16 bytes";
@@ -244,21 +245,22 @@ impl Compiled {
             }
             (None, _) => {}
         }
-        let extra: Vec<Value> = r
-            .extra_rules
-            .iter()
-            .map(|e| json!({"id": e.id, "category": e.category, "pattern": e.pattern, "keywords": e.keywords, "secret_groups": e.secret_groups}))
-            .collect();
-        options.insert("extra_rules".into(), Value::Array(extra));
-        options.insert("allow_patterns".into(), json!(r.allow_patterns));
-        let base_policy = build_policy(&options, &r.disable, &r.allow).map_err(|e| {
-            let id = r
-                .extra_rules
-                .iter()
-                .find(|x| e.contains(&format!("'{}'", x.id)))
-                .map(|x| x.id.clone())
-                .unwrap_or_default();
-            at("extra_rules", &id, e)
+        // Each rule and pattern is compiled once, here: an error names the entry it is about.
+        let base_policy = build_policy(&options, &r.disable, &r.allow).map_err(|e| match &e {
+            PolicyError::BadAllowPattern { index, message } => at(
+                "allow_patterns",
+                r.allow_patterns.get(*index).map_or("", String::as_str),
+                format!("allow pattern does not compile: {message}"),
+            ),
+            _ => {
+                let id = r
+                    .extra_rules
+                    .iter()
+                    .find(|x| e.to_string().contains(&format!("'{}'", x.id)))
+                    .map(|x| x.id.clone())
+                    .unwrap_or_default();
+                at("extra_rules", &id, e.to_string())
+            }
         })?;
         let actions: BTreeMap<String, Action> = document
             .actions
@@ -269,7 +271,8 @@ impl Compiled {
         let quiet_disable: Vec<String> =
             r.disable.iter().cloned().chain(audited(&actions)).collect();
         let quiet = Arc::new(
-            build_policy(&options, &quiet_disable, &r.allow).map_err(|e| at("actions", "", e))?,
+            build_policy(&options, &quiet_disable, &r.allow)
+                .map_err(|e| at("actions", "", e.to_string()))?,
         );
         let quiet_recipe = Arc::new(Recipe {
             options: options.clone(),
@@ -425,12 +428,64 @@ pub fn defaults_json(document: &Document) -> String {
 }
 
 fn build_policy(
-    options: &serde_json::Map<String, Value>,
+    options: &RedactionOptions,
     disable: &[String],
     allow: &[String],
-) -> Result<Policy, String> {
-    let mut options = options.clone();
-    options.insert("disable".into(), json!(disable));
-    options.insert("allowlist".into(), json!(allow));
-    Policy::from_json(&Value::Object(options).to_string()).map_err(|e| e.to_string())
+) -> Result<Policy, PolicyError> {
+    Policy::from_options(RedactionOptions {
+        disable: disable.to_vec(),
+        allowlist: allow.to_vec(),
+        ..options.clone()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An allow pattern is compiled once, by the redaction options' own check (anchored, under its limits), and
+    /// what that check refuses is reported at the pattern, whatever the reason (it was reported at
+    /// `extra_rules`, where nothing was wrong, when the document's own looser compile let it through).
+    #[test]
+    fn a_refused_allow_pattern_is_reported_at_the_pattern() {
+        for (pattern, why) in [
+            ("[unclosed".to_string(), "allow pattern does not compile: "),
+            (
+                "a".repeat(redact::policy::MAX_PATTERN_LEN + 1),
+                "allow pattern does not compile: longer than 2048 characters",
+            ),
+        ] {
+            let text = format!("[redaction]\nallow_patterns = [\"ok\", \"{pattern}\"]\n");
+            let err = Compiled::new(&text, &[]).err().expect("refused");
+            assert!(err.message.starts_with(why), "{}", err.message);
+            // Line 2, at the refused pattern (not the first one, nor the table).
+            let (line, column) = err.at.expect("a position");
+            assert_eq!(line, 2, "{}", err.message);
+            assert!(column > "allow_patterns = [\"ok\", ".len() - 2, "{column}");
+        }
+    }
+
+    /// The policy file's options are the API's typed record: the same rules, method and patterns redact the
+    /// same text the same way as `redact-with`'s JSON.
+    #[test]
+    fn a_documents_redaction_is_the_apis() {
+        let env = [("HASH_KEY".to_string(), "0123456789abcdef0123".to_string())];
+        let compiled = Compiled::new(
+            "[redaction]\nmethod = \"hash\"\nhash_key_env = \"HASH_KEY\"\nallow_patterns = [\"bob@.*\"]\n\
+             extra_rules = [{ id = \"ticket\", category = \"internal\", pattern = \"TCK-[0-9]{6}\" }]\n",
+            &env,
+        )
+        .unwrap();
+        let api = Policy::from_json(
+            r#"{"method":"hash","hash_key":"0123456789abcdef0123","allow_patterns":["bob@.*"],
+                "extra_rules":[{"id":"ticket","category":"internal","pattern":"TCK-[0-9]{6}"}]}"#,
+        )
+        .unwrap();
+        let text = "TCK-123456 from bob@example.com to alice@example.com";
+        let secrets = redact::Secrets::none();
+        assert_eq!(
+            redact::redact_with(text, secrets, &compiled.defaults().redaction).text,
+            redact::redact_with(text, secrets, &api).text
+        );
+    }
 }

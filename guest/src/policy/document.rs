@@ -85,21 +85,10 @@ pub(crate) const ACTIONS: [(&str, Action); 3] = [
     ("audit", Action::Audit),
 ];
 
-/// How a finding is replaced, as the redaction options spell it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Method {
-    Replace,
-    Mask,
-    Hash,
-    Remove,
-}
+/// How a finding is replaced: the redaction options' own method (`redaction-method` in the WIT).
+pub use crate::redact::Method;
 
-pub(crate) const METHODS: [(&str, Method); 4] = [
-    ("replace", Method::Replace),
-    ("mask", Method::Mask),
-    ("hash", Method::Hash),
-    ("remove", Method::Remove),
-];
+pub(crate) const METHODS: [(&str, Method); 4] = Method::CASES;
 
 // The keys each table takes (the reader refuses any other; `schema.rs` describes the same ones).
 pub(crate) const ROOT_KEYS: [&str; 5] = ["defaults", "redaction", "actions", "tool", "method"];

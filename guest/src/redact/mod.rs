@@ -55,7 +55,7 @@ mod windows;
 pub use apply::{redact_owned, redact_with};
 pub use finding::{Finding, Redacted, ENV_CATEGORY, ENV_RULE};
 pub use json::{redact_value, JsonFinding};
-pub use policy::{Method, Policy, PolicyError};
+pub use policy::{Method, Policy, PolicyError, RedactionOptions};
 pub use rules::{examples, Catalogue, Examples, Rule, Trigger, Validator, WindowKind};
 pub use ruleset::{anchored_pattern, RuleSet};
 pub use secrets::Secrets;

@@ -19,13 +19,23 @@ pub enum RedactionMethod {
     Remove,
 }
 
+impl RedactionMethod {
+    /// Every case, by the name the JSON (and a policy file) spells it.
+    pub const CASES: [(&'static str, RedactionMethod); 4] = [
+        ("replace", RedactionMethod::Replace),
+        ("mask", RedactionMethod::Mask),
+        ("hash", RedactionMethod::Hash),
+        ("remove", RedactionMethod::Remove),
+    ];
+}
+
 /// Adding a redaction option: a field of `redaction-options` (an `option` or a `list`: "not given" is every
 /// shell's default), read where the guest uses it (`guest/src/redact/policy.rs`), then `cargo xtask gen`
 /// writes the guest's reader and every shell's type and builder (docs/where-to-change.md).
 /// What a caller may change about redaction (`redact-with`, `redact-json-value`, a guard's error handler),
 /// as JSON text with these fields in snake_case; every field may be left out. Bad options fail with -32602
 /// naming what is wrong.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RedactionOptions {
     /// How a found secret is replaced. Default: `replace`.

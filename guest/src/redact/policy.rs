@@ -2,7 +2,7 @@
 //! allowlist and allow patterns. Options arrive as JSON (`redaction-options` in the WIT, read by the generated
 //! `options.rs`) and are validated here; a bad option is a clear error, never a panic.
 
-use super::options::RedactionOptions;
+pub use super::options::RedactionOptions;
 use super::rules::WindowKind;
 use super::ruleset::{anchored_pattern, RuleSet};
 use hmac::{Hmac, Mac};
@@ -45,7 +45,7 @@ pub enum PolicyError {
 pub struct Policy {
     pub method: Method,
     hash_key: Vec<u8>,
-    /// How `Method::Hash` tags a secret: set by [`Policy::from_json`], the only way to choose that method.
+    /// How `Method::Hash` tags a secret: set by [`Policy::from_options`], the only way to choose that method.
     tagger: Option<fn(&[u8], &str) -> String>,
     pub disabled: Vec<String>,
     pub extra: Option<RuleSet>,
@@ -86,6 +86,12 @@ impl Policy {
         } else {
             serde_json::from_str(text).map_err(|e| PolicyError::Invalid(e.to_string()))?
         };
+        Policy::from_options(options)
+    }
+
+    /// Validates typed options (a policy file's, which never pass through JSON) and compiles their rules and
+    /// patterns, each once.
+    pub fn from_options(options: RedactionOptions) -> Result<Policy, PolicyError> {
         if options.method == Method::Hash && options.hash_key.as_ref().is_none_or(|k| k.len() < 16)
         {
             return Err(PolicyError::MissingHashKey);
@@ -208,7 +214,7 @@ impl Policy {
     }
 }
 
-/// The first 6 bytes of HMAC-SHA256(key, secret) in hex. Reached only through a policy that `from_json` made,
+/// The first 6 bytes of HMAC-SHA256(key, secret) in hex. Reached only through a policy that `from_options` made,
 /// so a build that never parses options (the npm base module) links no SHA-256 (4.6 KB of code).
 fn hmac_tag(key: &[u8], secret: &str) -> String {
     let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes keys of any length");

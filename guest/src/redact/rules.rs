@@ -40,7 +40,8 @@ pub struct JsonPolicy {
 }
 
 /// Deserializable for the caller's `extra_rules`; the catalogue's own rules come from build.rs's tables.
-#[derive(Debug, Clone, Deserialize)]
+/// `Default`: a rule with only what it is given (a policy file's `extra_rules` entry).
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Rule {
     pub id: String,
