@@ -117,20 +117,150 @@ impl Session {
         })?;
         Err(failure(refusal))
     }
+}
 
-    /// A line from the client (newline removed): the outcome's JSON text.
-    pub fn client_line_json(&mut self, line: &[u8], ctx: Context) -> Result<String, Failure> {
-        self.sized(line.len())?;
-        self.call(|i, h| {
-            i.api
-                .jsonrpc_errors_core_guard()
-                .session()
-                .call_client_line(&mut i.store, h, line, ctx.wit())
-        })
+/// What a shell tells its session about: each of the session's methods that returns an outcome (`interface
+/// guard` in wit/world.wit), with what it takes.
+#[derive(Debug, Clone, Copy)]
+pub enum Call<'a> {
+    /// A line from the client (newline removed): the one client of a stdio session, byte for byte.
+    ClientLine(&'a [u8]),
+    /// A line from client stream `stream` (an HTTP front's request, a session's own stream 0): requests are
+    /// renamed upstream and answered on their stream; steps toward the client name their stream from then on.
+    ClientLineOn { stream: u64, line: &'a [u8] },
+    /// Client stream `stream` went away before its answers: its pending requests are cancelled upstream.
+    StreamClosed { stream: u64 },
+    /// A client line longer than `max_bytes`, discarded unread: its length, and its first and last bytes as
+    /// they passed (up to 4 KiB each; empty when none were kept), from which the session reads its id.
+    ClientOversize {
+        length: u64,
+        head: &'a [u8],
+        tail: &'a [u8],
+    },
+    /// A line from the upstream's output (newline removed).
+    UpstreamLine(&'a [u8]),
+    /// An upstream line longer than the shell takes, discarded unread: as for `ClientOversize`.
+    UpstreamOversize {
+        length: u64,
+        head: &'a [u8],
+        tail: &'a [u8],
+    },
+    /// The upstream can no longer answer.
+    UpstreamFailed(&'a UpstreamGone),
+    /// One request (`id`: as the upstream was sent it, JSON text) got no answer from an upstream reached
+    /// request by request (HTTP): it alone is answered.
+    UpstreamRequestFailed {
+        id: &'a str,
+        failure: &'a RequestFailure,
+    },
+    /// The upstream's response to request `id` (as for `UpstreamRequestFailed`) ended with nothing more to
+    /// come (`upstream-exchange-ended` in the WIT).
+    UpstreamExchangeEnded { id: &'a str },
+    /// The outcome's `deadline` has passed.
+    Expire,
+}
+
+impl Call<'_> {
+    /// The bytes the call copies into the guest.
+    fn input_len(&self) -> usize {
+        match self {
+            Call::ClientLine(line) | Call::UpstreamLine(line) | Call::ClientLineOn { line, .. } => {
+                line.len()
+            }
+            Call::ClientOversize { head, tail, .. } | Call::UpstreamOversize { head, tail, .. } => {
+                head.len() + tail.len()
+            }
+            Call::UpstreamRequestFailed { id, .. } | Call::UpstreamExchangeEnded { id } => id.len(),
+            Call::StreamClosed { .. } | Call::UpstreamFailed(_) | Call::Expire => 0,
+        }
+    }
+}
+
+fn wit_gone(gone: &UpstreamGone) -> UpstreamFailure {
+    match gone {
+        UpstreamGone::SpawnFailed(reason) => UpstreamFailure::SpawnFailed(reason.clone()),
+        UpstreamGone::Exited(status) => UpstreamFailure::Exited(*status),
+        UpstreamGone::Killed(signal) => UpstreamFailure::Killed(*signal),
+        UpstreamGone::ClosedOutput => UpstreamFailure::ClosedOutput,
+    }
+}
+
+fn wit_request_failure(failure: &RequestFailure) -> WitRequestFailure {
+    match failure {
+        RequestFailure::Unreachable(reason) => WitRequestFailure::Unreachable(reason.clone()),
+        RequestFailure::Refused {
+            status,
+            retry_after_secs,
+        } => WitRequestFailure::Refused(HttpRefusal {
+            status: *status,
+            retry_after_secs: *retry_after_secs,
+        }),
+        RequestFailure::SessionGone => WitRequestFailure::SessionGone,
+    }
+}
+
+/// What a shell asks of its guard session: [`Session`]'s calls, as a trait so that a shell can be driven by a
+/// scripted session in its own tests.
+pub trait SessionCalls: Send {
+    /// Tells the session about `call`: the outcome's JSON text, as the component wrote it (what the vectors
+    /// compare byte for byte).
+    fn outcome_json(&mut self, call: Call<'_>, ctx: Context) -> Result<String, Failure>;
+
+    /// Tells the session about `call`: the outcome, read.
+    fn outcome(&mut self, call: Call<'_>, ctx: Context) -> Result<Outcome, Failure> {
+        Outcome::parse(&self.outcome_json(call, ctx)?)
     }
 
     /// Replaces the policy for the requests from now on (a reload); a refused one leaves it as it was.
-    pub fn set_policy(&mut self, text: &str, env: &[(String, String)]) -> Result<(), Failure> {
+    fn set_policy(&mut self, text: &str, env: &[(String, String)]) -> Result<(), Failure>;
+
+    /// Bytes of the upstream's stderr as read, in any pieces: the redacted text of the lines they complete
+    /// (secrets redacted, traces kept; an unfinished line is held until its end, or `upstream_stderr_end`).
+    fn upstream_stderr(&mut self, bytes: &[u8]) -> Result<String, Failure>;
+
+    /// The upstream's stderr has ended: the redacted text of the unfinished line held, if any.
+    fn upstream_stderr_end(&mut self) -> Result<String, Failure>;
+
+    /// Other text about the upstream for the operator's log, whole lines (secrets redacted, traces kept).
+    fn upstream_log(&mut self, text: &str) -> Result<String, Failure>;
+}
+
+impl SessionCalls for Session {
+    fn outcome_json(&mut self, call: Call<'_>, ctx: Context) -> Result<String, Failure> {
+        self.sized(call.input_len())?;
+        let ctx = ctx.wit();
+        self.call(|i, h| {
+            let session = i.api.jsonrpc_errors_core_guard().session();
+            let store = &mut i.store;
+            match call {
+                Call::ClientLine(line) => session.call_client_line(store, h, line, ctx),
+                Call::ClientLineOn { stream, line } => {
+                    session.call_client_line_on(store, h, stream, line, ctx)
+                }
+                Call::StreamClosed { stream } => session.call_stream_closed(store, h, stream, ctx),
+                Call::ClientOversize { length, head, tail } => {
+                    session.call_client_oversize(store, h, length, head, tail, ctx)
+                }
+                Call::UpstreamLine(line) => session.call_upstream_line(store, h, line, ctx),
+                Call::UpstreamOversize { length, head, tail } => {
+                    session.call_upstream_oversize(store, h, length, head, tail, ctx)
+                }
+                Call::UpstreamFailed(gone) => {
+                    session.call_upstream_failed(store, h, &wit_gone(gone), ctx)
+                }
+                Call::UpstreamRequestFailed { id, failure } => {
+                    let failure = wit_request_failure(failure);
+                    session.call_upstream_request_failed(store, h, &id.to_string(), &failure, ctx)
+                }
+                Call::UpstreamExchangeEnded { id } => {
+                    session.call_upstream_exchange_ended(store, h, &id.to_string(), ctx)
+                }
+                Call::Expire => session.call_expire(store, h, ctx),
+            }
+        })
+    }
+
+    fn set_policy(&mut self, text: &str, env: &[(String, String)]) -> Result<(), Failure> {
         self.sized(text.len())?;
         let o = self.call(|i, h| {
             i.api
@@ -141,220 +271,7 @@ impl Session {
         crate::outcome(o).map(|_| ())
     }
 
-    /// A line from client stream `stream` (an HTTP front's request, a session's own stream 0): requests are
-    /// renamed upstream and answered on their stream; steps toward the client name their stream from then on.
-    pub fn client_line_on_json(
-        &mut self,
-        stream: u64,
-        line: &[u8],
-        ctx: Context,
-    ) -> Result<String, Failure> {
-        self.sized(line.len())?;
-        self.call(|i, h| {
-            i.api
-                .jsonrpc_errors_core_guard()
-                .session()
-                .call_client_line_on(&mut i.store, h, stream, line, ctx.wit())
-        })
-    }
-
-    /// Client stream `stream` went away before its answers: its pending requests are cancelled upstream.
-    pub fn stream_closed_json(&mut self, stream: u64, ctx: Context) -> Result<String, Failure> {
-        self.call(|i, h| {
-            i.api
-                .jsonrpc_errors_core_guard()
-                .session()
-                .call_stream_closed(&mut i.store, h, stream, ctx.wit())
-        })
-    }
-
-    pub fn client_line_on(
-        &mut self,
-        stream: u64,
-        line: &[u8],
-        ctx: Context,
-    ) -> Result<Outcome, Failure> {
-        Outcome::parse(&self.client_line_on_json(stream, line, ctx)?)
-    }
-
-    pub fn stream_closed(&mut self, stream: u64, ctx: Context) -> Result<Outcome, Failure> {
-        Outcome::parse(&self.stream_closed_json(stream, ctx)?)
-    }
-
-    /// A client line longer than `max_bytes`, discarded unread: its length, and its first and last bytes as
-    /// they passed (up to 4 KiB each; empty when none were kept), from which the session reads its id.
-    pub fn client_oversize_json(
-        &mut self,
-        length: u64,
-        head: &[u8],
-        tail: &[u8],
-        ctx: Context,
-    ) -> Result<String, Failure> {
-        self.sized(head.len() + tail.len())?;
-        self.call(|i, h| {
-            i.api
-                .jsonrpc_errors_core_guard()
-                .session()
-                .call_client_oversize(&mut i.store, h, length, head, tail, ctx.wit())
-        })
-    }
-
-    /// A line from the upstream's output (newline removed).
-    pub fn upstream_line_json(&mut self, line: &[u8], ctx: Context) -> Result<String, Failure> {
-        self.sized(line.len())?;
-        self.call(|i, h| {
-            i.api
-                .jsonrpc_errors_core_guard()
-                .session()
-                .call_upstream_line(&mut i.store, h, line, ctx.wit())
-        })
-    }
-
-    /// An upstream line longer than the shell takes, discarded unread: as for `client_oversize_json`.
-    pub fn upstream_oversize_json(
-        &mut self,
-        length: u64,
-        head: &[u8],
-        tail: &[u8],
-        ctx: Context,
-    ) -> Result<String, Failure> {
-        self.sized(head.len() + tail.len())?;
-        self.call(|i, h| {
-            i.api
-                .jsonrpc_errors_core_guard()
-                .session()
-                .call_upstream_oversize(&mut i.store, h, length, head, tail, ctx.wit())
-        })
-    }
-
-    pub fn upstream_failed_json(
-        &mut self,
-        gone: &UpstreamGone,
-        ctx: Context,
-    ) -> Result<String, Failure> {
-        let failure = match gone {
-            UpstreamGone::SpawnFailed(reason) => UpstreamFailure::SpawnFailed(reason.clone()),
-            UpstreamGone::Exited(status) => UpstreamFailure::Exited(*status),
-            UpstreamGone::Killed(signal) => UpstreamFailure::Killed(*signal),
-            UpstreamGone::ClosedOutput => UpstreamFailure::ClosedOutput,
-        };
-        self.call(|i, h| {
-            i.api
-                .jsonrpc_errors_core_guard()
-                .session()
-                .call_upstream_failed(&mut i.store, h, &failure, ctx.wit())
-        })
-    }
-
-    pub fn upstream_request_failed_json(
-        &mut self,
-        id: &str,
-        failure: &RequestFailure,
-        ctx: Context,
-    ) -> Result<String, Failure> {
-        self.sized(id.len())?;
-        let id = id.to_string();
-        let failure = match failure {
-            RequestFailure::Unreachable(reason) => WitRequestFailure::Unreachable(reason.clone()),
-            RequestFailure::Refused {
-                status,
-                retry_after_secs,
-            } => WitRequestFailure::Refused(HttpRefusal {
-                status: *status,
-                retry_after_secs: *retry_after_secs,
-            }),
-            RequestFailure::SessionGone => WitRequestFailure::SessionGone,
-        };
-        self.call(|i, h| {
-            i.api
-                .jsonrpc_errors_core_guard()
-                .session()
-                .call_upstream_request_failed(&mut i.store, h, &id, &failure, ctx.wit())
-        })
-    }
-
-    pub fn upstream_request_failed(
-        &mut self,
-        id: &str,
-        failure: &RequestFailure,
-        ctx: Context,
-    ) -> Result<Outcome, Failure> {
-        Outcome::parse(&self.upstream_request_failed_json(id, failure, ctx)?)
-    }
-
-    /// The upstream's response to request `id` (as the upstream was sent it, JSON text) ended with nothing
-    /// more to come (`upstream-exchange-ended` in the WIT).
-    pub fn upstream_exchange_ended_json(
-        &mut self,
-        id: &str,
-        ctx: Context,
-    ) -> Result<String, Failure> {
-        self.sized(id.len())?;
-        let id = id.to_string();
-        self.call(|i, h| {
-            i.api
-                .jsonrpc_errors_core_guard()
-                .session()
-                .call_upstream_exchange_ended(&mut i.store, h, &id, ctx.wit())
-        })
-    }
-
-    pub fn upstream_exchange_ended(&mut self, id: &str, ctx: Context) -> Result<Outcome, Failure> {
-        Outcome::parse(&self.upstream_exchange_ended_json(id, ctx)?)
-    }
-
-    pub fn expire_json(&mut self, ctx: Context) -> Result<String, Failure> {
-        self.call(|i, h| {
-            i.api
-                .jsonrpc_errors_core_guard()
-                .session()
-                .call_expire(&mut i.store, h, ctx.wit())
-        })
-    }
-
-    pub fn client_line(&mut self, line: &[u8], ctx: Context) -> Result<Outcome, Failure> {
-        Outcome::parse(&self.client_line_json(line, ctx)?)
-    }
-
-    pub fn client_oversize(
-        &mut self,
-        length: u64,
-        head: &[u8],
-        tail: &[u8],
-        ctx: Context,
-    ) -> Result<Outcome, Failure> {
-        Outcome::parse(&self.client_oversize_json(length, head, tail, ctx)?)
-    }
-
-    pub fn upstream_line(&mut self, line: &[u8], ctx: Context) -> Result<Outcome, Failure> {
-        Outcome::parse(&self.upstream_line_json(line, ctx)?)
-    }
-
-    pub fn upstream_oversize(
-        &mut self,
-        length: u64,
-        head: &[u8],
-        tail: &[u8],
-        ctx: Context,
-    ) -> Result<Outcome, Failure> {
-        Outcome::parse(&self.upstream_oversize_json(length, head, tail, ctx)?)
-    }
-
-    pub fn upstream_failed(
-        &mut self,
-        gone: &UpstreamGone,
-        ctx: Context,
-    ) -> Result<Outcome, Failure> {
-        Outcome::parse(&self.upstream_failed_json(gone, ctx)?)
-    }
-
-    pub fn expire(&mut self, ctx: Context) -> Result<Outcome, Failure> {
-        Outcome::parse(&self.expire_json(ctx)?)
-    }
-
-    /// Bytes of the upstream's stderr as read, in any pieces: the redacted text of the lines they complete
-    /// (secrets redacted, traces kept; an unfinished line is held until its end, or [`Self::upstream_stderr_end`]).
-    pub fn upstream_stderr(&mut self, bytes: &[u8]) -> Result<String, Failure> {
+    fn upstream_stderr(&mut self, bytes: &[u8]) -> Result<String, Failure> {
         self.sized(bytes.len())?;
         self.call(|i, h| {
             i.api
@@ -364,8 +281,7 @@ impl Session {
         })
     }
 
-    /// The upstream's stderr has ended: the redacted text of the unfinished line held, if any.
-    pub fn upstream_stderr_end(&mut self) -> Result<String, Failure> {
+    fn upstream_stderr_end(&mut self) -> Result<String, Failure> {
         self.call(|i, h| {
             i.api
                 .jsonrpc_errors_core_guard()
@@ -374,8 +290,7 @@ impl Session {
         })
     }
 
-    /// Other text about the upstream for the operator's log, whole lines (secrets redacted, traces kept).
-    pub fn upstream_log(&mut self, text: &str) -> Result<String, Failure> {
+    fn upstream_log(&mut self, text: &str) -> Result<String, Failure> {
         self.sized(text.len())?;
         self.call(|i, h| {
             i.api

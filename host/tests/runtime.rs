@@ -1,5 +1,6 @@
 //! The host's own promises: no imports, precompiled start, trap recovery, threads, size caps, the CLI.
 
+use jsonrpc_errors_host::guard::{Call, SessionCalls};
 use jsonrpc_errors_host::{Context, Runtime, ValidateOptions};
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -124,10 +125,10 @@ fn a_guard_session_refuses_oversize_input_as_every_call_does() {
     let text = " ".repeat(limit + 1);
     let refusals = [
         session
-            .client_line_json(&huge, Context::default())
+            .outcome_json(Call::ClientLine(&huge), Context::default())
             .unwrap_err(),
         session
-            .upstream_line_json(&huge, Context::default())
+            .outcome_json(Call::UpstreamLine(&huge), Context::default())
             .unwrap_err(),
         session.upstream_stderr(&huge).unwrap_err(),
         session.upstream_log(&text).unwrap_err(),
@@ -141,7 +142,7 @@ fn a_guard_session_refuses_oversize_input_as_every_call_does() {
     }
     let request = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
     assert!(session
-        .client_line_json(request, Context::default())
+        .outcome_json(Call::ClientLine(request), Context::default())
         .unwrap()
         .contains(r#""pending":1"#));
 }

@@ -284,7 +284,7 @@ fn native_guard(case: &Value) -> Result<String, jsonrpc_errors_guest::error::Err
 }
 
 fn component_guard(rt: &Runtime, case: &Value) -> Result<String, Failure> {
-    use jsonrpc_errors_host::guard::UpstreamGone;
+    use jsonrpc_errors_host::guard::{Call, SessionCalls, UpstreamGone};
     let options = guard_options(case);
     let mut session = rt.guard_session(&options)?;
     let mut outputs = Vec::new();
@@ -294,16 +294,30 @@ fn component_guard(rt: &Runtime, case: &Value) -> Result<String, Failure> {
             entropy,
         };
         outputs.push(match step {
-            GuardStep::Client(l) => session.client_line_json(&l, ctx)?,
-            GuardStep::ClientOversize(n, head, tail) => {
-                session.client_oversize_json(n, head, tail, ctx)?
+            GuardStep::Client(l) => session.outcome_json(Call::ClientLine(&l), ctx)?,
+            GuardStep::ClientOversize(n, head, tail) => session.outcome_json(
+                Call::ClientOversize {
+                    length: n,
+                    head,
+                    tail,
+                },
+                ctx,
+            )?,
+            GuardStep::ClientOn(stream, l) => {
+                session.outcome_json(Call::ClientLineOn { stream, line: &l }, ctx)?
             }
-            GuardStep::ClientOn(stream, l) => session.client_line_on_json(stream, &l, ctx)?,
-            GuardStep::StreamClosed(stream) => session.stream_closed_json(stream, ctx)?,
-            GuardStep::Upstream(l) => session.upstream_line_json(&l, ctx)?,
-            GuardStep::UpstreamOversize(n, head, tail) => {
-                session.upstream_oversize_json(n, head, tail, ctx)?
+            GuardStep::StreamClosed(stream) => {
+                session.outcome_json(Call::StreamClosed { stream }, ctx)?
             }
+            GuardStep::Upstream(l) => session.outcome_json(Call::UpstreamLine(&l), ctx)?,
+            GuardStep::UpstreamOversize(n, head, tail) => session.outcome_json(
+                Call::UpstreamOversize {
+                    length: n,
+                    head,
+                    tail,
+                },
+                ctx,
+            )?,
             GuardStep::Failed(f) => {
                 let gone = match (f.get("exited"), f.get("killed"), f.get("spawn_failed")) {
                     (Some(n), _, _) => UpstreamGone::Exited(n.as_i64().unwrap() as i32),
@@ -311,10 +325,12 @@ fn component_guard(rt: &Runtime, case: &Value) -> Result<String, Failure> {
                     (_, _, Some(r)) => UpstreamGone::SpawnFailed(r.as_str().unwrap().into()),
                     _ => UpstreamGone::ClosedOutput,
                 };
-                session.upstream_failed_json(&gone, ctx)?
+                session.outcome_json(Call::UpstreamFailed(&gone), ctx)?
             }
-            GuardStep::ExchangeEnded(id) => session.upstream_exchange_ended_json(id, ctx)?,
-            GuardStep::Expire => session.expire_json(ctx)?,
+            GuardStep::ExchangeEnded(id) => {
+                session.outcome_json(Call::UpstreamExchangeEnded { id }, ctx)?
+            }
+            GuardStep::Expire => session.outcome_json(Call::Expire, ctx)?,
             GuardStep::Settings => session.settings_json()?,
             GuardStep::Log(t) => session.upstream_log(t)?,
             GuardStep::Stderr(b) => session.upstream_stderr(&b)?,

@@ -5,20 +5,17 @@
 //! the session's clock (`expire`), when the upstream is stopped, and what the session is told of its end,
 //! as in mini-redis the listener and the shutdown signal are handed to `server::run`.
 //!
-//! Every decision about a message is the session's ([`Policy`]); the core only moves bytes and time.
+//! Every decision about a message is the session's ([`SessionCalls`]); the core only moves bytes and time.
 
 use super::events::{log_event, now_ms};
 use super::io::{self, Budget, Outgoing, Read};
 use super::metrics::Metrics;
-use super::policy::Policy;
 use super::process::status;
 use super::transport::{self, Handle, Report, StartFailed};
-use jsonrpc_errors_host::guard::{Event, Peer, UpstreamGone};
+use jsonrpc_errors_host::guard::{Call, Outcome, Peer, SessionCalls, Step, UpstreamGone};
 use jsonrpc_errors_host::{Context, Failure};
-use serde::Deserialize;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::io::BufReader;
 use tokio::sync::{mpsc, oneshot, watch, OwnedSemaphorePermit};
 use tokio::time::sleep_until;
 
@@ -56,20 +53,6 @@ pub enum ClientEvent {
 pub struct PolicyText {
     pub text: String,
     pub env: Vec<(String, String)>,
-}
-
-/// Gives the session a reloaded policy file; one it refuses (checked by the front already, so only a
-/// failing component) leaves the old one, and says so.
-fn reload(shell: &mut Shell, policy: &PolicyText) {
-    match shell.policy.set_policy(&policy.text, &policy.env) {
-        Ok(()) => tracing::debug!(
-            event = "policy-reloaded",
-            "this upstream's session has the reloaded policy file"
-        ),
-        Err(f) => {
-            tracing::warn!(event = "policy-reload-refused", detail = %f, "the reloaded policy file was refused; the old one still holds")
-        }
-    }
 }
 
 /// How the session disposed of one client line.
@@ -243,76 +226,51 @@ pub struct RelayEnd {
     pub sink: Box<dyn ClientSink>,
 }
 
-/// One step of a session outcome, as the core carries it out (the host's `Step` with the client stream).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(tag = "step", rename_all = "kebab-case")]
-pub enum RoutedStep {
-    Forward {
-        to: Peer,
-        #[serde(default)]
-        stream: Option<u64>,
-    },
-    Send {
-        to: Peer,
-        #[serde(default)]
-        stream: Option<u64>,
-        line: String,
-    },
-    Event(Box<Event>),
-    /// The request answered with many responses on `stream` is settled: that stream's response ends.
-    End {
-        #[serde(default)]
-        stream: Option<u64>,
-    },
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct RoutedOutcome {
-    pub steps: Vec<RoutedStep>,
-    pub pending: usize,
-    pub deadline: Option<u64>,
-}
-
-fn parse(json: Result<String, Failure>) -> Result<RoutedOutcome, Failure> {
-    serde_json::from_str(&json?).map_err(|_| Failure::internal())
-}
-
 /// Reads the front's client lines from a pipe (stdio) into the relay.
 pub fn pump_client<R>(reader: R, cap: usize, budget: Budget, port: ClientPort)
 where
     R: tokio::io::AsyncRead + Unpin + Send + 'static,
 {
-    tokio::spawn(async move {
-        let mut reader = BufReader::with_capacity(64 * 1024, reader);
-        loop {
-            let read = io::read_line(&mut reader, cap).await;
-            let at = Instant::now();
-            let permit = match &read {
-                Read::Line(l) => budget.reserve(l.len()).await,
-                _ => None,
-            };
-            let end = matches!(read, Read::Eof | Read::Failed(_));
-            if !port
-                .send(ClientEvent::Line {
-                    stream: None,
-                    read,
-                    at,
-                    permit,
-                    ack: None,
-                })
-                .await
-                || end
-            {
-                break;
-            }
-        }
-    });
+    tokio::spawn(io::pump(reader, cap, budget, port.0, |read, at, permit| {
+        Input::Client(ClientEvent::Line {
+            stream: None,
+            read,
+            at,
+            permit,
+            ack: None,
+        })
+    }));
 }
 
-struct Shell {
-    policy: Box<dyn Policy>,
+/// Whose reader read a line: what the guard writes because of that line is charged to that reader's budget.
+#[derive(Debug, Clone, Copy)]
+enum Side {
+    Client,
+    Upstream,
+}
+
+/// What a session call was about, when it was about a read: the line (none when it was too long to keep),
+/// when it was read, the budget it holds, and whose reader read it.
+struct Got {
+    line: Option<Vec<u8>>,
+    at: Instant,
+    permit: Option<OwnedSemaphorePermit>,
+    side: Side,
+}
+
+/// One relay's state, kept together as mini-redis keeps a connection's in its `Handler`: the session and
+/// what it was told, the client sink, the upstream's handle, where the relay stands. [`run`] is a short loop
+/// handing each event to its handler.
+struct Relay {
+    session: Box<dyn SessionCalls>,
     metrics: Arc<Metrics>,
     sink: Box<dyn ClientSink>,
+    /// Told where the upstream stands.
+    state: Option<watch::Sender<RelayState>>,
+    /// The front's client reader's budget (see [`RelayConfig::client_budget`]).
+    from_client: Budget,
+    /// The upstream reader's budget, once the upstream runs.
+    from_upstream: Option<Budget>,
     /// Lines for the upstream (none once its transport stopped taking them).
     upstream_out: Option<mpsc::UnboundedSender<Outgoing>>,
     /// Fired when the relay stops the upstream.
@@ -320,13 +278,388 @@ struct Shell {
     deadline: Option<u64>,
     /// Client requests waiting, as last reported (the metrics gauge is shared by every relay).
     pending: usize,
-    /// The policy component failed (a trap): the relay stops relaying.
+    /// The session failed (a trap): the relay stops relaying.
     broken: bool,
     stderr_ended: bool,
+    /// The session has been told that the upstream is gone.
+    told_gone: bool,
+    /// The front retired the relay.
+    retired: bool,
     owed: Owed,
 }
 
-impl Shell {
+/// Runs one relay: starts the upstream, relays until it has ended (and, with `linger`, until the front
+/// retires the relay), and reports how it ended.
+pub async fn run(
+    config: RelayConfig,
+    session: Box<dyn SessionCalls>,
+    inbox: Inbox,
+    sink: Box<dyn ClientSink>,
+    metrics: Arc<Metrics>,
+) -> RelayEnd {
+    let Inbox { tx, mut rx } = inbox;
+    let mut relay = Relay::new(&config, session, sink, metrics.clone());
+    let (reports_tx, mut reports) = mpsc::channel::<Report>(256);
+    let started = transport::start(&config.transport, reports_tx, metrics);
+    // Only the front's ports keep the inbox open from now on: it closes when the front lets go.
+    drop(tx);
+    let handle = match started {
+        Ok(handle) => handle,
+        Err(failed) => return relay.not_started(failed, &mut rx).await,
+    };
+    relay.started(handle);
+    let mut inputs_open = true;
+    let ended = loop {
+        if relay.broken {
+            relay.close_upstream();
+        }
+        // Until the deadline: a wake a little early is the session's to allow for (`expire` in the WIT).
+        let expire_at = relay.expire_at();
+        tokio::select! {
+            biased;
+            input = rx.recv(), if inputs_open => match input {
+                Some(Input::Client(event)) => {
+                    relay.on_client(event);
+                }
+                None => inputs_open = false,
+            },
+            report = reports.recv() => {
+                if let Some(ended) = relay.on_report(report) {
+                    break ended;
+                }
+            }
+            _ = sleep_until(expire_at.unwrap_or_else(Instant::now).into()), if expire_at.is_some() => {
+                relay.on_deadline();
+            }
+        }
+    };
+    relay.upstream_ended(ended, config.linger, &mut rx).await
+}
+
+impl Relay {
+    fn new(
+        config: &RelayConfig,
+        session: Box<dyn SessionCalls>,
+        sink: Box<dyn ClientSink>,
+        metrics: Arc<Metrics>,
+    ) -> Relay {
+        let relay = Relay {
+            session,
+            metrics,
+            sink,
+            state: config.state.clone(),
+            from_client: config.client_budget.clone(),
+            from_upstream: None,
+            upstream_out: None,
+            upstream_close: None,
+            deadline: None,
+            pending: 0,
+            broken: false,
+            stderr_ended: false,
+            told_gone: false,
+            retired: false,
+            owed: Owed {
+                shared: config.liveness.clone(),
+                ..Owed::default()
+            },
+        };
+        relay.tell(RelayState::Starting);
+        relay
+    }
+
+    fn tell(&self, now: RelayState) {
+        if let Some(state) = &self.state {
+            state.send_replace(now);
+        }
+    }
+
+    fn started(&mut self, handle: Handle) {
+        self.tell(RelayState::Running);
+        self.upstream_out = Some(handle.lines);
+        self.upstream_close = Some(handle.close);
+        self.from_upstream = Some(handle.budget);
+    }
+
+    /// The upstream could not be started: the session answers the client until it leaves.
+    async fn not_started(
+        mut self,
+        failed: StartFailed,
+        rx: &mut mpsc::Receiver<Input>,
+    ) -> RelayEnd {
+        let (gone, code) = match failed {
+            StartFailed::Upstream { gone, code } => (gone, code),
+            StartFailed::Broken => {
+                self.tell(RelayState::Ended);
+                return self.finish(status::GUARD_FAILED, Exit::Failed);
+            }
+        };
+        self.tell(RelayState::UpstreamGone);
+        self.stderr_ended = true;
+        self.upstream_gone(&gone);
+        let code = self.answer_without_upstream(rx, code).await;
+        self.tell(RelayState::Ended);
+        let exit = if code == status::GUARD_FAILED {
+            Exit::Failed
+        } else {
+            Exit::SpawnFailed
+        };
+        self.finish(code, exit)
+    }
+
+    /// The transport has finished: the session is told (if nothing told it why), a lingering relay answers the
+    /// client until it is retired, and the relay ends.
+    async fn upstream_ended(
+        mut self,
+        ended: transport::Ended,
+        linger: bool,
+        rx: &mut mpsc::Receiver<Input>,
+    ) -> RelayEnd {
+        self.end_stderr();
+        self.upstream_out = None;
+        self.upstream_close = None;
+        if matches!(ended.exit, Exit::Failed) {
+            self.tell(RelayState::Ended);
+            return self.finish(status::GUARD_FAILED, Exit::Failed);
+        }
+        let code = if self.broken {
+            status::GUARD_FAILED
+        } else {
+            ended.code
+        };
+        // A server at a URL whose session the guard closed, with nothing pending and nobody left to answer: a
+        // clean end, not a failure to report.
+        let clean =
+            matches!(ended.exit, Exit::Remote) && self.pending == 0 && (self.retired || !linger);
+        if !self.told_gone && !self.broken && !clean {
+            // A transport that finished without a word of why: the end of a transport (the WIT's contract).
+            self.upstream_gone(&UpstreamGone::ClosedOutput);
+        }
+        if linger && !self.retired && !self.broken {
+            self.answer_without_upstream(rx, code).await;
+        }
+        self.tell(RelayState::Ended);
+        self.finish(code, ended.exit)
+    }
+
+    /// The upstream can no longer answer: the session answers every pending request, and every later one.
+    fn upstream_gone(&mut self, gone: &UpstreamGone) {
+        self.told_gone = true;
+        let outcome = self
+            .session
+            .outcome(Call::UpstreamFailed(gone), Context::now());
+        self.apply(outcome, None, None);
+    }
+
+    /// When to wake to call `expire`: the session's deadline, on this clock.
+    fn expire_at(&self) -> Option<Instant> {
+        self.deadline
+            .map(|d| Instant::now() + Duration::from_millis(d.saturating_sub(now_ms())))
+    }
+
+    fn on_deadline(&mut self) {
+        let outcome = self.session.outcome(Call::Expire, Context::now());
+        self.apply(outcome, None, None);
+    }
+
+    /// One event from the front, with the upstream running or not (then the session, told of its end,
+    /// answers each line). Returns whether the client's side has ended (its input closed, it stopped
+    /// reading, a signal, the front retired the relay); the upstream, if it runs, is then stopped.
+    fn on_client(&mut self, event: ClientEvent) -> bool {
+        match event {
+            ClientEvent::Line {
+                stream,
+                read,
+                at,
+                permit,
+                ack,
+            } => {
+                let done = match read {
+                    Read::Line(line) => {
+                        self.metrics.line_read(Peer::Client);
+                        let call = match stream {
+                            None => Call::ClientLine(&line),
+                            Some(stream) => Call::ClientLineOn {
+                                stream,
+                                line: &line,
+                            },
+                        };
+                        let outcome = self.session.outcome(call, Context::now());
+                        let got = Got {
+                            line: Some(line),
+                            at,
+                            permit,
+                            side: Side::Client,
+                        };
+                        self.apply(outcome, Some(got), stream)
+                    }
+                    Read::Oversize { length, head, tail } => {
+                        self.metrics.line_read(Peer::Client);
+                        let call = Call::ClientOversize {
+                            length,
+                            head: &head,
+                            tail: &tail,
+                        };
+                        let outcome = self.session.outcome(call, Context::now());
+                        let got = Got {
+                            line: None,
+                            at,
+                            permit: None,
+                            side: Side::Client,
+                        };
+                        self.apply(outcome, Some(got), stream)
+                    }
+                    Read::Eof => {
+                        return self.client_ended("client-closed", "the client closed its input")
+                    }
+                    Read::Failed(e) => {
+                        tracing::warn!(event = "client-input-failed", detail = %e, "cannot read the client's input");
+                        return self.client_ended("client-closed", "the client closed its input");
+                    }
+                };
+                if let Some(ack) = ack {
+                    let _ = ack.send(done);
+                }
+                false
+            }
+            ClientEvent::StreamClosed(stream) => {
+                let outcome = self
+                    .session
+                    .outcome(Call::StreamClosed { stream }, Context::now());
+                self.apply(outcome, None, Some(stream));
+                false
+            }
+            ClientEvent::Reload(policy) => {
+                self.reload(&policy);
+                false
+            }
+            ClientEvent::WriteFailed(e) => {
+                self.sink.client_gone();
+                self.client_ended(
+                    "client-closed",
+                    &format!("the client stopped reading ({e})"),
+                )
+            }
+            ClientEvent::Signal(name) => self.client_ended("signal", &format!("received {name}")),
+            ClientEvent::Retire => {
+                self.retired = true;
+                self.close_upstream();
+                true
+            }
+        }
+    }
+
+    /// The client's side has ended (`why`, for the log): the upstream is stopped if it still runs.
+    fn client_ended(&mut self, event: &'static str, why: &str) -> bool {
+        if self.upstream_close.is_some() {
+            tracing::info!(event, "{why}; stopping the upstream");
+        } else {
+            tracing::info!(event, "{why}; exiting");
+        }
+        self.close_upstream();
+        true
+    }
+
+    /// One report from the transport; the transport's end when it has finished.
+    fn on_report(&mut self, report: Option<Report>) -> Option<transport::Ended> {
+        let Some(report) = report else {
+            tracing::error!(
+                event = "guard-failed",
+                "the upstream's transport ended without a word"
+            );
+            return Some(transport::Ended {
+                code: status::GUARD_FAILED,
+                exit: Exit::Failed,
+            });
+        };
+        match report {
+            Report::Line(Read::Line(line), at, permit) => {
+                self.metrics.line_read(Peer::Upstream);
+                self.owed.heard();
+                let outcome = self
+                    .session
+                    .outcome(Call::UpstreamLine(&line), Context::now());
+                let got = Got {
+                    line: Some(line),
+                    at,
+                    permit,
+                    side: Side::Upstream,
+                };
+                self.apply(outcome, Some(got), None);
+            }
+            Report::Line(Read::Oversize { length, head, tail }, at, _) => {
+                self.metrics.line_read(Peer::Upstream);
+                self.owed.heard();
+                let call = Call::UpstreamOversize {
+                    length,
+                    head: &head,
+                    tail: &tail,
+                };
+                let outcome = self.session.outcome(call, Context::now());
+                let got = Got {
+                    line: None,
+                    at,
+                    permit: None,
+                    side: Side::Upstream,
+                };
+                self.apply(outcome, Some(got), None);
+            }
+            Report::Line(Read::Eof, ..) => {}
+            Report::Line(Read::Failed(e), ..) => {
+                tracing::warn!(event = "upstream-output-failed", detail = %e, "cannot read the upstream's output");
+            }
+            Report::Stderr(bytes) => {
+                let clean = self.session.upstream_stderr(&bytes);
+                self.log_stderr_lines(clean);
+            }
+            Report::StderrClosed => self.end_stderr(),
+            Report::Log(text) => self.log_upstream(&text),
+            Report::WriteFailed(e) => {
+                tracing::warn!(event = "upstream-input-closed", detail = %e, "the upstream stopped reading its input");
+                self.upstream_out = None;
+            }
+            Report::RequestFailed { id, failure } => {
+                let call = Call::UpstreamRequestFailed {
+                    id: &id,
+                    failure: &failure,
+                };
+                let outcome = self.session.outcome(call, Context::now());
+                self.apply(outcome, None, None);
+            }
+            Report::ExchangeEnded { id } => {
+                let outcome = self
+                    .session
+                    .outcome(Call::UpstreamExchangeEnded { id: &id }, Context::now());
+                self.apply(outcome, None, None);
+            }
+            Report::Gone(gone) => {
+                if !self.told_gone {
+                    self.tell(RelayState::UpstreamGone);
+                    self.upstream_gone(&gone);
+                }
+                // An upstream that closed its output but still runs is stopped.
+                if gone == UpstreamGone::ClosedOutput {
+                    self.close_upstream();
+                }
+            }
+            Report::Ended(ended) => return Some(ended),
+        }
+        None
+    }
+
+    /// Gives the session a reloaded policy file; one it refuses (checked by the front already, so only a
+    /// failing component) leaves the old one, and says so.
+    fn reload(&mut self, policy: &PolicyText) {
+        match self.session.set_policy(&policy.text, &policy.env) {
+            Ok(()) => tracing::debug!(
+                event = "policy-reloaded",
+                "this upstream's session has the reloaded policy file"
+            ),
+            Err(f) => {
+                tracing::warn!(event = "policy-reload-refused", detail = %f, "the reloaded policy file was refused; the old one still holds")
+            }
+        }
+    }
+
     fn send(&mut self, to: Peer, stream: Option<u64>, out: Outgoing) {
         match to {
             Peer::Client => self.sink.deliver(stream, out),
@@ -339,25 +672,17 @@ impl Shell {
         }
     }
 
-    /// The upstream's stderr as read, redacted by the session (which cuts it at line ends), one log record
-    /// per line.
-    fn log_stderr(&mut self, bytes: &[u8]) {
-        let clean = self.policy.upstream_stderr(bytes);
-        self.log_stderr_lines(clean);
-    }
-
     /// The upstream's stderr has ended (or is no longer waited for): the line the session held, if any.
     fn end_stderr(&mut self) {
         if !std::mem::replace(&mut self.stderr_ended, true) {
-            let clean = self.policy.upstream_stderr_end();
+            let clean = self.session.upstream_stderr_end();
             self.log_stderr_lines(clean);
         }
     }
 
     /// The transport's own text about the upstream (an HTTP upstream's fault), redacted by the session.
     fn log_upstream(&mut self, text: &str) {
-        let clean = self.policy.upstream_log(text);
-        match clean {
+        match self.session.upstream_log(text) {
             Ok(clean) => {
                 for line in clean.lines().filter(|l| !l.is_empty()) {
                     tracing::warn!(event = "upstream-transport", "{line}");
@@ -367,6 +692,7 @@ impl Shell {
         }
     }
 
+    /// The upstream's stderr as the session redacted it (it cuts it at line ends): one log record per line.
     fn log_stderr_lines(&mut self, clean: Result<String, Failure>) {
         match clean {
             Ok(clean) => {
@@ -378,65 +704,65 @@ impl Shell {
         }
     }
 
-    /// Carries out a session call's steps. `line` is the line the call was about (for `forward`), `permit`
-    /// the budget it holds, and `budget` the budget of the reader that read it: what the guard writes
-    /// itself because of that line is charged to it too, so a peer that does not read the guard's answers
-    /// to another peer's lines stops that peer's reader instead of growing the guard's memory. Returns how
-    /// the line was disposed of, for `of_stream`'s front.
+    /// Carries out a session call's steps. `got` is the read the call was about (its line for `forward`, and
+    /// the budget it holds): what the guard writes itself because of that line is charged to the budget of
+    /// the reader that read it too, so a peer that does not read the guard's answers to another peer's lines
+    /// stops that peer's reader instead of growing the guard's memory. Returns how the line was disposed of,
+    /// for `of_stream`'s front.
     fn apply(
         &mut self,
-        outcome: Result<String, Failure>,
-        mut line: Option<Vec<u8>>,
-        read_at: Option<Instant>,
-        mut permit: Option<OwnedSemaphorePermit>,
-        budget: Option<&Budget>,
+        outcome: Result<Outcome, Failure>,
+        got: Option<Got>,
         of_stream: Option<u64>,
     ) -> Ack {
-        let outcome = match parse(outcome) {
-            Ok(o) => o,
-            Err(_) => {
-                tracing::error!(
-                    event = "guard-failed",
-                    "the policy component failed; the guard stops"
-                );
-                self.broken = true;
-                return Ack {
-                    broken: true,
-                    ..Ack::default()
-                };
-            }
+        let Ok(outcome) = outcome else {
+            tracing::error!(
+                event = "guard-failed",
+                "the policy component failed; the guard stops"
+            );
+            self.broken = true;
+            return Ack {
+                broken: true,
+                ..Ack::default()
+            };
+        };
+        let (mut line, read_at, mut permit, side) = match got {
+            Some(got) => (got.line, Some(got.at), got.permit, Some(got.side)),
+            None => (None, None, None, None),
         };
         let mut ack = Ack::default();
         // A line answered instead of forwarded hands its budget on to what the guard writes in its place.
         let forwarded = outcome
             .steps
             .iter()
-            .any(|s| matches!(s, RoutedStep::Forward { .. }));
+            .any(|s| matches!(s, Step::Forward { .. }));
         for step in outcome.steps {
             match step {
-                RoutedStep::Forward { to, stream } => match line.take() {
+                Step::Forward { to, stream } => match line.take() {
                     Some(bytes) => {
                         ack.note(to, stream, of_stream);
-                        self.send(
-                            to,
-                            stream,
-                            Outgoing {
-                                bytes,
-                                forwarded: true,
-                                read_at,
-                                permit: permit.take(),
-                            },
-                        )
+                        let out = Outgoing {
+                            bytes,
+                            forwarded: true,
+                            read_at,
+                            permit: permit.take(),
+                        };
+                        self.send(to, stream, out);
                     }
                     None => tracing::error!(
                         event = "guard-failed",
                         "a line was to be forwarded twice; the second copy was not"
                     ),
                 },
-                RoutedStep::Send { to, stream, line } => {
+                Step::Send { to, stream, line } => {
                     let mut held = if forwarded { None } else { permit.take() };
                     let needed = line.len() + 1;
                     let covered = held.as_ref().map_or(0, |p| p.num_permits());
+                    let budget = match side {
+                        Some(Side::Client) => Some(&self.from_client),
+                        Some(Side::Upstream) => self.from_upstream.as_ref(),
+                        None => None,
+                    };
                     if let Some(extra) = budget
                         .filter(|_| needed > covered)
                         .and_then(|b| b.charge(needed - covered))
@@ -447,19 +773,16 @@ impl Shell {
                         }
                     }
                     ack.note(to, stream, of_stream);
-                    self.send(
-                        to,
-                        stream,
-                        Outgoing {
-                            bytes: line.into_bytes(),
-                            forwarded: false,
-                            read_at,
-                            permit: held,
-                        },
-                    )
+                    let out = Outgoing {
+                        bytes: line.into_bytes(),
+                        forwarded: false,
+                        read_at,
+                        permit: held,
+                    };
+                    self.send(to, stream, out);
                 }
-                RoutedStep::End { stream } => self.sink.end_stream(stream),
-                RoutedStep::Event(e) => {
+                Step::End { stream } => self.sink.end_stream(stream),
+                Step::Event(e) => {
                     if e.kind.as_deref() == Some("upstream-timeout") {
                         self.owed.timed_out = true;
                     }
@@ -475,6 +798,40 @@ impl Shell {
         self.pending = outcome.pending;
         ack
     }
+
+    /// The upstream could not be started, or has ended and the front keeps the relay: a client that already
+    /// wrote a request (it cannot know) is still owed an answer, and so is every request it sends, until it
+    /// closes its input (stdio), the front retires the relay (HTTP) or a signal ends the guard. The session,
+    /// told of the failure, answers each one. Returns `code`, or 125 when the session failed.
+    async fn answer_without_upstream(&mut self, rx: &mut mpsc::Receiver<Input>, code: u8) -> u8 {
+        loop {
+            let end = match rx.recv().await {
+                Some(Input::Client(event)) => self.on_client(event),
+                None => true,
+            };
+            if self.broken {
+                return status::GUARD_FAILED;
+            }
+            if end {
+                return code;
+            }
+        }
+    }
+
+    /// Stops the upstream (once): no more lines go to it (a child's stdin is closed once its writer has
+    /// drained what is queued), and its transport is told, which ends it as MCP's shutdown has it.
+    fn close_upstream(&mut self) {
+        self.upstream_out = None;
+        if let Some(close) = self.upstream_close.take() {
+            let _ = close.send(());
+        }
+    }
+
+    fn finish(mut self, code: u8, exit: Exit) -> RelayEnd {
+        // The sink goes back to the front; a placeholder takes its place for the relay's last moments.
+        let sink = std::mem::replace(&mut self.sink, Box::new(NoSink));
+        RelayEnd { code, exit, sink }
+    }
 }
 
 impl Ack {
@@ -487,338 +844,16 @@ impl Ack {
     }
 }
 
-impl Drop for Shell {
+impl Drop for Relay {
     fn drop(&mut self) {
         self.metrics.add_pending(-(self.pending as i64));
     }
-}
-
-fn tell(state: &Option<watch::Sender<RelayState>>, now: RelayState) {
-    if let Some(s) = state {
-        s.send_replace(now);
-    }
-}
-
-/// Runs one relay: starts the upstream, relays until it has ended (and, with `linger`, until the front
-/// retires the relay), and reports how it ended.
-pub async fn run(
-    config: RelayConfig,
-    policy: Box<dyn Policy>,
-    inbox: Inbox,
-    sink: Box<dyn ClientSink>,
-    metrics: Arc<Metrics>,
-) -> RelayEnd {
-    let Inbox { tx, mut rx } = inbox;
-    tell(&config.state, RelayState::Starting);
-    let mut shell = Shell {
-        policy,
-        metrics: metrics.clone(),
-        sink,
-        upstream_out: None,
-        upstream_close: None,
-        deadline: None,
-        pending: 0,
-        broken: false,
-        stderr_ended: false,
-        owed: Owed {
-            shared: config.liveness.clone(),
-            ..Owed::default()
-        },
-    };
-    let (reports_tx, mut reports) = mpsc::channel::<Report>(256);
-    let Handle {
-        lines,
-        close,
-        budget: from_upstream,
-    } = match transport::start(&config.transport, reports_tx, metrics.clone()) {
-        Ok(handle) => handle,
-        Err(StartFailed::Upstream { gone, code }) => {
-            drop(tx);
-            tell(&config.state, RelayState::UpstreamGone);
-            shell.stderr_ended = true;
-            let outcome = shell.policy.upstream_failed(&gone, Context::now());
-            shell.apply(outcome, None, None, None, None, None);
-            let code =
-                answer_without_upstream(&mut shell, &mut rx, &config.client_budget, code).await;
-            tell(&config.state, RelayState::Ended);
-            let exit = if code == status::GUARD_FAILED {
-                Exit::Failed
-            } else {
-                Exit::SpawnFailed
-            };
-            return finish(shell, code, exit);
-        }
-        Err(StartFailed::Broken) => {
-            tell(&config.state, RelayState::Ended);
-            return finish(shell, status::GUARD_FAILED, Exit::Failed);
-        }
-    };
-    tell(&config.state, RelayState::Running);
-    shell.upstream_out = Some(lines);
-    shell.upstream_close = Some(close);
-    drop(tx);
-
-    let from_client = config.client_budget.clone();
-    let mut reported = false;
-    let mut retired = false;
-    let mut inputs_open = true;
-
-    let ended = loop {
-        if shell.broken {
-            close_upstream(&mut shell);
-        }
-        // Until the deadline: a wake a little early is the session's to allow for (`expire` in the WIT).
-        let expire_at = shell
-            .deadline
-            .map(|d| Instant::now() + Duration::from_millis(d.saturating_sub(now_ms())));
-
-        tokio::select! {
-            biased;
-            input = rx.recv(), if inputs_open => match input {
-                Some(Input::Client(event)) => match event {
-                    ClientEvent::Line { stream, read, at, permit, ack } => match read {
-                        Read::Line(line) => {
-                            metrics.line_read(Peer::Client);
-                            let outcome = match stream {
-                                None => shell.policy.client_line(&line, Context::now()),
-                                Some(s) => shell.policy.client_line_on(s, &line, Context::now()),
-                            };
-                            let done = shell.apply(outcome, Some(line), Some(at), permit, Some(&from_client), stream);
-                            if let Some(ack) = ack {
-                                let _ = ack.send(done);
-                            }
-                        }
-                        Read::Oversize { length, head, tail } => {
-                            metrics.line_read(Peer::Client);
-                            let outcome = shell.policy.client_oversize(length, &head, &tail, Context::now());
-                            let done = shell.apply(outcome, None, Some(at), None, Some(&from_client), stream);
-                            if let Some(ack) = ack {
-                                let _ = ack.send(done);
-                            }
-                        }
-                        Read::Eof | Read::Failed(_) => {
-                            if let Read::Failed(e) = read {
-                                tracing::warn!(event = "client-input-failed", detail = %e, "cannot read the client's input");
-                            }
-                            tracing::info!(event = "client-closed", "the client closed its input; stopping the upstream");
-                            close_upstream(&mut shell);
-                        }
-                    },
-                    ClientEvent::StreamClosed(s) => {
-                        let outcome = shell.policy.stream_closed(s, Context::now());
-                        shell.apply(outcome, None, None, None, None, Some(s));
-                    }
-                    ClientEvent::WriteFailed(e) => {
-                        tracing::info!(event = "client-closed", detail = %e, "the client stopped reading; stopping the upstream");
-                        shell.sink.client_gone();
-                        close_upstream(&mut shell);
-                    }
-                    ClientEvent::Reload(policy) => reload(&mut shell, &policy),
-                    ClientEvent::Signal(name) => {
-                        tracing::info!(event = "signal", "received {name}; stopping the upstream");
-                        close_upstream(&mut shell);
-                    }
-                    ClientEvent::Retire => {
-                        retired = true;
-                        close_upstream(&mut shell);
-                    }
-                },
-                None => inputs_open = false,
-            },
-            report = reports.recv() => match report {
-                Some(Report::Line(read, at, permit)) => match read {
-                    Read::Line(line) => {
-                        metrics.line_read(Peer::Upstream);
-                        shell.owed.heard();
-                        let outcome = shell.policy.upstream_line(&line, Context::now());
-                        shell.apply(outcome, Some(line), Some(at), permit, Some(&from_upstream), None);
-                    }
-                    Read::Oversize { length, head, tail } => {
-                        metrics.line_read(Peer::Upstream);
-                        shell.owed.heard();
-                        let outcome = shell.policy.upstream_oversize(length, &head, &tail, Context::now());
-                        shell.apply(outcome, None, Some(at), None, Some(&from_upstream), None);
-                    }
-                    Read::Eof => {}
-                    Read::Failed(e) => {
-                        tracing::warn!(event = "upstream-output-failed", detail = %e, "cannot read the upstream's output");
-                    }
-                },
-                Some(Report::Stderr(bytes)) => shell.log_stderr(&bytes),
-                Some(Report::StderrClosed) => shell.end_stderr(),
-                Some(Report::Log(text)) => shell.log_upstream(&text),
-                Some(Report::WriteFailed(e)) => {
-                    tracing::warn!(event = "upstream-input-closed", detail = %e, "the upstream stopped reading its input");
-                    shell.upstream_out = None;
-                }
-                Some(Report::RequestFailed { id, failure }) => {
-                    let outcome = shell.policy.upstream_request_failed(&id, &failure, Context::now());
-                    shell.apply(outcome, None, None, None, None, None);
-                }
-                Some(Report::ExchangeEnded { id }) => {
-                    let outcome = shell.policy.upstream_exchange_ended(&id, Context::now());
-                    shell.apply(outcome, None, None, None, None, None);
-                }
-                Some(Report::Gone(gone)) => {
-                    if !std::mem::replace(&mut reported, true) {
-                        tell(&config.state, RelayState::UpstreamGone);
-                        let outcome = shell.policy.upstream_failed(&gone, Context::now());
-                        shell.apply(outcome, None, None, None, None, None);
-                    }
-                    // An upstream that closed its output but still runs is stopped.
-                    if gone == UpstreamGone::ClosedOutput {
-                        close_upstream(&mut shell);
-                    }
-                }
-                Some(Report::Ended(ended)) => break ended,
-                None => {
-                    tracing::error!(event = "guard-failed", "the upstream's transport ended without a word");
-                    break transport::Ended { code: status::GUARD_FAILED, exit: Exit::Failed };
-                }
-            },
-            _ = sleep_until(expire_at.unwrap_or_else(Instant::now).into()), if expire_at.is_some() => {
-                let outcome = shell.policy.expire(Context::now());
-                shell.apply(outcome, None, None, None, None, None);
-            }
-        }
-    };
-    shell.end_stderr();
-    shell.upstream_out = None;
-    shell.upstream_close = None;
-    if matches!(ended.exit, Exit::Failed) {
-        tell(&config.state, RelayState::Ended);
-        return finish(shell, status::GUARD_FAILED, Exit::Failed);
-    }
-    let code = if shell.broken {
-        status::GUARD_FAILED
-    } else {
-        ended.code
-    };
-    // A server at a URL whose session the guard closed, with nothing pending and nobody left to answer: a
-    // clean end, not a failure to report.
-    let clean =
-        matches!(ended.exit, Exit::Remote) && shell.pending == 0 && (retired || !config.linger);
-    if !reported && !shell.broken && !clean {
-        // A transport that finished without a word of why: the end of a transport (the WIT's contract).
-        let outcome = shell
-            .policy
-            .upstream_failed(&UpstreamGone::ClosedOutput, Context::now());
-        shell.apply(outcome, None, None, None, None, None);
-    }
-    if config.linger && !retired && !shell.broken {
-        answer_without_upstream(&mut shell, &mut rx, &from_client, code).await;
-    }
-    tell(&config.state, RelayState::Ended);
-    finish(shell, code, ended.exit)
-}
-
-fn finish(shell: Shell, code: u8, exit: Exit) -> RelayEnd {
-    let mut shell = shell;
-    // The shell's sink goes back to the front; a placeholder takes its place for the shell's last moments.
-    let sink = std::mem::replace(&mut shell.sink, Box::new(NoSink));
-    RelayEnd { code, exit, sink }
 }
 
 struct NoSink;
 
 impl ClientSink for NoSink {
     fn deliver(&mut self, _stream: Option<u64>, _out: Outgoing) {}
-}
-
-/// One client event once the upstream is gone: lines are answered by the session (which knows the
-/// upstream failed). Returns whether the front retired the relay (or the client left).
-fn client_event_without_upstream(shell: &mut Shell, event: ClientEvent, budget: &Budget) -> bool {
-    match event {
-        ClientEvent::Line {
-            stream,
-            read: Read::Line(line),
-            at,
-            permit,
-            ack,
-        } => {
-            shell.metrics.line_read(Peer::Client);
-            let outcome = match stream {
-                None => shell.policy.client_line(&line, Context::now()),
-                Some(s) => shell.policy.client_line_on(s, &line, Context::now()),
-            };
-            let done = shell.apply(outcome, Some(line), Some(at), permit, Some(budget), stream);
-            if let Some(ack) = ack {
-                let _ = ack.send(done);
-            }
-            false
-        }
-        ClientEvent::Line {
-            stream,
-            read: Read::Oversize { length, head, tail },
-            at,
-            ack,
-            ..
-        } => {
-            shell.metrics.line_read(Peer::Client);
-            let outcome = shell
-                .policy
-                .client_oversize(length, &head, &tail, Context::now());
-            let done = shell.apply(outcome, None, Some(at), None, Some(budget), stream);
-            if let Some(ack) = ack {
-                let _ = ack.send(done);
-            }
-            false
-        }
-        ClientEvent::StreamClosed(s) => {
-            let outcome = shell.policy.stream_closed(s, Context::now());
-            shell.apply(outcome, None, None, None, None, Some(s));
-            false
-        }
-        ClientEvent::Reload(policy) => {
-            reload(shell, &policy);
-            false
-        }
-        ClientEvent::Line {
-            read: Read::Eof | Read::Failed(_),
-            ..
-        }
-        | ClientEvent::WriteFailed(_)
-        | ClientEvent::Retire => true,
-        ClientEvent::Signal(name) => {
-            tracing::info!(event = "signal", "received {name}; exiting");
-            true
-        }
-    }
-}
-
-/// The upstream could not be started, or has ended and the front keeps the relay: a client that already
-/// wrote a request (it cannot know) is still owed an answer, and so is every request it sends, until it
-/// closes its input (stdio), the front retires the relay (HTTP) or a signal ends the guard. The session,
-/// told of the failure, answers each one. Returns `code`, or 125 when the session failed.
-async fn answer_without_upstream(
-    shell: &mut Shell,
-    rx: &mut mpsc::Receiver<Input>,
-    budget: &Budget,
-    code: u8,
-) -> u8 {
-    loop {
-        let input = rx.recv().await;
-        let end = match input {
-            Some(Input::Client(event)) => client_event_without_upstream(shell, event, budget),
-            None => true,
-        };
-        if shell.broken {
-            return status::GUARD_FAILED;
-        }
-        if end {
-            break;
-        }
-    }
-    code
-}
-
-/// Stops the upstream (once): no more lines go to it (a child's stdin is closed once its writer has
-/// drained what is queued), and its transport is told, which ends it as MCP's shutdown has it.
-fn close_upstream(shell: &mut Shell) {
-    shell.upstream_out = None;
-    if let Some(close) = shell.upstream_close.take() {
-        let _ = close.send(());
-    }
 }
 
 #[cfg(test)]
@@ -848,19 +883,8 @@ mod tests {
         Ok(serde_json::json!({ "steps": steps, "pending": pending, "deadline": null }).to_string())
     }
 
-    impl Policy for Scripted {
-        fn client_line(&mut self, line: &[u8], ctx: Context) -> Result<String, Failure> {
-            self.client_line_on(0, line, ctx)
-        }
-        fn set_policy(&mut self, _text: &str, _env: &[(String, String)]) -> Result<(), Failure> {
-            Ok(())
-        }
-        fn client_line_on(
-            &mut self,
-            stream: u64,
-            line: &[u8],
-            _ctx: Context,
-        ) -> Result<String, Failure> {
+    impl Scripted {
+        fn client_line_on(&mut self, stream: u64, line: &[u8]) -> Result<String, Failure> {
             if line == b"bad" {
                 let answer = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#;
                 return outcome(
@@ -876,46 +900,18 @@ mod tests {
                 self.pending.len(),
             )
         }
-        fn stream_closed(&mut self, stream: u64, _ctx: Context) -> Result<String, Failure> {
-            self.pending.retain(|_, s| *s != stream);
-            self.closed.lock().unwrap().push(stream);
-            outcome(serde_json::json!([]), self.pending.len())
+
+        fn upstream_line(&mut self, line: &[u8]) -> Result<String, Failure> {
+            let stream = id_of(line)
+                .and_then(|id| self.pending.remove(&id))
+                .unwrap_or(0);
+            outcome(
+                serde_json::json!([{ "step": "forward", "to": "client", "stream": stream }]),
+                self.pending.len(),
+            )
         }
-        fn client_oversize(
-            &mut self,
-            _l: u64,
-            _h: &[u8],
-            _t: &[u8],
-            _ctx: Context,
-        ) -> Result<String, Failure> {
-            outcome(serde_json::json!([]), self.pending.len())
-        }
-        fn upstream_line(&mut self, line: &[u8], _ctx: Context) -> Result<String, Failure> {
-            match id_of(line).and_then(|id| self.pending.remove(&id)) {
-                Some(stream) => outcome(
-                    serde_json::json!([{ "step": "forward", "to": "client", "stream": stream }]),
-                    self.pending.len(),
-                ),
-                None => outcome(
-                    serde_json::json!([{ "step": "forward", "to": "client", "stream": 0 }]),
-                    self.pending.len(),
-                ),
-            }
-        }
-        fn upstream_oversize(
-            &mut self,
-            _l: u64,
-            _h: &[u8],
-            _t: &[u8],
-            _ctx: Context,
-        ) -> Result<String, Failure> {
-            outcome(serde_json::json!([]), self.pending.len())
-        }
-        fn upstream_failed(
-            &mut self,
-            _gone: &UpstreamGone,
-            _ctx: Context,
-        ) -> Result<String, Failure> {
+
+        fn upstream_failed(&mut self) -> Result<String, Failure> {
             let steps: Vec<_> = self
                 .pending
                 .drain()
@@ -926,12 +922,9 @@ mod tests {
                 .collect();
             outcome(serde_json::Value::Array(steps), 0)
         }
-        fn upstream_request_failed(
-            &mut self,
-            id: &str,
-            _failure: &jsonrpc_errors_host::guard::RequestFailure,
-            _ctx: Context,
-        ) -> Result<String, Failure> {
+
+        /// One request failed (or its exchange ended): it alone is answered.
+        fn request_failed(&mut self, id: &str) -> Result<String, Failure> {
             let key = serde_json::from_str::<serde_json::Value>(id)
                 .map(|v| v.to_string())
                 .unwrap_or_default();
@@ -946,12 +939,30 @@ mod tests {
             };
             outcome(steps, self.pending.len())
         }
-        fn upstream_exchange_ended(&mut self, id: &str, ctx: Context) -> Result<String, Failure> {
-            let cut = jsonrpc_errors_host::guard::RequestFailure::Unreachable("ended".into());
-            self.upstream_request_failed(id, &cut, ctx)
+    }
+
+    impl SessionCalls for Scripted {
+        fn outcome_json(&mut self, call: Call<'_>, _ctx: Context) -> Result<String, Failure> {
+            match call {
+                Call::ClientLine(line) => self.client_line_on(0, line),
+                Call::ClientLineOn { stream, line } => self.client_line_on(stream, line),
+                Call::StreamClosed { stream } => {
+                    self.pending.retain(|_, s| *s != stream);
+                    self.closed.lock().unwrap().push(stream);
+                    outcome(serde_json::json!([]), self.pending.len())
+                }
+                Call::UpstreamLine(line) => self.upstream_line(line),
+                Call::UpstreamFailed(_) => self.upstream_failed(),
+                Call::UpstreamRequestFailed { id, .. } | Call::UpstreamExchangeEnded { id } => {
+                    self.request_failed(id)
+                }
+                Call::ClientOversize { .. } | Call::UpstreamOversize { .. } | Call::Expire => {
+                    outcome(serde_json::json!([]), self.pending.len())
+                }
+            }
         }
-        fn expire(&mut self, _ctx: Context) -> Result<String, Failure> {
-            outcome(serde_json::json!([]), self.pending.len())
+        fn set_policy(&mut self, _text: &str, _env: &[(String, String)]) -> Result<(), Failure> {
+            Ok(())
         }
         fn upstream_stderr(&mut self, bytes: &[u8]) -> Result<String, Failure> {
             Ok(String::from_utf8_lossy(bytes).into_owned())

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 use tokio::io::{
-    AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt,
+    AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader,
 };
 use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 
@@ -38,6 +38,33 @@ fn keep_tail(tail: &mut Vec<u8>, more: &[u8]) {
         tail.extend_from_slice(more);
         if tail.len() > EDGE_BYTES {
             tail.drain(..tail.len() - EDGE_BYTES);
+        }
+    }
+}
+
+/// Reads a pipe's lines until its end (a stdio client's, a child's stdout), each holding budget from the
+/// moment it is read, and sends each read as `wrap` makes it, its end or failure last; stops early once
+/// nobody takes them.
+pub async fn pump<R, T>(
+    reader: R,
+    cap: usize,
+    budget: Budget,
+    tx: mpsc::Sender<T>,
+    wrap: impl Fn(Read, Instant, Option<OwnedSemaphorePermit>) -> T,
+) where
+    R: AsyncRead + Unpin,
+{
+    let mut reader = BufReader::with_capacity(64 * 1024, reader);
+    loop {
+        let read = read_line(&mut reader, cap).await;
+        let at = Instant::now();
+        let permit = match &read {
+            Read::Line(l) => budget.reserve(l.len()).await,
+            _ => None,
+        };
+        let end = matches!(read, Read::Eof | Read::Failed(_));
+        if tx.send(wrap(read, at, permit)).await.is_err() || end {
+            break;
         }
     }
 }

@@ -15,7 +15,6 @@ mod io;
 mod log_writer;
 mod metrics;
 pub mod platform;
-mod policy;
 mod process;
 mod stdio;
 pub mod transport;

@@ -9,9 +9,8 @@ use super::core::{self, ClientEvent, ClientPort, ClientSink, Exit, RelayConfig};
 use super::io::{self, Budget, Outgoing};
 use super::metrics::Metrics;
 use super::platform::{self, Signals};
-use super::policy::Policy;
 use super::process::status;
-use jsonrpc_errors_host::guard::Peer;
+use jsonrpc_errors_host::guard::{Peer, SessionCalls};
 use jsonrpc_errors_host::Runtime;
 use std::sync::Arc;
 use std::time::Duration;
@@ -60,7 +59,7 @@ fn spawn_stdout_writer(
 /// guard's exit status.
 pub async fn serve(
     args: Args,
-    policy: Box<dyn Policy>,
+    session: Box<dyn SessionCalls>,
     metrics: Arc<Metrics>,
     runtime: Runtime,
 ) -> u8 {
@@ -104,7 +103,7 @@ pub async fn serve(
     };
     let end = core::run(
         config,
-        policy,
+        session,
         inbox,
         Box::new(StdoutSink {
             out: Some(client_out),

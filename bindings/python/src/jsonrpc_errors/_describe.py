@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Optional, Union
 
+from ._map import JsonRpcError
 from ._taxonomy import KINDS, Dialect, ErrorKind
 
 
@@ -13,8 +14,6 @@ def describe(error: Any, *, dialect: Union[str, Dialect] = "canonical") -> dict[
 
     Returns {code, message, kind, category, gate, retryable, http_status, log_level, correlation_id}; the kind
     of a response is found by the component's reverse lookup."""
-    from . import JsonRpcError  # late: the package imports this module's users lazily
-
     if isinstance(error, (ErrorKind, str)):
         kind: Optional[str] = error.value if isinstance(error, ErrorKind) else error
         code = message = data = None

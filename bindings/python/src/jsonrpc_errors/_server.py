@@ -14,6 +14,8 @@ from typing import Any, Optional, Union
 from ._args import Context
 from ._errors import ArgumentTypeError
 from ._guard import GuardSession
+from ._map import JsonRpcError, map_error
+from ._redact import redact_json_value, redact_with
 from ._redaction_schema import REDACTION_OPTIONS
 from ._taxonomy import KINDS, Dialect
 
@@ -58,8 +60,6 @@ def error_response(
     ``id`` must be what JSON-RPC allows (a string, an integer or None): anything else raises the component's
     :class:`InvalidInput`. A notification (no id) is owed no response: do not send this one.
     """
-    from . import JsonRpcError, map_error, redact_json_value, redact_with
-
     if not isinstance(error, BaseException):
         raise ArgumentTypeError(f"error must be an exception, not {type(error).__name__}")
     options = dict(redaction or {})

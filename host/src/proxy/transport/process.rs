@@ -6,14 +6,13 @@
 //! that every response it wrote before dying is relayed first.
 
 use super::report::{Ended, Exit, Handle, Report, StartFailed};
-use crate::proxy::io::{self, Budget, Outgoing, Read};
+use crate::proxy::io::{self, Budget, Outgoing};
 use crate::proxy::metrics::Metrics;
 use crate::proxy::process::{self, status};
 use jsonrpc_errors_host::guard::{Peer, UpstreamGone};
 use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::io::BufReader;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::sleep_until;
 
@@ -127,19 +126,7 @@ fn pump_upstream<R>(
     R: tokio::io::AsyncRead + Unpin + Send + 'static,
 {
     tokio::spawn(async move {
-        let mut reader = BufReader::with_capacity(64 * 1024, reader);
-        loop {
-            let read = io::read_line(&mut reader, cap).await;
-            let at = Instant::now();
-            let permit = match &read {
-                Read::Line(l) => budget.reserve(l.len()).await,
-                _ => None,
-            };
-            let end = matches!(read, Read::Eof | Read::Failed(_));
-            if tx.send(Report::Line(read, at, permit)).await.is_err() || end {
-                break;
-            }
-        }
+        io::pump(reader, cap, budget, tx, Report::Line).await;
         let _ = closed.send(());
     });
 }
