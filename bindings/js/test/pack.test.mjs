@@ -56,9 +56,11 @@ async function assertWithinBudget(label, file, raw, gzipped) {
 // TSV, markdown, SQL INSERT) read by header and column; JWK private members, PuTTY keys, .pgpass, password
 // hashes, key ids, prose user:password pairs, Rust panic locations), measured 439,755 / 181,824 before and
 // 461,569 / 189,987 after (+21.8 KB raw, +8.2 KB gzipped). The gzipped figure is the redaction module's (below,
-// held to this budget), 193,408: this one has ~5 KB of room.
-test("the shipped .wasm stays within the size budget: ≤ 464,000 bytes raw and ≤ 195,000 gzipped", async () => {
-  await assertWithinBudget(".wasm", "jsonrpc_errors_bg.wasm", 464_000, 195_000);
+// held to this budget), 193,408: this one has ~5 KB of room. Raised on 2026-11-29 to 465,000 raw for issue 37
+// (the HTTP front's refusals and MCP's own errors as six taxonomy kinds, 43 → 49: every module carries the
+// table), measured 461,702 before and 464,520 after (+2.8 KB raw; gzip -9: 186,166 → 187,228, +1.1 KB).
+test("the shipped .wasm stays within the size budget: ≤ 465,000 bytes raw and ≤ 195,000 gzipped", async () => {
+  await assertWithinBudget(".wasm", "jsonrpc_errors_bg.wasm", 465_000, 195_000);
 });
 
 // The guard module (guard sessions and redaction under options) is loaded only by `jsonrpc-errors/guard`
@@ -101,11 +103,11 @@ test("the shipped .wasm stays within the size budget: ≤ 464,000 bytes raw and 
 // 326,152, so 790,000 / 327,000. Then (issue 35) A2A's streaming methods relayed (a request answered with
 // many responses kept pending until its final event, the `end` step, `upstream-exchange-ended`): 790,054 /
 // 327,258 after sharing the cancellation's writer and the deadline's placing with what was there, so 791,000 /
-// 328,000. Then (issue 37) the session resolves every limit itself (the caller's, else the policy file's, else
-// the default: no shell keeps a default) and reports them (`settings`, a serde-derived record: 77 bytes less
-// than `json!`): 791,759 / 327,763, so 792,000 / 328,000. Issue 38 owns bringing the modules back down.
-test("the guard .wasm stays within its own budget: ≤ 792,000 bytes raw and ≤ 328,000 gzipped", async () => {
-  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 792_000, 328_000);
+// 328,000. Then (issue 37) six taxonomy kinds (the HTTP front's refusals, MCP's own -32020..-32022): 790,054
+// before, 792,824 / 328,236 after (gzip -9: 322,599 → 323,722, +1.1 KB), so 793,500 / 329,000. Issue 38 owns
+// bringing the modules back down.
+test("the guard .wasm stays within its own budget: ≤ 793,500 bytes raw and ≤ 329,000 gzipped", async () => {
+  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 793_500, 329_000);
 });
 
 // The redaction module (`jsonrpc-errors/redact`: redaction under options, no guard session) is built for
@@ -113,9 +115,10 @@ test("the guard .wasm stays within its own budget: ≤ 792,000 bytes raw and ≤
 // that only redacts downloads this module alone, so it is held to the same download budget.
 // (2026-11-26: 377,269 / 155,875 before issue 25's rules, 419,310 / 176,723 after; 419,264 / 176,752 before
 // the probe's classes of misses, 427,416 / 180,069 after, when the base budget went to 440,000 / 183,000;
-// 2026-11-29, issue 36: 432,247 / 182,417 before, 460,326 / 193,408 after, when it went to 464,000 / 195,000.)
-test("the redaction .wasm stays within the base module's budget: ≤ 464,000 bytes raw and ≤ 195,000 gzipped", async () => {
-  await assertWithinBudget("redaction .wasm", "jsonrpc_errors_redact_bg.wasm", 464_000, 195_000);
+// 2026-11-29, issue 36: 432,247 / 182,417 before, 460,326 / 193,408 after, when it went to 464,000 / 195,000;
+// issue 37's six kinds: 460,610 before, 463,424 / 194,525 after, the base budget then 465,000 / 195,000.)
+test("the redaction .wasm stays within the base module's budget: ≤ 465,000 bytes raw and ≤ 195,000 gzipped", async () => {
+  await assertWithinBudget("redaction .wasm", "jsonrpc_errors_redact_bg.wasm", 465_000, 195_000);
 });
 
 test("the public .d.ts has no `any`", async () => {
