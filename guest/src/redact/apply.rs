@@ -295,7 +295,7 @@ pub(super) fn apply(text: &str, candidates: &mut [Candidate], policy: &Policy) -
     for f in &spans {
         out.push_str(&text[at..f.start]);
         let from = out.len();
-        out.push_str(&policy.replacement(&f.rule, &text[f.start..f.end]));
+        policy.write_replacement(&mut out, &f.rule, &text[f.start..f.end]);
         written.push((from, out.len()));
         at = f.end;
     }
