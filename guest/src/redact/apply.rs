@@ -219,14 +219,9 @@ fn settle_reaching(
 /// lines that both open a window.
 fn multi_line_reach(policy: &Policy) -> usize {
     const MARGIN: usize = 4096;
-    let longest = engine()
-        .builtin
-        .rules
-        .iter()
-        .chain(policy.extra.iter().flat_map(|set| set.rules.iter()))
-        .map(|r| r.span)
-        .max()
-        .unwrap_or(0);
+    let longest = |rules: &[super::rules::Rule]| rules.iter().map(|r| r.span).max().unwrap_or(0);
+    let longest = longest(&engine().builtin.rules)
+        .max(policy.extra.as_ref().map_or(0, |set| longest(&set.rules)));
     longest.saturating_mul(2).saturating_add(MARGIN)
 }
 

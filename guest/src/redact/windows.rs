@@ -56,13 +56,9 @@ impl LiteralSet {
             || bytes.iter().enumerate().any(|(at, &b)| {
                 let (from, to) = self.first[b as usize];
                 from < to
-                    && self.by_first[from as usize..to as usize].iter().any(|&i| {
-                        // Compared byte by byte: the literals are a few bytes long, and most differ from
-                        // the text at their second byte (a call to `memcmp` cost more than the compare).
-                        let l = self.literals[i as usize].as_bytes();
-                        bytes.len() - at >= l.len()
-                            && l.iter().zip(&bytes[at..]).all(|(x, y)| x == y)
-                    })
+                    && self.by_first[from as usize..to as usize]
+                        .iter()
+                        .any(|&i| bytes[at..].starts_with(self.literals[i as usize].as_bytes()))
             })
     }
 }
