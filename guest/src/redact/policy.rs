@@ -202,6 +202,32 @@ impl Policy {
 
     /// What replaces `secret`, found by `rule`.
     pub fn replacement(&self, rule: &str, secret: &str) -> String {
+        let mut out = String::new();
+        self.write_replacement(&mut out, rule, secret);
+        out
+    }
+
+    /// [`Policy::replacement`] written at the end of `out`: redacting a text writes each marker in place
+    /// (a `format!` per finding was 3% of redaction time on a secret-dense log).
+    pub fn write_replacement(&self, out: &mut String, rule: &str, secret: &str) {
+        match self.method {
+            Method::Mask => out.push_str(&"*".repeat(secret.chars().count())),
+            Method::Remove => {}
+            Method::Replace | Method::Hash => {
+                out.push_str("[REDACTED:");
+                out.push_str(rule);
+                if let (Method::Hash, Some(tag)) = (self.method, self.tagger) {
+                    out.push(':');
+                    out.push_str(&tag(&self.hash_key, secret));
+                }
+                out.push(']');
+            }
+        }
+    }
+
+    /// The markers as they were written before [`Policy::write_replacement`]: the property test's reference.
+    #[cfg(test)]
+    fn replacement_formatted(&self, rule: &str, secret: &str) -> String {
         match self.method {
             Method::Replace => format!("[REDACTED:{rule}]"),
             Method::Mask => "*".repeat(secret.chars().count()),
@@ -221,4 +247,32 @@ fn hmac_tag(key: &[u8], secret: &str) -> String {
     mac.update(secret.as_bytes());
     let digest = mac.finalize().into_bytes();
     digest.iter().take(6).map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// The markers written in place are the ones `format!` wrote, for every method (a hash policy with and
+        /// without its tagger), rule name and secret.
+        #[test]
+        fn markers_written_in_place_are_the_formatted_ones(
+            method in proptest::sample::select(vec![Method::Replace, Method::Mask, Method::Remove, Method::Hash]),
+            tagged in proptest::bool::ANY,
+            rule in "[a-z0-9-]{0,12}",
+            secret in "\\PC{0,12}",
+            before in "\\PC{0,4}",
+        ) {
+            let policy = Policy {
+                method,
+                hash_key: b"0123456789abcdef".to_vec(),
+                tagger: tagged.then_some(hmac_tag as fn(&[u8], &str) -> String),
+                ..Policy::default()
+            };
+            let mut out = before.clone();
+            policy.write_replacement(&mut out, &rule, &secret);
+            proptest::prop_assert_eq!(out, before + &policy.replacement_formatted(&rule, &secret));
+        }
+    }
 }
