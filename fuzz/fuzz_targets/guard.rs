@@ -29,7 +29,7 @@ fuzz_target!(init: secrets::install_environment(), |data: &[u8]| {
     let (h, payload) = Header::split(data);
     let timeout = h.flag(0).then(|| if h.flag(1) { h.number(0) } else { h.number(0) % 120_000 });
     let max_bytes = h.flag(2).then(|| if h.flag(3) { h.number(1) } else { h.number(1) % 8192 });
-    let args = api::SessionArgs { dialect: h.dialect().into(), max_bytes, batch: h.batch().into(), timeout_ms: timeout, upstream: "stdio:server".into(), ..Default::default() };
+    let args = api::SessionArgs { dialect: Some(h.dialect().into()), max_bytes, batch: Some(h.batch().into()), timeout_ms: timeout, upstream: "stdio:server".into(), ..Default::default() };
     let mut session = match api::guard_session(args) {
         Ok(s) => s,
         Err(e) => {

@@ -175,14 +175,14 @@ pub fn codes(dialect: Option<&str>, format: &str) -> Result<String, ErrorObject>
 
 /// A guard session's options, as every runtime passes them: `guard-options` in wit/world.wit (the component's
 /// record), or that record as JSON with snake_case keys (the npm module's glue, the vectors' `options`). A
-/// field not given takes the default the WIT states (`dialect` canonical, `batch` reject, `upstream`
-/// "upstream"; none for the rest: the taxonomy's or the policy file's).
+/// field not given is none (`upstream`: "upstream", the default the WIT states): [`guard_session`] resolves
+/// it from the policy file's `[defaults]`, else the built-in default.
 #[derive(Debug, Clone)]
 pub struct SessionArgs {
-    pub dialect: String,
+    pub dialect: Option<String>,
     pub max_bytes: Option<u64>,
     /// "reject" or "allow".
-    pub batch: String,
+    pub batch: Option<String>,
     /// None: not given; `Some(0)`: no limit.
     pub timeout_ms: Option<u64>,
     /// How errors and logs name the upstream.
@@ -204,9 +204,9 @@ pub struct SessionArgs {
 impl Default for SessionArgs {
     fn default() -> Self {
         SessionArgs {
-            dialect: "canonical".into(),
+            dialect: None,
             max_bytes: None,
-            batch: "reject".into(),
+            batch: None,
             timeout_ms: None,
             upstream: "upstream".into(),
             failed_result_bytes: None,
@@ -241,9 +241,9 @@ impl SessionArgs {
                 continue;
             }
             let read = match name.as_str() {
-                "dialect" => json_text(value).map(|v| args.dialect = v),
+                "dialect" => json_text(value).map(|v| args.dialect = Some(v)),
                 "max_bytes" => value.as_u64().map(|v| args.max_bytes = Some(v)),
-                "batch" => json_text(value).map(|v| args.batch = v),
+                "batch" => json_text(value).map(|v| args.batch = Some(v)),
                 "timeout_ms" => value.as_u64().map(|v| args.timeout_ms = Some(v)),
                 "upstream" => json_text(value).map(|v| args.upstream = v),
                 "failed_result_bytes" => value.as_u64().map(|v| args.failed_result_bytes = Some(v)),
@@ -344,16 +344,7 @@ pub fn guard_session(args: SessionArgs) -> Result<guard::Session, ErrorObject> {
         upstream_credentials,
         many_clients,
     } = args;
-    let batch = BatchPolicy::parse(&batch).ok_or_else(|| {
-        ErrorObject::invalid_params(
-            "unknown-batch-policy",
-            "batch policy must be \"reject\" or \"allow\"",
-        )
-    })?;
-    if !crate::taxonomy::is_dialect(&dialect) {
-        return Err(fail(InputError::UnknownDialect(dialect)));
-    }
-    // Every limit resolves here, once for every shell: the caller's option, else the policy file's
+    // Every option resolves here, once for every shell: the caller's option, else the policy file's
     // `[defaults]`, else the built-in default (`guard::Options::new`); the session reports the result
     // (`Session::settings`). A document that cannot be read sets nothing (the session refuses every request).
     let defaults = policy
@@ -361,6 +352,21 @@ pub fn guard_session(args: SessionArgs) -> Result<guard::Session, ErrorObject> {
         .and_then(|text| crate::policy::document::parse(text).ok())
         .map(|d| d.defaults)
         .unwrap_or_default();
+    let dialect = dialect
+        .or(defaults.dialect)
+        .unwrap_or_else(|| guard::DEFAULT_DIALECT.into());
+    let batch = match batch.or(defaults.batch) {
+        None => BatchPolicy::Reject,
+        Some(name) => BatchPolicy::parse(&name).ok_or_else(|| {
+            ErrorObject::invalid_params(
+                "unknown-batch-policy",
+                "batch policy must be \"reject\" or \"allow\"",
+            )
+        })?,
+    };
+    if !crate::taxonomy::is_dialect(&dialect) {
+        return Err(fail(InputError::UnknownDialect(dialect)));
+    }
     let mut options = guard::Options::new(&dialect, &upstream);
     if let Some(n) = max_bytes.or(defaults.max_bytes) {
         options.max_bytes = n;

@@ -296,16 +296,16 @@ impl exports::jsonrpc_errors::core::guard::Guest for Component {
 
 impl exports::jsonrpc_errors::core::guard::GuestSession for GuardSession {
     fn new(options: GuardOptions) -> Self {
-        let batch = match options.batch {
-            BatchPolicy::Reject => "reject",
-            BatchPolicy::Allow => "allow",
-        };
+        let batch = options.batch.map(|b| match b {
+            BatchPolicy::Reject => "reject".to_string(),
+            BatchPolicy::Allow => "allow".to_string(),
+        });
         // The dialect is a WIT enum and the batch policy one of two names: opening cannot fail.
         let upstream = options.upstream.clone();
         let args = api::SessionArgs {
-            dialect: dialect_name(options.dialect).to_string(),
+            dialect: options.dialect.map(|d| dialect_name(d).to_string()),
             max_bytes: options.max_bytes,
-            batch: batch.to_string(),
+            batch,
             timeout_ms: options.timeout_ms,
             upstream: options.upstream,
             failed_result_bytes: options.failed_result_bytes,
@@ -317,7 +317,10 @@ impl exports::jsonrpc_errors::core::guard::GuestSession for GuardSession {
             many_clients: options.many_clients,
         };
         let session = api::guard_session(args).unwrap_or_else(|_| {
-            crate::guard::Session::new(crate::guard::Options::new("canonical", &upstream))
+            crate::guard::Session::new(crate::guard::Options::new(
+                crate::guard::DEFAULT_DIALECT,
+                &upstream,
+            ))
         });
         GuardSession(RefCell::new(session))
     }

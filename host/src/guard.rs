@@ -54,7 +54,12 @@ pub struct Session {
 impl Runtime {
     /// Opens a guard session on a fresh instance.
     pub fn guard_session(&self, options: &Options) -> Result<Session, Failure> {
-        let wit = options.to_wit(self.dialect(&options.dialect)?);
+        let dialect = options
+            .dialect
+            .as_deref()
+            .map(|name| self.dialect(name))
+            .transpose()?;
+        let wit = options.to_wit(dialect);
         let mut instance = self.instantiate().map_err(|_| Failure::internal())?;
         let handle = instance
             .api

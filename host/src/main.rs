@@ -4,6 +4,7 @@
 mod proxy;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use jsonrpc_errors_host::guard::BatchPolicy;
 use jsonrpc_errors_host::{
     Context, Failure, InputProblem, RedactionMethod, RedactionOptions, Runtime, ValidateOptions,
     DIALECTS,
@@ -527,14 +528,13 @@ fn guard(command: Command) -> ExitCode {
     if protocol == proxy::transport::http::Protocol::A2a && listen.is_none() {
         return usage("--upstream-protocol a2a needs --listen: A2A clients speak HTTP".into());
     }
-    // The command line overrides the file, which overrides the built-in defaults (an A2A agent's: `a2a`).
-    let dialect = dialect.or(file.dialect).unwrap_or_else(|| match protocol {
-        proxy::transport::http::Protocol::A2a => "a2a".into(),
-        proxy::transport::http::Protocol::Mcp => "canonical".into(),
+    // What the command line gives, and None for what it leaves unset: the session resolves every option (the
+    // policy file's `[defaults]`, else the built-in defaults) and reports it in its settings. One default is
+    // the CLI's, as the upstream protocol is: an A2A agent's dialect is `a2a` where the file names none.
+    let dialect = dialect.or_else(|| {
+        (protocol == proxy::transport::http::Protocol::A2a && file.dialect.is_none())
+            .then(|| "a2a".into())
     });
-    let batch = batch.or(file.batch).unwrap_or_else(|| "reject".into());
-    // What the command line gives, and None for what it leaves unset: the session resolves every limit (the
-    // policy file's `[defaults]`, else the built-in defaults) and reports it in its settings.
     let timeout_ms = match timeout.map(|secs| seconds(secs, "timeout")).transpose() {
         // 0: no limit; anything else at least 1 ms.
         Ok(t) => t.map(|t| {
@@ -553,11 +553,7 @@ fn guard(command: Command) -> ExitCode {
     let mut session = jsonrpc_errors_host::guard::Options {
         dialect,
         max_bytes,
-        batch: if batch == "allow" {
-            jsonrpc_errors_host::guard::BatchPolicy::Allow
-        } else {
-            jsonrpc_errors_host::guard::BatchPolicy::Reject
-        },
+        batch: batch.as_deref().and_then(BatchPolicy::from_name),
         timeout_ms,
         failed_result_bytes,
         max_upstream_bytes,
@@ -570,9 +566,6 @@ fn guard(command: Command) -> ExitCode {
     };
     // Refuse a bad dialect before anything starts (the message is the library's, as for every subcommand).
     // On stderr only: the guard's stdout is the MCP channel, and carries nothing but messages.
-    if let Err(f) = runtime.dialect(&session.dialect) {
-        return usage(format!("{f}"));
-    }
     let settings = match runtime
         .guard_session(&session)
         .and_then(|mut s| s.settings())
@@ -594,7 +587,9 @@ fn guard(command: Command) -> ExitCode {
         }
     }
     // Every session this guard opens (one per legacy HTTP session, and again after a SIGHUP reload) gets the
-    // limits resolved at start, as the transport's reader does.
+    // options resolved at start, as the transport's reader does (a reloaded file's `[defaults]` change nothing).
+    session.dialect = Some(settings.dialect.clone());
+    session.batch = BatchPolicy::from_name(&settings.batch);
     session.max_bytes = Some(settings.max_bytes);
     session.timeout_ms = Some(settings.timeout_ms.unwrap_or(0));
     session.failed_result_bytes = Some(settings.failed_result_bytes);

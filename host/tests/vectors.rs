@@ -189,13 +189,13 @@ fn guard_options(case: &Value) -> jsonrpc_errors_host::guard::Options {
     let s = |k: &str, d: &str| o.get(k).and_then(Value::as_str).unwrap_or(d).to_string();
     let n = |k: &str| o.get(k).and_then(Value::as_u64);
     jsonrpc_errors_host::guard::Options {
-        dialect: s("dialect", "canonical"),
+        // Absent: not given (the session resolves it).
+        dialect: o.get("dialect").and_then(Value::as_str).map(str::to_string),
         max_bytes: n("max_bytes"),
-        batch: if s("batch", "reject") == "allow" {
-            jsonrpc_errors_host::guard::BatchPolicy::Allow
-        } else {
-            jsonrpc_errors_host::guard::BatchPolicy::Reject
-        },
+        batch: o
+            .get("batch")
+            .and_then(Value::as_str)
+            .and_then(jsonrpc_errors_host::guard::BatchPolicy::from_name),
         // Absent: not given; null: no limit (0 at the typed boundary).
         timeout_ms: o
             .get("timeout_ms")

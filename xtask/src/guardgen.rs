@@ -281,6 +281,11 @@ fn is_dialect(ty: &Ty) -> bool {
     matches!(ty, Ty::Enum(name, _) if name == "dialect")
 }
 
+/// The `dialect` option (Python's `GuardSession` takes it as its first argument).
+fn is_dialect_option(ty: &Ty) -> bool {
+    is_dialect(ty) || matches!(ty, Ty::Option(t) if is_dialect(t))
+}
+
 fn host_option_type(ty: &Ty) -> Result<String> {
     Ok(match ty {
         _ if is_dialect(ty) => "String".into(),
@@ -371,14 +376,14 @@ fn host(s: &Schema) -> Result<String> {
     let _ = writeln!(o, "impl Options {{");
     let _ = writeln!(
         o,
-        "    /// The WIT record, `dialect` being the dialect this session's name was checked as."
+        "    /// The WIT record, `dialect` being the dialect this session's name was checked as (none: not given)."
     );
     let _ = writeln!(
         o,
-        "    pub(crate) fn to_wit(&self, dialect: wit::Dialect) -> wit::GuardOptions {{\n        wit::GuardOptions {{"
+        "    pub(crate) fn to_wit(&self, dialect: Option<wit::Dialect>) -> wit::GuardOptions {{\n        wit::GuardOptions {{"
     );
     for f in &s.options {
-        let value = if is_dialect(&f.ty) {
+        let value = if is_dialect_option(&f.ty) {
             let _ = writeln!(o, "            {},", f.snake());
             continue;
         } else if host_is_copy(&f.ty) {
@@ -389,6 +394,29 @@ fn host(s: &Schema) -> Result<String> {
         let _ = writeln!(o, "            {}: {value},", f.snake());
     }
     let _ = writeln!(o, "        }}\n    }}\n}}\n");
+    // Each enum an option takes (but the dialect, which the runtime checks by name), from its name.
+    for f in &s.options {
+        let Ty::Option(inner) = &f.ty else { continue };
+        let Ty::Enum(name, cases) = inner.as_ref() else {
+            continue;
+        };
+        if is_dialect(inner) {
+            continue;
+        }
+        let rust = upper_camel(name);
+        let _ = writeln!(
+            o,
+            "impl wit::{rust} {{\n    /// The case named `name` (as the JSON, a policy file and the command line spell it).\n    pub fn from_name(name: &str) -> Option<Self> {{\n        match name {{"
+        );
+        for case in cases {
+            let _ = writeln!(
+                o,
+                "            {case:?} => Some(Self::{}),",
+                upper_camel(case)
+            );
+        }
+        let _ = writeln!(o, "            _ => None,\n        }}\n    }}\n}}\n");
+    }
 
     // Peer.
     let (_, peer_cases, peer_docs) = s
@@ -511,6 +539,16 @@ fn py_marshal(f: &Field) -> Result<String> {
             format!("value = options.get({py:?}, {d:?})\n    _text(value, {py:?})")
         }
         Ty::Option(t) => match t.as_ref() {
+            // Not given: None (the session resolves it).
+            Ty::Enum(_, cases) => {
+                let names: Vec<String> = cases.iter().map(|c| format!("'{c}'")).collect();
+                let tuple: Vec<String> = cases.iter().map(|c| py_literal(c)).collect();
+                format!(
+                    "value = options.get({py:?})\n    if value is not None and value not in ({},):\n        raise JsonRpcErrorsValueError(f\"{py} must be {}, not {{value!r}}\")",
+                    tuple.join(", "),
+                    names.join(" or "),
+                )
+            }
             Ty::U32 | Ty::U64 | Ty::S32 => {
                 format!("value = options.get({py:?})\n    if value is not None:\n        _u64(value, {py:?})")
             }
@@ -608,20 +646,20 @@ fn python(s: &Schema) -> Result<String> {
     // Options.
     let _ = writeln!(o, "\n\nclass GuardOptions(TypedDict, total=False):");
     let _ = writeln!(o, "    \"\"\":class:`GuardSession`'s keyword options (the dialect is its first argument).\"\"\"\n");
-    for f in s.options.iter().filter(|f| !is_dialect(&f.ty)) {
+    for f in s.options.iter().filter(|f| !is_dialect_option(&f.ty)) {
         py_comment(&mut o, &f.docs);
         let _ = writeln!(o, "    {}: {}", f.snake(), py_option_type(&f.ty)?);
     }
     let names: Vec<String> = s
         .options
         .iter()
-        .filter(|f| !is_dialect(&f.ty))
+        .filter(|f| !is_dialect_option(&f.ty))
         .map(|f| py_literal(&f.snake()))
         .collect();
     let _ = writeln!(o, "\n\n_OPTIONS = frozenset(({},))\n", names.join(", "));
     let _ = writeln!(
         o,
-        "\ndef _options_record(dialect: str, options: Mapping[str, Any]) -> Record:"
+        "\ndef _options_record(dialect: Optional[str], options: Mapping[str, Any]) -> Record:"
     );
     let _ = writeln!(o, "    \"\"\"``guard-options`` for the component: ``dialect`` (already checked) and the options, each checked.\"\"\"");
     let _ = writeln!(o, "    unknown = sorted(set(options) - _OPTIONS)");
@@ -629,7 +667,7 @@ fn python(s: &Schema) -> Result<String> {
     let _ = writeln!(o, "        raise ArgumentTypeError(f\"GuardSession got an unexpected option {{unknown[0]!r}}\")");
     let _ = writeln!(o, "    record = Record()");
     for f in &s.options {
-        if is_dialect(&f.ty) {
+        if is_dialect_option(&f.ty) {
             let _ = writeln!(o, "    setattr(record, {:?}, dialect)", f.name);
             continue;
         }
@@ -714,6 +752,8 @@ fn ts_marshal(f: &Field) -> Result<String> {
             py_literal(&default.ok_or_else(|| anyhow!("{} needs a default", f.name))?)
         ),
         Ty::Option(t) => match t.as_ref() {
+            // Not given: null (the session resolves it); a name the guest checks.
+            Ty::Enum(..) => format!("{v} == null ? null : text({v}, {}, \"\")", py_literal(&key)),
             Ty::U32 | Ty::U64 | Ty::S32 => {
                 format!("{v} == null ? null : u64({v}, {})", py_literal(&key))
             }

@@ -89,15 +89,21 @@ export interface GuardOutcome {
  * How a session behaves.
  */
 export interface GuardOptions {
-  /** The dialect the session's own errors are written in. Default: `canonical`. */
-  dialect?: Dialect;
+  /**
+   * The dialect the session's own errors are written in. Not given: the policy file's `dialect`, else
+   * `canonical`.
+   */
+  dialect?: Dialect | null;
   /**
    * Largest client message in bytes. Not given: the policy file's `max_bytes`, else 10 MiB (the taxonomy's
    * default).
    */
   maxBytes?: number | null;
-  /** Whether a client batch is split and relayed, or refused. Default: `reject`. */
-  batch?: "reject" | "allow";
+  /**
+   * Whether a client batch is split and relayed, or refused. Not given: the policy file's `batch`, else
+   * `reject`.
+   */
+  batch?: "reject" | "allow" | null;
   /**
    * How long a request may wait for the upstream, in milliseconds (progress notifications for it
    * restart the wait); 0 (null in Python, TypeScript and the JSON form): no limit. Not given: the
@@ -196,9 +202,9 @@ function processEnv(): Record<string, string | undefined> {
 export function guardOptionsJson(options: GuardOptions): string {
   if (typeof options !== "object" || options === null) throw new ArgumentTypeError("options must be an object");
   return JSON.stringify({
-    dialect: text(options.dialect, "dialect", "canonical"),
+    dialect: options.dialect == null ? null : text(options.dialect, "dialect", ""),
     max_bytes: options.maxBytes == null ? null : u64(options.maxBytes, "maxBytes"),
-    batch: text(options.batch, "batch", "reject"),
+    batch: options.batch == null ? null : text(options.batch, "batch", ""),
     timeout_ms: options.timeoutMs === undefined ? undefined : options.timeoutMs === null ? 0 : u64(options.timeoutMs, "timeoutMs"),
     upstream: text(options.upstream, "upstream", "upstream"),
     failed_result_bytes: options.failedResultBytes == null ? null : u64(options.failedResultBytes, "failedResultBytes"),

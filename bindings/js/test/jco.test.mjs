@@ -89,9 +89,10 @@ function adapter() {
     guard: (o) => {
       // The constructor takes the typed options record (the dialect as the WIT enum).
       const s = new guard.Session({
-        dialect: dialect(o.dialect ?? "canonical"),
+        // Absent: not given (the session resolves it).
+        dialect: o.dialect == null ? undefined : dialect(o.dialect),
         maxBytes: o.max_bytes == null ? undefined : BigInt(o.max_bytes),
-        batch: o.batch ?? "reject",
+        batch: o.batch ?? undefined,
         // Absent: not given; null: no limit (0 at the typed boundary).
         timeoutMs: o.timeout_ms === undefined ? undefined : BigInt(o.timeout_ms ?? 0),
         upstream: o.upstream ?? "upstream",

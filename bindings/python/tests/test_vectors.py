@@ -93,10 +93,10 @@ def _guard_script(case, context):
     o = case.get("options", {})
     outputs = []
     # An option the case leaves out is not given (the session resolves it); `timeout_ms` null is no limit.
-    given = {k: o[k] for k in ("max_bytes", "timeout_ms", "failed_result_bytes", "max_upstream_bytes") if k in o}
+    names = ("batch", "max_bytes", "timeout_ms", "failed_result_bytes", "max_upstream_bytes")
+    given = {k: o[k] for k in names if k in o}
     with jre.GuardSession(
-        o.get("dialect", "canonical"),
-        batch=o.get("batch", "reject"),
+        o.get("dialect"),
         upstream=o.get("upstream", "upstream"),
         policy=o.get("policy"),
         policy_env=dict(o.get("policy_env", [])),

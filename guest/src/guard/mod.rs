@@ -99,6 +99,10 @@ pub struct Options {
 /// 60 s most MCP clients wait, so they get the guard's answer rather than their own timeout.
 pub const DEFAULT_TIMEOUT_MILLIS: u64 = 50_000;
 
+/// The dialect a session's own errors are written in when neither the caller nor the policy file says (the
+/// batch policy's default, `reject`, is `Options::new`'s).
+pub const DEFAULT_DIALECT: &str = "canonical";
+
 impl Options {
     pub fn new(dialect: &str, upstream: &str) -> Self {
         Options {

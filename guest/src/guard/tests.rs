@@ -1761,6 +1761,50 @@ fn the_files_defaults_fill_what_the_shell_left_unset_and_its_options_win() {
     );
 }
 
+/// The dialect and the batch policy resolve in the session as the limits do (no shell merges them with the
+/// file's `[defaults]`): given, else the file's, else `canonical` and `reject`; the settings report them and
+/// the session writes by them.
+#[test]
+fn dialect_and_batch_resolve_caller_then_file_then_default() {
+    let file = serde_json::to_string("[defaults]\ndialect = \"mcp\"\nbatch = \"allow\"\n").unwrap();
+    let open = |json: &str| {
+        let args = crate::api::SessionArgs::from_json(json).unwrap();
+        crate::api::guard_session(args).unwrap()
+    };
+    let resolved = |json: &str| {
+        let s: serde_json::Value = serde_json::from_str(&open(json).settings()).unwrap();
+        (s["dialect"].clone(), s["batch"].clone())
+    };
+    assert_eq!(resolved("{}"), ("canonical".into(), "reject".into()));
+    assert_eq!(
+        resolved(&format!(r#"{{"policy": {file}}}"#)),
+        ("mcp".into(), "allow".into())
+    );
+    assert_eq!(
+        resolved(&format!(
+            r#"{{"policy": {file}, "dialect": "watchgate", "batch": "reject"}}"#
+        )),
+        ("watchgate".into(), "reject".into())
+    );
+    // The file's batch policy is the one the session keeps to: a batch is relayed, not refused.
+    let mut s = open(&format!(r#"{{"policy": {file}}}"#));
+    let batch = format!("[{}]", tool_call(1, "q"));
+    let out = client(&mut s, &batch);
+    assert!(
+        out.steps.iter().any(|step| matches!(
+            step,
+            Step::Send {
+                to: Peer::Upstream,
+                ..
+            } | Step::Forward {
+                to: Peer::Upstream,
+                ..
+            }
+        )),
+        "{out:?}"
+    );
+}
+
 /// Every limit resolves in the session, once for every shell: given, else the file's, else the built-in
 /// default; 0 (or, in the JSON form, null) says "no limit". The settings report what it resolved.
 #[test]

@@ -12,13 +12,15 @@ pub use wit::BatchPolicy;
 /// How a session behaves.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// The dialect the session's own errors are written in. Default: `canonical`.
-    pub dialect: String,
+    /// The dialect the session's own errors are written in. Not given: the policy file's `dialect`, else
+    /// `canonical`.
+    pub dialect: Option<String>,
     /// Largest client message in bytes. Not given: the policy file's `max_bytes`, else 10 MiB (the taxonomy's
     /// default).
     pub max_bytes: Option<u64>,
-    /// Whether a client batch is split and relayed, or refused. Default: `reject`.
-    pub batch: wit::BatchPolicy,
+    /// Whether a client batch is split and relayed, or refused. Not given: the policy file's `batch`, else
+    /// `reject`.
+    pub batch: Option<wit::BatchPolicy>,
     /// How long a request may wait for the upstream, in milliseconds (progress notifications for it
     /// restart the wait); 0 (null in Python, TypeScript and the JSON form): no limit. Not given: the
     /// policy file's `timeout`, else 50 000 (50 s: below the 60 s most MCP clients wait, so they get the
@@ -60,9 +62,9 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            dialect: "canonical".into(),
+            dialect: None,
             max_bytes: None,
-            batch: wit::BatchPolicy::Reject,
+            batch: None,
             timeout_ms: None,
             upstream: "upstream".into(),
             failed_result_bytes: None,
@@ -77,8 +79,8 @@ impl Default for Options {
 }
 
 impl Options {
-    /// The WIT record, `dialect` being the dialect this session's name was checked as.
-    pub(crate) fn to_wit(&self, dialect: wit::Dialect) -> wit::GuardOptions {
+    /// The WIT record, `dialect` being the dialect this session's name was checked as (none: not given).
+    pub(crate) fn to_wit(&self, dialect: Option<wit::Dialect>) -> wit::GuardOptions {
         wit::GuardOptions {
             dialect,
             max_bytes: self.max_bytes,
@@ -92,6 +94,17 @@ impl Options {
             upstream_credentials: self.upstream_credentials.clone(),
             many_clients: self.many_clients,
             max_upstream_bytes: self.max_upstream_bytes,
+        }
+    }
+}
+
+impl wit::BatchPolicy {
+    /// The case named `name` (as the JSON, a policy file and the command line spell it).
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "reject" => Some(Self::Reject),
+            "allow" => Some(Self::Allow),
+            _ => None,
         }
     }
 }

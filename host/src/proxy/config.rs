@@ -15,13 +15,12 @@ pub struct ConfigFile {
     pub path: PathBuf,
 }
 
-/// What the file's `[defaults]` set that the CLI applies (`check-policy`'s answer); each `None` when it
-/// says nothing. The command line overrides them. (The limits are the session's: it reads them from the
-/// file itself, and reports them in its settings.)
+/// What of the file's `[defaults]` the CLI reads (`check-policy`'s answer): whether it names a dialect, which
+/// decides whether an A2A upstream's own default (`a2a`) applies. Every option is the session's to resolve: it
+/// reads the file itself, and reports what it chose in its settings.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct Defaults {
     pub dialect: Option<String>,
-    pub batch: Option<String>,
 }
 
 /// The environment a policy's `hash_key_env` is read from: this process's (names and values that are

@@ -432,6 +432,9 @@ pub(super) fn guard_cases() -> Value {
 fn settings_cases(g: &dyn Fn(&str, &Value, Value) -> Value) -> Vec<Value> {
     let file = "[defaults]\ntimeout = 7\nmax_bytes = 4096\nmax_upstream_bytes = 8192\nfailed_result_bytes = 300\n";
     let script = json!([{"settings": true}, {"client": REQUEST_1}]);
+    let shape_file = "[defaults]\ndialect = \"mcp\"\nbatch = \"allow\"\n";
+    let shape_script =
+        json!([{"settings": true}, {"client": format!("[{REQUEST_1}]")}, {"client": "{not json"}]);
     vec![
         g(
             "settings/given-over-the-files",
@@ -463,6 +466,23 @@ fn settings_cases(g: &dyn Fn(&str, &Value, Value) -> Value) -> Vec<Value> {
             "settings/no-limit-from-the-policy-file",
             &json!({"dialect": "canonical", "upstream": "stdio:server", "policy": "[defaults]\ntimeout = 0\n"}),
             script,
+        ),
+        // The dialect and the batch policy resolve as the limits do: what the session writes (a batch relayed
+        // or refused, its own error's shape) follows what it reports.
+        g(
+            "settings/dialect-and-batch-given-over-the-files",
+            &json!({"dialect": "canonical", "batch": "reject", "upstream": "stdio:server", "policy": shape_file}),
+            shape_script.clone(),
+        ),
+        g(
+            "settings/dialect-and-batch-not-given-from-the-policy-file",
+            &json!({"upstream": "stdio:server", "policy": shape_file}),
+            shape_script.clone(),
+        ),
+        g(
+            "settings/dialect-and-batch-not-given-no-file-the-defaults",
+            &json!({"upstream": "stdio:server"}),
+            shape_script,
         ),
     ]
 }

@@ -13,7 +13,6 @@ import {
   type GuardOptions,
   type GuardOutcome,
   type GuardSettings,
-  type PolicyDefaults,
   type SendStep,
   type UpstreamFailure,
 } from "../guard.js";
@@ -143,15 +142,15 @@ export class GuardedTransport implements Transport, LineTransport {
       throw new ArgumentTypeError("upstreamFailure must be a function");
     }
     if (options.policy != null && typeof options.policy !== "string") throw new ArgumentTypeError("policy must be a string");
-    // The file's [defaults], as the guard module reads them (its refusal, with line and column, is thrown here).
-    const file: Partial<PolicyDefaults> = options.policy != null ? checkPolicy(options.policy, options.policyEnv) : {};
-    // The limits go to the session as given (undefined: not given): it resolves the rest (`settings`).
-    const sessionOptions: GuardOptions = { dialect: options.dialect ?? file.dialect ?? "canonical" };
+    // A refused policy file is thrown here, with line and column, before anything starts.
+    if (options.policy != null) checkPolicy(options.policy, options.policyEnv);
+    // The options go to the session as given (undefined: not given): it resolves the rest (`settings`).
+    const sessionOptions: GuardOptions = {};
+    if (options.dialect !== undefined) sessionOptions.dialect = options.dialect;
     if (options.timeoutMs !== undefined) sessionOptions.timeoutMs = options.timeoutMs;
     if (options.maxBytes !== undefined) sessionOptions.maxBytes = options.maxBytes;
     if (options.failedResultBytes !== undefined) sessionOptions.failedResultBytes = options.failedResultBytes;
-    const batch = options.batch ?? file.batch ?? undefined;
-    if (batch !== undefined) sessionOptions.batch = batch;
+    if (options.batch !== undefined) sessionOptions.batch = options.batch;
     if (options.upstream !== undefined) sessionOptions.upstream = options.upstream;
     if (options.environment !== undefined) sessionOptions.environment = options.environment;
     if (options.policy != null) {
@@ -163,6 +162,8 @@ export class GuardedTransport implements Transport, LineTransport {
     // A session made after this one is freed (`#decide`) starts from what this one resolved.
     this.#sessionOptions = {
       ...sessionOptions,
+      dialect: this.#settings.dialect,
+      batch: this.#settings.batch,
       timeoutMs: this.#settings.timeout_ms,
       maxBytes: this.#settings.max_bytes,
       failedResultBytes: this.#settings.failed_result_bytes,

@@ -67,14 +67,16 @@ class GuardSession:
     :class:`ComponentFault`. Close it (or use it as a context manager) to free the instance.
     """
 
-    def __init__(self, dialect: Union[str, Dialect] = "canonical", **options: Unpack[GuardOptions]) -> None:
+    def __init__(self, dialect: Union[str, Dialect, None] = None, **options: Unpack[GuardOptions]) -> None:
         """``dialect``, then the keyword options of :class:`GuardOptions` (``guard-options`` in wit/world.wit:
         ``max_bytes``, ``batch``, ``timeout_ms``, ``upstream``, ``failed_result_bytes``, ``policy``,
-        ``policy_env``, ...); an unknown one raises :class:`ArgumentTypeError`."""
-        name = _dialect_name(dialect)
+        ``policy_env``, ...); an unknown one raises :class:`ArgumentTypeError`. An option not given (None) is
+        the policy file's, else the built-in default: the session resolves it (:meth:`settings`)."""
+        name = None if dialect is None else _dialect_name(dialect)
         record = _options_record(name, options)
         rt = _runtime.get()
-        _dialect(name)  # not a member of the WIT enum: the component's refusal, as for every function
+        if name is not None:
+            _dialect(name)  # not a member of the WIT enum: the component's refusal, as for every function
         self._lock = threading.Lock()
         try:
             self._worker: Optional[_runtime._GuardWorker] = rt.guard_worker()

@@ -68,8 +68,9 @@ class GuardOptions(TypedDict, total=False):
     #: Largest client message in bytes. Not given: the policy file's `max_bytes`, else 10 MiB (the taxonomy's
     #: default).
     max_bytes: Optional[int]
-    #: Whether a client batch is split and relayed, or refused. Default: `reject`.
-    batch: Literal["reject", "allow"]
+    #: Whether a client batch is split and relayed, or refused. Not given: the policy file's `batch`, else
+    #: `reject`.
+    batch: Optional[Literal["reject", "allow"]]
     #: How long a request may wait for the upstream, in milliseconds (progress notifications for it
     #: restart the wait); 0 (null in Python, TypeScript and the JSON form): no limit. Not given: the
     #: policy file's `timeout`, else 50 000 (50 s: below the 60 s most MCP clients wait, so they get the
@@ -111,7 +112,7 @@ class GuardOptions(TypedDict, total=False):
 _OPTIONS = frozenset(("max_bytes", "batch", "timeout_ms", "upstream", "failed_result_bytes", "policy", "policy_env", "environment", "upstream_credentials", "many_clients", "max_upstream_bytes",))
 
 
-def _options_record(dialect: str, options: Mapping[str, Any]) -> Record:
+def _options_record(dialect: Optional[str], options: Mapping[str, Any]) -> Record:
     """``guard-options`` for the component: ``dialect`` (already checked) and the options, each checked."""
     unknown = sorted(set(options) - _OPTIONS)
     if unknown:
@@ -122,8 +123,8 @@ def _options_record(dialect: str, options: Mapping[str, Any]) -> Record:
     if value is not None:
         _u64(value, "max_bytes")
     setattr(record, "max-bytes", value)
-    value = options.get("batch", "reject")
-    if value not in ("reject", "allow",):
+    value = options.get("batch")
+    if value is not None and value not in ("reject", "allow",):
         raise JsonRpcErrorsValueError(f"batch must be 'reject' or 'allow', not {value!r}")
     setattr(record, "batch", value)
     value = options.get("timeout_ms", ...)

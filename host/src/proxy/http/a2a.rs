@@ -163,7 +163,7 @@ fn own_error(front: &Front, mut kind: Value, id: Option<&RawValue>) -> Response 
     if let Some(id) = id.and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok()) {
         kind["id"] = id;
     }
-    let dialect = &front.children.session.dialect;
+    let dialect = &front.children.dialect;
     let body = front
         .children
         .runtime

@@ -55,7 +55,7 @@ pub(super) fn refuse(front: &Front, id: Option<&RawValue>, kind: ErrorKind) -> R
         front.children.runtime.map_error_kind(
             &kind,
             &meta,
-            &front.children.session.dialect,
+            &front.children.dialect,
             jsonrpc_errors_host::Context::now(),
         )
     };
@@ -267,7 +267,7 @@ pub(super) fn blank(front: &Front, bytes: &[u8]) -> Option<Response> {
         return None;
     }
     let options = jsonrpc_errors_host::ValidateOptions {
-        dialect: front.children.session.dialect.clone(),
+        dialect: front.children.dialect.clone(),
         ..Default::default()
     };
     let body = match front.children.runtime.validate(bytes, &options, jsonrpc_errors_host::Context::now()) {
@@ -289,7 +289,7 @@ pub(super) fn oversize(front: &Front, length: u64, head: &[u8]) -> Response {
     let options = jsonrpc_errors_host::ValidateOptions {
         max_bytes: Some(front.max_bytes as u64),
         content_length: Some(length),
-        dialect: front.children.session.dialect.clone(),
+        dialect: front.children.dialect.clone(),
         ..Default::default()
     };
     let body = match front.children.runtime.validate(head, &options, jsonrpc_errors_host::Context::now()) {
@@ -323,7 +323,7 @@ pub(super) fn post_envelope(front: &Front, parts: &Parts) -> Option<Response> {
         // The component says what is wrong with it (the envelope validation's content-type rule).
         let options = jsonrpc_errors_host::ValidateOptions {
             content_type: Some(content_type.to_string()),
-            dialect: front.children.session.dialect.clone(),
+            dialect: front.children.dialect.clone(),
             ..Default::default()
         };
         let body =

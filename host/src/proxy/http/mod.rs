@@ -86,6 +86,7 @@ pub async fn serve(args: Args, listen: Listen, runtime: Runtime, metrics: Arc<Me
         children: upstream::Children {
             runtime,
             session: args.session.clone(),
+            dialect: args.settings.dialect.clone(),
             timeout: args.settings.timeout_ms.map(Duration::from_millis),
             transport: args.transport.clone(),
             grace: args.transport.grace(),

@@ -26,6 +26,8 @@ pub struct Children {
     pub runtime: Runtime,
     /// The guard session's options as the guard started (the policy as last reloaded aside).
     pub session: Options,
+    /// The dialect the guard's own answers are written in, as the session resolved it (`Settings::dialect`).
+    pub dialect: String,
     /// How long a request may wait for the upstream, as the session resolved it (`Settings::timeout_ms`);
     /// None: no limit.
     pub timeout: Option<Duration>,

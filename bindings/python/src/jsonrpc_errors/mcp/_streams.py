@@ -147,14 +147,13 @@ async def guard_streams(
     runtime's (:func:`jsonrpc_errors.set_environment`).
     """
     # A refused document raises here, before anything starts (the session would answer every request with it).
-    file: dict[str, Any] = check_policy(policy, policy_env) if policy is not None else {}
-    if dialect is UNSET:
-        dialect = file.get("dialect") or "canonical"
-    batch_mode: Literal["reject", "allow"] = (file.get("batch") or "reject") if batch is UNSET else batch
-    # The limits go to the session as given, and only if given: it resolves the rest.
+    if policy is not None:
+        check_policy(policy, policy_env)
+    # The options go to the session as given, and only if given: it resolves the rest.
     given: dict[str, Any] = {
         name: value
         for name, value in (
+            ("batch", batch),
             ("max_bytes", max_bytes),
             ("max_upstream_bytes", max_upstream_bytes),
             ("failed_result_bytes", failed_result_bytes),
@@ -164,8 +163,7 @@ async def guard_streams(
     if timeout is not UNSET:
         given["timeout_ms"] = _timeout_ms(timeout)
     session = GuardSession(
-        dialect,
-        batch=batch_mode,
+        None if dialect is UNSET else dialect,
         upstream=upstream,
         policy=policy,
         policy_env=policy_env,
