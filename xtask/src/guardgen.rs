@@ -1,7 +1,9 @@
 //! The guard session's shapes, generated from the one schema, `interface guard` in `wit/world.wit` (part of
 //! `cargo xtask gen`): its options (`guard-options`) and what its calls return (`session-outcome`, the
-//! `step` variant and its records). Each shell gets its mirror of them:
+//! `step` variant and its records). Each side of the boundary gets its mirror of them:
 //!
+//! - the guest (`guest/src/guard/args.rs`): `SessionArgs`, the options as the guest reads them (from the
+//!   component's record, or their JSON: `SessionArgs::from_json`, unknown members refused);
 //! - the host (`host/src/guard/schema.rs`): `Options` (with its defaults and the WIT record it becomes),
 //!   `Peer`, `Step`, `Event`, `Outcome` (serde, read from the guest's JSON);
 //! - Python (`_guard_schema.py`): the `Step` and `Outcome` TypedDicts, `GuardOptions` (the session's keyword
@@ -21,6 +23,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use std::fmt::Write;
 use wit_parser::{Docs, Interface, Resolve, Type, TypeDefKind, TypeOwner};
 
+pub const GUEST: &str = "guest/src/guard/args.rs";
 pub const HOST: &str = "host/src/guard/schema.rs";
 pub const PYTHON: &str = "bindings/python/src/jsonrpc_errors/_guard_schema.py";
 pub const TYPESCRIPT: &str = "bindings/js/src/guard-schema.ts";
@@ -259,11 +262,157 @@ fn schema() -> Result<Schema> {
 pub fn generated_files() -> Result<Vec<(&'static str, String)>> {
     let s = schema()?;
     Ok(vec![
+        (GUEST, guest(&s)?),
         (HOST, host(&s)?),
         (PYTHON, python(&s)?),
         (TYPESCRIPT, typescript(&s)?),
     ])
 }
+
+// ----------------------------------------------------------------------------------------------- guest
+
+/// The guest's Rust type of an option, as `SessionArgs` holds it: an enum by its name (the guest checks it),
+/// a `limit` as its `u64`.
+fn guest_option_type(ty: &Ty) -> Result<String> {
+    Ok(match ty {
+        Ty::Enum(..) | Ty::String => "String".into(),
+        Ty::Bool => "bool".into(),
+        Ty::U64 | Ty::Limit => "u64".into(),
+        Ty::Option(t) => format!("Option<{}>", guest_option_type(t)?),
+        Ty::Pairs => "Vec<(String, String)>".into(),
+        Ty::List(t) if **t == Ty::String => "Vec<String>".into(),
+        other => bail!("the guest's session options cannot carry {other:?}"),
+    })
+}
+
+/// The expression that reads `value` (a JSON member, not null) as the option's type, `None` if ill-typed.
+fn guest_reader(ty: &Ty) -> Result<&'static str> {
+    Ok(match ty {
+        Ty::Enum(..) | Ty::String => "json_text(value)",
+        Ty::Bool => "value.as_bool()",
+        Ty::U64 | Ty::Limit => "value.as_u64()",
+        Ty::Pairs => "json_pairs(value)",
+        Ty::List(t) if **t == Ty::String => "json_texts(value)",
+        other => bail!("the guest's session options cannot read {other:?}"),
+    })
+}
+
+fn guest(s: &Schema) -> Result<String> {
+    let mut o = String::new();
+    let _ = writeln!(o, "// {HEADER}\n");
+    let _ = writeln!(
+        o,
+        "use crate::error::ErrorObject;\nuse serde_json::Value;\n"
+    );
+    rust_doc(&mut o, "", &s.options_docs);
+    let _ = writeln!(
+        o,
+        "///\n/// As every runtime passes them: the component's record (`guest/src/component.rs`), or that record as JSON\n/// with snake_case keys (the npm module's glue, the vectors' `options`). An option not given is none (or its\n/// stated default): `api::guard_session` resolves it from the policy file's `[defaults]`, else the built-in\n/// default."
+    );
+    let _ = writeln!(o, "#[derive(Debug, Clone)]\npub struct SessionArgs {{");
+    for f in &s.options {
+        rust_doc(&mut o, "    ", &f.docs);
+        let _ = writeln!(o, "    pub {}: {},", f.snake(), guest_option_type(&f.ty)?);
+    }
+    let _ = writeln!(o, "}}\n");
+    let _ = writeln!(
+        o,
+        "impl Default for SessionArgs {{\n    fn default() -> Self {{\n        SessionArgs {{"
+    );
+    for f in &s.options {
+        let value = match (&f.ty, f.default()?) {
+            (Ty::Option(_), _) => "None".to_string(),
+            (Ty::Pairs | Ty::List(_), _) => "Vec::new()".to_string(),
+            (Ty::Enum(..) | Ty::String, Some(d)) => format!("{d:?}.into()"),
+            (ty, d) => bail!("guard-options.{}: no default for {ty:?} from {d:?}", f.name),
+        };
+        let _ = writeln!(o, "            {}: {value},", f.snake());
+    }
+    let _ = writeln!(o, "        }}\n    }}\n}}\n");
+    let _ = writeln!(o, "impl SessionArgs {{");
+    let _ = writeln!(
+        o,
+        "    /// Reads the options' JSON (the npm module's glue, the vectors): a member not given, or null, is not\n    /// given, but for a `limit`, where null says \"no limit\" (as 0 does). An unknown or ill-typed member is\n    /// refused with -32602 (`data.reason` \"invalid-options\", `data.details` naming it, never its value). A\n    /// match, not a serde derive: a derived reader adds to the npm module."
+    );
+    let _ = writeln!(
+        o,
+        "    pub fn from_json(text: &str) -> Result<SessionArgs, ErrorObject> {{\n        let refuse = |details: String| ErrorObject::invalid_params(\"invalid-options\", &details);\n        let Ok(Value::Object(members)) = serde_json::from_str::<Value>(text) else {{\n            return Err(refuse(\n                \"options must be guard-options as a JSON object\".into(),\n            ));\n        }};\n        let mut args = SessionArgs::default();\n        for (name, value) in members {{"
+    );
+    for f in &s.options {
+        if matches!(&f.ty, Ty::Option(t) if **t == Ty::Limit) {
+            let _ = writeln!(
+                o,
+                "            if name == {:?} && value.is_null() {{\n                args.{} = Some(0);\n                continue;\n            }}",
+                f.snake(),
+                f.snake()
+            );
+        }
+    }
+    let _ = writeln!(
+        o,
+        "            if value.is_null() {{\n                continue;\n            }}\n            let read = match name.as_str() {{"
+    );
+    for f in &s.options {
+        let (reader, wrap) = match &f.ty {
+            Ty::Option(t) => (guest_reader(t)?, "Some(v)"),
+            t => (guest_reader(t)?, "v"),
+        };
+        let read = format!("{reader}.map(|v| args.{} = {wrap})", f.snake());
+        let arm = format!("                {:?} => {read},", f.snake());
+        // As rustfmt writes it (`gen --check` compares the text): a long arm in a block.
+        if arm.len() > 100 {
+            let _ = writeln!(
+                o,
+                "                {:?} => {{\n                    {read}\n                }}",
+                f.snake()
+            );
+        } else {
+            let _ = writeln!(o, "{arm}");
+        }
+    }
+    let _ = writeln!(
+        o,
+        "                _ => return Err(refuse(format!(\"unknown option `{{name}}`\"))),\n            }};\n            if read.is_none() {{\n                return Err(refuse(format!(\"option `{{name}}` has the wrong type\")));\n            }}\n        }}\n        Ok(args)\n    }}\n}}"
+    );
+    let _ = write!(o, "{GUEST_HELPERS}");
+    Ok(o)
+}
+
+const GUEST_HELPERS: &str = r#"
+fn json_text(value: Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s),
+        _ => None,
+    }
+}
+
+/// `["value", ...]` as texts.
+#[allow(dead_code)]
+fn json_texts(value: Value) -> Option<Vec<String>> {
+    let Value::Array(items) = value else {
+        return None;
+    };
+    items.into_iter().map(json_text).collect()
+}
+
+/// `[[name, value], ...]` as pairs.
+#[allow(dead_code)]
+fn json_pairs(value: Value) -> Option<Vec<(String, String)>> {
+    let Value::Array(items) = value else {
+        return None;
+    };
+    items
+        .into_iter()
+        .map(|pair| match pair {
+            Value::Array(mut p) if p.len() == 2 => {
+                let value = json_text(p.pop()?)?;
+                Some((json_text(p.pop()?)?, value))
+            }
+            _ => None,
+        })
+        .collect()
+}
+"#;
 
 // ------------------------------------------------------------------------------------------------ host
 

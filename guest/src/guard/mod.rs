@@ -32,6 +32,7 @@
 //! their answer (`ending`: the upstream failed, a deadline passed).
 
 mod a2a;
+pub mod args;
 mod client;
 mod ending;
 mod labels;

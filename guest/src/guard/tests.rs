@@ -3215,3 +3215,44 @@ fn upstream_credentials_are_read_from_json_and_an_ill_typed_list_is_refused() {
         assert!(!data.contains("UPHDR"), "{data}");
     }
 }
+
+/// The guest's reader of the options' JSON (`SessionArgs::from_json`, generated from the WIT) takes every
+/// field `guard-options` declares, and refuses a member it does not: a field added to the WIT reaches the
+/// npm module's glue and the vectors without a hand-written reader to update.
+#[test]
+fn the_options_reader_takes_every_field_the_wit_declares_and_refuses_others() {
+    let wit = include_str!("../../../wit/world.wit");
+    let start = wit
+        .find("record guard-options {")
+        .expect("the WIT declares guard-options");
+    let body = &wit[start..start + wit[start..].find("\n    }").unwrap()];
+    let fields: Vec<String> = body
+        .lines()
+        .skip(1)
+        .map(str::trim)
+        .filter(|l| !l.starts_with("//") && l.contains(':'))
+        .map(|l| {
+            l[..l.find(':').unwrap()]
+                .trim_start_matches('%')
+                .replace('-', "_")
+        })
+        .collect();
+    assert!(fields.len() >= 12, "{fields:?}");
+    // An object is no option's type: a field the reader knows is refused as ill-typed, not as unknown.
+    for field in &fields {
+        let Err(e) = crate::api::SessionArgs::from_json(&format!("{{\"{field}\": {{}}}}")) else {
+            panic!("guard-options.{field} took an object");
+        };
+        let data = serde_json::to_string(&e.data).unwrap();
+        assert!(
+            data.contains("has the wrong type"),
+            "guard-options.{field} is not read: {data}"
+        );
+    }
+    let Err(e) = crate::api::SessionArgs::from_json(r#"{"dialekt": "mcp"}"#) else {
+        panic!("an unknown member was taken");
+    };
+    assert!(serde_json::to_string(&e.data)
+        .unwrap()
+        .contains("unknown option `dialekt`"));
+}

@@ -7,8 +7,9 @@ use serde_json::Value;
 pub use wit::BatchPolicy;
 
 /// Adding an option: a field here (an `option` or a `list`, so that "not given" is every shell's default;
-/// a field that is neither states its default in a doc line "Default: `value`."), read in the guest
-/// (`guest/src/api.rs`, `guest/src/component.rs`), then `cargo xtask gen` (docs/where-to-change.md).
+/// a field that is neither states its default in a doc line "Default: `value`."), then `cargo xtask gen`
+/// (the guest's reader among the mirrors), then its meaning in the guest (`guest/src/api.rs`:
+/// `guard_session`; `guest/src/component.rs`: one line from the record) (docs/where-to-change.md).
 /// How a session behaves.
 #[derive(Debug, Clone)]
 pub struct Options {
