@@ -164,7 +164,12 @@ impl Session {
                 && self.down.is_none()
             {
                 let data = json!({"reason": "oversize", "details": "the client's response exceeds the guard's limit"});
-                refuse_to_upstream(call, id.map(message::value).unwrap_or(Value::Null), data);
+                refuse_to_upstream(
+                    call,
+                    "invalid-request",
+                    id.map(message::value).unwrap_or(Value::Null),
+                    data,
+                );
             }
             call.event(
                 Event::new(EventName::Dropped, "warn").detail(format!("{detail} (a response)")),

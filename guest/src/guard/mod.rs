@@ -304,18 +304,21 @@ fn invalid_request(reason: &str, details: &str) -> Fields {
     fields(&[("reason", json!(reason)), ("details", json!(details))])
 }
 
-/// Refuses a message to the upstream as its JSON-RPC peer would (`Invalid Request`, with `data` saying why):
-/// plain JSON-RPC, not the client's dialect, since the upstream is the one told.
-fn refuse_to_upstream(call: &mut Call, id: Value, data: Value) {
-    let error = crate::error::ErrorObject {
-        code: -32600,
-        message: "Invalid Request".into(),
-        data: Some(data),
-    };
+/// Refuses a message to the upstream as its JSON-RPC peer would: a plain error of `kind` (JSON-RPC's own),
+/// with `data` saying why; not the client's dialect, since the upstream is the one told. The error, for the
+/// event that reports it.
+fn refuse_to_upstream(
+    call: &mut Call,
+    kind: &str,
+    id: Value,
+    data: Value,
+) -> crate::error::ErrorObject {
+    let error = crate::error::ErrorObject::of_kind(kind, Some(data));
     call.send(
         Peer::Upstream,
         crate::error::error_response(&error, id).to_string(),
     );
+    error
 }
 
 /// What a redaction found, by rule and category: what a policy's actions are decided on.

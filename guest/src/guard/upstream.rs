@@ -124,7 +124,7 @@ impl Session {
         if sniffed.method {
             let data =
                 json!({"reason": "oversize", "details": "the request exceeds the guard's limit"});
-            refuse_to_upstream(&mut call, message::value(id), data);
+            refuse_to_upstream(&mut call, "invalid-request", message::value(id), data);
         } else if let Some(pending) = self.tables.take_pending(&message::id_key(id)) {
             let f = fields(&[(
                 "message",
@@ -235,7 +235,7 @@ impl Session {
                 call.event(Event::new(EventName::Dropped, "warn").detail(detail));
                 if envelope.id.is_some() {
                     let data = json!({"reason": invalid.reason, "details": invalid.details});
-                    refuse_to_upstream(call, Value::Null, data);
+                    refuse_to_upstream(call, "invalid-request", Value::Null, data);
                 }
                 return;
             }
@@ -261,7 +261,7 @@ impl Session {
                 if let Some(id) = checked.id {
                     let data = json!({"reason": "duplicate-member",
                         "details": format!("member \"{path}\" appears more than once")});
-                    refuse_to_upstream(call, message::value(id), data);
+                    refuse_to_upstream(call, "invalid-request", message::value(id), data);
                 }
                 return;
             }
@@ -687,17 +687,10 @@ impl Session {
             // stream that could would answer what another client's call raised). Answered at once, so that
             // the server is never left waiting for it.
             (Some(id), _) if self.options.many_clients => {
-                let error = crate::error::ErrorObject {
-                    code: -32601,
-                    message: "Method not found".into(),
-                    data: Some(json!({"reason": "no-client",
-                        "details": "the guard serves this server to many clients: no client can be asked a request of the server's"})),
-                };
-                call.send(
-                    Peer::Upstream,
-                    crate::error::error_response(&error, message::value(id)).to_string(),
-                );
-                let detail = "a request of the upstream's that no client can answer (the session serves many clients): answered -32601 at once";
+                let data = json!({"reason": "no-client",
+                    "details": "the guard serves this server to many clients: no client can be asked a request of the server's"});
+                let error = refuse_to_upstream(call, "method-not-found", message::value(id), data);
+                let detail = format!("a request of the upstream's that no client can answer (the session serves many clients): answered {} at once", error.code);
                 call.event(
                     Event::new(EventName::Dropped, "info")
                         .id(&message::value(id))
@@ -941,9 +934,9 @@ impl Session {
         self.fill_slot(batch_id, slot, text, call);
     }
 
-    /// A result the request's revision cannot be given (no object to carry `resultType`): -32022, MCP's
-    /// unsupported protocol version, with the revision the upstream speaks (`data.supported`, when the
-    /// handshake said) and the one asked for.
+    /// A result the request's revision cannot be given (no object to carry `resultType`): MCP's unsupported
+    /// protocol version (the taxonomy's `unsupported-protocol-version`), with the revision the upstream speaks
+    /// (`data.supported`, when the handshake said) and the one asked for.
     pub(super) fn deliver_unsupported(&mut self, pending: Pending, call: &mut Call) {
         let requested = pending.revision.clone();
         let supported: Vec<Value> = self
@@ -957,11 +950,9 @@ impl Session {
             "requested".into(),
             requested.as_deref().map_or(Value::Null, Value::from),
         );
-        let error = crate::error::ErrorObject {
-            code: -32022,
-            message: "Unsupported protocol version".into(),
-            data: Some(Value::Object(data)),
-        };
+        // MCP's own error, with the data MCP defines for it: told as MCP words it, whatever the dialect.
+        let error =
+            crate::error::ErrorObject::of_kind("unsupported-protocol-version", Some(data.into()));
         let response = crate::error::error_response(&error, pending.id.clone()).to_string();
         let mut event = Event::new(EventName::Answered, "warn")
             .id(&pending.id)
@@ -971,7 +962,7 @@ impl Session {
                 pending.method,
                 requested.as_deref().unwrap_or("?")
             ));
-        event.code = Some(-32022);
+        event.code = Some(error.code);
         call.event(event);
         self.deliver_answer(pending, response, call);
     }
