@@ -14,10 +14,7 @@ fn to_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
         // serde_json writes valid UTF-8 only.
         Ok(()) => String::from_utf8(out).unwrap_or_default(),
         // Serializing values built from valid strings and numbers cannot fail.
-        Err(_) => {
-            r#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":null}"#
-                .to_string()
-        }
+        Err(_) => crate::error::error_response(&ErrorObject::internal(), Value::Null).to_string(),
     }
 }
 
@@ -197,11 +194,7 @@ pub fn policy_error(e: &crate::policy::DocumentError) -> ErrorObject {
         "details".into(),
         crate::scrub::scrub(&e.message, &crate::environment()).into(),
     );
-    ErrorObject {
-        code: -32602,
-        message: "Invalid params".into(),
-        data: Some(serde_json::Value::Object(data)),
-    }
+    ErrorObject::of_kind("invalid-params", Some(serde_json::Value::Object(data)))
 }
 
 /// Opens a guard session (see [`crate::guard`]); an unknown dialect or batch policy is refused.

@@ -84,17 +84,14 @@ impl InputError {
         }
     }
 
-    /// The JSON-RPC error object describing this failure: -32602 (the caller's input was wrong), or -32600
-    /// with reason `oversize` for an input over the size limit (as an oversize request is answered).
+    /// The JSON-RPC error object describing this failure: `invalid-params` (the caller's input was wrong), or
+    /// `invalid-request` with reason `oversize` for an input over the size limit (as an oversize request is
+    /// answered).
     pub fn to_error_object(&self) -> ErrorObject {
         match self {
-            InputError::TooLarge { .. } => ErrorObject::refusal(
-                -32600,
-                "Invalid Request",
-                "invalid-request",
-                self.reason(),
-                &self.to_string(),
-            ),
+            InputError::TooLarge { .. } => {
+                ErrorObject::refusal("invalid-request", self.reason(), &self.to_string())
+            }
             _ => ErrorObject::invalid_params(self.reason(), &self.to_string()),
         }
     }
@@ -112,11 +109,31 @@ impl ErrorObject {
     /// -32602 for bad input to the library itself: `data.reason` is machine-readable, and `data.details`
     /// (which may quote the caller's input) is scrubbed like everything else that leaves.
     pub fn invalid_params(reason: &str, details: &str) -> Self {
-        Self::refusal(-32602, "Invalid params", "invalid-params", reason, details)
+        Self::refusal("invalid-params", reason, details)
+    }
+
+    /// A plain JSON-RPC error of taxonomy kind `kind` (one of JSON-RPC's or MCP's own, which every dialect
+    /// writes alike): its code and message as the canonical dialect writes them, `data` as given. What is told
+    /// in plain JSON-RPC rather than in a caller's dialect: the library's refusals of its own input, a guard's
+    /// refusals to its upstream, MCP's errors with the data MCP defines. Codes are the taxonomy's, never
+    /// written in code (guest/tests/codes_from_taxonomy.rs).
+    pub fn of_kind(kind: &str, data: Option<Value>) -> Self {
+        let kind = crate::taxonomy::taxonomy()
+            .kind(kind)
+            .expect("a plain error names a kind of the taxonomy");
+        let code = kind
+            .dialect("canonical")
+            .and_then(|d| d.code)
+            .expect("a plain error's kind has a canonical code");
+        ErrorObject {
+            code,
+            message: kind.message_in("canonical").to_string(),
+            data,
+        }
     }
 
     /// A refusal of the library's own input: `data` is `{type, reason, details}`, the details scrubbed.
-    fn refusal(code: i32, message: &str, kind: &str, reason: &str, details: &str) -> Self {
+    fn refusal(kind: &str, reason: &str, details: &str) -> Self {
         let details = crate::scrub::truncate(
             &crate::redact::redact_with(
                 details,
@@ -131,11 +148,7 @@ impl ErrorObject {
         data.insert("type".into(), Value::String(kind.into()));
         data.insert("reason".into(), Value::String(reason.into()));
         data.insert("details".into(), Value::String(details));
-        ErrorObject {
-            code,
-            message: message.to_string(),
-            data: Some(Value::Object(data)),
-        }
+        ErrorObject::of_kind(kind, Some(Value::Object(data)))
     }
 
     pub fn to_value(&self) -> Value {
@@ -148,13 +161,9 @@ impl ErrorObject {
         Value::Object(obj)
     }
 
-    /// The plain -32603 used when building an error itself fails: it carries nothing that could leak.
+    /// The plain internal error used when building an error itself fails: it carries nothing that could leak.
     pub fn internal() -> Self {
-        ErrorObject {
-            code: -32603,
-            message: "Internal error".to_string(),
-            data: None,
-        }
+        ErrorObject::of_kind("internal-error", None)
     }
 }
 

@@ -155,102 +155,7 @@ enum Command {
         jsonrpc-errors guard --upstream https://mcp.example/mcp --upstream-header 'Authorization: env:MCP_REMOTE_TOKEN'\n  \
         jsonrpc-errors guard --check-config guard.toml\n\n\
         In an MCP client's configuration: \"command\": \"jsonrpc-errors\", \"args\": [\"guard\", \"--\", \"python\", \"server.py\"]")]
-    Guard {
-        /// The policy file (TOML; docs/policy.md): defaults, per-tool and per-method timeouts,
-        /// redaction scopes and options, actions. Options given here override its [defaults]. Refused at
-        /// start with its line and column (exit 2); SIGHUP reads it again for new requests (a refused
-        /// reload keeps the old policy).
-        #[arg(long, value_name = "FILE")]
-        config: Option<std::path::PathBuf>,
-        /// Checks a policy file and exits (0: valid; 2: refused, with its line and column on stderr),
-        /// starting nothing.
-        #[arg(long, value_name = "FILE", conflicts_with = "config")]
-        check_config: Option<std::path::PathBuf>,
-        /// The dialect of the errors the guard writes (default: canonical; `mcp` for MCP clients: a failed tool
-        /// call becomes an isError result).
-        #[arg(long)]
-        dialect: Option<String>,
-        /// Largest client message in bytes (default 10 MiB); a longer line is answered -32600 unread.
-        #[arg(long)]
-        max_bytes: Option<u64>,
-        /// Batches (JSON arrays) from the client: reject (default; MCP removed them in 2025-06-18) or allow.
-        #[arg(long, value_parser = ["reject", "allow"])]
-        batch: Option<String>,
-        /// Seconds a request may wait for the upstream before it is answered with the timeout error and
-        /// cancelled upstream (progress notifications restart the wait); 0: no limit. The default (50) stays
-        /// below the 60 s most MCP clients wait, so they get the guard's answer rather than their own timeout.
-        #[arg(long, value_name = "SECS")]
-        timeout: Option<f64>,
-        /// Seconds the upstream gets to exit after its stdin closes, and again after SIGTERM, before SIGKILL.
-        #[arg(long, default_value = "2", value_name = "SECS")]
-        grace: f64,
-        /// Longest upstream line in bytes (default and at most 64 MiB, the largest the guard can judge); a
-        /// longer one is discarded (and logged) as it streams, and the request it answers is answered at once.
-        #[arg(long)]
-        max_upstream_bytes: Option<u64>,
-        /// Longest text of a failed tool result passed on (default 8192); a longer one keeps its start and its
-        /// end, the middle cut (servers write what the model should do next at the end).
-        #[arg(long, value_name = "BYTES")]
-        failed_result_bytes: Option<u64>,
-        /// The log records on stderr: one JSON object per line, or text.
-        #[arg(long, value_enum, default_value = "json")]
-        log_format: LogFormatArg,
-        /// The least level logged (each event's level is the taxonomy's for its kind).
-        #[arg(long, value_enum, default_value = "info")]
-        log_level: LogLevelArg,
-        /// Serve Prometheus metrics on this address: an IP or a host name, and a port (127.0.0.1:9464,
-        /// localhost:9464, [::1]:9464; port 0 lets the system choose, and the log says which).
-        #[arg(long, value_name = "HOST:PORT")]
-        metrics_addr: Option<String>,
-        /// Serve the upstream as Streamable HTTP on this address (MCP at /mcp, both protocol eras; /healthz,
-        /// /readyz) instead of over this process's stdio. 127.0.0.1:PORT unless told otherwise.
-        #[arg(long, value_name = "HOST:PORT")]
-        listen: Option<String>,
-        /// With --listen: every request to /mcp must carry `Authorization: Bearer <the value of VAR>`.
-        #[arg(long, value_name = "VAR", requires = "listen")]
-        auth_token_env: Option<String>,
-        /// With --listen: an Origin browsers may send (repeatable; default: loopback origins only).
-        #[arg(long, value_name = "ORIGIN", requires = "listen")]
-        allowed_origin: Vec<String>,
-        /// With --listen: legacy (initialize) sessions open at once, each with an upstream of its own.
-        #[arg(long, default_value = "32", value_name = "N", requires = "listen")]
-        max_sessions: usize,
-        /// With --listen: a legacy session with no open stream for this long is closed (its upstream stopped).
-        #[arg(long, default_value = "600", value_name = "SECS", requires = "listen")]
-        idle_timeout: f64,
-        /// With --listen: response streams open at once (requests waiting for their answer, GET streams).
-        #[arg(long, default_value = "4096", value_name = "N", requires = "listen")]
-        max_streams: usize,
-        /// With --listen: connections open at once (further ones wait in the kernel's backlog).
-        #[arg(long, default_value = "16384", value_name = "N", requires = "listen")]
-        max_connections: usize,
-        /// Guard the MCP server at this URL (Streamable HTTP, either era; or HTTP+SSE where it speaks only
-        /// that) instead of starting UPSTREAM_CMD. Its userinfo, query and fragment are never shown in errors
-        /// or logs (userinfo is sent as Basic credentials; the query is sent).
-        #[arg(long, value_name = "URL", conflicts_with = "command")]
-        upstream: Option<String>,
-        /// With --upstream: a header the guard sends the upstream, its value read from the environment
-        /// ('Authorization: env:UPSTREAM_TOKEN'; repeatable). The guard's own credentials: a client's
-        /// Authorization is never forwarded.
-        #[arg(long, value_name = "'NAME: env:VAR'", requires = "upstream")]
-        upstream_header: Vec<String>,
-        /// With --upstream: PEM certificates to trust beside the platform's roots (a private CA).
-        #[arg(long, value_name = "FILE", requires = "upstream")]
-        upstream_ca: Option<std::path::PathBuf>,
-        /// With --upstream: what the server at the URL speaks. `a2a`: an A2A agent over JSON-RPC (A2A 1.0),
-        /// served with --listen at /a2a, its agent card at /.well-known/agent-card.json pointing there; the
-        /// dialect is then `a2a` unless --dialect says otherwise. Named, not guessed: an MCP server may
-        /// serve an agent card too, and the guard must know what it relays before the first request.
-        #[arg(long, value_enum, default_value = "mcp", requires = "upstream")]
-        upstream_protocol: UpstreamProtocolArg,
-        /// The upstream server's command line.
-        #[arg(
-            last = true,
-            required_unless_present_any = ["check_config", "upstream"],
-            value_name = "UPSTREAM_CMD"
-        )]
-        command: Vec<String>,
-    },
+    Guard(GuardFlags),
     /// The code table of one dialect (default: all).
     #[command(
         after_help = "Example:\n  jsonrpc-errors codes --dialect mcp\n  jsonrpc-errors codes --format json"
@@ -263,6 +168,105 @@ enum Command {
         #[arg(long, default_value = "markdown", value_parser = ["markdown", "json"])]
         format: String,
     },
+}
+
+/// `jsonrpc-errors guard`'s flags.
+#[derive(clap::Args)]
+struct GuardFlags {
+    /// The policy file (TOML; docs/policy.md): defaults, per-tool and per-method timeouts,
+    /// redaction scopes and options, actions. Options given here override its [defaults]. Refused at
+    /// start with its line and column (exit 2); SIGHUP reads it again for new requests (a refused
+    /// reload keeps the old policy).
+    #[arg(long, value_name = "FILE")]
+    config: Option<std::path::PathBuf>,
+    /// Checks a policy file and exits (0: valid; 2: refused, with its line and column on stderr),
+    /// starting nothing.
+    #[arg(long, value_name = "FILE", conflicts_with = "config")]
+    check_config: Option<std::path::PathBuf>,
+    /// The dialect of the errors the guard writes (default: canonical; `mcp` for MCP clients: a failed tool
+    /// call becomes an isError result).
+    #[arg(long)]
+    dialect: Option<String>,
+    /// Largest client message in bytes (default 10 MiB); a longer line is answered -32600 unread.
+    #[arg(long)]
+    max_bytes: Option<u64>,
+    /// Batches (JSON arrays) from the client: reject (default; MCP removed them in 2025-06-18) or allow.
+    #[arg(long, value_parser = ["reject", "allow"])]
+    batch: Option<String>,
+    /// Seconds a request may wait for the upstream before it is answered with the timeout error and
+    /// cancelled upstream (progress notifications restart the wait); 0: no limit. The default (50) stays
+    /// below the 60 s most MCP clients wait, so they get the guard's answer rather than their own timeout.
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<f64>,
+    /// Seconds the upstream gets to exit after its stdin closes, and again after SIGTERM, before SIGKILL.
+    #[arg(long, default_value = "2", value_name = "SECS")]
+    grace: f64,
+    /// Longest upstream line in bytes (default and at most 64 MiB, the largest the guard can judge); a
+    /// longer one is discarded (and logged) as it streams, and the request it answers is answered at once.
+    #[arg(long)]
+    max_upstream_bytes: Option<u64>,
+    /// Longest text of a failed tool result passed on (default 8192); a longer one keeps its start and its
+    /// end, the middle cut (servers write what the model should do next at the end).
+    #[arg(long, value_name = "BYTES")]
+    failed_result_bytes: Option<u64>,
+    /// The log records on stderr: one JSON object per line, or text.
+    #[arg(long, value_enum, default_value = "json")]
+    log_format: LogFormatArg,
+    /// The least level logged (each event's level is the taxonomy's for its kind).
+    #[arg(long, value_enum, default_value = "info")]
+    log_level: LogLevelArg,
+    /// Serve Prometheus metrics on this address: an IP or a host name, and a port (127.0.0.1:9464,
+    /// localhost:9464, [::1]:9464; port 0 lets the system choose, and the log says which).
+    #[arg(long, value_name = "HOST:PORT")]
+    metrics_addr: Option<String>,
+    /// Serve the upstream as Streamable HTTP on this address (MCP at /mcp, both protocol eras; /healthz,
+    /// /readyz) instead of over this process's stdio. 127.0.0.1:PORT unless told otherwise.
+    #[arg(long, value_name = "HOST:PORT")]
+    listen: Option<String>,
+    /// With --listen: every request to /mcp must carry `Authorization: Bearer <the value of VAR>`.
+    #[arg(long, value_name = "VAR", requires = "listen")]
+    auth_token_env: Option<String>,
+    /// With --listen: an Origin browsers may send (repeatable; default: loopback origins only).
+    #[arg(long, value_name = "ORIGIN", requires = "listen")]
+    allowed_origin: Vec<String>,
+    /// With --listen: legacy (initialize) sessions open at once, each with an upstream of its own.
+    #[arg(long, default_value = "32", value_name = "N", requires = "listen")]
+    max_sessions: usize,
+    /// With --listen: a legacy session with no open stream for this long is closed (its upstream stopped).
+    #[arg(long, default_value = "600", value_name = "SECS", requires = "listen")]
+    idle_timeout: f64,
+    /// With --listen: response streams open at once (requests waiting for their answer, GET streams).
+    #[arg(long, default_value = "4096", value_name = "N", requires = "listen")]
+    max_streams: usize,
+    /// With --listen: connections open at once (further ones wait in the kernel's backlog).
+    #[arg(long, default_value = "16384", value_name = "N", requires = "listen")]
+    max_connections: usize,
+    /// Guard the MCP server at this URL (Streamable HTTP, either era; or HTTP+SSE where it speaks only
+    /// that) instead of starting UPSTREAM_CMD. Its userinfo, query and fragment are never shown in errors
+    /// or logs (userinfo is sent as Basic credentials; the query is sent).
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    upstream: Option<String>,
+    /// With --upstream: a header the guard sends the upstream, its value read from the environment
+    /// ('Authorization: env:UPSTREAM_TOKEN'; repeatable). The guard's own credentials: a client's
+    /// Authorization is never forwarded.
+    #[arg(long, value_name = "'NAME: env:VAR'", requires = "upstream")]
+    upstream_header: Vec<String>,
+    /// With --upstream: PEM certificates to trust beside the platform's roots (a private CA).
+    #[arg(long, value_name = "FILE", requires = "upstream")]
+    upstream_ca: Option<std::path::PathBuf>,
+    /// With --upstream: what the server at the URL speaks. `a2a`: an A2A agent over JSON-RPC (A2A 1.0),
+    /// served with --listen at /a2a, its agent card at /.well-known/agent-card.json pointing there; the
+    /// dialect is then `a2a` unless --dialect says otherwise. Named, not guessed: an MCP server may
+    /// serve an agent card too, and the guard must know what it relays before the first request.
+    #[arg(long, value_enum, default_value = "mcp", requires = "upstream")]
+    upstream_protocol: UpstreamProtocolArg,
+    /// The upstream server's command line.
+    #[arg(
+        last = true,
+        required_unless_present_any = ["check_config", "upstream"],
+        value_name = "UPSTREAM_CMD"
+    )]
+    command: Vec<String>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -462,41 +466,10 @@ fn run(cli: Cli) -> Result<String, Problem> {
 }
 
 /// `guard` runs until its upstream ends and reports through its exit status, so it does not go through
-/// `run`'s one-document contract.
-fn guard(command: Command) -> ExitCode {
-    let Command::Guard {
-        config,
-        check_config,
-        dialect,
-        max_bytes,
-        batch,
-        timeout,
-        grace,
-        max_upstream_bytes,
-        failed_result_bytes,
-        log_format,
-        log_level,
-        metrics_addr,
-        listen,
-        auth_token_env,
-        allowed_origin,
-        max_sessions,
-        idle_timeout,
-        max_streams,
-        max_connections,
-        upstream,
-        upstream_header,
-        upstream_ca,
-        upstream_protocol,
-        command,
-    } = command
-    else {
-        unreachable!("only called for guard")
-    };
-    let usage = |msg: String| {
-        eprintln!("jsonrpc-errors guard: {msg}");
-        ExitCode::from(2)
-    };
+/// `run`'s one-document contract. Its steps: the component loaded; `--check-config` checks the policy file and
+/// stops there; otherwise the flags become the proxy's arguments ([`guard_args`]: each checked before anything
+/// starts, a refused one a usage error) and the proxy runs.
+fn guard(mut flags: GuardFlags) -> ExitCode {
     let runtime = match Runtime::new(secret_candidates()) {
         Ok(rt) => rt,
         Err(e) => {
@@ -505,74 +478,139 @@ fn guard(command: Command) -> ExitCode {
         }
     };
     // The policy file, read and checked by the component before anything starts; nothing is half-applied.
-    if let Some(path) = check_config {
+    if let Some(path) = flags.check_config.take() {
         let file = proxy::config::ConfigFile { path };
         return match file.load(&runtime) {
             Ok(_) => {
                 eprintln!("jsonrpc-errors guard: {}: valid", file.path.display());
                 ExitCode::SUCCESS
             }
-            Err(msg) => usage(msg),
+            Err(msg) => guard_usage(msg),
         };
     }
-    let config = config.map(|path| proxy::config::ConfigFile { path });
-    let (policy, file) = match config.as_ref().map(|c| c.load(&runtime)).transpose() {
-        Ok(Some((policy, defaults))) => (Some(policy), defaults),
-        Ok(None) => (None, Default::default()),
-        Err(msg) => return usage(msg),
+    match guard_args(flags, &runtime) {
+        Ok(args) => proxy::run(args, runtime),
+        Err(msg) => guard_usage(msg),
+    }
+}
+
+/// A guard that cannot start as asked: why, on stderr only (the guard's stdout is the MCP channel, and carries
+/// nothing but messages), and exit status 2.
+fn guard_usage(msg: String) -> ExitCode {
+    eprintln!("jsonrpc-errors guard: {msg}");
+    ExitCode::from(2)
+}
+
+/// The proxy's arguments from the guard's flags, in the order they are checked: the policy file, the upstream's
+/// protocol, the session's options and the limits the session resolves them to, the transport, metrics and
+/// logging, the HTTP front.
+fn guard_args(flags: GuardFlags, runtime: &Runtime) -> Result<proxy::Args, String> {
+    let config = flags
+        .config
+        .clone()
+        .map(|path| proxy::config::ConfigFile { path });
+    let (policy, file) = match config.as_ref().map(|c| c.load(runtime)).transpose()? {
+        Some((policy, defaults)) => (Some(policy), defaults),
+        None => (None, Default::default()),
     };
-    let protocol = match upstream_protocol {
+    let protocol = match flags.upstream_protocol {
         UpstreamProtocolArg::Mcp => proxy::transport::http::Protocol::Mcp,
         UpstreamProtocolArg::A2a => proxy::transport::http::Protocol::A2a,
     };
-    if protocol == proxy::transport::http::Protocol::A2a && listen.is_none() {
-        return usage("--upstream-protocol a2a needs --listen: A2A clients speak HTTP".into());
+    if protocol == proxy::transport::http::Protocol::A2a && flags.listen.is_none() {
+        return Err("--upstream-protocol a2a needs --listen: A2A clients speak HTTP".into());
     }
-    // What the command line gives, and None for what it leaves unset: the session resolves every option (the
-    // policy file's `[defaults]`, else the built-in defaults) and reports it in its settings. One default is
-    // the CLI's, as the upstream protocol is: an A2A agent's dialect is `a2a` where the file names none.
-    let dialect = dialect.or_else(|| {
+    let mut session = session_options(&flags, protocol, file)?;
+    if let Some(policy) = policy {
+        session.policy = Some(policy.text);
+        session.policy_env = policy.env;
+    }
+    let grace = seconds(flags.grace, "grace")?;
+    let settings = resolved_settings(runtime, &mut session)?;
+    let transport = transport_spec(&flags, protocol, grace, settings.max_upstream_bytes)?;
+    session.upstream = proxy::transport::display_name(&transport);
+    session.upstream_credentials = Some(proxy::transport::credentials(&transport));
+    let metrics_addr = flags
+        .metrics_addr
+        .as_deref()
+        .map(proxy::MetricsAddr::parse)
+        .transpose()?;
+    let log_level = match flags.log_level {
+        LogLevelArg::Error => tracing::Level::ERROR,
+        LogLevelArg::Warn => tracing::Level::WARN,
+        LogLevelArg::Info => tracing::Level::INFO,
+        LogLevelArg::Debug => tracing::Level::DEBUG,
+    };
+    let log_format = match flags.log_format {
+        LogFormatArg::Json => proxy::LogFormat::Json,
+        LogFormatArg::Text => proxy::LogFormat::Text,
+    };
+    let listen = listen_options(&flags)?;
+    Ok(proxy::Args {
+        session,
+        settings,
+        transport,
+        log_format,
+        log_level,
+        metrics_addr,
+        listen,
+        config,
+    })
+}
+
+/// The session's options as the command line gives them (the policy file's text aside), and None for what it
+/// leaves unset: the session resolves every option (the policy file's `[defaults]`, else the built-in
+/// defaults; [`resolved_settings`]). One default is the CLI's, as the upstream protocol is: an A2A agent's
+/// dialect is `a2a` where the file names none.
+fn session_options(
+    flags: &GuardFlags,
+    protocol: proxy::transport::http::Protocol,
+    file: proxy::config::Defaults,
+) -> Result<jsonrpc_errors_host::guard::Options, String> {
+    let dialect = flags.dialect.clone().or_else(|| {
         (protocol == proxy::transport::http::Protocol::A2a && file.dialect.is_none())
             .then(|| "a2a".into())
     });
-    let timeout_ms = match timeout.map(|secs| seconds(secs, "timeout")).transpose() {
-        // 0: no limit; anything else at least 1 ms.
-        Ok(t) => t.map(|t| {
+    // 0: no limit; anything else at least 1 ms.
+    let timeout_ms = flags
+        .timeout
+        .map(|secs| seconds(secs, "timeout"))
+        .transpose()?
+        .map(|t| {
             if t.is_zero() {
                 0
             } else {
                 t.as_millis().max(1) as u64
             }
-        }),
-        Err(msg) => return usage(msg),
-    };
-    let grace = match seconds(grace, "grace") {
-        Ok(g) => g,
-        Err(msg) => return usage(msg),
-    };
-    let mut session = jsonrpc_errors_host::guard::Options {
+        });
+    Ok(jsonrpc_errors_host::guard::Options {
         dialect,
-        max_bytes,
-        batch: batch.as_deref().and_then(BatchPolicy::from_name),
+        max_bytes: flags.max_bytes,
+        batch: flags.batch.as_deref().and_then(BatchPolicy::from_name),
         timeout_ms,
-        failed_result_bytes,
-        max_upstream_bytes,
-        policy_env: policy.as_ref().map(|p| p.env.clone()).unwrap_or_default(),
-        policy: policy.map(|p| p.text),
+        failed_result_bytes: flags.failed_result_bytes,
+        max_upstream_bytes: flags.max_upstream_bytes,
         environment: Some(secret_candidates()),
         // One client per session, but for the HTTP front's shared child (`proxy/http/shared.rs`).
         many_clients: None,
         ..Default::default()
-    };
-    // Refuse a bad dialect before anything starts (the message is the library's, as for every subcommand).
-    // On stderr only: the guard's stdout is the MCP channel, and carries nothing but messages.
-    let settings = match runtime
-        .guard_session(&session)
+    })
+}
+
+/// The options a session opened with `session` resolves (the command line's, else the policy file's
+/// `[defaults]`, else the built-in defaults), written back into `session`: every session this guard opens (one
+/// per legacy HTTP session, and again after a SIGHUP reload) gets the options resolved at start (a reloaded
+/// file's `[defaults]` change nothing), as the
+/// transport's reader does. A bad dialect is refused here, before anything starts (the message is the
+/// library's, as for every subcommand).
+fn resolved_settings(
+    runtime: &Runtime,
+    session: &mut jsonrpc_errors_host::guard::Options,
+) -> Result<jsonrpc_errors_host::guard::Settings, String> {
+    let settings = runtime
+        .guard_session(session)
         .and_then(|mut s| s.settings())
-    {
-        Ok(settings) => settings,
-        Err(f) => return usage(format!("{f}")),
-    };
+        .map_err(|f| f.to_string())?;
     // A line longer than the component takes could not be judged: every pending request would go unanswered.
     // So the limits stop there (lines beyond them are refused as they stream, and answered).
     let most = runtime.max_input_bytes() as u64;
@@ -581,115 +619,89 @@ fn guard(command: Command) -> ExitCode {
         ("--max-upstream-bytes", settings.max_upstream_bytes),
     ] {
         if value > most {
-            return usage(format!(
+            return Err(format!(
                 "{flag} {value} is over the largest line the guard can judge ({most} bytes)"
             ));
         }
     }
-    // Every session this guard opens (one per legacy HTTP session, and again after a SIGHUP reload) gets the
-    // options resolved at start, as the transport's reader does (a reloaded file's `[defaults]` change nothing).
     session.dialect = Some(settings.dialect.clone());
     session.batch = BatchPolicy::from_name(&settings.batch);
     session.max_bytes = Some(settings.max_bytes);
     session.timeout_ms = Some(settings.timeout_ms.unwrap_or(0));
     session.failed_result_bytes = Some(settings.failed_result_bytes);
     session.max_upstream_bytes = Some(settings.max_upstream_bytes);
-    let max_upstream_bytes = settings.max_upstream_bytes as usize;
-    let transport = match upstream {
-        None => proxy::transport::Spec::Process(proxy::transport::process::Spec {
-            command,
-            grace,
-            max_upstream_bytes,
-        }),
-        Some(url) => {
-            let ca = match upstream_ca.as_deref().map(proxy::transport::http::read_ca) {
-                None => Vec::new(),
-                Some(Ok(ca)) => ca,
-                Some(Err(msg)) => return usage(msg),
-            };
-            match proxy::transport::http::Spec::new(
-                &url,
-                protocol,
-                &upstream_header,
-                &ca,
-                max_upstream_bytes,
+    Ok(settings)
+}
+
+/// How the upstream is reached: the command the guard starts, or the server at `--upstream`'s URL (its
+/// headers, its private CA), each reading lines of at most `max_upstream_bytes`.
+fn transport_spec(
+    flags: &GuardFlags,
+    protocol: proxy::transport::http::Protocol,
+    grace: std::time::Duration,
+    max_upstream_bytes: u64,
+) -> Result<proxy::transport::Spec, String> {
+    let max_upstream_bytes = max_upstream_bytes as usize;
+    let Some(url) = &flags.upstream else {
+        return Ok(proxy::transport::Spec::Process(
+            proxy::transport::process::Spec {
+                command: flags.command.clone(),
                 grace,
-            ) {
-                Ok(spec) => proxy::transport::Spec::Http(std::sync::Arc::new(spec)),
-                Err(msg) => return usage(msg),
-            }
-        }
+                max_upstream_bytes,
+            },
+        ));
     };
-    session.upstream = proxy::transport::display_name(&transport);
-    session.upstream_credentials = Some(proxy::transport::credentials(&transport));
-    let metrics_addr = match metrics_addr
-        .map(|a| proxy::MetricsAddr::parse(&a))
-        .transpose()
-    {
-        Ok(a) => a,
-        Err(msg) => return usage(msg),
+    let ca = match flags.upstream_ca.as_deref() {
+        None => Vec::new(),
+        Some(path) => proxy::transport::http::read_ca(path)?,
     };
-    let level = match log_level {
-        LogLevelArg::Error => tracing::Level::ERROR,
-        LogLevelArg::Warn => tracing::Level::WARN,
-        LogLevelArg::Info => tracing::Level::INFO,
-        LogLevelArg::Debug => tracing::Level::DEBUG,
+    let spec = proxy::transport::http::Spec::new(
+        url,
+        protocol,
+        &flags.upstream_header,
+        &ca,
+        max_upstream_bytes,
+        grace,
+    )?;
+    Ok(proxy::transport::Spec::Http(std::sync::Arc::new(spec)))
+}
+
+/// `--listen`'s HTTP front, with its token, origins and limits; None: the guard serves its stdio.
+fn listen_options(flags: &GuardFlags) -> Result<Option<proxy::http::Listen>, String> {
+    let Some(text) = &flags.listen else {
+        return Ok(None);
     };
-    let format = match log_format {
-        LogFormatArg::Json => proxy::LogFormat::Json,
-        LogFormatArg::Text => proxy::LogFormat::Text,
-    };
-    let listen = match listen {
+    let (host, port) = proxy::http::Listen::parse_addr(text)?;
+    let token = match &flags.auth_token_env {
         None => None,
-        Some(text) => {
-            let (host, port) = match proxy::http::Listen::parse_addr(&text) {
-                Ok(a) => a,
-                Err(msg) => return usage(msg),
-            };
-            let token = match auth_token_env {
-                None => None,
-                Some(var) => match std::env::var(&var) {
-                    Ok(t) if !t.trim().is_empty() => Some(t.trim().to_string()),
-                    _ => {
-                        return usage(format!(
-                            "--auth-token-env: environment variable {var} is not set (or empty)"
-                        ))
-                    }
-                },
-            };
-            let idle_timeout = match seconds(idle_timeout, "idle-timeout") {
-                Ok(t) if !t.is_zero() => t,
-                Ok(_) => return usage("--idle-timeout must be more than 0".into()),
-                Err(msg) => return usage(msg),
-            };
-            if max_sessions == 0 || max_streams == 0 || max_connections == 0 {
-                return usage(
-                    "--max-sessions, --max-streams and --max-connections must be at least 1".into(),
-                );
+        Some(var) => match std::env::var(var) {
+            Ok(t) if !t.trim().is_empty() => Some(t.trim().to_string()),
+            _ => {
+                return Err(format!(
+                    "--auth-token-env: environment variable {var} is not set (or empty)"
+                ))
             }
-            Some(proxy::http::Listen {
-                host,
-                port,
-                token,
-                allowed_origins: allowed_origin,
-                max_sessions,
-                idle_timeout,
-                max_streams,
-                max_connections,
-            })
-        }
+        },
     };
-    let args = proxy::Args {
-        session,
-        settings,
-        transport,
-        log_format: format,
-        log_level: level,
-        metrics_addr,
-        listen,
-        config,
+    let idle_timeout = match seconds(flags.idle_timeout, "idle-timeout")? {
+        t if t.is_zero() => return Err("--idle-timeout must be more than 0".into()),
+        t => t,
     };
-    proxy::run(args, runtime)
+    if flags.max_sessions == 0 || flags.max_streams == 0 || flags.max_connections == 0 {
+        return Err(
+            "--max-sessions, --max-streams and --max-connections must be at least 1".into(),
+        );
+    }
+    Ok(Some(proxy::http::Listen {
+        host,
+        port,
+        token,
+        allowed_origins: flags.allowed_origin.clone(),
+        max_sessions: flags.max_sessions,
+        idle_timeout,
+        max_streams: flags.max_streams,
+        max_connections: flags.max_connections,
+    }))
 }
 
 /// Text that may echo what the caller typed (a clap usage error quoting an invalid value, a file name, an
@@ -768,9 +780,10 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
-    if matches!(cli.command, Command::Guard { .. }) {
-        return guard(cli.command);
-    }
+    let cli = match cli.command {
+        Command::Guard(flags) => return guard(flags),
+        command => Cli { command },
+    };
     let mut stdout = std::io::stdout().lock();
     match run(cli) {
         Ok(text) => {

@@ -163,17 +163,12 @@ impl Session {
                 .is_some_and(|k| self.tables.server_requests.remove(k).is_some())
                 && self.down.is_none()
             {
-                let error = crate::error::ErrorObject {
-                    code: -32600,
-                    message: "Invalid Request".into(),
-                    data: Some(
-                        json!({"reason": "oversize", "details": "the client's response exceeds the guard's limit"}),
-                    ),
-                };
-                let id = id.map(message::value).unwrap_or(Value::Null);
-                call.send(
-                    Peer::Upstream,
-                    crate::error::error_response(&error, id).to_string(),
+                let data = json!({"reason": "oversize", "details": "the client's response exceeds the guard's limit"});
+                refuse_to_upstream(
+                    call,
+                    "invalid-request",
+                    id.map(message::value).unwrap_or(Value::Null),
+                    data,
                 );
             }
             call.event(
@@ -277,10 +272,11 @@ impl Session {
             Err(invalid) => {
                 let id = message::readable_id(envelope);
                 let detail = format!("invalid request: {}", invalid.details);
+                let f = invalid_request(invalid.reason, invalid.details);
                 return Verdict::Reply(self.answer(
                     call,
                     "invalid-request",
-                    invalid_request(invalid.reason, invalid.details),
+                    f,
                     id,
                     None,
                     None,
@@ -290,218 +286,86 @@ impl Session {
         };
         // The members the guard reads, each given once (a repeated one is refused, never read one way of two).
         let params = message::CallParams::read(envelope.params);
-        let Some(raw_id) = checked.id else {
-            return match params {
-                Ok(params) => self.client_notification(&checked.method, &params, text, call),
-                Err(path) => Verdict::Drop(
-                    Event::new(EventName::Dropped, "warn")
-                        .method(&checked.method)
-                        .detail(format!(
-                            "a client notification with member \"{path}\" more than once"
-                        )),
-                ),
-            };
-        };
-        // JSON-RPC allows a null id but no answer to it could be told from an error about an unreadable
-        // request, and MCP forbids it: answered here rather than left to wait (forwarded, it waited for the
-        // timeout, as the upstream's answer carried no id to match).
-        if json_type(raw_id) == JsonType::Null {
-            let f = invalid_request(
-                "null-id",
-                "id must not be null: an answer to it could not be matched",
-            );
-            let detail = format!("a {} request with a null id", checked.method);
-            return Verdict::Reply(self.answer(
-                call,
-                "invalid-request",
-                f,
-                Value::Null,
-                Some(&checked.method),
-                None,
-                detail,
-            ));
+        match (checked.id, params) {
+            (Some(raw_id), params) => {
+                self.client_request(checked.method, raw_id, params, text, call)
+            }
+            (None, Ok(params)) => self.client_notification(&checked.method, &params, text, call),
+            (None, Err(path)) => Verdict::Drop(
+                Event::new(EventName::Dropped, "warn")
+                    .method(&checked.method)
+                    .detail(format!(
+                        "a client notification with member \"{path}\" more than once"
+                    )),
+            ),
         }
-        // MCP ids are strings or integers: no MCP server could answer `1.5`, and a shell on an SDK could not
-        // carry it either way (the Python proxy left it unanswered). Answered here, in every runtime alike,
-        // with a null id: the one answer every shell can write.
-        if message::fractional_id(raw_id) {
-            let f = invalid_request(
-                "fractional-id",
-                "id must be a string or an integer: MCP allows no fractional id",
-            );
-            let detail = format!("a {} request with a fractional id", checked.method);
-            return Verdict::Reply(self.answer(
-                call,
-                "invalid-request",
-                f,
-                Value::Null,
-                Some(&checked.method),
-                None,
-                detail,
-            ));
+    }
+
+    /// A client request (`params`: its members the guard reads, or the one given twice): answered here when
+    /// it cannot be forwarded, else awaited, its arguments redacted where the policy says so.
+    fn client_request<'t>(
+        &mut self,
+        method: String,
+        raw_id: &'t RawValue,
+        params: Result<message::CallParams<'t>, String>,
+        text: &str,
+        call: &mut Call,
+    ) -> Verdict {
+        if let Some(refusal) = unanswerable_id(raw_id, &method) {
+            return self.refuse(call, refusal, &method);
         }
         let id = message::value(raw_id);
-        let key = message::id_key(raw_id);
-        let in_flight = self.in_flight(call.origin, &key);
+        let in_flight = self.in_flight(call.origin, &message::id_key(raw_id));
         // A tool's `name` given twice skipped its `[[tool]]` override, `arguments` twice the `requests` scope's
         // redaction, a second `_meta.progressToken` slipped past the renaming: the servers read the last.
         let params = match params {
             Ok(params) => params,
             Err(path) => {
                 let details = format!("member \"{path}\" appears more than once");
-                let id = if in_flight { Value::Null } else { id };
-                return Verdict::Reply(self.answer(
-                    call,
-                    "invalid-request",
-                    invalid_request("duplicate-member", &details),
-                    id,
-                    Some(&checked.method),
-                    None,
-                    details.clone(),
-                ));
+                let refusal = Refusal {
+                    kind: "invalid-request",
+                    fields: invalid_request("duplicate-member", &details),
+                    id: if in_flight { Value::Null } else { id },
+                    detail: details,
+                };
+                return self.refuse(call, refusal, &method);
             }
         };
         let meta = params.request_meta();
         if let Some(failure) = &self.down {
             let revision = self.revision_for(meta.protocol_version.as_deref());
-            let a = self.upstream_gone_answer(
-                call,
-                failure.clone(),
-                id,
-                &checked.method,
-                revision,
-                "arrived after",
-            );
+            let failure = failure.clone();
+            let a =
+                self.upstream_gone_answer(call, failure, id, &method, revision, "arrived after");
             return Verdict::Reply(a);
         }
-        if in_flight {
-            let f = invalid_request(
-                "duplicate-id",
-                "a request with this id is already in flight",
-            );
-            let detail = format!("id {} is already in flight", raw_id.get());
-            return Verdict::Reply(self.answer(
-                call,
-                "invalid-request",
-                f,
-                id,
-                Some(&checked.method),
-                None,
-                detail,
-            ));
-        }
-        // A policy that could not be read: nothing is relayed without it.
-        if let Some(why) = &self.policy_error {
-            let f = fields(&[("details", json!("the guard's policy file is not valid"))]);
-            let detail = format!("the policy file was refused: {why}");
-            return Verdict::Reply(self.answer(
-                call,
-                "configuration-error",
-                f,
-                id,
-                Some(&checked.method),
-                None,
-                detail,
-            ));
-        }
-        let tool = policy::tool_name(&checked.method, &params);
-        // Under a policy a tool call is judged by its name: one that names no tool (none, or not a string) is
-        // refused rather than let past the `[[tool]]` it may have meant (the servers refuse it too).
-        if self.policy.is_some() && checked.method == rewrite::TOOL_CALL && tool.is_none() {
-            let f = fields(&[
-                ("param", json!("name")),
-                ("expected", json!("string")),
-                ("details", json!("a tool call names its tool by a string")),
-            ]);
-            let detail = "a tools/call without a string name, refused under the policy".to_string();
-            return Verdict::Reply(self.answer(
-                call,
-                "invalid-params",
-                f,
-                id,
-                Some(&checked.method),
-                None,
-                detail,
-            ));
+        let tool = policy::tool_name(&method, &params);
+        if let Some(refusal) = self.refusal(&method, raw_id, &id, in_flight, tool.is_some()) {
+            return self.refuse(call, refusal, &method);
         }
         let effective = self
             .policy
             .as_mut()
-            .map(|p| Box::new(p.for_request(&checked.method, tool.as_deref())));
+            .map(|p| Box::new(p.for_request(&method, tool.as_deref())));
         // What the client sends the server, redacted where the policy says so (the `requests` scope): a tool
         // call's arguments.
         let mut parts: Vec<(&RawValue, String)> = Vec::new();
-        if let Some(e) = effective
+        let arguments = params.get("arguments");
+        let requests = effective
             .as_deref()
-            .filter(|e| e.redacts(crate::policy::Scope::Requests))
-        {
-            if let Some(raw) = params.get("arguments") {
-                // Read strictly: what is redacted must be what the server reads (a member repeated anywhere in
-                // the arguments, or arguments too deeply nested to read, are refused, never passed unread).
-                let mut arguments = match message::strict_value(raw.get()) {
-                    Ok(arguments) => arguments,
-                    Err(unreadable) => {
-                        return Verdict::Reply(self.unreadable_arguments(
-                            call,
-                            unreadable,
-                            id,
-                            &checked.method,
-                            tool.as_deref(),
-                        ));
-                    }
-                };
-                let (found, changed) =
-                    policy::redact_value(&mut arguments, e, &crate::environment());
-                let decision = policy::decide(
-                    e,
-                    found.iter().map(|f| (f.rule.as_str(), f.category.as_str())),
-                );
-                for event in policy::events(&decision, e, &id, &checked.method) {
-                    call.event(event);
-                }
-                if decision.blocked.is_some() {
-                    let f = fields(&[
-                        ("tool", json!(tool.as_deref().unwrap_or(&checked.method))),
-                        (
-                            "reason",
-                            json!("the request carries what the policy blocks"),
-                        ),
-                    ]);
-                    let detail = format!(
-                        "{} not forwarded: the policy blocks what its arguments carry",
-                        checked.method
-                    );
-                    return Verdict::Reply(self.answer(
-                        call,
-                        "policy-denied",
-                        f,
-                        id,
-                        Some(&checked.method),
-                        None,
-                        detail,
-                    ));
-                }
-                if changed {
-                    let mut redacted = Event::new(EventName::Redacted, "warn")
-                        .id(&id)
-                        .method(&checked.method);
-                    redacted.detail = Some(format!(
-                        "the request's arguments, redacted: {}",
-                        decision.redacted.join(", ")
-                    ));
-                    redacted.tool = e.tool.clone().or(tool.clone());
-                    redacted.rule = Some(decision.redacted.join(","));
-                    call.event(redacted);
-                    parts.push((raw, arguments.to_string()));
-                }
+            .filter(|e| e.redacts(crate::policy::Scope::Requests));
+        if let (Some(e), Some(raw)) = (requests, arguments) {
+            match self.redacted_arguments(e, raw, &id, &method, tool.as_deref(), call) {
+                Ok(Some(redacted)) => parts.push((raw, redacted)),
+                Ok(None) => {}
+                Err(answer) => return Verdict::Reply(*answer),
             }
         }
-        let streaming = a2a::streams(&self.options.dialect, &checked.method);
-        let mut pending = Pending {
+        let pending = Pending {
             id,
-            streaming,
+            streaming: a2a::streams(&self.options.dialect, &method),
             events: 0,
-            method: checked.method,
+            method,
             seq: 0,
             deadline: None,
             progress_token: meta.progress_token,
@@ -512,11 +376,142 @@ impl Session {
             latest: None,
             arrived: 0,
         };
+        self.await_request(pending, raw_id, &params, parts, text, call)
+    }
+
+    /// Answers a request here with `refusal`.
+    fn refuse(&self, call: &mut Call, refusal: Refusal, method: &str) -> Verdict {
+        let Refusal {
+            kind,
+            fields,
+            id,
+            detail,
+        } = refusal;
+        Verdict::Reply(self.answer(call, kind, fields, id, Some(method), None, detail))
+    }
+
+    /// Why a well-formed request (`id`: its id) is not forwarded, if it is not: its id is in flight, the
+    /// policy file was refused (nothing is relayed without it), or under a policy a tool call names no tool
+    /// (none, or not a string: refused rather than let past the `[[tool]]` it may have meant; the servers
+    /// refuse it too).
+    fn refusal(
+        &self,
+        method: &str,
+        raw_id: &RawValue,
+        id: &Value,
+        in_flight: bool,
+        names_tool: bool,
+    ) -> Option<Refusal> {
+        if in_flight {
+            return Some(Refusal {
+                kind: "invalid-request",
+                fields: invalid_request(
+                    "duplicate-id",
+                    "a request with this id is already in flight",
+                ),
+                id: id.clone(),
+                detail: format!("id {} is already in flight", raw_id.get()),
+            });
+        }
+        if let Some(why) = &self.policy_error {
+            return Some(Refusal {
+                kind: "configuration-error",
+                fields: fields(&[("details", json!("the guard's policy file is not valid"))]),
+                id: id.clone(),
+                detail: format!("the policy file was refused: {why}"),
+            });
+        }
+        if self.policy.is_some() && method == rewrite::TOOL_CALL && !names_tool {
+            return Some(Refusal {
+                kind: "invalid-params",
+                fields: fields(&[
+                    ("param", json!("name")),
+                    ("expected", json!("string")),
+                    ("details", json!("a tool call names its tool by a string")),
+                ]),
+                id: id.clone(),
+                detail: "a tools/call without a string name, refused under the policy".to_string(),
+            });
+        }
+        None
+    }
+
+    /// A request's arguments under the policy's `requests` scope: `Some` redacted text when a rule changed
+    /// them, `None` when none did; Err: the request's answer (the policy blocks what they carry, or they
+    /// cannot be read one way only).
+    fn redacted_arguments(
+        &self,
+        e: &crate::policy::Effective,
+        raw: &RawValue,
+        id: &Value,
+        method: &str,
+        tool: Option<&str>,
+        call: &mut Call,
+    ) -> Result<Option<String>, Box<Answer>> {
+        // Read strictly: what is redacted must be what the server reads (a member repeated anywhere in the
+        // arguments, or arguments too deeply nested to read, are refused, never passed unread).
+        let mut arguments = match message::strict_value(raw.get()) {
+            Ok(arguments) => arguments,
+            Err(unreadable) => {
+                return Err(Box::new(self.unreadable_arguments(
+                    call,
+                    unreadable,
+                    id.clone(),
+                    method,
+                    tool,
+                )))
+            }
+        };
+        let (found, changed) = policy::redact_value(&mut arguments, e, &crate::environment());
+        let found = rules_found(&found);
+        let decision = enforce(call, e, pairs(&found), Some(id), method);
+        if decision.blocked.is_some() {
+            let f = fields(&[
+                ("tool", json!(tool.unwrap_or(method))),
+                (
+                    "reason",
+                    json!("the request carries what the policy blocks"),
+                ),
+            ]);
+            let detail =
+                format!("{method} not forwarded: the policy blocks what its arguments carry");
+            let id = id.clone();
+            let answer = self.answer(call, "policy-denied", f, id, Some(method), None, detail);
+            return Err(Box::new(answer));
+        }
+        if !changed {
+            return Ok(None);
+        }
+        let mut redacted = Event::new(EventName::Redacted, "warn")
+            .id(id)
+            .method(method);
+        redacted.detail = Some(format!(
+            "the request's arguments, redacted: {}",
+            decision.redacted.join(", ")
+        ));
+        redacted.tool = e.tool.clone().or(tool.map(str::to_string));
+        redacted.rule = Some(decision.redacted.join(","));
+        call.event(redacted);
+        Ok(Some(arguments.to_string()))
+    }
+
+    /// A request to forward and wait for (`parts`: what is written in place of what in its text). One that
+    /// came on a stream is renamed for the upstream: ids (and progress tokens) of the session's own,
+    /// unguessable, unique.
+    fn await_request<'t>(
+        &mut self,
+        mut pending: Pending,
+        raw_id: &'t RawValue,
+        params: &message::CallParams<'t>,
+        mut parts: Vec<(&'t RawValue, String)>,
+        text: &str,
+        call: &mut Call,
+    ) -> Verdict {
+        let key = message::id_key(raw_id);
         let Some(stream) = call.origin else {
             let renamed = (!parts.is_empty()).then(|| streams::splice(text, &mut parts));
             return Verdict::Await(key, pending, renamed);
         };
-        // Renamed for the upstream: ids (and progress tokens) of the session's own, unguessable, unique.
         let upstream_id = self.fresh_name(call.ctx.entropy, |t, key| {
             t.pending.contains_key(key) || t.batch_members.contains_key(key)
         });
@@ -771,61 +766,8 @@ impl Session {
         };
         for member in members {
             let text = member.get();
-            let verdict = match message::parse(text) {
-                Parsed::Object(envelope) => self.client_message(&envelope, text, call),
-                Parsed::Duplicate(name) => {
-                    let details = format!("member \"{name}\" appears more than once");
-                    Verdict::Reply(self.answer(
-                        call,
-                        "invalid-request",
-                        invalid_request("duplicate-member", &details),
-                        Value::Null,
-                        None,
-                        None,
-                        details.clone(),
-                    ))
-                }
-                _ => {
-                    let f = invalid_request("not-an-object", "a request must be a JSON object");
-                    Verdict::Reply(self.answer(
-                        call,
-                        "invalid-request",
-                        f,
-                        Value::Null,
-                        None,
-                        None,
-                        "a batch member that is not an object".into(),
-                    ))
-                }
-            };
-            match verdict {
-                Verdict::Forward => call.send(Peer::Upstream, text),
-                Verdict::ForwardText(renamed) => call.send(Peer::Upstream, renamed),
-                Verdict::Await(key, mut pending, renamed) => {
-                    pending.slot = Some((batch_id, batch.slots.len()));
-                    // A batch's array holds one answer per member: a member is answered once, streaming or not.
-                    pending.streaming = false;
-                    batch.slots.push(None);
-                    batch.open += 1;
-                    call.send(Peer::Upstream, renamed.as_deref().unwrap_or(text));
-                    if let Some(origin) = &pending.origin {
-                        batch.aliases.push(origin.alias.clone());
-                    }
-                    self.tables.add_batch_member(key.clone());
-                    batch.members.push(key.clone());
-                    self.tables.register(
-                        key,
-                        pending,
-                        call.ctx.unix_millis,
-                        self.options.timeout_millis,
-                    );
-                }
-                Verdict::Reply(a) => {
-                    batch.slots.push(Some(a.response));
-                    call.event(a.event);
-                }
-                Verdict::Drop(event) => call.event(event),
-            }
+            let verdict = self.batch_member(text, call);
+            self.add_to_batch(&mut batch, batch_id, verdict, text, call);
         }
         if batch.open > 0 {
             self.tables.insert_batch(batch_id.to_string(), batch);
@@ -833,4 +775,100 @@ impl Session {
             call.send_to_client(batch.stream, join_batch(batch.slots));
         }
     }
+
+    /// Decides one member of a client batch (`text`).
+    fn batch_member(&mut self, text: &str, call: &mut Call) -> Verdict {
+        let (reason, details, detail) = match message::parse(text) {
+            Parsed::Object(envelope) => return self.client_message(&envelope, text, call),
+            Parsed::Duplicate(name) => {
+                let details = format!("member \"{name}\" appears more than once");
+                ("duplicate-member", details.clone(), details)
+            }
+            _ => (
+                "not-an-object",
+                "a request must be a JSON object".to_string(),
+                "a batch member that is not an object".to_string(),
+            ),
+        };
+        let f = invalid_request(reason, &details);
+        Verdict::Reply(self.answer(call, "invalid-request", f, Value::Null, None, None, detail))
+    }
+
+    /// What becomes of a batch member (`text`, judged `verdict`): forwarded, awaited in its slot of the
+    /// batch's answer, answered in its slot, or dropped.
+    fn add_to_batch(
+        &mut self,
+        batch: &mut Batch,
+        batch_id: u64,
+        verdict: Verdict,
+        text: &str,
+        call: &mut Call,
+    ) {
+        match verdict {
+            Verdict::Forward => call.send(Peer::Upstream, text),
+            Verdict::ForwardText(renamed) => call.send(Peer::Upstream, renamed),
+            Verdict::Await(key, mut pending, renamed) => {
+                pending.slot = Some((batch_id, batch.slots.len()));
+                // A batch's array holds one answer per member: a member is answered once, streaming or not.
+                pending.streaming = false;
+                batch.slots.push(None);
+                batch.open += 1;
+                call.send(Peer::Upstream, renamed.as_deref().unwrap_or(text));
+                if let Some(origin) = &pending.origin {
+                    batch.aliases.push(origin.alias.clone());
+                }
+                self.tables.add_batch_member(key.clone());
+                batch.members.push(key.clone());
+                self.tables.register(
+                    key,
+                    pending,
+                    call.ctx.unix_millis,
+                    self.options.timeout_millis,
+                );
+            }
+            Verdict::Reply(a) => {
+                batch.slots.push(Some(a.response));
+                call.event(a.event);
+            }
+            Verdict::Drop(event) => call.event(event),
+        }
+    }
+}
+
+/// A client request answered here rather than forwarded: the kind it is answered with, its fields, the id the
+/// answer carries, and the operator's detail.
+struct Refusal {
+    kind: &'static str,
+    fields: Fields,
+    id: Value,
+    detail: String,
+}
+
+/// A request id no answer could be matched to, answered here with a null id (the one answer every shell can
+/// write). JSON-RPC allows a null id but no answer to it could be told from an error about an unreadable
+/// request, and MCP forbids it (forwarded, it waited for the timeout, as the upstream's answer carried no id
+/// to match). MCP ids are strings or integers: no MCP server could answer `1.5`, and a shell on an SDK could
+/// not carry it either way (the Python proxy left it unanswered).
+fn unanswerable_id(raw_id: &RawValue, method: &str) -> Option<Refusal> {
+    let (reason, details, what) = if json_type(raw_id) == JsonType::Null {
+        (
+            "null-id",
+            "id must not be null: an answer to it could not be matched",
+            "null",
+        )
+    } else if message::fractional_id(raw_id) {
+        (
+            "fractional-id",
+            "id must be a string or an integer: MCP allows no fractional id",
+            "fractional",
+        )
+    } else {
+        return None;
+    };
+    Some(Refusal {
+        kind: "invalid-request",
+        fields: invalid_request(reason, details),
+        id: Value::Null,
+        detail: format!("a {method} request with a {what} id"),
+    })
 }

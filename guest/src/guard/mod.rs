@@ -309,6 +309,55 @@ fn invalid_request(reason: &str, details: &str) -> Fields {
     fields(&[("reason", json!(reason)), ("details", json!(details))])
 }
 
+/// Refuses a message to the upstream as its JSON-RPC peer would: a plain error of `kind` (JSON-RPC's own),
+/// with `data` saying why; not the client's dialect, since the upstream is the one told. The error, for the
+/// event that reports it.
+fn refuse_to_upstream(
+    call: &mut Call,
+    kind: &str,
+    id: Value,
+    data: Value,
+) -> crate::error::ErrorObject {
+    let error = crate::error::ErrorObject::of_kind(kind, Some(data));
+    call.send(
+        Peer::Upstream,
+        crate::error::error_response(&error, id).to_string(),
+    );
+    error
+}
+
+/// What a redaction found, by rule and category: what a policy's actions are decided on.
+fn rules_found(found: &[redact::JsonFinding]) -> Vec<(String, String)> {
+    found
+        .iter()
+        .map(|f| (f.rule.clone(), f.category.clone()))
+        .collect()
+}
+
+fn pairs(found: &[(String, String)]) -> impl Iterator<Item = (&str, &str)> {
+    found
+        .iter()
+        .map(|(rule, category)| (rule.as_str(), category.as_str()))
+}
+
+/// The one step where a policy's actions are taken on what its rules found in a message, on either side:
+/// the decision, its events (blocked, audited) logged for request `id` (none: a notification, whose events
+/// name no id). The caller refuses the message when the decision blocks it, as its side refuses.
+fn enforce<'a>(
+    call: &mut Call,
+    effective: &crate::policy::Effective,
+    found: impl IntoIterator<Item = (&'a str, &'a str)>,
+    id: Option<&Value>,
+    method: &str,
+) -> policy::Decision {
+    let decision = policy::decide(effective, found);
+    for mut event in policy::events(&decision, effective, id.unwrap_or(&Value::Null), method) {
+        event.id = event.id.filter(|_| id.is_some());
+        call.event(event);
+    }
+    decision
+}
+
 impl Session {
     /// The settings the session opened with: `session-settings` in wit/world.wit, as JSON text (snake_case
     /// keys, in the record's order).

@@ -8,7 +8,6 @@ impl Session {
     pub fn upstream_line(&mut self, line: &[u8], ctx: CallContext) -> Outcome {
         let _env = self.scope();
         let mut call = Call::new(ctx);
-        let env = crate::environment();
         let (text, repaired) = match std::str::from_utf8(line) {
             Ok(t) => (Cow::Borrowed(t), false),
             Err(_) => (String::from_utf8_lossy(line), true),
@@ -43,54 +42,60 @@ impl Session {
             }
             None => (text, source),
         };
+        self.upstream_text(text, source, repaired, &mut call);
+        self.finish(call)
+    }
+
+    /// An upstream line's text (as one line, without a byte order mark): each message in it handled, what is
+    /// no message dropped.
+    fn upstream_text(&mut self, text: &str, source: Source<'_>, repaired: bool, call: &mut Call) {
+        let env = crate::environment();
+        let dropped = |call: &mut Call, detail: String| {
+            call.event(Event::new(EventName::Dropped, "warn").detail(detail));
+        };
         match message::parse(text) {
-            Parsed::NotJson(why) => {
-                let detail = format!(
+            Parsed::NotJson(why) => dropped(
+                call,
+                format!(
                     "a line from the upstream that is not JSON ({why}): {}",
                     excerpt(text, &env)
-                );
-                call.event(Event::new(EventName::Dropped, "warn").detail(detail));
-            }
-            Parsed::Scalar => {
-                let detail = format!(
+                ),
+            ),
+            Parsed::Scalar => dropped(
+                call,
+                format!(
                     "a JSON value from the upstream that is not a message: {}",
                     excerpt(text, &env)
-                );
-                call.event(Event::new(EventName::Dropped, "warn").detail(detail));
-            }
-            Parsed::Duplicate(name) => {
-                let detail = format!(
+                ),
+            ),
+            Parsed::Duplicate(name) => dropped(
+                call,
+                format!(
                     "an upstream message with member \"{name}\" twice: {}",
                     excerpt(text, &env)
-                );
-                call.event(Event::new(EventName::Dropped, "warn").detail(detail));
-            }
+                ),
+            ),
+            // MCP servers no longer send batches; a JSON-RPC server answering several requests at once may.
+            // Each member is handled (and written) as a message of its own.
             Parsed::Batch(members) => {
-                // MCP servers no longer send batches; a JSON-RPC server answering several requests at once
-                // may. Each member is handled (and written) as a message of its own.
                 for member in members {
-                    match message::parse(member.get()) {
-                        Parsed::Object(envelope) => self.upstream_message(
-                            &envelope,
-                            Source::Text(member.get()),
-                            repaired,
-                            &mut call,
-                        ),
-                        _ => {
-                            let detail = format!(
-                                "an upstream batch member that is not a message: {}",
-                                excerpt(member.get(), &env)
-                            );
-                            call.event(Event::new(EventName::Dropped, "warn").detail(detail));
+                    let text = member.get();
+                    match message::parse(text) {
+                        Parsed::Object(envelope) => {
+                            self.upstream_message(&envelope, Source::Text(text), repaired, call)
                         }
+                        _ => dropped(
+                            call,
+                            format!(
+                                "an upstream batch member that is not a message: {}",
+                                excerpt(text, &env)
+                            ),
+                        ),
                     }
                 }
             }
-            Parsed::Object(envelope) => {
-                self.upstream_message(&envelope, source, repaired, &mut call)
-            }
+            Parsed::Object(envelope) => self.upstream_message(&envelope, source, repaired, call),
         }
-        self.finish(call)
     }
 
     /// An upstream line longer than the shell's limit, discarded unread.
@@ -117,17 +122,9 @@ impl Session {
             return self.finish(call);
         };
         if sniffed.method {
-            let error = crate::error::ErrorObject {
-                code: -32600,
-                message: "Invalid Request".into(),
-                data: Some(
-                    json!({"reason": "oversize", "details": "the request exceeds the guard's limit"}),
-                ),
-            };
-            call.send(
-                Peer::Upstream,
-                crate::error::error_response(&error, message::value(id)).to_string(),
-            );
+            let data =
+                json!({"reason": "oversize", "details": "the request exceeds the guard's limit"});
+            refuse_to_upstream(&mut call, "invalid-request", message::value(id), data);
         } else if let Some(pending) = self.tables.take_pending(&message::id_key(id)) {
             let f = fields(&[(
                 "message",
@@ -174,6 +171,8 @@ impl Session {
         }
     }
 
+    /// One upstream message (a whole line or a batch member): the upstream's own call, or an answer to a
+    /// pending request (a response to nothing pending is dropped, an error without an id sanitized).
     pub(super) fn upstream_message(
         &mut self,
         envelope: &Envelope<'_>,
@@ -181,87 +180,13 @@ impl Session {
         repaired: bool,
         call: &mut Call,
     ) {
-        let env = crate::environment();
         if envelope.method.is_some() {
-            // The upstream's own request or notification: relayed as it is, whatever its method, when it is a
-            // valid JSON-RPC call. One that is not (an object for an id, no version, a method that is no
-            // string) would break the client that reads it: it is dropped and, unless it is a notification,
-            // answered to the upstream with the error its peer would have given it (id null: its id is unusable).
-            // A fractional id too: no MCP client could answer it (see `message::fractional_id`).
-            let checked = message::check_call(envelope).and_then(|c| match c.id {
-                Some(id) if message::fractional_id(id) => Err(message::Invalid {
-                    reason: "fractional-id",
-                    details: "id must be a string or an integer: MCP allows no fractional id",
-                }),
-                _ => Ok(c),
-            });
-            let checked = match checked {
-                Ok(checked) => checked,
-                Err(invalid) => {
-                    let detail = format!(
-                        "an upstream call that is not valid JSON-RPC ({}): {}",
-                        invalid.details,
-                        excerpt(source.text(), &env)
-                    );
-                    call.event(Event::new(EventName::Dropped, "warn").detail(detail));
-                    if envelope.id.is_some() {
-                        // Plain JSON-RPC, not the client's dialect: the upstream is the one told.
-                        let error = crate::error::ErrorObject {
-                            code: -32600,
-                            message: "Invalid Request".into(),
-                            data: Some(
-                                json!({"reason": invalid.reason, "details": invalid.details}),
-                            ),
-                        };
-                        call.send(
-                            Peer::Upstream,
-                            crate::error::error_response(&error, Value::Null).to_string(),
-                        );
-                    }
-                    return;
-                }
-            };
-            let params = match message::CallParams::read(envelope.params) {
-                Ok(params) => params,
-                Err(path) => {
-                    // A member the client's reader and the guard's could read two ways (a progress token):
-                    // not relayed; a request is refused to the upstream, which would otherwise wait for it.
-                    let detail = format!(
-                        "an upstream {} with member \"{path}\" more than once: {}",
-                        if checked.id.is_some() {
-                            "request"
-                        } else {
-                            "notification"
-                        },
-                        excerpt(source.text(), &env)
-                    );
-                    call.event(
-                        Event::new(EventName::Dropped, "warn")
-                            .method(&checked.method)
-                            .detail(detail),
-                    );
-                    if let Some(id) = checked.id {
-                        let error = crate::error::ErrorObject {
-                            code: -32600,
-                            message: "Invalid Request".into(),
-                            data: Some(json!({"reason": "duplicate-member",
-                                "details": format!("member \"{path}\" appears more than once")})),
-                        };
-                        call.send(
-                            Peer::Upstream,
-                            crate::error::error_response(&error, message::value(id)).to_string(),
-                        );
-                    }
-                    return;
-                }
-            };
-            self.upstream_call(&checked, &params, source, repaired, call);
-            return;
+            return self.upstream_call_message(envelope, source, repaired, call);
         }
         if !message::is_response(envelope) {
             let detail = format!(
                 "an upstream message that is neither a call nor a response: {}",
-                excerpt(source.text(), &env)
+                excerpt(source.text(), &crate::environment())
             );
             call.event(Event::new(EventName::Dropped, "warn").detail(detail));
             return;
@@ -271,317 +196,371 @@ impl Session {
             return;
         };
         let key = message::id_key(raw_id);
-        let Some(pending) = self.tables.take_pending(&key) else {
-            let late = self
-                .tables
-                .settled
-                .iter()
-                .rev()
-                .find(|(k, _)| *k == key)
-                .map(|(_, why)| *why);
-            let (level, why) = match late {
-                Some(Settled::TimedOut) => (
-                    "info",
-                    "a late response to a request the guard already answered (timeout)",
-                ),
-                Some(Settled::Cancelled) => {
-                    ("debug", "a response to a request the client cancelled")
-                }
-                Some(Settled::Ended) => (
-                    "debug",
-                    "a streamed response after its stream's final event",
-                ),
-                None => ("warn", "a response to no pending request"),
-            };
-            let id = message::value(raw_id);
-            call.event(Event::new(EventName::Dropped, level).id(&id).detail(why));
-            return;
-        };
-        // A response the guard cannot read is still owed its answer: its request is out of the pending table.
-        // What the guard reads of a result, each member given once: a result read one way by the guard and
-        // another by the client (`"isError": false, …, "isError": true`) is no result to pass on.
-        let result = match envelope
-            .result
-            .map(|r| message::top_members(r, &RESULT_MEMBERS))
-        {
-            Some(Err(i)) => {
-                let what = format!(
-                    "an upstream result with member \"{}\" more than once",
-                    RESULT_MEMBERS[i]
+        match self.tables.take_pending(&key) {
+            Some(pending) => {
+                self.upstream_answer(pending, envelope, source, raw_id, repaired, call)
+            }
+            None => self.unmatched_response(&key, raw_id, call),
+        }
+    }
+
+    /// The upstream's own request or notification: relayed as it is, whatever its method, when it is a valid
+    /// JSON-RPC call. One that is not (an object for an id, no version, a method that is no string) would break
+    /// the client that reads it: it is dropped and, unless it is a notification, answered to the upstream with
+    /// the error its peer would have given it (id null: its id is unusable). A fractional id too: no MCP client
+    /// could answer it (see `message::fractional_id`).
+    fn upstream_call_message(
+        &mut self,
+        envelope: &Envelope<'_>,
+        source: Source<'_>,
+        repaired: bool,
+        call: &mut Call,
+    ) {
+        let env = crate::environment();
+        let checked = message::check_call(envelope).and_then(|c| match c.id {
+            Some(id) if message::fractional_id(id) => Err(message::Invalid {
+                reason: "fractional-id",
+                details: "id must be a string or an integer: MCP allows no fractional id",
+            }),
+            _ => Ok(c),
+        });
+        let checked = match checked {
+            Ok(checked) => checked,
+            Err(invalid) => {
+                let detail = format!(
+                    "an upstream call that is not valid JSON-RPC ({}): {}",
+                    invalid.details,
+                    excerpt(source.text(), &env)
                 );
-                let message = "the upstream's response could not be read one way only";
-                self.deliver_unreadable(pending, &what, message, source, raw_id, repaired, call);
+                call.event(Event::new(EventName::Dropped, "warn").detail(detail));
+                if envelope.id.is_some() {
+                    let data = json!({"reason": invalid.reason, "details": invalid.details});
+                    refuse_to_upstream(call, "invalid-request", Value::Null, data);
+                }
                 return;
             }
-            Some(Ok(members)) => ResultMembers::of(&members),
-            None => ResultMembers::default(),
         };
-        // An A2A agent's failed task is its error told as a result: redacted as a failed tool result is.
-        let result = ResultMembers {
-            is_error: result.is_error
-                || (self.options.dialect == "a2a" && envelope.result.is_some_and(a2a::failed_task)),
-            ..result
+        let params = match message::CallParams::read(envelope.params) {
+            Ok(params) => params,
+            Err(path) => {
+                // A member the client's reader and the guard's could read two ways (a progress token):
+                // not relayed; a request is refused to the upstream, which would otherwise wait for it.
+                let what = match checked.id {
+                    Some(_) => "request",
+                    None => "notification",
+                };
+                let detail = format!(
+                    "an upstream {what} with member \"{path}\" more than once: {}",
+                    excerpt(source.text(), &env)
+                );
+                call.event(
+                    Event::new(EventName::Dropped, "warn")
+                        .method(&checked.method)
+                        .detail(detail),
+                );
+                if let Some(id) = checked.id {
+                    let data = json!({"reason": "duplicate-member",
+                        "details": format!("member \"{path}\" appears more than once")});
+                    refuse_to_upstream(call, "invalid-request", message::value(id), data);
+                }
+                return;
+            }
         };
-        let error_response = match (
-            message::is_well_formed_response(envelope),
-            envelope.error.is_some(),
-        ) {
-            (false, _) => Err((
-                "not a valid JSON-RPC response".to_string(),
-                "the upstream's response was not valid JSON-RPC",
-            )),
-            (true, false) => Ok(None),
-            // Well-formed, yet serde_json refuses the whole text: members nested deeper than its recursion
-            // limit (found by cargo-fuzz: such a response got no answer); or a member repeated in it.
-            (true, true) => match message::strict_value(source.text()) {
-                Ok(Value::Object(response)) => Ok(Some(response)),
-                Err(message::Unreadable::Repeated(name)) => Err((
-                    format!("an upstream error response with member \"{name}\" more than once"),
-                    "the upstream's error response could not be read one way only",
-                )),
-                _ => Err((
-                    "an upstream error response too deeply nested to read".to_string(),
-                    "the upstream's error response could not be read",
-                )),
-            },
+        self.upstream_call(&checked, &params, source, repaired, call);
+    }
+
+    /// A response whose id no request pending has: dropped, at the level its reason deserves (a late answer
+    /// to a request the guard settled is expected; one to nothing at all is not).
+    fn unmatched_response(&mut self, key: &str, raw_id: &RawValue, call: &mut Call) {
+        let late = self
+            .tables
+            .settled
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, why)| *why);
+        let (level, why) = match late {
+            Some(Settled::TimedOut) => (
+                "info",
+                "a late response to a request the guard already answered (timeout)",
+            ),
+            Some(Settled::Cancelled) => ("debug", "a response to a request the client cancelled"),
+            Some(Settled::Ended) => (
+                "debug",
+                "a streamed response after its stream's final event",
+            ),
+            None => ("warn", "a response to no pending request"),
         };
-        match error_response {
+        let id = message::value(raw_id);
+        call.event(Event::new(EventName::Dropped, level).id(&id).detail(why));
+    }
+
+    /// The upstream's answer to `pending`: passed on as it came, or rewritten (an error sanitized, a failed
+    /// result redacted, a result in a scope the policy redacts), the policy's actions taken on what the
+    /// rewriting found in one place ([`Session::deliver_rewrite`]). A response the guard cannot read is still
+    /// owed its answer: its request is out of the pending table.
+    fn upstream_answer(
+        &mut self,
+        pending: Pending,
+        envelope: &Envelope<'_>,
+        source: Source<'_>,
+        raw_id: &RawValue,
+        repaired: bool,
+        call: &mut Call,
+    ) {
+        let rewrite = match read_answer(envelope, source, &self.options.dialect) {
             Err((what, message)) => {
-                self.deliver_unreadable(pending, &what, message, source, raw_id, repaired, call);
-                return;
+                return self
+                    .deliver_unreadable(pending, &what, message, source, raw_id, repaired, call)
             }
-            Ok(Some(response)) => {
-                let ctx = call.next_ctx();
-                let revision = self.revision_for(pending.revision.as_deref());
-                let e = pending.effective.as_deref();
-                // Under a policy: redacted under its options (audited rules left in), its actions on what was found.
-                let mut found = Vec::new();
-                if let Some(e) = e.filter(|e| e.audits_any()) {
-                    rewrite::sanitized_error(
-                        &response,
-                        &self.options.dialect,
-                        &pending.id,
-                        Some(&pending.method),
-                        revision,
-                        Some(e.redaction.clone()),
-                        Some(&mut found),
-                        &ctx,
-                        &env,
-                    );
+            Ok(AnswerRead::Error(response)) => self.sanitized_answer(&pending, &response, call),
+            Ok(AnswerRead::Result(result)) => {
+                self.learn_from_result(&pending, envelope.result, &result);
+                let scoped = pending.effective.as_deref().is_some_and(|e| {
+                    policy::result_scope(&pending.method).is_some_and(|s| e.redacts(s))
+                });
+                if !result.is_error && !scoped {
+                    let delivery = Delivery::Unchanged(envelope.result);
+                    return self.deliver(pending, delivery, source, raw_id, repaired, call);
                 }
-                let quiet = e.map(|e| e.quiet.clone());
-                let found_here = if e.is_some_and(|e| e.audits_any()) {
-                    None
-                } else {
-                    Some(&mut found)
+                // Read whole, strictly: what is scanned is what the client reads. One that cannot be read one
+                // way only is not passed on unscanned (it was, when too deeply nested to read).
+                let response = match message::strict_value(source.text()) {
+                    Ok(Value::Object(response)) => response,
+                    unreadable => {
+                        let what = match unreadable {
+                            Err(message::Unreadable::Repeated(name)) => {
+                                format!("an upstream result with member \"{name}\" more than once")
+                            }
+                            _ => "an upstream result too deeply nested to scan".to_string(),
+                        };
+                        return self.deliver_unreadable(
+                            pending,
+                            &what,
+                            READ_ONE_WAY,
+                            source,
+                            raw_id,
+                            repaired,
+                            call,
+                        );
+                    }
                 };
-                let a = rewrite::sanitized_error(
-                    &response,
-                    &self.options.dialect,
-                    &pending.id,
-                    Some(&pending.method),
-                    revision,
-                    quiet,
-                    found_here,
-                    &ctx,
-                    &env,
-                );
-                if let Some(e) = e {
-                    let decision = policy::decide(
-                        e,
-                        found.iter().map(|r| (r.as_str(), catalogue_category(r))),
-                    );
-                    for event in policy::events(&decision, e, &pending.id, &pending.method) {
-                        call.event(event);
-                    }
-                    if decision.blocked.is_some() {
-                        self.deliver_blocked(pending, call);
-                        return;
-                    }
+                match result.is_error {
+                    true => self.redacted_failed_result(&pending, response),
+                    false => self.redacted_result(&pending, response),
                 }
-                call.event(a.event);
-                self.deliver(
-                    pending,
-                    Delivery::Rewritten(a.response),
-                    source,
-                    raw_id,
-                    repaired,
-                    call,
-                );
-                return;
-            }
-            Ok(None) => {}
-        }
-        if pending.method == "initialize" {
-            if let Some(revision) = result.protocol_version.as_deref() {
-                self.revision = Some(revision.to_string());
-            }
-        }
-        // The tools the upstream lists: the names an event may label itself with (labels.rs).
-        if let (Some(listing), "tools/list") = (envelope.result, pending.method.as_str()) {
-            self.listed_tools.learn(listing);
-        }
-        let scope = pending
-            .effective
-            .as_deref()
-            .filter(|e| policy::result_scope(&pending.method).is_some_and(|s| e.redacts(s)));
-        if !result.is_error && scope.is_none() {
-            self.deliver(
-                pending,
-                Delivery::Unchanged(envelope.result),
-                source,
-                raw_id,
-                repaired,
-                call,
-            );
-            return;
-        }
-        // Read whole, strictly: what is scanned is what the client reads. One that cannot be read one way
-        // only is not passed on unscanned (it was, when too deeply nested to read).
-        let mut response = match message::strict_value(source.text()) {
-            Ok(Value::Object(response)) => response,
-            unreadable => {
-                let what = match unreadable {
-                    Err(message::Unreadable::Repeated(name)) => {
-                        format!("an upstream result with member \"{name}\" more than once")
-                    }
-                    _ => "an upstream result too deeply nested to scan".to_string(),
-                };
-                let message = "the upstream's response could not be read one way only";
-                self.deliver_unreadable(pending, &what, message, source, raw_id, repaired, call);
-                return;
             }
         };
-        if result.is_error {
-            let e = pending.effective.as_deref();
-            let limit = e
-                .and_then(|e| e.failed_result_bytes)
-                .unwrap_or(self.options.failed_result_bytes) as usize;
-            let mut found = Vec::new();
-            let default_policy = redact::Policy::default();
-            let redacted = match e {
-                // Audited rules are found under the whole policy but left in.
-                Some(e) if e.audits_any() => {
-                    let original = Value::Object(response.clone());
-                    let mut probe = response.clone();
-                    rewrite::redacted_tool_error(
-                        &mut probe,
-                        &pending.id,
-                        &pending.method,
-                        &env,
-                        &e.redaction,
-                        None,
-                        &mut found,
-                    );
-                    let quiet = e.quiet_allowing(policy::audited_values(&original, &found, e));
-                    rewrite::redacted_tool_error(
-                        &mut response,
-                        &pending.id,
-                        &pending.method,
-                        &env,
-                        &quiet,
-                        Some(limit),
-                        &mut Vec::new(),
-                    )
-                }
-                Some(e) => rewrite::redacted_tool_error(
-                    &mut response,
-                    &pending.id,
-                    &pending.method,
-                    &env,
-                    &e.redaction,
-                    Some(limit),
-                    &mut found,
-                ),
-                None => rewrite::redacted_tool_error(
-                    &mut response,
-                    &pending.id,
-                    &pending.method,
-                    &env,
-                    &default_policy,
-                    Some(limit),
-                    &mut found,
-                ),
-            };
-            if let Some(e) = e {
-                let decision = policy::decide(
-                    e,
-                    found.iter().map(|f| (f.rule.as_str(), f.category.as_str())),
-                );
-                for event in policy::events(&decision, e, &pending.id, &pending.method) {
-                    call.event(event);
-                }
-                if decision.blocked.is_some() {
-                    self.deliver_blocked(pending, call);
-                    return;
-                }
-            }
-            if let Some((text, mut event)) = redacted {
-                event.tool = e.and_then(|e| e.tool.clone());
-                let mut rules: Vec<&str> = found.iter().map(|f| f.rule.as_str()).collect();
-                rules.sort_unstable();
-                rules.dedup();
-                event.rule = (!rules.is_empty()).then(|| rules.join(","));
-                call.event(event);
-                self.deliver(
-                    pending,
-                    Delivery::RewrittenResult(text),
-                    source,
-                    raw_id,
-                    repaired,
-                    call,
-                );
-                return;
-            }
-        } else if let Some(e) = scope {
-            // A successful answer in a scope the policy redacts (tool results, resource contents, prompt
-            // messages); untouched when no rule finds anything.
-            if let Some(result) = response.get_mut("result") {
-                let (found, changed) = policy::redact_value(result, e, &env);
-                let decision = policy::decide(
-                    e,
-                    found.iter().map(|f| (f.rule.as_str(), f.category.as_str())),
-                );
-                for event in policy::events(&decision, e, &pending.id, &pending.method) {
-                    call.event(event);
-                }
-                if decision.blocked.is_some() {
-                    self.deliver_blocked(pending, call);
-                    return;
-                }
-                if changed {
-                    let mut event = Event::new(EventName::Redacted, "warn")
-                        .id(&pending.id)
-                        .method(&pending.method);
-                    event.detail = Some(format!(
-                        "a successful result, redacted: {}",
-                        decision.redacted.join(", ")
-                    ));
-                    event.tool = e.tool.clone();
-                    event.rule = Some(decision.redacted.join(","));
-                    call.event(event);
-                    response.insert("id".into(), pending.id.clone());
-                    let text = Value::Object(response).to_string();
-                    self.deliver(
-                        pending,
-                        Delivery::RewrittenResult(text),
-                        source,
-                        raw_id,
-                        repaired,
-                        call,
-                    );
-                    return;
-                }
-            }
-        }
-        self.deliver(
+        self.deliver_rewrite(
             pending,
-            Delivery::Unchanged(envelope.result),
+            rewrite,
+            envelope.result,
             source,
             raw_id,
             repaired,
             call,
         );
+    }
+
+    /// What a successful answer teaches the session: the revision an `initialize` handshake agreed on, and
+    /// the tools a `tools/list` names (the names an event may label itself with: labels.rs).
+    fn learn_from_result(
+        &mut self,
+        pending: &Pending,
+        listing: Option<&RawValue>,
+        result: &ResultMembers,
+    ) {
+        if pending.method == "initialize" {
+            if let Some(revision) = result.protocol_version.as_deref() {
+                self.revision = Some(revision.to_string());
+            }
+        }
+        if let (Some(listing), "tools/list") = (listing, pending.method.as_str()) {
+            self.listed_tools.learn(listing);
+        }
+    }
+
+    /// An upstream error response sanitized for its request; under a policy, redacted under its options (the
+    /// rules it audits found, but left in).
+    fn sanitized_answer(
+        &self,
+        pending: &Pending,
+        response: &serde_json::Map<String, Value>,
+        call: &mut Call,
+    ) -> Rewrite {
+        let env = crate::environment();
+        let ctx = call.next_ctx();
+        let revision = self.revision_for(pending.revision.as_deref());
+        let e = pending.effective.as_deref();
+        let auditing = e.filter(|e| e.audits_any());
+        let sanitized = |redaction: Option<std::sync::Arc<redact::Policy>>,
+                         found: Option<&mut Vec<String>>| {
+            rewrite::sanitized_error(
+                response,
+                &self.options.dialect,
+                &pending.id,
+                Some(&pending.method),
+                revision,
+                redaction,
+                found,
+                &ctx,
+                &env,
+            )
+        };
+        let mut found = Vec::new();
+        if let Some(e) = auditing {
+            sanitized(Some(e.redaction.clone()), Some(&mut found));
+        }
+        let quiet = e.map(|e| e.quiet.clone());
+        let a = sanitized(quiet, auditing.is_none().then_some(&mut found));
+        let found = found
+            .into_iter()
+            .map(|rule| {
+                let category = catalogue_category(&rule).to_string();
+                (rule, category)
+            })
+            .collect();
+        Rewrite {
+            found,
+            rewritten: Some((Delivery::Rewritten(a.response), a.event)),
+        }
+    }
+
+    /// A failed result (`isError`, an A2A agent's failed task) with its texts redacted and cut to the
+    /// session's (or its tool's) length; under a policy that audits, the audited rules found but left in.
+    fn redacted_failed_result(
+        &self,
+        pending: &Pending,
+        mut response: serde_json::Map<String, Value>,
+    ) -> Rewrite {
+        let env = crate::environment();
+        let e = pending.effective.as_deref();
+        let limit = e
+            .and_then(|e| e.failed_result_bytes)
+            .unwrap_or(self.options.failed_result_bytes) as usize;
+        let (id, method) = (&pending.id, pending.method.as_str());
+        let mut found = Vec::new();
+        let default_policy = redact::Policy::default();
+        let redacted = match e {
+            // Audited rules are found under the whole policy but left in.
+            Some(e) if e.audits_any() => {
+                let original = Value::Object(response.clone());
+                let mut probe = response.clone();
+                let policy = &e.redaction;
+                rewrite::redacted_tool_error(
+                    &mut probe, id, method, &env, policy, None, &mut found,
+                );
+                let quiet = e.quiet_allowing(policy::audited_values(&original, &found, e));
+                let limit = Some(limit);
+                rewrite::redacted_tool_error(
+                    &mut response,
+                    id,
+                    method,
+                    &env,
+                    &quiet,
+                    limit,
+                    &mut Vec::new(),
+                )
+            }
+            _ => {
+                let policy = e.map_or(&default_policy, |e| &*e.redaction);
+                let limit = Some(limit);
+                rewrite::redacted_tool_error(
+                    &mut response,
+                    id,
+                    method,
+                    &env,
+                    policy,
+                    limit,
+                    &mut found,
+                )
+            }
+        };
+        let rewritten = redacted.map(|(text, mut event)| {
+            event.tool = e.and_then(|e| e.tool.clone());
+            let mut rules: Vec<&str> = found.iter().map(|f| f.rule.as_str()).collect();
+            rules.sort_unstable();
+            rules.dedup();
+            event.rule = (!rules.is_empty()).then(|| rules.join(","));
+            (Delivery::RewrittenResult(text), event)
+        });
+        Rewrite {
+            found: rules_found(&found),
+            rewritten,
+        }
+    }
+
+    /// A successful answer in a scope the policy redacts (tool results, resource contents, prompt messages);
+    /// untouched when no rule finds anything.
+    fn redacted_result(
+        &self,
+        pending: &Pending,
+        mut response: serde_json::Map<String, Value>,
+    ) -> Rewrite {
+        let (Some(e), Some(result)) = (pending.effective.as_deref(), response.get_mut("result"))
+        else {
+            return Rewrite::default();
+        };
+        let (found, changed) = policy::redact_value(result, e, &crate::environment());
+        let found = rules_found(&found);
+        if !changed {
+            return Rewrite {
+                found,
+                rewritten: None,
+            };
+        }
+        let redacted = policy::decide(e, pairs(&found)).redacted;
+        let mut event = Event::new(EventName::Redacted, "warn")
+            .id(&pending.id)
+            .method(&pending.method);
+        event.detail = Some(format!(
+            "a successful result, redacted: {}",
+            redacted.join(", ")
+        ));
+        event.tool = e.tool.clone();
+        event.rule = Some(redacted.join(","));
+        response.insert("id".into(), pending.id.clone());
+        let text = Value::Object(response).to_string();
+        Rewrite {
+            found,
+            rewritten: Some((Delivery::RewrittenResult(text), event)),
+        }
+    }
+
+    /// The one place the policy's actions are taken on an upstream answer: what rewriting it found is decided
+    /// on (its events logged), and a `block` answers the request with the policy's refusal; else the answer is
+    /// delivered, rewritten (its event logged) or as it came (`result`: its result, if it has one).
+    #[allow(clippy::too_many_arguments)]
+    fn deliver_rewrite(
+        &mut self,
+        pending: Pending,
+        rewrite: Rewrite,
+        result: Option<&RawValue>,
+        source: Source<'_>,
+        raw_id: &RawValue,
+        repaired: bool,
+        call: &mut Call,
+    ) {
+        if let Some(e) = pending.effective.as_deref() {
+            let decision = enforce(
+                call,
+                e,
+                pairs(&rewrite.found),
+                Some(&pending.id),
+                &pending.method,
+            );
+            if decision.blocked.is_some() {
+                return self.deliver_blocked(pending, call);
+            }
+        }
+        let delivery = match rewrite.rewritten {
+            Some((delivery, event)) => {
+                call.event(event);
+                delivery
+            }
+            None => Delivery::Unchanged(result),
+        };
+        self.deliver(pending, delivery, source, raw_id, repaired, call);
     }
 
     /// A response the guard could not read (one way only): its request answered `upstream-error` instead.
@@ -620,7 +599,9 @@ impl Session {
         );
     }
 
-    /// The upstream's own request or notification, valid JSON-RPC with its params read once.
+    /// The upstream's own request or notification, valid JSON-RPC with its params read once: admitted (or
+    /// answered, or dropped), its texts under the policy's scope, then relayed to the client stream it belongs
+    /// to.
     pub(super) fn upstream_call(
         &mut self,
         checked: &message::Call<'_>,
@@ -632,47 +613,8 @@ impl Session {
         let progress = checked.id.is_none() && checked.method == "notifications/progress";
         let raw_token = params.get("progressToken").filter(|_| progress);
         let token = raw_token.map(message::id_key);
-        match (checked.id, &token) {
-            // Its streams belong to different clients, and no stdio server says which request of theirs one
-            // of its requests serves (neither official SDK writes a marker on the wire; MCP's stateless
-            // revision has no way back to a client for it): no client can be asked it, nor answer it (a
-            // stream that could would answer what another client's call raised). Answered at once, so that
-            // the server is never left waiting for it.
-            (Some(id), _) if self.options.many_clients => {
-                let error = crate::error::ErrorObject {
-                    code: -32601,
-                    message: "Method not found".into(),
-                    data: Some(json!({"reason": "no-client",
-                        "details": "the guard serves this server to many clients: no client can be asked a request of the server's"})),
-                };
-                call.send(
-                    Peer::Upstream,
-                    crate::error::error_response(&error, message::value(id)).to_string(),
-                );
-                let detail = "a request of the upstream's that no client can answer (the session serves many clients): answered -32601 at once";
-                call.event(
-                    Event::new(EventName::Dropped, "info")
-                        .id(&message::value(id))
-                        .method(&checked.method)
-                        .detail(detail),
-                );
-                return;
-            }
-            (None, Some(token))
-                if !self.tables.progress.contains_key(token)
-                    && self.tables.finished_tokens.contains(token) =>
-            {
-                let detail =
-                    "progress for a request no longer in flight (answered, timed out or cancelled)";
-                call.event(
-                    Event::new(EventName::Dropped, "debug")
-                        .method("notifications/progress")
-                        .detail(detail),
-                );
-                return;
-            }
-            (None, Some(token)) => self.progress_made(token, call.ctx.unix_millis),
-            _ => {}
+        if !self.admit_upstream_call(checked, token.as_deref(), call) {
+            return;
         }
         // The request in flight a notification belongs to (progress, by its token).
         let owner = token.and_then(|t| self.tables.token_key(&t).cloned());
@@ -729,6 +671,55 @@ impl Session {
         }
     }
 
+    /// Whether an upstream call goes on: a request no client can be asked is answered at once, progress for
+    /// a request no longer in flight is dropped; progress for one in flight restarts its wait (`token`: its
+    /// progress token, as a key).
+    fn admit_upstream_call(
+        &mut self,
+        checked: &message::Call<'_>,
+        token: Option<&str>,
+        call: &mut Call,
+    ) -> bool {
+        match (checked.id, token) {
+            // Its streams belong to different clients, and no stdio server says which request of theirs one
+            // of its requests serves (neither official SDK writes a marker on the wire; MCP's stateless
+            // revision has no way back to a client for it): no client can be asked it, nor answer it (a
+            // stream that could would answer what another client's call raised). Answered at once, so that
+            // the server is never left waiting for it.
+            (Some(id), _) if self.options.many_clients => {
+                let data = json!({"reason": "no-client",
+                    "details": "the guard serves this server to many clients: no client can be asked a request of the server's"});
+                let error = refuse_to_upstream(call, "method-not-found", message::value(id), data);
+                let detail = format!("a request of the upstream's that no client can answer (the session serves many clients): answered {} at once", error.code);
+                call.event(
+                    Event::new(EventName::Dropped, "info")
+                        .id(&message::value(id))
+                        .method(&checked.method)
+                        .detail(detail),
+                );
+                false
+            }
+            (None, Some(token))
+                if !self.tables.progress.contains_key(token)
+                    && self.tables.finished_tokens.iter().any(|t| t == token) =>
+            {
+                let detail =
+                    "progress for a request no longer in flight (answered, timed out or cancelled)";
+                call.event(
+                    Event::new(EventName::Dropped, "debug")
+                        .method("notifications/progress")
+                        .detail(detail),
+                );
+                false
+            }
+            (None, Some(token)) => {
+                self.progress_made(token, call.ctx.unix_millis);
+                true
+            }
+            _ => true,
+        }
+    }
+
     /// A message of the upstream's own under its policy scope (`policy::message_scope`): its texts redacted,
     /// or the message refused (a `block` finding, or what cannot be read one way only: not relayed; a request
     /// is answered to the upstream). `owner`: the request in flight it belongs to, whose policy it falls
@@ -755,71 +746,42 @@ impl Session {
             return Scoped::Untouched;
         }
         let env = crate::environment();
-        let id = checked.id.map(message::value).unwrap_or(Value::Null);
-        let refuse = |session: &mut Session, call: &mut Call, reason: &str, detail: String| {
-            call.event(
-                Event::new(EventName::Dropped, "warn")
-                    .method(&checked.method)
-                    .detail(format!("{detail}: {}", excerpt(source.text(), &env))),
-            );
-            if checked.id.is_some() {
-                let f = fields(&[("tool", json!(checked.method)), ("reason", json!(reason))]);
-                let a = session.answer(
-                    call,
-                    "policy-denied",
-                    f,
-                    id.clone(),
-                    Some(&checked.method),
-                    None,
-                    detail,
-                );
-                call.send(Peer::Upstream, a.response);
-                call.event(a.event);
-            }
-            Scoped::Refused
-        };
         // Read strictly: what is redacted must be what the client reads.
         let mut message = match message::strict_value(source.text()) {
             Ok(message @ Value::Object(_)) => message,
             _ => {
-                return refuse(
-                    self,
-                    call,
-                    "the guard could not read the message to redact it",
-                    format!(
-                        "an upstream {} the policy's scope could not read one way only",
-                        checked.method
-                    ),
-                )
+                let reason = "the guard could not read the message to redact it";
+                let detail = format!(
+                    "an upstream {} the policy's scope could not read one way only",
+                    checked.method
+                );
+                return self.refuse_upstream_call(checked, source, reason, detail, call);
             }
         };
         let Some(params) = message.get_mut("params") else {
             return Scoped::Untouched;
         };
         let (found, changed) = policy::redact_message(params, scope, &effective, &env);
-        let decision = policy::decide(
+        let found = rules_found(&found);
+        let id = checked.id.map(message::value);
+        let decision = enforce(
+            call,
             &effective,
-            found.iter().map(|f| (f.rule.as_str(), f.category.as_str())),
+            pairs(&found),
+            id.as_ref(),
+            &checked.method,
         );
-        for mut event in policy::events(&decision, &effective, &id, &checked.method) {
-            // A notification has no id to name.
-            event.id = event.id.filter(|_| checked.id.is_some());
-            call.event(event);
-        }
         if decision.blocked.is_some() {
-            return refuse(
-                self,
-                call,
-                "the message carries what the policy blocks",
-                format!("an upstream {} blocked by the policy", checked.method),
-            );
+            let reason = "the message carries what the policy blocks";
+            let detail = format!("an upstream {} blocked by the policy", checked.method);
+            return self.refuse_upstream_call(checked, source, reason, detail, call);
         }
         if !changed {
             return Scoped::Untouched;
         }
         let mut event = Event::new(EventName::Redacted, "warn").method(&checked.method);
-        if checked.id.is_some() {
-            event = event.id(&id);
+        if let Some(id) = &id {
+            event = event.id(id);
         }
         event.detail = Some(format!(
             "the upstream's {}, redacted: {}",
@@ -830,6 +792,40 @@ impl Session {
         event.rule = Some(decision.redacted.join(","));
         call.event(event);
         Scoped::Rewritten(message)
+    }
+
+    /// An upstream call its policy scope refuses: dropped, and a request answered to the upstream with the
+    /// policy's refusal (`reason`), which would otherwise wait for it.
+    fn refuse_upstream_call(
+        &mut self,
+        checked: &message::Call<'_>,
+        source: Source<'_>,
+        reason: &str,
+        detail: String,
+        call: &mut Call,
+    ) -> Scoped {
+        let env = crate::environment();
+        call.event(
+            Event::new(EventName::Dropped, "warn")
+                .method(&checked.method)
+                .detail(format!("{detail}: {}", excerpt(source.text(), &env))),
+        );
+        if let Some(id) = checked.id {
+            let f = fields(&[("tool", json!(checked.method)), ("reason", json!(reason))]);
+            let id = message::value(id);
+            let a = self.answer(
+                call,
+                "policy-denied",
+                f,
+                id,
+                Some(&checked.method),
+                None,
+                detail,
+            );
+            call.send(Peer::Upstream, a.response);
+            call.event(a.event);
+        }
+        Scoped::Refused
     }
 
     /// The stream a request in flight (its key) came on, and the progress token its client wrote (raw JSON).
@@ -899,7 +895,6 @@ impl Session {
         repaired: bool,
         call: &mut Call,
     ) {
-        let requires = rewrite::requires_result_type(pending.revision.as_deref());
         // A streaming request's event: the last one only when it ends the stream (an error always does).
         let streaming = pending.streaming && pending.slot.is_none();
         let last = !streaming
@@ -907,43 +902,8 @@ impl Session {
                 Delivery::Rewritten(_) => true,
                 _ => ends_stream(source.text()),
             };
-        let delivery = match delivery {
-            Delivery::Unchanged(result) => {
-                let mut parts: Vec<(&RawValue, String)> = Vec::new();
-                if let Some(origin) = &pending.origin {
-                    parts.push((upstream_id, origin.client_id.clone()));
-                }
-                if let Some(result) = result.filter(|_| requires) {
-                    match completed_result(result, &pending.method) {
-                        Ok(Some(completed)) => parts.push((result, completed)),
-                        Ok(None) => {}
-                        Err(()) => return self.deliver_unsupported(pending, call),
-                    }
-                }
-                if parts.is_empty() {
-                    Delivery::Unchanged(None)
-                } else {
-                    Delivery::Rewritten(streams::splice(source.text().trim(), &mut parts))
-                }
-            }
-            Delivery::RewrittenResult(text) if requires => {
-                let completed = match message::parse(&text) {
-                    Parsed::Object(Envelope {
-                        result: Some(result),
-                        ..
-                    }) => match completed_result(result, &pending.method) {
-                        Ok(Some(completed)) => {
-                            Some(streams::splice(&text, &mut [(result, completed)]))
-                        }
-                        Ok(None) => None,
-                        Err(()) => return self.deliver_unsupported(pending, call),
-                    },
-                    _ => None,
-                };
-                Delivery::Rewritten(completed.unwrap_or(text))
-            }
-            Delivery::RewrittenResult(text) => Delivery::Rewritten(text),
-            other => other,
+        let Ok(delivery) = completed_delivery(&pending, delivery, source, upstream_id) else {
+            return self.deliver_unsupported(pending, call);
         };
         let Some((batch_id, slot)) = pending.slot else {
             match delivery {
@@ -974,9 +934,9 @@ impl Session {
         self.fill_slot(batch_id, slot, text, call);
     }
 
-    /// A result the request's revision cannot be given (no object to carry `resultType`): -32022, MCP's
-    /// unsupported protocol version, with the revision the upstream speaks (`data.supported`, when the
-    /// handshake said) and the one asked for.
+    /// A result the request's revision cannot be given (no object to carry `resultType`): MCP's unsupported
+    /// protocol version (the taxonomy's `unsupported-protocol-version`), with the revision the upstream speaks
+    /// (`data.supported`, when the handshake said) and the one asked for.
     pub(super) fn deliver_unsupported(&mut self, pending: Pending, call: &mut Call) {
         let requested = pending.revision.clone();
         let supported: Vec<Value> = self
@@ -990,11 +950,9 @@ impl Session {
             "requested".into(),
             requested.as_deref().map_or(Value::Null, Value::from),
         );
-        let error = crate::error::ErrorObject {
-            code: -32022,
-            message: "Unsupported protocol version".into(),
-            data: Some(Value::Object(data)),
-        };
+        // MCP's own error, with the data MCP defines for it: told as MCP words it, whatever the dialect.
+        let error =
+            crate::error::ErrorObject::of_kind("unsupported-protocol-version", Some(data.into()));
         let response = crate::error::error_response(&error, pending.id.clone()).to_string();
         let mut event = Event::new(EventName::Answered, "warn")
             .id(&pending.id)
@@ -1004,7 +962,7 @@ impl Session {
                 pending.method,
                 requested.as_deref().unwrap_or("?")
             ));
-        event.code = Some(-32022);
+        event.code = Some(error.code);
         call.event(event);
         self.deliver_answer(pending, response, call);
     }
@@ -1161,4 +1119,119 @@ fn ends_stream(text: &str) -> bool {
         Parsed::Object(envelope) => envelope.result.is_none_or(a2a::final_event),
         _ => true,
     }
+}
+
+/// An answer for `pending` as its client gets it: the client's id back in place of the one the upstream was
+/// given (a request that came on a stream), and a result with what the request's revision requires of it
+/// (`completed_result`). Err: a result that cannot be given it (see [`Session::deliver_unsupported`]).
+fn completed_delivery<'a>(
+    pending: &Pending,
+    delivery: Delivery<'a>,
+    source: Source<'_>,
+    upstream_id: &RawValue,
+) -> Result<Delivery<'a>, ()> {
+    let requires = rewrite::requires_result_type(pending.revision.as_deref());
+    Ok(match delivery {
+        Delivery::Unchanged(result) => {
+            let mut parts: Vec<(&RawValue, String)> = Vec::new();
+            if let Some(origin) = &pending.origin {
+                parts.push((upstream_id, origin.client_id.clone()));
+            }
+            if let Some(result) = result.filter(|_| requires) {
+                if let Some(completed) = completed_result(result, &pending.method)? {
+                    parts.push((result, completed));
+                }
+            }
+            if parts.is_empty() {
+                Delivery::Unchanged(None)
+            } else {
+                Delivery::Rewritten(streams::splice(source.text().trim(), &mut parts))
+            }
+        }
+        Delivery::RewrittenResult(text) if requires => {
+            let completed = match message::parse(&text) {
+                Parsed::Object(Envelope {
+                    result: Some(result),
+                    ..
+                }) => completed_result(result, &pending.method)?
+                    .map(|completed| streams::splice(&text, &mut [(result, completed)])),
+                _ => None,
+            };
+            Delivery::Rewritten(completed.unwrap_or(text))
+        }
+        Delivery::RewrittenResult(text) => Delivery::Rewritten(text),
+        other => other,
+    })
+}
+
+/// What the client is told of an upstream response the guard could not read one way only.
+const READ_ONE_WAY: &str = "the upstream's response could not be read one way only";
+
+/// An upstream answer to a pending request, once read.
+enum AnswerRead {
+    /// A well-formed error response, read whole.
+    Error(serde_json::Map<String, Value>),
+    /// A result (or a response that is neither), with what the guard reads of it.
+    Result(ResultMembers),
+}
+
+/// Reads an upstream answer: what the guard reads of its result, each member given once (a result read one
+/// way by the guard and another by the client, `"isError": false, …, "isError": true`, is no result to pass
+/// on), or its error response whole. Err: why it cannot be passed on (for the log, and for the client).
+fn read_answer(
+    envelope: &Envelope<'_>,
+    source: Source<'_>,
+    dialect: &str,
+) -> Result<AnswerRead, (String, &'static str)> {
+    let result = match envelope
+        .result
+        .map(|r| message::top_members(r, &RESULT_MEMBERS))
+    {
+        Some(Err(i)) => {
+            let what = format!(
+                "an upstream result with member \"{}\" more than once",
+                RESULT_MEMBERS[i]
+            );
+            return Err((what, READ_ONE_WAY));
+        }
+        Some(Ok(members)) => ResultMembers::of(&members),
+        None => ResultMembers::default(),
+    };
+    // An A2A agent's failed task is its error told as a result: redacted as a failed tool result is.
+    let result = ResultMembers {
+        is_error: result.is_error
+            || (dialect == "a2a" && envelope.result.is_some_and(a2a::failed_task)),
+        ..result
+    };
+    match (
+        message::is_well_formed_response(envelope),
+        envelope.error.is_some(),
+    ) {
+        (false, _) => Err((
+            "not a valid JSON-RPC response".to_string(),
+            "the upstream's response was not valid JSON-RPC",
+        )),
+        (true, false) => Ok(AnswerRead::Result(result)),
+        // Well-formed, yet serde_json refuses the whole text: members nested deeper than its recursion
+        // limit (found by cargo-fuzz: such a response got no answer); or a member repeated in it.
+        (true, true) => match message::strict_value(source.text()) {
+            Ok(Value::Object(response)) => Ok(AnswerRead::Error(response)),
+            Err(message::Unreadable::Repeated(name)) => Err((
+                format!("an upstream error response with member \"{name}\" more than once"),
+                "the upstream's error response could not be read one way only",
+            )),
+            _ => Err((
+                "an upstream error response too deeply nested to read".to_string(),
+                "the upstream's error response could not be read",
+            )),
+        },
+    }
+}
+
+/// What rewriting an upstream answer came to: what its redaction found, on which the policy's actions are
+/// decided, and the answer to deliver in its place with the event that reports it (none: it passes as it came).
+#[derive(Default)]
+struct Rewrite {
+    found: Vec<(String, String)>,
+    rewritten: Option<(Delivery<'static>, Event)>,
 }

@@ -493,20 +493,7 @@ impl Relay {
                         self.apply(outcome, Some(got), stream)
                     }
                     Read::Oversize { length, head, tail } => {
-                        self.metrics.line_read(Peer::Client);
-                        let call = Call::ClientOversize {
-                            length,
-                            head: &head,
-                            tail: &tail,
-                        };
-                        let outcome = self.session.outcome(call, Context::now());
-                        let got = Got {
-                            line: None,
-                            at,
-                            permit: None,
-                            side: Side::Client,
-                        };
-                        self.apply(outcome, Some(got), stream)
+                        self.on_oversize(Side::Client, length, &head, &tail, at, stream)
                     }
                     Read::Eof => {
                         return self.client_ended("client-closed", "the client closed its input")
@@ -587,21 +574,7 @@ impl Relay {
                 self.apply(outcome, Some(got), None);
             }
             Report::Line(Read::Oversize { length, head, tail }, at, _) => {
-                self.metrics.line_read(Peer::Upstream);
-                self.owed.heard();
-                let call = Call::UpstreamOversize {
-                    length,
-                    head: &head,
-                    tail: &tail,
-                };
-                let outcome = self.session.outcome(call, Context::now());
-                let got = Got {
-                    line: None,
-                    at,
-                    permit: None,
-                    side: Side::Upstream,
-                };
-                self.apply(outcome, Some(got), None);
+                self.on_oversize(Side::Upstream, length, &head, &tail, at, None);
             }
             Report::Line(Read::Eof, ..) => {}
             Report::Line(Read::Failed(e), ..) => {
@@ -644,6 +617,39 @@ impl Relay {
             Report::Ended(ended) => return Some(ended),
         }
         None
+    }
+
+    /// A line from `side` longer than its reader's cap, discarded unread (`stream`: the client stream it came
+    /// on): the session is told its length and its first and last bytes, from which it reads the id to answer.
+    fn on_oversize(
+        &mut self,
+        side: Side,
+        length: u64,
+        head: &[u8],
+        tail: &[u8],
+        at: Instant,
+        stream: Option<u64>,
+    ) -> Ack {
+        let call = match side {
+            Side::Client => {
+                self.metrics.line_read(Peer::Client);
+                Call::ClientOversize { length, head, tail }
+            }
+            Side::Upstream => {
+                self.metrics.line_read(Peer::Upstream);
+                // A line of any length is a sign of life.
+                self.owed.heard();
+                Call::UpstreamOversize { length, head, tail }
+            }
+        };
+        let outcome = self.session.outcome(call, Context::now());
+        let got = Got {
+            line: None,
+            at,
+            permit: None,
+            side,
+        };
+        self.apply(outcome, Some(got), stream)
     }
 
     /// Gives the session a reloaded policy file; one it refuses (checked by the front already, so only a
