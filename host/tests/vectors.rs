@@ -432,7 +432,11 @@ fn component(rt: &Runtime, case: &Value) -> Outcome {
             let batch = o.get("batch").and_then(Value::as_str).unwrap_or("reject");
             let options = ValidateOptions {
                 max_bytes: o.get("max_bytes").and_then(Value::as_u64),
-                allow_batch: batch == "allow",
+                batch: if batch == "allow" {
+                    jsonrpc_errors_host::BatchPolicy::Allow
+                } else {
+                    jsonrpc_errors_host::BatchPolicy::Reject
+                },
                 content_type: o
                     .get("content_type")
                     .and_then(Value::as_str)

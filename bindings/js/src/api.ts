@@ -5,6 +5,7 @@ import { call, checkedBytes, checkedText, contextArgs, maxInputBytes, setEnviron
 import { DEFAULT_MAX_BYTES } from "./taxonomy.js";
 import type { Dialect, DialectFields, ErrorKind, KindFields } from "./taxonomy.js";
 import { ERROR_KINDS } from "./taxonomy.js";
+import { VALIDATE_DEFAULTS } from "./validate-schema.js";
 import type {
   CodesFormat,
   ContextOptions,
@@ -128,9 +129,9 @@ export function validateJson(raw: Uint8Array | ArrayBuffer | string, options: Va
     contentLength = body.length;
     body = new Uint8Array(0);
   }
-  const batch = text(options.batch ?? "reject", "batch");
+  const batch = text(options.batch ?? VALIDATE_DEFAULTS.batch, "batch");
   const contentType = options.contentType === undefined || options.contentType === null ? undefined : text(options.contentType, "contentType");
-  const dialect = text(options.dialect ?? "canonical", "dialect");
+  const dialect = text(options.dialect ?? VALIDATE_DEFAULTS.dialect, "dialect");
   const [ms, hi, lo] = contextArgs(options.context);
   return call((g) => g.validate(body, maxBytes, batch, contentType, contentLength, dialect, ms, hi, lo));
 }

@@ -1,0 +1,360 @@
+//! Validate options, generated from the one schema, `validate-options` in `interface types` of
+//! `wit/world.wit` (part of `cargo xtask gen`). Unlike the redaction options, the record crosses the boundary
+//! typed (`validate`, `validate-text`), so each shell's mirror is what its callers fill in:
+//!
+//! - the host (`host/src/validate_options.rs`): `ValidateOptions` with its `Default` (each field's default
+//!   as the WIT states it) and `to_wit`, the WIT record (`dialect` being the name already checked);
+//! - Python (`_validate_schema.py`): the `ValidateOptions` TypedDict (the keyword options of `validate` and
+//!   `validate_json`) and `_validate_record`, which checks each option and lays them out in the WIT's order;
+//! - TypeScript (`validate-schema.ts`): the `ValidateFields` interface (`ValidateOptions` less the call
+//!   context) and `VALIDATE_OPTION_KEYS`, its camelCase keys → the WIT's snake_case names.
+//!
+//! Rules the schema follows (the generator refuses what it cannot carry): a field is an `option<T>`, or an
+//! enum (`dialect` among them) whose doc states its default case (`Default: `case`.`).
+
+use crate::guardgen::{py_comment, py_literal, rust_doc, ts_doc, upper_camel, Field, Reader, Ty};
+use anyhow::{anyhow, bail, Context, Result};
+use std::fmt::Write;
+use wit_parser::Resolve;
+
+pub const HOST: &str = "host/src/validate_options.rs";
+pub const PYTHON: &str = "bindings/python/src/jsonrpc_errors/_validate_schema.py";
+pub const TYPESCRIPT: &str = "bindings/js/src/validate-schema.ts";
+
+const HEADER: &str =
+    "Generated from wit/world.wit (interface `types`: `validate-options`) by `cargo xtask gen`; do not edit.";
+
+const OPTIONS: &str = "validate-options";
+
+struct Schema {
+    fields: Vec<Field>,
+    docs: Vec<String>,
+}
+
+fn schema() -> Result<Schema> {
+    let mut resolve = Resolve::new();
+    let (package, _) = resolve
+        .push_dir(crate::root().join("wit"))
+        .context("parsing wit/")?;
+    let iface_id = *resolve.packages[package]
+        .interfaces
+        .get("types")
+        .ok_or_else(|| anyhow!("wit/ has no interface types"))?;
+    let iface = &resolve.interfaces[iface_id];
+    let mut reader = Reader {
+        resolve: &resolve,
+        iface,
+        enums: Vec::new(),
+    };
+    let (fields, docs) = reader.record(OPTIONS)?;
+    for f in &fields {
+        match &f.ty {
+            Ty::Option(t) if matches!(t.as_ref(), Ty::U64 | Ty::String) => {}
+            Ty::Enum(name, cases) => {
+                let d = default_case(f)?;
+                if !cases.contains(&d) {
+                    bail!("{OPTIONS}.{}: default `{d}` is no case of {name}", f.name);
+                }
+            }
+            other => bail!("{OPTIONS}.{}: cannot carry {other:?}", f.name),
+        }
+    }
+    Ok(Schema { fields, docs })
+}
+
+/// The default case an enum field states (`Default: `case`.`).
+fn default_case(f: &Field) -> Result<String> {
+    f.default()?
+        .ok_or_else(|| anyhow!("{OPTIONS}.{} states no `Default: `case`.`", f.name))
+}
+
+fn is_dialect(ty: &Ty) -> bool {
+    matches!(ty, Ty::Enum(name, _) if name == "dialect")
+}
+
+/// (path relative to the repository root, content) of every generated mirror.
+pub fn generated_files() -> Result<Vec<(&'static str, String)>> {
+    let s = schema()?;
+    Ok(vec![
+        (HOST, host(&s)?),
+        (PYTHON, python(&s)?),
+        (TYPESCRIPT, typescript(&s)?),
+    ])
+}
+
+// ------------------------------------------------------------------------------------------------ host
+
+fn host_type(ty: &Ty) -> Result<String> {
+    Ok(match ty {
+        _ if is_dialect(ty) => "String".into(),
+        Ty::String => "String".into(),
+        Ty::U64 => "u64".into(),
+        Ty::Enum(name, _) => format!("wit::{}", upper_camel(name)),
+        Ty::Option(t) => format!("Option<{}>", host_type(t)?),
+        other => bail!("the host's validate options cannot carry {other:?}"),
+    })
+}
+
+fn host(s: &Schema) -> Result<String> {
+    let mut o = String::new();
+    let _ = writeln!(o, "// {HEADER}\n");
+    let _ = writeln!(
+        o,
+        "use crate::exports::jsonrpc_errors::core::kinds::Dialect;"
+    );
+    let _ = writeln!(
+        o,
+        "use crate::exports::jsonrpc_errors::core::types as wit;\n"
+    );
+    rust_doc(&mut o, "", &s.docs);
+    if !s.docs.is_empty() {
+        let _ = writeln!(o, "///");
+    }
+    let _ = writeln!(
+        o,
+        "/// A shell that builds one names every field or takes the rest from `Default` (each field's default as the\n/// WIT states it)."
+    );
+    let _ = writeln!(o, "#[derive(Debug, Clone)]\npub struct ValidateOptions {{");
+    for f in &s.fields {
+        rust_doc(&mut o, "    ", &f.docs);
+        let _ = writeln!(o, "    pub {}: {},", f.snake(), host_type(&f.ty)?);
+    }
+    let _ = writeln!(o, "}}\n");
+    let _ = writeln!(
+        o,
+        "impl Default for ValidateOptions {{\n    fn default() -> Self {{\n        ValidateOptions {{"
+    );
+    for f in &s.fields {
+        let value = match &f.ty {
+            Ty::Option(_) => "None".to_string(),
+            ty if is_dialect(ty) => format!("{:?}.into()", default_case(f)?),
+            Ty::Enum(name, _) => format!(
+                "wit::{}::{}",
+                upper_camel(name),
+                upper_camel(&default_case(f)?)
+            ),
+            other => bail!("{OPTIONS}.{}: no default for {other:?}", f.name),
+        };
+        let _ = writeln!(o, "            {}: {value},", f.snake());
+    }
+    let _ = writeln!(o, "        }}\n    }}\n}}\n");
+    let _ = writeln!(
+        o,
+        "impl ValidateOptions {{\n    /// The WIT record, `dialect` being the dialect this one's name was checked as.\n    pub(crate) fn to_wit(&self, dialect: Dialect) -> wit::ValidateOptions {{\n        wit::ValidateOptions {{"
+    );
+    for f in &s.fields {
+        let value = match &f.ty {
+            ty if is_dialect(ty) => {
+                let _ = writeln!(o, "            {},", f.snake());
+                continue;
+            }
+            Ty::Option(t) if **t == Ty::String => format!("self.{}.clone()", f.snake()),
+            _ => format!("self.{}", f.snake()),
+        };
+        let _ = writeln!(o, "            {}: {value},", f.snake());
+    }
+    let _ = writeln!(o, "        }}\n    }}\n}}");
+    Ok(o)
+}
+
+// ---------------------------------------------------------------------------------------------- Python
+
+fn py_type(ty: &Ty) -> Result<String> {
+    Ok(match ty {
+        _ if is_dialect(ty) => "Union[str, Dialect]".into(),
+        Ty::String => "str".into(),
+        Ty::U64 => "int".into(),
+        Ty::Enum(name, _) => upper_camel(name),
+        Ty::Option(t) => format!("Optional[{}]", py_type(t)?),
+        other => bail!("Python's validate options cannot carry {other:?}"),
+    })
+}
+
+fn python(s: &Schema) -> Result<String> {
+    let mut o = String::new();
+    let _ = writeln!(o, "# {HEADER}");
+    let _ = writeln!(
+        o,
+        "\"\"\"Validate options, as ``validate-options`` in wit/world.wit states them.\"\"\"\n"
+    );
+    let _ = writeln!(o, "from __future__ import annotations\n");
+    let _ = writeln!(o, "from collections.abc import Mapping");
+    let _ = writeln!(
+        o,
+        "from typing import Any, Literal, Optional, TypedDict, Union\n"
+    );
+    let _ = writeln!(o, "from ._args import _dialect, _text, _u64");
+    let _ = writeln!(
+        o,
+        "from ._errors import ArgumentTypeError, JsonRpcErrorsValueError"
+    );
+    let _ = writeln!(o, "from ._taxonomy import Dialect\n");
+    let mut enums: Vec<(&str, &Vec<String>)> = Vec::new();
+    for f in &s.fields {
+        if let Ty::Enum(name, cases) = &f.ty {
+            if !is_dialect(&f.ty) && !enums.iter().any(|(n, _)| n == name) {
+                enums.push((name, cases));
+            }
+        }
+    }
+    for (name, cases) in &enums {
+        let names: Vec<String> = cases.iter().map(|c| py_literal(c)).collect();
+        let _ = writeln!(o, "{} = Literal[{}]\n", upper_camel(name), names.join(", "));
+    }
+    let _ = writeln!(o, "\nclass ValidateOptions(TypedDict, total=False):");
+    let _ = writeln!(
+        o,
+        "    \"\"\"The keyword options of ``validate`` and ``validate_json``.{}\"\"\"\n",
+        if s.docs.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", s.docs.join("\n    "))
+        }
+    );
+    for f in &s.fields {
+        let mut docs = f.docs.clone();
+        if let Ty::Enum(..) = f.ty {
+            if !docs.iter().any(|d| d.contains("Default: `")) {
+                docs.push(format!("Default: `{}`.", default_case(f)?));
+            }
+        }
+        py_comment(&mut o, &docs);
+        let _ = writeln!(o, "    {}: {}", f.snake(), py_type(&f.ty)?);
+    }
+    let names: Vec<String> = s.fields.iter().map(|f| py_literal(&f.snake())).collect();
+    let _ = writeln!(
+        o,
+        "\n\n#: The options' names.\nVALIDATE_OPTIONS = frozenset(({},))\n",
+        names.join(", ")
+    );
+    let _ = writeln!(
+        o,
+        "\ndef _validate_record(options: Mapping[str, Any], what: str) -> tuple[Any, ...]:"
+    );
+    let _ = writeln!(
+        o,
+        "    \"\"\"``validate-options`` for the component, in the WIT's field order: each option checked (None or\n    absent: not given, or its default).\"\"\""
+    );
+    let _ = writeln!(o, "    unknown = sorted(set(options) - VALIDATE_OPTIONS)");
+    let _ = writeln!(o, "    if unknown:");
+    let _ = writeln!(o, "        raise ArgumentTypeError(f\"{{what}} got an unexpected option {{unknown[0]!r}} (known: {{', '.join(sorted(VALIDATE_OPTIONS))}})\")");
+    let mut out = Vec::new();
+    for f in &s.fields {
+        let py = f.snake();
+        let _ = writeln!(o, "    {py} = options.get({py:?})");
+        match &f.ty {
+            ty if is_dialect(ty) => {
+                let d = default_case(f)?;
+                let _ = writeln!(
+                    o,
+                    "    {py}_value = _dialect({d:?} if {py} is None else {py})"
+                );
+            }
+            Ty::Enum(_, cases) => {
+                let d = default_case(f)?;
+                let list: Vec<String> = cases.iter().map(|c| py_literal(c)).collect();
+                let words: Vec<String> = cases.iter().map(|c| format!("'{c}'")).collect();
+                let _ = writeln!(o, "    if {py} is None:\n        {py} = {d:?}");
+                let _ = writeln!(o, "    if {py} not in ({},):", list.join(", "));
+                let _ = writeln!(
+                    o,
+                    "        raise JsonRpcErrorsValueError(f\"{py} must be {}, not {{{py}!r}}\")",
+                    words.join(" or ")
+                );
+                let _ = writeln!(o, "    {py}_value = {py}.encode()");
+            }
+            Ty::Option(t) if **t == Ty::U64 => {
+                let _ = writeln!(
+                    o,
+                    "    {py}_value = None if {py} is None else _u64({py}, {py:?})"
+                );
+            }
+            Ty::Option(_) => {
+                let _ = writeln!(
+                    o,
+                    "    {py}_value = None if {py} is None else _text({py}, {py:?})"
+                );
+            }
+            other => bail!("{OPTIONS}.{}: cannot marshal {other:?}", f.name),
+        }
+        out.push(format!("{py}_value"));
+    }
+    let _ = writeln!(o, "    return ({},)", out.join(", "));
+    Ok(o)
+}
+
+// ------------------------------------------------------------------------------------------ TypeScript
+
+fn ts_type(ty: &Ty) -> Result<String> {
+    Ok(match ty {
+        _ if is_dialect(ty) => "Dialect".into(),
+        Ty::String => "string".into(),
+        Ty::U64 => "number".into(),
+        Ty::Enum(name, _) => upper_camel(name),
+        Ty::Option(t) => ts_type(t)?,
+        other => bail!("TypeScript's validate options cannot carry {other:?}"),
+    })
+}
+
+fn typescript(s: &Schema) -> Result<String> {
+    let mut o = String::new();
+    let _ = writeln!(o, "// {HEADER}\n");
+    let _ = writeln!(o, "import type {{ Dialect }} from \"./taxonomy.js\";\n");
+    let mut seen: Vec<&str> = Vec::new();
+    for f in &s.fields {
+        if let Ty::Enum(name, cases) = &f.ty {
+            if is_dialect(&f.ty) || seen.contains(&name.as_str()) {
+                continue;
+            }
+            seen.push(name);
+            let names: Vec<String> = cases.iter().map(|c| py_literal(c)).collect();
+            let _ = writeln!(
+                o,
+                "export type {} = {};\n",
+                upper_camel(name),
+                names.join(" | ")
+            );
+        }
+    }
+    let mut docs = s.docs.clone();
+    docs.push("`validate`'s options but the call context.".into());
+    ts_doc(&mut o, "", &docs);
+    let _ = writeln!(o, "export interface ValidateFields {{");
+    for f in &s.fields {
+        let mut docs = f.docs.clone();
+        if let Ty::Enum(..) = f.ty {
+            if !docs.iter().any(|d| d.contains("Default: `")) {
+                docs.push(format!("Default: `{}`.", default_case(f)?));
+            }
+        }
+        ts_doc(&mut o, "  ", &docs);
+        let _ = writeln!(o, "  {}?: {};", f.camel(), ts_type(&f.ty)?);
+    }
+    let _ = writeln!(o, "}}\n");
+    let _ = writeln!(
+        o,
+        "/** ValidateFields' keys, each as the WIT's record spells it (snake_case). */\nexport const VALIDATE_OPTION_KEYS: Readonly<Record<keyof ValidateFields, string>> = {{"
+    );
+    for f in &s.fields {
+        let _ = writeln!(o, "  {}: {},", f.camel(), py_literal(&f.snake()));
+    }
+    let _ = writeln!(o, "}};");
+    let defaults: Vec<String> = s
+        .fields
+        .iter()
+        .filter(|f| matches!(f.ty, Ty::Enum(..)))
+        .map(|f| {
+            Ok(format!(
+                "  {}: {},",
+                f.camel(),
+                py_literal(&default_case(f)?)
+            ))
+        })
+        .collect::<Result<_>>()?;
+    let _ = writeln!(
+        o,
+        "\n/** The default of each option that is not an `option` in the WIT. */\nexport const VALIDATE_DEFAULTS = {{\n{}\n}} as const;",
+        defaults.join("\n")
+    );
+    Ok(o)
+}
