@@ -45,14 +45,8 @@ pub fn map_error_value(
         .map_err(fail)
 }
 
-/// Options as the runtimes pass them; `batch` is "reject" or "allow".
-pub struct ValidateArgs<'a> {
-    pub max_bytes: Option<u64>,
-    pub batch: &'a str,
-    pub content_type: Option<&'a str>,
-    pub content_length: Option<u64>,
-    pub dialect: &'a str,
-}
+/// `validate`'s options as the runtimes pass them (`validate-options` in the WIT, generated).
+pub use crate::validate_args::ValidateArgs;
 
 /// `validate`: raw request bytes → the verdict or the error response (always one JSON document).
 pub fn validate(

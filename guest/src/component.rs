@@ -150,18 +150,7 @@ impl Guest for Component {
     }
 
     fn validate(raw: Vec<u8>, options: ValidateOptions, c: WitContext) -> Outcome {
-        let batch = match options.batch {
-            BatchPolicy::Reject => "reject",
-            BatchPolicy::Allow => "allow",
-        };
-        let dialect = dialect_name(options.dialect);
-        let args = api::ValidateArgs {
-            max_bytes: options.max_bytes,
-            batch,
-            content_type: options.content_type.as_deref(),
-            content_length: options.content_length,
-            dialect,
-        };
+        let args = api::ValidateArgs::from_wit(&options, dialect_name(options.dialect));
         outcome(api::validate(&raw, &args, &ctx(c)))
     }
 

@@ -2,6 +2,8 @@
 //! `wit/world.wit` (part of `cargo xtask gen`). Unlike the redaction options, the record crosses the boundary
 //! typed (`validate`, `validate-text`), so each shell's mirror is what its callers fill in:
 //!
+//! - the guest (`guest/src/validate_args.rs`): `ValidateArgs`, what every runtime's call hands
+//!   `api::validate` (enums by name), its `Default`, and `from_wit` for the component's export;
 //! - the host (`host/src/validate_options.rs`): `ValidateOptions` with its `Default` (each field's default
 //!   as the WIT states it) and `to_wit`, the WIT record (`dialect` being the name already checked);
 //! - Python (`_validate_schema.py`): the `ValidateOptions` TypedDict (the keyword options of `validate` and
@@ -17,6 +19,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use std::fmt::Write;
 use wit_parser::Resolve;
 
+pub const GUEST: &str = "guest/src/validate_args.rs";
 pub const HOST: &str = "host/src/validate_options.rs";
 pub const PYTHON: &str = "bindings/python/src/jsonrpc_errors/_validate_schema.py";
 pub const TYPESCRIPT: &str = "bindings/js/src/validate-schema.ts";
@@ -76,10 +79,89 @@ fn is_dialect(ty: &Ty) -> bool {
 pub fn generated_files() -> Result<Vec<(&'static str, String)>> {
     let s = schema()?;
     Ok(vec![
+        (GUEST, guest(&s)?),
         (HOST, host(&s)?),
         (PYTHON, python(&s)?),
         (TYPESCRIPT, typescript(&s)?),
     ])
+}
+
+// ----------------------------------------------------------------------------------------------- guest
+
+fn guest_type(ty: &Ty) -> Result<String> {
+    Ok(match ty {
+        Ty::Enum(..) | Ty::String => "&'a str".into(),
+        Ty::U64 => "u64".into(),
+        Ty::Option(t) => format!("Option<{}>", guest_type(t)?),
+        other => bail!("the guest's validate args cannot carry {other:?}"),
+    })
+}
+
+fn guest(s: &Schema) -> Result<String> {
+    let mut o = String::new();
+    let _ = writeln!(o, "// {HEADER}\n");
+    rust_doc(&mut o, "", &s.docs);
+    if !s.docs.is_empty() {
+        let _ = writeln!(o, "///");
+    }
+    let _ = writeln!(
+        o,
+        "/// As every runtime hands it to `api::validate`: an enum by its case's name (the guest checks it)."
+    );
+    let _ = writeln!(
+        o,
+        "#[derive(Debug, Clone, Copy)]\npub struct ValidateArgs<'a> {{"
+    );
+    for f in &s.fields {
+        rust_doc(&mut o, "    ", &f.docs);
+        let _ = writeln!(o, "    pub {}: {},", f.snake(), guest_type(&f.ty)?);
+    }
+    let _ = writeln!(o, "}}\n");
+    let _ = writeln!(
+        o,
+        "impl Default for ValidateArgs<'_> {{\n    fn default() -> Self {{\n        ValidateArgs {{"
+    );
+    for f in &s.fields {
+        let value = match &f.ty {
+            Ty::Option(_) => "None".to_string(),
+            _ => format!("{:?}", default_case(f)?),
+        };
+        let _ = writeln!(o, "            {}: {value},", f.snake());
+    }
+    let _ = writeln!(o, "        }}\n    }}\n}}\n");
+    let _ = writeln!(
+        o,
+        "#[cfg(feature = \"component\")]\nimpl<'a> ValidateArgs<'a> {{\n    /// The component's WIT record, `dialect` being its dialect's name.\n    pub(crate) fn from_wit(\n        options: &'a crate::component::exports::jsonrpc_errors::core::types::ValidateOptions,\n        dialect: &'a str,\n    ) -> Self {{"
+    );
+    let _ = writeln!(
+        o,
+        "        use crate::component::exports::jsonrpc_errors::core::types as wit;"
+    );
+    let _ = writeln!(o, "        ValidateArgs {{");
+    for f in &s.fields {
+        let value = match &f.ty {
+            ty if is_dialect(ty) => {
+                let _ = writeln!(o, "            {},", f.snake());
+                continue;
+            }
+            Ty::Enum(name, cases) => {
+                let arms: Vec<String> = cases
+                    .iter()
+                    .map(|c| format!("wit::{}::{} => {c:?}", upper_camel(name), upper_camel(c)))
+                    .collect();
+                format!(
+                    "match options.{} {{\n                {},\n            }}",
+                    f.snake(),
+                    arms.join(",\n                ")
+                )
+            }
+            Ty::Option(t) if **t == Ty::String => format!("options.{}.as_deref()", f.snake()),
+            _ => format!("options.{}", f.snake()),
+        };
+        let _ = writeln!(o, "            {}: {value},", f.snake());
+    }
+    let _ = writeln!(o, "        }}\n    }}\n}}");
+    Ok(o)
 }
 
 // ------------------------------------------------------------------------------------------------ host
