@@ -29,24 +29,3 @@ impl Default for ValidateArgs<'_> {
         }
     }
 }
-
-#[cfg(feature = "component")]
-impl<'a> ValidateArgs<'a> {
-    /// The component's WIT record, `dialect` being its dialect's name.
-    pub(crate) fn from_wit(
-        options: &'a crate::component::exports::jsonrpc_errors::core::types::ValidateOptions,
-        dialect: &'a str,
-    ) -> Self {
-        use crate::component::exports::jsonrpc_errors::core::types as wit;
-        ValidateArgs {
-            max_bytes: options.max_bytes,
-            batch: match options.batch {
-                wit::BatchPolicy::Reject => "reject",
-                wit::BatchPolicy::Allow => "allow",
-            },
-            content_type: options.content_type.as_deref(),
-            content_length: options.content_length,
-            dialect,
-        }
-    }
-}

@@ -1,7 +1,7 @@
 // Generated from wit/world.wit (interface `types`: `validate-options`) by `cargo xtask gen`; do not edit.
 
-use crate::exports::jsonrpc_errors::core::kinds::Dialect;
-use crate::exports::jsonrpc_errors::core::types as wit;
+use crate::bindings::exports::jsonrpc_errors::core::kinds::Dialect;
+use crate::bindings::exports::jsonrpc_errors::core::types as wit;
 
 /// What `validate` checks a request's bytes against. Every shell's mirror is generated from this record
 /// (`cargo xtask gen`); a field that is not an `option` states its default.

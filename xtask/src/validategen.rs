@@ -3,7 +3,8 @@
 //! typed (`validate`, `validate-text`), so each shell's mirror is what its callers fill in:
 //!
 //! - the guest (`guest/src/validate_args.rs`): `ValidateArgs`, what every runtime's call hands
-//!   `api::validate` (enums by name), its `Default`, and `from_wit` for the component's export;
+//!   `api::validate` (enums by name), and its `Default`; `from_wit`, for the component's export, in a child
+//!   of the component (`guest/src/component/validate_options.rs`), the one module that names its bindings;
 //! - the host (`host/src/validate_options.rs`): `ValidateOptions` with its `Default` (each field's default
 //!   as the WIT states it) and `to_wit`, the WIT record (`dialect` being the name already checked);
 //! - Python (`_validate_schema.py`): the `ValidateOptions` TypedDict (the keyword options of `validate` and
@@ -20,6 +21,7 @@ use std::fmt::Write;
 use wit_parser::Resolve;
 
 pub const GUEST: &str = "guest/src/validate_args.rs";
+pub const GUEST_WIT: &str = "guest/src/component/validate_options.rs";
 pub const HOST: &str = "host/src/validate_options.rs";
 pub const PYTHON: &str = "bindings/python/src/jsonrpc_errors/_validate_schema.py";
 pub const TYPESCRIPT: &str = "bindings/js/src/validate-schema.ts";
@@ -80,6 +82,7 @@ pub fn generated_files() -> Result<Vec<(&'static str, String)>> {
     let s = schema()?;
     Ok(vec![
         (GUEST, guest(&s)?),
+        (GUEST_WIT, guest_wit(&s)?),
         (HOST, host(&s)?),
         (PYTHON, python(&s)?),
         (TYPESCRIPT, typescript(&s)?),
@@ -128,14 +131,20 @@ fn guest(s: &Schema) -> Result<String> {
         };
         let _ = writeln!(o, "            {}: {value},", f.snake());
     }
-    let _ = writeln!(o, "        }}\n    }}\n}}\n");
+    let _ = writeln!(o, "        }}\n    }}\n}}");
+    Ok(o)
+}
+
+/// The component's conversion, a child of `component.rs` (whose WIT bindings it names): `validate_args.rs`
+/// names nothing of the component's, so that `api` (which the component calls) does not import it back.
+fn guest_wit(s: &Schema) -> Result<String> {
+    let mut o = String::new();
+    let _ = writeln!(o, "// {HEADER}\n");
+    let _ = writeln!(o, "use super::exports::jsonrpc_errors::core::types as wit;");
+    let _ = writeln!(o, "use crate::validate_args::ValidateArgs;\n");
     let _ = writeln!(
         o,
-        "#[cfg(feature = \"component\")]\nimpl<'a> ValidateArgs<'a> {{\n    /// The component's WIT record, `dialect` being its dialect's name.\n    pub(crate) fn from_wit(\n        options: &'a crate::component::exports::jsonrpc_errors::core::types::ValidateOptions,\n        dialect: &'a str,\n    ) -> Self {{"
-    );
-    let _ = writeln!(
-        o,
-        "        use crate::component::exports::jsonrpc_errors::core::types as wit;"
+        "impl<'a> ValidateArgs<'a> {{\n    /// The component's WIT record, `dialect` being its dialect's name.\n    pub(crate) fn from_wit(options: &'a wit::ValidateOptions, dialect: &'a str) -> Self {{"
     );
     let _ = writeln!(o, "        ValidateArgs {{");
     for f in &s.fields {
@@ -182,11 +191,11 @@ fn host(s: &Schema) -> Result<String> {
     let _ = writeln!(o, "// {HEADER}\n");
     let _ = writeln!(
         o,
-        "use crate::exports::jsonrpc_errors::core::kinds::Dialect;"
+        "use crate::bindings::exports::jsonrpc_errors::core::kinds::Dialect;"
     );
     let _ = writeln!(
         o,
-        "use crate::exports::jsonrpc_errors::core::types as wit;\n"
+        "use crate::bindings::exports::jsonrpc_errors::core::types as wit;\n"
     );
     rust_doc(&mut o, "", &s.docs);
     if !s.docs.is_empty() {
