@@ -75,6 +75,17 @@ pub fn validate(
     Ok(to_text(&envelope::validate(raw, &options, ctx, &env)))
 }
 
+/// `validate` with its options as JSON text (`validate-options`, snake_case keys), as the npm module's glue
+/// passes them: one argument whatever fields the record has.
+pub fn validate_with_json(
+    raw: &[u8],
+    options_json: &str,
+    ctx: &CallContext,
+) -> Result<String, ErrorObject> {
+    let options = serde_json::from_str(options_json).unwrap_or(Value::Null);
+    validate(raw, &ValidateArgs::from_json(&options)?, ctx)
+}
+
 /// `sanitize`: an upstream error response (raw bytes) → the response safe to pass on.
 pub fn sanitize(raw: &[u8], dialect: &str, ctx: &CallContext) -> Result<String, ErrorObject> {
     let env = crate::environment();

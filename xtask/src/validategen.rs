@@ -25,6 +25,7 @@ pub const GUEST_WIT: &str = "guest/src/component/validate_options.rs";
 pub const HOST: &str = "host/src/validate_options.rs";
 pub const PYTHON: &str = "bindings/python/src/jsonrpc_errors/_validate_schema.py";
 pub const TYPESCRIPT: &str = "bindings/js/src/validate-schema.ts";
+pub const TYPESCRIPT_RECORD: &str = "bindings/js/src/validate-record.ts";
 
 const HEADER: &str =
     "Generated from wit/world.wit (interface `types`: `validate-options`) by `cargo xtask gen`; do not edit.";
@@ -86,6 +87,7 @@ pub fn generated_files() -> Result<Vec<(&'static str, String)>> {
         (HOST, host(&s)?),
         (PYTHON, python(&s)?),
         (TYPESCRIPT, typescript(&s)?),
+        (TYPESCRIPT_RECORD, ts_record_json(&s)?),
     ])
 }
 
@@ -103,6 +105,10 @@ fn guest_type(ty: &Ty) -> Result<String> {
 fn guest(s: &Schema) -> Result<String> {
     let mut o = String::new();
     let _ = writeln!(o, "// {HEADER}\n");
+    let _ = writeln!(
+        o,
+        "use crate::error::ErrorObject;\nuse serde_json::Value;\n"
+    );
     rust_doc(&mut o, "", &s.docs);
     if !s.docs.is_empty() {
         let _ = writeln!(o, "///");
@@ -131,8 +137,53 @@ fn guest(s: &Schema) -> Result<String> {
         };
         let _ = writeln!(o, "            {}: {value},", f.snake());
     }
-    let _ = writeln!(o, "        }}\n    }}\n}}");
+    let _ = writeln!(o, "        }}\n    }}\n}}\n");
+    guest_json_reader(&mut o, s)?;
     Ok(o)
+}
+
+/// `ValidateArgs::from_json`: the record as JSON (snake_case keys), as the npm module's glue passes it. Read by
+/// hand rather than derived, as `SessionArgs::from_json` is: a derived reader adds to the npm module.
+fn guest_json_reader(o: &mut String, s: &Schema) -> Result<()> {
+    let _ = writeln!(
+        o,
+        "impl<'a> ValidateArgs<'a> {{\n    /// The record as JSON (snake_case keys: the npm module's glue): a member not given, or null, keeps its\n    /// default; an unknown or ill-typed member is refused with -32602 (`data.reason` \"invalid-options\",\n    /// `data.details` naming it, never its value).\n    pub fn from_json(json: &'a Value) -> Result<Self, ErrorObject> {{"
+    );
+    let _ = writeln!(
+        o,
+        "        let refuse = |details: String| ErrorObject::invalid_params(\"invalid-options\", &details);"
+    );
+    let _ = writeln!(
+        o,
+        "        let Value::Object(members) = json else {{\n            return Err(refuse(\n                \"options must be {OPTIONS} as a JSON object\".into(),\n            ));\n        }};"
+    );
+    let _ = writeln!(o, "        let mut args = ValidateArgs::default();");
+    let _ = writeln!(o, "        for (name, value) in members {{");
+    let _ = writeln!(
+        o,
+        "            if value.is_null() {{\n                continue;\n            }}"
+    );
+    let _ = writeln!(o, "            let read = match name.as_str() {{");
+    for f in &s.fields {
+        let read = match &f.ty {
+            Ty::Option(t) if **t == Ty::U64 => {
+                format!("value.as_u64().map(|v| args.{} = Some(v))", f.snake())
+            }
+            Ty::Option(_) => format!("value.as_str().map(|v| args.{} = Some(v))", f.snake()),
+            Ty::Enum(..) => format!("value.as_str().map(|v| args.{} = v)", f.snake()),
+            other => bail!("{OPTIONS}.{}: cannot read {other:?} from JSON", f.name),
+        };
+        let _ = writeln!(o, "                {:?} => {read},", f.snake());
+    }
+    let _ = writeln!(
+        o,
+        "                _ => return Err(refuse(format!(\"unknown option `{{name}}`\"))),\n            }};"
+    );
+    let _ = writeln!(
+        o,
+        "            if read.is_none() {{\n                return Err(refuse(format!(\"option `{{name}}` has the wrong type\")));\n            }}\n        }}\n        Ok(args)\n    }}\n}}"
+    );
+    Ok(())
 }
 
 /// The component's conversion, a child of `component.rs` (whose WIT bindings it names): `validate_args.rs`
@@ -448,4 +499,61 @@ fn typescript(s: &Schema) -> Result<String> {
         defaults.join("\n")
     );
     Ok(o)
+}
+
+/// `validate-record.ts`, `validateRecordJson`: the record as the npm module's glue takes it (JSON text,
+/// snake_case keys), each option checked, and the rule for a body over its limit (refused unread: the
+/// `content-length` sent is its length), so that `api.ts` names no field. A file of its own: the types of
+/// `validate-schema.ts` are imported by `types.ts`, which `errors.ts` (imported here) imports.
+fn ts_record_json(s: &Schema) -> Result<String> {
+    let mut o = String::new();
+    let o = &mut o;
+    let _ = writeln!(o, "// {HEADER}\n");
+    let _ = writeln!(o, "import {{ ArgumentTypeError }} from \"./errors.js\";");
+    let _ = writeln!(o, "import {{ checkedText }} from \"./runtime.js\";");
+    let _ = writeln!(o, "import {{ DEFAULT_MAX_BYTES }} from \"./taxonomy.js\";");
+    let _ = writeln!(
+        o,
+        "import type {{ ValidateFields }} from \"./validate-schema.js\";"
+    );
+    let field = |name: &str| {
+        s.fields.iter().find(|f| f.name == name).ok_or_else(|| {
+            anyhow!("{OPTIONS} has no `{name}`: the npm module's oversize rule needs it")
+        })
+    };
+    let (max_bytes, content_length) = (field("max-bytes")?, field("content-length")?);
+    let _ = writeln!(
+        o,
+        "\nfunction u64(value: unknown, what: string): number {{\n  if (typeof value !== \"number\" || !Number.isSafeInteger(value) || value < 0) {{\n    throw new ArgumentTypeError(`${{what}} must be a non-negative safe integer`);\n  }}\n  return value;\n}}"
+    );
+    let _ = writeln!(
+        o,
+        "\nfunction text(value: unknown, what: string): string {{\n  if (typeof value !== \"string\") throw new ArgumentTypeError(`${{what}} must be a string, not ${{typeof value}}`);\n  return checkedText(value);\n}}"
+    );
+    let _ = writeln!(
+        o,
+        "\n/**\n * `options` as the component's record, JSON text with snake_case keys: each option checked (undefined or null:\n * not given, or its default). A body of `length` bytes over its limit (`{mb}`, else `DEFAULT_MAX_BYTES`; never\n * over `maxInput`) is `withheld`: it does not enter wasm, and `{cl}` says its length, so that the component\n * answers it unread.\n */\nexport function validateRecordJson(options: ValidateFields, length: number, maxInput: number): {{ json: string; withheld: boolean }} {{\n  const record: Record<string, unknown> = {{}};",
+        mb = max_bytes.camel(),
+        cl = content_length.camel(),
+    );
+    for f in &s.fields {
+        let check = match &f.ty {
+            Ty::Option(t) if **t == Ty::U64 => "u64",
+            Ty::Option(t) if **t == Ty::String => "text",
+            Ty::Enum(..) => "text",
+            other => bail!("{OPTIONS}.{}: cannot check {other:?} in TypeScript", f.name),
+        };
+        let (camel, snake) = (f.camel(), f.snake());
+        let _ = writeln!(
+            o,
+            "  if (options.{camel} !== undefined && options.{camel} !== null) record.{snake} = {check}(options.{camel}, {camel:?});"
+        );
+    }
+    let _ = writeln!(
+        o,
+        "  const withheld = length > Math.min((record.{mb} as number | undefined) ?? DEFAULT_MAX_BYTES, maxInput);\n  if (withheld) record.{cl} = length;\n  return {{ json: JSON.stringify(record), withheld }};\n}}",
+        mb = max_bytes.snake(),
+        cl = content_length.snake(),
+    );
+    Ok(o.clone())
 }
