@@ -19,6 +19,7 @@ mod component_build;
 mod guardgen;
 mod js;
 mod pysig;
+mod recordgen;
 mod redactgen;
 mod validategen;
 mod vectors;

@@ -15,10 +15,9 @@
 //! Rules the schema follows (the generator refuses what it cannot carry): a field is an `option<T>`, or an
 //! enum (`dialect` among them) whose doc states its default case (`Default: `case`.`).
 
-use crate::guardgen::{py_comment, py_literal, rust_doc, ts_doc, upper_camel, Field, Reader, Ty};
-use anyhow::{anyhow, bail, Context, Result};
+use crate::guardgen::{py_comment, py_literal, rust_doc, ts_doc, upper_camel, Field, Ty};
+use anyhow::{anyhow, bail, Result};
 use std::fmt::Write;
-use wit_parser::Resolve;
 
 pub const GUEST: &str = "guest/src/validate_args.rs";
 pub const GUEST_WIT: &str = "guest/src/component/validate_options.rs";
@@ -38,29 +37,12 @@ struct Schema {
 }
 
 fn schema() -> Result<Schema> {
-    let mut resolve = Resolve::new();
-    let (package, _) = resolve
-        .push_dir(crate::root().join("wit"))
-        .context("parsing wit/")?;
-    let iface_id = *resolve.packages[package]
-        .interfaces
-        .get("types")
-        .ok_or_else(|| anyhow!("wit/ has no interface types"))?;
-    let iface = &resolve.interfaces[iface_id];
-    let mut reader = Reader {
-        resolve: &resolve,
-        iface,
-        enums: Vec::new(),
-    };
-    let (fields, docs) = reader.record(OPTIONS)?;
+    let (fields, docs) = crate::recordgen::read_types(|reader| reader.record(OPTIONS))?;
     for f in &fields {
         match &f.ty {
             Ty::Option(t) if matches!(t.as_ref(), Ty::U64 | Ty::String) => {}
-            Ty::Enum(name, cases) => {
-                let d = default_case(f)?;
-                if !cases.contains(&d) {
-                    bail!("{OPTIONS}.{}: default `{d}` is no case of {name}", f.name);
-                }
+            Ty::Enum(..) => {
+                default_case(f)?;
             }
             other => bail!("{OPTIONS}.{}: cannot carry {other:?}", f.name),
         }
@@ -68,10 +50,10 @@ fn schema() -> Result<Schema> {
     Ok(Schema { fields, docs })
 }
 
-/// The default case an enum field states (`Default: `case`.`).
+/// The default case an enum field states (`Default: `case`.`), one of its cases.
 fn default_case(f: &Field) -> Result<String> {
-    f.default()?
-        .ok_or_else(|| anyhow!("{OPTIONS}.{} states no `Default: `case`.`", f.name))
+    crate::recordgen::enum_default(OPTIONS, f)?
+        .ok_or_else(|| anyhow!("{OPTIONS}.{} is no enum: it states no default case", f.name))
 }
 
 fn is_dialect(ty: &Ty) -> bool {
