@@ -42,14 +42,8 @@ pub fn map_error_value(
         .map_err(fail)
 }
 
-/// Options as the runtimes pass them; `batch` is "reject" or "allow".
-pub struct ValidateArgs<'a> {
-    pub max_bytes: Option<u64>,
-    pub batch: &'a str,
-    pub content_type: Option<&'a str>,
-    pub content_length: Option<u64>,
-    pub dialect: &'a str,
-}
+/// `validate`'s options as the runtimes pass them (`validate-options` in the WIT, generated).
+pub use crate::validate_args::ValidateArgs;
 
 /// `validate`: raw request bytes → the verdict or the error response (always one JSON document).
 pub fn validate(
@@ -76,6 +70,17 @@ pub fn validate(
     };
     let env = crate::environment();
     Ok(to_text(&envelope::validate(raw, &options, ctx, &env)))
+}
+
+/// `validate` with its options as JSON text (`validate-options`, snake_case keys), as the npm module's glue
+/// passes them: one argument whatever fields the record has.
+pub fn validate_with_json(
+    raw: &[u8],
+    options_json: &str,
+    ctx: &CallContext,
+) -> Result<String, ErrorObject> {
+    let options = serde_json::from_str(options_json).unwrap_or(Value::Null);
+    validate(raw, &ValidateArgs::from_json(&options)?, ctx)
 }
 
 /// `sanitize`: an upstream error response (raw bytes) → the response safe to pass on.

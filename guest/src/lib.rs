@@ -19,6 +19,7 @@ pub mod sanitize;
 pub mod scrub;
 pub mod sniff;
 pub mod taxonomy;
+mod validate_args;
 
 #[cfg(feature = "component")]
 mod component;

@@ -15,6 +15,7 @@ pub mod engine;
 pub mod guard;
 pub mod redaction_options;
 mod taxonomy;
+mod validate_options;
 
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
@@ -28,13 +29,17 @@ pub use bindings::*;
 
 use exports::jsonrpc_errors::core::kinds::Dialect;
 use exports::jsonrpc_errors::core::types::{
-    BatchPolicy, CallContext, CodesFormat, ErrorObject as WitErrorObject, Outcome,
+    CallContext, CodesFormat, ErrorObject as WitErrorObject, Outcome,
     ValidateOptions as WitValidateOptions,
 };
 use taxonomy::{known_dialect, DEFAULT_MAX_BYTES};
 
 /// Redaction options (`redaction-options` in the WIT, generated): what `redact_with` takes as JSON.
 pub use redaction_options::{RedactionMethod, RedactionOptions};
+
+/// `validate`'s options (`validate-options` in the WIT, generated), and its batch policy.
+pub use exports::jsonrpc_errors::core::types::BatchPolicy;
+pub use validate_options::ValidateOptions;
 
 /// Every dialect's name (what `dialect` arguments take) and what it follows, from the taxonomy.
 pub use taxonomy::DIALECTS;
@@ -127,27 +132,6 @@ impl Context {
         CallContext {
             unix_millis: self.unix_millis,
             entropy: self.entropy,
-        }
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct ValidateOptions {
-    pub max_bytes: Option<u64>,
-    pub allow_batch: bool,
-    pub content_type: Option<String>,
-    pub content_length: Option<u64>,
-    pub dialect: String,
-}
-
-impl Default for ValidateOptions {
-    fn default() -> Self {
-        ValidateOptions {
-            max_bytes: None,
-            allow_batch: false,
-            content_type: None,
-            content_length: None,
-            dialect: "canonical".into(),
         }
     }
 }
@@ -374,21 +358,10 @@ impl Runtime {
     ) -> Result<(WitValidateOptions, bool), Failure> {
         let max = options.max_bytes.unwrap_or(DEFAULT_MAX_BYTES);
         let withhold = len as u64 > max || len > self.max_input_bytes();
-        let wit = WitValidateOptions {
-            max_bytes: options.max_bytes,
-            batch: if options.allow_batch {
-                BatchPolicy::Allow
-            } else {
-                BatchPolicy::Reject
-            },
-            content_type: options.content_type.clone(),
-            content_length: if withhold {
-                Some(len as u64)
-            } else {
-                options.content_length
-            },
-            dialect: self.dialect(&options.dialect)?,
-        };
+        let mut wit = options.to_wit(self.dialect(&options.dialect)?);
+        if withhold {
+            wit.content_length = Some(len as u64);
+        }
         Ok((wit, withhold))
     }
 

@@ -6,8 +6,8 @@ mod proxy;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use jsonrpc_errors_host::guard::BatchPolicy;
 use jsonrpc_errors_host::{
-    Context, Failure, InputProblem, RedactionMethod, RedactionOptions, Runtime, ValidateOptions,
-    DIALECTS,
+    BatchPolicy, Context, Failure, InputProblem, RedactionMethod, RedactionOptions, Runtime,
+    ValidateOptions, DIALECTS,
 };
 use std::io::{Read, Write};
 use std::process::ExitCode;
@@ -402,7 +402,11 @@ fn run(cli: Cli) -> Result<String, Problem> {
         } => {
             let options = ValidateOptions {
                 max_bytes,
-                allow_batch: batch == "allow",
+                batch: if batch == "allow" {
+                    BatchPolicy::Allow
+                } else {
+                    BatchPolicy::Reject
+                },
                 content_type,
                 content_length,
                 dialect,

@@ -128,3 +128,43 @@ fn every_redaction_option_has_a_cli_flag() {
         .collect();
     assert!(missing.is_empty(), "`redact` lacks {missing:?}:\n{help}");
 }
+
+/// The CLI's flag for each field of the WIT's `validate-options`. A field added to the WIT fails here until
+/// `validate` is given a flag for it (and `host/src/main.rs` names every field of the generated
+/// `ValidateOptions`, so it does not compile until it passes it).
+const VALIDATE_FLAGS: &[(&str, &str)] = &[
+    ("max-bytes", "--max-bytes"),
+    ("batch", "--batch"),
+    ("content-type", "--content-type"),
+    ("content-length", "--content-length"),
+    ("dialect", "--dialect"),
+];
+
+#[test]
+fn every_validate_option_has_a_cli_flag() {
+    let wit = read("../wit/world.wit");
+    let declared = fields(block(
+        block(&wit, "interface types"),
+        "record validate-options",
+    ));
+    assert!(
+        declared.len() >= 5 && declared.iter().any(|f| f == "content-length"),
+        "parsed {declared:?}: the parser is broken"
+    );
+    let mapped: Vec<&str> = VALIDATE_FLAGS.iter().map(|(f, _)| *f).collect();
+    assert_eq!(
+        declared, mapped,
+        "validate-options fields without a CLI flag (or flags for fields the WIT lost)"
+    );
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_jsonrpc-errors"))
+        .args(["validate", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    let missing: Vec<&str> = VALIDATE_FLAGS
+        .iter()
+        .map(|(_, flag)| *flag)
+        .filter(|flag| !help.contains(&format!("{flag} ")))
+        .collect();
+    assert!(missing.is_empty(), "`validate` lacks {missing:?}:\n{help}");
+}

@@ -359,15 +359,14 @@ fn native(case: &Value) -> Outcome {
         }
         "validate" => {
             let o = case.get("options").cloned().unwrap_or(Value::Null);
+            let text = |k: &str| o.get(k).and_then(Value::as_str);
+            let defaults = api::ValidateArgs::default();
             let args = api::ValidateArgs {
                 max_bytes: o.get("max_bytes").and_then(Value::as_u64),
-                batch: o.get("batch").and_then(Value::as_str).unwrap_or("reject"),
-                content_type: o.get("content_type").and_then(Value::as_str),
+                batch: text("batch").unwrap_or(defaults.batch),
+                content_type: text("content_type"),
                 content_length: o.get("content_length").and_then(Value::as_u64),
-                dialect: o
-                    .get("dialect")
-                    .and_then(Value::as_str)
-                    .unwrap_or("canonical"),
+                dialect: text("dialect").unwrap_or(defaults.dialect),
             };
             api::validate(&raw_bytes(case), &args, &ctx)
         }
@@ -432,7 +431,11 @@ fn component(rt: &Runtime, case: &Value) -> Outcome {
             let batch = o.get("batch").and_then(Value::as_str).unwrap_or("reject");
             let options = ValidateOptions {
                 max_bytes: o.get("max_bytes").and_then(Value::as_u64),
-                allow_batch: batch == "allow",
+                batch: if batch == "allow" {
+                    jsonrpc_errors_host::BatchPolicy::Allow
+                } else {
+                    jsonrpc_errors_host::BatchPolicy::Reject
+                },
                 content_type: o
                     .get("content_type")
                     .and_then(Value::as_str)

@@ -290,11 +290,8 @@ impl Request {
         ctx: &CallContext,
     ) -> Result<Request, Rendered> {
         let args = api::ValidateArgs {
-            max_bytes: None,
-            batch: "reject",
-            content_type: None,
-            content_length: None,
             dialect: dialect.name(),
+            ..Default::default()
         };
         let verdict = match api::validate(body, &args, ctx) {
             Ok(text) => text,

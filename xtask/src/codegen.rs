@@ -332,38 +332,18 @@ pub fn host_rust() -> String {
         let _ = writeln!(s, "    ({:?}, {:?}),", d.name(), about);
     }
     let _ = writeln!(s, "];");
-    let _ = writeln!(
-        s,
-        "\n/// `kind`'s HTTP status (the taxonomy's `http_status`): what a front sends an error of its own with."
+    kind_match(
+        &mut s,
+        "`kind`'s HTTP status (the taxonomy's `http_status`): what a front sends an error of its own with.",
+        "http_status(kind: &ErrorKind) -> u16",
+        |k| k.http_status.to_string(),
     );
-    let _ = writeln!(
-        s,
-        "pub fn http_status(kind: &ErrorKind) -> u16 {{\n    match kind {{"
+    kind_match(
+        &mut s,
+        "`kind`'s name (its `data.type` in the canonical dialect), for the operator's log.",
+        "kind_name(kind: &ErrorKind) -> &'static str",
+        |k| format!("{:?}", k.name),
     );
-    for k in &t.kinds {
-        let fields = if k.fields.is_empty() { "" } else { "(_)" };
-        let _ = writeln!(
-            s,
-            "        ErrorKind::{}{fields} => {},",
-            upper_camel(&k.name),
-            k.http_status
-        );
-    }
-    let _ = writeln!(s, "    }}\n}}");
-    let _ = writeln!(
-        s,
-        "\n/// `kind`'s name (its `data.type` in the canonical dialect), for the operator's log.\npub fn kind_name(kind: &ErrorKind) -> &'static str {{\n    match kind {{"
-    );
-    for k in &t.kinds {
-        let fields = if k.fields.is_empty() { "" } else { "(_)" };
-        let _ = writeln!(
-            s,
-            "        ErrorKind::{}{fields} => {:?},",
-            upper_camel(&k.name),
-            k.name
-        );
-    }
-    let _ = writeln!(s, "    }}\n}}");
     // Each code's first kind in the `mcp` dialect: the one reverse lookup returns without more to go on.
     let mut seen: Vec<i32> = Vec::new();
     let mut arms = String::new();
@@ -385,6 +365,22 @@ pub fn host_rust() -> String {
         "pub fn mcp_kind(code: i64) -> Option<(&'static str, u16)> {{\n    Some(match code {{\n{arms}        _ => return None,\n    }})\n}}"
     );
     s
+}
+
+/// A public function of the host's `ErrorKind` (`signature`, after `pub fn `): a `match` with one arm per kind,
+/// each `value` of it.
+fn kind_match(s: &mut String, doc: &str, signature: &str, value: impl Fn(&Kind) -> String) {
+    let _ = writeln!(s, "\n/// {doc}\npub fn {signature} {{\n    match kind {{");
+    for k in &taxonomy().kinds {
+        let fields = if k.fields.is_empty() { "" } else { "(_)" };
+        let _ = writeln!(
+            s,
+            "        ErrorKind::{}{fields} => {},",
+            upper_camel(&k.name),
+            value(k)
+        );
+    }
+    let _ = writeln!(s, "    }}\n}}");
 }
 
 /// `tool-not-exposed` → `ToolNotExposed`: a kind's Rust variant name.

@@ -1,7 +1,8 @@
 //! The project's build tool: `cargo xtask <command>`.
 //!
 //! - `gen`: write the files generated from the taxonomy and the WIT (`--check`: fail if any is stale), the
-//!   guard session's options and steps among them (`guardgen.rs`), and the redaction options (`redactgen.rs`)
+//!   guard session's options and steps among them (`guardgen.rs`), the redaction options (`redactgen.rs`) and the
+//!   validate options (`validategen.rs`)
 //! - `component`: build the guest for wasm32-unknown-unknown and make it a component
 //!   (target/component/jsonrpc-errors.wasm), then precompile it for this machine (.cwasm)
 //! - `vectors`: record tests/vectors/*.json from the native guest (review the diff)
@@ -18,7 +19,9 @@ mod component_build;
 mod guardgen;
 mod js;
 mod pysig;
+mod recordgen;
 mod redactgen;
+mod validategen;
 mod vectors;
 
 pub fn root() -> PathBuf {
@@ -48,6 +51,7 @@ fn gen(check: bool) -> Result<()> {
     files.push((pysig::PATH, pysig::python_signatures()?));
     files.extend(guardgen::generated_files()?);
     files.extend(redactgen::generated_files()?);
+    files.extend(validategen::generated_files()?);
     for (rel, content) in files {
         let path = root().join(rel);
         let current = std::fs::read_to_string(&path).unwrap_or_default();

@@ -17,12 +17,9 @@
 //! `Default: `case`.` (the guest's reader falls back to it); `list<extra-rule>` is the catalogue's `Rule` in
 //! the guest and a JSON object in the host (the guest checks it).
 
-use crate::guardgen::{
-    py_comment, py_literal, rust_doc, ts_doc, upper_camel, EnumDef, Field, Reader, Ty,
-};
-use anyhow::{anyhow, bail, Context, Result};
+use crate::guardgen::{py_comment, py_literal, rust_doc, ts_doc, upper_camel, EnumDef, Field, Ty};
+use anyhow::{bail, Result};
 use std::fmt::Write;
-use wit_parser::Resolve;
 
 pub const GUEST: &str = "guest/src/redact/options.rs";
 pub const HOST: &str = "host/src/redaction_options.rs";
@@ -44,22 +41,17 @@ struct Schema {
 }
 
 fn schema() -> Result<Schema> {
-    let mut resolve = Resolve::new();
-    let (package, _) = resolve
-        .push_dir(crate::root().join("wit"))
-        .context("parsing wit/")?;
-    let iface_id = *resolve.packages[package]
-        .interfaces
-        .get("types")
-        .ok_or_else(|| anyhow!("wit/ has no interface types"))?;
-    let iface = &resolve.interfaces[iface_id];
-    let mut reader = Reader {
-        resolve: &resolve,
-        iface,
-        enums: Vec::new(),
-    };
-    let (options, options_docs) = reader.record(OPTIONS)?;
-    let (rule, rule_docs) = reader.record(RULE)?;
+    let (options, options_docs, rule, rule_docs, enums) = crate::recordgen::read_types(|reader| {
+        let (options, options_docs) = reader.record(OPTIONS)?;
+        let (rule, rule_docs) = reader.record(RULE)?;
+        Ok((
+            options,
+            options_docs,
+            rule,
+            rule_docs,
+            std::mem::take(&mut reader.enums),
+        ))
+    })?;
     for f in &options {
         if !matches!(f.ty, Ty::Option(_) | Ty::List(_)) {
             bail!(
@@ -73,7 +65,7 @@ fn schema() -> Result<Schema> {
         options_docs,
         rule,
         rule_docs,
-        enums: reader.enums,
+        enums,
     })
 }
 
@@ -90,30 +82,10 @@ pub fn generated_files() -> Result<Vec<(&'static str, String)>> {
 
 /// The default case an `option<enum>` states (`Default: `case`.`), checked against the enum's cases.
 fn enum_default(f: &Field) -> Result<Option<String>> {
-    let Ty::Option(inner) = &f.ty else {
+    if !matches!(f.ty, Ty::Option(_)) {
         return Ok(None);
-    };
-    let Ty::Enum(name, cases) = inner.as_ref() else {
-        return Ok(None);
-    };
-    let text = f.docs.join(" ");
-    let Some(at) = text.find("Default: `") else {
-        bail!(
-            "{OPTIONS}.{}: an option of {name} states no `Default: `case`.`",
-            f.name
-        );
-    };
-    let rest = &text[at + "Default: `".len()..];
-    let case = &rest[..rest
-        .find('`')
-        .ok_or_else(|| anyhow!("{OPTIONS}.{}: unclosed default", f.name))?];
-    if !cases.iter().any(|c| c == case) {
-        bail!(
-            "{OPTIONS}.{}: default `{case}` is no case of {name}",
-            f.name
-        );
     }
-    Ok(Some(case.to_string()))
+    crate::recordgen::enum_default(OPTIONS, f)
 }
 
 // ----------------------------------------------------------------------------------------------- guest

@@ -75,32 +75,20 @@ pub fn map_error(
     ))
 }
 
-// One argument per value the TypeScript wrapper passes (wasm-bindgen's ABI): a struct here would have to cross
-// the boundary as a JS object or JSON text, to be built and read on each call.
-#[allow(clippy::too_many_arguments)]
+/// `options_json`: `validate-options` (wit/world.wit) as JSON with snake_case keys, as `validate-schema.ts`
+/// (generated from the WIT) writes it.
 #[cfg(any(feature = "guard", not(feature = "redact")))]
 #[wasm_bindgen]
 pub fn validate(
     raw: &[u8],
-    max_bytes: Option<f64>,
-    batch: &str,
-    content_type: Option<String>,
-    content_length: Option<f64>,
-    dialect: &str,
+    options_json: &str,
     unix_millis: f64,
     entropy_hi: u32,
     entropy_lo: u32,
 ) -> Result<String, JsValue> {
-    let args = api::ValidateArgs {
-        max_bytes: max_bytes.map(|n| n as u64),
-        batch,
-        content_type: content_type.as_deref(),
-        content_length: content_length.map(|n| n as u64),
-        dialect,
-    };
-    outcome(api::validate(
+    outcome(api::validate_with_json(
         raw,
-        &args,
+        options_json,
         &ctx(unix_millis, entropy_hi, entropy_lo),
     ))
 }

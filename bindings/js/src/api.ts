@@ -2,9 +2,9 @@
 
 import { ArgumentTypeError, ArgumentValueError } from "./errors.js";
 import { call, checkedBytes, checkedText, contextArgs, maxInputBytes, setEnvironmentFlat } from "./runtime.js";
-import { DEFAULT_MAX_BYTES } from "./taxonomy.js";
 import type { Dialect, DialectFields, ErrorKind, KindFields } from "./taxonomy.js";
 import { ERROR_KINDS } from "./taxonomy.js";
+import { validateRecordJson } from "./validate-record.js";
 import type {
   CodesFormat,
   ContextOptions,
@@ -71,14 +71,6 @@ function integer(value: unknown, what: string): number {
   return value;
 }
 
-function optionalU64(value: unknown, what: string): number | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
-    throw new ArgumentTypeError(`${what} must be a non-negative safe integer`);
-  }
-  return value;
-}
-
 /** `input` (`{kind, id?, correlation_id?, timestamp?, ...fields}` or an array of such) as JSON text → the response text. */
 export function mapErrorJson(input: string, dialect: Dialect = "canonical", options?: ContextOptions): string {
   const [ms, hi, lo] = contextArgs(options?.context);
@@ -119,20 +111,12 @@ export function redactDetails(input: string): Redaction {
 
 /** `validate` as JSON text (the exact bytes the library produced). */
 export function validateJson(raw: Uint8Array | ArrayBuffer | string, options: ValidateOptions = {}): string {
-  let body = bytes(raw, "raw", false);
-  const maxBytes = optionalU64(options.maxBytes, "maxBytes");
-  let contentLength = optionalU64(options.contentLength, "contentLength");
+  const body = bytes(raw, "raw", false);
   // An oversize body never enters wasm: the guest is told its length and answers without reading it (as the
   // Rust host and the Python package do).
-  if (body.length > Math.min(maxBytes ?? DEFAULT_MAX_BYTES, maxInputBytes())) {
-    contentLength = body.length;
-    body = new Uint8Array(0);
-  }
-  const batch = text(options.batch ?? "reject", "batch");
-  const contentType = options.contentType === undefined || options.contentType === null ? undefined : text(options.contentType, "contentType");
-  const dialect = text(options.dialect ?? "canonical", "dialect");
+  const { json, withheld } = validateRecordJson(options, body.length, maxInputBytes());
   const [ms, hi, lo] = contextArgs(options.context);
-  return call((g) => g.validate(body, maxBytes, batch, contentType, contentLength, dialect, ms, hi, lo));
+  return call((g) => g.validate(withheld ? new Uint8Array(0) : body, json, ms, hi, lo));
 }
 
 /**

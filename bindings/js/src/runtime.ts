@@ -9,17 +9,8 @@ import type { CallContext, ErrorObject } from "./types.js";
 export interface Glue {
   setEnvironment(env: string[]): number;
   mapError(input: string, dialect: string, unixMillis: number, entropyHi: number, entropyLo: number): string;
-  validate(
-    raw: Uint8Array,
-    maxBytes: number | undefined,
-    batch: string,
-    contentType: string | undefined,
-    contentLength: number | undefined,
-    dialect: string,
-    unixMillis: number,
-    entropyHi: number,
-    entropyLo: number,
-  ): string;
+  /** `optionsJson`: `validate-options` as JSON text (validate-schema.ts's `validateRecordJson`). */
+  validate(raw: Uint8Array, optionsJson: string, unixMillis: number, entropyHi: number, entropyLo: number): string;
   sanitize(raw: Uint8Array, dialect: string, unixMillis: number, entropyHi: number, entropyLo: number): string;
   redactJson(text: string): string;
   redact(text: string): string;

@@ -1,6 +1,7 @@
 // Public types of the `jsonrpc-errors` package (the generated taxonomy types live in ./taxonomy.ts).
 
 import type { Category, Dialect, DialectFields, ErrorKind, Gate, KindFields } from "./taxonomy.js";
+import type { ValidateFields } from "./validate-schema.js";
 
 /** Any JSON value. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -87,20 +88,10 @@ export interface OversizeOptions extends ContextOptions {
   tail?: string | Uint8Array;
 }
 
-export type BatchPolicy = "reject" | "allow";
+export type { BatchPolicy } from "./validate-schema.js";
 
-export interface ValidateOptions extends ContextOptions {
-  /** Default: 10 MiB. */
-  maxBytes?: number;
-  /** Default: "reject". */
-  batch?: BatchPolicy;
-  /** The transport's Content-Type header, checked when present. */
-  contentType?: string;
-  /** The transport's declared length: lets an oversize body be refused unread. */
-  contentLength?: number;
-  /** Default: "canonical". */
-  dialect?: Dialect;
-}
+/** `validate`'s options (`validate-options` in wit/world.wit, generated) and the call context. */
+export interface ValidateOptions extends ContextOptions, ValidateFields {}
 
 /** A well-formed request. */
 export interface ValidRequest {

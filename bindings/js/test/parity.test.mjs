@@ -8,6 +8,7 @@ import * as pkg from "jsonrpc-errors";
 import * as guardPkg from "jsonrpc-errors/guard";
 import * as redactPkg from "jsonrpc-errors/redact";
 import * as runtime from "../dist/runtime.js";
+import * as validateSchema from "../dist/validate-schema.js";
 import { REPO_ROOT } from "./helpers.mjs";
 
 const WIT = readFileSync(join(REPO_ROOT, "wit", "world.wit"), "utf8");
@@ -112,4 +113,31 @@ test("every redaction option the WIT declares is offered, under its camelCase na
 test("allowPatterns reach the guest", () => {
   const kept = redactPkg.redactWith("mail bob@example.com and alice@example.com", { allowPatterns: ["bob@example\\.com"] }).text;
   assert.ok(kept.startsWith("mail bob@example.com and ") && !kept.includes("alice@example.com"), kept);
+});
+
+// For each field of `validate-options`: a body and a value of the field that changes the guest's answer for
+// it (so the option is seen to reach the guest, not only to be accepted).
+const REQUEST = '{"jsonrpc":"2.0","id":1,"method":"m"}';
+const VALIDATE_CHANGES = {
+  "max-bytes": [REQUEST, 8],
+  batch: [`[${REQUEST}]`, "allow"],
+  "content-type": [REQUEST, "text/plain"],
+  "content-length": [REQUEST, 3],
+  dialect: ['{"jsonrpc":"2.0","id":1}', "mcp"],
+};
+
+test("every validate option the WIT declares is offered, under its camelCase name, and reaches the guest", () => {
+  const fields = Object.keys(record("types", "validate-options"));
+  assert.ok(fields.length >= 5 && fields.includes("content-length"), `parsed ${fields}: the parser is broken`);
+  assert.deepEqual(
+    Object.entries(validateSchema.VALIDATE_OPTION_KEYS).sort(),
+    fields.map((f) => [camel(f), f.replaceAll("-", "_")]).sort(),
+  );
+  assert.deepEqual(Object.keys(VALIDATE_CHANGES).sort(), [...fields].sort(), "a validate option without a case in VALIDATE_CHANGES");
+  const context = { unixMillis: 1767225600000, entropy: 42 };
+  for (const [name, [body, value]] of Object.entries(VALIDATE_CHANGES)) {
+    const text = pkg.validateJson(body, { [camel(name)]: value, context });
+    assert.notEqual(text, pkg.validateJson(body, { context }), name);
+    assert.deepEqual(pkg.validate(body, { [camel(name)]: value, context }), JSON.parse(text), name);
+  }
 });

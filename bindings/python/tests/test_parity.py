@@ -117,6 +117,34 @@ def test_allow_patterns_reach_the_component():
     }
 
 
+# For each field of ``validate-options``: a body and a value of the field that changes the component's answer
+# for it (so the option is seen to reach the component, not only to be accepted).
+VALIDATE_CHANGES: dict[str, tuple[bytes, Any]] = {
+    "max_bytes": (b'{"jsonrpc":"2.0","id":1,"method":"m"}', 8),
+    "batch": (b'[{"jsonrpc":"2.0","id":1,"method":"m"}]', "allow"),
+    "content_type": (b'{"jsonrpc":"2.0","id":1,"method":"m"}', "text/plain"),
+    "content_length": (b'{"jsonrpc":"2.0","id":1,"method":"m"}', 3),
+    "dialect": (b'{"jsonrpc":"2.0","id":1}', "mcp"),
+}
+
+
+def test_every_validate_option_the_wit_declares_is_offered():
+    """An option the component accepts and a shell does not pass (the class pinned above for redaction): every
+    field of ``validate-options`` is a keyword of ``validate`` and ``validate_json`` and changes the answer."""
+    fields = _record("types", "validate-options")
+    assert len(fields) >= 5 and "content_length" in fields, f"parsed {fields}: the parser is broken"
+    from jsonrpc_errors._validate_schema import ValidateOptions
+
+    assert set(ValidateOptions.__annotations__) == set(fields)
+    assert set(VALIDATE_CHANGES) == set(fields), "a validate option without a case in VALIDATE_CHANGES"
+    ctx = (1767225600000, 42)
+    for name, (body, value) in VALIDATE_CHANGES.items():
+        option: dict[str, Any] = {name: value}
+        text = jre.validate_json(body, context=ctx, **option)
+        assert text != jre.validate_json(body, context=ctx), name
+        assert jre.validate(body, context=ctx, **option) == json.loads(text), name
+
+
 def test_every_guard_session_method_is_offered():
     resource = re.search(r"resource session \{(.*?)^    \}", _interface("guard"), re.S | re.M)
     assert resource, "resource session not found"

@@ -62,22 +62,14 @@ pub(super) fn record(mut case: Map<String, Value>) -> Value {
         }
         "validate" => {
             let o = case.get("options").cloned().unwrap_or(json!({}));
-            let dialect = o
-                .get("dialect")
-                .and_then(Value::as_str)
-                .unwrap_or("canonical")
-                .to_string();
-            let batch = o
-                .get("batch")
-                .and_then(Value::as_str)
-                .unwrap_or("reject")
-                .to_string();
+            let text = |k: &str| o.get(k).and_then(Value::as_str);
+            let defaults = api::ValidateArgs::default();
             let args = api::ValidateArgs {
                 max_bytes: o.get("max_bytes").and_then(Value::as_u64),
-                batch: &batch,
-                content_type: o.get("content_type").and_then(Value::as_str),
+                batch: text("batch").unwrap_or(defaults.batch),
+                content_type: text("content_type"),
                 content_length: o.get("content_length").and_then(Value::as_u64),
-                dialect: &dialect,
+                dialect: text("dialect").unwrap_or(defaults.dialect),
             };
             api::validate(&raw(), &args, &ctx)
         }

@@ -2,71 +2,52 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 from . import _runtime
-from ._args import Context, _context, _dialect, _raw, _text, _u64
-from ._errors import JsonRpcErrorsValueError
+from ._args import Context, _context, _dialect, _raw
 from ._jsontext import _loads
 from ._taxonomy import DEFAULT_MAX_BYTES, Dialect
+from ._validate_schema import ValidateOptions, _validate_record
+
+if TYPE_CHECKING:
+    # For the type checker only: typing.Unpack is Python 3.11's.
+    from typing_extensions import Unpack
 
 
 def validate_json(
     raw: Union[bytes, bytearray, memoryview, str],
     *,
-    max_bytes: Optional[int] = None,
-    batch: str = "reject",
-    content_type: Optional[str] = None,
-    content_length: Optional[int] = None,
-    dialect: Union[str, Dialect] = "canonical",
     context: Optional[Context] = None,
+    **options: Unpack[ValidateOptions],
 ) -> Any:
-    """`validate` returning the component's JSON text."""
+    """`validate` returning the component's JSON text; the keyword options are :class:`ValidateOptions`
+    (``validate-options`` in wit/world.wit)."""
     body = _raw(raw, sized=False)
-    if max_bytes is not None:
-        _u64(max_bytes, "max_bytes")
-    if content_length is not None:
-        _u64(content_length, "content_length")
-    if batch not in ("reject", "allow"):
-        raise JsonRpcErrorsValueError(f"batch must be 'reject' or 'allow', not {batch!r}")
-    ctype = None if content_type is None else _text(content_type, "content_type")
-    d = _dialect(dialect)
-    limit = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
-    if len(body) > min(limit, _runtime.get().max_input_bytes()):
-        body, content_length = b"", len(body)  # refused unread, exactly as the Rust host does
-    opts = (max_bytes, batch.encode(), ctype, content_length, d)
+    record = _validate_record(options, "validate")
+    limit = options.get("max_bytes")
+    if len(body) > min(DEFAULT_MAX_BYTES if limit is None else limit, _runtime.get().max_input_bytes()):
+        # Refused unread, exactly as the Rust host does: the component is told the body's length instead.
+        record = _validate_record({**options, "content_length": len(body)}, "validate")
+        body = b""
     rt = _runtime.get()
     try:
         body.decode("utf-8")
     except UnicodeDecodeError:
         # Only invalid UTF-8 goes as a byte list (at most max_bytes of it): the guest reports where it breaks.
-        return rt.outcome("validate", body, opts, _context(context))
-    return rt.outcome("validate-text", body, opts, _context(context))
+        return rt.outcome("validate", body, record, _context(context))
+    return rt.outcome("validate-text", body, record, _context(context))
 
 
 def validate(
     raw: Union[bytes, bytearray, memoryview, str],
     *,
-    max_bytes: Optional[int] = None,
-    batch: str = "reject",
-    content_type: Optional[str] = None,
-    content_length: Optional[int] = None,
-    dialect: Union[str, Dialect] = "canonical",
     context: Optional[Context] = None,
+    **options: Unpack[ValidateOptions],
 ) -> Any:
     """Validates raw request bytes: `{"valid": true, "id"?, "method"}`, the error response, or (batch="allow")
-    a list with one entry per member."""
-    return _loads(
-        validate_json(
-            raw,
-            max_bytes=max_bytes,
-            batch=batch,
-            content_type=content_type,
-            content_length=content_length,
-            dialect=dialect,
-            context=context,
-        )
-    )
+    a list with one entry per member. The keyword options are :class:`ValidateOptions`."""
+    return _loads(validate_json(raw, context=context, **options))
 
 
 def sanitize_json(

@@ -1,0 +1,48 @@
+// Generated from wit/world.wit (interface `types`: `validate-options`) by `cargo xtask gen`; do not edit.
+
+use crate::bindings::exports::jsonrpc_errors::core::kinds::Dialect;
+use crate::bindings::exports::jsonrpc_errors::core::types as wit;
+
+/// What `validate` checks a request's bytes against. Every shell's mirror is generated from this record
+/// (`cargo xtask gen`); a field that is not an `option` states its default.
+///
+/// A shell that builds one names every field or takes the rest from `Default` (each field's default as the
+/// WIT states it).
+#[derive(Debug, Clone)]
+pub struct ValidateOptions {
+    /// Default: 10 MiB.
+    pub max_bytes: Option<u64>,
+    /// Default: `reject`.
+    pub batch: wit::BatchPolicy,
+    /// The transport's Content-Type header, checked when present.
+    pub content_type: Option<String>,
+    /// The transport's declared length: lets an oversize body be refused unread.
+    pub content_length: Option<u64>,
+    /// Default: `canonical`.
+    pub dialect: String,
+}
+
+impl Default for ValidateOptions {
+    fn default() -> Self {
+        ValidateOptions {
+            max_bytes: None,
+            batch: wit::BatchPolicy::Reject,
+            content_type: None,
+            content_length: None,
+            dialect: "canonical".into(),
+        }
+    }
+}
+
+impl ValidateOptions {
+    /// The WIT record, `dialect` being the dialect this one's name was checked as.
+    pub(crate) fn to_wit(&self, dialect: Dialect) -> wit::ValidateOptions {
+        wit::ValidateOptions {
+            max_bytes: self.max_bytes,
+            batch: self.batch,
+            content_type: self.content_type.clone(),
+            content_length: self.content_length,
+            dialect,
+        }
+    }
+}

@@ -1,0 +1,53 @@
+//! What the generators of `interface types`' records share (`redactgen.rs`: `redaction-options`;
+//! `validategen.rs`: `validate-options`): reading their records from `wit/world.wit` and the default an enum
+//! field states. The field model, the WIT reader and the per-language doc writers are `guardgen.rs`'s.
+
+use crate::guardgen::{Field, Reader, Ty};
+use anyhow::{anyhow, bail, Context, Result};
+use wit_parser::Resolve;
+
+/// Parses `wit/` and hands `read` a reader of `interface types`.
+pub(crate) fn read_types<T>(read: impl FnOnce(&mut Reader<'_>) -> Result<T>) -> Result<T> {
+    let mut resolve = Resolve::new();
+    let (package, _) = resolve
+        .push_dir(crate::root().join("wit"))
+        .context("parsing wit/")?;
+    let iface_id = *resolve.packages[package]
+        .interfaces
+        .get("types")
+        .ok_or_else(|| anyhow!("wit/ has no interface types"))?;
+    let mut reader = Reader {
+        resolve: &resolve,
+        iface: &resolve.interfaces[iface_id],
+        enums: Vec::new(),
+    };
+    read(&mut reader)
+}
+
+/// The case an enum field (or an option of one) of `record` states as its default in a doc line
+/// (`Default: `case`.`), checked against the enum's cases; None for a field of another type.
+pub(crate) fn enum_default(record: &str, f: &Field) -> Result<Option<String>> {
+    let (name, cases) = match &f.ty {
+        Ty::Enum(name, cases) => (name, cases),
+        Ty::Option(inner) => match inner.as_ref() {
+            Ty::Enum(name, cases) => (name, cases),
+            _ => return Ok(None),
+        },
+        _ => return Ok(None),
+    };
+    let text = f.docs.join(" ");
+    let Some(at) = text.find("Default: `") else {
+        bail!(
+            "{record}.{}: a field of {name} states no `Default: `case`.`",
+            f.name
+        );
+    };
+    let rest = &text[at + "Default: `".len()..];
+    let case = &rest[..rest
+        .find('`')
+        .ok_or_else(|| anyhow!("{record}.{}: unclosed default", f.name))?];
+    if !cases.iter().any(|c| c == case) {
+        bail!("{record}.{}: default `{case}` is no case of {name}", f.name);
+    }
+    Ok(Some(case.to_string()))
+}
