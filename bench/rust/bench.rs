@@ -249,10 +249,10 @@ fn main() {
     println!("{} providers (gitleaks's default configuration and the issue's list), {} contexts, {} samples",
         recall.providers.len(), recall.contexts.len(), recall.samples.len());
     for (name, policy) in [
-        ("default", jsonrpc_errors_guest::redact::Policy::default()),
+        ("default", jsonrpc_errors_guest::redact::Redactor::default()),
         (
             "operator (stacktrace, path off)",
-            jsonrpc_errors_guest::redact::Policy::disabling(&["stacktrace", "path"]),
+            jsonrpc_errors_guest::redact::Redactor::disabling(&["stacktrace", "path"]),
         ),
     ] {
         let report = corpora::evaluate_recall(&recall, name, &policy);

@@ -9,8 +9,8 @@
 #[path = "common/corpus.rs"]
 #[allow(dead_code)] // the shared corpus module; this benchmark needs only the dense and mixed logs
 mod corpus;
-use jsonrpc_errors_guest::redact::{self, Policy, Secrets};
-fn time(text: &str, p: &Policy) -> f64 {
+use jsonrpc_errors_guest::redact::{self, Redactor, Secrets};
+fn time(text: &str, p: &Redactor) -> f64 {
     let mut best = f64::MAX;
     for _ in 0..3 {
         let t = std::time::Instant::now();
@@ -51,9 +51,9 @@ fn main() {
                     .map(|r| r.id.as_str())
                     .filter(|id| *id != rule)
                     .collect();
-                Policy::disabling(&others)
+                Redactor::disabling(&others)
             }
-            None => Policy::default(),
+            None => Redactor::default(),
         };
         // `--mixed`: the 1 MB mixed log (the other benchmarks' ordinary text) instead of the dense one.
         let mixed = rest.iter().any(|a| a == "--mixed");
@@ -78,15 +78,15 @@ fn main() {
         );
         return;
     }
-    let all = time(&dense, &Policy::default());
+    let all = time(&dense, &Redactor::default());
     println!("dense 1 MB log, all {} rules: {all:.1} ms; the 15 costliest rules (ms saved when switched off):", redact::catalogue_rules().len());
     println!(
         "(disabling nothing: {:.1} ms)",
-        time(&dense, &Policy::disabling(&["no-such-rule"]))
+        time(&dense, &Redactor::disabling(&["no-such-rule"]))
     );
     let mut rows = vec![];
     for r in redact::catalogue_rules() {
-        let t = time(&dense, &Policy::disabling(&[&r.id]));
+        let t = time(&dense, &Redactor::disabling(&[&r.id]));
         rows.push((all - t, r.id.clone()));
     }
     rows.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap());
@@ -99,6 +99,6 @@ fn main() {
         .collect();
     println!(
         "no rules: {:.1} ms",
-        time(&dense, &Policy::disabling(&none))
+        time(&dense, &Redactor::disabling(&none))
     );
 }

@@ -34,8 +34,8 @@ fuzz_target!(init: secrets::install_environment(), |data: &[u8]| {
         Ok(s) => s,
         Err(e) => {
             let valid = h.dialect_is_valid() && (h.batch() == "reject" || h.batch() == "allow");
-            assert!(!valid, "guard_session refused valid options: {}", api::failure_json(&e));
-            secrets::assert_no_leak(&api::failure_json(&e), "guard_session's refusal");
+            assert!(!valid, "guard_session refused valid options: {}", api::error_json(&e));
+            secrets::assert_no_leak(&api::error_json(&e), "guard_session's refusal");
             return;
         }
     };

@@ -50,10 +50,10 @@ fn check_codes() {
                     assert!(
                         !valid,
                         "codes refused {which:?} / {format}: {}",
-                        api::failure_json(&e)
+                        api::error_json(&e)
                     );
-                    parse_one(&api::failure_json(&e), "codes' refusal");
-                    secrets::assert_no_leak(&api::failure_json(&e), "codes' refusal");
+                    parse_one(&api::error_json(&e), "codes' refusal");
+                    secrets::assert_no_leak(&api::error_json(&e), "codes' refusal");
                 }
                 Ok(out) => {
                     assert!(valid, "codes accepted {which:?} / {format}");
@@ -77,7 +77,7 @@ fuzz_target!(init: check_codes(), |data: &[u8]| {
     let data_text = h.flag(1).then(|| text(rest));
 
     let refused = |e: &jsonrpc_errors_guest::error::ErrorObject, what: &str| {
-        let failure = api::failure_json(e);
+        let failure = api::error_json(e);
         parse_one(&failure, what);
         secrets::assert_no_leak(&failure, what);
     };
@@ -108,7 +108,7 @@ fuzz_target!(init: check_codes(), |data: &[u8]| {
     let data_is_json = data_text.as_deref().is_none_or(|d| serde_json::from_str::<Value>(d).is_ok());
     match api::lookup_kind(dialect, code, message.as_deref(), data_text.as_deref()) {
         Err(e) => {
-            assert!(!h.dialect_is_valid() || !data_is_json, "lookup refused: {}", api::failure_json(&e));
+            assert!(!h.dialect_is_valid() || !data_is_json, "lookup refused: {}", api::error_json(&e));
             refused(&e, "lookup's refusal");
         }
         Ok(found) => {

@@ -231,7 +231,7 @@ fuzz_target!(init: secrets::install_environment(), |data: &[u8]| {
 
     match api::map_error(&input, h.dialect(), &h.ctx()) {
         Err(e) => {
-            let failure = api::failure_json(&e);
+            let failure = api::error_json(&e);
             parse_one(&failure, "map's refusal");
             if check_leaks || !h.dialect_is_valid() {
                 secrets::assert_no_leak(&failure, "map's refusal");

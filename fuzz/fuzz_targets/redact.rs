@@ -8,10 +8,10 @@
 //!   mode 2  the payload's first line is the options JSON as it is, the rest is the text
 //!
 //! Properties: findings lie within the text, on character boundaries, non-empty, sorted and non-overlapping;
-//! the output is exactly the text with each finding's span replaced by the policy's replacement for it (so
+//! the output is exactly the text with each finding's span replaced by the options' replacement for it (so
 //! it is valid UTF-8 and nothing else changed); under the default policy redaction is idempotent (the
 //! output redacted again has no finding) and a planted secret never survives; options the policy refuses
-//! are a clean error object, and `api::redact_with` refuses exactly what `Policy::from_json` refuses.
+//! are a clean error object, and `api::redact_with` refuses exactly what `Redactor::from_json` refuses.
 
 #![no_main]
 
@@ -21,7 +21,7 @@ use jsonrpc_errors_fuzz::json::parse_one;
 use jsonrpc_errors_fuzz::options::Options;
 use jsonrpc_errors_fuzz::{first_line, known, secrets, text};
 use jsonrpc_errors_guest::api;
-use jsonrpc_errors_guest::redact::{self, Policy, Secrets};
+use jsonrpc_errors_guest::redact::{self, Redactor, Secrets};
 use libfuzzer_sys::fuzz_target;
 
 /// A finding as both entry points report it.
@@ -32,8 +32,8 @@ struct Span<'a> {
 }
 
 /// Checks findings against the text and the output: in bounds, on boundaries, non-empty, sorted, disjoint,
-/// and the output exactly the text with each span replaced by the policy's replacement.
-fn check(input: &str, output: &str, spans: &[Span<'_>], policy: &Policy) {
+/// and the output exactly the text with each span replaced by the options' replacement.
+fn check(input: &str, output: &str, spans: &[Span<'_>], redactor: &Redactor) {
     let mut expected = String::with_capacity(output.len());
     let mut at = 0;
     for s in spans {
@@ -65,7 +65,7 @@ fn check(input: &str, output: &str, spans: &[Span<'_>], policy: &Policy) {
             s.end
         );
         expected.push_str(&input[at..s.start]);
-        expected.push_str(&policy.replacement(s.rule, &input[s.start..s.end]));
+        expected.push_str(&redactor.replacement(s.rule, &input[s.start..s.end]));
         at = s.end;
     }
     expected.push_str(&input[at..]);
@@ -78,7 +78,7 @@ fn check(input: &str, output: &str, spans: &[Span<'_>], policy: &Policy) {
 fuzz_target!(|data: &[u8]| {
     let (h, payload) = Header::split(data);
     match h.mode % 3 {
-        0 => default_policy(&h, payload),
+        0 => default_redactor(&h, payload),
         1 => {
             let mut u = Unstructured::new(payload);
             let Ok(options) = Options::arbitrary(&mut u) else {
@@ -93,7 +93,7 @@ fuzz_target!(|data: &[u8]| {
     }
 });
 
-fn default_policy(h: &Header, payload: &[u8]) {
+fn default_redactor(h: &Header, payload: &[u8]) {
     let secret = secrets::secret(h.secret, false);
     let fuzzed = text(payload).into_owned();
     let planted = h.flag(0) && secrets::leak_in(fuzzed.as_bytes()).is_none();
@@ -103,8 +103,8 @@ fn default_policy(h: &Header, payload: &[u8]) {
         fuzzed
     };
 
-    let policy = Policy::default();
-    let r = redact::redact_with(&input, Secrets::none(), &policy);
+    let redactor = Redactor::default();
+    let r = redact::redact_with(&input, Secrets::none(), &redactor);
     let spans: Vec<Span<'_>> = r
         .findings
         .iter()
@@ -114,18 +114,18 @@ fn default_policy(h: &Header, payload: &[u8]) {
             end: f.end,
         })
         .collect();
-    check(&input, &r.text, &spans, &policy);
+    check(&input, &r.text, &spans, &redactor);
     // `written` locates each replacement in the output.
     assert_eq!(r.written.len(), r.findings.len());
     for (f, &(from, to)) in r.findings.iter().zip(&r.written) {
         assert_eq!(
             r.text.get(from..to),
-            Some(&*policy.replacement(&f.rule, &input[f.start..f.end])),
+            Some(&*redactor.replacement(&f.rule, &input[f.start..f.end])),
             "written range of {}",
             f.rule
         );
     }
-    let again = redact::redact_with(&r.text, Secrets::none(), &policy);
+    let again = redact::redact_with(&r.text, Secrets::none(), &redactor);
     if !known("redact-not-idempotent") {
         assert!(again.findings.is_empty(), "not idempotent: redacting the output again finds {:?}\nin:  {input:?}\nout: {:?}\nout again: {:?}", again.findings, r.text, again.text);
     }
@@ -135,16 +135,16 @@ fn default_policy(h: &Header, payload: &[u8]) {
 }
 
 fn caller_policy(options: &str, input: &str) {
-    let policy = Policy::from_json(options);
-    match (api::redact_with(input, options), policy) {
+    let redactor = Redactor::from_json(options);
+    match (api::redact_with(input, options), redactor) {
         (Err(e), Err(_)) => {
-            let failure = parse_one(&api::failure_json(&e), "redact's refusal");
+            let failure = parse_one(&api::error_json(&e), "redact's refusal");
             assert_eq!(
                 failure["code"], -32602,
-                "a refused policy is -32602: {failure}"
+                "a refused redactor is -32602: {failure}"
             );
         }
-        (Ok(out), Ok(policy)) => {
+        (Ok(out), Ok(redactor)) => {
             let v = parse_one(&out, "redact's output");
             let output = v["text"]
                 .as_str()
@@ -160,14 +160,14 @@ fn caller_policy(options: &str, input: &str) {
                     end: f["end"].as_u64().expect("a finding's end") as usize,
                 })
                 .collect();
-            check(input, output, &spans, &policy);
+            check(input, output, &spans, &redactor);
         }
         (Ok(out), Err(e)) => {
-            panic!("api::redact_with accepted options the policy refuses ({e}): {out}")
+            panic!("api::redact_with accepted options the redactor refuses ({e}): {out}")
         }
         (Err(e), Ok(_)) => panic!(
-            "api::redact_with refused options the policy accepts: {}",
-            api::failure_json(&e)
+            "api::redact_with refused options the redactor accepts: {}",
+            api::error_json(&e)
         ),
     }
 }

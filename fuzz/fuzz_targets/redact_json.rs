@@ -21,7 +21,7 @@ use jsonrpc_errors_fuzz::json::{parse_one, ArbJson, Planting};
 use jsonrpc_errors_fuzz::options::Options;
 use jsonrpc_errors_fuzz::{first_line, secrets, text};
 use jsonrpc_errors_guest::api;
-use jsonrpc_errors_guest::redact::Policy;
+use jsonrpc_errors_guest::redact::Redactor;
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
@@ -52,11 +52,11 @@ fuzz_target!(init: secrets::install_environment(), |data: &[u8]| {
     };
     let check_leaks = planting.planted && secrets::leak_in(document.replacen(&format!(" {secret} "), "", 1).as_bytes()).is_none();
 
-    let expected_failure = Policy::from_json(&options).is_err() || serde_json::from_str::<Value>(&document).is_err();
+    let expected_failure = Redactor::from_json(&options).is_err() || serde_json::from_str::<Value>(&document).is_err();
     let out = match api::redact_json_value(&document, &options) {
         Err(e) => {
-            assert!(expected_failure, "refused a JSON document under valid options: {}", api::failure_json(&e));
-            let failure = parse_one(&api::failure_json(&e), "redact-json's refusal");
+            assert!(expected_failure, "refused a JSON document under valid options: {}", api::error_json(&e));
+            let failure = parse_one(&api::error_json(&e), "redact-json's refusal");
             assert_eq!(failure["code"], -32602, "a refusal is -32602: {failure}");
             return;
         }

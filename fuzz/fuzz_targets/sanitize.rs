@@ -118,8 +118,8 @@ fuzz_target!(init: secrets::install_environment(), |data: &[u8]| {
 
     let out = match api::sanitize(&raw, h.dialect(), &h.ctx()) {
         Err(e) => {
-            assert!(!h.dialect_is_valid(), "sanitize refused input in dialect {}: {}", h.dialect(), api::failure_json(&e));
-            secrets::assert_no_leak(&api::failure_json(&e), "sanitize's refusal");
+            assert!(!h.dialect_is_valid(), "sanitize refused input in dialect {}: {}", h.dialect(), api::error_json(&e));
+            secrets::assert_no_leak(&api::error_json(&e), "sanitize's refusal");
             return;
         }
         Ok(out) => {

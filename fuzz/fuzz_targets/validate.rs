@@ -55,10 +55,10 @@ fuzz_target!(|data: &[u8]| {
             assert!(
                 !options_valid,
                 "validate refused valid options: {}",
-                api::failure_json(&e)
+                api::error_json(&e)
             );
             // The refused name may be a secret typed as a dialect.
-            secrets::assert_no_leak(&api::failure_json(&e), "validate's refusal");
+            secrets::assert_no_leak(&api::error_json(&e), "validate's refusal");
             return;
         }
         Ok(out) => {

@@ -2,8 +2,8 @@
 //! host all call these functions, so their outputs are byte-identical by construction.
 
 use crate::context::CallContext;
-use crate::envelope::{self, BatchPolicy, ValidateOptions};
 use crate::error::{ErrorObject, InputError};
+use crate::validation::{self, BatchPolicy, ValidateOptions};
 use crate::{guard, lookup, redact, render, sanitize};
 use serde_json::Value;
 
@@ -69,7 +69,7 @@ pub fn validate(
         dialect: args.dialect.to_string(),
     };
     let env = crate::environment();
-    Ok(to_text(&envelope::validate(raw, &options, ctx, &env)))
+    Ok(to_text(&validation::validate(raw, &options, ctx, &env)))
 }
 
 /// `validate` with its options as JSON text (`validate-options`, snake_case keys), as the npm module's glue
@@ -93,7 +93,7 @@ pub fn sanitize(raw: &[u8], dialect: &str, ctx: &CallContext) -> Result<String, 
 
 /// `redact`: text → redacted text and findings.
 pub fn redact(text: &str) -> redact::Redacted {
-    redact::redact_with(text, &crate::environment(), &redact::Policy::default())
+    redact::redact_with(text, &crate::environment(), &redact::Redactor::default())
 }
 
 /// `redact` as one JSON document `{text, findings:[{rule, category, start, end}]}`.
@@ -101,15 +101,15 @@ pub fn redact_json(text: &str) -> String {
     serde_json::to_string(&redact(text)).unwrap_or_default()
 }
 
-fn policy_failure(e: redact::PolicyError) -> ErrorObject {
+fn redaction_options_error(e: redact::OptionsError) -> ErrorObject {
     ErrorObject::invalid_params("invalid-redaction-options", &e.to_string())
 }
 
 /// `redact` under caller options (JSON: `method`, `hash_key`, `disable`, `extra_rules`, `allowlist`):
 /// `{text, findings}`.
 pub fn redact_with(text: &str, options_json: &str) -> Result<String, ErrorObject> {
-    let policy = redact::Policy::from_json(options_json).map_err(policy_failure)?;
-    let r = redact::redact_with(text, &crate::environment(), &policy);
+    let redactor = redact::Redactor::from_json(options_json).map_err(redaction_options_error)?;
+    let r = redact::redact_with(text, &crate::environment(), &redactor);
     Ok(serde_json::to_string(&r).unwrap_or_default())
 }
 
@@ -117,10 +117,10 @@ pub fn redact_with(text: &str, options_json: &str) -> Result<String, ErrorObject
 /// under sensitive keys go whole, every other string is scanned. Options as for [`redact_with`], plus
 /// `sensitive_keys`.
 pub fn redact_json_value(json_text: &str, options_json: &str) -> Result<String, ErrorObject> {
-    let policy = redact::Policy::from_json(options_json).map_err(policy_failure)?;
+    let redactor = redact::Redactor::from_json(options_json).map_err(redaction_options_error)?;
     let mut value: Value =
         serde_json::from_str(json_text).map_err(|e| fail(InputError::NotJson(e.to_string())))?;
-    let findings = redact::redact_value(&mut value, &crate::environment(), &policy);
+    let findings = redact::redact_value(&mut value, &crate::environment(), &redactor);
     #[derive(serde::Serialize)]
     struct Redacted<'a> {
         value: &'a Value,
@@ -305,6 +305,6 @@ pub fn max_input_bytes() -> u64 {
 }
 
 /// The failure as the JSON text every binding raises or returns.
-pub fn failure_json(e: &ErrorObject) -> String {
+pub fn error_json(e: &ErrorObject) -> String {
     to_text(&e.to_value())
 }

@@ -257,7 +257,7 @@ impl Guest for Component {
             CodesFormat::Json => "json",
         };
         let dialect = dialect.map(dialect_name);
-        api::codes(dialect, format).unwrap_or_else(|e| api::failure_json(&e))
+        api::codes(dialect, format).unwrap_or_else(|e| api::error_json(&e))
     }
 
     fn refusal(problem: InputProblem) -> WitErrorObject {
@@ -369,10 +369,12 @@ impl exports::jsonrpc_errors::core::guard::GuestSession for GuardSession {
 
     fn upstream_failed(&self, failure: UpstreamFailure, c: WitContext) -> String {
         let failure = match failure {
-            UpstreamFailure::SpawnFailed(reason) => crate::guard::Failure::SpawnFailed(reason),
-            UpstreamFailure::Exited(status) => crate::guard::Failure::Exited(status),
-            UpstreamFailure::Killed(signal) => crate::guard::Failure::Killed(signal),
-            UpstreamFailure::ClosedOutput => crate::guard::Failure::ClosedOutput,
+            UpstreamFailure::SpawnFailed(reason) => {
+                crate::guard::UpstreamFailure::SpawnFailed(reason)
+            }
+            UpstreamFailure::Exited(status) => crate::guard::UpstreamFailure::Exited(status),
+            UpstreamFailure::Killed(signal) => crate::guard::UpstreamFailure::Killed(signal),
+            UpstreamFailure::ClosedOutput => crate::guard::UpstreamFailure::ClosedOutput,
         };
         self.0
             .borrow_mut()

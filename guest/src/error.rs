@@ -138,7 +138,7 @@ impl ErrorObject {
             &crate::redact::redact_with(
                 details,
                 &crate::environment(),
-                &crate::redact::Policy::default(),
+                &crate::redact::Redactor::default(),
             )
             .text,
             crate::taxonomy::taxonomy().meta.truncate_bytes,

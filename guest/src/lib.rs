@@ -6,7 +6,6 @@
 
 pub mod api;
 pub mod context;
-pub mod envelope;
 pub mod error;
 pub mod guard;
 pub mod lookup;
@@ -20,6 +19,7 @@ pub mod scrub;
 pub mod sniff;
 pub mod taxonomy;
 mod validate_args;
+pub mod validation;
 
 #[cfg(feature = "component")]
 mod component;

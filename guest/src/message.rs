@@ -281,7 +281,7 @@ pub struct Invalid {
 }
 
 /// A valid request or notification.
-pub struct Call<'a> {
+pub struct Request<'a> {
     /// Present for a request (possibly `null`), absent for a notification.
     pub id: Option<&'a RawValue>,
     pub method: String,
@@ -295,8 +295,8 @@ pub fn readable_id(envelope: &Envelope<'_>) -> Value {
     }
 }
 
-/// Checks an object with a `method` (or with neither `method` nor a response member) as a call.
-pub fn check_call<'a>(envelope: &Envelope<'a>) -> Result<Call<'a>, Invalid> {
+/// Checks an object with a `method` (or with neither `method` nor a response member) as a request.
+pub fn check_request<'a>(envelope: &Envelope<'a>) -> Result<Request<'a>, Invalid> {
     if let Some(id) = envelope.id {
         if !matches!(
             json_type(id),
@@ -346,7 +346,7 @@ pub fn check_call<'a>(envelope: &Envelope<'a>) -> Result<Call<'a>, Invalid> {
             });
         }
     }
-    Ok(Call {
+    Ok(Request {
         id: envelope.id,
         method,
     })
@@ -370,25 +370,25 @@ pub fn is_well_formed_response(envelope: &Envelope<'_>) -> bool {
     version && envelope.id.is_some() && one_member && error_ok
 }
 
-/// A call's `params` as a proxy reads it: its members, and those of its `_meta`, each name at most once.
+/// A request's `params` as a proxy reads it: its members, and those of its `_meta`, each name at most once.
 ///
 /// A proxy reads a member (a tool's `name`, its `arguments`, `_meta.progressToken`) where the peer behind it
 /// may read another: the servers' JSON readers (Python's, JavaScript's) keep the last of a repeated member,
 /// and a reader that kept the first would judge a tool call by one name while the server ran another. So a
 /// repeated member at a level the guard reads is refused, never read one way of two.
 #[derive(Default)]
-pub struct CallParams<'a> {
+pub struct RequestParams<'a> {
     /// `params` when it is an object (by-position params have no members a proxy reads).
     members: Option<RawObject<'a>>,
     /// `params._meta` when it is an object.
     meta: Option<RawObject<'a>>,
 }
 
-impl<'a> CallParams<'a> {
+impl<'a> RequestParams<'a> {
     /// Reads `params`; `Err`: the member given more than once (`params.name`, `params._meta.progressToken`).
-    pub fn read(params: Option<&'a RawValue>) -> Result<CallParams<'a>, String> {
+    pub fn read(params: Option<&'a RawValue>) -> Result<RequestParams<'a>, String> {
         let Some(members) = params.and_then(RawObject::of) else {
-            return Ok(CallParams::default());
+            return Ok(RequestParams::default());
         };
         if let Some(name) = members.repeated() {
             return Err(format!("params.{name}"));
@@ -397,7 +397,7 @@ impl<'a> CallParams<'a> {
         if let Some(name) = meta.as_ref().and_then(RawObject::repeated) {
             return Err(format!("params._meta.{name}"));
         }
-        Ok(CallParams {
+        Ok(RequestParams {
             members: Some(members),
             meta,
         })
@@ -764,7 +764,8 @@ mod tests {
     fn call_params_refuse_a_repeated_member_where_a_proxy_reads() {
         let params = |t: &str| serde_json::from_str::<Box<RawValue>>(t).unwrap();
         let read = |t: &str| {
-            CallParams::read(Some(&params(t))).map(|p| p.get("name").map(|r| r.get().to_string()))
+            RequestParams::read(Some(&params(t)))
+                .map(|p| p.get("name").map(|r| r.get().to_string()))
         };
         assert_eq!(
             read(r#"{"name":"a","arguments":{"name":"x","name":"y"}}"#),
@@ -878,7 +879,7 @@ mod tests {
 
     #[test]
     fn calls_are_checked_in_validate_order() {
-        let reason = |t: &str| check_call(&object(t)).err().map(|e| e.reason);
+        let reason = |t: &str| check_request(&object(t)).err().map(|e| e.reason);
         assert_eq!(
             reason(r#"{"jsonrpc":"2.0","id":{},"method":"m"}"#),
             Some("invalid-id-type")
@@ -938,7 +939,11 @@ mod tests {
     #[test]
     fn progress_tokens_and_revisions_from_meta() {
         let params = |t: &str| serde_json::from_str::<Box<RawValue>>(t).unwrap();
-        let meta = |t: &str| CallParams::read(Some(&params(t))).unwrap().request_meta();
+        let meta = |t: &str| {
+            RequestParams::read(Some(&params(t)))
+                .unwrap()
+                .request_meta()
+        };
         assert_eq!(
             meta(r#"{"_meta":{"progressToken":"p1"},"name":"x"}"#).progress_token,
             Some("\"p1\"".into())

@@ -4,7 +4,7 @@ use crate::context::CallContext;
 use crate::error::InputError;
 use crate::message::RawObject;
 use crate::ordered::{Fields, InputDoc, Obj};
-use crate::redact::{Policy, Secrets};
+use crate::redact::{Redactor, Secrets};
 use crate::scrub;
 use crate::taxonomy::{is_dialect, taxonomy, Dialect, FieldType, Kind, Style};
 use serde_json::value::RawValue;
@@ -25,8 +25,8 @@ pub struct ErrorInput<'a> {
     /// MCP revision the request was made under requires it (2026-07-28 on). Only a guard knows the revision;
     /// not part of the map input.
     pub result_type: bool,
-    /// The redaction policy the texts are scrubbed under (a guard's policy file); none: the defaults.
-    pub redaction: Option<std::sync::Arc<Policy>>,
+    /// The redactor the texts are scrubbed under (a guard's policy file); none: the defaults.
+    pub redaction: Option<std::sync::Arc<Redactor>>,
     /// The target dialect's generic fields the caller gave (see `meta.dialect_fields`).
     pub generic: Fields,
 }
@@ -228,19 +228,22 @@ pub fn fill(template: &str, fields: &Fields) -> Option<String> {
 /// A field value scrubbed for the client: strings redacted and truncated, lists item by item, an object's
 /// keys and values alike (a caller's `context` may name a secret in a key). The depth is bounded by the JSON
 /// reader's recursion limit (128), which every map input passes through.
-fn scrub_value(value: &Value, env: &Secrets, policy: &Policy) -> Value {
+fn scrub_value(value: &Value, env: &Secrets, redactor: &Redactor) -> Value {
     match value {
-        Value::String(s) => Value::String(scrub::scrub_with(s, env, policy)),
-        Value::Array(items) => {
-            Value::Array(items.iter().map(|v| scrub_value(v, env, policy)).collect())
-        }
+        Value::String(s) => Value::String(scrub::scrub_with(s, env, redactor)),
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|v| scrub_value(v, env, redactor))
+                .collect(),
+        ),
         Value::Object(members) => {
             let mut out = serde_json::Map::new();
             for (k, v) in members {
                 // Two keys equal once scrubbed keep the later value (as any JSON object would).
                 out.insert(
-                    scrub::scrub_with(k, env, policy),
-                    scrub_value(v, env, policy),
+                    scrub::scrub_with(k, env, redactor),
+                    scrub_value(v, env, redactor),
                 );
             }
             Value::Object(out)
@@ -286,26 +289,31 @@ pub fn render<'a>(
     let fields = &input.fields;
     let message = fill(entry.message.as_deref().unwrap_or(&kind.message), fields)
         .unwrap_or_else(|| kind.message.clone());
-    // The caller's redaction policy (a guard's policy file), else the defaults.
-    let default_policy;
-    let policy = match input.redaction.as_deref() {
+    // The caller's redactor (a guard's policy file), else the defaults.
+    let default_redactor;
+    let redactor = match input.redaction.as_deref() {
         Some(p) => p,
         None => {
-            default_policy = Policy::default();
-            &default_policy
+            default_redactor = Redactor::default();
+            &default_redactor
         }
     };
-    let message = scrub::scrub_owned_with(message, env, policy);
-    let generic = |name: &str| input.generic.get(name).map(|v| scrub_value(v, env, policy));
+    let message = scrub::scrub_owned_with(message, env, redactor);
+    let generic = |name: &str| {
+        input
+            .generic
+            .get(name)
+            .map(|v| scrub_value(v, env, redactor))
+    };
     // A dialect's generic `details` (Watchgate) is the caller's own text for it: it replaces the template's.
     let details = match input.generic.get("details").and_then(Value::as_str) {
-        Some(d) => Some(scrub::scrub_with(d, env, policy)),
+        Some(d) => Some(scrub::scrub_with(d, env, redactor)),
         None => entry
             .details
             .as_deref()
             .or(kind.details.as_deref())
             .and_then(|t| fill(t, fields))
-            .map(|d| scrub::scrub_owned_with(d, env, policy)),
+            .map(|d| scrub::scrub_owned_with(d, env, redactor)),
     };
     let retryable = fields
         .get("retryable")
@@ -317,13 +325,13 @@ pub fn render<'a>(
         .filter_map(|p| {
             fields
                 .get(p)
-                .map(|v| (p.as_str(), scrub_value(v, env, policy)))
+                .map(|v| (p.as_str(), scrub_value(v, env, redactor)))
         })
         .collect();
     // The caller's correlation id and timestamp are echoed, so they are scrubbed like every field: a token
     // pasted into one must not reach the client (found by fuzzing).
     let correlation_id = || match &input.correlation_id {
-        Some(c) => scrub::scrub_with(c, env, policy),
+        Some(c) => scrub::scrub_with(c, env, redactor),
         None => ctx.correlation_id(),
     };
 
@@ -402,7 +410,7 @@ pub fn render<'a>(
             error.push("code", code);
             error.push("message", message);
             let timestamp = || match &input.timestamp {
-                Some(t) => scrub::scrub_with(t, env, policy),
+                Some(t) => scrub::scrub_with(t, env, redactor),
                 None => ctx.timestamp(),
             };
             let data = error_data(

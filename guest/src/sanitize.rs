@@ -2,7 +2,7 @@
 
 use crate::context::CallContext;
 use crate::error::{error_response, ErrorObject, InputError};
-use crate::redact::{Policy, Secrets};
+use crate::redact::{Redactor, Secrets};
 use crate::render::{parse_input, render};
 use crate::scrub;
 use crate::taxonomy::Style;
@@ -41,9 +41,9 @@ fn truncate_strings(value: &mut Value) {
 
 /// Upstream `data`: values under sensitive keys redacted whole, every other string scanned, diagnostics
 /// dropped, every string truncated. Also returns what was found (rule, the secret as it stood in `value`).
-fn scrub_data(value: &Value, env: &Secrets, policy: &Policy) -> (Value, Vec<(String, String)>) {
+fn scrub_data(value: &Value, env: &Secrets, redactor: &Redactor) -> (Value, Vec<(String, String)>) {
     let mut v = value.clone();
-    let findings = crate::redact::redact_value(&mut v, env, policy);
+    let findings = crate::redact::redact_value(&mut v, env, redactor);
     let found = findings
         .into_iter()
         .filter(|f| !f.key)
@@ -87,7 +87,7 @@ fn without_fragments(text: &str, found: &[(String, String)]) -> Option<String> {
         return None;
     }
     spans.sort_unstable();
-    let policy = crate::redact::Policy::default();
+    let redactor = crate::redact::Redactor::default();
     let (mut out, mut at) = (String::with_capacity(text.len()), 0);
     let mut i = 0;
     while i < spans.len() {
@@ -97,7 +97,7 @@ fn without_fragments(text: &str, found: &[(String, String)]) -> Option<String> {
             i += 1;
         }
         out.push_str(&text[at..start]);
-        out.push_str(&policy.replacement(rule, &text[start..end]));
+        out.push_str(&redactor.replacement(rule, &text[start..end]));
         at = end;
         i += 1;
     }
@@ -135,8 +135,8 @@ pub struct Target<'a> {
     pub correlation_id: Option<String>,
     /// A result written in place of the error must carry `resultType` (the request's MCP revision requires it).
     pub result_type: bool,
-    /// The redaction policy (a guard's policy file); none: the defaults.
-    pub redaction: Option<Arc<Policy>>,
+    /// The redaction options (a guard's policy file's); none: the defaults.
+    pub redaction: Option<Arc<Redactor>>,
 }
 
 impl<'a> Target<'a> {
@@ -218,30 +218,30 @@ pub fn sanitize_response_finding(
         return internal(id);
     };
     let raw_message = error.get("message").and_then(Value::as_str).unwrap_or("");
-    let default_policy;
-    let policy = match target.redaction.as_deref() {
+    let default_redactor;
+    let redactor = match target.redaction.as_deref() {
         Some(p) => p,
         None => {
-            default_policy = Policy::default();
-            &default_policy
+            default_redactor = Redactor::default();
+            &default_redactor
         }
     };
     // What each field's redaction found is redacted from the other fields too (a token split between them).
-    let in_message = crate::redact::redact_with(raw_message, env, policy);
+    let in_message = crate::redact::redact_with(raw_message, env, redactor);
     let mut found: Vec<(String, String)> = in_message
         .findings
         .iter()
         .map(|f| (f.rule.clone(), raw_message[f.start..f.end].to_string()))
         .collect();
     let data = error.get("data").map(|d| {
-        let (data, in_data) = scrub_data(d, env, policy);
+        let (data, in_data) = scrub_data(d, env, redactor);
         found.extend(in_data);
         data
     });
     if let Some(rules) = found_rules {
         rules.extend(found.iter().map(|(rule, _)| rule.clone()));
     }
-    let message = scrub::scrub_with(raw_message, env, policy);
+    let message = scrub::scrub_with(raw_message, env, redactor);
     let message = without_fragments(&message, &found).unwrap_or(message);
 
     let upstream_error = crate::taxonomy::taxonomy()

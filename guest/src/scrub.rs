@@ -71,17 +71,17 @@ pub fn scrub(text: &str, env: &Secrets) -> String {
 
 /// [`scrub`] for a text the caller already owns: no copy when there is nothing to cut.
 pub fn scrub_owned(text: String, env: &Secrets) -> String {
-    scrub_owned_with(text, env, &redact::Policy::default())
+    scrub_owned_with(text, env, &redact::Redactor::default())
 }
 
-/// [`scrub`] under a redaction policy (a guard's policy file: rules off, values allowed).
-pub fn scrub_with(text: &str, env: &Secrets, policy: &redact::Policy) -> String {
-    scrub_owned_with(text.to_string(), env, policy)
+/// [`scrub`] under redaction options (a guard's policy file's: rules off, values allowed).
+pub fn scrub_with(text: &str, env: &Secrets, redactor: &redact::Redactor) -> String {
+    scrub_owned_with(text.to_string(), env, redactor)
 }
 
-/// [`scrub_owned`] under a redaction policy.
-pub fn scrub_owned_with(text: String, env: &Secrets, policy: &redact::Policy) -> String {
-    let redacted = redact::redact_owned(text, env, policy);
+/// [`scrub_owned`] under redaction options.
+pub fn scrub_owned_with(text: String, env: &Secrets, redactor: &redact::Redactor) -> String {
+    let redacted = redact::redact_owned(text, env, redactor);
     truncate_owned(redacted, taxonomy().meta.truncate_bytes)
 }
 

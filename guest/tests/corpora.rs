@@ -8,7 +8,7 @@
 mod evaluate;
 
 use evaluate::*;
-use jsonrpc_errors_guest::redact::Policy;
+use jsonrpc_errors_guest::redact::Redactor;
 use sha2::{Digest, Sha256};
 use std::process::Command;
 
@@ -60,7 +60,7 @@ fn recall_corpus_is_fresh() {
     }
 }
 
-fn recall_under(policy_name: &str, policy: Policy) {
+fn recall_under(policy_name: &str, policy: Redactor) {
     let recall = load_recall(&corpora_dir());
     let report = evaluate_recall(&recall, policy_name, &policy);
     let summary = report.summary();
@@ -82,16 +82,16 @@ fn recall_under(policy_name: &str, policy: Policy) {
 /// The client's view: every rule on.
 #[test]
 fn recall_default_policy() {
-    recall_under("default", Policy::default());
+    recall_under("default", Redactor::default());
 }
 
-/// The operator's log (guard::oplog::operator_policy): stack traces and paths are kept there, so a trace rule
+/// The operator's log (guard::oplog::operator_redactor): stack traces and paths are kept there, so a trace rule
 /// cannot hide a credential rule's miss.
 #[test]
 fn recall_operator_policy() {
     recall_under(
         "operator (stacktrace, path off)",
-        Policy::disabling(&["stacktrace", "path"]),
+        Redactor::disabling(&["stacktrace", "path"]),
     );
 }
 
@@ -127,7 +127,7 @@ fn benign_lines_untouched() {
 fn encoded_variants_are_caught() {
     let recall = load_recall(&corpora_dir());
     let samples = encoded_samples(&recall);
-    let (figures, misses) = evaluate_encoded(&samples, &Policy::default());
+    let (figures, misses) = evaluate_encoded(&samples, &Redactor::default());
     let mut table = String::new();
     for (encoding, caught, partial, missed) in &figures {
         let total = caught + partial + missed;

@@ -6,7 +6,9 @@
 //! clock and the client do, each stream gets exactly one `end` (or leaves), and nothing after it.
 
 use jsonrpc_errors_guest::context::CallContext;
-use jsonrpc_errors_guest::guard::{Failure, Options, Outcome, Peer, RequestFailure, Session, Step};
+use jsonrpc_errors_guest::guard::{
+    Options, Outcome, Peer, RequestFailure, Session, Step, UpstreamFailure,
+};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -277,7 +279,7 @@ fn a_failed_upstream_answers_each_stream_once_and_ends_it() {
     );
     let out = seen(&o, "");
     assert_eq!((out.client.len(), out.ended.clone()), (1, vec![Some(1)]));
-    let o = s.upstream_failed(Failure::ClosedOutput, ctx(T0 + 3));
+    let o = s.upstream_failed(UpstreamFailure::ClosedOutput, ctx(T0 + 3));
     let out = seen(&o, "");
     assert_eq!(
         (out.client.len(), out.ended.clone(), o.pending),
@@ -394,7 +396,7 @@ proptest! {
                     now += by;
                     s.expire(ctx(now))
                 }
-                Happening::UpstreamGone => s.upstream_failed(Failure::ClosedOutput, ctx(now)),
+                Happening::UpstreamGone => s.upstream_failed(UpstreamFailure::ClosedOutput, ctx(now)),
             };
             let out = seen(&o, "{}");
             for (stream, _) in &out.client {

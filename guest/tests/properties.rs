@@ -3,7 +3,7 @@
 //! since the failures found so far came from secrets glued to their neighbours.
 
 use jsonrpc_errors_guest::context::CallContext;
-use jsonrpc_errors_guest::redact::{self, examples, redact_value, Policy, Secrets};
+use jsonrpc_errors_guest::redact::{self, examples, redact_value, Redactor, Secrets};
 use jsonrpc_errors_guest::taxonomy::{taxonomy, FieldType};
 use jsonrpc_errors_guest::{api, scrub};
 use proptest::prelude::*;
@@ -133,7 +133,7 @@ fn programs_agree_on(hay: &str) -> Result<(), TestCaseError> {
 }
 
 fn redact_text(t: &str) -> redact::Redacted {
-    redact::redact_with(t, Secrets::none(), &Policy::default())
+    redact::redact_with(t, Secrets::none(), &Redactor::default())
 }
 
 /// Redacts `t` and checks that `secret` (if given) is gone and that a second pass finds nothing more.
@@ -414,7 +414,7 @@ proptest! {
             obj.insert(k.clone(), json!([v, n, {"nested": v}]));
         }
         let mut doc = Value::Object(obj);
-        redact_value(&mut doc, Secrets::none(), &Policy::default());
+        redact_value(&mut doc, Secrets::none(), &Redactor::default());
         let text = doc.to_string();
         prop_assert!(serde_json::from_str::<Value>(&text).is_ok());
         let response = json!({"jsonrpc": "2.0", "error": {"code": -32010, "message": values[0], "data": doc}, "id": 1});
@@ -524,7 +524,7 @@ proptest! {
             input.insert(name.clone(), value);
             let out = match api::map_error(&Value::Object(input).to_string(), dialect, &CallContext::default()) {
                 Ok(out) => out,
-                Err(e) => api::failure_json(&e),
+                Err(e) => api::error_json(&e),
             };
             prop_assert!(!out.contains(example.as_str()), "{} in {}.{} ({}) survived: {}", example, kind.name, name, dialect, out);
         }

@@ -1,12 +1,12 @@
 //! A guard session on its own component instance (see the `guard` interface in `wit/world.wit`): the
-//! per-message policy of a JSON-RPC proxy. The shell around it (`jsonrpc-errors guard`) only does I/O.
+//! per-message decisions of a JSON-RPC proxy. The shell around it (`jsonrpc-errors guard`) only does I/O.
 
 mod schema;
 
 use crate::exports::jsonrpc_errors::core::guard::{
     HttpRefusal, RequestFailure as WitRequestFailure, UpstreamFailure,
 };
-use crate::{failure, Context, Failure, InputProblem, Instance, Runtime};
+use crate::{error_object, Context, ErrorObject, InputProblem, Instance, Runtime};
 /// The session's options and what its calls return: generated from `interface guard` in wit/world.wit.
 pub use schema::{BatchPolicy, Event, Options, Outcome, Peer, Settings, Step};
 use wasmtime::component::ResourceAny;
@@ -38,8 +38,8 @@ pub enum RequestFailure {
 
 impl Outcome {
     /// Reads the JSON text a session method returns.
-    pub fn parse(json: &str) -> Result<Outcome, Failure> {
-        serde_json::from_str(json).map_err(|_| Failure::internal())
+    pub fn parse(json: &str) -> Result<Outcome, ErrorObject> {
+        serde_json::from_str(json).map_err(|_| ErrorObject::internal())
     }
 }
 
@@ -53,20 +53,20 @@ pub struct Session {
 
 impl Runtime {
     /// Opens a guard session on a fresh instance.
-    pub fn guard_session(&self, options: &Options) -> Result<Session, Failure> {
+    pub fn guard_session(&self, options: &Options) -> Result<Session, ErrorObject> {
         let dialect = options
             .dialect
             .as_deref()
             .map(|name| self.dialect(name))
             .transpose()?;
         let wit = options.to_wit(dialect);
-        let mut instance = self.instantiate().map_err(|_| Failure::internal())?;
+        let mut instance = self.instantiate().map_err(|_| ErrorObject::internal())?;
         let handle = instance
             .api
             .jsonrpc_errors_core_guard()
             .session()
             .call_constructor(&mut instance.store, &wit)
-            .map_err(|_| Failure::internal())?;
+            .map_err(|_| ErrorObject::internal())?;
         Ok(Session {
             instance: Some(instance),
             handle,
@@ -78,13 +78,13 @@ impl Runtime {
 impl Session {
     /// The settings the session resolved when it opened (its options, else the policy file's `[defaults]`,
     /// else the built-in defaults): what a shell's own readers are limited by.
-    pub fn settings(&mut self) -> Result<Settings, Failure> {
+    pub fn settings(&mut self) -> Result<Settings, ErrorObject> {
         let json = self.settings_json()?;
-        serde_json::from_str(&json).map_err(|_| Failure::internal())
+        serde_json::from_str(&json).map_err(|_| ErrorObject::internal())
     }
 
     /// The settings as the component writes them (`session-settings` as JSON).
-    pub fn settings_json(&mut self) -> Result<String, Failure> {
+    pub fn settings_json(&mut self) -> Result<String, ErrorObject> {
         self.call(|i, h| {
             i.api
                 .jsonrpc_errors_core_guard()
@@ -97,21 +97,21 @@ impl Session {
     fn call<T>(
         &mut self,
         f: impl FnOnce(&mut Instance, ResourceAny) -> wasmtime::Result<T>,
-    ) -> Result<T, Failure> {
+    ) -> Result<T, ErrorObject> {
         let handle = self.handle;
-        let instance = self.instance.as_mut().ok_or_else(Failure::internal)?;
+        let instance = self.instance.as_mut().ok_or_else(ErrorObject::internal)?;
         match f(instance, handle) {
             Ok(v) => Ok(v),
             Err(_) => {
                 self.instance = None;
-                Err(Failure::internal())
+                Err(ErrorObject::internal())
             }
         }
     }
 
     /// Refuses an input longer than the guest takes with the guest's own error (`too-large`, as every other
     /// call of this library and the Python and npm sessions refuse it), before it is copied in.
-    fn sized(&mut self, len: usize) -> Result<(), Failure> {
+    fn sized(&mut self, len: usize) -> Result<(), ErrorObject> {
         if len <= self.max_input_bytes {
             return Ok(());
         }
@@ -120,7 +120,7 @@ impl Session {
                 .jsonrpc_errors_core_api()
                 .call_refusal(&mut i.store, &InputProblem::TooLarge(len as u64))
         })?;
-        Err(failure(refusal))
+        Err(error_object(refusal))
     }
 }
 
@@ -209,29 +209,29 @@ fn wit_request_failure(failure: &RequestFailure) -> WitRequestFailure {
 pub trait SessionCalls: Send {
     /// Tells the session about `call`: the outcome's JSON text, as the component wrote it (what the vectors
     /// compare byte for byte).
-    fn outcome_json(&mut self, call: Call<'_>, ctx: Context) -> Result<String, Failure>;
+    fn outcome_json(&mut self, call: Call<'_>, ctx: Context) -> Result<String, ErrorObject>;
 
     /// Tells the session about `call`: the outcome, read.
-    fn outcome(&mut self, call: Call<'_>, ctx: Context) -> Result<Outcome, Failure> {
+    fn outcome(&mut self, call: Call<'_>, ctx: Context) -> Result<Outcome, ErrorObject> {
         Outcome::parse(&self.outcome_json(call, ctx)?)
     }
 
     /// Replaces the policy for the requests from now on (a reload); a refused one leaves it as it was.
-    fn set_policy(&mut self, text: &str, env: &[(String, String)]) -> Result<(), Failure>;
+    fn set_policy(&mut self, text: &str, env: &[(String, String)]) -> Result<(), ErrorObject>;
 
     /// Bytes of the upstream's stderr as read, in any pieces: the redacted text of the lines they complete
     /// (secrets redacted, traces kept; an unfinished line is held until its end, or `upstream_stderr_end`).
-    fn upstream_stderr(&mut self, bytes: &[u8]) -> Result<String, Failure>;
+    fn upstream_stderr(&mut self, bytes: &[u8]) -> Result<String, ErrorObject>;
 
     /// The upstream's stderr has ended: the redacted text of the unfinished line held, if any.
-    fn upstream_stderr_end(&mut self) -> Result<String, Failure>;
+    fn upstream_stderr_end(&mut self) -> Result<String, ErrorObject>;
 
     /// Other text about the upstream for the operator's log, whole lines (secrets redacted, traces kept).
-    fn upstream_log(&mut self, text: &str) -> Result<String, Failure>;
+    fn upstream_log(&mut self, text: &str) -> Result<String, ErrorObject>;
 }
 
 impl SessionCalls for Session {
-    fn outcome_json(&mut self, call: Call<'_>, ctx: Context) -> Result<String, Failure> {
+    fn outcome_json(&mut self, call: Call<'_>, ctx: Context) -> Result<String, ErrorObject> {
         self.sized(call.input_len())?;
         let ctx = ctx.wit();
         self.call(|i, h| {
@@ -265,7 +265,7 @@ impl SessionCalls for Session {
         })
     }
 
-    fn set_policy(&mut self, text: &str, env: &[(String, String)]) -> Result<(), Failure> {
+    fn set_policy(&mut self, text: &str, env: &[(String, String)]) -> Result<(), ErrorObject> {
         self.sized(text.len())?;
         let o = self.call(|i, h| {
             i.api
@@ -276,7 +276,7 @@ impl SessionCalls for Session {
         crate::outcome(o).map(|_| ())
     }
 
-    fn upstream_stderr(&mut self, bytes: &[u8]) -> Result<String, Failure> {
+    fn upstream_stderr(&mut self, bytes: &[u8]) -> Result<String, ErrorObject> {
         self.sized(bytes.len())?;
         self.call(|i, h| {
             i.api
@@ -286,7 +286,7 @@ impl SessionCalls for Session {
         })
     }
 
-    fn upstream_stderr_end(&mut self) -> Result<String, Failure> {
+    fn upstream_stderr_end(&mut self) -> Result<String, ErrorObject> {
         self.call(|i, h| {
             i.api
                 .jsonrpc_errors_core_guard()
@@ -295,7 +295,7 @@ impl SessionCalls for Session {
         })
     }
 
-    fn upstream_log(&mut self, text: &str) -> Result<String, Failure> {
+    fn upstream_log(&mut self, text: &str) -> Result<String, ErrorObject> {
         self.sized(text.len())?;
         self.call(|i, h| {
             i.api

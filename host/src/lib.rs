@@ -62,17 +62,17 @@ const PRECOMPILED: &[u8] = include_bytes!(env!("JSONRPC_ERRORS_PRECOMPILED"));
 /// A JSON-RPC error object: how every failure is reported.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{message} ({code}){}", data.as_deref().map(|d| format!(": {d}")).unwrap_or_default())]
-pub struct Failure {
+pub struct ErrorObject {
     pub code: i32,
     pub message: String,
     /// `data` as JSON text.
     pub data: Option<String>,
 }
 
-impl Failure {
+impl ErrorObject {
     /// The plain -32603 for faults inside the engine (a trap): nothing from the fault reaches the caller.
     pub fn internal() -> Self {
-        Failure {
+        ErrorObject {
             code: -32603,
             message: "Internal error".into(),
             data: None,
@@ -92,15 +92,15 @@ impl Failure {
     }
 }
 
-pub(crate) fn outcome(o: Outcome) -> Result<String, Failure> {
+pub(crate) fn outcome(o: Outcome) -> Result<String, ErrorObject> {
     match o {
         Outcome::Ok(text) => Ok(text),
-        Outcome::Failed(e) => Err(failure(e)),
+        Outcome::Failed(e) => Err(error_object(e)),
     }
 }
 
-pub(crate) fn failure(e: WitErrorObject) -> Failure {
-    Failure {
+pub(crate) fn error_object(e: WitErrorObject) -> ErrorObject {
+    ErrorObject {
         code: e.code,
         message: e.message,
         data: e.data_json,
@@ -245,11 +245,11 @@ impl Runtime {
     fn with_instance<T>(
         &self,
         f: impl FnOnce(&mut Instance) -> wasmtime::Result<T>,
-    ) -> Result<T, Failure> {
+    ) -> Result<T, ErrorObject> {
         let pooled = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let mut instance = match pooled {
             Some(i) => i,
-            None => self.instantiate().map_err(|_| Failure::internal())?,
+            None => self.instantiate().map_err(|_| ErrorObject::internal())?,
         };
         match f(&mut instance) {
             Ok(v) => {
@@ -259,7 +259,7 @@ impl Runtime {
                     .push(instance);
                 Ok(v)
             }
-            Err(_) => Err(Failure::internal()),
+            Err(_) => Err(ErrorObject::internal()),
         }
     }
 
@@ -278,18 +278,18 @@ impl Runtime {
     }
 
     /// The guest's error object for an input refused before the call it was meant for.
-    pub fn refusal(&self, problem: &InputProblem) -> Failure {
+    pub fn refusal(&self, problem: &InputProblem) -> ErrorObject {
         match self.with_instance(|i| {
             i.api
                 .jsonrpc_errors_core_api()
                 .call_refusal(&mut i.store, problem)
         }) {
-            Ok(e) => failure(e),
+            Ok(e) => error_object(e),
             Err(f) => f,
         }
     }
 
-    fn check_size(&self, len: usize) -> Result<(), Failure> {
+    fn check_size(&self, len: usize) -> Result<(), ErrorObject> {
         if len > self.max_input_bytes() {
             Err(self.refusal(&InputProblem::TooLarge(len as u64)))
         } else {
@@ -298,14 +298,18 @@ impl Runtime {
     }
 
     /// The dialect enum's case for a name; an unknown name gets the guest's refusal.
-    pub fn dialect(&self, name: &str) -> Result<Dialect, Failure> {
+    pub fn dialect(&self, name: &str) -> Result<Dialect, ErrorObject> {
         known_dialect(name)
             .ok_or_else(|| self.refusal(&InputProblem::UnknownDialect(name.to_string())))
     }
 
     /// Checks a guard policy file (TOML): its defaults as JSON, or the error saying where it is wrong
     /// (`data.line`, `data.column`). `env`: the environment its `hash_key_env` is read from.
-    pub fn check_policy(&self, text: &str, env: &[(String, String)]) -> Result<String, Failure> {
+    pub fn check_policy(
+        &self,
+        text: &str,
+        env: &[(String, String)],
+    ) -> Result<String, ErrorObject> {
         self.check_size(text.len())?;
         let o = self.with_instance(|i| {
             i.api
@@ -321,7 +325,7 @@ impl Runtime {
         input: &str,
         dialect_name: &str,
         ctx: Context,
-    ) -> Result<String, Failure> {
+    ) -> Result<String, ErrorObject> {
         self.check_size(input.len())?;
         let d = self.dialect(dialect_name)?;
         let o = self.with_instance(|i| {
@@ -339,7 +343,7 @@ impl Runtime {
         meta: &RequestMeta,
         dialect_name: &str,
         ctx: Context,
-    ) -> Result<String, Failure> {
+    ) -> Result<String, ErrorObject> {
         let d = self.dialect(dialect_name)?;
         let o = self.with_instance(|i| {
             i.api
@@ -355,7 +359,7 @@ impl Runtime {
         &self,
         len: usize,
         options: &ValidateOptions,
-    ) -> Result<(WitValidateOptions, bool), Failure> {
+    ) -> Result<(WitValidateOptions, bool), ErrorObject> {
         let max = options.max_bytes.unwrap_or(DEFAULT_MAX_BYTES);
         let withhold = len as u64 > max || len > self.max_input_bytes();
         let mut wit = options.to_wit(self.dialect(&options.dialect)?);
@@ -371,7 +375,7 @@ impl Runtime {
         raw: &[u8],
         options: &ValidateOptions,
         ctx: Context,
-    ) -> Result<String, Failure> {
+    ) -> Result<String, ErrorObject> {
         let (wit, withhold) = self.validate_options(raw.len(), options)?;
         let body = if withhold { &raw[..0] } else { raw };
         let o = self.with_instance(|i| {
@@ -388,7 +392,7 @@ impl Runtime {
         text: &str,
         options: &ValidateOptions,
         ctx: Context,
-    ) -> Result<String, Failure> {
+    ) -> Result<String, ErrorObject> {
         let (wit, withhold) = self.validate_options(text.len(), options)?;
         let body = if withhold { "" } else { text };
         let o = self.with_instance(|i| {
@@ -405,7 +409,7 @@ impl Runtime {
         raw: &[u8],
         dialect_name: &str,
         ctx: Context,
-    ) -> Result<String, Failure> {
+    ) -> Result<String, ErrorObject> {
         self.check_size(raw.len())?;
         let d = self.dialect(dialect_name)?;
         let o = self.with_instance(|i| {
@@ -422,7 +426,7 @@ impl Runtime {
         text: &str,
         dialect_name: &str,
         ctx: Context,
-    ) -> Result<String, Failure> {
+    ) -> Result<String, ErrorObject> {
         self.check_size(text.len())?;
         let d = self.dialect(dialect_name)?;
         let o = self.with_instance(|i| {
@@ -433,7 +437,7 @@ impl Runtime {
         outcome(o)
     }
 
-    pub fn redact(&self, text: &str) -> Result<Redaction, Failure> {
+    pub fn redact(&self, text: &str) -> Result<Redaction, ErrorObject> {
         self.check_size(text.len())?;
         self.with_instance(|i| {
             i.api
@@ -443,7 +447,7 @@ impl Runtime {
     }
 
     /// `redact` as one JSON document `{"text", "findings"}`.
-    pub fn redact_json(&self, text: &str) -> Result<String, Failure> {
+    pub fn redact_json(&self, text: &str) -> Result<String, ErrorObject> {
         self.check_size(text.len())?;
         self.with_instance(|i| {
             i.api
@@ -453,7 +457,7 @@ impl Runtime {
     }
 
     /// Redaction under options JSON: a [`RedactionOptions`]'s `to_json` (`{}`: the defaults).
-    pub fn redact_with(&self, text: &str, options_json: &str) -> Result<String, Failure> {
+    pub fn redact_with(&self, text: &str, options_json: &str) -> Result<String, ErrorObject> {
         self.check_size(text.len())?;
         let o = self.with_instance(|i| {
             i.api
@@ -464,7 +468,7 @@ impl Runtime {
     }
 
     /// JSON-aware redaction of a JSON document: `{"value", "findings"}`.
-    pub fn redact_json_value(&self, json: &str, options_json: &str) -> Result<String, Failure> {
+    pub fn redact_json_value(&self, json: &str, options_json: &str) -> Result<String, ErrorObject> {
         self.check_size(json.len())?;
         let o = self.with_instance(|i| {
             i.api
@@ -474,7 +478,7 @@ impl Runtime {
         outcome(o)
     }
 
-    pub fn explain(&self, code: i64, dialect_name: &str) -> Result<String, Failure> {
+    pub fn explain(&self, code: i64, dialect_name: &str) -> Result<String, ErrorObject> {
         let d = self.dialect(dialect_name)?;
         let o = self.with_instance(|i| {
             i.api
@@ -490,7 +494,7 @@ impl Runtime {
         code: i64,
         message: Option<&str>,
         data_json: Option<&str>,
-    ) -> Result<Option<String>, Failure> {
+    ) -> Result<Option<String>, ErrorObject> {
         let d = self.dialect(dialect_name)?;
         let o = self.with_instance(|i| {
             i.api.jsonrpc_errors_core_api().call_lookup_kind(
@@ -501,15 +505,15 @@ impl Runtime {
                 data_json,
             )
         })?;
-        serde_json::from_str(&outcome(o)?).map_err(|_| Failure::internal())
+        serde_json::from_str(&outcome(o)?).map_err(|_| ErrorObject::internal())
     }
 
-    pub fn kinds(&self) -> Result<Vec<KindInfo>, Failure> {
+    pub fn kinds(&self) -> Result<Vec<KindInfo>, ErrorObject> {
         self.with_instance(|i| i.api.jsonrpc_errors_core_api().call_kinds(&mut i.store))
     }
 
     /// The taxonomy table as JSON text (each kind as `explain` describes it, fields included).
-    pub fn kinds_json(&self) -> Result<String, Failure> {
+    pub fn kinds_json(&self) -> Result<String, ErrorObject> {
         self.with_instance(|i| {
             i.api
                 .jsonrpc_errors_core_api()
@@ -518,7 +522,7 @@ impl Runtime {
     }
 
     /// The code table (one dialect or all) as `markdown` or `json`.
-    pub fn codes(&self, dialect_name: Option<&str>, format: &str) -> Result<String, Failure> {
+    pub fn codes(&self, dialect_name: Option<&str>, format: &str) -> Result<String, ErrorObject> {
         let d = dialect_name.map(|n| self.dialect(n)).transpose()?;
         let f = match format {
             "markdown" => CodesFormat::Markdown,

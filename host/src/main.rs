@@ -4,9 +4,8 @@
 mod proxy;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
-use jsonrpc_errors_host::guard::BatchPolicy;
 use jsonrpc_errors_host::{
-    BatchPolicy, Context, Failure, InputProblem, RedactionMethod, RedactionOptions, Runtime,
+    BatchPolicy, Context, ErrorObject, InputProblem, RedactionMethod, RedactionOptions, Runtime,
     ValidateOptions, DIALECTS,
 };
 use std::io::{Read, Write};
@@ -314,13 +313,13 @@ fn stdin_text(rt: &Runtime) -> Result<String, Problem> {
 
 enum Problem {
     /// Bad input: the JSON-RPC error object goes to stdout, the message to stderr.
-    Invalid(Failure),
+    Invalid(ErrorObject),
     /// The CLI itself could not work (stdin, component load).
     Fatal(String),
 }
 
-impl From<Failure> for Problem {
-    fn from(f: Failure) -> Self {
+impl From<ErrorObject> for Problem {
+    fn from(f: ErrorObject) -> Self {
         Problem::Invalid(f)
     }
 }

@@ -2,7 +2,7 @@
 //! requires both to produce exactly the expected bytes.
 
 use jsonrpc_errors_guest::{api, context::CallContext};
-use jsonrpc_errors_host::{Context, Failure, InputProblem, Runtime, ValidateOptions};
+use jsonrpc_errors_host::{Context, ErrorObject, InputProblem, Runtime, ValidateOptions};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -238,7 +238,7 @@ fn env_pairs(value: Option<&Value>) -> Vec<(String, String)> {
 
 /// The outputs of a guard script, joined by newlines (each output is one JSON document, or a log text).
 fn native_guard(case: &Value) -> Result<String, jsonrpc_errors_guest::error::ErrorObject> {
-    use jsonrpc_errors_guest::guard::Failure;
+    use jsonrpc_errors_guest::guard::UpstreamFailure;
     let options = case.get("options").cloned().unwrap_or(Value::Null);
     let options = if options.is_null() {
         "{}".to_string()
@@ -265,10 +265,10 @@ fn native_guard(case: &Value) -> Result<String, jsonrpc_errors_guest::error::Err
             }
             GuardStep::Failed(f) => {
                 let failure = match (f.get("exited"), f.get("killed"), f.get("spawn_failed")) {
-                    (Some(n), _, _) => Failure::Exited(n.as_i64().unwrap() as i32),
-                    (_, Some(n), _) => Failure::Killed(n.as_i64().unwrap() as i32),
-                    (_, _, Some(r)) => Failure::SpawnFailed(r.as_str().unwrap().into()),
-                    _ => Failure::ClosedOutput,
+                    (Some(n), _, _) => UpstreamFailure::Exited(n.as_i64().unwrap() as i32),
+                    (_, Some(n), _) => UpstreamFailure::Killed(n.as_i64().unwrap() as i32),
+                    (_, _, Some(r)) => UpstreamFailure::SpawnFailed(r.as_str().unwrap().into()),
+                    _ => UpstreamFailure::ClosedOutput,
                 };
                 session.upstream_failed(failure, ctx).to_json()
             }
@@ -283,7 +283,7 @@ fn native_guard(case: &Value) -> Result<String, jsonrpc_errors_guest::error::Err
     Ok(serde_json::to_string(&outputs).unwrap())
 }
 
-fn component_guard(rt: &Runtime, case: &Value) -> Result<String, Failure> {
+fn component_guard(rt: &Runtime, case: &Value) -> Result<String, ErrorObject> {
     use jsonrpc_errors_host::guard::{Call, SessionCalls, UpstreamGone};
     let options = guard_options(case);
     let mut session = rt.guard_session(&options)?;
@@ -407,7 +407,7 @@ fn native(case: &Value) -> Outcome {
     r.map_err(|e| e.to_value())
 }
 
-fn failure_value(f: Failure) -> Value {
+fn error_value(f: ErrorObject) -> Value {
     serde_json::from_str(&f.to_json()).unwrap()
 }
 
@@ -495,7 +495,7 @@ fn component(rt: &Runtime, case: &Value) -> Outcome {
         "guard" => component_guard(rt, case),
         other => panic!("unknown op {other}"),
     };
-    r.map_err(failure_value)
+    r.map_err(error_value)
 }
 
 fn check(name: &str, got: &Outcome, case: &Value) -> Option<String> {

@@ -5,7 +5,7 @@
 
 #![allow(dead_code)]
 
-use jsonrpc_errors_guest::redact::{self, Finding, Policy, Secrets};
+use jsonrpc_errors_guest::redact::{self, Finding, Redactor, Secrets};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -240,8 +240,8 @@ fn spans(text: &str, needle: &str) -> Vec<(usize, usize)> {
         .collect()
 }
 
-pub fn check_sample<'a>(sample: &'a Sample, policy: &Policy) -> SampleResult<'a> {
-    let out = redact::redact_with(&sample.text, Secrets::none(), policy);
+pub fn check_sample<'a>(sample: &'a Sample, redactor: &Redactor) -> SampleResult<'a> {
+    let out = redact::redact_with(&sample.text, Secrets::none(), redactor);
     let mut outcome = Outcome::Caught;
     let (mut occurrences, mut elsewhere, mut leaked) = (Vec::new(), BTreeSet::new(), Vec::new());
     let secret_spans: Vec<(usize, usize)> = sample
@@ -293,7 +293,7 @@ pub fn check_sample<'a>(sample: &'a Sample, policy: &Policy) -> SampleResult<'a>
 }
 
 pub struct RecallReport<'a> {
-    pub policy: String,
+    pub redactor: String,
     pub recall: &'a Recall,
     pub results: Vec<SampleResult<'a>>,
 }
@@ -319,15 +319,15 @@ impl ContextFigure {
 pub fn evaluate_recall<'a>(
     recall: &'a Recall,
     policy_name: &str,
-    policy: &Policy,
+    redactor: &Redactor,
 ) -> RecallReport<'a> {
     RecallReport {
-        policy: policy_name.to_string(),
+        redactor: policy_name.to_string(),
         recall,
         results: recall
             .samples
             .iter()
-            .map(|s| check_sample(s, policy))
+            .map(|s| check_sample(s, redactor))
             .collect(),
     }
 }
@@ -405,8 +405,8 @@ impl RecallReport<'_> {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "recall, policy {}: providers caught per context (goal >= {:.0}% in every context)",
-            self.policy,
+            "recall, redactor {}: providers caught per context (goal >= {:.0}% in every context)",
+            self.redactor,
             RECALL_GOAL * 100.0
         );
         let _ = writeln!(
@@ -449,7 +449,7 @@ impl RecallReport<'_> {
             .map(|p| p.id.len())
             .max()
             .unwrap_or(8);
-        let _ = writeln!(s, "per provider (. caught, X survives whole, p survives in part, blank: not planted), policy {}:", self.policy);
+        let _ = writeln!(s, "per provider (. caught, X survives whole, p survives in part, blank: not planted), redactor {}:", self.redactor);
         for (i, c) in self.recall.contexts.iter().enumerate() {
             let _ = writeln!(s, "  {:>2} = {c}", i + 1);
         }
@@ -560,12 +560,12 @@ pub struct BenignReport<'a> {
 }
 
 pub fn evaluate_benign(benign: &Benign) -> BenignReport<'_> {
-    let policy = Policy::default();
+    let redactor = Redactor::default();
     let changed = benign
         .lines
         .iter()
         .filter_map(|(group, line)| {
-            let out = redact::redact_with(line, Secrets::none(), &policy);
+            let out = redact::redact_with(line, Secrets::none(), &redactor);
             (out.text != *line).then(|| Changed {
                 group,
                 line,
@@ -763,7 +763,7 @@ pub type EncodedFigure = (String, usize, usize, usize);
 /// Per encoding its figures, and every sample not caught.
 pub fn evaluate_encoded<'a>(
     samples: &'a [Sample],
-    policy: &Policy,
+    redactor: &Redactor,
 ) -> (Vec<EncodedFigure>, Vec<SampleResult<'a>>) {
     let mut figures: Vec<EncodedFigure> = ENCODINGS
         .iter()
@@ -771,7 +771,7 @@ pub fn evaluate_encoded<'a>(
         .collect();
     let mut misses = Vec::new();
     for s in samples {
-        let r = check_sample(s, policy);
+        let r = check_sample(s, redactor);
         let f = figures
             .iter_mut()
             .find(|f| f.0 == s.context)

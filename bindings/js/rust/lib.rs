@@ -1,7 +1,7 @@
 //! Thin `#[wasm_bindgen]` exports over [`jsonrpc_errors_guest::api`]: no logic of their own.
 //!
 //! Every function returns JSON text; a failure is thrown as a JS string holding the JSON-RPC error object
-//! (`failure_json`), which the npm wrapper turns into an `InvalidInputError`. The call context (clock and
+//! (`error_json`), which the npm wrapper turns into an `InvalidInputError`. The call context (clock and
 //! entropy) is passed as two f64s per call: u64 would cost a BigInt conversion at each crossing, and the
 //! entropy is split into two u32 halves by the wrapper.
 //!
@@ -32,7 +32,7 @@ fn ctx(unix_millis: f64, entropy_hi: u32, entropy_lo: u32) -> CallContext {
 }
 
 fn outcome(r: Result<String, ErrorObject>) -> Result<String, JsValue> {
-    r.map_err(|e| JsValue::from_str(&api::failure_json(&e)))
+    r.map_err(|e| JsValue::from_str(&api::error_json(&e)))
 }
 
 /// A flat list `[name0, value0, name1, value1, …]` as pairs.
@@ -168,7 +168,7 @@ pub fn lookup_kind(
         message.as_deref(),
         data_json.as_deref(),
     )
-    .map_err(|e| JsValue::from_str(&api::failure_json(&e)))
+    .map_err(|e| JsValue::from_str(&api::error_json(&e)))
 }
 
 #[cfg(any(feature = "guard", not(feature = "redact")))]
@@ -200,7 +200,7 @@ impl GuardSession {
         api::SessionArgs::from_json(options)
             .and_then(api::guard_session)
             .map(GuardSession)
-            .map_err(|e| JsValue::from_str(&api::failure_json(&e)))
+            .map_err(|e| JsValue::from_str(&api::error_json(&e)))
     }
 
     /// The settings the session resolved (`session-settings` as JSON).
@@ -227,7 +227,7 @@ impl GuardSession {
         self.0
             .set_policy(text, &pairs(env))
             .map(|()| "{}".to_string())
-            .map_err(|e| JsValue::from_str(&api::failure_json(&api::policy_error(&e))))
+            .map_err(|e| JsValue::from_str(&api::error_json(&api::policy_error(&e))))
     }
 
     #[wasm_bindgen(js_name = clientLineOn)]
@@ -326,16 +326,16 @@ impl GuardSession {
         entropy_lo: u32,
     ) -> Result<String, JsValue> {
         let failure = match how {
-            "exited" => guard::Failure::Exited(code),
-            "killed" => guard::Failure::Killed(code),
-            "spawn-failed" => guard::Failure::SpawnFailed(reason.to_string()),
-            "closed-output" => guard::Failure::ClosedOutput,
+            "exited" => guard::UpstreamFailure::Exited(code),
+            "killed" => guard::UpstreamFailure::Killed(code),
+            "spawn-failed" => guard::UpstreamFailure::SpawnFailed(reason.to_string()),
+            "closed-output" => guard::UpstreamFailure::ClosedOutput,
             _ => {
                 let e = ErrorObject::invalid_params(
                     "unknown-failure",
                     "failure must be exited, killed, spawn-failed or closed-output",
                 );
-                return Err(JsValue::from_str(&api::failure_json(&e)));
+                return Err(JsValue::from_str(&api::error_json(&e)));
             }
         };
         Ok(self
@@ -372,7 +372,7 @@ impl GuardSession {
                     "unknown-failure",
                     "failure must be unreachable, refused or session-gone",
                 );
-                return Err(JsValue::from_str(&api::failure_json(&e)));
+                return Err(JsValue::from_str(&api::error_json(&e)));
             }
         };
         Ok(self
@@ -423,7 +423,7 @@ pub fn refusal(kind: &str, name: &str, n: f64) -> String {
         "not-unicode" => api::Refusal::NotUnicode(n as u64),
         _ => api::Refusal::TooLarge(n as u64),
     };
-    api::failure_json(&api::refusal(problem))
+    api::error_json(&api::refusal(problem))
 }
 
 /// The largest input, in bytes, any function takes.

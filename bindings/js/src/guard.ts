@@ -1,4 +1,4 @@
-// Guard sessions: a JSON-RPC proxy's per-message policy, decided by the guest (wit/world.wit, interface
+// Guard sessions: a JSON-RPC proxy's per-message decisions, decided by the guest (wit/world.wit, interface
 // `guard`). A proxy hands a session every line it reads and carries out the steps it gets back, in order;
 // what is forwarded, answered, sanitized and redacted, and what every pending request is owed when the
 // upstream fails, is the guest's, identical in every runtime.

@@ -49,7 +49,7 @@ export interface ExtraRule {
 
 /**
  * Adding a redaction option: a field of `redaction-options` (an `option` or a `list`: "not given" is every
- * shell's default), read where the guest uses it (`guest/src/redact/policy.rs`), then `cargo xtask gen`
+ * shell's default), read where the guest uses it (`guest/src/redact/redactor.rs`), then `cargo xtask gen`
  * writes the guest's reader and every shell's type and builder (docs/where-to-change.md).
  * What a caller may change about redaction (`redact-with`, `redact-json-value`, a guard's error handler),
  * as JSON text with these fields in snake_case; every field may be left out. Bad options fail with -32602

@@ -145,7 +145,7 @@ function callModule<G extends RedactGlue, T>(g: G, f: (glue: G) => T, reinstanti
       g.__wbg_reset_state();
       if (environment !== undefined) g.setEnvironment(environment);
     }
-    throw typedFailure(e);
+    throw typedError(e);
   }
 }
 
@@ -162,7 +162,7 @@ function isTrap(e: unknown): boolean {
 }
 
 /** The typed error for what a call threw: the guest's refusal, a trap's plain -32603, or the value itself. */
-function typedFailure(e: unknown): unknown {
+function typedError(e: unknown): unknown {
   if (typeof e === "string") {
     let error: ErrorObject;
     try {

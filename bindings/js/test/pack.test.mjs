@@ -93,7 +93,7 @@ test("the shipped .wasm stays within the size budget: ≤ 466,000 bytes raw and 
 // of the server's answered at once and notifications dropped for a session of many clients, the server's own
 // messages redacted in their scopes, a 2026-07-28 request's result given what its revision requires), the
 // client side +2.7 KB (params read once, a tool call without a name and unreadable arguments refused under a
-// policy), the readers (CallParams, top_members, the repeat scan, fractional ids) +3.3 KB, unguessable stream
+// policy), the readers (RequestParams, top_members, the repeat scan, fractional ids) +3.3 KB, unguessable stream
 // names and the bounded tool labels +1.5 KB, 3.4 KB of data (the labels' method names, the new messages). The
 // repeat scan walks the bytes rather than parse with a visitor of its own (a visitor cost a copy of the
 // parser), and sorts the `String`s another sort already does: 2.6 KB less than the first version.

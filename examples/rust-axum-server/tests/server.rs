@@ -216,7 +216,7 @@ async fn a_kind_the_dialect_lacks_is_answered_as_its_internal_error() {
 }
 
 #[tokio::test]
-async fn bad_bodies_are_answered_by_the_guests_envelope_checks() {
+async fn bad_bodies_are_answered_by_the_guests_request_checks() {
     let dialect = Dialect::A2a;
     let server = start(dialect).await;
 

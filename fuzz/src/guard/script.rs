@@ -1,7 +1,7 @@
 //! The script decoder: a payload's lines as session calls.
 
 use arbitrary::{Arbitrary, Unstructured};
-use jsonrpc_errors_guest::guard::Failure;
+use jsonrpc_errors_guest::guard::UpstreamFailure;
 
 use super::templates::{AnswerTemplate, IdChoice, Member, RequestTemplate};
 
@@ -17,7 +17,7 @@ pub enum Call<'a> {
     Progress(u8),
     ServerRequest(IdChoice),
     UpstreamOversize(u64),
-    Failed(Failure),
+    Failed(UpstreamFailure),
     Expire,
     Clock(u64),
     Log(&'a [u8], Option<u8>),
@@ -77,7 +77,7 @@ fn call(line: &[u8]) -> Option<Call<'_>> {
     })
 }
 
-fn failure(spec: &[u8]) -> Failure {
+fn failure(spec: &[u8]) -> UpstreamFailure {
     let n = || {
         std::str::from_utf8(&spec[1..])
             .ok()
@@ -85,9 +85,11 @@ fn failure(spec: &[u8]) -> Failure {
             .unwrap_or(0)
     };
     match spec.first() {
-        Some(b'e') => Failure::Exited(n()),
-        Some(b'k') => Failure::Killed(n()),
-        Some(b's') => Failure::SpawnFailed(String::from_utf8_lossy(&spec[1..]).into_owned()),
-        _ => Failure::ClosedOutput,
+        Some(b'e') => UpstreamFailure::Exited(n()),
+        Some(b'k') => UpstreamFailure::Killed(n()),
+        Some(b's') => {
+            UpstreamFailure::SpawnFailed(String::from_utf8_lossy(&spec[1..]).into_owned())
+        }
+        _ => UpstreamFailure::ClosedOutput,
     }
 }

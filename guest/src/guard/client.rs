@@ -267,7 +267,7 @@ impl Session {
         if message::is_response(envelope) {
             return self.client_response(envelope);
         }
-        let checked = match message::check_call(envelope) {
+        let checked = match message::check_request(envelope) {
             Ok(c) => c,
             Err(invalid) => {
                 let id = message::readable_id(envelope);
@@ -285,7 +285,7 @@ impl Session {
             }
         };
         // The members the guard reads, each given once (a repeated one is refused, never read one way of two).
-        let params = message::CallParams::read(envelope.params);
+        let params = message::RequestParams::read(envelope.params);
         match (checked.id, params) {
             (Some(raw_id), params) => {
                 self.client_request(checked.method, raw_id, params, text, call)
@@ -307,7 +307,7 @@ impl Session {
         &mut self,
         method: String,
         raw_id: &'t RawValue,
-        params: Result<message::CallParams<'t>, String>,
+        params: Result<message::RequestParams<'t>, String>,
         text: &str,
         call: &mut Call,
     ) -> Verdict {
@@ -502,7 +502,7 @@ impl Session {
         &mut self,
         mut pending: Pending,
         raw_id: &'t RawValue,
-        params: &message::CallParams<'t>,
+        params: &message::RequestParams<'t>,
         mut parts: Vec<(&'t RawValue, String)>,
         text: &str,
         call: &mut Call,
@@ -611,7 +611,7 @@ impl Session {
     pub(super) fn client_notification(
         &mut self,
         method: &str,
-        params: &message::CallParams<'_>,
+        params: &message::RequestParams<'_>,
         text: &str,
         call: &mut Call,
     ) -> Verdict {
@@ -647,7 +647,7 @@ impl Session {
     pub(super) fn client_cancelled_on(
         &mut self,
         stream: u64,
-        params: &message::CallParams<'_>,
+        params: &message::RequestParams<'_>,
         text: &str,
         call: &mut Call,
     ) -> Verdict {

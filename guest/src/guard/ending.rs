@@ -8,7 +8,7 @@ impl Session {
     pub(super) fn upstream_gone_answer(
         &self,
         call: &mut Call,
-        failure: Failure,
+        failure: UpstreamFailure,
         id: Value,
         method: &str,
         revision: Option<&str>,
@@ -33,13 +33,13 @@ impl Session {
 
     /// The upstream can no longer answer: every pending request is answered, in the order it arrived, and
     /// every later request is answered at once. Only the first failure counts.
-    pub fn upstream_failed(&mut self, failure: Failure, ctx: CallContext) -> Outcome {
+    pub fn upstream_failed(&mut self, failure: UpstreamFailure, ctx: CallContext) -> Outcome {
         let _env = self.scope();
         let mut call = Call::new(ctx);
         if self.down.is_some() {
             return self.finish(call);
         }
-        let level = if failure == Failure::Exited(0) && self.tables.pending.is_empty() {
+        let level = if failure == UpstreamFailure::Exited(0) && self.tables.pending.is_empty() {
             "info"
         } else {
             "error"

@@ -46,12 +46,12 @@ pub mod streams;
 mod upstream;
 
 use crate::context::CallContext;
-use crate::envelope::BatchPolicy;
 use crate::message::{self, json_type, Envelope, JsonType, Parsed};
 use crate::ordered::Fields;
 use crate::redact;
 use crate::sniff;
 use crate::taxonomy::taxonomy;
+use crate::validation::BatchPolicy;
 use oplog::excerpt;
 use pending::{Batch, Entry, Origin, Pending, Settled, Tables, SERVER_REQUEST_WINDOW};
 use rewrite::Answer;
@@ -125,7 +125,7 @@ impl Options {
 
 /// Why the upstream can no longer answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Failure {
+pub enum UpstreamFailure {
     /// It could not be started (the operating system's reason).
     SpawnFailed(String),
     /// It exited with this status.
@@ -136,13 +136,17 @@ pub enum Failure {
     ClosedOutput,
 }
 
-impl Failure {
+impl UpstreamFailure {
     fn describe(&self) -> String {
         match self {
-            Failure::SpawnFailed(reason) => format!("the upstream could not be started: {reason}"),
-            Failure::Exited(status) => format!("the upstream exited with status {status}"),
-            Failure::Killed(signal) => format!("the upstream was killed by signal {signal}"),
-            Failure::ClosedOutput => "the upstream closed its output".to_string(),
+            UpstreamFailure::SpawnFailed(reason) => {
+                format!("the upstream could not be started: {reason}")
+            }
+            UpstreamFailure::Exited(status) => format!("the upstream exited with status {status}"),
+            UpstreamFailure::Killed(signal) => {
+                format!("the upstream was killed by signal {signal}")
+            }
+            UpstreamFailure::ClosedOutput => "the upstream closed its output".to_string(),
         }
     }
 }
@@ -177,7 +181,7 @@ pub struct Session {
     /// The tables of what is in flight: client requests, their deadlines and progress tokens, the
     /// upstream's requests, batches, stream aliases.
     tables: Tables,
-    down: Option<Failure>,
+    down: Option<UpstreamFailure>,
     /// Set once a line arrives on a client stream (`client_line_on`): requests are then renamed upstream,
     /// and every step toward the client names its stream.
     streams: Option<streams::Streams>,

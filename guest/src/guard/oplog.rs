@@ -1,7 +1,7 @@
 //! The operator's log policy: what of a peer's text the operator's log may show (secrets redacted, stack
 //! traces and paths kept), and how much of it.
 
-use crate::redact::{self, Policy, Secrets};
+use crate::redact::{self, Redactor, Secrets};
 use crate::scrub;
 
 /// Longest internal detail kept in an event.
@@ -9,14 +9,14 @@ const DETAIL_BYTES: usize = 2048;
 
 /// The operator's log keeps stack traces and paths (they are what an operator debugs with) but never a
 /// secret: tokens, credentials, personal data and the environment's secret values are redacted.
-pub fn operator_policy() -> Policy {
-    Policy::disabling(&["stacktrace", "path"])
+pub fn operator_redactor() -> Redactor {
+    Redactor::disabling(&["stacktrace", "path"])
 }
 
-/// Text for the operator's log: redacted under [`operator_policy`], cut to a bounded size.
+/// Text for the operator's log: redacted under [`operator_redactor`], cut to a bounded size.
 pub fn for_operator(text: &str, env: &Secrets) -> String {
     scrub::truncate(
-        &redact::redact_with(text, env, &operator_policy()).text,
+        &redact::redact_with(text, env, &operator_redactor()).text,
         DETAIL_BYTES,
     )
 }

@@ -4,13 +4,13 @@
 //! refusal; audit: logged, passed untouched). A message no rule touches passes byte for byte.
 
 use super::steps::{Event, EventName};
-use crate::message::CallParams;
+use crate::message::RequestParams;
 use crate::policy::{Action, Effective, Scope};
 use crate::redact::{self, JsonFinding, Secrets};
 use serde_json::Value;
 
 /// The name a `tools/call` names (`params.name`).
-pub fn tool_name(method: &str, params: &CallParams<'_>) -> Option<String> {
+pub fn tool_name(method: &str, params: &RequestParams<'_>) -> Option<String> {
     if method != super::rewrite::TOOL_CALL {
         return None;
     }

@@ -1,12 +1,12 @@
 //! What a guard writes that it did not receive: the errors it answers with, upstream error responses
 //! sanitized into the dialect, and `isError` tool results with their text redacted.
 
-use super::oplog::{for_operator, operator_policy};
+use super::oplog::{for_operator, operator_redactor};
 use super::steps::{self, Event, EventName};
 use crate::context::CallContext;
 use crate::error::{error_response, ErrorObject};
 use crate::ordered::Fields;
-use crate::redact::{self, JsonFinding, Policy, Secrets};
+use crate::redact::{self, JsonFinding, Redactor, Secrets};
 use crate::render::{render, ErrorInput};
 use crate::sanitize::{sanitize_response_finding, Target};
 use crate::scrub;
@@ -113,7 +113,7 @@ pub fn sanitized_error(
     id: &Value,
     method: Option<&str>,
     revision: Option<&str>,
-    redaction: Option<Arc<Policy>>,
+    redaction: Option<Arc<Redactor>>,
     found_rules: Option<&mut Vec<String>>,
     ctx: &CallContext,
     env: &Secrets,
@@ -147,7 +147,7 @@ pub fn sanitized_error(
         // environ.DATABASE_PASS), then as text with the rest of the detail: the operator's log printed them
         // where the client was spared them.
         let mut data = data.clone();
-        redact::redact_value(&mut data, env, &operator_policy());
+        redact::redact_value(&mut data, env, &operator_redactor());
         detail.push_str("; data: ");
         detail.push_str(&data.to_string());
     }
@@ -244,14 +244,14 @@ pub fn redacted_tool_error(
     id: &Value,
     method: &str,
     env: &Secrets,
-    policy: &Policy,
+    redactor: &Redactor,
     text_limit: Option<usize>,
     found: &mut Vec<JsonFinding>,
 ) -> Option<(String, Event)> {
     let result = response.get_mut("result").filter(|r| r.is_object())?;
     let mut binary = Vec::new();
     take_binary(result, &mut binary);
-    let findings = redact::redact_value(result, env, policy);
+    let findings = redact::redact_value(result, env, redactor);
     found.extend(findings.iter().cloned());
     let cut = text_limit.is_some_and(|limit| cut_long_texts(result, limit));
     put_binary(result, &mut binary.into_iter());

@@ -1,7 +1,7 @@
 //! The upstream's stderr for the operator's log: bytes read in any pieces joined into whole lines (a line
 //! is never redacted in two halves), and a private-key block one chunk leaves open carried into the next.
 
-use super::oplog::operator_policy;
+use super::oplog::operator_redactor;
 use crate::redact::{self, Redacted, Secrets};
 
 /// What the joiner holds between calls.
@@ -35,7 +35,7 @@ impl StderrLog {
         } else {
             text
         };
-        let r = redact::redact_with(source, env, &operator_policy());
+        let r = redact::redact_with(source, env, &operator_redactor());
         self.key_block_open = ends_in_open_key_block(source, &r);
         if !continued {
             return r.text;

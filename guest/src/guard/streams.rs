@@ -86,7 +86,7 @@ mod tests {
         let Parsed::Object(e) = parse(line) else {
             panic!()
         };
-        let params = crate::message::CallParams::read(e.params).unwrap();
+        let params = crate::message::RequestParams::read(e.params).unwrap();
         let token = params.meta("progressToken").unwrap();
         let out = splice(
             line,

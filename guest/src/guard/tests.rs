@@ -87,7 +87,7 @@ fn notifications_are_forwarded_and_never_answered() {
         assert_eq!(lines(&o, Peer::Upstream), ["<forward>"]);
         assert_eq!(o.pending, 0);
     }
-    let o = s.upstream_failed(Failure::Exited(1), ctx(T0));
+    let o = s.upstream_failed(UpstreamFailure::Exited(1), ctx(T0));
     assert!(lines(&o, Peer::Client).is_empty());
 }
 
@@ -409,7 +409,7 @@ fn an_upstream_failure_answers_every_pending_request_once_in_order() {
         &mut s,
         r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
     );
-    let o = s.upstream_failed(Failure::Exited(3), ctx(T0));
+    let o = s.upstream_failed(UpstreamFailure::Exited(3), ctx(T0));
     let ids: Vec<Value> = lines(&o, Peer::Client)
         .iter()
         .map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].clone())
@@ -423,7 +423,7 @@ fn an_upstream_failure_answers_every_pending_request_once_in_order() {
     assert_eq!(first["error"]["code"], -32000);
     assert_eq!(events(&o)[0].event, EventName::UpstreamEnded);
     assert!(
-        s.upstream_failed(Failure::Exited(3), ctx(T0))
+        s.upstream_failed(UpstreamFailure::Exited(3), ctx(T0))
             .steps
             .is_empty(),
         "only the first failure counts"
@@ -1013,7 +1013,7 @@ fn results_the_guard_writes_carry_what_the_revision_requires() {
         client(&mut s, CALL_MODERN);
         let o = match failure {
             "timeout" => s.expire(ctx(T0 + 30_000)),
-            "exit" => s.upstream_failed(Failure::Exited(1), ctx(T0)),
+            "exit" => s.upstream_failed(UpstreamFailure::Exited(1), ctx(T0)),
             _ => upstream(
                 &mut s,
                 r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32005,"message":"db down"}}"#,
@@ -1037,14 +1037,14 @@ fn results_the_guard_writes_carry_what_the_revision_requires() {
     for revision in ["2025-06-18", "2025-11-25"] {
         let mut s = initialized("mcp", revision);
         client(&mut s, CALL_PLAIN);
-        let r = only_client_value(&s.upstream_failed(Failure::Exited(1), ctx(T0)));
+        let r = only_client_value(&s.upstream_failed(UpstreamFailure::Exited(1), ctx(T0)));
         assert_eq!(r["result"]["isError"], true);
         assert!(r["result"].get("resultType").is_none(), "{revision}: {r}");
     }
     // A handshake that agreed on a revision the taxonomy does not know is a newer one.
     let mut s = initialized("mcp", "2027-01-01");
     client(&mut s, CALL_PLAIN);
-    let r = only_client_value(&s.upstream_failed(Failure::Exited(1), ctx(T0)));
+    let r = only_client_value(&s.upstream_failed(UpstreamFailure::Exited(1), ctx(T0)));
     assert_eq!(r["result"]["resultType"], "complete");
     // An upstream's own isError result keeps what it wrote.
     let mut s = session("mcp", Some(30_000), BatchPolicy::Reject);
@@ -1642,7 +1642,7 @@ fn failures_and_timeouts_answer_each_request_on_its_stream() {
     assert!(cancels[0].contains(&format!(r#""requestId":{first}"#)));
     assert!(cancels[1].contains(&format!(r#""requestId":{second}"#)));
     on(&mut s, 9, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
-    let o = s.upstream_failed(Failure::Exited(1), ctx(T0));
+    let o = s.upstream_failed(UpstreamFailure::Exited(1), ctx(T0));
     assert_eq!(to_streams(&o)[0].0, Some(9));
 }
 
@@ -2609,7 +2609,7 @@ proptest::proptest! {
             };
             check_deliveries(&o, &input, &mut made, many)?;
         }
-        let o = s.upstream_failed(Failure::Exited(1), CallContext { unix_millis: T0, entropy: seed });
+        let o = s.upstream_failed(UpstreamFailure::Exited(1), CallContext { unix_millis: T0, entropy: seed });
         check_deliveries(&o, "", &mut made, many)?;
         for r in &made {
             proptest::prop_assert!(r.answered || r.settled, "stream {} request {} never answered", r.stream, r.id);

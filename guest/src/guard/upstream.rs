@@ -217,7 +217,7 @@ impl Session {
         call: &mut Call,
     ) {
         let env = crate::environment();
-        let checked = message::check_call(envelope).and_then(|c| match c.id {
+        let checked = message::check_request(envelope).and_then(|c| match c.id {
             Some(id) if message::fractional_id(id) => Err(message::Invalid {
                 reason: "fractional-id",
                 details: "id must be a string or an integer: MCP allows no fractional id",
@@ -240,7 +240,7 @@ impl Session {
                 return;
             }
         };
-        let params = match message::CallParams::read(envelope.params) {
+        let params = match message::RequestParams::read(envelope.params) {
             Ok(params) => params,
             Err(path) => {
                 // A member the client's reader and the guard's could read two ways (a progress token):
@@ -393,7 +393,7 @@ impl Session {
         let revision = self.revision_for(pending.revision.as_deref());
         let e = pending.effective.as_deref();
         let auditing = e.filter(|e| e.audits_any());
-        let sanitized = |redaction: Option<std::sync::Arc<redact::Policy>>,
+        let sanitized = |redaction: Option<std::sync::Arc<redact::Redactor>>,
                          found: Option<&mut Vec<String>>| {
             rewrite::sanitized_error(
                 response,
@@ -440,7 +440,7 @@ impl Session {
             .unwrap_or(self.options.failed_result_bytes) as usize;
         let (id, method) = (&pending.id, pending.method.as_str());
         let mut found = Vec::new();
-        let default_policy = redact::Policy::default();
+        let default_redactor = redact::Redactor::default();
         let redacted = match e {
             // Audited rules are found under the whole policy but left in.
             Some(e) if e.audits_any() => {
@@ -463,7 +463,7 @@ impl Session {
                 )
             }
             _ => {
-                let policy = e.map_or(&default_policy, |e| &*e.redaction);
+                let policy = e.map_or(&default_redactor, |e| &*e.redaction);
                 let limit = Some(limit);
                 rewrite::redacted_tool_error(
                     &mut response,
@@ -604,8 +604,8 @@ impl Session {
     /// to.
     pub(super) fn upstream_call(
         &mut self,
-        checked: &message::Call<'_>,
-        params: &message::CallParams<'_>,
+        checked: &message::Request<'_>,
+        params: &message::RequestParams<'_>,
         source: Source<'_>,
         repaired: bool,
         call: &mut Call,
@@ -676,7 +676,7 @@ impl Session {
     /// progress token, as a key).
     fn admit_upstream_call(
         &mut self,
-        checked: &message::Call<'_>,
+        checked: &message::Request<'_>,
         token: Option<&str>,
         call: &mut Call,
     ) -> bool {
@@ -726,7 +726,7 @@ impl Session {
     /// under (its tool's overrides); else the policy's for the message's method.
     pub(super) fn scoped(
         &mut self,
-        checked: &message::Call<'_>,
+        checked: &message::Request<'_>,
         owner: Option<&str>,
         source: Source<'_>,
         call: &mut Call,
@@ -798,7 +798,7 @@ impl Session {
     /// policy's refusal (`reason`), which would otherwise wait for it.
     fn refuse_upstream_call(
         &mut self,
-        checked: &message::Call<'_>,
+        checked: &message::Request<'_>,
         source: Source<'_>,
         reason: &str,
         detail: String,

@@ -1,8 +1,8 @@
-//! A checked policy document made ready for a session: names matched, rule names known, redaction policies
+//! A checked policy document made ready for a session: names matched, rule names known, redactors
 //! built once per combination of overrides a request can meet.
 
 use super::document::{self, Action, Document, DocumentError, Method, Override, Scope};
-use crate::redact::{self, Policy, PolicyError, RedactionOptions, Rule};
+use crate::redact::{self, OptionsError, RedactionOptions, Redactor, Rule};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -22,9 +22,9 @@ pub struct Effective {
     pub failed_result_bytes: Option<u64>,
     pub scopes: Vec<Scope>,
     pub binary: bool,
-    pub redaction: Arc<Policy>,
+    pub redaction: Arc<Redactor>,
     /// `redaction` with the audited rules and categories off: what is audited is logged, not redacted.
-    pub quiet: Arc<Policy>,
+    pub quiet: Arc<Redactor>,
     /// Rule id or category → action (only the ones not `redact`).
     pub actions: BTreeMap<String, Action>,
     /// The tool a `tools/call` names (for the log).
@@ -33,7 +33,7 @@ pub struct Effective {
     quiet_recipe: Arc<Recipe>,
 }
 
-/// The options, disabled names and allowed values a redaction policy is built from.
+/// The options, disabled names and allowed values a redactor is built from.
 struct Recipe {
     options: RedactionOptions,
     disable: Vec<String>,
@@ -60,14 +60,14 @@ impl Effective {
 
     /// `quiet` with `values` allowed too: what an audited rule found passes untouched, even where another
     /// rule would have taken it (a token in an assignment). Built only when an audit found something.
-    pub fn quiet_allowing(&self, values: Vec<String>) -> Arc<Policy> {
+    pub fn quiet_allowing(&self, values: Vec<String>) -> Arc<Redactor> {
         if values.is_empty() {
             return self.quiet.clone();
         }
         let r = &self.quiet_recipe;
         let allow: Vec<String> = r.allow.iter().cloned().chain(values).collect();
         // The same options as `quiet`, which were checked when the document was compiled.
-        build_policy(&r.options, &r.disable, &allow)
+        build_redactor(&r.options, &r.disable, &allow)
             .map(Arc::new)
             .unwrap_or_else(|_| self.quiet.clone())
     }
@@ -81,12 +81,12 @@ fn audited(actions: &BTreeMap<String, Action>) -> impl Iterator<Item = String> +
         .map(|(n, _)| n.clone())
 }
 
-/// The redaction policies of one combination of overrides: as written, and with the audited names off (with
+/// The redactors of one combination of overrides: as written, and with the audited names off (with
 /// how that one was built).
 #[derive(Clone)]
 struct Redactions {
-    policy: Arc<Policy>,
-    quiet: Arc<Policy>,
+    redactor: Arc<Redactor>,
+    quiet: Arc<Redactor>,
     recipe: Arc<Recipe>,
 }
 
@@ -96,9 +96,9 @@ pub struct Compiled {
     base: Effective,
     tools: Vec<(WildMatch, bool, Override)>,
     methods: Vec<(WildMatch, bool, Override)>,
-    /// Redaction policies by the overrides that shaped them (method index, tool index).
-    policies: BTreeMap<(Option<usize>, Option<usize>), Redactions>,
-    /// The options every redaction policy starts from (their names off and values allowed set per policy).
+    /// Redactors by the overrides that shaped them (method index, tool index).
+    redactors: BTreeMap<(Option<usize>, Option<usize>), Redactions>,
+    /// The options every redactor starts from (their names off and values allowed set per policy).
     options: RedactionOptions,
 }
 
@@ -246,22 +246,23 @@ impl Compiled {
             (None, _) => {}
         }
         // Each rule and pattern is compiled once, here: an error names the entry it is about.
-        let base_policy = build_policy(&options, &r.disable, &r.allow).map_err(|e| match &e {
-            PolicyError::BadAllowPattern { index, message } => at(
-                "allow_patterns",
-                r.allow_patterns.get(*index).map_or("", String::as_str),
-                format!("allow pattern does not compile: {message}"),
-            ),
-            _ => {
-                let id = r
-                    .extra_rules
-                    .iter()
-                    .find(|x| e.to_string().contains(&format!("'{}'", x.id)))
-                    .map(|x| x.id.clone())
-                    .unwrap_or_default();
-                at("extra_rules", &id, e.to_string())
-            }
-        })?;
+        let base_redactor =
+            build_redactor(&options, &r.disable, &r.allow).map_err(|e| match &e {
+                OptionsError::BadAllowPattern { index, message } => at(
+                    "allow_patterns",
+                    r.allow_patterns.get(*index).map_or("", String::as_str),
+                    format!("allow pattern does not compile: {message}"),
+                ),
+                _ => {
+                    let id = r
+                        .extra_rules
+                        .iter()
+                        .find(|x| e.to_string().contains(&format!("'{}'", x.id)))
+                        .map(|x| x.id.clone())
+                        .unwrap_or_default();
+                    at("extra_rules", &id, e.to_string())
+                }
+            })?;
         let actions: BTreeMap<String, Action> = document
             .actions
             .iter()
@@ -271,7 +272,7 @@ impl Compiled {
         let quiet_disable: Vec<String> =
             r.disable.iter().cloned().chain(audited(&actions)).collect();
         let quiet = Arc::new(
-            build_policy(&options, &quiet_disable, &r.allow)
+            build_redactor(&options, &quiet_disable, &r.allow)
                 .map_err(|e| at("actions", "", e.to_string()))?,
         );
         let quiet_recipe = Arc::new(Recipe {
@@ -287,7 +288,7 @@ impl Compiled {
             failed_result_bytes: None,
             scopes: with_stderr(r.scopes.clone().unwrap_or_else(|| DEFAULT_SCOPES.to_vec())),
             binary: r.binary.unwrap_or(false),
-            redaction: Arc::new(base_policy),
+            redaction: Arc::new(base_redactor),
             quiet,
             actions,
             tool: None,
@@ -309,7 +310,7 @@ impl Compiled {
             methods: matchers(&document.methods),
             document,
             base,
-            policies: BTreeMap::new(),
+            redactors: BTreeMap::new(),
             options,
         })
     }
@@ -378,18 +379,18 @@ impl Compiled {
         let quiet_disable: Vec<String> =
             disable.iter().cloned().chain(audited(&e.actions)).collect();
         let Redactions {
-            policy,
+            redactor,
             quiet,
             recipe,
         } = self
-            .policies
+            .redactors
             .entry((m, t))
             // Checked when the document was compiled: the same options, more names off or allowed.
             .or_insert_with(|| {
                 let build =
-                    |d: &[String]| Arc::new(build_policy(options, d, &allow).unwrap_or_default());
+                    |d: &[String]| Arc::new(build_redactor(options, d, &allow).unwrap_or_default());
                 Redactions {
-                    policy: build(&disable),
+                    redactor: build(&disable),
                     quiet: build(&quiet_disable),
                     recipe: Arc::new(Recipe {
                         options: options.clone(),
@@ -399,7 +400,7 @@ impl Compiled {
                 }
             })
             .clone();
-        e.redaction = policy;
+        e.redaction = redactor;
         e.quiet = quiet;
         e.quiet_recipe = recipe;
         e
@@ -427,12 +428,12 @@ pub fn defaults_json(document: &Document) -> String {
     .to_string()
 }
 
-fn build_policy(
+fn build_redactor(
     options: &RedactionOptions,
     disable: &[String],
     allow: &[String],
-) -> Result<Policy, PolicyError> {
-    Policy::from_options(RedactionOptions {
+) -> Result<Redactor, OptionsError> {
+    Redactor::from_options(RedactionOptions {
         disable: disable.to_vec(),
         allowlist: allow.to_vec(),
         ..options.clone()
@@ -451,7 +452,7 @@ mod tests {
         for (pattern, why) in [
             ("[unclosed".to_string(), "allow pattern does not compile: "),
             (
-                "a".repeat(redact::policy::MAX_PATTERN_LEN + 1),
+                "a".repeat(redact::redactor::MAX_PATTERN_LEN + 1),
                 "allow pattern does not compile: longer than 2048 characters",
             ),
         ] {
@@ -476,7 +477,7 @@ mod tests {
             &env,
         )
         .unwrap();
-        let api = Policy::from_json(
+        let api = Redactor::from_json(
             r#"{"method":"hash","hash_key":"0123456789abcdef0123","allow_patterns":["bob@.*"],
                 "extra_rules":[{"id":"ticket","category":"internal","pattern":"TCK-[0-9]{6}"}]}"#,
         )

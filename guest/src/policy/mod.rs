@@ -3,7 +3,7 @@
 //! obeys it identically and refuses a bad one with the same words.
 //!
 //! relay-pii's shape, one way: the document as written (`document.rs`: TOML, checked key by key), compiled
-//! for a session (`compiled.rs`: names matched, rule names known, redaction policies built), and applied by
+//! for a session (`compiled.rs`: names matched, rule names known, redactors built), and applied by
 //! the guard session (guard/), which asks it what holds for each request.
 
 pub mod compiled;

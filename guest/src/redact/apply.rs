@@ -5,25 +5,25 @@
 use super::candidate::Candidate;
 use super::engine::engine;
 use super::finding::{Finding, Redacted};
-use super::policy::Policy;
+use super::redactor::Redactor;
 use super::scan::candidates;
 use super::secrets::Secrets;
 use super::windows::is_space;
 use std::borrow::Cow;
 
-/// Redacts `text` under a caller's policy (method, disabled rules/categories, extra rules, allowlist).
-pub fn redact_with(text: &str, secrets: &Secrets, policy: &Policy) -> Redacted {
-    settle(text, candidates(text, secrets, policy), secrets, policy)
+/// Redacts `text` under a caller's options (method, disabled rules/categories, extra rules, allowlist).
+pub fn redact_with(text: &str, secrets: &Secrets, redactor: &Redactor) -> Redacted {
+    settle(text, candidates(text, secrets, redactor), secrets, redactor)
 }
 
 /// [`redact_with`] for an owned text when only the text is wanted: text with nothing to redact (most error
 /// messages) comes back as it is, without a copy.
-pub fn redact_owned(text: String, secrets: &Secrets, policy: &Policy) -> String {
-    let found = candidates(&text, secrets, policy);
+pub fn redact_owned(text: String, secrets: &Secrets, redactor: &Redactor) -> String {
+    let found = candidates(&text, secrets, redactor);
     if found.iter().all(|c| c.refused) {
         return text;
     }
-    settle(&text, found, secrets, policy).text
+    settle(&text, found, secrets, redactor).text
 }
 
 /// A replacement written: where it is in the output (start, end), and the span of the input it replaced.
@@ -37,8 +37,8 @@ type Marker = (usize, usize, usize, usize);
 /// line breaks. What turns up is mapped back to the input and the union applied, until nothing new does:
 /// redaction is idempotent. A marker standing alone between spaces costs nothing more; text with no
 /// finding costs nothing more at all.
-fn settle(text: &str, found: Vec<Candidate>, secrets: &Secrets, policy: &Policy) -> Redacted {
-    settle_reaching(text, found, secrets, policy, None)
+fn settle(text: &str, found: Vec<Candidate>, secrets: &Secrets, redactor: &Redactor) -> Redacted {
+    settle_reaching(text, found, secrets, redactor, None)
 }
 
 /// [`settle`], with the reach of a region around a multi-line marker given (`usize::MAX`: to the text's
@@ -47,10 +47,10 @@ fn settle_reaching(
     text: &str,
     mut found: Vec<Candidate>,
     secrets: &Secrets,
-    policy: &Policy,
+    redactor: &Redactor,
     mut reach: Option<usize>,
 ) -> Redacted {
-    let mut r = apply(text, &mut found, policy);
+    let mut r = apply(text, &mut found, redactor);
     // The input's refused values take part in every round: a span found later can reach them too.
     found.retain(|c| c.refused);
     // Bounded: each round only adds spans, and a glued secret is uncovered in a round or two.
@@ -119,7 +119,7 @@ fn settle_reaching(
                 .any(replaced_lines);
             let (start, end) = if multi_line {
                 // How far a region around a multi-line marker reaches, found when first needed.
-                let reach = *reach.get_or_insert_with(|| multi_line_reach(policy));
+                let reach = *reach.get_or_insert_with(|| multi_line_reach(redactor));
                 let line_start =
                     |at: usize| memchr::memrchr(b'\n', &out[..at]).map_or(0, |i| i + 1);
                 let ahead = word_end.saturating_add(reach).min(out.len());
@@ -164,7 +164,7 @@ fn settle_reaching(
             let found_before = more.len();
             // A value refused in the output is judged on markers (`[REDACTED:…]` is a placeholder), not on
             // what the input held there: only what a second pass would redact counts.
-            for mut c in candidates(region, secrets, policy)
+            for mut c in candidates(region, secrets, redactor)
                 .into_iter()
                 .filter(|c| !c.refused)
             {
@@ -203,7 +203,7 @@ fn settle_reaching(
             refused: false,
         }));
         found.extend(more);
-        let next = apply(text, &mut found, policy);
+        let next = apply(text, &mut found, redactor);
         found.retain(|c| c.refused);
         if next.findings == r.findings {
             break;
@@ -217,11 +217,11 @@ fn settle_reaching(
 /// line: twice the longest `span` of the rules in play (a multi-line rule's window runs `span` bytes past its
 /// keyword, to the end of that line), and a margin for patterns whose spaces take a line break between two
 /// lines that both open a window.
-fn multi_line_reach(policy: &Policy) -> usize {
+fn multi_line_reach(redactor: &Redactor) -> usize {
     const MARGIN: usize = 4096;
     let longest = |rules: &[super::rules::Rule]| rules.iter().map(|r| r.span).max().unwrap_or(0);
     let longest = longest(&engine().builtin.rules)
-        .max(policy.extra.as_ref().map_or(0, |set| longest(&set.rules)));
+        .max(redactor.extra.as_ref().map_or(0, |set| longest(&set.rules)));
     longest.saturating_mul(2).saturating_add(MARGIN)
 }
 
@@ -257,7 +257,7 @@ pub(super) fn to_input(markers: &[Marker], at: usize, is_end: bool) -> usize {
 /// it, what is left is judged differently, so a second pass found it (cargo-fuzz: `secret={{ … &token=… }}`
 /// with the URL token running past the `}}` was a template, and its rest a secret once the token was a
 /// marker). Redacting it with the secret keeps redaction idempotent. One sort and one sweep, as before.
-pub(super) fn apply(text: &str, candidates: &mut [Candidate], policy: &Policy) -> Redacted {
+pub(super) fn apply(text: &str, candidates: &mut [Candidate], redactor: &Redactor) -> Redacted {
     // Unstable: candidates that compare equal (same span, same rule) are interchangeable, and the stable
     // sort's code would be the only copy of it in the npm module (~6 KB). At one start, a secret goes before
     // a refused value: the span takes the secret's name.
@@ -329,7 +329,7 @@ pub(super) fn apply(text: &str, candidates: &mut [Candidate], policy: &Policy) -
     for f in &spans {
         out.push_str(&text[at..f.start]);
         let from = out.len();
-        policy.write_replacement(&mut out, &f.rule, &text[f.start..f.end]);
+        redactor.write_replacement(&mut out, &f.rule, &text[f.start..f.end]);
         written.push((from, out.len()));
         at = f.end;
     }
@@ -394,11 +394,11 @@ mod tests {
             lines in proptest::collection::vec(log_line(), 800..1100),
         ) {
             let text = lines.join("\n");
-            let (secrets, policy) = (Secrets::none(), Policy::default());
-            let bounded = settle_reaching(&text, candidates(&text, secrets, &policy), secrets, &policy, None);
+            let (secrets, redactor) = (Secrets::none(), Redactor::default());
+            let bounded = settle_reaching(&text, candidates(&text, secrets, &redactor), secrets, &redactor, None);
             let whole =
-                settle_reaching(&text, candidates(&text, secrets, &policy), secrets, &policy, Some(usize::MAX));
-            prop_assert!(text.len() > 2 * multi_line_reach(&policy), "{} bytes", text.len());
+                settle_reaching(&text, candidates(&text, secrets, &redactor), secrets, &redactor, Some(usize::MAX));
+            prop_assert!(text.len() > 2 * multi_line_reach(&redactor), "{} bytes", text.len());
             prop_assert_eq!(bounded.text, whole.text);
             prop_assert_eq!(bounded.findings, whole.findings);
         }

@@ -3,7 +3,7 @@
 use super::apply::redact_with;
 use super::engine::engine;
 use super::finding::Redacted;
-use super::policy::Policy;
+use super::redactor::Redactor;
 use super::secrets::Secrets;
 use serde::Serialize;
 use serde_json::Value;
@@ -55,10 +55,10 @@ fn normalized_for_secrets(key: &str) -> String {
 }
 
 /// Whether a member (or header) named `key` holds a secret whole.
-pub fn is_sensitive(key: &str, policy: &Policy) -> bool {
+pub fn is_sensitive(key: &str, redactor: &Redactor) -> bool {
     let json = &engine().catalogue.json;
     let k = normalized_for_secrets(key);
-    if policy
+    if redactor
         .sensitive_keys
         .iter()
         .any(|s| normalized_for_secrets(s) == k)
@@ -93,7 +93,7 @@ fn replace_whole(
     path: &str,
     rule: &str,
     category: &str,
-    policy: &Policy,
+    redactor: &Redactor,
     findings: &mut Vec<JsonFinding>,
 ) {
     let text = match &*value {
@@ -108,7 +108,7 @@ fn replace_whole(
         end: text.len(),
         key: false,
     });
-    *value = Value::String(policy.replacement(rule, &text));
+    *value = Value::String(redactor.replacement(rule, &text));
 }
 
 fn escape_pointer(segment: &str) -> String {
@@ -116,9 +116,16 @@ fn escape_pointer(segment: &str) -> String {
 }
 
 /// Redacts `value` in place and returns what was found where.
-pub fn redact_value(value: &mut Value, env: &Secrets, policy: &Policy) -> Vec<JsonFinding> {
+pub fn redact_value(value: &mut Value, env: &Secrets, redactor: &Redactor) -> Vec<JsonFinding> {
     let mut findings = Vec::new();
-    walk(value, &mut String::new(), false, env, policy, &mut findings);
+    walk(
+        value,
+        &mut String::new(),
+        false,
+        env,
+        redactor,
+        &mut findings,
+    );
     findings
 }
 
@@ -127,7 +134,7 @@ fn walk(
     path: &mut String,
     sensitive: bool,
     env: &Secrets,
-    policy: &Policy,
+    redactor: &Redactor,
     findings: &mut Vec<JsonFinding>,
 ) {
     match value {
@@ -135,7 +142,7 @@ fn walk(
             // Member names are text too: a token used as a key is redacted like one in a value. A renamed member
             // keeps its place; two names redacted alike are told apart by a suffix, so no member is lost.
             let redactions: Vec<Redacted> =
-                map.keys().map(|k| redact_with(k, env, policy)).collect();
+                map.keys().map(|k| redact_with(k, env, redactor)).collect();
             if redactions.iter().any(|r| !r.findings.is_empty()) {
                 // Names that stay as they are are reserved first, wherever they stand: a renamed member placed
                 // before one of them must not take its name and be overwritten by it.
@@ -181,7 +188,7 @@ fn walk(
             let pair = !sensitive
                 && map.iter().any(|(k, v)| {
                     listed(k, &PAIR_NAME_KEYS)
-                        && v.as_str().is_some_and(|name| is_sensitive(name, policy))
+                        && v.as_str().is_some_and(|name| is_sensitive(name, redactor))
                 });
             for (key, child) in map.iter_mut() {
                 let len = path.len();
@@ -190,20 +197,34 @@ fn walk(
                 if !sensitive
                     && !child.is_null()
                     && listed(key, &json.trace_keys)
-                    && policy.enabled(TRACE_KEY_RULE, "stacktrace")
+                    && redactor.enabled(TRACE_KEY_RULE, "stacktrace")
                 {
-                    replace_whole(child, path, TRACE_KEY_RULE, "stacktrace", policy, findings);
+                    replace_whole(
+                        child,
+                        path,
+                        TRACE_KEY_RULE,
+                        "stacktrace",
+                        redactor,
+                        findings,
+                    );
                 } else if !sensitive
                     && listed(key, &json.opaque_keys)
                     && child.as_str().is_some_and(super::validators::machine_made)
-                    && policy.enabled(OPAQUE_KEY_RULE, "credential")
+                    && redactor.enabled(OPAQUE_KEY_RULE, "credential")
                 {
-                    replace_whole(child, path, OPAQUE_KEY_RULE, "credential", policy, findings);
+                    replace_whole(
+                        child,
+                        path,
+                        OPAQUE_KEY_RULE,
+                        "credential",
+                        redactor,
+                        findings,
+                    );
                 } else {
                     let child_sensitive = sensitive
-                        || is_sensitive(key, policy)
+                        || is_sensitive(key, redactor)
                         || pair && listed(key, &PAIR_VALUE_KEYS);
-                    walk(child, path, child_sensitive, env, policy, findings);
+                    walk(child, path, child_sensitive, env, redactor, findings);
                 }
                 path.truncate(len);
             }
@@ -215,11 +236,11 @@ fn walk(
                 && items.len() == 2
                 && items[0]
                     .as_str()
-                    .is_some_and(|name| is_sensitive(name, policy)) =>
+                    .is_some_and(|name| is_sensitive(name, redactor)) =>
         {
             let len = path.len();
             path.push_str("/1");
-            walk(&mut items[1], path, true, env, policy, findings);
+            walk(&mut items[1], path, true, env, redactor, findings);
             path.truncate(len);
         }
         Value::Array(items) => {
@@ -227,18 +248,18 @@ fn walk(
                 let len = path.len();
                 path.push('/');
                 path.push_str(&i.to_string());
-                walk(child, path, sensitive, env, policy, findings);
+                walk(child, path, sensitive, env, redactor, findings);
                 path.truncate(len);
             }
         }
         Value::Null => {}
-        leaf if sensitive && policy.enabled(SENSITIVE_KEY_RULE, "credential") => {
+        leaf if sensitive && redactor.enabled(SENSITIVE_KEY_RULE, "credential") => {
             replace_whole(
                 leaf,
                 path,
                 SENSITIVE_KEY_RULE,
                 "credential",
-                policy,
+                redactor,
                 findings,
             );
         }
@@ -249,7 +270,7 @@ fn walk(
                 Value::String(s) => Cow::Borrowed(s.as_str()),
                 other => Cow::Owned(other.to_string()),
             };
-            let r = redact_with(&text, env, policy);
+            let r = redact_with(&text, env, redactor);
             if !r.findings.is_empty() {
                 findings.extend(r.findings.into_iter().map(|f| JsonFinding {
                     rule: f.rule,
@@ -272,7 +293,7 @@ mod tests {
     use serde_json::json;
 
     fn redact(mut v: Value) -> (Value, Vec<JsonFinding>) {
-        let f = redact_value(&mut v, Secrets::none(), &Policy::default());
+        let f = redact_value(&mut v, Secrets::none(), &Redactor::default());
         (v, f)
     }
 
@@ -353,7 +374,7 @@ mod tests {
             "Proxy-Authorization",
             "basic_auth",
         ] {
-            assert!(is_sensitive(name, &Policy::default()), "{name}");
+            assert!(is_sensitive(name, &Redactor::default()), "{name}");
         }
         for name in [
             "bypass",
@@ -367,7 +388,7 @@ mod tests {
             "pinned",
             "passed",
         ] {
-            assert!(!is_sensitive(name, &Policy::default()), "{name}");
+            assert!(!is_sensitive(name, &Redactor::default()), "{name}");
         }
         for name in ["environ", "exc_info", "ENV", "locals", "stack-trace"] {
             assert!(is_diagnostic(name), "{name}");

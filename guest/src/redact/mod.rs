@@ -27,7 +27,7 @@
 //!   lines it finds), a table's header and cells in `tables`, look-alike folding in `normalize`, the encoders
 //!   and decoders of `encodings`, what redaction reports in `finding`;
 //! - checks and compiled form: [`validators`], step [`programs`], a rule set's prefilter and lazily compiled
-//!   regexes in `ruleset`, caller options in [`policy`], the built-in catalogue compiled once in `engine`,
+//!   regexes in `ruleset`, caller options in [`redactor`], the built-in catalogue compiled once in `engine`,
 //!   the environment's values in `secrets`;
 //! - candidates: the type in `candidate`, the scan that finds them in `scan` (decoded text scanned again there,
 //!   to a fixed depth);
@@ -42,8 +42,8 @@ mod finding;
 pub mod json;
 mod normalize;
 mod options;
-pub mod policy;
 pub mod programs;
+pub mod redactor;
 pub mod rules;
 mod ruleset;
 mod scan;
@@ -55,14 +55,14 @@ mod windows;
 pub use apply::{redact_owned, redact_with};
 pub use finding::{Finding, Redacted, ENV_CATEGORY, ENV_RULE};
 pub use json::{redact_value, JsonFinding};
-pub use policy::{Method, Policy, PolicyError, RedactionOptions};
+pub use redactor::{Method, OptionsError, RedactionOptions, Redactor};
 pub use rules::{examples, Catalogue, Examples, Rule, Trigger, Validator, WindowKind};
 pub use ruleset::{anchored_pattern, RuleSet};
 pub use secrets::Secrets;
 
-/// Redacts `text` with the default policy: every catalogue rule, plus the secret-looking values in `env`.
+/// Redacts `text` with the default options: every catalogue rule, plus the secret-looking values in `env`.
 pub fn redact(text: &str, env: &[(String, String)]) -> Redacted {
-    redact_with(text, &Secrets::from_env(env), &Policy::default())
+    redact_with(text, &Secrets::from_env(env), &Redactor::default())
 }
 
 /// The catalogue's rules, for docs, tests and benchmarks.
@@ -370,14 +370,15 @@ mod tests {
     #[test]
     fn methods_replace_mask_hash_remove() {
         let text = format!("a {TOKEN} b");
-        let mask = Policy::from_json(r#"{"method":"mask"}"#).unwrap();
+        let mask = Redactor::from_json(r#"{"method":"mask"}"#).unwrap();
         assert_eq!(
             redact_with(&text, Secrets::none(), &mask).text,
             format!("a {} b", "*".repeat(TOKEN.len()))
         );
-        let remove = Policy::from_json(r#"{"method":"remove"}"#).unwrap();
+        let remove = Redactor::from_json(r#"{"method":"remove"}"#).unwrap();
         assert_eq!(redact_with(&text, Secrets::none(), &remove).text, "a  b");
-        let hash = Policy::from_json(r#"{"method":"hash","hash_key":"0123456789abcdef"}"#).unwrap();
+        let hash =
+            Redactor::from_json(r#"{"method":"hash","hash_key":"0123456789abcdef"}"#).unwrap();
         let once = redact_with(&text, Secrets::none(), &hash).text;
         let twice = redact_with(&format!("x {TOKEN}"), Secrets::none(), &hash).text;
         assert!(
@@ -390,7 +391,7 @@ mod tests {
             "equal secrets correlate"
         );
         let other_key =
-            Policy::from_json(r#"{"method":"hash","hash_key":"fedcba9876543210"}"#).unwrap();
+            Redactor::from_json(r#"{"method":"hash","hash_key":"fedcba9876543210"}"#).unwrap();
         assert_ne!(
             redact_with(&text, Secrets::none(), &other_key).text,
             once,
@@ -402,14 +403,14 @@ mod tests {
     #[test]
     fn categories_and_rules_can_be_switched_off() {
         let text = "mail bob@corp.example with ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
-        let no_pii = Policy::from_json(r#"{"disable":["pii"]}"#).unwrap();
+        let no_pii = Redactor::from_json(r#"{"disable":["pii"]}"#).unwrap();
         let r = redact_with(text, Secrets::none(), &no_pii);
         assert!(
             r.text.contains("bob@corp.example") && !r.text.contains("ghp_"),
             "{}",
             r.text
         );
-        let no_github = Policy::from_json(r#"{"disable":["github-token"]}"#).unwrap();
+        let no_github = Redactor::from_json(r#"{"disable":["github-token"]}"#).unwrap();
         assert!(redact_with(text, Secrets::none(), &no_github)
             .text
             .contains("ghp_"));
@@ -438,7 +439,7 @@ mod tests {
 
     #[test]
     fn caller_rules_and_allowlist() {
-        let policy = Policy::from_json(
+        let redactor = Redactor::from_json(
             r#"{"extra_rules":[{"id":"acme-key","category":"token","keywords":["acme_"],"pattern":"\\bacme_[a-z0-9]{16}\\b"}],
                 "allowlist":["bob@corp.example"]}"#,
         )
@@ -446,7 +447,7 @@ mod tests {
         let r = redact_with(
             "use acme_0123456789abcdef for bob@corp.example",
             Secrets::none(),
-            &policy,
+            &redactor,
         );
         assert_eq!(r.text, "use [REDACTED:acme-key] for bob@corp.example");
     }
@@ -475,7 +476,7 @@ mod tests {
             ),
         ];
         for (options, expected) in cases {
-            let err = Policy::from_json(options)
+            let err = Redactor::from_json(options)
                 .err()
                 .unwrap_or_else(|| panic!("{options} was accepted"))
                 .to_string();
@@ -486,8 +487,8 @@ mod tests {
             "a".repeat(5000)
         );
         assert!(matches!(
-            Policy::from_json(&long),
-            Err(PolicyError::PatternTooLong { .. })
+            Redactor::from_json(&long),
+            Err(OptionsError::PatternTooLong { .. })
         ));
     }
 
@@ -499,7 +500,7 @@ mod tests {
                 "credentials":{"user":"u","key":"k"}}"#,
         )
         .unwrap();
-        let findings = redact_value(&mut doc, Secrets::none(), &Policy::default());
+        let findings = redact_value(&mut doc, Secrets::none(), &Redactor::default());
         assert_eq!(doc["password"], "[REDACTED:sensitive-key]");
         assert_eq!(
             doc["pin"], "[REDACTED:sensitive-key]",
@@ -1052,7 +1053,7 @@ mod tests {
         ] {
             assert_ne!(classify_name(name), NameClass::None, "{name} in text");
             assert!(
-                json::is_sensitive(name, &Policy::default()),
+                json::is_sensitive(name, &Redactor::default()),
                 "{name} as a JSON member"
             );
         }
@@ -1069,7 +1070,7 @@ mod tests {
         ] {
             assert_eq!(classify_name(name), NameClass::None, "{name} in text");
             assert!(
-                !json::is_sensitive(name, &Policy::default()),
+                !json::is_sensitive(name, &Redactor::default()),
                 "{name} as a JSON member"
             );
         }
@@ -1084,7 +1085,7 @@ mod tests {
             "db_lösenord",
         ] {
             assert!(
-                json::is_sensitive(name, &Policy::default()),
+                json::is_sensitive(name, &Redactor::default()),
                 "{name} as a JSON member"
             );
         }
@@ -1167,8 +1168,8 @@ mod tests {
 
     #[test]
     fn a_caller_rule_the_policy_accepts_runs_in_every_window_kind() {
-        // Every regex a caller's rule runs is compiled when the policy is read, under its limits: a pattern
-        // nested deeper than regex-lite's default limit (50) but within the policy's (64) was accepted, and
+        // Every regex a caller's rule runs is compiled when the options are read, under its limits: a pattern
+        // nested deeper than regex-lite's default limit (50) but within the guest's (64) was accepted, and
         // an assignment window's anchored form then panicked on first use (found by cargo-fuzz).
         for depth in 45..=70 {
             let pattern = format!(
@@ -1180,10 +1181,13 @@ mod tests {
                 let options = format!(
                     r#"{{"extra_rules":[{{"id":"deep","category":"credential","keywords":["password"],"window":"{window}","pattern":"{pattern}"}}]}}"#
                 );
-                match Policy::from_json(&options) {
-                    Ok(policy) => {
-                        let out =
-                            redact_with("login password=hunter2 failed", Secrets::none(), &policy);
+                match Redactor::from_json(&options) {
+                    Ok(redactor) => {
+                        let out = redact_with(
+                            "login password=hunter2 failed",
+                            Secrets::none(),
+                            &redactor,
+                        );
                         assert_eq!(
                             out.text, "login [REDACTED:deep] failed",
                             "depth {depth}, {window}"

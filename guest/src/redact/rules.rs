@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 #[derive(Debug)]
 pub struct Catalogue {
     pub allowlist: Allowlist,
-    pub environment: EnvironmentPolicy,
-    pub json: JsonPolicy,
+    pub environment: EnvironmentSecrets,
+    pub json: JsonKeys,
     pub rules: Vec<Rule>,
 }
 
@@ -18,7 +18,7 @@ pub struct Allowlist {
 }
 
 #[derive(Debug)]
-pub struct EnvironmentPolicy {
+pub struct EnvironmentSecrets {
     pub name_pattern: String,
     pub min_value_len: usize,
 }
@@ -26,7 +26,7 @@ pub struct EnvironmentPolicy {
 /// How JSON member names (and header names) are classified (`[json]` in rules.toml; names compared as
 /// `json::normalized` makes them).
 #[derive(Debug)]
-pub struct JsonPolicy {
+pub struct JsonKeys {
     pub sensitive_keys: Vec<String>,
     pub sensitive_suffixes: Vec<String>,
     /// Ordinary words a sensitive suffix also ends.
@@ -257,11 +257,11 @@ pub fn load() -> Catalogue {
             values: strings(rows.allowlist_values),
             markers: strings(rows.allowlist_markers),
         },
-        environment: EnvironmentPolicy {
+        environment: EnvironmentSecrets {
             name_pattern: rows.environment_name_pattern.to_string(),
             min_value_len: rows.environment_min_value_len,
         },
-        json: JsonPolicy {
+        json: JsonKeys {
             sensitive_keys: strings(rows.json_sensitive_keys),
             sensitive_suffixes: strings(rows.json_sensitive_suffixes),
             opaque_keys: strings(rows.json_opaque_keys),

@@ -78,7 +78,7 @@ impl RuleSet {
         }
     }
 
-    /// Caller rules arrive with every regex they will run compiled under the policy's limits (so a pattern
+    /// Caller rules arrive with every regex they will run compiled under the guest's limits (so a pattern
     /// that cannot be run was already reported): the pattern, and for an assignment rule its anchored form.
     pub(crate) fn with_regexes(rules: Vec<Rule>, compiled: Vec<(Regex, Option<Regex>)>) -> Self {
         let set = RuleSet::new(rules, false);

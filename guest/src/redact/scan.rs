@@ -6,8 +6,8 @@ use super::encodings;
 use super::engine::engine;
 use super::finding::{ENV_CATEGORY, ENV_RULE};
 use super::normalize;
-use super::policy::Policy;
 use super::programs;
+use super::redactor::Redactor;
 use super::rules::{Trigger, Validator, WindowKind};
 use super::ruleset::{cannot_fail, RuleSet};
 use super::secrets::Secrets;
@@ -33,19 +33,19 @@ impl RuleSet {
         &self,
         text: &str,
         secrets: &Secrets,
-        policy: &Policy,
+        redactor: &Redactor,
         priority_base: usize,
         depth: usize,
         candidates: &mut Vec<Candidate>,
     ) {
         for (i, windows) in self.windows(text).into_iter().enumerate() {
             let rule = &self.rules[i];
-            if windows.is_empty() || !policy.enabled(&rule.id, &rule.category) {
+            if windows.is_empty() || !redactor.enabled(&rule.id, &rule.category) {
                 continue;
             }
             if rule.trigger == Trigger::EncodedRun {
                 if depth < MAX_DECODING_DEPTH {
-                    self.scan_encoded(i, text, secrets, policy, priority_base, depth, candidates);
+                    self.scan_encoded(i, text, secrets, redactor, priority_base, depth, candidates);
                 }
                 continue;
             }
@@ -58,11 +58,11 @@ impl RuleSet {
                 continue;
             }
             if rule.window == WindowKind::Assignment {
-                self.scan_assignments(i, text, &windows, policy, priority_base, candidates);
+                self.scan_assignments(i, text, &windows, redactor, priority_base, candidates);
                 continue;
             }
             if matches!(rule.window, WindowKind::Column | WindowKind::SqlValues) {
-                self.scan_columns(i, text, &windows, policy, priority_base, candidates);
+                self.scan_columns(i, text, &windows, redactor, priority_base, candidates);
                 continue;
             }
             let blocks;
@@ -80,7 +80,7 @@ impl RuleSet {
                     text,
                     &text[offset..end],
                     offset,
-                    policy,
+                    redactor,
                     priority_base,
                     candidates,
                     objects.as_ref(),
@@ -100,7 +100,7 @@ impl RuleSet {
         i: usize,
         text: &str,
         windows: &[(usize, usize)],
-        policy: &Policy,
+        redactor: &Redactor,
         priority_base: usize,
         candidates: &mut Vec<Candidate>,
     ) {
@@ -133,7 +133,7 @@ impl RuleSet {
                             text,
                             hay,
                             offset,
-                            policy,
+                            redactor,
                             priority_base,
                             candidates,
                             None,
@@ -153,7 +153,7 @@ impl RuleSet {
                                 text,
                                 hay,
                                 offset,
-                                policy,
+                                redactor,
                                 priority_base,
                                 candidates,
                                 None,
@@ -196,7 +196,7 @@ impl RuleSet {
         i: usize,
         text: &str,
         secrets: &Secrets,
-        policy: &Policy,
+        redactor: &Redactor,
         priority_base: usize,
         depth: usize,
         candidates: &mut Vec<Candidate>,
@@ -226,7 +226,7 @@ impl RuleSet {
             };
             // (An environment value that is the whole decoded text is found as written: its encoded forms
             // are among the values the environment's matcher looks for.)
-            if candidates_at(&decoded, secrets, policy, depth + 1)
+            if candidates_at(&decoded, secrets, redactor, depth + 1)
                 .iter()
                 .any(|c| {
                     is_secret(c)
@@ -250,7 +250,7 @@ impl RuleSet {
             let Some((decoded, starts)) = encodings::decode_escapes(line) else {
                 continue;
             };
-            for mut c in candidates_at(&decoded, secrets, policy, depth + 1) {
+            for mut c in candidates_at(&decoded, secrets, redactor, depth + 1) {
                 if !is_secret(&c) {
                     continue;
                 }
@@ -298,7 +298,7 @@ impl RuleSet {
         i: usize,
         text: &str,
         windows: &[(usize, usize)],
-        policy: &Policy,
+        redactor: &Redactor,
         priority_base: usize,
         candidates: &mut Vec<Candidate>,
     ) {
@@ -323,7 +323,7 @@ impl RuleSet {
                 text,
                 text,
                 0,
-                policy,
+                redactor,
                 priority_base,
                 candidates,
                 Some(name),
@@ -342,7 +342,7 @@ impl RuleSet {
         text: &str,
         hay: &str,
         offset: usize,
-        policy: &Policy,
+        redactor: &Redactor,
         priority_base: usize,
         candidates: &mut Vec<Candidate>,
         name_span: Option<(usize, usize)>,
@@ -392,7 +392,7 @@ impl RuleSet {
             name_end: offset + name.map_or(start, |n| n.1),
         };
         let refused = engine().allowlisted(value)
-            || policy.allows(value)
+            || redactor.allows(value)
             || rule.validator.is_some_and(|v| {
                 !validators::passes(v, name.map(|(s, e)| &hay[s..e]), value, around)
             });
@@ -421,7 +421,7 @@ impl RuleSet {
         text: &str,
         hay: &str,
         offset: usize,
-        policy: &Policy,
+        redactor: &Redactor,
         priority_base: usize,
         candidates: &mut Vec<Candidate>,
         objects: Option<&ObjectIndex>,
@@ -438,7 +438,7 @@ impl RuleSet {
                     text,
                     hay,
                     offset,
-                    policy,
+                    redactor,
                     priority_base,
                     candidates,
                     None,
@@ -455,7 +455,7 @@ impl RuleSet {
                     text,
                     hay,
                     offset,
-                    policy,
+                    redactor,
                     priority_base,
                     candidates,
                     None,
@@ -554,47 +554,52 @@ fn pem_block_end(text: &str, start: usize, end: usize) -> usize {
 /// Every validated match of every enabled rule, before overlaps are resolved. The rules see the text with
 /// look-alike characters folded and invisible ones dropped (`normalize`); what they find is mapped back, so
 /// the original characters are what is redacted.
-pub(super) fn candidates(text: &str, secrets: &Secrets, policy: &Policy) -> Vec<Candidate> {
-    candidates_at(text, secrets, policy, 0)
+pub(super) fn candidates(text: &str, secrets: &Secrets, redactor: &Redactor) -> Vec<Candidate> {
+    candidates_at(text, secrets, redactor, 0)
 }
 
 /// [`candidates`] of text decoded `depth` times.
-fn candidates_at(text: &str, secrets: &Secrets, policy: &Policy, depth: usize) -> Vec<Candidate> {
+fn candidates_at(
+    text: &str,
+    secrets: &Secrets,
+    redactor: &Redactor,
+    depth: usize,
+) -> Vec<Candidate> {
     let Some(view) = normalize::view(text) else {
-        return candidates_as_written(text, secrets, policy, depth);
+        return candidates_as_written(text, secrets, redactor, depth);
     };
-    let mut found = candidates_as_written(&view.text, secrets, policy, depth);
+    let mut found = candidates_as_written(&view.text, secrets, redactor, depth);
     for c in &mut found {
         c.start = view.original(c.start, false);
         c.end = view.original(c.end, true);
     }
     // An environment value written with such characters is found as written.
-    environment_values(text, secrets, policy, &mut found);
+    environment_values(text, secrets, redactor, &mut found);
     found
 }
 
 fn candidates_as_written(
     text: &str,
     secrets: &Secrets,
-    policy: &Policy,
+    redactor: &Redactor,
     depth: usize,
 ) -> Vec<Candidate> {
     let e = engine();
     let mut candidates = Vec::new();
     e.builtin
-        .scan(text, secrets, policy, 0, depth, &mut candidates);
-    if let Some(extra) = &policy.extra {
+        .scan(text, secrets, redactor, 0, depth, &mut candidates);
+    if let Some(extra) = &redactor.extra {
         // Caller rules rank after the built-ins: a built-in's more specific name wins a tie.
         extra.scan(
             text,
             secrets,
-            policy,
+            redactor,
             e.builtin.rules.len(),
             depth,
             &mut candidates,
         );
     }
-    environment_values(text, secrets, policy, &mut candidates);
+    environment_values(text, secrets, redactor, &mut candidates);
     candidates
 }
 
@@ -602,13 +607,13 @@ fn candidates_as_written(
 fn environment_values(
     text: &str,
     secrets: &Secrets,
-    policy: &Policy,
+    redactor: &Redactor,
     candidates: &mut Vec<Candidate>,
 ) {
     if let Some(matcher) = secrets
         .matcher
         .as_ref()
-        .filter(|_| policy.enabled(ENV_RULE, ENV_CATEGORY))
+        .filter(|_| redactor.enabled(ENV_RULE, ENV_CATEGORY))
     {
         // An unanchored search (the DFA's default start kind) cannot fail.
         for m in matcher

@@ -4,7 +4,7 @@
 //! SIGHUP: a refused reload keeps the old policy).
 
 use super::core::PolicyText;
-use jsonrpc_errors_host::{Failure, Runtime};
+use jsonrpc_errors_host::{ErrorObject, Runtime};
 use serde::Deserialize;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -50,7 +50,7 @@ impl ConfigFile {
 }
 
 /// `FILE:LINE:COLUMN: details` from the component's invalid-policy error (or its message, for any other).
-fn refusal(name: &str, f: &Failure) -> String {
+fn refusal(name: &str, f: &ErrorObject) -> String {
     let data: Option<serde_json::Value> =
         f.data.as_deref().and_then(|d| serde_json::from_str(d).ok());
     let field = |k: &str| data.as_ref().and_then(|d| d.get(k)).cloned();

@@ -13,7 +13,7 @@ use super::metrics::Metrics;
 use super::process::status;
 use super::transport::{self, Handle, Report, StartFailed};
 use jsonrpc_errors_host::guard::{Call, Outcome, Peer, SessionCalls, Step, UpstreamGone};
-use jsonrpc_errors_host::{Context, Failure};
+use jsonrpc_errors_host::{Context, ErrorObject};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot, watch, OwnedSemaphorePermit};
@@ -699,7 +699,7 @@ impl Relay {
     }
 
     /// The upstream's stderr as the session redacted it (it cuts it at line ends): one log record per line.
-    fn log_stderr_lines(&mut self, clean: Result<String, Failure>) {
+    fn log_stderr_lines(&mut self, clean: Result<String, ErrorObject>) {
         match clean {
             Ok(clean) => {
                 for line in clean.lines().filter(|l| !l.is_empty()) {
@@ -717,14 +717,14 @@ impl Relay {
     /// for `of_stream`'s front.
     fn apply(
         &mut self,
-        outcome: Result<Outcome, Failure>,
+        outcome: Result<Outcome, ErrorObject>,
         got: Option<Got>,
         of_stream: Option<u64>,
     ) -> Ack {
         let Ok(outcome) = outcome else {
             tracing::error!(
                 event = "guard-failed",
-                "the policy component failed; the guard stops"
+                "the guard component failed; the guard stops"
             );
             self.broken = true;
             return Ack {
@@ -885,12 +885,12 @@ mod tests {
         v.get("id").map(|id| id.to_string())
     }
 
-    fn outcome(steps: serde_json::Value, pending: usize) -> Result<String, Failure> {
+    fn outcome(steps: serde_json::Value, pending: usize) -> Result<String, ErrorObject> {
         Ok(serde_json::json!({ "steps": steps, "pending": pending, "deadline": null }).to_string())
     }
 
     impl Scripted {
-        fn client_line_on(&mut self, stream: u64, line: &[u8]) -> Result<String, Failure> {
+        fn client_line_on(&mut self, stream: u64, line: &[u8]) -> Result<String, ErrorObject> {
             if line == b"bad" {
                 let answer = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#;
                 return outcome(
@@ -907,7 +907,7 @@ mod tests {
             )
         }
 
-        fn upstream_line(&mut self, line: &[u8]) -> Result<String, Failure> {
+        fn upstream_line(&mut self, line: &[u8]) -> Result<String, ErrorObject> {
             let stream = id_of(line)
                 .and_then(|id| self.pending.remove(&id))
                 .unwrap_or(0);
@@ -917,7 +917,7 @@ mod tests {
             )
         }
 
-        fn upstream_failed(&mut self) -> Result<String, Failure> {
+        fn upstream_failed(&mut self) -> Result<String, ErrorObject> {
             let steps: Vec<_> = self
                 .pending
                 .drain()
@@ -930,7 +930,7 @@ mod tests {
         }
 
         /// One request failed (or its exchange ended): it alone is answered.
-        fn request_failed(&mut self, id: &str) -> Result<String, Failure> {
+        fn request_failed(&mut self, id: &str) -> Result<String, ErrorObject> {
             let key = serde_json::from_str::<serde_json::Value>(id)
                 .map(|v| v.to_string())
                 .unwrap_or_default();
@@ -948,7 +948,7 @@ mod tests {
     }
 
     impl SessionCalls for Scripted {
-        fn outcome_json(&mut self, call: Call<'_>, _ctx: Context) -> Result<String, Failure> {
+        fn outcome_json(&mut self, call: Call<'_>, _ctx: Context) -> Result<String, ErrorObject> {
             match call {
                 Call::ClientLine(line) => self.client_line_on(0, line),
                 Call::ClientLineOn { stream, line } => self.client_line_on(stream, line),
@@ -967,16 +967,20 @@ mod tests {
                 }
             }
         }
-        fn set_policy(&mut self, _text: &str, _env: &[(String, String)]) -> Result<(), Failure> {
+        fn set_policy(
+            &mut self,
+            _text: &str,
+            _env: &[(String, String)],
+        ) -> Result<(), ErrorObject> {
             Ok(())
         }
-        fn upstream_stderr(&mut self, bytes: &[u8]) -> Result<String, Failure> {
+        fn upstream_stderr(&mut self, bytes: &[u8]) -> Result<String, ErrorObject> {
             Ok(String::from_utf8_lossy(bytes).into_owned())
         }
-        fn upstream_stderr_end(&mut self) -> Result<String, Failure> {
+        fn upstream_stderr_end(&mut self) -> Result<String, ErrorObject> {
             Ok(String::new())
         }
-        fn upstream_log(&mut self, text: &str) -> Result<String, Failure> {
+        fn upstream_log(&mut self, text: &str) -> Result<String, ErrorObject> {
             Ok(text.to_string())
         }
     }

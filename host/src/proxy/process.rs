@@ -14,7 +14,7 @@ pub mod status {
     /// The upstream had to be terminated: it did not exit after its stdin was closed, or it closed its
     /// stdout while still running.
     pub const TERMINATED: u8 = 124;
-    /// The guard itself failed (its metrics address, its pipes, its policy component).
+    /// The guard itself failed (its metrics address, its pipes, the component).
     pub const GUARD_FAILED: u8 = 125;
     /// The upstream command exists but could not be run.
     pub const CANNOT_RUN: u8 = 126;

@@ -201,7 +201,7 @@ fn guard_script(
     case: &Map<String, Value>,
     ctx: &CallContext,
 ) -> Result<Vec<String>, jsonrpc_errors_guest::error::ErrorObject> {
-    use jsonrpc_errors_guest::guard::Failure;
+    use jsonrpc_errors_guest::guard::UpstreamFailure;
     // A case's `options` are the session's options as JSON (snake_case keys), as the npm module passes them.
     let o = case.get("options").cloned().unwrap_or(json!({}));
     let mut session = api::guard_session(api::SessionArgs::from_json(&o.to_string())?)?;
@@ -256,10 +256,10 @@ fn guard_script(
                 .to_json()
         } else if let Some(f) = step.get("upstream_failed") {
             let failure = match (f.get("exited"), f.get("killed"), f.get("spawn_failed")) {
-                (Some(n), _, _) => Failure::Exited(n.as_i64().unwrap() as i32),
-                (_, Some(n), _) => Failure::Killed(n.as_i64().unwrap() as i32),
-                (_, _, Some(r)) => Failure::SpawnFailed(r.as_str().unwrap().to_string()),
-                _ => Failure::ClosedOutput,
+                (Some(n), _, _) => UpstreamFailure::Exited(n.as_i64().unwrap() as i32),
+                (_, Some(n), _) => UpstreamFailure::Killed(n.as_i64().unwrap() as i32),
+                (_, _, Some(r)) => UpstreamFailure::SpawnFailed(r.as_str().unwrap().to_string()),
+                _ => UpstreamFailure::ClosedOutput,
             };
             session.upstream_failed(failure, at).to_json()
         } else if let Some(id) = text("upstream_exchange_ended") {

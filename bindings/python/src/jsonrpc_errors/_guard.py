@@ -1,4 +1,4 @@
-"""Guard sessions: a JSON-RPC proxy's per-message policy, run by the component (interface `guard` in
+"""Guard sessions: a JSON-RPC proxy's per-message decisions, run by the component (interface `guard` in
 wit/world.wit). A proxy hands a session every line it reads and carries out the steps it gets back; the
 policy (what is forwarded, answered, sanitized, redacted; what every pending request is owed when the
 upstream fails) is the component's, identical in every runtime.
@@ -195,7 +195,7 @@ class GuardSession:
 
     def upstream_failed_json(self, failure: UpstreamFailure, *, context: Optional[Context] = None) -> str:
         """The upstream can no longer answer: every pending request is answered."""
-        return self._call_variant("[method]session.upstream-failed", _failure(failure), context)
+        return self._call_variant("[method]session.upstream-failed", _upstream_failure(failure), context)
 
     def upstream_request_failed_json(
         self, id: str, failure: RequestFailure, *, context: Optional[Context] = None
@@ -369,7 +369,7 @@ def _request_failure(failure: Any) -> Any:
     raise JsonRpcErrorsValueError(f"unknown request failure {tag!r}")
 
 
-def _failure(failure: Any) -> Variant:
+def _upstream_failure(failure: Any) -> Variant:
     if failure == "closed-output":
         return Variant("closed-output", None)
     try:

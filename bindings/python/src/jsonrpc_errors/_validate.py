@@ -1,4 +1,4 @@
-"""Request envelopes (`validate`) and upstream error responses (`sanitize`), judged by the component."""
+"""Requests (`validate`) and upstream error responses (`sanitize`), judged by the component."""
 
 from __future__ import annotations
 

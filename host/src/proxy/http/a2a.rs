@@ -2,7 +2,7 @@
 //! JSON-RPC: each POST to [`PATH`] is one request on a stream of its own, to the relay shared by every
 //! client (no session, no handshake: an agent needs none), answered with what the session sends that stream;
 //! the agent's card at [`card::WELL_KNOWN`], fetched from the agent and served with its JSON-RPC interface
-//! pointing at the guard. The envelope rules are the front's (access, content type, sizes); `A2A-Version`
+//! pointing at the guard. The HTTP request's rules are the front's (access, content type, sizes); `A2A-Version`
 //! must name 1.x (a request without it is A2A 0.3's, which the guard does not relay: A2A's -32009).
 //!
 //! The streaming methods (`SendStreamingMessage`, `SubscribeToTask`) are answered with an SSE stream of what
@@ -16,7 +16,7 @@ use super::body::{json, shape};
 use super::front::Busy;
 use super::front::Front;
 use super::mcp::{
-    aborter, access_refused, blank, ended, exchange, oversize, owed, post_envelope, read_body,
+    aborter, access_refused, blank, check_post, ended, exchange, oversize, owed, read_body,
     unavailable, Era, Read_, Slot, BODY_TIMEOUT,
 };
 use super::upstream::Upstream;
@@ -58,7 +58,7 @@ pub async fn endpoint(State(front): State<Arc<Front>>, request: Request) -> Resp
     if front.draining() {
         return unavailable(&front, "the guard is shutting down");
     }
-    if let Some(refused) = post_envelope(&front, &parts) {
+    if let Some(refused) = check_post(&front, &parts) {
         return refused;
     }
     let at = Instant::now();

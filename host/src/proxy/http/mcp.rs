@@ -82,7 +82,7 @@ pub(super) fn refuse(front: &Front, id: Option<&RawValue>, kind: ErrorKind) -> R
             tracing::error!(event = "guard-failed", detail = %failure.message, "cannot render the front's refusal");
             json(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                jsonrpc_errors_host::Failure::internal()
+                jsonrpc_errors_host::ErrorObject::internal()
                     .to_json()
                     .into_bytes(),
             )
@@ -310,7 +310,7 @@ pub(super) fn oversize(front: &Front, length: u64, head: &[u8]) -> Response {
 }
 
 /// Checks what every POST must have: a JSON body the client may be answered to.
-pub(super) fn post_envelope(front: &Front, parts: &Parts) -> Option<Response> {
+pub(super) fn check_post(front: &Front, parts: &Parts) -> Option<Response> {
     if accepts_neither(&parts.headers) {
         return Some(plain(
             StatusCode::NOT_ACCEPTABLE,
@@ -320,7 +320,7 @@ pub(super) fn post_envelope(front: &Front, parts: &Parts) -> Option<Response> {
     let content_type = header_str(&parts.headers, header::CONTENT_TYPE.as_str()).unwrap_or("");
     let media = content_type.split(';').next().unwrap_or("").trim();
     if !media.eq_ignore_ascii_case("application/json") {
-        // The component says what is wrong with it (the envelope validation's content-type rule).
+        // The component says what is wrong with it (`validate`'s content-type rule).
         let options = jsonrpc_errors_host::ValidateOptions {
             content_type: Some(content_type.to_string()),
             dialect: front.children.dialect.clone(),
@@ -358,7 +358,7 @@ async fn modern(front: Arc<Front>, parts: Parts, body: Body) -> Response {
     if front.draining() {
         return unavailable(&front, "the guard is shutting down");
     }
-    if let Some(refused) = post_envelope(&front, &parts) {
+    if let Some(refused) = check_post(&front, &parts) {
         return refused;
     }
     let at = Instant::now();
@@ -559,7 +559,7 @@ async fn legacy_post(
     if front.draining() {
         return unavailable(&front, "the guard is shutting down");
     }
-    if let Some(refused) = post_envelope(&front, &parts) {
+    if let Some(refused) = check_post(&front, &parts) {
         return refused;
     }
     let at = Instant::now();
@@ -808,7 +808,7 @@ pub(super) async fn exchange(
             slot.finished = true;
             let mut r = json(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                jsonrpc_errors_host::Failure::internal()
+                jsonrpc_errors_host::ErrorObject::internal()
                     .to_json()
                     .into_bytes(),
             );
@@ -871,7 +871,7 @@ pub(super) fn ended(mut slot: Slot) -> Response {
     tracing::error!(event = "guard-failed", "a stream ended without its answer");
     json(
         StatusCode::INTERNAL_SERVER_ERROR,
-        jsonrpc_errors_host::Failure::internal()
+        jsonrpc_errors_host::ErrorObject::internal()
             .to_json()
             .into_bytes(),
     )

@@ -10,7 +10,7 @@
 //!
 //! Every child runs behind a relay ([`crate::proxy::core`]) on a guard session of its own: which message
 //! goes to which client stream, renamed ids, answers to every open request when a child dies, timeouts
-//! and cancellations are the session's. The front checks the HTTP envelope (origin, token, headers, sizes),
+//! and cancellations are the session's. The front checks each HTTP request (origin, token, headers, sizes),
 //! frames messages as JSON or SSE, and runs the children.
 
 mod a2a;

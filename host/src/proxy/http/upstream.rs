@@ -107,7 +107,7 @@ impl Upstream {
     pub fn start(
         children: &Children,
         many_clients: bool,
-    ) -> Result<Arc<Upstream>, jsonrpc_errors_host::Failure> {
+    ) -> Result<Arc<Upstream>, jsonrpc_errors_host::ErrorObject> {
         let options = Options {
             many_clients: many_clients.then_some(true),
             ..children.session_options()

@@ -1,4 +1,4 @@
-//! Envelope validation (duet-rpc ADR-012 and the JSON-RPC 2.0 specification): raw bytes in, either the
+//! Request validation (duet-rpc ADR-012 and the JSON-RPC 2.0 specification): raw bytes in, either the
 //! request's id and method or the error response out.
 
 use crate::context::CallContext;
@@ -146,7 +146,7 @@ fn check_request(parsed: Parsed<'_>) -> Result<Value, Rejection> {
             ))
         }
     };
-    let call = message::check_call(&envelope).map_err(|e| {
+    let call = message::check_request(&envelope).map_err(|e| {
         invalid_request(
             e.reason,
             Some(e.details.to_string()),

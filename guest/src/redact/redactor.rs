@@ -18,7 +18,7 @@ const REGEX_NEST_LIMIT: u32 = 64;
 pub use super::options::RedactionMethod as Method;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum PolicyError {
+pub enum OptionsError {
     #[error("redaction options are not valid: {0}")]
     Invalid(String),
     #[error("method \"hash\" needs a \"hash_key\" of at least 16 bytes")]
@@ -42,10 +42,10 @@ pub enum PolicyError {
 }
 
 #[derive(Default)]
-pub struct Policy {
+pub struct Redactor {
     pub method: Method,
     hash_key: Vec<u8>,
-    /// How `Method::Hash` tags a secret: set by [`Policy::from_options`], the only way to choose that method.
+    /// How `Method::Hash` tags a secret: set by [`Redactor::from_options`], the only way to choose that method.
     tagger: Option<fn(&[u8], &str) -> String>,
     pub disabled: Vec<String>,
     pub extra: Option<RuleSet>,
@@ -55,10 +55,10 @@ pub struct Policy {
     pub sensitive_keys: Vec<String>,
 }
 
-impl std::fmt::Debug for Policy {
+impl std::fmt::Debug for Redactor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Never the hash key; the extra rules by count.
-        f.debug_struct("Policy")
+        f.debug_struct("Redactor")
             .field("method", &self.method)
             .field("disabled", &self.disabled)
             .field(
@@ -78,40 +78,40 @@ fn valid_id(id: &str) -> bool {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
-impl Policy {
+impl Redactor {
     /// Parses and validates options JSON (`{}` or empty text = the defaults).
-    pub fn from_json(text: &str) -> Result<Policy, PolicyError> {
+    pub fn from_json(text: &str) -> Result<Redactor, OptionsError> {
         let options: RedactionOptions = if text.trim().is_empty() {
             RedactionOptions::default()
         } else {
-            serde_json::from_str(text).map_err(|e| PolicyError::Invalid(e.to_string()))?
+            serde_json::from_str(text).map_err(|e| OptionsError::Invalid(e.to_string()))?
         };
-        Policy::from_options(options)
+        Redactor::from_options(options)
     }
 
     /// Validates typed options (a policy file's, which never pass through JSON) and compiles their rules and
     /// patterns, each once.
-    pub fn from_options(options: RedactionOptions) -> Result<Policy, PolicyError> {
+    pub fn from_options(options: RedactionOptions) -> Result<Redactor, OptionsError> {
         if options.method == Method::Hash && options.hash_key.as_ref().is_none_or(|k| k.len() < 16)
         {
-            return Err(PolicyError::MissingHashKey);
+            return Err(OptionsError::MissingHashKey);
         }
         if options.extra_rules.len() > MAX_EXTRA_RULES {
-            return Err(PolicyError::TooManyRules);
+            return Err(OptionsError::TooManyRules);
         }
         let mut regexes = Vec::with_capacity(options.extra_rules.len());
         for rule in &options.extra_rules {
             if !valid_id(&rule.id) || !valid_id(&rule.category) {
-                return Err(PolicyError::BadRuleId(rule.id.chars().take(64).collect()));
+                return Err(OptionsError::BadRuleId(rule.id.chars().take(64).collect()));
             }
             // An empty keyword would be found between every two bytes, inside characters too.
             if rule.keywords.iter().any(String::is_empty) {
-                return Err(PolicyError::EmptyKeyword {
+                return Err(OptionsError::EmptyKeyword {
                     id: rule.id.clone(),
                 });
             }
             if rule.pattern.len() > MAX_PATTERN_LEN {
-                return Err(PolicyError::PatternTooLong {
+                return Err(OptionsError::PatternTooLong {
                     id: rule.id.clone(),
                 });
             }
@@ -120,7 +120,7 @@ impl Policy {
                     .size_limit(REGEX_SIZE_LIMIT + 1024 * wrapped as usize)
                     .nest_limit(REGEX_NEST_LIMIT + wrapped)
                     .build()
-                    .map_err(|e| PolicyError::BadPattern {
+                    .map_err(|e| OptionsError::BadPattern {
                         id: rule.id.clone(),
                         message: e.to_string(),
                     })
@@ -131,7 +131,7 @@ impl Policy {
                 .iter()
                 .find(|g| **g >= regex.captures_len())
             {
-                return Err(PolicyError::BadGroup {
+                return Err(OptionsError::BadGroup {
                     id: rule.id.clone(),
                     group: *g,
                 });
@@ -150,12 +150,12 @@ impl Policy {
         let extra = (!options.extra_rules.is_empty())
             .then(|| RuleSet::with_regexes(options.extra_rules, regexes));
         if options.allow_patterns.len() > MAX_EXTRA_RULES {
-            return Err(PolicyError::TooManyRules);
+            return Err(OptionsError::TooManyRules);
         }
         let mut allow_patterns = Vec::with_capacity(options.allow_patterns.len());
         for (index, pattern) in options.allow_patterns.iter().enumerate() {
             if pattern.len() > MAX_PATTERN_LEN {
-                return Err(PolicyError::BadAllowPattern {
+                return Err(OptionsError::BadAllowPattern {
                     index,
                     message: format!("longer than {MAX_PATTERN_LEN} characters"),
                 });
@@ -164,13 +164,13 @@ impl Policy {
                 .size_limit(REGEX_SIZE_LIMIT)
                 .nest_limit(REGEX_NEST_LIMIT)
                 .build()
-                .map_err(|e| PolicyError::BadAllowPattern {
+                .map_err(|e| OptionsError::BadAllowPattern {
                     index,
                     message: e.to_string(),
                 })?;
             allow_patterns.push(compiled);
         }
-        Ok(Policy {
+        Ok(Redactor {
             method: options.method,
             hash_key: options.hash_key.map(String::into_bytes).unwrap_or_default(),
             tagger: Some(hmac_tag),
@@ -183,10 +183,10 @@ impl Policy {
     }
 
     /// The defaults with some rules or categories switched off.
-    pub fn disabling(names: &[&str]) -> Policy {
-        Policy {
+    pub fn disabling(names: &[&str]) -> Redactor {
+        Redactor {
             disabled: names.iter().map(|n| n.to_string()).collect(),
-            ..Policy::default()
+            ..Redactor::default()
         }
     }
 
@@ -207,7 +207,7 @@ impl Policy {
         out
     }
 
-    /// [`Policy::replacement`] written at the end of `out`: redacting a text writes each marker in place
+    /// [`Redactor::replacement`] written at the end of `out`: redacting a text writes each marker in place
     /// (a `format!` per finding was 3% of redaction time on a secret-dense log).
     pub fn write_replacement(&self, out: &mut String, rule: &str, secret: &str) {
         match self.method {
@@ -225,7 +225,7 @@ impl Policy {
         }
     }
 
-    /// The markers as they were written before [`Policy::write_replacement`]: the property test's reference.
+    /// The markers as they were written before [`Redactor::write_replacement`]: the property test's reference.
     #[cfg(test)]
     fn replacement_formatted(&self, rule: &str, secret: &str) -> String {
         match self.method {
@@ -240,7 +240,7 @@ impl Policy {
     }
 }
 
-/// The first 6 bytes of HMAC-SHA256(key, secret) in hex. Reached only through a policy that `from_options` made,
+/// The first 6 bytes of HMAC-SHA256(key, secret) in hex. Reached only through a Redactor that `from_options` made,
 /// so a build that never parses options (the npm base module) links no SHA-256 (4.6 KB of code).
 fn hmac_tag(key: &[u8], secret: &str) -> String {
     let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes keys of any length");
@@ -254,7 +254,7 @@ mod tests {
     use super::*;
 
     proptest::proptest! {
-        /// The markers written in place are the ones `format!` wrote, for every method (a hash policy with and
+        /// The markers written in place are the ones `format!` wrote, for every method (a hashing Redactor with and
         /// without its tagger), rule name and secret.
         #[test]
         fn markers_written_in_place_are_the_formatted_ones(
@@ -264,15 +264,15 @@ mod tests {
             secret in "\\PC{0,12}",
             before in "\\PC{0,4}",
         ) {
-            let policy = Policy {
+            let redactor = Redactor {
                 method,
                 hash_key: b"0123456789abcdef".to_vec(),
                 tagger: tagged.then_some(hmac_tag as fn(&[u8], &str) -> String),
-                ..Policy::default()
+                ..Redactor::default()
             };
             let mut out = before.clone();
-            policy.write_replacement(&mut out, &rule, &secret);
-            proptest::prop_assert_eq!(out, before + &policy.replacement_formatted(&rule, &secret));
+            redactor.write_replacement(&mut out, &rule, &secret);
+            proptest::prop_assert_eq!(out, before + &redactor.replacement_formatted(&rule, &secret));
         }
     }
 }
