@@ -213,21 +213,33 @@ impl Reader<'_> {
     }
 }
 
-fn schema() -> Result<Schema> {
+/// Parses `wit/` and hands `read` a reader of interface `name` (`guard` here; `types` for `recordgen.rs`).
+pub(crate) fn read_interface<T>(
+    name: &str,
+    read: impl FnOnce(&mut Reader<'_>) -> Result<T>,
+) -> Result<T> {
     let mut resolve = Resolve::new();
     let (package, _) = resolve
         .push_dir(crate::root().join("wit"))
         .context("parsing wit/")?;
     let iface_id = *resolve.packages[package]
         .interfaces
-        .get("guard")
-        .ok_or_else(|| anyhow!("wit/ has no interface guard"))?;
-    let iface = &resolve.interfaces[iface_id];
+        .get(name)
+        .ok_or_else(|| anyhow!("wit/ has no interface {name}"))?;
     let mut reader = Reader {
         resolve: &resolve,
-        iface,
+        iface: &resolve.interfaces[iface_id],
         enums: Vec::new(),
     };
+    read(&mut reader)
+}
+
+fn schema() -> Result<Schema> {
+    read_interface("guard", read_schema)
+}
+
+fn read_schema(reader: &mut Reader<'_>) -> Result<Schema> {
+    let (resolve, iface) = (reader.resolve, reader.iface);
     let (options, options_docs) = reader.record("guard-options")?;
     let (settings, settings_docs) = reader.record("session-settings")?;
     let step_id = *iface
@@ -254,7 +266,7 @@ fn schema() -> Result<Schema> {
         options_docs,
         steps,
         outcome,
-        enums: reader.enums,
+        enums: std::mem::take(&mut reader.enums),
     })
 }
 

@@ -3,25 +3,11 @@
 //! field states. The field model, the WIT reader and the per-language doc writers are `guardgen.rs`'s.
 
 use crate::guardgen::{Field, Reader, Ty};
-use anyhow::{anyhow, bail, Context, Result};
-use wit_parser::Resolve;
+use anyhow::{anyhow, bail, Result};
 
 /// Parses `wit/` and hands `read` a reader of `interface types`.
 pub(crate) fn read_types<T>(read: impl FnOnce(&mut Reader<'_>) -> Result<T>) -> Result<T> {
-    let mut resolve = Resolve::new();
-    let (package, _) = resolve
-        .push_dir(crate::root().join("wit"))
-        .context("parsing wit/")?;
-    let iface_id = *resolve.packages[package]
-        .interfaces
-        .get("types")
-        .ok_or_else(|| anyhow!("wit/ has no interface types"))?;
-    let mut reader = Reader {
-        resolve: &resolve,
-        iface: &resolve.interfaces[iface_id],
-        enums: Vec::new(),
-    };
-    read(&mut reader)
+    crate::guardgen::read_interface("types", read)
 }
 
 /// The case an enum field (or an option of one) of `record` states as its default in a doc line
