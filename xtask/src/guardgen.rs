@@ -3,7 +3,9 @@
 //! `step` variant and its records). Each side of the boundary gets its mirror of them:
 //!
 //! - the guest (`guest/src/guard/args.rs`): `SessionArgs`, the options as the guest reads them (from the
-//!   component's record, or their JSON: `SessionArgs::from_json`, unknown members refused);
+//!   component's record, or their JSON: `SessionArgs::from_json`, unknown members refused); and
+//!   (`guest/src/guard/outcome.rs`) what its calls return, `Outcome` with its `Step`s, `Event`, `Peer`,
+//!   `EventName`, and `Outcome::to_json`, the JSON text every shell reads;
 //! - the host (`host/src/guard/schema.rs`): `Options` (with its defaults and the WIT record it becomes),
 //!   `Peer`, `Step`, `Event`, `Outcome` (serde, read from the guest's JSON);
 //! - Python (`_guard_schema.py`): the `Step` and `Outcome` TypedDicts, `GuardOptions` (the session's keyword
@@ -24,6 +26,7 @@ use std::fmt::Write;
 use wit_parser::{Docs, Interface, Resolve, Type, TypeDefKind, TypeOwner};
 
 pub const GUEST: &str = "guest/src/guard/args.rs";
+pub const GUEST_OUTCOME: &str = "guest/src/guard/outcome.rs";
 pub const HOST: &str = "host/src/guard/schema.rs";
 pub const PYTHON: &str = "bindings/python/src/jsonrpc_errors/_guard_schema.py";
 pub const TYPESCRIPT: &str = "bindings/js/src/guard-schema.ts";
@@ -123,8 +126,13 @@ struct Schema {
     /// (case name, its record's name and fields)
     steps: Vec<(String, String, Vec<String>, Vec<Field>)>,
     outcome: Vec<Field>,
+    outcome_docs: Vec<String>,
+    /// The step variant's docs.
+    step_docs: Vec<String>,
     /// Every enum the shapes use: name, cases, docs per case.
     enums: Vec<EnumDef>,
+    /// The enums `interface guard` declares itself (not `use`d from another interface).
+    own_enums: Vec<String>,
 }
 
 pub(crate) struct Reader<'a> {
@@ -258,7 +266,18 @@ fn read_schema(reader: &mut Reader<'_>) -> Result<Schema> {
         let (fields, docs) = reader.record(&record)?;
         steps.push((case.name.clone(), record, docs, fields));
     }
-    let (outcome, _) = reader.record("session-outcome")?;
+    let step_docs = doc_lines(&resolve.types[step_id].docs);
+    let (outcome, outcome_docs) = reader.record("session-outcome")?;
+    let own = TypeOwner::Interface(reader.iface_id()?);
+    let own_enums = iface
+        .types
+        .iter()
+        .filter(|(_, id)| {
+            let def = &resolve.types[**id];
+            def.owner == own && matches!(def.kind, TypeDefKind::Enum(_))
+        })
+        .map(|(name, _)| name.clone())
+        .collect();
     Ok(Schema {
         options,
         settings,
@@ -266,7 +285,10 @@ fn read_schema(reader: &mut Reader<'_>) -> Result<Schema> {
         options_docs,
         steps,
         outcome,
+        outcome_docs,
+        step_docs,
         enums: std::mem::take(&mut reader.enums),
+        own_enums,
     })
 }
 
@@ -275,6 +297,7 @@ pub fn generated_files() -> Result<Vec<(&'static str, String)>> {
     let s = schema()?;
     Ok(vec![
         (GUEST, guest(&s)?),
+        (GUEST_OUTCOME, guest_outcome(&s)?),
         (HOST, host(&s)?),
         (PYTHON, python(&s)?),
         (TYPESCRIPT, typescript(&s)?),
@@ -423,6 +446,322 @@ fn json_pairs(value: Value) -> Option<Vec<(String, String)>> {
             _ => None,
         })
         .collect()
+}
+"#;
+
+// ------------------------------------------------------------------------------------- guest: outcome
+
+/// The guest's Rust type of a field of the outcome or a step: an enum `interface guard` declares is the
+/// generated Rust enum (the guest builds and matches it); one it `use`s (`log-level`, which the taxonomy
+/// gives as text) is its name; a `u32` is a count (`usize`); `json-value` a `serde_json::Value`.
+fn guest_step_type(s: &Schema, ty: &Ty) -> Result<String> {
+    Ok(match ty {
+        Ty::Enum(name, _) if s.own_enums.contains(name) => upper_camel(name),
+        Ty::Enum(..) | Ty::String => "String".into(),
+        Ty::U32 => "usize".into(),
+        Ty::U64 => "u64".into(),
+        Ty::S32 => "i32".into(),
+        Ty::Json => "Value".into(),
+        Ty::Option(t) => format!("Option<{}>", guest_step_type(s, t)?),
+        Ty::List(t) => format!("Vec<{}>", guest_step_type(s, t)?),
+        Ty::Named(n) if n == "step" => "Step".into(),
+        other => bail!("the guest's outcome cannot carry {other:?}"),
+    })
+}
+
+/// Writes the statements that append JSON text to `out`, literal text gathered into one `push_str` between
+/// the values (as a hand-written writer would put it: each call adds to the npm module).
+struct JsonWriter {
+    code: String,
+    literal: String,
+    indent: String,
+}
+
+impl JsonWriter {
+    fn new(indent: &str) -> Self {
+        JsonWriter {
+            code: String::new(),
+            literal: String::new(),
+            indent: indent.into(),
+        }
+    }
+
+    fn literal(&mut self, text: &str) {
+        self.literal.push_str(text);
+    }
+
+    fn flush(&mut self) {
+        let indent = &self.indent;
+        match self.literal.chars().count() {
+            0 => {}
+            1 => {
+                let c = self.literal.chars().next().unwrap_or_default();
+                let _ = writeln!(self.code, "{indent}out.push({c:?});");
+            }
+            _ => {
+                let _ = writeln!(self.code, "{indent}out.push_str({:?});", self.literal);
+            }
+        }
+        self.literal.clear();
+    }
+
+    /// A statement (one or more lines, at this writer's indent) after the literal text so far.
+    fn statement(&mut self, lines: &str) {
+        self.flush();
+        for line in lines.lines() {
+            let _ = writeln!(self.code, "{}{line}", self.indent);
+        }
+    }
+
+    fn finish(mut self) -> String {
+        self.flush();
+        self.code
+    }
+
+    /// Member `key` of a step or the outcome: `place` is the field (`e.kind`, `self.pending`) or, with
+    /// `bound`, the name a `match` bound to a reference to it. An absent option is left out (`null_if_absent`:
+    /// written as null, as the outcome's own members are).
+    fn member(
+        &mut self,
+        s: &Schema,
+        key: &str,
+        place: &str,
+        bound: bool,
+        ty: &Ty,
+        null_if_absent: bool,
+    ) -> Result<()> {
+        let by_ref = if bound {
+            place.to_string()
+        } else {
+            format!("&{place}")
+        };
+        match ty {
+            Ty::Enum(name, _) if s.own_enums.contains(name) => {
+                self.literal(&format!(",\"{key}\":\""));
+                self.statement(&format!("out.push_str({place}.name());"));
+                self.literal("\"");
+            }
+            Ty::Enum(..) | Ty::String => {
+                self.literal(&format!(",\"{key}\":"));
+                self.statement(&format!("push_str(&mut out, {by_ref});"));
+            }
+            Ty::U32 | Ty::U64 | Ty::S32 => {
+                self.literal(&format!(",\"{key}\":"));
+                self.statement(&format!("out.push_str(&{place}.to_string());"));
+            }
+            Ty::Option(t) if null_if_absent => {
+                self.literal(&format!(",\"{key}\":"));
+                let value = match t.as_ref() {
+                    Ty::U32 | Ty::U64 | Ty::S32 | Ty::Json => "out.push_str(&v.to_string())",
+                    Ty::Enum(..) | Ty::String => "push_str(&mut out, v)",
+                    other => bail!("the outcome's {key} cannot be option<{other:?}>"),
+                };
+                self.statement(&format!(
+                    "match {by_ref} {{\n    Some(v) => {value},\n    None => out.push_str(\"null\"),\n}}"
+                ));
+            }
+            Ty::Option(t) => match t.as_ref() {
+                Ty::Enum(name, _) if s.own_enums.contains(name) => {
+                    bail!("a step's {key} cannot be an option of {name}")
+                }
+                Ty::Enum(..) | Ty::String => self.statement(&format!(
+                    "push_member(&mut out, {key:?}, {place}.as_deref());"
+                )),
+                Ty::U32 | Ty::U64 | Ty::S32 | Ty::Json => self.statement(&format!(
+                    "if let Some(v) = {by_ref} {{\n    out.push_str(\",\\\"{key}\\\":\");\n    out.push_str(&v.to_string());\n}}"
+                )),
+                other => bail!("a step's {key} cannot be option<{other:?}>"),
+            },
+            other => bail!("the outcome's {key} cannot be {other:?}"),
+        }
+        Ok(())
+    }
+}
+
+/// The step records with more than four fields are boxed, as a struct named after the case (as the host's).
+fn boxed_step(fields: &[Field]) -> bool {
+    fields.len() > 4
+}
+
+fn guest_outcome(s: &Schema) -> Result<String> {
+    let mut o = String::new();
+    let _ = writeln!(o, "// {HEADER}\n");
+    let _ = writeln!(
+        o,
+        "//! What a guard session's calls return (`session-outcome`, its `step`s and their records) and the JSON\n//! text every shell reads it as. The events' builders are `steps.rs`'s.\n\nuse serde_json::Value;\n"
+    );
+    for name in &s.own_enums {
+        let (_, cases, docs) = s
+            .enums
+            .iter()
+            .find(|(n, ..)| n == name)
+            .ok_or_else(|| anyhow!("the outcome does not use enum {name}"))?;
+        let rust = upper_camel(name);
+        rust_doc(&mut o, "", docs);
+        let _ = writeln!(
+            o,
+            "#[derive(Debug, Clone, Copy, PartialEq, Eq)]\npub enum {rust} {{"
+        );
+        for (case, docs) in cases {
+            rust_doc(&mut o, "    ", docs);
+            let _ = writeln!(o, "    {},", upper_camel(case));
+        }
+        let _ = writeln!(o, "}}\n");
+        let _ = writeln!(o, "impl {rust} {{\n    /// The case's name, as the JSON writes it.\n    pub fn name(self) -> &'static str {{\n        match self {{");
+        for (case, _) in cases {
+            let _ = writeln!(o, "            {rust}::{} => {case:?},", upper_camel(case));
+        }
+        let _ = writeln!(o, "        }}\n    }}\n}}\n");
+    }
+
+    // Step, and the records boxed in it.
+    rust_doc(&mut o, "", &s.step_docs);
+    let _ = writeln!(o, "#[derive(Debug, Clone, PartialEq)]\npub enum Step {{");
+    for (case, _, docs, fields) in &s.steps {
+        rust_doc(&mut o, "    ", docs);
+        let rust = upper_camel(case);
+        if boxed_step(fields) {
+            let _ = writeln!(o, "    {rust}(Box<{rust}>),");
+        } else {
+            let _ = writeln!(o, "    {rust} {{");
+            for f in fields {
+                rust_doc(&mut o, "        ", &f.docs);
+                let _ = writeln!(o, "        {}: {},", f.snake(), guest_step_type(s, &f.ty)?);
+            }
+            let _ = writeln!(o, "    }},");
+        }
+    }
+    let _ = writeln!(o, "}}\n");
+    for (case, _, docs, fields) in s.steps.iter().filter(|(.., f)| boxed_step(f)) {
+        let rust = upper_camel(case);
+        rust_doc(&mut o, "", docs);
+        let _ = writeln!(
+            o,
+            "#[derive(Debug, Clone, PartialEq)]\npub struct {rust} {{"
+        );
+        for f in fields {
+            rust_doc(&mut o, "    ", &f.docs);
+            let _ = writeln!(o, "    pub {}: {},", f.snake(), guest_step_type(s, &f.ty)?);
+        }
+        let _ = writeln!(o, "}}\n");
+        // Its constructor: the fields that are not options as arguments, the options absent.
+        let required: Vec<&Field> = fields
+            .iter()
+            .filter(|f| !matches!(f.ty, Ty::Option(_)))
+            .collect();
+        let mut params = Vec::new();
+        for f in &required {
+            params.push(match &f.ty {
+                Ty::Enum(name, _) if s.own_enums.contains(name) => {
+                    format!("{}: {}", f.snake(), upper_camel(name))
+                }
+                Ty::Enum(..) | Ty::String => format!("{}: &str", f.snake()),
+                other => format!("{}: {}", f.snake(), guest_step_type(s, other)?),
+            });
+        }
+        let _ = writeln!(
+            o,
+            "impl {rust} {{\n    /// One with {}, every other member absent.\n    pub fn new({}) -> Self {{\n        {rust} {{",
+            required
+                .iter()
+                .map(|f| format!("`{}`", f.snake()))
+                .collect::<Vec<_>>()
+                .join(" and "),
+            params.join(", ")
+        );
+        for f in fields {
+            match &f.ty {
+                Ty::Option(_) => {
+                    let _ = writeln!(o, "            {}: None,", f.snake());
+                }
+                Ty::Enum(name, _) if !s.own_enums.contains(name) => {
+                    let _ = writeln!(o, "            {0}: {0}.to_string(),", f.snake());
+                }
+                Ty::String => {
+                    let _ = writeln!(o, "            {0}: {0}.to_string(),", f.snake());
+                }
+                _ => {
+                    let _ = writeln!(o, "            {},", f.snake());
+                }
+            }
+        }
+        let _ = writeln!(o, "        }}\n    }}\n}}\n");
+    }
+
+    // Outcome.
+    rust_doc(&mut o, "", &s.outcome_docs);
+    let _ = writeln!(o, "#[derive(Debug)]\npub struct Outcome {{");
+    for f in &s.outcome {
+        rust_doc(&mut o, "    ", &f.docs);
+        let _ = writeln!(o, "    pub {}: {},", f.snake(), guest_step_type(s, &f.ty)?);
+    }
+    let _ = writeln!(o, "}}\n");
+
+    // Its JSON.
+    let _ = writeln!(
+        o,
+        "impl Outcome {{\n    /// The outcome as JSON text (snake_case keys; a step's absent member left out, the outcome's null),\n    /// written member by member rather than by derived serializers: this runs once per relayed message, and\n    /// the npm module is downloaded (each derived serializer adds to it).\n    pub fn to_json(&self) -> String {{\n        let mut out = String::with_capacity(64);"
+    );
+    let mut w = JsonWriter::new("        ");
+    w.literal("{");
+    for (i, f) in s.outcome.iter().enumerate() {
+        let key = f.snake();
+        if f.ty != Ty::List(Box::new(Ty::Named("step".into()))) {
+            if i == 0 {
+                bail!("session-outcome's first member must be its steps");
+            }
+            w.member(s, &key, &format!("self.{key}"), false, &f.ty, true)?;
+            continue;
+        }
+        w.literal(&format!("{}\"{key}\":[", if i > 0 { "," } else { "" }));
+        let mut arms = String::new();
+        for (case, _, _, fields) in &s.steps {
+            let rust = upper_camel(case);
+            let mut arm = JsonWriter::new("    ");
+            arm.literal(&format!("{{\"step\":{case:?}"));
+            if boxed_step(fields) {
+                let _ = writeln!(arms, "Step::{rust}(e) => {{");
+                for f in fields {
+                    let place = format!("e.{}", f.snake());
+                    arm.member(s, &f.snake(), &place, false, &f.ty, false)?;
+                }
+            } else {
+                let names: Vec<String> = fields.iter().map(Field::snake).collect();
+                let _ = writeln!(arms, "Step::{rust} {{ {} }} => {{", names.join(", "));
+                for f in fields {
+                    arm.member(s, &f.snake(), &f.snake(), true, &f.ty, false)?;
+                }
+            }
+            arm.literal("}");
+            arms.push_str(&arm.finish());
+            arms.push_str("}\n");
+        }
+        w.statement(&format!(
+            "for (i, step) in self.{key}.iter().enumerate() {{\n    if i > 0 {{\n        out.push(',');\n    }}\n    match step {{\n{}    }}\n}}",
+            arms.lines().map(|l| format!("        {l}\n")).collect::<String>()
+        ));
+        w.literal("]");
+    }
+    w.literal("}");
+    o.push_str(&w.finish());
+    let _ = write!(o, "        out\n    }}\n}}\n\n{GUEST_OUTCOME_HELPERS}");
+    Ok(o)
+}
+
+const GUEST_OUTCOME_HELPERS: &str = r#"/// Appends `s` as a JSON string.
+fn push_str(out: &mut String, s: &str) {
+    // serde_json's string escaping (a string of valid UTF-8 cannot fail to serialize).
+    out.push_str(&serde_json::to_string(s).unwrap_or_default());
+}
+
+/// `,"name":"value"` when there is a value.
+fn push_member(out: &mut String, name: &str, value: Option<&str>) {
+    if let Some(v) = value {
+        out.push_str(",\"");
+        out.push_str(name);
+        out.push_str("\":");
+        push_str(out, v);
+    }
 }
 "#;
 

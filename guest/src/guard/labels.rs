@@ -6,7 +6,8 @@
 //! keeps its own; anything else is `other`, its name left to the event's detail (redacted and cut, as the log
 //! shows any name a peer wrote). Every label is cut to [`LABEL_BYTES`].
 
-use super::steps::{quoted, Event};
+use super::outcome::Event;
+use super::steps::quoted;
 use crate::message::{string_value, RawObject};
 use serde_json::value::RawValue;
 

@@ -23,7 +23,8 @@
 //! and their answers are gathered into one array for the client.
 //!
 //! Layout, each module importing only those listed before it: the operator's log policy in [`oplog`]; the
-//! steps and events a session returns in [`steps`]; the session's tables (pending requests, deadlines,
+//! steps and events a session returns in [`outcome`] (generated from the WIT, with their JSON writer) and
+//! the events' builders in [`steps`]; the session's tables (pending requests, deadlines,
 //! progress tokens, batches) in `pending`; the stderr line joiner in `stderr`; stream renaming in
 //! [`streams`]; what the guard writes itself in [`rewrite`]; a policy file's decisions in [`policy`]; the
 //! bounded set an event's `tool` label comes from in `labels`; the
@@ -37,6 +38,7 @@ mod client;
 mod ending;
 mod labels;
 pub mod oplog;
+pub mod outcome;
 mod pending;
 pub mod policy;
 pub mod rewrite;
@@ -53,6 +55,7 @@ use crate::sniff;
 use crate::taxonomy::taxonomy;
 use crate::validation::BatchPolicy;
 use oplog::excerpt;
+pub use outcome::{Event, EventName, Outcome, Peer, Step};
 use pending::{Batch, Entry, Origin, Pending, Settled, Tables, SERVER_REQUEST_WINDOW};
 use rewrite::Answer;
 use serde_json::value::RawValue;
@@ -61,7 +64,6 @@ use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 pub use stderr::STDERR_LINE_CAP;
-pub use steps::{Event, EventName, Outcome, Peer, Step};
 
 /// How a session behaves.
 #[derive(Debug, Clone)]

@@ -3,7 +3,7 @@
 //! actions on what the rules find (block: the message is not passed on, its request gets the policy's
 //! refusal; audit: logged, passed untouched). A message no rule touches passes byte for byte.
 
-use super::steps::{Event, EventName};
+use super::outcome::{Event, EventName};
 use crate::message::RequestParams;
 use crate::policy::{Action, Effective, Scope};
 use crate::redact::{self, JsonFinding, Secrets};

@@ -2,7 +2,8 @@
 //! sanitized into the dialect, and `isError` tool results with their text redacted.
 
 use super::oplog::{for_operator, operator_redactor};
-use super::steps::{self, Event, EventName};
+use super::outcome::{Event, EventName};
+use super::steps;
 use crate::context::CallContext;
 use crate::error::{error_response, ErrorObject};
 use crate::ordered::Fields;

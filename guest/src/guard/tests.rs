@@ -3221,22 +3221,7 @@ fn upstream_credentials_are_read_from_json_and_an_ill_typed_list_is_refused() {
 /// npm module's glue and the vectors without a hand-written reader to update.
 #[test]
 fn the_options_reader_takes_every_field_the_wit_declares_and_refuses_others() {
-    let wit = include_str!("../../../wit/world.wit");
-    let start = wit
-        .find("record guard-options {")
-        .expect("the WIT declares guard-options");
-    let body = &wit[start..start + wit[start..].find("\n    }").unwrap()];
-    let fields: Vec<String> = body
-        .lines()
-        .skip(1)
-        .map(str::trim)
-        .filter(|l| !l.starts_with("//") && l.contains(':'))
-        .map(|l| {
-            l[..l.find(':').unwrap()]
-                .trim_start_matches('%')
-                .replace('-', "_")
-        })
-        .collect();
+    let fields = wit_members("record guard-options", ':');
     assert!(fields.len() >= 12, "{fields:?}");
     // An object is no option's type: a field the reader knows is refused as ill-typed, not as unknown.
     for field in &fields {
@@ -3255,4 +3240,84 @@ fn the_options_reader_takes_every_field_the_wit_declares_and_refuses_others() {
     assert!(serde_json::to_string(&e.data)
         .unwrap()
         .contains("unknown option `dialekt`"));
+}
+
+/// The members `declaration` (`record guard-options`, `variant step`) lists in wit/world.wit, in order, as
+/// the JSON names them (snake_case; a record's field names, a variant's case names).
+fn wit_members(declaration: &str, separator: char) -> Vec<String> {
+    let wit = include_str!("../../../wit/world.wit");
+    let start = wit
+        .find(&format!("{declaration} {{"))
+        .unwrap_or_else(|| panic!("the WIT declares {declaration}"));
+    let body = &wit[start..start + wit[start..].find("\n    }").unwrap()];
+    body.lines()
+        .skip(1)
+        .map(str::trim)
+        .filter(|l| !l.starts_with("//") && l.contains(separator))
+        .map(|l| {
+            l[..l.find(separator).unwrap()]
+                .trim_start_matches('%')
+                .replace('-', "_")
+        })
+        .collect()
+}
+
+/// The outcome's writer (`Outcome::to_json`, generated from the WIT with the types it writes) writes every
+/// member `session-outcome` and each step's record declare, under its snake_case name and in the WIT's
+/// order, and nothing else; each step names its case as the `step` variant does. A field added to or renamed
+/// in the WIT reaches every shell's reader of the JSON without a hand-written writer to update.
+#[test]
+fn the_outcome_writer_writes_every_member_the_wit_declares_in_its_order() {
+    let mut event = Event::new(EventName::ClientCancelled, "info");
+    event.kind = Some("timeout".into());
+    event.code = Some(-32001);
+    event.category = Some("transport".into());
+    event.gate = Some("upstream".into());
+    event.correlation_id = Some("c".into());
+    event.id = Some(json!(7));
+    event.method = Some("tools/call".into());
+    event.detail = Some("d".into());
+    event.rule = Some("r".into());
+    event.tool = Some("t".into());
+    let outcome = Outcome {
+        steps: vec![
+            Step::Forward {
+                to: Peer::Upstream,
+                stream: Some(1),
+            },
+            Step::Send {
+                to: Peer::Client,
+                stream: Some(2),
+                line: "{}".into(),
+            },
+            Step::Event(Box::new(event)),
+            Step::End { stream: Some(3) },
+        ],
+        pending: 4,
+        deadline: Some(5),
+    };
+    let json: Value = serde_json::from_str(&outcome.to_json()).expect("the outcome is JSON");
+    let keys = |v: &Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
+    assert_eq!(keys(&json), wit_members("record session-outcome", ':'));
+    let cases = wit_members("variant step", '(');
+    let steps = json["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), cases.len(), "a step of every case: {cases:?}");
+    for (step, case) in steps.iter().zip(&cases) {
+        assert_eq!(step["step"], json!(case));
+        let mut members = vec!["step".to_string()];
+        members.extend(wit_members(&format!("record {case}-step"), ':'));
+        assert_eq!(keys(step), members, "the {case} step");
+    }
+    assert_eq!(steps[2]["event"], json!("client-cancelled"));
+    assert_eq!(steps[2]["id"], json!(7));
+    // An absent option: left out of a step, null in the outcome.
+    let quiet = Outcome {
+        steps: vec![Step::End { stream: None }],
+        pending: 0,
+        deadline: None,
+    };
+    assert_eq!(
+        quiet.to_json(),
+        r#"{"steps":[{"step":"end"}],"pending":0,"deadline":null}"#
+    );
 }
