@@ -3,7 +3,7 @@
 
 use crate::context::CallContext;
 use crate::error::{ErrorObject, InputError};
-use crate::validation::{self, BatchPolicy, ValidateOptions};
+use crate::validation::{self, BatchPolicy};
 use crate::{guard, lookup, redact, render, sanitize};
 use serde_json::Value;
 
@@ -60,16 +60,8 @@ pub fn validate(
     if !crate::taxonomy::is_dialect(args.dialect) {
         return Err(fail(InputError::UnknownDialect(args.dialect.to_string())));
     }
-    let defaults = ValidateOptions::default();
-    let options = ValidateOptions {
-        max_bytes: args.max_bytes.unwrap_or(defaults.max_bytes),
-        batch,
-        content_type: args.content_type.map(str::to_string),
-        content_length: args.content_length,
-        dialect: args.dialect.to_string(),
-    };
     let env = crate::environment();
-    Ok(to_text(&validation::validate(raw, &options, ctx, &env)))
+    Ok(to_text(&validation::validate(raw, args, batch, ctx, &env)))
 }
 
 /// `validate` with its options as JSON text (`validate-options`, snake_case keys), as the npm module's glue

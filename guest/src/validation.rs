@@ -7,6 +7,7 @@ use crate::ordered::Fields;
 use crate::redact::Secrets;
 use crate::render::{render, ErrorInput};
 use crate::taxonomy::taxonomy;
+use crate::validate_args::ValidateArgs;
 use serde_json::{Map, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -32,30 +33,6 @@ impl BatchPolicy {
         match self {
             BatchPolicy::Reject => "reject",
             BatchPolicy::Allow => "allow",
-        }
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct ValidateOptions {
-    pub max_bytes: u64,
-    pub batch: BatchPolicy,
-    /// The transport's Content-Type header, when there is one.
-    pub content_type: Option<String>,
-    /// The transport's declared length (Content-Length framing). Lets a caller refuse an oversize body
-    /// without reading it, and catches framing mismatches.
-    pub content_length: Option<u64>,
-    pub dialect: String,
-}
-
-impl Default for ValidateOptions {
-    fn default() -> Self {
-        ValidateOptions {
-            max_bytes: taxonomy().meta.default_max_bytes,
-            batch: BatchPolicy::Reject,
-            content_type: None,
-            content_length: None,
-            dialect: "canonical".to_string(),
         }
     }
 }
@@ -166,12 +143,7 @@ fn check_request(parsed: Parsed<'_>) -> Result<Value, Rejection> {
     Ok(Value::Object(ok))
 }
 
-fn respond(
-    rejection: Rejection,
-    options: &ValidateOptions,
-    ctx: &CallContext,
-    env: &Secrets,
-) -> Value {
+fn respond(rejection: Rejection, dialect: &str, ctx: &CallContext, env: &Secrets) -> Value {
     let kind = taxonomy()
         .kind(rejection.kind)
         .expect("validation kinds are in the taxonomy");
@@ -187,7 +159,7 @@ fn respond(
     };
     // Both kinds are defined in every dialect and their fields are well-formed, so rendering cannot fail;
     // should it ever, the caller still gets a plain, leak-free -32603.
-    render(&input, &options.dialect, ctx, env)
+    render(&input, dialect, ctx, env)
         .map(|o| o.into_value())
         .unwrap_or_else(|_| {
             crate::error::error_response(&crate::error::ErrorObject::internal(), input.id.clone())
@@ -200,32 +172,38 @@ enum Verdict {
     Batch(Vec<Result<Value, Rejection>>),
 }
 
-/// Validates raw request bytes. Always returns one JSON document: the verdict, the error response, or (for an
-/// allowed batch) an array with one entry per member, in order.
-pub fn validate(raw: &[u8], options: &ValidateOptions, ctx: &CallContext, env: &Secrets) -> Value {
+/// Validates raw request bytes under `args` (the generated `validate-options`, read as they are: the one
+/// default to resolve, `max_bytes`'s, is the taxonomy's), `batch` being its batch policy as checked. Always
+/// returns one JSON document: the verdict, the error response, or (for an allowed batch) an array with one
+/// entry per member, in order.
+pub fn validate(
+    raw: &[u8],
+    args: &ValidateArgs<'_>,
+    batch: BatchPolicy,
+    ctx: &CallContext,
+    env: &Secrets,
+) -> Value {
     let settle =
-        |r: Result<Value, Rejection>| r.unwrap_or_else(|rej| respond(rej, options, ctx, env));
-    match read(raw, options) {
+        |r: Result<Value, Rejection>| r.unwrap_or_else(|rej| respond(rej, args.dialect, ctx, env));
+    match read(raw, args, batch) {
         Verdict::Single(r) => settle(r),
         Verdict::Batch(members) => Value::Array(members.into_iter().map(settle).collect()),
     }
 }
 
-fn read(raw: &[u8], options: &ValidateOptions) -> Verdict {
+fn read(raw: &[u8], args: &ValidateArgs<'_>, batch: BatchPolicy) -> Verdict {
     let reject = |r| Verdict::Single(Err(r));
     // Size first: an oversize body is never parsed, and its id is never read.
-    let declared = options.content_length.unwrap_or(0).max(raw.len() as u64);
-    if declared > options.max_bytes {
-        let details = format!("request exceeds {} bytes", options.max_bytes);
+    let max_bytes = args.max_bytes.unwrap_or(taxonomy().meta.default_max_bytes);
+    let declared = args.content_length.unwrap_or(0).max(raw.len() as u64);
+    if declared > max_bytes {
+        let details = format!("request exceeds {max_bytes} bytes");
         return reject(invalid_request("oversize", Some(details), Value::Null));
     }
-    if let Some(r) = options.content_type.as_deref().and_then(check_content_type) {
+    if let Some(r) = args.content_type.and_then(check_content_type) {
         return reject(r);
     }
-    if let Some(len) = options
-        .content_length
-        .filter(|len| *len != raw.len() as u64)
-    {
+    if let Some(len) = args.content_length.filter(|len| *len != raw.len() as u64) {
         return reject(parse_error(format!(
             "Content-Length {len} does not match the {} bytes received",
             raw.len()
@@ -245,7 +223,7 @@ fn read(raw: &[u8], options: &ValidateOptions) -> Verdict {
     // request (it is valid JSON; what its params may hold is the server's business).
     match message::parse(text) {
         Parsed::NotJson(e) => reject(parse_error(e)),
-        Parsed::Batch(_) if options.batch == BatchPolicy::Reject => reject(invalid_request(
+        Parsed::Batch(_) if batch == BatchPolicy::Reject => reject(invalid_request(
             "batch-not-supported",
             Some("batch requests are not supported".into()),
             Value::Null,
