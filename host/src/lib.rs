@@ -32,7 +32,7 @@ use exports::jsonrpc_errors::core::types::{
     CallContext, CodesFormat, ErrorObject as WitErrorObject, Outcome,
     ValidateOptions as WitValidateOptions,
 };
-use taxonomy::{known_dialect, DEFAULT_MAX_BYTES};
+use taxonomy::known_dialect;
 
 /// Redaction options (`redaction-options` in the WIT, generated): what `redact_with` takes as JSON.
 pub use redaction_options::{RedactionMethod, RedactionOptions};
@@ -360,13 +360,8 @@ impl Runtime {
         len: usize,
         options: &ValidateOptions,
     ) -> Result<(WitValidateOptions, bool), ErrorObject> {
-        let max = options.max_bytes.unwrap_or(DEFAULT_MAX_BYTES);
-        let withhold = len as u64 > max || len > self.max_input_bytes();
-        let mut wit = options.to_wit(self.dialect(&options.dialect)?);
-        if withhold {
-            wit.content_length = Some(len as u64);
-        }
-        Ok((wit, withhold))
+        let dialect = self.dialect(&options.dialect)?;
+        Ok(options.to_wit_for_body(dialect, len, self.max_input_bytes()))
     }
 
     /// `validate`: raw request bytes → the verdict or the error response.

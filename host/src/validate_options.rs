@@ -45,4 +45,22 @@ impl ValidateOptions {
             dialect,
         }
     }
+
+    /// The WIT record for a body of `len` bytes, and whether the body is withheld: one over
+    /// `max_bytes` (else `DEFAULT_MAX_BYTES`) or over `max_input` never enters wasm;
+    /// `content_length` tells the component its length instead, so that it answers it unread.
+    pub(crate) fn to_wit_for_body(
+        &self,
+        dialect: Dialect,
+        len: usize,
+        max_input: usize,
+    ) -> (wit::ValidateOptions, bool) {
+        let limit = self.max_bytes.unwrap_or(crate::taxonomy::DEFAULT_MAX_BYTES);
+        let withhold = len as u64 > limit || len > max_input;
+        let mut record = self.to_wit(dialect);
+        if withhold {
+            record.content_length = Some(len as u64);
+        }
+        (record, withhold)
+    }
 }

@@ -6,11 +6,14 @@
 //!   `api::validate` (enums by name), and its `Default`; `from_wit`, for the component's export, in a child
 //!   of the component (`guest/src/component/validate_options.rs`), the one module that names its bindings;
 //! - the host (`host/src/validate_options.rs`): `ValidateOptions` with its `Default` (each field's default
-//!   as the WIT states it) and `to_wit`, the WIT record (`dialect` being the name already checked);
+//!   as the WIT states it), `to_wit`, the WIT record (`dialect` being the name already checked), and
+//!   `to_wit_for_body`, the record for a body, withheld when oversize (as every shell does: Python's
+//!   `_validate_record_for_body`, TypeScript's `validateRecordJson`);
 //! - Python (`_validate_schema.py`): the `ValidateOptions` TypedDict (the keyword options of `validate` and
 //!   `validate_json`) and `_validate_record`, which checks each option and lays them out in the WIT's order;
 //! - TypeScript (`validate-schema.ts`): the `ValidateFields` interface (`ValidateOptions` less the call
-//!   context) and `VALIDATE_OPTION_KEYS`, its camelCase keys → the WIT's snake_case names.
+//!   context) and `VALIDATE_OPTION_KEYS`, its camelCase keys → the WIT's snake_case names; and
+//!   (`validate-record.ts`) `validateRecordJson`, the record as the npm module's glue takes it.
 //!
 //! Rules the schema follows (the generator refuses what it cannot carry): a field is an `option<T>`, or an
 //! enum (`dialect` among them) whose doc states its default case (`Default: `case`.`).
@@ -58,6 +61,18 @@ fn default_case(f: &Field) -> Result<String> {
 
 fn is_dialect(ty: &Ty) -> bool {
     matches!(ty, Ty::Enum(name, _) if name == "dialect")
+}
+
+/// The two fields every shell's rule for an oversize body names (`max-bytes`, its limit; `content-length`,
+/// which tells the component the length of a body withheld from it): generated, so that no shell names them.
+fn oversize_fields(s: &Schema) -> Result<(&Field, &Field)> {
+    let field = |name: &str| {
+        s.fields
+            .iter()
+            .find(|f| f.name == name)
+            .ok_or_else(|| anyhow!("{OPTIONS} has no `{name}`: the shells' oversize rule needs it"))
+    };
+    Ok((field("max-bytes")?, field("content-length")?))
 }
 
 /// (path relative to the repository root, content) of every generated mirror.
@@ -277,7 +292,14 @@ fn host(s: &Schema) -> Result<String> {
         };
         let _ = writeln!(o, "            {}: {value},", f.snake());
     }
-    let _ = writeln!(o, "        }}\n    }}\n}}");
+    let _ = writeln!(o, "        }}\n    }}\n");
+    let (max_bytes, content_length) = oversize_fields(s)?;
+    let _ = writeln!(
+        o,
+        "    /// The WIT record for a body of `len` bytes, and whether the body is withheld: one over\n    /// `{mb}` (else `DEFAULT_MAX_BYTES`) or over `max_input` never enters wasm;\n    /// `{cl}` tells the component its length instead, so that it answers it unread.\n    pub(crate) fn to_wit_for_body(\n        &self,\n        dialect: Dialect,\n        len: usize,\n        max_input: usize,\n    ) -> (wit::ValidateOptions, bool) {{\n        let limit = self.{mb}.unwrap_or(crate::taxonomy::DEFAULT_MAX_BYTES);\n        let withhold = len as u64 > limit || len > max_input;\n        let mut record = self.to_wit(dialect);\n        if withhold {{\n            record.{cl} = Some(len as u64);\n        }}\n        (record, withhold)\n    }}\n}}",
+        mb = max_bytes.snake(),
+        cl = content_length.snake(),
+    );
     Ok(o)
 }
 
@@ -312,7 +334,7 @@ fn python(s: &Schema) -> Result<String> {
         o,
         "from ._errors import ArgumentTypeError, JsonRpcErrorsValueError"
     );
-    let _ = writeln!(o, "from ._taxonomy import Dialect\n");
+    let _ = writeln!(o, "from ._taxonomy import DEFAULT_MAX_BYTES, Dialect\n");
     let mut enums: Vec<(&str, &Vec<String>)> = Vec::new();
     for f in &s.fields {
         if let Ty::Enum(name, cases) = &f.ty {
@@ -404,6 +426,12 @@ fn python(s: &Schema) -> Result<String> {
         out.push(format!("{py}_value"));
     }
     let _ = writeln!(o, "    return ({},)", out.join(", "));
+    let (max_bytes, content_length) = oversize_fields(s)?;
+    let (mb, cl) = (max_bytes.snake(), content_length.snake());
+    let _ = writeln!(
+        o,
+        "\n\ndef _validate_record_for_body(\n    options: Mapping[str, Any], what: str, length: int, max_input: int\n) -> tuple[tuple[Any, ...], bool]:\n    \"\"\"``_validate_record`` for a body of ``length`` bytes, and whether the body is withheld: one over\n    ``{mb}`` (else ``DEFAULT_MAX_BYTES``) or over ``max_input`` does not enter wasm;\n    ``{cl}`` tells the component its length instead, so that it answers it unread.\"\"\"\n    record = _validate_record(options, what)\n    limit = options.get({mb:?})\n    if length <= min(DEFAULT_MAX_BYTES if limit is None else limit, max_input):\n        return record, False\n    return _validate_record({{**options, {cl:?}: length}}, what), True"
+    );
     Ok(o)
 }
 
@@ -463,23 +491,6 @@ fn typescript(s: &Schema) -> Result<String> {
         let _ = writeln!(o, "  {}: {},", f.camel(), py_literal(&f.snake()));
     }
     let _ = writeln!(o, "}};");
-    let defaults: Vec<String> = s
-        .fields
-        .iter()
-        .filter(|f| matches!(f.ty, Ty::Enum(..)))
-        .map(|f| {
-            Ok(format!(
-                "  {}: {},",
-                f.camel(),
-                py_literal(&default_case(f)?)
-            ))
-        })
-        .collect::<Result<_>>()?;
-    let _ = writeln!(
-        o,
-        "\n/** The default of each option that is not an `option` in the WIT. */\nexport const VALIDATE_DEFAULTS = {{\n{}\n}} as const;",
-        defaults.join("\n")
-    );
     Ok(o)
 }
 
@@ -498,12 +509,7 @@ fn ts_record_json(s: &Schema) -> Result<String> {
         o,
         "import type {{ ValidateFields }} from \"./validate-schema.js\";"
     );
-    let field = |name: &str| {
-        s.fields.iter().find(|f| f.name == name).ok_or_else(|| {
-            anyhow!("{OPTIONS} has no `{name}`: the npm module's oversize rule needs it")
-        })
-    };
-    let (max_bytes, content_length) = (field("max-bytes")?, field("content-length")?);
+    let (max_bytes, content_length) = oversize_fields(s)?;
     let _ = writeln!(
         o,
         "\nfunction u64(value: unknown, what: string): number {{\n  if (typeof value !== \"number\" || !Number.isSafeInteger(value) || value < 0) {{\n    throw new ArgumentTypeError(`${{what}} must be a non-negative safe integer`);\n  }}\n  return value;\n}}"

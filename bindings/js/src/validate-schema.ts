@@ -30,9 +30,3 @@ export const VALIDATE_OPTION_KEYS: Readonly<Record<keyof ValidateFields, string>
   contentLength: "content_length",
   dialect: "dialect",
 };
-
-/** The default of each option that is not an `option` in the WIT. */
-export const VALIDATE_DEFAULTS = {
-  batch: "reject",
-  dialect: "canonical",
-} as const;

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 from . import _runtime
 from ._args import Context, _context, _dialect, _raw
 from ._jsontext import _loads
-from ._taxonomy import DEFAULT_MAX_BYTES, Dialect
-from ._validate_schema import ValidateOptions, _validate_record
+from ._taxonomy import Dialect
+from ._validate_schema import ValidateOptions, _validate_record_for_body
 
 if TYPE_CHECKING:
     # For the type checker only: typing.Unpack is Python 3.11's.
@@ -24,13 +24,11 @@ def validate_json(
     """`validate` returning the component's JSON text; the keyword options are :class:`ValidateOptions`
     (``validate-options`` in wit/world.wit)."""
     body = _raw(raw, sized=False)
-    record = _validate_record(options, "validate")
-    limit = options.get("max_bytes")
-    if len(body) > min(DEFAULT_MAX_BYTES if limit is None else limit, _runtime.get().max_input_bytes()):
-        # Refused unread, exactly as the Rust host does: the component is told the body's length instead.
-        record = _validate_record({**options, "content_length": len(body)}, "validate")
-        body = b""
     rt = _runtime.get()
+    record, withheld = _validate_record_for_body(options, "validate", len(body), rt.max_input_bytes())
+    if withheld:
+        # Refused unread, exactly as the Rust host does: the component is told the body's length instead.
+        body = b""
     try:
         body.decode("utf-8")
     except UnicodeDecodeError:

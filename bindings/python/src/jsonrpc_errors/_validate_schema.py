@@ -8,7 +8,7 @@ from typing import Any, Literal, Optional, TypedDict, Union
 
 from ._args import _dialect, _text, _u64
 from ._errors import ArgumentTypeError, JsonRpcErrorsValueError
-from ._taxonomy import Dialect
+from ._taxonomy import DEFAULT_MAX_BYTES, Dialect
 
 BatchPolicy = Literal["reject", "allow"]
 
@@ -54,3 +54,16 @@ def _validate_record(options: Mapping[str, Any], what: str) -> tuple[Any, ...]:
     dialect = options.get("dialect")
     dialect_value = _dialect("canonical" if dialect is None else dialect)
     return (max_bytes_value, batch_value, content_type_value, content_length_value, dialect_value,)
+
+
+def _validate_record_for_body(
+    options: Mapping[str, Any], what: str, length: int, max_input: int
+) -> tuple[tuple[Any, ...], bool]:
+    """``_validate_record`` for a body of ``length`` bytes, and whether the body is withheld: one over
+    ``max_bytes`` (else ``DEFAULT_MAX_BYTES``) or over ``max_input`` does not enter wasm;
+    ``content_length`` tells the component its length instead, so that it answers it unread."""
+    record = _validate_record(options, what)
+    limit = options.get("max_bytes")
+    if length <= min(DEFAULT_MAX_BYTES if limit is None else limit, max_input):
+        return record, False
+    return _validate_record({**options, "content_length": length}, what), True
