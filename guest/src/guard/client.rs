@@ -241,12 +241,7 @@ impl Session {
                         Some(text) => call.send(Peer::Upstream, text),
                         None => forward(call),
                     }
-                    self.tables.register(
-                        key,
-                        pending,
-                        call.ctx.unix_millis,
-                        self.options.timeout_millis,
-                    );
+                    self.admit(key, pending, call);
                 }
                 Verdict::Reply(a) => {
                     call.send_to_client(call.origin, a.response);
@@ -255,6 +250,18 @@ impl Session {
                 Verdict::Drop(event) => call.event(event),
             },
         }
+    }
+
+    /// A request just sent upstream, pending from now on: its deadline counted from this call's clock, under
+    /// the policy's timeout for it (in `pending`), else the session's. Alone or as a batch's member, a request
+    /// is admitted the same way.
+    fn admit(&mut self, key: String, pending: Pending, call: &Call) {
+        self.tables.register(
+            key,
+            pending,
+            call.ctx.unix_millis,
+            self.options.timeout_millis,
+        );
     }
 
     /// Decides one client message (a whole line or a batch member; `text`, which `envelope` was read from).
@@ -819,12 +826,7 @@ impl Session {
                 }
                 self.tables.add_batch_member(key.clone());
                 batch.members.push(key.clone());
-                self.tables.register(
-                    key,
-                    pending,
-                    call.ctx.unix_millis,
-                    self.options.timeout_millis,
-                );
+                self.admit(key, pending, call);
             }
             Verdict::Reply(a) => {
                 batch.slots.push(Some(a.response));
