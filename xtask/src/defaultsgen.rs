@@ -83,42 +83,33 @@ pub fn generated_files() -> Result<Vec<(&'static str, String)>> {
 fn guest(s: &Schema) -> Result<String> {
     let mut o = String::new();
     let _ = writeln!(o, "// {HEADER}\n");
-    let _ = writeln!(o, "use serde_json::{{Map, Value}};\n");
+    let _ = writeln!(o, "use serde_json::json;\n");
     rust_doc(&mut o, "", &s.docs);
     let _ = writeln!(
         o,
-        "///\n/// An enum by its case's name (the document's reader checked it).\n#[derive(Debug, Clone, Copy, PartialEq, Eq)]\npub struct PolicyDefaults<'a> {{"
+        "///\n/// An enum by its case's name, borrowed from the document (whose reader checked it).\n#[derive(Debug, Clone, Copy, PartialEq, Eq)]\npub struct PolicyDefaults<'a> {{"
     );
     for f in &s.fields {
         rust_doc(&mut o, "    ", &f.docs);
         let ty = match value(f)? {
             Value::U64 => "Option<u64>",
-            Value::Enum(..) => "Option<&'a str>",
+            Value::Enum(..) => "&'a Option<String>",
         };
         let _ = writeln!(o, "    pub {}: {ty},", f.snake());
     }
     let _ = writeln!(o, "}}\n");
     let _ = writeln!(
         o,
-        "impl PolicyDefaults<'_> {{\n    /// `check-policy`'s answer: snake_case keys in the WIT's order, every key present, null where the file\n    /// says nothing.\n    pub fn to_json(&self) -> String {{\n        let mut members = Map::new();"
+        "impl PolicyDefaults<'_> {{\n    /// `check-policy`'s answer: snake_case keys in the WIT's order, every key present, null where the file\n    /// says nothing. The `json!` map, as the module's other JSON is written, inlined into its one caller: the\n    /// npm modules' size budgets have no room for a writer of its own.\n    #[inline]\n    pub fn to_json(&self) -> String {{\n        json!({{"
     );
     for f in &s.fields {
-        let (key, value) = (
-            format!("{:?}.into()", f.snake()),
-            format!("self.{}.into()", f.snake()),
-        );
-        // As rustfmt writes it (`cargo fmt` leaves the file as generated): arguments over its `fn_call_width`
-        // (60) one per line.
-        if key.len() + 2 + value.len() <= 60 {
-            let _ = writeln!(o, "        members.insert({key}, {value});");
-        } else {
-            let _ = writeln!(
-                o,
-                "        members.insert(\n            {key},\n            {value},\n        );"
-            );
-        }
+        let deref = match value(f)? {
+            Value::U64 => "",
+            Value::Enum(..) => "*",
+        };
+        let _ = writeln!(o, "            {:?}: {deref}self.{},", f.snake(), f.snake());
     }
-    let _ = writeln!(o, "        Value::Object(members).to_string()\n    }}\n}}");
+    let _ = writeln!(o, "        }})\n        .to_string()\n    }}\n}}");
     Ok(o)
 }
 

@@ -420,12 +420,12 @@ fn with_stderr(mut scopes: Vec<Scope>) -> Vec<Scope> {
 pub fn defaults_json(document: &Document) -> String {
     let d = &document.defaults;
     PolicyDefaults {
-        dialect: d.dialect.as_deref(),
+        dialect: &d.dialect,
         timeout_ms: d.timeout.map(|s| seconds_to_ms(s).unwrap_or(0)),
         max_wait_ms: d.max_wait.and_then(seconds_to_ms),
         max_bytes: d.max_bytes,
         max_upstream_bytes: d.max_upstream_bytes,
-        batch: d.batch.as_deref(),
+        batch: &d.batch,
         failed_result_bytes: d.failed_result_bytes,
     }
     .to_json()
