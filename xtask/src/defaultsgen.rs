@@ -83,7 +83,7 @@ pub fn generated_files() -> Result<Vec<(&'static str, String)>> {
 fn guest(s: &Schema) -> Result<String> {
     let mut o = String::new();
     let _ = writeln!(o, "// {HEADER}\n");
-    let _ = writeln!(o, "use serde_json::json;\n");
+    let _ = writeln!(o, "use serde_json::{{Map, Value}};\n");
     rust_doc(&mut o, "", &s.docs);
     let _ = writeln!(
         o,
@@ -100,16 +100,26 @@ fn guest(s: &Schema) -> Result<String> {
     let _ = writeln!(o, "}}\n");
     let _ = writeln!(
         o,
-        "impl PolicyDefaults<'_> {{\n    /// `check-policy`'s answer: snake_case keys in the WIT's order, every key present, null where the file\n    /// says nothing. The `json!` map, as the module's other JSON is written, inlined into its one caller: the\n    /// npm modules' size budgets have no room for a writer of its own.\n    #[inline]\n    pub fn to_json(&self) -> String {{\n        json!({{"
+        "impl PolicyDefaults<'_> {{\n    /// `check-policy`'s answer: snake_case keys in the WIT's order, every key present, null where the file\n    /// says nothing. Built with `Value::from`, not `json!`, whose `to_value(..).unwrap()` would add a panic\n    /// location to the npm modules; inlined into its one caller for their size budgets.\n    #[inline]\n    pub fn to_json(&self) -> String {{\n        let mut members = Map::new();"
     );
     for f in &s.fields {
-        let deref = match value(f)? {
-            Value::U64 => "",
-            Value::Enum(..) => "*",
+        let value = match value(f)? {
+            Value::U64 => format!("self.{}", f.snake()),
+            Value::Enum(..) => format!("self.{}.as_deref()", f.snake()),
         };
-        let _ = writeln!(o, "            {:?}: {deref}self.{},", f.snake(), f.snake());
+        // As rustfmt writes it: on one line when the arguments fit its `fn_call_width` (60 columns).
+        let args = format!("{:?}.into(), Value::from({value})", f.snake());
+        if args.len() <= 60 {
+            let _ = writeln!(o, "        members.insert({args});");
+        } else {
+            let _ = writeln!(
+                o,
+                "        members.insert(\n            {:?}.into(),\n            Value::from({value}),\n        );",
+                f.snake()
+            );
+        }
     }
-    let _ = writeln!(o, "        }})\n        .to_string()\n    }}\n}}");
+    let _ = writeln!(o, "        Value::Object(members).to_string()\n    }}\n}}");
     Ok(o)
 }
 

@@ -1,6 +1,6 @@
 // Generated from wit/world.wit (interface `guard`: `policy-defaults`) by `cargo xtask gen`; do not edit.
 
-use serde_json::json;
+use serde_json::{Map, Value};
 
 /// A policy file's `[defaults]` as `check-policy` reports them: each none when the file says nothing. A
 /// session under the file fills what its options leave unset from them itself (`settings`); a shell reads
@@ -28,19 +28,24 @@ pub struct PolicyDefaults<'a> {
 
 impl PolicyDefaults<'_> {
     /// `check-policy`'s answer: snake_case keys in the WIT's order, every key present, null where the file
-    /// says nothing. The `json!` map, as the module's other JSON is written, inlined into its one caller: the
-    /// npm modules' size budgets have no room for a writer of its own.
+    /// says nothing. Built with `Value::from`, not `json!`, whose `to_value(..).unwrap()` would add a panic
+    /// location to the npm modules; inlined into its one caller for their size budgets.
     #[inline]
     pub fn to_json(&self) -> String {
-        json!({
-            "dialect": *self.dialect,
-            "timeout_ms": self.timeout_ms,
-            "max_wait_ms": self.max_wait_ms,
-            "max_bytes": self.max_bytes,
-            "max_upstream_bytes": self.max_upstream_bytes,
-            "batch": *self.batch,
-            "failed_result_bytes": self.failed_result_bytes,
-        })
-        .to_string()
+        let mut members = Map::new();
+        members.insert("dialect".into(), Value::from(self.dialect.as_deref()));
+        members.insert("timeout_ms".into(), Value::from(self.timeout_ms));
+        members.insert("max_wait_ms".into(), Value::from(self.max_wait_ms));
+        members.insert("max_bytes".into(), Value::from(self.max_bytes));
+        members.insert(
+            "max_upstream_bytes".into(),
+            Value::from(self.max_upstream_bytes),
+        );
+        members.insert("batch".into(), Value::from(self.batch.as_deref()));
+        members.insert(
+            "failed_result_bytes".into(),
+            Value::from(self.failed_result_bytes),
+        );
+        Value::Object(members).to_string()
     }
 }
