@@ -1,6 +1,7 @@
 //! A guard session on its own component instance (see the `guard` interface in `wit/world.wit`): the
 //! per-message decisions of a JSON-RPC proxy. The shell around it (`jsonrpc-errors guard`) only does I/O.
 
+mod policy_defaults;
 mod schema;
 
 use crate::exports::jsonrpc_errors::core::guard::{
@@ -8,6 +9,7 @@ use crate::exports::jsonrpc_errors::core::guard::{
 };
 use crate::{error_object, Context, ErrorObject, InputProblem, Instance, Runtime};
 /// The session's options and what its calls return: generated from `interface guard` in wit/world.wit.
+pub use policy_defaults::PolicyDefaults;
 pub use schema::{BatchPolicy, Event, Options, Outcome, Peer, Settings, Step};
 use wasmtime::component::ResourceAny;
 

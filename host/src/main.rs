@@ -568,7 +568,7 @@ fn guard_args(flags: GuardFlags, runtime: &Runtime) -> Result<proxy::Args, Strin
 fn session_options(
     flags: &GuardFlags,
     protocol: proxy::transport::http::Protocol,
-    file: proxy::config::Defaults,
+    file: jsonrpc_errors_host::guard::PolicyDefaults,
 ) -> Result<jsonrpc_errors_host::guard::Options, String> {
     let dialect = flags.dialect.clone().or_else(|| {
         (protocol == proxy::transport::http::Protocol::A2a && file.dialect.is_none())

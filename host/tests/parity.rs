@@ -168,3 +168,51 @@ fn every_validate_option_has_a_cli_flag() {
         .collect();
     assert!(missing.is_empty(), "`validate` lacks {missing:?}:\n{help}");
 }
+
+/// A policy file that sets every `[defaults]` key (one per field of the WIT's `policy-defaults`).
+const EVERY_DEFAULT: &str = "[defaults]\ndialect = \"mcp\"\ntimeout = 20\nmax_wait = 120\nmax_bytes = 1048576\nmax_upstream_bytes = 8388608\nbatch = \"reject\"\nfailed_result_bytes = 4096\n";
+
+/// `check-policy`'s answer names every field of the WIT's `policy-defaults`, in its order, and the host's
+/// generated `PolicyDefaults` reads each (a member it lacks is refused: `deny_unknown_fields`) and writes them
+/// back byte for byte (a field it keeps that the WIT lost would show). A field a shell does not read is the
+/// class pinned, as for the options above.
+#[test]
+fn every_policy_default_reaches_the_host() {
+    let wit = read("../wit/world.wit");
+    let declared: Vec<String> = fields(block(
+        block(&wit, "interface guard"),
+        "record policy-defaults",
+    ))
+    .iter()
+    .map(|f| f.replace('-', "_"))
+    .collect();
+    assert!(
+        declared.len() >= 7 && declared.iter().any(|f| f == "max_wait_ms"),
+        "parsed {declared:?}: the parser is broken"
+    );
+    let runtime = jsonrpc_errors_host::Runtime::new(Vec::new()).unwrap();
+    let answer = runtime.check_policy(EVERY_DEFAULT, &[]).unwrap();
+    let members: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&answer).unwrap();
+    assert_eq!(
+        members.keys().collect::<Vec<_>>(),
+        declared.iter().collect::<Vec<_>>(),
+        "check-policy's answer is not the WIT's policy-defaults"
+    );
+    let unset: Vec<&String> = members
+        .iter()
+        .filter(|(_, v)| v.is_null())
+        .map(|(k, _)| k)
+        .collect();
+    assert!(
+        unset.is_empty(),
+        "EVERY_DEFAULT does not set {unset:?}: give the new field its key"
+    );
+    let read = jsonrpc_errors_host::guard::PolicyDefaults::from_json(&answer)
+        .unwrap_or_else(|e| panic!("the host's PolicyDefaults cannot read {answer}: {e}"));
+    assert_eq!(
+        serde_json::to_string(&read).unwrap(),
+        answer,
+        "the host's PolicyDefaults does not hold every field"
+    );
+}

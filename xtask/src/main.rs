@@ -16,6 +16,7 @@ use std::process::Command;
 mod codegen;
 #[path = "../../host/build/component.rs"]
 mod component_build;
+mod defaultsgen;
 mod guardgen;
 mod js;
 mod pysig;
@@ -52,6 +53,7 @@ fn gen(check: bool) -> Result<()> {
     files.extend(guardgen::generated_files()?);
     files.extend(redactgen::generated_files()?);
     files.extend(validategen::generated_files()?);
+    files.extend(defaultsgen::generated_files()?);
     for (rel, content) in files {
         let path = root().join(rel);
         let current = std::fs::read_to_string(&path).unwrap_or_default();

@@ -1,6 +1,6 @@
-//! What the generators of `interface types`' records share (`redactgen.rs`: `redaction-options`;
-//! `validategen.rs`: `validate-options`): reading their records from `wit/world.wit` and the default an enum
-//! field states. The field model, the WIT reader and the per-language doc writers are `guardgen.rs`'s.
+//! What the generators of single records share (`redactgen.rs`: `redaction-options`; `validategen.rs`:
+//! `validate-options`; `defaultsgen.rs`: `policy-defaults`): reading their records from `wit/world.wit` and the
+//! default an enum field states. The field model, the WIT reader and the per-language doc writers are `guardgen.rs`'s.
 
 use crate::guardgen::{Field, Reader, Ty};
 use anyhow::{anyhow, bail, Result};

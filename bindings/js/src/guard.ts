@@ -6,23 +6,13 @@
 import { ArgumentTypeError, WasmFaultError } from "./errors.js";
 import { INTERNAL_ERROR, callGuard, checkedBytes, checkedText, contextArgs, guardGenerationNow, type GlueGuardSession } from "./runtime.js";
 import { guardOptionsJson, type GuardOptions, type GuardOutcome, type GuardSettings } from "./guard-schema.js";
-import type { Dialect } from "./taxonomy.js";
+import type { PolicyDefaults } from "./policy-defaults.js";
 import type { ContextOptions, Id, OversizeOptions } from "./types.js";
 
 // The session's options and steps, generated from wit/world.wit (`cargo xtask gen`).
 export type { EventName, EventStep, ForwardStep, GuardOptions, GuardOutcome, GuardSettings, GuardStep, LogLevel, Peer, SendStep } from "./guard-schema.js";
-
-/** A policy's defaults (`null` where it says nothing). A session under the file resolves its limits from them
- *  itself, and reports what it chose (`GuardSession.settings`). */
-export interface PolicyDefaults {
-  dialect: Dialect | null;
-  timeout_ms: number | null;
-  max_wait_ms: number | null;
-  max_bytes: number | null;
-  max_upstream_bytes: number | null;
-  batch: "reject" | "allow" | null;
-  failed_result_bytes: number | null;
-}
+// A policy file's defaults, generated from wit/world.wit (`policy-defaults`).
+export type { PolicyDefaults } from "./policy-defaults.js";
 
 /** `{name: value}` as the glue's flat list. */
 function flatEnv(env: Record<string, string | undefined> | undefined): string[] {

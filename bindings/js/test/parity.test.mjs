@@ -141,3 +141,22 @@ test("every validate option the WIT declares is offered, under its camelCase nam
     assert.deepEqual(pkg.validate(body, { [camel(name)]: value, context }), JSON.parse(text), name);
   }
 });
+
+// A policy file that sets every `[defaults]` key (one per field of the WIT's `policy-defaults`).
+const EVERY_DEFAULT =
+  '[defaults]\ndialect = "mcp"\ntimeout = 20\nmax_wait = 120\nmax_bytes = 1048576\nmax_upstream_bytes = 8388608\nbatch = "reject"\nfailed_result_bytes = 4096\n';
+
+// A field a shell does not read is the class pinned (as for the options above): the package's `PolicyDefaults`
+// type (in its declarations: a type has nothing at run time) and `checkPolicy`'s answer name every field.
+test("every policy default the WIT declares is in PolicyDefaults and in checkPolicy's answer", () => {
+  const fields = Object.keys(record("guard", "policy-defaults")).map((f) => f.replaceAll("-", "_"));
+  assert.ok(fields.length >= 7 && fields.includes("max_wait_ms"), `parsed ${fields}: the parser is broken`);
+  const dts = readFileSync(new URL("../dist/policy-defaults.d.ts", import.meta.url), "utf8");
+  const declared = [...block(dts, "export interface PolicyDefaults").matchAll(/^ {4}([a-z_]+): /gm)].map((m) => m[1]);
+  assert.deepEqual(declared, fields, "the package's PolicyDefaults is not the WIT's policy-defaults");
+  assert.match(readFileSync(new URL("../dist/guard-public.d.ts", import.meta.url), "utf8"), /\bPolicyDefaults\b/, "the guard entry does not export the type");
+  const answer = guardPkg.checkPolicy(EVERY_DEFAULT, {});
+  assert.deepEqual(Object.keys(answer), fields);
+  const unset = fields.filter((f) => answer[f] === null);
+  assert.deepEqual(unset, [], `EVERY_DEFAULT does not set ${unset}: give the new field its key`);
+});

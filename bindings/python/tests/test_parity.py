@@ -238,3 +238,22 @@ def test_error_response_is_the_same_in_python_and_node():
             k: v for k, v in p.items() if k not in language_specific
         }
         assert secret not in n["detail"] and secret not in p["detail"]
+
+
+# A policy file that sets every ``[defaults]`` key (one per field of the WIT's ``policy-defaults``).
+EVERY_DEFAULT = (
+    '[defaults]\ndialect = "mcp"\ntimeout = 20\nmax_wait = 120\nmax_bytes = 1048576\nmax_upstream_bytes = 8388608\n'
+    'batch = "reject"\nfailed_result_bytes = 4096\n'
+)
+
+
+def test_every_policy_default_the_wit_declares_is_read():
+    """``check_policy``'s answer and its type, :class:`PolicyDefaults`, name every field of the WIT's
+    ``policy-defaults`` in its order (a field the shell lacks is the class pinned, as for the options above)."""
+    fields = list(_record("guard", "policy-defaults"))
+    assert len(fields) >= 7 and "max_wait_ms" in fields, f"parsed {fields}: the parser is broken"
+    assert list(jre.PolicyDefaults.__annotations__) == fields
+    answer = jre.check_policy(EVERY_DEFAULT, {})
+    assert list(answer) == fields
+    unset = [name for name, value in answer.items() if value is None]
+    assert not unset, f"EVERY_DEFAULT does not set {unset}: give the new field its key"

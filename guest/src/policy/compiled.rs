@@ -1,9 +1,9 @@
 //! A checked policy document made ready for a session: names matched, rule names known, redactors
 //! built once per combination of overrides a request can meet.
 
+use super::defaults::PolicyDefaults;
 use super::document::{self, Action, Document, DocumentError, Method, Override, Scope};
 use crate::redact::{self, OptionsError, RedactionOptions, Redactor, Rule};
-use serde_json::json;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use wildmatch::WildMatch;
@@ -415,17 +415,20 @@ fn with_stderr(mut scopes: Vec<Scope>) -> Vec<Scope> {
     scopes
 }
 
-/// The defaults a shell takes from the document (its command-line options override them), as JSON:
-/// `{"dialect", "timeout_ms", "max_wait_ms", "max_bytes", "max_upstream_bytes", "batch", "failed_result_bytes"}`,
-/// each `null` when the document does not say.
+/// The document's `[defaults]` as `check-policy` answers them: the WIT's `policy-defaults` as JSON text (its
+/// writer generated: this names every field, so a field added to the WIT does not compile until it is filled).
 pub fn defaults_json(document: &Document) -> String {
     let d = &document.defaults;
-    json!({
-        "dialect": d.dialect, "timeout_ms": d.timeout.map(|s| seconds_to_ms(s).unwrap_or(0)),
-        "max_wait_ms": d.max_wait.and_then(seconds_to_ms), "max_bytes": d.max_bytes,
-        "max_upstream_bytes": d.max_upstream_bytes, "batch": d.batch, "failed_result_bytes": d.failed_result_bytes,
-    })
-    .to_string()
+    PolicyDefaults {
+        dialect: &d.dialect,
+        timeout_ms: d.timeout.map(|s| seconds_to_ms(s).unwrap_or(0)),
+        max_wait_ms: d.max_wait.and_then(seconds_to_ms),
+        max_bytes: d.max_bytes,
+        max_upstream_bytes: d.max_upstream_bytes,
+        batch: &d.batch,
+        failed_result_bytes: d.failed_result_bytes,
+    }
+    .to_json()
 }
 
 fn build_redactor(

@@ -7,6 +7,8 @@
 //! the guard session (guard/), which asks it what holds for each request.
 
 pub mod compiled;
+/// What `check-policy` answers (written by `cargo xtask gen` from the WIT's `policy-defaults`).
+pub mod defaults;
 pub mod document;
 /// The document's JSON Schema, for editors (written by `cargo xtask gen`; not in the component).
 #[cfg(not(target_family = "wasm"))]

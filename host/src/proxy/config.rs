@@ -4,8 +4,8 @@
 //! SIGHUP: a refused reload keeps the old policy).
 
 use super::core::PolicyText;
+use jsonrpc_errors_host::guard::PolicyDefaults;
 use jsonrpc_errors_host::{ErrorObject, Runtime};
-use serde::Deserialize;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -13,14 +13,6 @@ use std::sync::Arc;
 #[derive(Debug, Clone)]
 pub struct ConfigFile {
     pub path: PathBuf,
-}
-
-/// What of the file's `[defaults]` the CLI reads (`check-policy`'s answer): whether it names a dialect, which
-/// decides whether an A2A upstream's own default (`a2a`) applies. Every option is the session's to resolve: it
-/// reads the file itself, and reports what it chose in its settings.
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct Defaults {
-    pub dialect: Option<String>,
 }
 
 /// The environment a policy's `hash_key_env` is read from: this process's (names and values that are
@@ -34,8 +26,10 @@ pub fn environment() -> Vec<(String, String)> {
 impl ConfigFile {
     /// Reads and checks the file: its text and the defaults it sets, or why it is refused, as
     /// `FILE:LINE:COLUMN: what is wrong` (the details scrubbed by the component: a value the file holds
-    /// is not echoed into logs).
-    pub fn load(&self, runtime: &Runtime) -> Result<(PolicyText, Defaults), String> {
+    /// is not echoed into logs). Of the defaults (`check-policy`'s answer) the CLI reads only whether the file
+    /// names a dialect, which decides whether an A2A upstream's own default (`a2a`) applies: every option is
+    /// the session's to resolve, and it reports what it chose in its settings.
+    pub fn load(&self, runtime: &Runtime) -> Result<(PolicyText, PolicyDefaults), String> {
         let name = self.path.display();
         let text = std::fs::read_to_string(&self.path)
             .map_err(|e| format!("{name}: cannot read the policy file: {e}"))?;
@@ -43,7 +37,7 @@ impl ConfigFile {
         let json = runtime
             .check_policy(&text, &env)
             .map_err(|f| refusal(&name.to_string(), &f))?;
-        let defaults = serde_json::from_str::<Defaults>(&json)
+        let defaults = PolicyDefaults::from_json(&json)
             .map_err(|e| format!("{name}: unexpected answer from check-policy: {e}"))?;
         Ok((PolicyText { text, env }, defaults))
     }

@@ -13,7 +13,7 @@ from __future__ import annotations
 from ._args import Context
 from ._environment import set_environment
 from ._errors import ArgumentTypeError, ComponentFault, InvalidInput, JsonRpcErrorsError, JsonRpcErrorsValueError
-from ._guard import GuardSession, check_policy
+from ._guard import GuardSession, PolicyDefaults, check_policy
 from ._guard import Outcome as GuardOutcome
 from ._guard import Step as GuardStep
 from ._lookup import codes, explain, explain_json, kinds, kinds_json, lookup_kind
@@ -58,6 +58,7 @@ __all__ = [
     "JsonRpcErrorsError",
     "JsonRpcErrorsValueError",
     "KindInfo",
+    "PolicyDefaults",
     "Redaction",
     "RedactionMethod",
     "RedactionOptions",

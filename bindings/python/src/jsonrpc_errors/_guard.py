@@ -32,6 +32,7 @@ from ._guard_schema import Peer as Peer
 from ._guard_schema import Settings as Settings
 from ._guard_schema import Step as Step
 from ._guard_schema import _options_record
+from ._policy_defaults_schema import PolicyDefaults as PolicyDefaults
 from ._taxonomy import Dialect
 
 # How the upstream ended: ("exited", status), ("killed", signal), ("spawn-failed", reason), "closed-output".
@@ -323,11 +324,11 @@ def _ok_or_raise(result: Any) -> str:
     raise InvalidInput(value["code"], value["message"], value["data_json"])
 
 
-def check_policy(policy: str, env: Optional[Mapping[str, str]] = None) -> dict[str, Any]:
-    """Checks a guard policy file (TOML): its defaults (``dialect``, ``timeout_ms``, ``max_wait_ms``,
-    ``max_bytes``, ``max_upstream_bytes``, ``batch``, ``failed_result_bytes``; ``None`` where it says nothing),
-    or :class:`InvalidInput` saying where it is wrong (``data``: ``line``, ``column``, ``details``): the same
-    words as ``jsonrpc-errors guard --check-config`` and the npm package's ``checkPolicy``."""
+def check_policy(policy: str, env: Optional[Mapping[str, str]] = None) -> PolicyDefaults:
+    """Checks a guard policy file (TOML): its defaults (:class:`PolicyDefaults`, ``policy-defaults`` in
+    wit/world.wit; ``None`` where it says nothing), or :class:`InvalidInput` saying where it is wrong (``data``:
+    ``line``, ``column``, ``details``): the same words as ``jsonrpc-errors guard --check-config`` and the npm
+    package's ``checkPolicy``."""
     import json
 
     _text(policy, "policy")
@@ -337,8 +338,7 @@ def check_policy(policy: str, env: Optional[Mapping[str, str]] = None) -> dict[s
         result = w.generic["check-policy"](w.worker.store, policy, _env_pairs(env))
     except _TRAPS as e:
         raise rt._fault() from e
-    out: dict[str, Any] = json.loads(_ok_or_raise(result))
-    return out
+    return cast("PolicyDefaults", json.loads(_ok_or_raise(result)))
 
 
 def _request_failure(failure: Any) -> Any:
