@@ -479,7 +479,7 @@ impl Session {
         let rewritten = redacted.map(|(text, mut event)| {
             event.tool = e.and_then(|e| e.tool.clone());
             let mut rules: Vec<&str> = found.iter().map(|f| f.rule.as_str()).collect();
-            rules.sort_unstable();
+            crate::heap_sort::sort(&mut rules);
             rules.dedup();
             event.rule = (!rules.is_empty()).then(|| rules.join(","));
             (Delivery::RewrittenResult(text), event)

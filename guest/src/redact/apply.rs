@@ -257,17 +257,10 @@ pub(super) fn to_input(markers: &[Marker], at: usize, is_end: bool) -> usize {
 /// it, what is left is judged differently, so a second pass found it (cargo-fuzz: `secret={{ … &token=… }}`
 /// with the URL token running past the `}}` was a template, and its rest a secret once the token was a
 /// marker). Redacting it with the secret keeps redaction idempotent. One sort and one sweep, as before.
-pub(super) fn apply(text: &str, candidates: &mut [Candidate], redactor: &Redactor) -> Redacted {
-    // Unstable: candidates that compare equal (same span, same rule) are interchangeable, and the stable
-    // sort's code would be the only copy of it in the npm module (~6 KB). At one start, a secret goes before
-    // a refused value: the span takes the secret's name.
-    candidates.sort_unstable_by(|a, b| {
-        a.start
-            .cmp(&b.start)
-            .then(a.refused.cmp(&b.refused))
-            .then(a.priority.cmp(&b.priority))
-            .then(b.end.cmp(&a.end))
-    });
+pub(super) fn apply(text: &str, candidates: &mut Vec<Candidate>, redactor: &Redactor) -> Redacted {
+    // In `Candidate`'s order (its `Ord`): candidates that compare equal (same span, same rule) are
+    // interchangeable, so an unstable sort serves.
+    crate::heap_sort::sort(candidates);
     // First settle the spans, then write: a span may still grow after it was accepted. The last span is
     // `pending` while only refused values make it up: it is dropped unless a secret joins it.
     let mut spans: Vec<Finding> = Vec::new();
