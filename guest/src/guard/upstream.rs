@@ -657,7 +657,7 @@ impl Session {
                     }
                     message.to_string()
                 }
-                None => streams::splice(source.text().trim(), &mut [(raw, client_token)]),
+                None => streams::splice(source.text().trim(), &[(raw, client_token)]),
             };
             call.send_to_client(Some(stream), line);
             return;
@@ -1145,7 +1145,7 @@ fn completed_delivery<'a>(
             if parts.is_empty() {
                 Delivery::Unchanged(None)
             } else {
-                Delivery::Rewritten(streams::splice(source.text().trim(), &mut parts))
+                Delivery::Rewritten(streams::splice(source.text().trim(), &parts))
             }
         }
         Delivery::RewrittenResult(text) if requires => {
@@ -1154,7 +1154,7 @@ fn completed_delivery<'a>(
                     result: Some(result),
                     ..
                 }) => completed_result(result, &pending.method)?
-                    .map(|completed| streams::splice(&text, &mut [(result, completed)])),
+                    .map(|completed| streams::splice(&text, &[(result, completed)])),
                 _ => None,
             };
             Delivery::Rewritten(completed.unwrap_or(text))
