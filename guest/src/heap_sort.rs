@@ -2,10 +2,10 @@
 //!
 //! Each `sort_unstable` of a new element type (or comparator) instantiates the whole pattern-defeating
 //! quicksort (its partitions, heapsort fallback and small-sort networks): ~4 KB of wasm per call site at
-//! `opt-level = "z"`, ~20 KB over the npm base module's five sorts. A heap's `into_sorted_vec` is a few
-//! hundred bytes per type, and `BinaryHeap::from` then `into_sorted_vec` sort in place, in O(n log n) with
-//! no allocation. The sorts here are short (a text's candidates, an object's member names), so the
-//! heapsort's constant factor does not show in the redaction bench.
+//! `opt-level = "z"`. A heap's `into_sorted_vec` is a few hundred bytes per type, and `BinaryHeap::from`
+//! then `into_sorted_vec` sort in place, in O(n log n) with no allocation. For the sorts off the hot paths
+//! (an object's member names, a finding's spans, a table's rows); redaction's candidates keep the slice's
+//! own sort (see `redact::apply`).
 
 use std::collections::BinaryHeap;
 

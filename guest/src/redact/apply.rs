@@ -257,10 +257,13 @@ pub(super) fn to_input(markers: &[Marker], at: usize, is_end: bool) -> usize {
 /// it, what is left is judged differently, so a second pass found it (cargo-fuzz: `secret={{ … &token=… }}`
 /// with the URL token running past the `}}` was a template, and its rest a secret once the token was a
 /// marker). Redacting it with the secret keeps redaction idempotent. One sort and one sweep, as before.
-pub(super) fn apply(text: &str, candidates: &mut Vec<Candidate>, redactor: &Redactor) -> Redacted {
+pub(super) fn apply(text: &str, candidates: &mut [Candidate], redactor: &Redactor) -> Redacted {
     // In `Candidate`'s order (its `Ord`): candidates that compare equal (same span, same rule) are
-    // interchangeable, so an unstable sort serves.
-    crate::heap_sort::sort(candidates);
+    // interchangeable, so an unstable sort serves. The slice's own sort, not `heap_sort`: this one is on the
+    // redaction's path, where the heap measured 2-5% slower on a secret-dense 1 MiB log in the npm base
+    // module (settling sorts the candidates once per round, and they arrive in sorted runs, which pdqsort
+    // takes in linear time).
+    candidates.sort_unstable();
     // First settle the spans, then write: a span may still grow after it was accepted. The last span is
     // `pending` while only refused values make it up: it is dropped unless a secret joins it.
     let mut spans: Vec<Finding> = Vec::new();
