@@ -8,6 +8,7 @@ pub mod api;
 pub mod context;
 pub mod error;
 pub mod guard;
+mod heap_sort;
 pub mod lookup;
 pub mod message;
 pub mod ordered;

@@ -397,11 +397,13 @@ pub fn codes_markdown(dialect: Option<&str>) -> Result<String, InputError> {
         }
         md.push('\n');
         let _ = writeln!(md, "|---|{}", "---|".repeat(DIALECTS.len()));
-        by_code.sort_unstable_by_key(|(code, _)| std::cmp::Reverse(*code));
+        // Codes descending: the entries' codes are distinct keys of a map, so the order is total.
+        crate::heap_sort::sort(&mut by_code);
+        by_code.reverse();
         for (code, per) in &by_code {
             let mut kinds: Vec<&str> = per.iter().flat_map(|(_, ks)| ks).copied().collect();
-            // Unstable: equal names are identical, and the stable sort's code would be one more copy in the wasm.
-            kinds.sort_unstable();
+            // Unstable: equal names are identical.
+            crate::heap_sort::sort(&mut kinds);
             kinds.dedup();
             if kinds.len() < 2 {
                 continue;

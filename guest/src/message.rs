@@ -30,7 +30,7 @@ impl<'a> RawObject<'a> {
     /// members costs its sort, not its square).
     pub fn repeated(&self) -> Option<&str> {
         let mut names: Vec<&str> = self.0.iter().map(|(k, _)| k.as_ref()).collect();
-        names.sort_unstable();
+        crate::heap_sort::sort(&mut names);
         names.windows(2).find(|w| w[0] == w[1]).map(|w| w[0])
     }
 
@@ -465,7 +465,7 @@ fn repeated_member(text: &str) -> Option<String> {
             }
             b'}' | b']' => {
                 if let Some(Some(mut names)) = open.pop() {
-                    names.sort_unstable();
+                    crate::heap_sort::sort(&mut names);
                     if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
                         return Some(w[0].clone());
                     }

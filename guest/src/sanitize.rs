@@ -86,7 +86,7 @@ fn without_fragments(text: &str, found: &[(String, String)]) -> Option<String> {
     if spans.is_empty() {
         return None;
     }
-    spans.sort_unstable();
+    crate::heap_sort::sort(&mut spans);
     let redactor = crate::redact::Redactor::default();
     let (mut out, mut at) = (String::with_capacity(text.len()), 0);
     let mut i = 0;

@@ -62,9 +62,12 @@ async function assertWithinBudget(label, file, raw, gzipped) {
 // the same day to 466,000 / 196,000 when issue 37's other parts (the generated reader of the redaction options,
 // the policy compiler building them typed, the session's `settings`) and issue 36's speed work (markers
 // written in place, a bounded look around multi-line markers) were merged beside it: 465,398 / 191,547, and the
-// redaction module below 464,537 / 195,111.
-test("the shipped .wasm stays within the size budget: ≤ 466,000 bytes raw and ≤ 196,000 gzipped", async () => {
-  await assertWithinBudget(".wasm", "jsonrpc_errors_bg.wasm", 466_000, 196_000);
+// redaction module below 464,537 / 195,111. Lowered on 2026-11-30 to 462,600 / 194,700 (issue 38: the guest's
+// sorts through the binary heap instead of one pdqsort instantiation per call site, but for redaction's
+// candidates): 465,975 → 454,840 raw here (gzip -9: 187,451 → 185,158; zlib 9: 189,168 after), and the
+// redaction module below, which sets this budget, 465,785 → 462,099 / 194,305.
+test("the shipped .wasm stays within the size budget: ≤ 462,600 bytes raw and ≤ 194,700 gzipped", async () => {
+  await assertWithinBudget(".wasm", "jsonrpc_errors_bg.wasm", 462_600, 194_700);
 });
 
 // The guard module (guard sessions and redaction under options) is loaded only by `jsonrpc-errors/guard`
@@ -112,9 +115,11 @@ test("the shipped .wasm stays within the size budget: ≤ 466,000 bytes raw and 
 // issue 37's other parts (the session resolves every limit and reports them in `settings`, a serde-derived
 // record; the generated redaction-options reader; 791,759 / 327,763 on their own) and issue 36's speed work
 // (in-place markers, the bounded look around multi-line markers): 794,356 / 329,289, so 795,000 / 330,000.
-// Issue 38 owns bringing the modules back down.
-test("the guard .wasm stays within its own budget: ≤ 795,000 bytes raw and ≤ 330,000 gzipped", async () => {
-  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 795_000, 330_000);
+// Issue 38 owns bringing the modules back down. Lowered on 2026-11-30 to 774,500 / 324,000 (issue 38: sorts
+// through the binary heap, and no stable sorts in the session: splice's parts, the policy's actions map):
+// 794,932 → 773,946 raw (gzip -9: 324,864 → 318,996; zlib 9: 323,604 after).
+test("the guard .wasm stays within its own budget: ≤ 774,500 bytes raw and ≤ 324,000 gzipped", async () => {
+  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 774_500, 324_000);
 });
 
 // The redaction module (`jsonrpc-errors/redact`: redaction under options, no guard session) is built for
@@ -125,9 +130,10 @@ test("the guard .wasm stays within its own budget: ≤ 795,000 bytes raw and ≤
 // 2026-11-29, issue 36: 432,247 / 182,417 before, 460,326 / 193,408 after, when it went to 464,000 / 195,000;
 // issue 37's six kinds: 460,610 before, 463,424 / 194,525 after, the base budget then 465,000 / 195,000;
 // with the rest of issue 37 and issue 36's speed work merged: 464,537 / 195,111, the base budget 466,000 /
-// 196,000.)
-test("the redaction .wasm stays within the base module's budget: ≤ 466,000 bytes raw and ≤ 196,000 gzipped", async () => {
-  await assertWithinBudget("redaction .wasm", "jsonrpc_errors_redact_bg.wasm", 466_000, 196_000);
+// 196,000; 2026-11-30, issue 38's sorts through the heap: 465,785 → 462,099 / 194,305, the base budget
+// 462,600 / 194,700.)
+test("the redaction .wasm stays within the base module's budget: ≤ 462,600 bytes raw and ≤ 194,700 gzipped", async () => {
+  await assertWithinBudget("redaction .wasm", "jsonrpc_errors_redact_bg.wasm", 462_600, 194_700);
 });
 
 test("the public .d.ts has no `any`", async () => {

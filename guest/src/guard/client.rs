@@ -516,7 +516,7 @@ impl Session {
     ) -> Verdict {
         let key = message::id_key(raw_id);
         let Some(stream) = call.origin else {
-            let renamed = (!parts.is_empty()).then(|| streams::splice(text, &mut parts));
+            let renamed = (!parts.is_empty()).then(|| streams::splice(text, &parts));
             return Verdict::Await(key, pending, renamed);
         };
         let upstream_id = self.fresh_name(call.ctx.entropy, |t, key| {
@@ -532,7 +532,7 @@ impl Session {
             parts.push((raw, json_string(upstream_token)));
             pending.progress_token = Some(json_string(upstream_token));
         }
-        let renamed = streams::splice(text, &mut parts);
+        let renamed = streams::splice(text, &parts);
         let upstream_key = json_string(&upstream_id);
         pending.origin = Some(Origin {
             stream,
@@ -699,7 +699,7 @@ impl Session {
                 call.event(event.detail("cancelled by the client: no response is owed"));
             }
         }
-        Verdict::ForwardText(streams::splice(text, &mut [(raw, upstream_id)]))
+        Verdict::ForwardText(streams::splice(text, &[(raw, upstream_id)]))
     }
 
     /// Makes room for one more of the upstream's requests: the oldest the client has not answered is

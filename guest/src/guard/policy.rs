@@ -207,7 +207,7 @@ pub fn audited_values(
                 .map(str::to_string)
         })
         .collect();
-    values.sort_unstable();
+    crate::heap_sort::sort(&mut values);
     values.dedup();
     values
 }

@@ -479,7 +479,7 @@ impl Session {
         let rewritten = redacted.map(|(text, mut event)| {
             event.tool = e.and_then(|e| e.tool.clone());
             let mut rules: Vec<&str> = found.iter().map(|f| f.rule.as_str()).collect();
-            rules.sort_unstable();
+            crate::heap_sort::sort(&mut rules);
             rules.dedup();
             event.rule = (!rules.is_empty()).then(|| rules.join(","));
             (Delivery::RewrittenResult(text), event)
@@ -657,7 +657,7 @@ impl Session {
                     }
                     message.to_string()
                 }
-                None => streams::splice(source.text().trim(), &mut [(raw, client_token)]),
+                None => streams::splice(source.text().trim(), &[(raw, client_token)]),
             };
             call.send_to_client(Some(stream), line);
             return;
@@ -1145,7 +1145,7 @@ fn completed_delivery<'a>(
             if parts.is_empty() {
                 Delivery::Unchanged(None)
             } else {
-                Delivery::Rewritten(streams::splice(source.text().trim(), &mut parts))
+                Delivery::Rewritten(streams::splice(source.text().trim(), &parts))
             }
         }
         Delivery::RewrittenResult(text) if requires => {
@@ -1154,7 +1154,7 @@ fn completed_delivery<'a>(
                     result: Some(result),
                     ..
                 }) => completed_result(result, &pending.method)?
-                    .map(|completed| streams::splice(&text, &mut [(result, completed)])),
+                    .map(|completed| streams::splice(&text, &[(result, completed)])),
                 _ => None,
             };
             Delivery::Rewritten(completed.unwrap_or(text))

@@ -258,16 +258,12 @@ pub(super) fn to_input(markers: &[Marker], at: usize, is_end: bool) -> usize {
 /// with the URL token running past the `}}` was a template, and its rest a secret once the token was a
 /// marker). Redacting it with the secret keeps redaction idempotent. One sort and one sweep, as before.
 pub(super) fn apply(text: &str, candidates: &mut [Candidate], redactor: &Redactor) -> Redacted {
-    // Unstable: candidates that compare equal (same span, same rule) are interchangeable, and the stable
-    // sort's code would be the only copy of it in the npm module (~6 KB). At one start, a secret goes before
-    // a refused value: the span takes the secret's name.
-    candidates.sort_unstable_by(|a, b| {
-        a.start
-            .cmp(&b.start)
-            .then(a.refused.cmp(&b.refused))
-            .then(a.priority.cmp(&b.priority))
-            .then(b.end.cmp(&a.end))
-    });
+    // In `Candidate`'s order (its `Ord`): candidates that compare equal (same span, same rule) are
+    // interchangeable, so an unstable sort serves. The slice's own sort, not `heap_sort`: this one is on the
+    // redaction's path, where the heap measured 2-5% slower on a secret-dense 1 MiB log in the npm base
+    // module (settling sorts the candidates once per round, and they arrive in sorted runs, which pdqsort
+    // takes in linear time).
+    candidates.sort_unstable();
     // First settle the spans, then write: a span may still grow after it was accepted. The last span is
     // `pending` while only refused values make it up: it is dropped unless a secret joins it.
     let mut spans: Vec<Finding> = Vec::new();

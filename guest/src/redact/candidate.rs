@@ -2,6 +2,7 @@
 //! resolved (`scan` gathers them, `apply` settles them).
 
 use std::borrow::Cow;
+use std::cmp::Ordering;
 
 pub(super) struct Candidate {
     pub(super) start: usize,
@@ -17,3 +18,30 @@ pub(super) struct Candidate {
     /// (see `apply`).
     pub(super) refused: bool,
 }
+
+/// The order `apply` sweeps candidates in: by start; at one start a secret before a refused value (the span
+/// takes the secret's name), then by rule priority, then the longest first. Candidates equal in it (one
+/// span of one rule) are interchangeable.
+impl Ord for Candidate {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.start
+            .cmp(&other.start)
+            .then(self.refused.cmp(&other.refused))
+            .then(self.priority.cmp(&other.priority))
+            .then(other.end.cmp(&self.end))
+    }
+}
+
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Candidate {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Candidate {}

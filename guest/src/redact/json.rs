@@ -152,7 +152,7 @@ fn walk(
                     .filter(|(_, r)| r.findings.is_empty())
                     .map(|(k, _)| k.clone())
                     .collect();
-                taken.sort_unstable();
+                crate::heap_sort::sort(&mut taken);
                 let old = std::mem::take(map);
                 for ((key, child), r) in old.into_iter().zip(redactions) {
                     if r.findings.is_empty() {
