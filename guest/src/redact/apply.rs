@@ -398,5 +398,44 @@ mod tests {
             prop_assert_eq!(bounded.text, whole.text);
             prop_assert_eq!(bounded.findings, whole.findings);
         }
+
+        /// A match that a marker joining lines makes possible can start lines above the marker's line and end
+        /// lines below it: a `.netrc` entry whose `account` held a key block reads as an entry once the block
+        /// is a marker, from its `machine` line to its `password` line. Settling finds it as looking at the
+        /// whole text does, however far (within the rule's window) the entry runs either side of the marker.
+        /// A look-around that reaches less (the marker's own lines only) keeps the password.
+        #[test]
+        fn a_bounded_look_around_finds_a_match_that_runs_past_the_marker_s_lines(
+            padding in (800..1100usize, 800..1100usize),
+            above in proptest::collection::vec(
+                proptest::sample::select(&["login alice", "account ops", "port 21", "protocol ftp"][..]), 0..16),
+            below in proptest::collection::vec(
+                proptest::sample::select(&["login alice", "port 21", "protocol ftps"][..]), 0..16),
+            body in "[A-Za-z0-9+/]{24,64}",
+            password in "[a-z]{5,9}[0-9]{1,2}",
+        ) {
+            let lines = |n: usize| (0..n).map(|i| format!("INFO request {i} served in 3 ms\n")).collect::<String>();
+            let entry_above = above.iter().map(|l| format!("{l}\n")).collect::<String>();
+            let entry_below = below.iter().map(|l| format!("{l}\n")).collect::<String>();
+            let text = format!(
+                "{}machine ftp.example.com\n{entry_above}account -----BEGIN PRIVATE KEY-----\n{body}\n\
+                 -----END PRIVATE KEY-----\n{entry_below}password {password}\n{}",
+                lines(padding.0),
+                lines(padding.1),
+            );
+            let (secrets, redactor) = (Secrets::none(), Redactor::default());
+            let settled = |reach| {
+                settle_reaching(&text, candidates(&text, secrets, &redactor), secrets, &redactor, reach)
+            };
+            let (bounded, whole) = (settled(None), settled(Some(usize::MAX)));
+            prop_assert!(text.len() > 2 * multi_line_reach(&redactor), "{} bytes", text.len());
+            // The case is one settling must catch: the first pass keeps the password, the whole look finds it.
+            let first = apply(&text, &mut candidates(&text, secrets, &redactor), &redactor);
+            let kept = format!("password {password}\n");
+            prop_assert!(first.text.contains(&kept), "the first pass found it");
+            prop_assert!(!whole.text.contains(&kept), "the whole look kept it");
+            prop_assert_eq!(bounded.text, whole.text);
+            prop_assert_eq!(bounded.findings, whole.findings);
+        }
     }
 }
