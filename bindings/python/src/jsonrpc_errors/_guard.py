@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal, Optional, Union, cast
+from typing import TYPE_CHECKING, Any, Optional, Union, cast
 
 import wasmtime
-from wasmtime.component import Record, Variant
+from wasmtime.component import Record
 
 if TYPE_CHECKING:
     # For the type checker only (annotations are not evaluated at run time): the package depends on wasmtime
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 from . import _runtime
 from ._args import Context, _context, _dialect, _dialect_name, _pairs, _raw, _text, _u64
-from ._errors import ArgumentTypeError, ComponentFault, InvalidInput, JsonRpcErrorsValueError
+from ._errors import ComponentFault, InvalidInput
 
 # Why the upstream failed, generated from wit/world.wit (re-exported: the package's names for them).
 from ._failure_schema import HttpRefusal as HttpRefusal
