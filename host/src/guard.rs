@@ -4,39 +4,18 @@
 mod policy_defaults;
 mod schema;
 
-use crate::exports::jsonrpc_errors::core::guard::{
-    HttpRefusal, RequestFailure as WitRequestFailure, UpstreamFailure,
-};
 use crate::{error_object, Context, ErrorObject, InputProblem, Instance, Runtime};
 /// The session's options and what its calls return: generated from `interface guard` in wit/world.wit.
 pub use policy_defaults::PolicyDefaults;
 pub use schema::{BatchPolicy, Event, Options, Outcome, Peer, Settings, Step};
 use wasmtime::component::ResourceAny;
 
-/// Why the upstream can no longer answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum UpstreamGone {
-    SpawnFailed(String),
-    Exited(i32),
-    Killed(i32),
-    ClosedOutput,
-}
-
-/// Why one request got no answer from an upstream reached request by request (HTTP); the upstream is not
-/// gone (`upstream-request-failed` in the WIT).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RequestFailure {
-    /// No answer could be had (refused, reset, DNS, TLS, the response cut before its answer): the reason,
-    /// naming no credential.
-    Unreachable(String),
-    /// An HTTP status and no JSON-RPC answer; its `Retry-After` in seconds, if it gave one.
-    Refused {
-        status: u16,
-        retry_after_secs: Option<u64>,
-    },
-    /// The upstream's session is gone (HTTP 404), and no new one could be opened.
-    SessionGone,
-}
+/// Why the upstream can no longer answer (`upstream-failure`), why one request got no answer from an upstream
+/// reached request by request (`request-failure`), and the HTTP status it was refused with (`http-refusal`):
+/// the WIT's own types, as wasmtime's bindings declare them, so that no copy of them can drift.
+pub use crate::exports::jsonrpc_errors::core::guard::{
+    HttpRefusal, RequestFailure, UpstreamFailure,
+};
 
 impl Outcome {
     /// Reads the JSON text a session method returns.
@@ -153,7 +132,7 @@ pub enum Call<'a> {
         tail: &'a [u8],
     },
     /// The upstream can no longer answer.
-    UpstreamFailed(&'a UpstreamGone),
+    UpstreamFailed(&'a UpstreamFailure),
     /// One request (`id`: as the upstream was sent it, JSON text) got no answer from an upstream reached
     /// request by request (HTTP): it alone is answered.
     UpstreamRequestFailed {
@@ -180,29 +159,6 @@ impl Call<'_> {
             Call::UpstreamRequestFailed { id, .. } | Call::UpstreamExchangeEnded { id } => id.len(),
             Call::StreamClosed { .. } | Call::UpstreamFailed(_) | Call::Expire => 0,
         }
-    }
-}
-
-fn wit_gone(gone: &UpstreamGone) -> UpstreamFailure {
-    match gone {
-        UpstreamGone::SpawnFailed(reason) => UpstreamFailure::SpawnFailed(reason.clone()),
-        UpstreamGone::Exited(status) => UpstreamFailure::Exited(*status),
-        UpstreamGone::Killed(signal) => UpstreamFailure::Killed(*signal),
-        UpstreamGone::ClosedOutput => UpstreamFailure::ClosedOutput,
-    }
-}
-
-fn wit_request_failure(failure: &RequestFailure) -> WitRequestFailure {
-    match failure {
-        RequestFailure::Unreachable(reason) => WitRequestFailure::Unreachable(reason.clone()),
-        RequestFailure::Refused {
-            status,
-            retry_after_secs,
-        } => WitRequestFailure::Refused(HttpRefusal {
-            status: *status,
-            retry_after_secs: *retry_after_secs,
-        }),
-        RequestFailure::SessionGone => WitRequestFailure::SessionGone,
     }
 }
 
@@ -252,12 +208,11 @@ impl SessionCalls for Session {
                 Call::UpstreamOversize { length, head, tail } => {
                     session.call_upstream_oversize(store, h, length, head, tail, ctx)
                 }
-                Call::UpstreamFailed(gone) => {
-                    session.call_upstream_failed(store, h, &wit_gone(gone), ctx)
+                Call::UpstreamFailed(failure) => {
+                    session.call_upstream_failed(store, h, failure, ctx)
                 }
                 Call::UpstreamRequestFailed { id, failure } => {
-                    let failure = wit_request_failure(failure);
-                    session.call_upstream_request_failed(store, h, &id.to_string(), &failure, ctx)
+                    session.call_upstream_request_failed(store, h, &id.to_string(), failure, ctx)
                 }
                 Call::UpstreamExchangeEnded { id } => {
                     session.call_upstream_exchange_ended(store, h, &id.to_string(), ctx)

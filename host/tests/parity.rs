@@ -216,3 +216,129 @@ fn every_policy_default_reaches_the_host() {
         "the host's PolicyDefaults does not hold every field"
     );
 }
+
+/// The cases of the WIT variant `name` in `interface guard`, in order.
+fn variant_cases(wit: &str, name: &str) -> Vec<String> {
+    block(block(wit, "interface guard"), &format!("variant {name}"))
+        .lines()
+        .skip(1)
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("//"))
+        .map(|l| l.split(['(', ',']).next().unwrap().to_string())
+        .collect()
+}
+
+/// A session with request 1 pending: what `call` makes of it, as JSON text.
+fn answer_with_one_pending(
+    rt: &jsonrpc_errors_host::Runtime,
+    call: jsonrpc_errors_host::guard::Call<'_>,
+) -> String {
+    use jsonrpc_errors_host::guard::{Call, Options, SessionCalls};
+    use jsonrpc_errors_host::Context;
+    let ctx = Context {
+        unix_millis: 1_767_225_600_000,
+        entropy: 42,
+    };
+    let mut session = rt
+        .guard_session(&Options {
+            dialect: Some("canonical".into()),
+            upstream: "http://upstream/mcp".into(),
+            ..Options::default()
+        })
+        .unwrap();
+    let request = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}"#;
+    session
+        .outcome_json(Call::ClientLine(request), ctx)
+        .unwrap();
+    session.outcome_json(call, ctx).unwrap()
+}
+
+/// Every case of `upstream-failure` and `request-failure` (and every field of the `http-refusal` a case
+/// carries) reaches the component from the host, and changes its answer: the host passes wasmtime's bindings
+/// of them (`guard::UpstreamFailure`, `guard::RequestFailure`, `guard::HttpRefusal`), not a copy that could
+/// lose a case. The matches below are exhaustive: a case added to the WIT does not compile until it is here.
+#[test]
+fn every_failure_case_the_wit_declares_reaches_the_component() {
+    use jsonrpc_errors_host::guard::{Call, HttpRefusal, RequestFailure, UpstreamFailure};
+    fn upstream_case(f: &UpstreamFailure) -> &'static str {
+        match f {
+            UpstreamFailure::SpawnFailed(_) => "spawn-failed",
+            UpstreamFailure::Exited(_) => "exited",
+            UpstreamFailure::Killed(_) => "killed",
+            UpstreamFailure::ClosedOutput => "closed-output",
+        }
+    }
+    fn request_case(f: &RequestFailure) -> &'static str {
+        match f {
+            RequestFailure::Unreachable(_) => "unreachable",
+            RequestFailure::Refused(HttpRefusal {
+                status: _,
+                retry_after_secs: _,
+            }) => "refused",
+            RequestFailure::SessionGone => "session-gone",
+        }
+    }
+    let wit = read("../wit/world.wit");
+    let rt = jsonrpc_errors_host::Runtime::new(Vec::new()).unwrap();
+
+    // Exited and killed with the same number: a shell that told one as the other would answer the same.
+    let upstream = [
+        UpstreamFailure::SpawnFailed("no such file".into()),
+        UpstreamFailure::Exited(9),
+        UpstreamFailure::Killed(9),
+        UpstreamFailure::ClosedOutput,
+    ];
+    let cases: Vec<&str> = upstream.iter().map(upstream_case).collect();
+    assert_eq!(cases, variant_cases(&wit, "upstream-failure"));
+    let mut answers: Vec<String> = upstream
+        .iter()
+        .map(|f| answer_with_one_pending(&rt, Call::UpstreamFailed(f)))
+        .collect();
+    answers.sort();
+    answers.dedup();
+    assert_eq!(
+        answers.len(),
+        upstream.len(),
+        "cases answered alike: {answers:#?}"
+    );
+
+    // Each field of the record a case carries changes the answer too (`retry_after_secs` given or not).
+    let request = [
+        RequestFailure::Unreachable("connection reset".into()),
+        RequestFailure::Refused(HttpRefusal {
+            status: 429,
+            retry_after_secs: None,
+        }),
+        RequestFailure::Refused(HttpRefusal {
+            status: 429,
+            retry_after_secs: Some(7),
+        }),
+        RequestFailure::Refused(HttpRefusal {
+            status: 503,
+            retry_after_secs: Some(7),
+        }),
+        RequestFailure::SessionGone,
+    ];
+    let mut cases: Vec<&str> = request.iter().map(request_case).collect();
+    cases.dedup();
+    assert_eq!(cases, variant_cases(&wit, "request-failure"));
+    let mut answers: Vec<String> = request
+        .iter()
+        .map(|f| {
+            answer_with_one_pending(
+                &rt,
+                Call::UpstreamRequestFailed {
+                    id: "1",
+                    failure: f,
+                },
+            )
+        })
+        .collect();
+    answers.sort();
+    answers.dedup();
+    assert_eq!(
+        answers.len(),
+        request.len(),
+        "cases answered alike: {answers:#?}"
+    );
+}

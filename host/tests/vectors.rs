@@ -284,7 +284,7 @@ fn native_guard(case: &Value) -> Result<String, jsonrpc_errors_guest::error::Err
 }
 
 fn component_guard(rt: &Runtime, case: &Value) -> Result<String, ErrorObject> {
-    use jsonrpc_errors_host::guard::{Call, SessionCalls, UpstreamGone};
+    use jsonrpc_errors_host::guard::{Call, SessionCalls, UpstreamFailure};
     let options = guard_options(case);
     let mut session = rt.guard_session(&options)?;
     let mut outputs = Vec::new();
@@ -320,10 +320,10 @@ fn component_guard(rt: &Runtime, case: &Value) -> Result<String, ErrorObject> {
             )?,
             GuardStep::Failed(f) => {
                 let gone = match (f.get("exited"), f.get("killed"), f.get("spawn_failed")) {
-                    (Some(n), _, _) => UpstreamGone::Exited(n.as_i64().unwrap() as i32),
-                    (_, Some(n), _) => UpstreamGone::Killed(n.as_i64().unwrap() as i32),
-                    (_, _, Some(r)) => UpstreamGone::SpawnFailed(r.as_str().unwrap().into()),
-                    _ => UpstreamGone::ClosedOutput,
+                    (Some(n), _, _) => UpstreamFailure::Exited(n.as_i64().unwrap() as i32),
+                    (_, Some(n), _) => UpstreamFailure::Killed(n.as_i64().unwrap() as i32),
+                    (_, _, Some(r)) => UpstreamFailure::SpawnFailed(r.as_str().unwrap().into()),
+                    _ => UpstreamFailure::ClosedOutput,
                 };
                 session.outcome_json(Call::UpstreamFailed(&gone), ctx)?
             }

@@ -39,6 +39,7 @@ const HEADER: &str =
 pub(crate) enum Ty {
     String,
     Bool,
+    U16,
     U32,
     U64,
     S32,
@@ -142,10 +143,11 @@ pub(crate) struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    fn ty(&mut self, ty: &Type) -> Result<Ty> {
+    pub(crate) fn ty(&mut self, ty: &Type) -> Result<Ty> {
         Ok(match ty {
             Type::String => Ty::String,
             Type::Bool => Ty::Bool,
+            Type::U16 => Ty::U16,
             Type::U32 => Ty::U32,
             Type::U64 => Ty::U64,
             Type::S32 => Ty::S32,

@@ -1,7 +1,8 @@
 //! The project's build tool: `cargo xtask <command>`.
 //!
 //! - `gen`: write the files generated from the taxonomy and the WIT (`--check`: fail if any is stale), the
-//!   guard session's options and steps among them (`guardgen.rs`), the redaction options (`redactgen.rs`) and the
+//!   guard session's options and steps among them (`guardgen.rs`), why the upstream failed
+//!   (`failuregen.rs`), the redaction options (`redactgen.rs`) and the
 //!   validate options (`validategen.rs`)
 //! - `component`: build the guest for wasm32-unknown-unknown and make it a component
 //!   (target/component/jsonrpc-errors.wasm), then precompile it for this machine (.cwasm)
@@ -17,6 +18,7 @@ mod codegen;
 #[path = "../../host/build/component.rs"]
 mod component_build;
 mod defaultsgen;
+mod failuregen;
 mod guardgen;
 mod js;
 mod pysig;
@@ -51,6 +53,7 @@ fn gen(check: bool) -> Result<()> {
     let mut files = codegen::generated_files();
     files.push((pysig::PATH, pysig::python_signatures()?));
     files.extend(guardgen::generated_files()?);
+    files.extend(failuregen::generated_files()?);
     files.extend(redactgen::generated_files()?);
     files.extend(validategen::generated_files()?);
     files.extend(defaultsgen::generated_files()?);

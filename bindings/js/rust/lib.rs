@@ -314,30 +314,17 @@ impl GuardSession {
             .to_json()
     }
 
-    /// `how`: "exited" | "killed" (with `code`), "spawn-failed" (with `reason`), "closed-output".
+    /// `failure`: `upstream-failure` as JSON (`upstreamFailureJson`, generated from the WIT, writes it).
     #[wasm_bindgen(js_name = upstreamFailed)]
     pub fn upstream_failed(
         &mut self,
-        how: &str,
-        code: i32,
-        reason: &str,
+        failure: &str,
         unix_millis: f64,
         entropy_hi: u32,
         entropy_lo: u32,
     ) -> Result<String, JsValue> {
-        let failure = match how {
-            "exited" => guard::UpstreamFailure::Exited(code),
-            "killed" => guard::UpstreamFailure::Killed(code),
-            "spawn-failed" => guard::UpstreamFailure::SpawnFailed(reason.to_string()),
-            "closed-output" => guard::UpstreamFailure::ClosedOutput,
-            _ => {
-                let e = ErrorObject::invalid_params(
-                    "unknown-failure",
-                    "failure must be exited, killed, spawn-failed or closed-output",
-                );
-                return Err(JsValue::from_str(&api::error_json(&e)));
-            }
-        };
+        let failure = guard::UpstreamFailure::from_json(failure)
+            .map_err(|e| JsValue::from_str(&api::error_json(&e)))?;
         Ok(self
             .0
             .upstream_failed(failure, ctx(unix_millis, entropy_hi, entropy_lo))
@@ -345,36 +332,18 @@ impl GuardSession {
     }
 
     /// Request `id` (JSON text, as the upstream was sent it) got no answer from an upstream reached request by
-    /// request. `how`: "unreachable" (with `reason`), "refused" (with `status`, and `retry_after_secs` when it
-    /// is not negative), "session-gone".
-    #[allow(clippy::too_many_arguments)]
+    /// request. `failure`: `request-failure` as JSON (`requestFailureJson`, generated from the WIT, writes it).
     #[wasm_bindgen(js_name = upstreamRequestFailed)]
     pub fn upstream_request_failed(
         &mut self,
         id: &str,
-        how: &str,
-        reason: &str,
-        status: u16,
-        retry_after_secs: f64,
+        failure: &str,
         unix_millis: f64,
         entropy_hi: u32,
         entropy_lo: u32,
     ) -> Result<String, JsValue> {
-        let failure = match how {
-            "unreachable" => guard::RequestFailure::Unreachable(reason.to_string()),
-            "refused" => guard::RequestFailure::Refused {
-                status,
-                retry_after_secs: (retry_after_secs >= 0.0).then_some(retry_after_secs as u64),
-            },
-            "session-gone" => guard::RequestFailure::SessionGone,
-            _ => {
-                let e = ErrorObject::invalid_params(
-                    "unknown-failure",
-                    "failure must be unreachable, refused or session-gone",
-                );
-                return Err(JsValue::from_str(&api::error_json(&e)));
-            }
-        };
+        let failure = guard::RequestFailure::from_json(failure)
+            .map_err(|e| JsValue::from_str(&api::error_json(&e)))?;
         Ok(self
             .0
             .upstream_request_failed(id, failure, ctx(unix_millis, entropy_hi, entropy_lo))

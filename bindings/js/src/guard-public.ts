@@ -2,7 +2,7 @@
 // guard sessions, and redaction under options run on the guard module.
 
 export { GuardSession, checkPolicy } from "./guard.js";
-export type { EventStep, ForwardStep, GuardOptions, GuardOutcome, GuardStep, Peer, PolicyDefaults, RequestFailure, SendStep, UpstreamFailure } from "./guard.js";
+export type { EventStep, ForwardStep, GuardOptions, GuardOutcome, GuardStep, HttpRefusal, Peer, PolicyDefaults, RequestFailure, SendStep, UpstreamFailure } from "./guard.js";
 import { redactionOn } from "./redact-options.js";
 import { callGuard } from "./runtime.js";
 export const { redactJsonValue, redactJsonValueJson, redactWith, redactWithJson } = redactionOn(callGuard);

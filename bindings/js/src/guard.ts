@@ -5,11 +5,13 @@
 
 import { ArgumentTypeError, WasmFaultError } from "./errors.js";
 import { INTERNAL_ERROR, callGuard, checkedBytes, checkedText, contextArgs, guardGenerationNow, type GlueGuardSession } from "./runtime.js";
+import { requestFailureJson, upstreamFailureJson, type RequestFailure, type UpstreamFailure } from "./failure-schema.js";
 import { guardOptionsJson, type GuardOptions, type GuardOutcome, type GuardSettings } from "./guard-schema.js";
 import type { PolicyDefaults } from "./policy-defaults.js";
 import type { ContextOptions, Id, OversizeOptions } from "./types.js";
 
-// The session's options and steps, generated from wit/world.wit (`cargo xtask gen`).
+// The session's options and steps, and why its upstream failed, generated from wit/world.wit (`cargo xtask gen`).
+export type { HttpRefusal, RequestFailure, UpstreamFailure } from "./failure-schema.js";
 export type { EventName, EventStep, ForwardStep, GuardOptions, GuardOutcome, GuardSettings, GuardStep, LogLevel, Peer, SendStep } from "./guard-schema.js";
 // A policy file's defaults, generated from wit/world.wit (`policy-defaults`).
 export type { PolicyDefaults } from "./policy-defaults.js";
@@ -32,19 +34,6 @@ export function checkPolicy(policy: string, env?: Record<string, string | undefi
   return JSON.parse(callGuard((g) => g.checkPolicy(text, flatEnv(env)))) as PolicyDefaults;
 }
 
-/** How the upstream ended. */
-export type UpstreamFailure =
-  | { exited: number }
-  | { killed: number }
-  | { spawnFailed: string }
-  | "closed-output";
-
-/** Why one request got no answer from an upstream reached request by request (the upstream is not gone). */
-export type RequestFailure =
-  | { unreachable: string }
-  | { refused: { status: number; retryAfterSecs?: number } }
-  | "session-gone";
-
 const encoder = new TextEncoder();
 
 /**
@@ -62,19 +51,6 @@ function u64(value: unknown, what: string): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
     throw new ArgumentTypeError(`${what} must be a non-negative safe integer`);
   }
-  return value;
-}
-
-function s32(value: unknown, what: string): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < -(2 ** 31) || value >= 2 ** 31) {
-    throw new ArgumentTypeError(`${what} must be a 32-bit integer`);
-  }
-  return value;
-}
-
-function optionalString(value: unknown, what: string, fallback: string): string {
-  if (value === undefined) return fallback;
-  if (typeof value !== "string") throw new ArgumentTypeError(`${what} must be a string`);
   return value;
 }
 
@@ -182,25 +158,9 @@ export class GuardSession {
 
   /** The upstream can no longer answer: every pending request is answered. */
   upstreamFailedJson(failure: UpstreamFailure, options?: ContextOptions): string {
-    let how: string;
-    let code = 0;
-    let reason = "";
-    if (failure === "closed-output") {
-      how = "closed-output";
-    } else if (typeof failure === "object" && failure !== null && "exited" in failure) {
-      how = "exited";
-      code = s32(failure.exited, "exited");
-    } else if (typeof failure === "object" && failure !== null && "killed" in failure) {
-      how = "killed";
-      code = s32(failure.killed, "killed");
-    } else if (typeof failure === "object" && failure !== null && "spawnFailed" in failure) {
-      how = "spawn-failed";
-      reason = optionalString(failure.spawnFailed, "spawnFailed", "");
-    } else {
-      throw new ArgumentTypeError('failure must be {exited}, {killed}, {spawnFailed} or "closed-output"');
-    }
+    const json = upstreamFailureJson(failure);
     const [ms, hi, lo] = contextArgs(options?.context);
-    return this.#call((s) => s.upstreamFailed(how, code, reason, ms, hi, lo));
+    return this.#call((s) => s.upstreamFailed(json, ms, hi, lo));
   }
 
   /**
@@ -209,27 +169,9 @@ export class GuardSession {
    */
   upstreamRequestFailedJson(id: string, failure: RequestFailure, options?: ContextOptions): string {
     if (typeof id !== "string") throw new ArgumentTypeError("id must be a string (JSON text)");
-    let how: string;
-    let reason = "";
-    let status = 0;
-    let retryAfterSecs = -1;
-    if (failure === "session-gone") {
-      how = "session-gone";
-    } else if (typeof failure === "object" && failure !== null && "unreachable" in failure) {
-      how = "unreachable";
-      reason = optionalString(failure.unreachable, "unreachable", "");
-    } else if (typeof failure === "object" && failure !== null && "refused" in failure) {
-      how = "refused";
-      const refused = failure.refused as { status?: unknown; retryAfterSecs?: unknown } | null;
-      if (typeof refused !== "object" || refused === null) throw new ArgumentTypeError("refused must be an object");
-      status = u64(refused.status, "refused.status");
-      if (status > 0xffff) throw new ArgumentTypeError("refused.status must be a 16-bit integer");
-      if (refused.retryAfterSecs !== undefined) retryAfterSecs = u64(refused.retryAfterSecs, "refused.retryAfterSecs");
-    } else {
-      throw new ArgumentTypeError('failure must be {unreachable}, {refused} or "session-gone"');
-    }
+    const json = requestFailureJson(failure);
     const [ms, hi, lo] = contextArgs(options?.context);
-    return this.#call((s) => s.upstreamRequestFailed(id, how, reason, status, retryAfterSecs, ms, hi, lo));
+    return this.#call((s) => s.upstreamRequestFailed(id, json, ms, hi, lo));
   }
 
   /**

@@ -40,11 +40,8 @@ export interface GlueGuardSession {
   clientOversize(length: number, head: Uint8Array, tail: Uint8Array, unixMillis: number, entropyHi: number, entropyLo: number): string;
   upstreamLine(line: Uint8Array, unixMillis: number, entropyHi: number, entropyLo: number): string;
   upstreamOversize(length: number, head: Uint8Array, tail: Uint8Array, unixMillis: number, entropyHi: number, entropyLo: number): string;
-  upstreamFailed(how: string, code: number, reason: string, unixMillis: number, entropyHi: number, entropyLo: number): string;
-  upstreamRequestFailed(
-    id: string, how: string, reason: string, status: number, retryAfterSecs: number,
-    unixMillis: number, entropyHi: number, entropyLo: number,
-  ): string;
+  upstreamFailed(failureJson: string, unixMillis: number, entropyHi: number, entropyLo: number): string;
+  upstreamRequestFailed(id: string, failureJson: string, unixMillis: number, entropyHi: number, entropyLo: number): string;
   upstreamExchangeEnded(id: string, unixMillis: number, entropyHi: number, entropyLo: number): string;
   expire(unixMillis: number, entropyHi: number, entropyLo: number): string;
   settings(): string;

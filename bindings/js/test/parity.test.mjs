@@ -160,3 +160,57 @@ test("every policy default the WIT declares is in PolicyDefaults and in checkPol
   const unset = fields.filter((f) => answer[f] === null);
   assert.deepEqual(unset, [], `EVERY_DEFAULT does not set ${unset}: give the new field its key`);
 });
+
+/** The cases of the WIT variant `name` in `interface guard`, in order. */
+function variantCases(name) {
+  const body = block(block(WIT, "interface guard"), `variant ${name}`);
+  return [...body.matchAll(/^\s*([a-z][a-z0-9-]*)[(,]/gm)].map((m) => m[1]);
+}
+
+// Each case of `upstream-failure` and `request-failure` in the package's form, and for the record a case
+// carries, a value of each field: every one changes the session's answer. `exited` and `killed` carry the
+// same number, so a shell that passed one as the other would answer both alike.
+const FAILURE_CASES = {
+  "upstream-failure": [{ spawnFailed: "no such file" }, { exited: 9 }, { killed: 9 }, "closed-output"],
+  "request-failure": [
+    { unreachable: "connection reset" },
+    { refused: { status: 429 } },
+    { refused: { status: 429, retryAfterSecs: 7 } },
+    { refused: { status: 503, retryAfterSecs: 7 } },
+    "session-gone",
+  ],
+};
+
+function answerWithOnePending(call) {
+  const context = { unixMillis: 1767225600000, entropy: 42 };
+  const s = new guardPkg.GuardSession({ dialect: "canonical", upstream: "http://upstream/mcp" });
+  try {
+    s.clientLine('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}', { context });
+    return call(s, { context });
+  } finally {
+    s.close();
+  }
+}
+
+// A case of a failure the guest takes and a shell cannot pass (or passes as another) is the class pinned here:
+// the package's unions and their marshalling are generated from the WIT (src/failure-schema.ts), and every
+// case, and every field of the record a case carries, changes the session's answer.
+test("every failure case the WIT declares reaches the guest, each with its own answer", () => {
+  const calls = {
+    "upstream-failure": (f) => (s, o) => s.upstreamFailedJson(f, o),
+    "request-failure": (f) => (s, o) => s.upstreamRequestFailedJson("1", f, o),
+  };
+  const refusal = Object.keys(record("guard", "http-refusal")).map(camel);
+  const given = FAILURE_CASES["request-failure"].flatMap((f) => (f.refused ? Object.keys(f.refused) : []));
+  assert.deepEqual([...new Set(given)].sort(), refusal.sort(), "an http-refusal field without a value in FAILURE_CASES");
+  for (const [variant, values] of Object.entries(FAILURE_CASES)) {
+    const cases = variantCases(variant);
+    assert.ok(cases.length >= 3, `parsed ${cases}: the parser is broken`);
+    const covered = [...new Set(values.map((v) => (typeof v === "string" ? v : Object.keys(v)[0])))];
+    // A case without a payload is its name; one with a payload, an object keyed by its camelCase name.
+    const declared = cases.map((c) => (values.includes(c) ? c : camel(c)));
+    assert.deepEqual(covered, declared, `${variant}: FAILURE_CASES covers ${covered}, the WIT declares ${cases}`);
+    const answers = values.map((v) => answerWithOnePending(calls[variant](v)));
+    assert.equal(new Set(answers).size, values.length, `${variant}: cases answered alike: ${answers.join("\n")}`);
+  }
+});

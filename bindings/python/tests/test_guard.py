@@ -124,7 +124,7 @@ def test_one_failed_request_is_answered_alone_and_bad_failures_are_refused():
     with jre.GuardSession("canonical", timeout_ms=5000, upstream="stdio:server") as s:
         for n in (1, 2, 3):
             s.client_line(REQUEST % n, context=(1000, 7))
-        out = s.upstream_request_failed("1", ("refused", (429, 7)))
+        out = s.upstream_request_failed("1", ("refused", {"status": 429, "retry_after_secs": 7}))
         answers = [json.loads(st["line"]) for st in out["steps"] if st["step"] == "send"]
         assert [(a["id"], a["error"]["data"]["type"], a["error"]["data"]["retry_after_secs"]) for a in answers] == [
             (1, "rate-limited", 7)
@@ -138,7 +138,7 @@ def test_one_failed_request_is_answered_alone_and_bad_failures_are_refused():
         again = s.upstream_request_failed("3", ("unreachable", "connection reset"))
         assert [st for st in again["steps"] if st["step"] == "send"] == []
         with pytest.raises(jre.ArgumentTypeError):
-            s.upstream_request_failed("1", ("refused", (70_000, None)))
+            s.upstream_request_failed("1", ("refused", {"status": 70_000}))
         with pytest.raises(jre.JsonRpcErrorsValueError):
             s.upstream_request_failed("1", ("vanished", "x"))
         with pytest.raises(jre.ArgumentTypeError):

@@ -167,6 +167,55 @@ def test_every_guard_session_method_is_offered():
     assert bound == want, f"guard bindings {sorted(bound)} != WIT {sorted(want)}"
 
 
+def _variant_cases(name: str) -> list[str]:
+    """The cases of the WIT variant ``name`` in ``interface guard``, in order."""
+    body = re.search(r"^    variant " + name + r" \{(.*?)^    \}", _interface("guard"), re.S | re.M)
+    assert body, f"variant {name} not found"
+    return re.findall(r"^\s*([a-z][a-z0-9-]*)[(,]", body.group(1), re.M)
+
+
+# Each case of ``upstream-failure`` and ``request-failure`` in the package's form, and for the record a case
+# carries, a value of each field: every one changes the session's answer. ``exited`` and ``killed`` carry the
+# same number, so a shell that passed one as the other would answer both alike.
+FAILURE_CASES: dict[str, list[Any]] = {
+    "upstream-failure": [("spawn-failed", "no such file"), ("exited", 9), ("killed", 9), "closed-output"],
+    "request-failure": [
+        ("unreachable", "connection reset"),
+        ("refused", {"status": 429}),
+        ("refused", {"status": 429, "retry_after_secs": 7}),
+        ("refused", {"status": 503, "retry_after_secs": 7}),
+        "session-gone",
+    ],
+}
+
+
+def _answer_with_one_pending(call: Any) -> str:
+    ctx = (1767225600000, 42)
+    with jre.GuardSession("canonical", upstream="http://upstream/mcp") as s:
+        s.client_line(b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}', context=ctx)
+        return str(call(s, ctx))
+
+
+def test_every_failure_case_the_wit_declares_reaches_the_component():
+    """A case of a failure the component takes and a shell cannot pass (or passes as another) is the class
+    pinned here: the package's types and marshalling are generated from the WIT (``_failure_schema.py``), and
+    every case, and every field of the record a case carries, changes the session's answer."""
+    from jsonrpc_errors._failure_schema import HttpRefusal
+
+    assert set(HttpRefusal.__required_keys__ | HttpRefusal.__optional_keys__) == set(_record("guard", "http-refusal"))
+    calls = {
+        "upstream-failure": lambda f: lambda s, ctx: s.upstream_failed_json(f, context=ctx),
+        "request-failure": lambda f: lambda s, ctx: s.upstream_request_failed_json("1", f, context=ctx),
+    }
+    for variant, values in FAILURE_CASES.items():
+        cases = _variant_cases(variant)
+        assert len(cases) >= 3, f"parsed {cases}: the parser is broken"
+        given = list(dict.fromkeys(v if isinstance(v, str) else v[0] for v in values))
+        assert given == cases, f"{variant}: FAILURE_CASES covers {given}, the WIT declares {cases}"
+        answers = [_answer_with_one_pending(calls[variant](v)) for v in values]
+        assert len(set(answers)) == len(values), f"{variant}: cases answered alike: {answers}"
+
+
 # ---------------------------------------------------------------------------------------------- across runtimes
 
 JS_PACKAGE = WIT.parents[1] / "bindings" / "js"

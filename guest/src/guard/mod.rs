@@ -36,6 +36,7 @@ mod a2a;
 pub mod args;
 mod client;
 mod ending;
+mod failures;
 mod labels;
 pub mod oplog;
 pub mod outcome;
@@ -54,6 +55,8 @@ use crate::redact;
 use crate::sniff;
 use crate::taxonomy::taxonomy;
 use crate::validation::BatchPolicy;
+/// Why the upstream failed (generated from the WIT's `upstream-failure` and `request-failure`).
+pub use failures::{RequestFailure, UpstreamFailure};
 use oplog::excerpt;
 pub use outcome::{Event, EventName, Outcome, Peer, Step};
 use pending::{Batch, Entry, Origin, Pending, Settled, Tables, SERVER_REQUEST_WINDOW};
@@ -125,19 +128,6 @@ impl Options {
     }
 }
 
-/// Why the upstream can no longer answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum UpstreamFailure {
-    /// It could not be started (the operating system's reason).
-    SpawnFailed(String),
-    /// It exited with this status.
-    Exited(i32),
-    /// A signal ended it.
-    Killed(i32),
-    /// It closed its output while still running.
-    ClosedOutput,
-}
-
 impl UpstreamFailure {
     fn describe(&self) -> String {
         match self {
@@ -151,21 +141,6 @@ impl UpstreamFailure {
             UpstreamFailure::ClosedOutput => "the upstream closed its output".to_string(),
         }
     }
-}
-
-/// Why one request got no answer from an upstream reached request by request (over HTTP, each request is an
-/// exchange of its own); the upstream is not gone.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RequestFailure {
-    /// No answer could be had (refused, reset, DNS, TLS, the response cut before its answer): the reason.
-    Unreachable(String),
-    /// An HTTP status and no JSON-RPC answer; its `Retry-After` in seconds, if it gave one.
-    Refused {
-        status: u16,
-        retry_after_secs: Option<u64>,
-    },
-    /// The upstream's session the request was sent on is gone, and none could be opened in its place.
-    SessionGone,
 }
 
 /// How early `expire` may be called and still count as at a deadline: shells sleep until the outcome's

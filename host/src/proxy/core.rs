@@ -12,7 +12,7 @@ use super::io::{self, Budget, Outgoing, Read};
 use super::metrics::Metrics;
 use super::process::status;
 use super::transport::{self, Handle, Report, StartFailed};
-use jsonrpc_errors_host::guard::{Call, Outcome, Peer, SessionCalls, Step, UpstreamGone};
+use jsonrpc_errors_host::guard::{Call, Outcome, Peer, SessionCalls, Step, UpstreamFailure};
 use jsonrpc_errors_host::{Context, ErrorObject};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -432,7 +432,7 @@ impl Relay {
             matches!(ended.exit, Exit::Remote) && self.pending == 0 && (self.retired || !linger);
         if !self.told_gone && !self.broken && !clean {
             // A transport that finished without a word of why: the end of a transport (the WIT's contract).
-            self.upstream_gone(&UpstreamGone::ClosedOutput);
+            self.upstream_gone(&UpstreamFailure::ClosedOutput);
         }
         if linger && !self.retired && !self.broken {
             self.answer_without_upstream(rx, code).await;
@@ -442,7 +442,7 @@ impl Relay {
     }
 
     /// The upstream can no longer answer: the session answers every pending request, and every later one.
-    fn upstream_gone(&mut self, gone: &UpstreamGone) {
+    fn upstream_gone(&mut self, gone: &UpstreamFailure) {
         self.told_gone = true;
         let outcome = self
             .session
@@ -610,7 +610,7 @@ impl Relay {
                     self.upstream_gone(&gone);
                 }
                 // An upstream that closed its output but still runs is stopped.
-                if gone == UpstreamGone::ClosedOutput {
+                if matches!(gone, UpstreamFailure::ClosedOutput) {
                     self.close_upstream();
                 }
             }

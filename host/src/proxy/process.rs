@@ -4,7 +4,7 @@
 //! the platform has one (SIGTERM), then kill.
 
 use super::platform::{self, Tree};
-use jsonrpc_errors_host::guard::UpstreamGone;
+use jsonrpc_errors_host::guard::UpstreamFailure;
 use std::process::ExitStatus;
 use tokio::process::Child;
 
@@ -37,11 +37,11 @@ pub fn spawn(command: &[String]) -> std::io::Result<Upstream> {
 }
 
 /// How the session is told the upstream ended.
-pub fn gone(status: ExitStatus) -> UpstreamGone {
+pub fn gone(status: ExitStatus) -> UpstreamFailure {
     match (status.code(), platform::signal_of(status)) {
-        (Some(code), _) => UpstreamGone::Exited(code),
-        (None, Some(signal)) => UpstreamGone::Killed(signal),
-        (None, None) => UpstreamGone::Exited(-1),
+        (Some(code), _) => UpstreamFailure::Exited(code),
+        (None, Some(signal)) => UpstreamFailure::Killed(signal),
+        (None, None) => UpstreamFailure::Exited(-1),
     }
 }
 

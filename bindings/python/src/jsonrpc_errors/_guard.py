@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal, Optional, Union, cast
+from typing import TYPE_CHECKING, Any, Optional, Union, cast
 
 import wasmtime
-from wasmtime.component import Record, Variant
+from wasmtime.component import Record
 
 if TYPE_CHECKING:
     # For the type checker only (annotations are not evaluated at run time): the package depends on wasmtime
@@ -21,7 +21,13 @@ if TYPE_CHECKING:
 
 from . import _runtime
 from ._args import Context, _context, _dialect, _dialect_name, _pairs, _raw, _text, _u64
-from ._errors import ArgumentTypeError, ComponentFault, InvalidInput, JsonRpcErrorsValueError
+from ._errors import ComponentFault, InvalidInput
+
+# Why the upstream failed, generated from wit/world.wit (re-exported: the package's names for them).
+from ._failure_schema import HttpRefusal as HttpRefusal
+from ._failure_schema import RequestFailure as RequestFailure
+from ._failure_schema import UpstreamFailure as UpstreamFailure
+from ._failure_schema import _request_failure, _upstream_failure
 
 # The session's options and steps, generated from wit/world.wit (re-exported: the package's names for them).
 from ._guard_schema import EventName as EventName
@@ -34,19 +40,6 @@ from ._guard_schema import Step as Step
 from ._guard_schema import _options_record
 from ._policy_defaults_schema import PolicyDefaults as PolicyDefaults
 from ._taxonomy import Dialect
-
-# How the upstream ended: ("exited", status), ("killed", signal), ("spawn-failed", reason), "closed-output".
-UpstreamFailure = Union[
-    tuple[Literal["exited", "killed"], int], tuple[Literal["spawn-failed"], str], Literal["closed-output"]
-]
-
-# Why one request got no answer from an upstream reached request by request (the upstream is not gone):
-# ("unreachable", reason), ("refused", (status, retry_after_secs or None)), "session-gone".
-RequestFailure = Union[
-    tuple[Literal["unreachable"], str],
-    tuple[Literal["refused"], tuple[int, Optional[int]]],
-    Literal["session-gone"],
-]
 
 _TRAPS = (wasmtime.WasmtimeError, wasmtime.Trap)
 
@@ -339,50 +332,3 @@ def check_policy(policy: str, env: Optional[Mapping[str, str]] = None) -> Policy
     except _TRAPS as e:
         raise rt._fault() from e
     return cast("PolicyDefaults", json.loads(_ok_or_raise(result)))
-
-
-def _request_failure(failure: Any) -> Any:
-    # The variant's cases hold a string, a record and nothing: wasmtime-py tells them apart by their Python type
-    # (an untagged variant), so each is passed as its payload alone, not as a `Variant`.
-    if failure == "session-gone":
-        return None
-    try:
-        tag, value = failure
-    except (TypeError, ValueError):
-        raise ArgumentTypeError(
-            "failure must be ('unreachable', reason), ('refused', (status, retry_after_secs)) or 'session-gone'"
-        ) from None
-    if tag == "unreachable":
-        _text(value, "reason")
-        return value
-    if tag == "refused":
-        try:
-            status, retry_after = value
-        except (TypeError, ValueError):
-            raise ArgumentTypeError("refused takes (status, retry_after_secs or None)") from None
-        if isinstance(status, bool) or not isinstance(status, int) or not 0 <= status <= 0xFFFF:
-            raise ArgumentTypeError(f"status must be a 16-bit int, not {status!r}")
-        refusal = Record()
-        setattr(refusal, "status", status)
-        setattr(refusal, "retry-after-secs", None if retry_after is None else _u64(retry_after, "retry_after_secs"))
-        return refusal
-    raise JsonRpcErrorsValueError(f"unknown request failure {tag!r}")
-
-
-def _upstream_failure(failure: Any) -> Variant:
-    if failure == "closed-output":
-        return Variant("closed-output", None)
-    try:
-        tag, value = failure
-    except (TypeError, ValueError):
-        raise ArgumentTypeError(
-            "failure must be ('exited', status), ('killed', signal), ('spawn-failed', reason) or 'closed-output'"
-        ) from None
-    if tag in ("exited", "killed"):
-        if isinstance(value, bool) or not isinstance(value, int) or not -(1 << 31) <= value < (1 << 31):
-            raise ArgumentTypeError(f"{tag} takes a 32-bit int, not {value!r}")
-        return Variant(tag, value)
-    if tag == "spawn-failed":
-        _text(value, "reason")
-        return Variant(tag, value)
-    raise JsonRpcErrorsValueError(f"unknown upstream failure {tag!r}")

@@ -9,7 +9,7 @@ use super::report::{Ended, Exit, Handle, Report, StartFailed};
 use crate::proxy::io::{self, Budget, Outgoing};
 use crate::proxy::metrics::Metrics;
 use crate::proxy::process::{self, status};
-use jsonrpc_errors_host::guard::{Peer, UpstreamGone};
+use jsonrpc_errors_host::guard::{Peer, UpstreamFailure};
 use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -56,7 +56,7 @@ pub fn start(
             metrics.upstream_ended("spawn-failed");
             tracing::error!(event = "upstream-failed", detail = %e, "cannot start the upstream {:?}", spec.command[0]);
             return Err(StartFailed::Upstream {
-                gone: UpstreamGone::SpawnFailed(e.to_string()),
+                gone: UpstreamFailure::SpawnFailed(e.to_string()),
                 code: process::spawn_failure_code(&e),
             });
         }
@@ -204,16 +204,16 @@ impl Watch {
                     (Some((st, _)), Some(_)) => Some(process::gone(st)),
                     (Some((st, at)), None) if now >= at + SETTLE => Some(process::gone(st)),
                     // The end of its output is `closed-output` (the contract: `upstream-failed` in the WIT).
-                    (None, Some(at)) if now >= at + SETTLE => Some(UpstreamGone::ClosedOutput),
+                    (None, Some(at)) if now >= at + SETTLE => Some(UpstreamFailure::ClosedOutput),
                     _ => None,
                 };
                 if let Some(gone) = gone {
                     reported = true;
                     self.metrics.upstream_ended(match gone {
-                        UpstreamGone::Exited(_) => "exited",
-                        UpstreamGone::Killed(_) => "killed",
-                        UpstreamGone::ClosedOutput => "closed-output",
-                        UpstreamGone::SpawnFailed(_) => "spawn-failed",
+                        UpstreamFailure::Exited(_) => "exited",
+                        UpstreamFailure::Killed(_) => "killed",
+                        UpstreamFailure::ClosedOutput => "closed-output",
+                        UpstreamFailure::SpawnFailed(_) => "spawn-failed",
                     });
                     // The relay answers what is pending, and closes the stdin of an upstream that closed its
                     // output but still runs (the close comes back here as `closed`).

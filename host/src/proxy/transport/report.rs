@@ -2,7 +2,7 @@
 //! the relay's handle on it.
 
 use crate::proxy::io::{Budget, Outgoing, Read};
-use jsonrpc_errors_host::guard::{RequestFailure, UpstreamGone};
+use jsonrpc_errors_host::guard::{RequestFailure, UpstreamFailure};
 use std::process::ExitStatus;
 use std::time::Instant;
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit};
@@ -28,7 +28,7 @@ pub enum Report {
     /// as for `RequestFailed`: the session settles a streaming request, or answers one still owed its answer.
     ExchangeEnded { id: String },
     /// The upstream can no longer answer: the session answers every pending request, and every later one.
-    Gone(UpstreamGone),
+    Gone(UpstreamFailure),
     /// The transport has finished (a child exited and was reaped; an HTTP upstream's session was closed):
     /// nothing more comes.
     Ended(Ended),
@@ -69,7 +69,7 @@ pub struct Handle {
 pub enum StartFailed {
     /// The upstream could not be started: the session is told (`gone`), and the relay answers every request
     /// until its client leaves; `code` is the guard's exit status.
-    Upstream { gone: UpstreamGone, code: u8 },
+    Upstream { gone: UpstreamFailure, code: u8 },
     /// The guard itself failed.
     Broken,
 }

@@ -13,7 +13,7 @@ use bytes::Bytes;
 use http_body_util::Full;
 use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, Uri};
-use jsonrpc_errors_host::guard::RequestFailure;
+use jsonrpc_errors_host::guard::{HttpRefusal, RequestFailure};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use tokio::sync::mpsc;
@@ -80,10 +80,10 @@ impl Fault {
 
     pub(super) fn refused(status: u16, retry_after_secs: Option<u64>) -> Fault {
         Fault {
-            failure: RequestFailure::Refused {
+            failure: RequestFailure::Refused(HttpRefusal {
                 status,
                 retry_after_secs,
-            },
+            }),
             detail: None,
         }
     }

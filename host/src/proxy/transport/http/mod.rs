@@ -119,7 +119,7 @@ async fn notify(link: &Arc<Link>, body: Bytes, msg: &Outbound) {
         Ok(Ok(())) => return,
         Ok(Err(fault)) => match fault.failure {
             RequestFailure::Unreachable(reason) => reason,
-            RequestFailure::Refused { status, .. } => format!("HTTP {status}"),
+            RequestFailure::Refused(refusal) => format!("HTTP {}", refusal.status),
             RequestFailure::SessionGone => "the upstream's session is gone".into(),
         },
         Err(_) => format!("no response within {}s", NOTIFY_TIMEOUT.as_secs()),
