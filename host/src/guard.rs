@@ -1,6 +1,7 @@
 //! A guard session on its own component instance (see the `guard` interface in `wit/world.wit`): the
 //! per-message decisions of a JSON-RPC proxy. The shell around it (`jsonrpc-errors guard`) only does I/O.
 
+mod failure_cases;
 mod policy_defaults;
 mod schema;
 

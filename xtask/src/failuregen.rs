@@ -13,7 +13,8 @@
 //!   `"case"` names, each record as an interface (camelCase), and the function that checks one and writes
 //!   the guest's JSON.
 //!
-//! The host needs no mirror: it re-exports wasmtime's bindings of them (`host/src/guard.rs`).
+//! The host needs no mirror: it re-exports wasmtime's bindings of them (`host/src/guard.rs`); it gets only
+//! each case's name as the WIT spells it (`host/src/guard/failure_cases.rs`: `case_name`, a metric's label).
 
 use crate::guardgen::{py_literal, upper_camel, Field, Reader, Ty};
 use anyhow::{anyhow, bail, Context, Result};
@@ -24,6 +25,7 @@ use wit_parser::{Type, TypeDefKind};
 
 pub const GUEST: &str = "guest/src/guard/failures.rs";
 pub const GUEST_WIT: &str = "guest/src/component/failures.rs";
+pub const HOST: &str = "host/src/guard/failure_cases.rs";
 pub const PYTHON: &str = "bindings/python/src/jsonrpc_errors/_failure_schema.py";
 pub const TYPESCRIPT: &str = "bindings/js/src/failure-schema.ts";
 
@@ -132,6 +134,7 @@ pub fn generated_files() -> Result<Vec<(&'static str, String)>> {
     Ok(vec![
         (GUEST, guest(&s)?),
         (GUEST_WIT, guest_from_wit(&s)?),
+        (HOST, host(&s)?),
         (PYTHON, python(&s)?),
         (TYPESCRIPT, typescript(&s)?),
     ])
@@ -308,6 +311,34 @@ fn guest_from_wit(s: &Schema) -> Result<String> {
                 Some(_) => format!("wit::{rust}::{case}(v) => {rust}::{case}(v),"),
             };
             let _ = writeln!(o, "            {arm}");
+        }
+        let _ = writeln!(o, "        }}\n    }}\n}}\n");
+    }
+    rustfmt(o.trim_end())
+}
+
+// ------------------------------------------------------------------------------------------------ host
+
+fn host(s: &Schema) -> Result<String> {
+    let mut o = String::new();
+    let _ = writeln!(o, "// {HEADER}\n");
+    let _ = writeln!(
+        o,
+        "//! Each failure's case by the name the WIT gives it: the word a metric's label and a log use, so none\n//! spells it by hand.\n"
+    );
+    let names: Vec<String> = s.variants.iter().map(|v| upper_camel(&v.name)).collect();
+    let _ = writeln!(o, "use super::{{{}}};\n", names.join(", "));
+    for v in &s.variants {
+        let rust = upper_camel(&v.name);
+        let _ = writeln!(
+            o,
+            "impl {rust} {{\n    /// The case's name in `wit/world.wit` (`{}`).\n    pub fn case_name(&self) -> &'static str {{\n        match self {{",
+            v.name
+        );
+        for c in &v.cases {
+            let case = upper_camel(&c.name);
+            let payload = if c.payload.is_some() { "(_)" } else { "" };
+            let _ = writeln!(o, "            {rust}::{case}{payload} => {:?},", c.name);
         }
         let _ = writeln!(o, "        }}\n    }}\n}}\n");
     }

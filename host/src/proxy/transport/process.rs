@@ -53,10 +53,11 @@ pub fn start(
     let upstream = match process::spawn(&spec.command) {
         Ok(upstream) => upstream,
         Err(e) => {
-            metrics.upstream_ended("spawn-failed");
+            let gone = UpstreamFailure::SpawnFailed(e.to_string());
+            metrics.upstream_ended(gone.case_name());
             tracing::error!(event = "upstream-failed", detail = %e, "cannot start the upstream {:?}", spec.command[0]);
             return Err(StartFailed::Upstream {
-                gone: UpstreamFailure::SpawnFailed(e.to_string()),
+                gone,
                 code: process::spawn_failure_code(&e),
             });
         }
@@ -209,12 +210,7 @@ impl Watch {
                 };
                 if let Some(gone) = gone {
                     reported = true;
-                    self.metrics.upstream_ended(match gone {
-                        UpstreamFailure::Exited(_) => "exited",
-                        UpstreamFailure::Killed(_) => "killed",
-                        UpstreamFailure::ClosedOutput => "closed-output",
-                        UpstreamFailure::SpawnFailed(_) => "spawn-failed",
-                    });
+                    self.metrics.upstream_ended(gone.case_name());
                     // The relay answers what is pending, and closes the stdin of an upstream that closed its
                     // output but still runs (the close comes back here as `closed`).
                     let _ = self.reports.send(Report::Gone(gone)).await;
