@@ -5,7 +5,9 @@
 //! - the guest (`guest/src/guard/args.rs`): `SessionArgs`, the options as the guest reads them (from the
 //!   component's record, or their JSON: `SessionArgs::from_json`, unknown members refused); and
 //!   (`guest/src/guard/outcome.rs`) what its calls return, `Outcome` with its `Step`s, `Event`, `Peer`,
-//!   `EventName`, and `Outcome::to_json`, the JSON text every shell reads;
+//!   `EventName`, and `Outcome::to_json`, the JSON text every shell reads; and (`guest/src/guard/settings.rs`)
+//!   what a session resolved, `SessionSettings` (`session-settings`), and `SessionSettings::to_json`, what
+//!   `settings` returns;
 //! - the host (`host/src/guard/schema.rs`): `Options` (with its defaults and the WIT record it becomes),
 //!   `Peer`, `Step`, `Event`, `Outcome` (serde, read from the guest's JSON);
 //! - Python (`_guard_schema.py`): the `Step` and `Outcome` TypedDicts, `GuardOptions` (the session's keyword
