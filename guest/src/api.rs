@@ -236,10 +236,11 @@ pub fn guard_session(args: SessionArgs) -> Result<guard::Session, ErrorObject> {
         return Err(fail(InputError::UnknownDialect(dialect)));
     }
     let mut options = guard::Options::new(&dialect, &upstream);
+    let settings = &mut options.settings;
     if let Some(n) = max_bytes.or(defaults.max_bytes) {
-        options.max_bytes = n;
+        settings.max_bytes = n;
     }
-    options.batch = batch;
+    settings.batch = batch;
     // 0 (from the caller or the file) is "no limit"; `seconds_to_ms` reads the file's 0 as none.
     let from_file = || {
         defaults
@@ -249,13 +250,13 @@ pub fn guard_session(args: SessionArgs) -> Result<guard::Session, ErrorObject> {
     let timeout_ms = timeout_ms
         .or_else(from_file)
         .unwrap_or(guard::DEFAULT_TIMEOUT_MILLIS);
-    options.timeout_millis = (timeout_ms > 0).then_some(timeout_ms);
+    settings.timeout_ms = (timeout_ms > 0).then_some(timeout_ms);
     if let Some(n) = failed_result_bytes.or(defaults.failed_result_bytes) {
         // Room for the cut's marker at least: a limit smaller than it could not hold the text it announces.
-        options.failed_result_bytes = n.max(64);
+        settings.failed_result_bytes = n.max(64);
     }
     if let Some(n) = max_upstream_bytes.or(defaults.max_upstream_bytes) {
-        options.max_upstream_bytes = n;
+        settings.max_upstream_bytes = n;
     }
     options.policy = policy;
     options.policy_env = policy_env;

@@ -24,7 +24,7 @@ fn ctx(ms: u64) -> CallContext {
 
 fn session(dialect: &str) -> Session {
     let mut o = Options::new(dialect, "http://agent/rpc");
-    o.timeout_millis = Some(30_000);
+    o.settings.timeout_ms = Some(30_000);
     Session::new(o)
 }
 

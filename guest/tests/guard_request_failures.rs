@@ -19,7 +19,7 @@ fn ctx(ms: u64) -> CallContext {
 
 fn session(dialect: &str) -> Session {
     let mut o = Options::new(dialect, "https://mcp.example/v1/mcp");
-    o.timeout_millis = Some(30_000);
+    o.settings.timeout_ms = Some(30_000);
     Session::new(o)
 }
 

@@ -36,12 +36,7 @@ pub struct Session {
 impl Runtime {
     /// Opens a guard session on a fresh instance.
     pub fn guard_session(&self, options: &Options) -> Result<Session, ErrorObject> {
-        let dialect = options
-            .dialect
-            .as_deref()
-            .map(|name| self.dialect(name))
-            .transpose()?;
-        let wit = options.to_wit(dialect);
+        let wit = options.to_wit(|name| self.dialect(name))?;
         let mut instance = self.instantiate().map_err(|_| ErrorObject::internal())?;
         let handle = instance
             .api

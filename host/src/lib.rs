@@ -360,8 +360,7 @@ impl Runtime {
         len: usize,
         options: &ValidateOptions,
     ) -> Result<(WitValidateOptions, bool), ErrorObject> {
-        let dialect = self.dialect(&options.dialect)?;
-        Ok(options.to_wit_for_body(dialect, len, self.max_input_bytes()))
+        options.to_wit_for_body(|name| self.dialect(name), len, self.max_input_bytes())
     }
 
     /// `validate`: raw request bytes → the verdict or the error response.

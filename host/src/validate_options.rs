@@ -35,32 +35,36 @@ impl Default for ValidateOptions {
 }
 
 impl ValidateOptions {
-    /// The WIT record, `dialect` being the dialect this one's name was checked as.
-    pub(crate) fn to_wit(&self, dialect: Dialect) -> wit::ValidateOptions {
-        wit::ValidateOptions {
+    /// The WIT record, the dialect's name read by `dialect`: the runtime's check, which refuses a name outside
+    /// the dialect enum with the guest's own error (the record cannot carry it).
+    pub(crate) fn to_wit<E>(
+        &self,
+        dialect: impl FnOnce(&str) -> Result<Dialect, E>,
+    ) -> Result<wit::ValidateOptions, E> {
+        Ok(wit::ValidateOptions {
             max_bytes: self.max_bytes,
             batch: self.batch,
             content_type: self.content_type.clone(),
             content_length: self.content_length,
-            dialect,
-        }
+            dialect: dialect(&self.dialect)?,
+        })
     }
 
     /// The WIT record for a body of `len` bytes, and whether the body is withheld: one over
     /// `max_bytes` (else `DEFAULT_MAX_BYTES`) or over `max_input` never enters wasm;
     /// `content_length` tells the component its length instead, so that it answers it unread.
-    pub(crate) fn to_wit_for_body(
+    pub(crate) fn to_wit_for_body<E>(
         &self,
-        dialect: Dialect,
+        dialect: impl FnOnce(&str) -> Result<Dialect, E>,
         len: usize,
         max_input: usize,
-    ) -> (wit::ValidateOptions, bool) {
+    ) -> Result<(wit::ValidateOptions, bool), E> {
         let limit = self.max_bytes.unwrap_or(crate::taxonomy::DEFAULT_MAX_BYTES);
         let withhold = len as u64 > limit || len > max_input;
-        let mut record = self.to_wit(dialect);
+        let mut record = self.to_wit(dialect)?;
         if withhold {
             record.content_length = Some(len as u64);
         }
-        (record, withhold)
+        Ok((record, withhold))
     }
 }

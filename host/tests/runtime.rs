@@ -552,3 +552,38 @@ fn a_guard_session_redacts_the_environment_it_was_given() {
         .unwrap()
         .contains(secret));
 }
+
+/// A dialect name outside the dialect enum cannot cross the typed boundary: the generated `to_wit` of the
+/// guard's and of validate's options reads it through the runtime's check, which refuses it with the guest's
+/// own error (`unknown-dialect`, as every runtime refuses it), and no session opens.
+#[test]
+fn an_unknown_dialect_name_is_refused_with_the_guests_error_before_the_boundary() {
+    let rt = Runtime::new(vec![]).unwrap();
+    let reason = |e: jsonrpc_errors_host::ErrorObject| {
+        let data: serde_json::Value = serde_json::from_str(e.data.as_deref().unwrap()).unwrap();
+        (e.code, data["reason"].as_str().unwrap().to_string())
+    };
+    let options = jsonrpc_errors_host::guard::Options {
+        dialect: Some("klingon".into()),
+        ..Default::default()
+    };
+    let Err(e) = rt.guard_session(&options) else {
+        panic!("a session opened under an unknown dialect");
+    };
+    assert_eq!(reason(e), (-32602, "unknown-dialect".to_string()));
+    let options = ValidateOptions {
+        dialect: "klingon".into(),
+        ..Default::default()
+    };
+    let e = rt
+        .validate(b"{}", &options, Context::default())
+        .unwrap_err();
+    assert_eq!(reason(e), (-32602, "unknown-dialect".to_string()));
+    // A known name opens the session, and the session reports it.
+    let options = jsonrpc_errors_host::guard::Options {
+        dialect: Some("mcp".into()),
+        ..Default::default()
+    };
+    let mut session = rt.guard_session(&options).unwrap();
+    assert_eq!(session.settings().unwrap().dialect, "mcp");
+}

@@ -5,7 +5,9 @@
 //! - the guest (`guest/src/guard/args.rs`): `SessionArgs`, the options as the guest reads them (from the
 //!   component's record, or their JSON: `SessionArgs::from_json`, unknown members refused); and
 //!   (`guest/src/guard/outcome.rs`) what its calls return, `Outcome` with its `Step`s, `Event`, `Peer`,
-//!   `EventName`, and `Outcome::to_json`, the JSON text every shell reads;
+//!   `EventName`, and `Outcome::to_json`, the JSON text every shell reads; and (`guest/src/guard/settings.rs`)
+//!   what a session resolved, `SessionSettings` (`session-settings`), and `SessionSettings::to_json`, what
+//!   `settings` returns;
 //! - the host (`host/src/guard/schema.rs`): `Options` (with its defaults and the WIT record it becomes),
 //!   `Peer`, `Step`, `Event`, `Outcome` (serde, read from the guest's JSON);
 //! - Python (`_guard_schema.py`): the `Step` and `Outcome` TypedDicts, `GuardOptions` (the session's keyword
@@ -27,6 +29,7 @@ use wit_parser::{Docs, Interface, Resolve, Type, TypeDefKind, TypeOwner};
 
 pub const GUEST: &str = "guest/src/guard/args.rs";
 pub const GUEST_OUTCOME: &str = "guest/src/guard/outcome.rs";
+pub const GUEST_SETTINGS: &str = "guest/src/guard/settings.rs";
 pub const HOST: &str = "host/src/guard/schema.rs";
 pub const PYTHON: &str = "bindings/python/src/jsonrpc_errors/_guard_schema.py";
 pub const TYPESCRIPT: &str = "bindings/js/src/guard-schema.ts";
@@ -300,6 +303,7 @@ pub fn generated_files() -> Result<Vec<(&'static str, String)>> {
     Ok(vec![
         (GUEST, guest(&s)?),
         (GUEST_OUTCOME, guest_outcome(&s)?),
+        (GUEST_SETTINGS, guest_settings(&s)?),
         (HOST, host(&s)?),
         (PYTHON, python(&s)?),
         (TYPESCRIPT, typescript(&s)?),
@@ -751,7 +755,7 @@ fn guest_outcome(s: &Schema) -> Result<String> {
 }
 
 const GUEST_OUTCOME_HELPERS: &str = r#"/// Appends `s` as a JSON string.
-fn push_str(out: &mut String, s: &str) {
+pub(super) fn push_str(out: &mut String, s: &str) {
     // serde_json's string escaping (a string of valid UTF-8 cannot fail to serialize).
     out.push_str(&serde_json::to_string(s).unwrap_or_default());
 }
@@ -766,6 +770,85 @@ fn push_member(out: &mut String, name: &str, value: Option<&str>) {
     }
 }
 "#;
+
+// ------------------------------------------------------------------------------------ guest: settings
+
+/// The guest's type of a field of `session-settings`, whether its JSON is a string the writer quotes itself,
+/// and the statement that appends its JSON to `out` after its key: the dialect by its name (the guest checks
+/// it against the taxonomy), escaped; an enum of the guest's own by its `name()`; a `u64`; an option of one
+/// (null when absent).
+fn guest_settings_member(f: &Field) -> Result<(String, bool, String)> {
+    let place = format!("self.{}", f.snake());
+    Ok(match &f.ty {
+        t if is_dialect(t) => (
+            "String".into(),
+            false,
+            format!("push_str(&mut out, &{place});"),
+        ),
+        Ty::Enum(name, _) => {
+            let rust = guest_settings_enum(name)
+                .ok_or_else(|| anyhow!("session-settings.{}: the guest has no type for {name}", f.name))?;
+            (rust.into(), true, format!("out.push_str({place}.name());"))
+        }
+        Ty::U64 => (
+            "u64".into(),
+            false,
+            format!("out.push_str(&{place}.to_string());"),
+        ),
+        Ty::Option(t) if **t == Ty::U64 => (
+            "Option<u64>".into(),
+            false,
+            format!(
+                "match {place} {{\n    Some(v) => out.push_str(&v.to_string()),\n    None => out.push_str(\"null\"),\n}}"
+            ),
+        ),
+        other => bail!("session-settings.{} cannot be {other:?} in the guest", f.name),
+    })
+}
+
+/// The guest's Rust type of an enum `session-settings` holds (its `name()` is the case's WIT name).
+fn guest_settings_enum(name: &str) -> Option<&'static str> {
+    match name {
+        "batch-policy" => Some("BatchPolicy"),
+        _ => None,
+    }
+}
+
+/// `guest/src/guard/settings.rs`: `SessionSettings`, what a session resolved when it opened (the guest's
+/// `guard::Options` holds it beside its own fields), and its `to_json`, the text `settings` returns.
+fn guest_settings(s: &Schema) -> Result<String> {
+    let mut o = String::new();
+    let _ = writeln!(o, "// {HEADER}\n");
+    let _ = writeln!(
+        o,
+        "//! What a guard session resolved when it opened (`session-settings`) and the JSON text its `settings`\n//! returns: `api::guard_session` fills it (the caller's options, else the policy file's `[defaults]`, else\n//! the built-in defaults) and the session decides by it.\n\nuse super::outcome::push_str;\nuse crate::validation::BatchPolicy;\n"
+    );
+    rust_doc(&mut o, "", &s.settings_docs);
+    let _ = writeln!(
+        o,
+        "#[derive(Debug, Clone, PartialEq, Eq)]\npub struct SessionSettings {{"
+    );
+    let mut writer = JsonWriter::new("        ");
+    for (i, f) in s.settings.iter().enumerate() {
+        let (ty, quoted, write) = guest_settings_member(f)?;
+        rust_doc(&mut o, "    ", &f.docs);
+        let _ = writeln!(o, "    pub {}: {ty},", f.snake());
+        let quote = if quoted { "\"" } else { "" };
+        let open = if i == 0 { "{" } else { "," };
+        writer.literal(&format!("{open}\"{}\":{quote}", f.snake()));
+        writer.statement(&write);
+        writer.literal(quote);
+    }
+    writer.literal("}");
+    let _ = writeln!(o, "}}\n");
+    let _ = writeln!(
+        o,
+        "impl SessionSettings {{\n    /// The settings as JSON text: snake_case keys in the WIT's order, an absent option null. Written member by\n    /// member: a derived serializer (or `json!`) adds to the npm modules.\n    pub fn to_json(&self) -> String {{\n        let mut out = String::with_capacity(160);"
+    );
+    o.push_str(&writer.finish());
+    let _ = writeln!(o, "        out\n    }}\n}}");
+    Ok(o)
+}
 
 // ------------------------------------------------------------------------------------------------ host
 
@@ -878,15 +961,20 @@ fn host(s: &Schema) -> Result<String> {
     let _ = writeln!(o, "impl Options {{");
     let _ = writeln!(
         o,
-        "    /// The WIT record, `dialect` being the dialect this session's name was checked as (none: not given)."
+        "    /// The WIT record, the dialect's name (when given) read by `dialect`: the runtime's check, which refuses a\n    /// name outside the dialect enum with the guest's own error (the record cannot carry it)."
     );
     let _ = writeln!(
         o,
-        "    pub(crate) fn to_wit(&self, dialect: Option<wit::Dialect>) -> wit::GuardOptions {{\n        wit::GuardOptions {{"
+        "    pub(crate) fn to_wit<E>(\n        &self,\n        dialect: impl FnOnce(&str) -> Result<wit::Dialect, E>,\n    ) -> Result<wit::GuardOptions, E> {{\n        Ok(wit::GuardOptions {{"
     );
     for f in &s.options {
         let value = if is_dialect_option(&f.ty) {
-            let _ = writeln!(o, "            {},", f.snake());
+            let read = if is_dialect(&f.ty) {
+                format!("dialect(&self.{})?", f.snake())
+            } else {
+                format!("self.{}.as_deref().map(dialect).transpose()?", f.snake())
+            };
+            let _ = writeln!(o, "            {}: {read},", f.snake());
             continue;
         } else if host_is_copy(&f.ty) {
             format!("self.{}", f.snake())
@@ -895,7 +983,7 @@ fn host(s: &Schema) -> Result<String> {
         };
         let _ = writeln!(o, "            {}: {value},", f.snake());
     }
-    let _ = writeln!(o, "        }}\n    }}\n}}\n");
+    let _ = writeln!(o, "        }})\n    }}\n}}\n");
     // Each enum an option takes (but the dialect, which the runtime checks by name), from its name.
     for f in &s.options {
         let Ty::Option(inner) = &f.ty else { continue };

@@ -6,7 +6,7 @@
 //!   `api::validate` (enums by name), and its `Default`; `from_wit`, for the component's export, in a child
 //!   of the component (`guest/src/component/validate_options.rs`), the one module that names its bindings;
 //! - the host (`host/src/validate_options.rs`): `ValidateOptions` with its `Default` (each field's default
-//!   as the WIT states it), `to_wit`, the WIT record (`dialect` being the name already checked), and
+//!   as the WIT states it), `to_wit`, the WIT record (the dialect's name read by the runtime's check), and
 //!   `to_wit_for_body`, the record for a body, withheld when oversize (as every shell does: Python's
 //!   `_validate_record_for_body`, TypeScript's `validateRecordJson`);
 //! - Python (`_validate_schema.py`): the `ValidateOptions` TypedDict (the keyword options of `validate` and
@@ -279,24 +279,21 @@ fn host(s: &Schema) -> Result<String> {
     let _ = writeln!(o, "        }}\n    }}\n}}\n");
     let _ = writeln!(
         o,
-        "impl ValidateOptions {{\n    /// The WIT record, `dialect` being the dialect this one's name was checked as.\n    pub(crate) fn to_wit(&self, dialect: Dialect) -> wit::ValidateOptions {{\n        wit::ValidateOptions {{"
+        "impl ValidateOptions {{\n    /// The WIT record, the dialect's name read by `dialect`: the runtime's check, which refuses a name outside\n    /// the dialect enum with the guest's own error (the record cannot carry it).\n    pub(crate) fn to_wit<E>(\n        &self,\n        dialect: impl FnOnce(&str) -> Result<Dialect, E>,\n    ) -> Result<wit::ValidateOptions, E> {{\n        Ok(wit::ValidateOptions {{"
     );
     for f in &s.fields {
         let value = match &f.ty {
-            ty if is_dialect(ty) => {
-                let _ = writeln!(o, "            {},", f.snake());
-                continue;
-            }
+            ty if is_dialect(ty) => format!("dialect(&self.{})?", f.snake()),
             Ty::Option(t) if **t == Ty::String => format!("self.{}.clone()", f.snake()),
             _ => format!("self.{}", f.snake()),
         };
         let _ = writeln!(o, "            {}: {value},", f.snake());
     }
-    let _ = writeln!(o, "        }}\n    }}\n");
+    let _ = writeln!(o, "        }})\n    }}\n");
     let (max_bytes, content_length) = oversize_fields(s)?;
     let _ = writeln!(
         o,
-        "    /// The WIT record for a body of `len` bytes, and whether the body is withheld: one over\n    /// `{mb}` (else `DEFAULT_MAX_BYTES`) or over `max_input` never enters wasm;\n    /// `{cl}` tells the component its length instead, so that it answers it unread.\n    pub(crate) fn to_wit_for_body(\n        &self,\n        dialect: Dialect,\n        len: usize,\n        max_input: usize,\n    ) -> (wit::ValidateOptions, bool) {{\n        let limit = self.{mb}.unwrap_or(crate::taxonomy::DEFAULT_MAX_BYTES);\n        let withhold = len as u64 > limit || len > max_input;\n        let mut record = self.to_wit(dialect);\n        if withhold {{\n            record.{cl} = Some(len as u64);\n        }}\n        (record, withhold)\n    }}\n}}",
+        "    /// The WIT record for a body of `len` bytes, and whether the body is withheld: one over\n    /// `{mb}` (else `DEFAULT_MAX_BYTES`) or over `max_input` never enters wasm;\n    /// `{cl}` tells the component its length instead, so that it answers it unread.\n    pub(crate) fn to_wit_for_body<E>(\n        &self,\n        dialect: impl FnOnce(&str) -> Result<Dialect, E>,\n        len: usize,\n        max_input: usize,\n    ) -> Result<(wit::ValidateOptions, bool), E> {{\n        let limit = self.{mb}.unwrap_or(crate::taxonomy::DEFAULT_MAX_BYTES);\n        let withhold = len as u64 > limit || len > max_input;\n        let mut record = self.to_wit(dialect)?;\n        if withhold {{\n            record.{cl} = Some(len as u64);\n        }}\n        Ok((record, withhold))\n    }}\n}}",
         mb = max_bytes.snake(),
         cl = content_length.snake(),
     );

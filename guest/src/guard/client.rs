@@ -18,7 +18,7 @@ impl Session {
     ) -> Outcome {
         let mut call = Call::new(ctx);
         call.origin = origin;
-        if line.len() as u64 > self.options.max_bytes {
+        if line.len() as u64 > self.options.settings.max_bytes {
             let edge = SNIFF_BYTES.min(line.len());
             self.reject_oversize(
                 line.len() as u64,
@@ -146,10 +146,10 @@ impl Session {
         tail: &[u8],
         call: &mut Call,
     ) {
-        let details = format!("request exceeds {} bytes", self.options.max_bytes);
+        let details = format!("request exceeds {} bytes", self.options.settings.max_bytes);
         let detail = format!(
             "a client line of {length} bytes exceeds the limit of {} bytes; not read",
-            self.options.max_bytes
+            self.options.settings.max_bytes
         );
         let sniffed = sniff::sniff(head, tail);
         let id = sniffed
@@ -260,7 +260,7 @@ impl Session {
             key,
             pending,
             call.ctx.unix_millis,
-            self.options.timeout_millis,
+            self.options.settings.timeout_ms,
         );
     }
 
@@ -370,7 +370,7 @@ impl Session {
         }
         let pending = Pending {
             id,
-            streaming: a2a::streams(&self.options.dialect, &method),
+            streaming: a2a::streams(&self.options.settings.dialect, &method),
             events: 0,
             method,
             seq: 0,
@@ -739,7 +739,7 @@ impl Session {
     }
 
     pub(super) fn client_batch(&mut self, members: &[&RawValue], call: &mut Call) {
-        if self.options.batch == BatchPolicy::Reject {
+        if self.options.settings.batch == BatchPolicy::Reject {
             let f = invalid_request("batch-not-supported", "batch requests are not supported");
             self.reply(
                 call,

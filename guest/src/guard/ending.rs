@@ -153,7 +153,7 @@ impl Session {
                 .effective
                 .as_ref()
                 .and_then(|e| e.timeout_ms)
-                .unwrap_or(self.options.timeout_millis);
+                .unwrap_or(self.options.settings.timeout_ms);
             let capped = p.latest.filter(|&l| l == deadline);
             let timeout = match capped {
                 Some(latest) => latest.saturating_sub(p.arrived),

@@ -24,8 +24,8 @@
 //!
 //! Layout, each module importing only those listed before it: the operator's log policy in [`oplog`]; the
 //! steps and events a session returns in [`outcome`] (generated from the WIT, with their JSON writer) and
-//! the events' builders in [`steps`]; the session's tables (pending requests, deadlines,
-//! progress tokens, batches) in `pending`; the stderr line joiner in `stderr`; stream renaming in
+//! the events' builders in [`steps`]; what it resolved when it opened in [`settings`] (generated too, with
+//! its writer); the session's tables (pending requests, deadlines, progress tokens, batches) in `pending`; the stderr line joiner in `stderr`; stream renaming in
 //! [`streams`]; what the guard writes itself in [`rewrite`]; a policy file's decisions in [`policy`]; the
 //! bounded set an event's `tool` label comes from in `labels`; the
 //! session's state and what every side shares in this module; then, each adding `impl Session` blocks on
@@ -43,6 +43,7 @@ pub mod outcome;
 mod pending;
 pub mod policy;
 pub mod rewrite;
+pub mod settings;
 mod stderr;
 pub mod steps;
 pub mod streams;
@@ -63,24 +64,20 @@ use pending::{Batch, Entry, Origin, Pending, Settled, Tables, SERVER_REQUEST_WIN
 use rewrite::Answer;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
+pub use settings::SessionSettings;
 use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 pub use stderr::STDERR_LINE_CAP;
 
-/// How a session behaves.
+/// How a session behaves: what it resolved when it opened (`settings`, generated from the WIT's
+/// `session-settings`, which it reports) and what the shell gave it besides.
 #[derive(Debug, Clone)]
 pub struct Options {
-    pub dialect: String,
-    /// Largest client message, in bytes.
-    pub max_bytes: u64,
-    pub batch: BatchPolicy,
-    /// How long a request may wait for the upstream; `None`: as long as it takes.
-    pub timeout_millis: Option<u64>,
+    /// The dialect, the limits and the batch policy, as `api::guard_session` resolved them.
+    pub settings: SessionSettings,
     /// How errors and logs name the upstream (a program name, a URL).
     pub upstream: String,
-    /// The longest text of a failed tool result passed on; longer ones keep their start and end.
-    pub failed_result_bytes: u64,
     /// A policy file (TOML, `crate::policy`), and the environment its `hash_key_env` is read from.
     pub policy: Option<String>,
     pub policy_env: Vec<(String, String)>,
@@ -96,9 +93,6 @@ pub struct Options {
     /// token that stream owns. A request it raises is answered with an error at once, a notification that
     /// answers no request is dropped: nothing goes to a stream that did not cause it (`upstream.rs`).
     pub many_clients: bool,
-    /// The longest upstream line the shell reads (the shell enforces it; the session reports it in
-    /// [`Session::settings`], so no shell keeps a default of its own).
-    pub max_upstream_bytes: u64,
 }
 
 /// How long a request may wait for the upstream when neither the caller nor the policy file says: below the
@@ -112,18 +106,21 @@ pub const DEFAULT_DIALECT: &str = "canonical";
 impl Options {
     pub fn new(dialect: &str, upstream: &str) -> Self {
         Options {
-            dialect: dialect.to_string(),
-            max_bytes: taxonomy().meta.default_max_bytes,
-            batch: BatchPolicy::Reject,
-            timeout_millis: None,
+            // The built-in defaults (the largest upstream line: the largest input the component takes).
+            settings: SessionSettings {
+                dialect: dialect.to_string(),
+                max_bytes: taxonomy().meta.default_max_bytes,
+                batch: BatchPolicy::Reject,
+                timeout_ms: None,
+                failed_result_bytes: taxonomy().meta.failed_result_text_bytes,
+                max_upstream_bytes: taxonomy().meta.max_input_bytes,
+            },
             upstream: upstream.to_string(),
-            failed_result_bytes: taxonomy().meta.failed_result_text_bytes,
             policy: None,
             policy_env: Vec::new(),
             environment: None,
             upstream_credentials: Vec::new(),
             many_clients: false,
-            max_upstream_bytes: taxonomy().meta.max_input_bytes,
         }
     }
 }
@@ -341,27 +338,9 @@ fn enforce<'a>(
 
 impl Session {
     /// The settings the session opened with: `session-settings` in wit/world.wit, as JSON text (snake_case
-    /// keys, in the record's order).
+    /// keys, in the record's order; the writer is generated from the WIT).
     pub fn settings(&self) -> String {
-        #[derive(serde::Serialize)]
-        struct Settings<'a> {
-            dialect: &'a str,
-            max_bytes: u64,
-            batch: &'static str,
-            timeout_ms: Option<u64>,
-            failed_result_bytes: u64,
-            max_upstream_bytes: u64,
-        }
-        let o = &self.options;
-        serde_json::to_string(&Settings {
-            dialect: &o.dialect,
-            max_bytes: o.max_bytes,
-            batch: o.batch.name(),
-            timeout_ms: o.timeout_millis,
-            failed_result_bytes: o.failed_result_bytes,
-            max_upstream_bytes: o.max_upstream_bytes,
-        })
-        .unwrap_or_default()
+        self.options.settings.to_json()
     }
 
     pub fn new(options: Options) -> Self {
@@ -433,7 +412,7 @@ impl Session {
     ) -> Answer {
         let ctx = call.next_ctx();
         rewrite::answer(
-            &self.options.dialect,
+            &self.options.settings.dialect,
             kind,
             fields,
             id,

@@ -226,7 +226,7 @@ impl Outcome {
 }
 
 /// Appends `s` as a JSON string.
-fn push_str(out: &mut String, s: &str) {
+pub(super) fn push_str(out: &mut String, s: &str) {
     // serde_json's string escaping (a string of valid UTF-8 cannot fail to serialize).
     out.push_str(&serde_json::to_string(s).unwrap_or_default());
 }

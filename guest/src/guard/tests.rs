@@ -15,8 +15,8 @@ fn ctx(ms: u64) -> CallContext {
 
 fn session(dialect: &str, timeout: Option<u64>, batch: BatchPolicy) -> Session {
     let mut o = Options::new(dialect, "stdio:server");
-    o.timeout_millis = timeout;
-    o.batch = batch;
+    o.settings.timeout_ms = timeout;
+    o.settings.batch = batch;
     Session::new(o)
 }
 
@@ -164,7 +164,7 @@ fn parse_and_oversize_errors_never_log_the_body() {
     );
     assert!(!o.to_json().contains("ghp_"));
     let mut small = session("canonical", None, BatchPolicy::Reject);
-    small.options.max_bytes = 16;
+    small.options.settings.max_bytes = 16;
     let o = client(
         &mut small,
         &format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{secret}"}}"#),
@@ -1400,7 +1400,7 @@ fn a_long_failure_text_keeps_its_start_and_its_end() {
     );
     // The limit is the session's option.
     let mut o = Options::new("canonical", "stdio:server");
-    o.failed_result_bytes = 200;
+    o.settings.failed_result_bytes = 200;
     let mut s = Session::new(o);
     client(&mut s, CALL_PLAIN);
     let out = upstream(&mut s, &json!({"jsonrpc": "2.0", "id": 7, "result": {"content": [{"type": "text", "text": text}], "isError": true}}).to_string());
@@ -1668,7 +1668,7 @@ fn one_stream_through_client_line_is_relayed_byte_for_byte_with_no_stream_named(
 
 fn with_policy(policy: &str) -> Session {
     let mut o = Options::new("canonical", "stdio:server");
-    o.timeout_millis = Some(30_000);
+    o.settings.timeout_ms = Some(30_000);
     o.policy = Some(policy.to_string());
     Session::new(o)
 }
@@ -2301,7 +2301,7 @@ fn what_cannot_be_scanned_fails_closed() {
 
 fn many_clients(timeout: Option<u64>) -> Session {
     let mut o = Options::new("canonical", "stdio:server");
-    o.timeout_millis = timeout;
+    o.settings.timeout_ms = timeout;
     o.many_clients = true;
     Session::new(o)
 }
@@ -3320,4 +3320,39 @@ fn the_outcome_writer_writes_every_member_the_wit_declares_in_its_order() {
         quiet.to_json(),
         r#"{"steps":[{"step":"end"}],"pending":0,"deadline":null}"#
     );
+}
+
+/// The settings' writer (`SessionSettings::to_json`, generated from the WIT with the struct it writes) writes
+/// every field `session-settings` declares, under its snake_case name and in the WIT's order, and nothing
+/// else: a field added to or renamed in the WIT reaches every shell's reader of `settings` without a
+/// hand-written writer to update. An enum is written by its case's name, an absent option as null.
+#[test]
+fn the_settings_writer_writes_every_field_the_wit_declares_in_its_order() {
+    let settings = SessionSettings {
+        dialect: "mcp".into(),
+        max_bytes: 1,
+        batch: BatchPolicy::Allow,
+        timeout_ms: Some(2),
+        failed_result_bytes: 3,
+        max_upstream_bytes: 4,
+    };
+    let json: Value = serde_json::from_str(&settings.to_json()).expect("the settings are JSON");
+    let keys: Vec<String> = json.as_object().unwrap().keys().cloned().collect();
+    assert_eq!(keys, wit_members("record session-settings", ':'));
+    assert_eq!(
+        json,
+        json!({"dialect": "mcp", "max_bytes": 1, "batch": "allow", "timeout_ms": 2,
+            "failed_result_bytes": 3, "max_upstream_bytes": 4})
+    );
+    let unlimited = SessionSettings {
+        timeout_ms: None,
+        ..settings
+    };
+    assert_eq!(
+        unlimited.to_json(),
+        r#"{"dialect":"mcp","max_bytes":1,"batch":"allow","timeout_ms":null,"failed_result_bytes":3,"max_upstream_bytes":4}"#
+    );
+    // What a session reports is this writer's text for what it resolved.
+    let s = canonical();
+    assert_eq!(s.settings(), s.options().settings.to_json());
 }

@@ -308,7 +308,7 @@ impl Session {
         repaired: bool,
         call: &mut Call,
     ) {
-        let rewrite = match read_answer(envelope, source, &self.options.dialect) {
+        let rewrite = match read_answer(envelope, source, &self.options.settings.dialect) {
             Err((what, message)) => {
                 return self
                     .deliver_unreadable(pending, &what, message, source, raw_id, repaired, call)
@@ -397,7 +397,7 @@ impl Session {
                          found: Option<&mut Vec<String>>| {
             rewrite::sanitized_error(
                 response,
-                &self.options.dialect,
+                &self.options.settings.dialect,
                 &pending.id,
                 Some(&pending.method),
                 revision,
@@ -437,7 +437,7 @@ impl Session {
         let e = pending.effective.as_deref();
         let limit = e
             .and_then(|e| e.failed_result_bytes)
-            .unwrap_or(self.options.failed_result_bytes) as usize;
+            .unwrap_or(self.options.settings.failed_result_bytes) as usize;
         let (id, method) = (&pending.id, pending.method.as_str());
         let mut found = Vec::new();
         let default_redactor = redact::Redactor::default();
@@ -858,7 +858,7 @@ impl Session {
                 let ctx = call.next_ctx();
                 let a = rewrite::sanitized_error(
                     &response,
-                    &self.options.dialect,
+                    &self.options.settings.dialect,
                     &Value::Null,
                     None,
                     None,
@@ -920,7 +920,7 @@ impl Session {
                     true => self.end_stream(&pending, key, call),
                     false => {
                         let now = call.ctx.unix_millis;
-                        let timeout = self.options.timeout_millis;
+                        let timeout = self.options.settings.timeout_ms;
                         self.tables.reinstate(key, pending, now, timeout);
                     }
                 }
@@ -1088,7 +1088,7 @@ impl Session {
         let Some(key) = self.tables.token_key(token).cloned() else {
             return;
         };
-        let default_timeout = self.options.timeout_millis;
+        let default_timeout = self.options.settings.timeout_ms;
         // The table's field, not `request_mut`: the deadline heap is pushed to while `p` is held.
         let Some(Entry::Request(p)) = self.tables.pending.get_mut(&key) else {
             return;

@@ -80,10 +80,14 @@ impl Default for Options {
 }
 
 impl Options {
-    /// The WIT record, `dialect` being the dialect this session's name was checked as (none: not given).
-    pub(crate) fn to_wit(&self, dialect: Option<wit::Dialect>) -> wit::GuardOptions {
-        wit::GuardOptions {
-            dialect,
+    /// The WIT record, the dialect's name (when given) read by `dialect`: the runtime's check, which refuses a
+    /// name outside the dialect enum with the guest's own error (the record cannot carry it).
+    pub(crate) fn to_wit<E>(
+        &self,
+        dialect: impl FnOnce(&str) -> Result<wit::Dialect, E>,
+    ) -> Result<wit::GuardOptions, E> {
+        Ok(wit::GuardOptions {
+            dialect: self.dialect.as_deref().map(dialect).transpose()?,
             max_bytes: self.max_bytes,
             batch: self.batch,
             timeout_ms: self.timeout_ms,
@@ -95,7 +99,7 @@ impl Options {
             upstream_credentials: self.upstream_credentials.clone(),
             many_clients: self.many_clients,
             max_upstream_bytes: self.max_upstream_bytes,
-        }
+        })
     }
 }
 
