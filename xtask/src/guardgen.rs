@@ -3,7 +3,8 @@
 //! `step` variant and its records). Each side of the boundary gets its mirror of them:
 //!
 //! - the guest (`guest/src/guard/args.rs`): `SessionArgs`, the options as the guest reads them (from the
-//!   component's record, or their JSON: `SessionArgs::from_json`, unknown members refused); and
+//!   component's record: `SessionArgs::from_wit` in `guest/src/component/guard_options.rs`; or their JSON:
+//!   `SessionArgs::from_json`, unknown members refused); and
 //!   (`guest/src/guard/outcome.rs`) what its calls return, `Outcome` with its `Step`s, `Event`, `Peer`,
 //!   `EventName`, and `Outcome::to_json`, the JSON text every shell reads; and (`guest/src/guard/settings.rs`)
 //!   what a session resolved, `SessionSettings` (`session-settings`), and `SessionSettings::to_json`, what
@@ -30,6 +31,7 @@ use wit_parser::{Docs, Interface, Resolve, Type, TypeDefKind, TypeOwner};
 pub const GUEST: &str = "guest/src/guard/args.rs";
 pub const GUEST_OUTCOME: &str = "guest/src/guard/outcome.rs";
 pub const GUEST_SETTINGS: &str = "guest/src/guard/settings.rs";
+pub const GUEST_WIT: &str = "guest/src/component/guard_options.rs";
 pub const HOST: &str = "host/src/guard/schema.rs";
 pub const PYTHON: &str = "bindings/python/src/jsonrpc_errors/_guard_schema.py";
 pub const TYPESCRIPT: &str = "bindings/js/src/guard-schema.ts";
@@ -304,6 +306,7 @@ pub fn generated_files() -> Result<Vec<(&'static str, String)>> {
         (GUEST, guest(&s)?),
         (GUEST_OUTCOME, guest_outcome(&s)?),
         (GUEST_SETTINGS, guest_settings(&s)?),
+        (GUEST_WIT, guest_from_wit(&s)?),
         (HOST, host(&s)?),
         (PYTHON, python(&s)?),
         (TYPESCRIPT, typescript(&s)?),
@@ -311,6 +314,64 @@ pub fn generated_files() -> Result<Vec<(&'static str, String)>> {
 }
 
 // ----------------------------------------------------------------------------------------------- guest
+
+/// The component's conversion of the WIT's `guard-options` into `SessionArgs`: each field as it is, an
+/// enum as its case's name (the dialect by the component's `dialect_name`).
+fn guest_from_wit(s: &Schema) -> Result<String> {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "// Generated from wit/world.wit (interface `guard`: `guard-options`) by `cargo xtask gen`; do not edit.\n"
+    );
+    let _ = writeln!(o, "use super::exports::jsonrpc_errors::core::guard as wit;");
+    let _ = writeln!(o, "use crate::api::SessionArgs;\n");
+    let _ = writeln!(
+        o,
+        "impl SessionArgs {{\n    /// The component's WIT record, `dialect_name` naming a dialect.\n    pub(crate) fn from_wit(\n        options: wit::GuardOptions,\n        dialect_name: fn(wit::Dialect) -> &'static str,\n    ) -> Self {{\n        SessionArgs {{"
+    );
+    for f in &s.options {
+        let name = f.snake();
+        let value = match &f.ty {
+            t if is_dialect_option(t) => {
+                format!("options.{name}.map(|d| dialect_name(d).to_string())")
+            }
+            Ty::Option(t) => match &**t {
+                Ty::Enum(enum_name, cases) => {
+                    let arms: Vec<String> = cases
+                        .iter()
+                        .map(|c| {
+                            format!(
+                                "wit::{}::{} => {c:?}",
+                                upper_camel(enum_name),
+                                upper_camel(c)
+                            )
+                        })
+                        .collect();
+                    format!(
+                        "options.{name}.map(|v| {{\n                match v {{\n                    {},\n                }}\n                .to_string()\n            }})",
+                        arms.join(",\n                    ")
+                    )
+                }
+                Ty::Json | Ty::Named(_) => {
+                    bail!("guard-options.{}: the component cannot pass {t:?}", f.name)
+                }
+                // The bindings' type is the guest's (`guest_option_type`).
+                _ => format!("options.{name}"),
+            },
+            Ty::Enum(..) | Ty::Json | Ty::Named(_) => {
+                bail!(
+                    "guard-options.{}: the component cannot pass {:?}",
+                    f.name,
+                    f.ty
+                )
+            }
+            _ => format!("options.{name}"),
+        };
+        let _ = writeln!(o, "            {name}: {value},");
+    }
+    let _ = writeln!(o, "        }}\n    }}\n}}");
+    Ok(o)
+}
 
 /// The guest's Rust type of an option, as `SessionArgs` holds it: an enum by its name (the guest checks it),
 /// a `limit` as its `u64`.
