@@ -107,20 +107,14 @@ fn guest(s: &Schema) -> Result<String> {
             Value::U64 => format!("self.{}", f.snake()),
             Value::Enum(..) => format!("self.{}.as_deref()", f.snake()),
         };
-        // As rustfmt writes it: on one line when the arguments fit its `fn_call_width` (60 columns).
-        let args = format!("{:?}.into(), Value::from({value})", f.snake());
-        if args.len() <= 60 {
-            let _ = writeln!(o, "        members.insert({args});");
-        } else {
-            let _ = writeln!(
-                o,
-                "        members.insert(\n            {:?}.into(),\n            Value::from({value}),\n        );",
-                f.snake()
-            );
-        }
+        let _ = writeln!(
+            o,
+            "        members.insert({:?}.into(), Value::from({value}));",
+            f.snake()
+        );
     }
     let _ = writeln!(o, "        Value::Object(members).to_string()\n    }}\n}}");
-    Ok(o)
+    crate::recordgen::rustfmt(&o)
 }
 
 // ------------------------------------------------------------------------------------------------ host

@@ -17,10 +17,9 @@
 //! each case's name as the WIT spells it (`host/src/guard/failure_cases.rs`: `case_name`, a metric's label).
 
 use crate::guardgen::{py_literal, upper_camel, Field, Reader, Ty};
-use anyhow::{anyhow, bail, Context, Result};
+use crate::recordgen::rustfmt;
+use anyhow::{anyhow, bail, Result};
 use std::fmt::Write;
-use std::io::Write as _;
-use std::process::{Command, Stdio};
 use wit_parser::{Type, TypeDefKind};
 
 pub const GUEST: &str = "guest/src/guard/failures.rs";
@@ -363,26 +362,6 @@ fn case(value: &Value) -> Option<(&str, Option<&Value>)> {
     }
 }
 "#;
-
-/// Rust as rustfmt writes it (`gen --check` compares the text with the file `cargo fmt` keeps).
-fn rustfmt(source: &str) -> Result<String> {
-    let mut child = Command::new("rustfmt")
-        .args(["--edition", "2021", "--emit", "stdout"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .context("running rustfmt")?;
-    child
-        .stdin
-        .take()
-        .expect("piped")
-        .write_all(source.as_bytes())?;
-    let out = child.wait_with_output()?;
-    if !out.status.success() {
-        bail!("rustfmt refused the generated guest code:\n{source}");
-    }
-    Ok(String::from_utf8(out.stdout)?)
-}
 
 /// The variant's cases as a sentence, each written by `name`.
 fn cases_text(v: &Variant, last: &str, name: impl Fn(&Case) -> String) -> String {

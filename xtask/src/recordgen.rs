@@ -3,7 +3,9 @@
 //! default an enum field states. The field model, the WIT reader and the per-language doc writers are `guardgen.rs`'s.
 
 use crate::guardgen::{Field, Reader, Ty};
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context, Result};
+use std::io::Write as _;
+use std::process::{Command, Stdio};
 
 /// Parses `wit/` and hands `read` a reader of `interface types`.
 pub(crate) fn read_types<T>(read: impl FnOnce(&mut Reader<'_>) -> Result<T>) -> Result<T> {
@@ -36,4 +38,24 @@ pub(crate) fn enum_default(record: &str, f: &Field) -> Result<Option<String>> {
         bail!("{record}.{}: default `{case}` is no case of {name}", f.name);
     }
     Ok(Some(case.to_string()))
+}
+
+/// Rust as rustfmt writes it (`gen --check` compares the text with the file `cargo fmt` keeps).
+pub(crate) fn rustfmt(source: &str) -> Result<String> {
+    let mut child = Command::new("rustfmt")
+        .args(["--edition", "2021", "--emit", "stdout"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("running rustfmt")?;
+    child
+        .stdin
+        .take()
+        .expect("piped")
+        .write_all(source.as_bytes())?;
+    let out = child.wait_with_output()?;
+    if !out.status.success() {
+        bail!("rustfmt refused the generated code:\n{source}");
+    }
+    Ok(String::from_utf8(out.stdout)?)
 }
