@@ -58,6 +58,9 @@ impl RuleSet {
             DFA::builder()
                 .ascii_case_insensitive(true)
                 .match_kind(MatchKind::Standard)
+                // Off: for case-insensitive keywords aho-corasick builds no prefilter anyway (its literal
+                // searchers are case-sensitive), so this only skips the builder's bookkeeping.
+                .prefilter(false)
                 .build(&keywords)
                 .unwrap_or_else(|_| cannot_fail("keywords are plain literals"))
         });
