@@ -19,6 +19,45 @@ pub const PROFILE: &str = "component";
 /// every wasmtime and browser engine supports it.
 const RUSTFLAGS: &str = "-Ctarget-feature=+simd128";
 
+/// `--remap-path-prefix` flags that cut the build machine's paths out of a wasm module. Panic locations name
+/// the file of the crate they come from: unmapped, the cargo home of whoever built it
+/// (`/root/.cargo/registry/src/index.crates.io-…/serde_json-1.0.154/src/raw.rs`) and rustc's source path
+/// (`/rustc/<commit>/library/…`) ship in the module: ~70 paths, 6.5 KB raw, different on every machine.
+/// Mapped, they read `serde_json-1.0.154/src/raw.rs` and `library/core/…`. Used by the component's build and
+/// the npm modules' (`cargo xtask js`). `rustc`: the compiler of the build (its commit names its sources).
+pub fn path_remaps(rustc: &Path) -> Vec<String> {
+    let mut flags = Vec::new();
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    if let Some(registry) = home.map(|h| h.join("registry/src")) {
+        // One directory per registry index (`index.crates.io-<hash>`); the crates' own directories stay.
+        let mut indexes: Vec<PathBuf> = std::fs::read_dir(&registry)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        // In a fixed order: the flags are part of the build's fingerprint.
+        indexes.sort();
+        for index in indexes {
+            flags.push(format!("--remap-path-prefix={}/=", index.display()));
+        }
+    }
+    let version = Command::new(rustc)
+        .arg("-vV")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    if let Some(commit) = version
+        .lines()
+        .find_map(|l| l.strip_prefix("commit-hash: "))
+    {
+        flags.push(format!("--remap-path-prefix=/rustc/{commit}/="));
+    }
+    flags
+}
+
 /// Variables a calling cargo sets for build scripts (or a user sets for the host's build) that must not reach
 /// the guest's build: its flags and target are the component's own, whoever asks for it. So is its compiler:
 /// under `cargo clippy` the workspace wrapper is clippy-driver, which would lint the component's build (and
@@ -117,7 +156,9 @@ pub fn build(cargo: &Path, rustc: &Path, root: &Path, target_dir: &Path) -> Resu
     for var in INHERITED {
         cmd.env_remove(var);
     }
-    cmd.env("CARGO_ENCODED_RUSTFLAGS", RUSTFLAGS);
+    let mut flags = vec![RUSTFLAGS.to_string()];
+    flags.extend(path_remaps(rustc));
+    cmd.env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"));
     let status = cmd
         .status()
         .map_err(|e| format!("cannot run {}: {e}", cargo.display()))?;

@@ -51,36 +51,15 @@ fn js_cargo() -> Command {
     c
 }
 
-/// `--remap-path-prefix` flags that cut the build machine's paths out of the module. Panic locations name
-/// the file of the crate they come from: unmapped, the cargo home of whoever built the package
-/// (`/root/.cargo/registry/src/index.crates.io-…/serde_json-1.0.154/src/raw.rs`) and rustc's source path
-/// (`/rustc/<commit>/library/…`) shipped in every .wasm: 60 paths, 5 KB raw, different on every machine.
-/// Mapped, they read `serde_json-1.0.154/src/raw.rs` and `library/core/…`. Added to the flags already set
-/// for the target, if any.
-fn path_remaps() -> Result<String> {
+/// The flags already set for the target, if any, and the `--remap-path-prefix` flags that cut the build
+/// machine's paths out of the module (`component_build::path_remaps`, shared with the component's build).
+fn target_rustflags() -> String {
     let mut flags: Vec<String> = std::env::var("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS")
         .map(|f| f.split_whitespace().map(str::to_string).collect())
         .unwrap_or_default();
-    let home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
-    if let Some(registry) = home.map(|h| h.join("registry/src")) {
-        // One directory per registry index (`index.crates.io-<hash>`); the crates' own directories stay.
-        for index in std::fs::read_dir(&registry).into_iter().flatten().flatten() {
-            flags.push(format!("--remap-path-prefix={}/=", index.path().display()));
-        }
-    }
-    let rustc = Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()))
-        .arg("-vV")
-        .output()?;
-    let version = String::from_utf8_lossy(&rustc.stdout);
-    if let Some(commit) = version
-        .lines()
-        .find_map(|l| l.strip_prefix("commit-hash: "))
-    {
-        flags.push(format!("--remap-path-prefix=/rustc/{commit}/="));
-    }
-    Ok(flags.join(" "))
+    let rustc = PathBuf::from(std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into()));
+    flags.extend(crate::component_build::path_remaps(&rustc));
+    flags.join(" ")
 }
 
 /// The modules the package ships, each built from the same crate with its own features and cargo profile
@@ -132,7 +111,7 @@ fn build_module(js: &Path, out: &Path, name: &str, features: &[&str], profile: &
     ]);
     b.env(
         "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS",
-        path_remaps()?,
+        target_rustflags(),
     );
     if !features.is_empty() {
         b.args(["--features", &features.join(",")]);
