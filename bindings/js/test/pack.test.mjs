@@ -117,9 +117,11 @@ test("the shipped .wasm stays within the size budget: ≤ 462,600 bytes raw and 
 // (in-place markers, the bounded look around multi-line markers): 794,356 / 329,289, so 795,000 / 330,000.
 // Issue 38 owns bringing the modules back down. Lowered on 2026-11-30 to 774,500 / 324,000 (issue 38: sorts
 // through the binary heap, and no stable sorts in the session: splice's parts, the policy's actions map):
-// 794,932 → 773,946 raw (gzip -9: 324,864 → 318,996; zlib 9: 323,604 after).
-test("the guard .wasm stays within its own budget: ≤ 774,500 bytes raw and ≤ 324,000 gzipped", async () => {
-  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 774_500, 324_000);
+// 794,932 → 773,946 raw (gzip -9: 324,864 → 318,996; zlib 9: 323,604 after). Lowered the same day to 769,700 /
+// 322,700 (issue 38: the policy's redactors per override pair in a list, not a BTreeMap of their own): 773,419 /
+// 323,433 → 769,203 / 322,173 (zlib 9; gzip -9: 318,886 → 317,916).
+test("the guard .wasm stays within its own budget: ≤ 769,700 bytes raw and ≤ 322,700 gzipped", async () => {
+  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 769_700, 322_700);
 });
 
 // The redaction module (`jsonrpc-errors/redact`: redaction under options, no guard session) is built for

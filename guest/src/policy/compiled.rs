@@ -96,8 +96,10 @@ pub struct Compiled {
     base: Effective,
     tools: Vec<(WildMatch, bool, Override)>,
     methods: Vec<(WildMatch, bool, Override)>,
-    /// Redactors by the overrides that shaped them (method index, tool index).
-    redactors: BTreeMap<(Option<usize>, Option<usize>), Redactions>,
+    /// Redactors by the overrides that shaped them (method index, tool index), built when a request first
+    /// meets that pair. A list searched in order rather than a map: a session meets few pairs, and each map
+    /// type is one more instantiation of its tree's code in the downloaded module.
+    redactors: Vec<((Option<usize>, Option<usize>), Redactions)>,
     /// The options every redactor starts from (their names off and values allowed set per policy).
     options: RedactionOptions,
 }
@@ -312,7 +314,7 @@ impl Compiled {
             methods: matchers(&document.methods),
             document,
             base,
-            redactors: BTreeMap::new(),
+            redactors: Vec::new(),
             options,
         })
     }
@@ -380,18 +382,13 @@ impl Compiled {
         let options = &self.options;
         let quiet_disable: Vec<String> =
             disable.iter().cloned().chain(audited(&e.actions)).collect();
-        let Redactions {
-            redactor,
-            quiet,
-            recipe,
-        } = self
-            .redactors
-            .entry((m, t))
-            // Checked when the document was compiled: the same options, more names off or allowed.
-            .or_insert_with(|| {
+        let at = match self.redactors.iter().position(|(key, _)| *key == (m, t)) {
+            Some(at) => at,
+            None => {
+                // Checked when the document was compiled: the same options, more names off or allowed.
                 let build =
                     |d: &[String]| Arc::new(build_redactor(options, d, &allow).unwrap_or_default());
-                Redactions {
+                let built = Redactions {
                     redactor: build(&disable),
                     quiet: build(&quiet_disable),
                     recipe: Arc::new(Recipe {
@@ -399,9 +396,16 @@ impl Compiled {
                         disable: quiet_disable,
                         allow: allow.clone(),
                     }),
-                }
-            })
-            .clone();
+                };
+                self.redactors.push(((m, t), built));
+                self.redactors.len() - 1
+            }
+        };
+        let Redactions {
+            redactor,
+            quiet,
+            recipe,
+        } = self.redactors[at].1.clone();
         e.redaction = redactor;
         e.quiet = quiet;
         e.quiet_recipe = recipe;
