@@ -119,9 +119,11 @@ test("the shipped .wasm stays within the size budget: ≤ 462,600 bytes raw and 
 // through the binary heap, and no stable sorts in the session: splice's parts, the policy's actions map):
 // 794,932 → 773,946 raw (gzip -9: 324,864 → 318,996; zlib 9: 323,604 after). Lowered the same day to 769,700 /
 // 322,700 (issue 38: the policy's redactors per override pair in a list, not a BTreeMap of their own): 773,419 /
-// 323,433 → 769,203 / 322,173 (zlib 9; gzip -9: 318,886 → 317,916).
-test("the guard .wasm stays within its own budget: ≤ 769,700 bytes raw and ≤ 322,700 gzipped", async () => {
-  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 769_700, 322_700);
+// 323,433 → 769,203 / 322,173 (zlib 9; gzip -9: 318,886 → 317,916). Lowered again to 764,900 / 320,500 (an
+// override's `redact` kept in the actions map and read as unset, instead of removed: the B-tree's removal code
+// left the module): 764,396 / 319,944 (gzip -9: 315,896).
+test("the guard .wasm stays within its own budget: ≤ 764,900 bytes raw and ≤ 320,500 gzipped", async () => {
+  await assertWithinBudget("guard .wasm", "jsonrpc_errors_guard_bg.wasm", 764_900, 320_500);
 });
 
 // The redaction module (`jsonrpc-errors/redact`: redaction under options, no guard session) is built for

@@ -25,7 +25,8 @@ pub struct Effective {
     pub redaction: Arc<Redactor>,
     /// `redaction` with the audited rules and categories off: what is audited is logged, not redacted.
     pub quiet: Arc<Redactor>,
-    /// Rule id or category → action (only the ones not `redact`).
+    /// Rule id or category → action. `redact` only where an override put a name back to the default: read
+    /// through `action`, as unset.
     pub actions: BTreeMap<String, Action>,
     /// The tool a `tools/call` names (for the log).
     pub tool: Option<String>,
@@ -45,11 +46,12 @@ impl Effective {
         self.scopes.contains(&scope)
     }
 
-    /// What a finding of `rule` (in `category`) does.
+    /// What a finding of `rule` (in `category`) does. A name set to `redact` (the default) is read as
+    /// unset: it defers to its category (see `for_request`).
     pub fn action(&self, rule: &str, category: &str) -> Action {
-        self.actions
-            .get(rule)
-            .or_else(|| self.actions.get(category))
+        let set = |name: &str| self.actions.get(name).filter(|a| **a != Action::Redact);
+        set(rule)
+            .or_else(|| set(category))
             .copied()
             .unwrap_or_default()
     }
@@ -368,11 +370,11 @@ impl Compiled {
             if let Some(scopes) = &o.scopes {
                 e.scopes = with_stderr(scopes.clone());
             }
+            // An override's `redact` puts a name back to the default: kept as `redact`, which `action` reads
+            // as unset, rather than removed (the tree's removal and rebalancing code would be one more part
+            // of the npm guard module).
             for (k, a) in &o.actions {
-                match a {
-                    Action::Redact => e.actions.remove(k),
-                    other => e.actions.insert(k.clone(), *other),
-                };
+                e.actions.insert(k.clone(), *a);
             }
             disable.extend(o.disable.iter().cloned());
             allow.extend(o.allow.iter().cloned());
@@ -496,6 +498,43 @@ mod tests {
         assert_eq!(
             redact::redact_with(text, secrets, &compiled.defaults().redaction).text,
             redact::redact_with(text, secrets, &api).text
+        );
+    }
+
+    /// An override's `redact` puts a name back to the default: a rule set to block or audit in the document
+    /// redacts again, and a rule whose category is audited defers to its category, as an unset name does.
+    #[test]
+    fn an_overrides_redact_puts_a_name_back_to_the_default() {
+        let mut compiled = Compiled::new(
+            "[actions]\npem-private-key = \"block\"\ntoken = \"audit\"\nsecret-assignment = \"audit\"\n\n\
+             [[method]]\nmatch = \"resources/read\"\n\
+             actions = { pem-private-key = \"redact\", github-token = \"redact\", secret-assignment = \"redact\" }\n",
+            &[],
+        )
+        .unwrap();
+        let base = compiled.for_request("tools/list", None);
+        assert_eq!(base.action("pem-private-key", "credential"), Action::Block);
+        assert_eq!(
+            base.action("secret-assignment", "credential"),
+            Action::Audit
+        );
+        assert_eq!(base.action("github-token", "token"), Action::Audit);
+        let read = compiled.for_request("resources/read", None);
+        assert_eq!(read.action("pem-private-key", "credential"), Action::Redact);
+        assert_eq!(
+            read.action("secret-assignment", "credential"),
+            Action::Redact
+        );
+        assert_eq!(
+            read.action("github-token", "token"),
+            Action::Audit,
+            "its category still audits"
+        );
+        assert!(read.audits_any());
+        assert_eq!(
+            audited(&read.actions).collect::<Vec<_>>(),
+            ["token"],
+            "secret-assignment is no longer audited"
         );
     }
 }
