@@ -92,6 +92,9 @@ struct Redactions {
     recipe: Arc<Recipe>,
 }
 
+/// The overrides that shaped a request's settings: the index of its `[[method]]`, of its `[[tool]]`.
+type OverridePair = (Option<usize>, Option<usize>);
+
 /// A policy document, compiled.
 pub struct Compiled {
     pub document: Document,
@@ -101,7 +104,7 @@ pub struct Compiled {
     /// Redactors by the overrides that shaped them (method index, tool index), built when a request first
     /// meets that pair. A list searched in order rather than a map: a session meets few pairs, and each map
     /// type is one more instantiation of its tree's code in the downloaded module.
-    redactors: Vec<((Option<usize>, Option<usize>), Redactions)>,
+    redactors: Vec<(OverridePair, Redactions)>,
     /// The options every redactor starts from (their names off and values allowed set per policy).
     options: RedactionOptions,
 }
