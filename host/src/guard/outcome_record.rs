@@ -65,8 +65,12 @@ fn event(e: wit::EventStep) -> Event {
         category: e.category,
         gate: e.gate,
         correlation_id: e.correlation_id,
-        // The component writes an id as JSON text; one it could not have written reads as absent.
-        id: e.id.and_then(|text| serde_json::from_str(&text).ok()),
+        // The component writes an id as JSON text; `null` reads as absent, as the outcome's JSON reads (serde's
+        // `Option<Value>`), and so does text it could not have written.
+        id: e
+            .id
+            .and_then(|text| serde_json::from_str::<Option<serde_json::Value>>(&text).ok())
+            .flatten(),
         method: e.method,
         detail: e.detail,
         rule: e.rule,
