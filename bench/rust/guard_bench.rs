@@ -911,7 +911,7 @@ fn report(cli: &Cli, targets: &[Target], runs: &mut [Vec<Run>], failures: &[Vec<
             );
         }
     }
-    goals(&cli, &targets, &chosen);
+    goals(cli, targets, &chosen);
 }
 
 /// Issue 38's goals for the stdio guard, each measured on the `guard` target against `direct` in this run
