@@ -18,6 +18,7 @@ benchmarks=(
   "guard|the guard's load: 100k requests, 64 in flight, direct vs jsonrpc-errors guard (vs gatekit)"
   "http|the HTTP front's load: guard --listen vs supergateway vs mcp-proxy (installs both, pinned)"
   "upstream|guard --upstream (stdio and --listen) vs mcp-remote vs supergateway, the same server at a URL"
+  "guard-calls|where the stdio guard's CPU per message goes: the session natively, its JSON, through the component"
   "rules|where redaction spends its time on secret-dense text, rule by rule (native)"
   "redaction-peers|redaction vs the gateways' redactors (cpex-*, detect-secrets, Presidio, secretlint; installs them, pinned)"
   "policy|the policy file's results scope vs the default scope through the CLI guard"
@@ -85,6 +86,7 @@ run() {
       need_cli
       need_peers
       rust_bench http_bench -- --targets echo,up-guard-stdio,up-guard-listen,up-mcp-remote,up-supergateway "$@" ;;
+    guard-calls) rust_bench guard_calls -- "$@" ;;
     rules) rust_bench rule_costs -- "$@" ;;
     redaction-peers)
       # The Python redactors by bench/peers/requirements-redaction.txt into target/bench/redaction-peers-venv,

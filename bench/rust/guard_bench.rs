@@ -897,12 +897,68 @@ fn report(cli: &Cli, targets: &[Target], runs: &mut [Vec<Run>], failures: &[Vec<
                 chosen[idx(b).unwrap()].unwrap(),
             );
             let p = |run: &Run, q: f64| percentile(&run.latencies, q) as f64;
+            let cpu = match (la.cpu_load, lb.cpu_load) {
+                (Some(ca), Some(cb)) if cb > 0.0 => {
+                    format!(", CPU per message {}x", ratio(ca / cb))
+                }
+                _ => String::new(),
+            };
             println!(
-                "  {a}/{b}: throughput {}x, p50 latency {}x, p99 latency {}x",
+                "  {a}/{b}: throughput {}x, p50 latency {}x, p99 latency {}x{cpu}",
                 ratio(ra / rb),
                 ratio(p(la, 0.5) / p(lb, 0.5)),
                 ratio(p(la, 0.99) / p(lb, 0.99))
             );
         }
+    }
+    goals(cli, targets, &chosen);
+}
+
+/// Issue 38's goals for the stdio guard, each measured on the `guard` target against `direct` in this run
+/// (bench/README.md): throughput and CPU per message with 64 in flight, the added p50 at one in flight. A goal
+/// whose condition this run does not meet (another `--window`) is printed as not measured.
+fn goals(cli: &Cli, targets: &[Target], chosen: &[Option<&Run>]) {
+    let run = |name: &str| {
+        targets
+            .iter()
+            .position(|t| t.name == name)
+            .and_then(|i| chosen[i])
+    };
+    let (Some(guard), Some(direct)) = (run("guard"), run("direct")) else {
+        return;
+    };
+    let verdict = |met: bool| if met { "met" } else { "not met" };
+    println!("\ngoals (issue 38, the stdio guard against direct in this run):");
+    if cli.window == 64 {
+        let throughput = direct.wall.as_secs_f64() / guard.wall.as_secs_f64();
+        println!(
+            "  throughput >= 0.5x direct with 64 in flight: {throughput:.3}x: {}",
+            verdict(throughput >= 0.5)
+        );
+        match guard.cpu_load {
+            Some(cpu) => {
+                let per_msg = cpu * 1e6 / (2 * cli.requests) as f64;
+                println!(
+                    "  the guard's CPU <= 1.5 µs per message with 64 in flight: {per_msg:.2} µs: {}",
+                    verdict(per_msg <= 1.5)
+                );
+            }
+            None => println!("  the guard's CPU <= 1.5 µs per message: not measured (no /proc)"),
+        }
+    } else {
+        println!(
+            "  throughput and CPU per message (with 64 in flight): not measured (--window 64)"
+        );
+    }
+    if cli.window == 1 {
+        let added = (percentile(&guard.latencies, 0.5) as f64
+            - percentile(&direct.latencies, 0.5) as f64)
+            / 1e3;
+        println!(
+            "  added p50 <= 25 µs at one in flight: {added:.0} µs: {}",
+            verdict(added <= 25.0)
+        );
+    } else {
+        println!("  added p50 at one in flight: not measured (--window 1)");
     }
 }

@@ -194,6 +194,9 @@ pub fn value(raw: &RawValue) -> Value {
 pub fn id_key(raw: &RawValue) -> String {
     let text = raw.get();
     match json_type(raw) {
+        // The common id: an integer written plainly, which `number_key` would write back as it is (no point, no
+        // exponent, no leading zero, no `-0`, at most 32 zeros after its last significant digit).
+        JsonType::Number if plain_integer(text) => return text.to_string(),
         JsonType::Number => {}
         // Without a backslash the text already is the shortest spelling serde_json would write.
         JsonType::String if text.contains('\\') => {
@@ -207,6 +210,14 @@ pub fn id_key(raw: &RawValue) -> String {
         _ => return text.to_string(),
     }
     number_key(text)
+}
+
+/// Whether `text` is `-?[1-9][0-9]{0,32}`: an integer `number_key` keys as written.
+fn plain_integer(text: &str) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text).as_bytes();
+    matches!(digits.first(), Some(b'1'..=b'9'))
+        && digits.len() <= 33
+        && digits.iter().all(u8::is_ascii_digit)
 }
 
 /// A JSON number's value as text, exactly (no float: ids of any length stay apart): `-` for a negative one,
@@ -643,6 +654,18 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// An integer id takes the short way to its key (`plain_integer`), and gets the key the long way
+        /// (`number_key`) gives it, up to and past the 33 digits the short way takes.
+        #[test]
+        fn a_plain_integer_id_is_keyed_as_number_key_keys_it(
+            negative: bool,
+            digits in "(0|[1-9][0-9]{0,40}|[1-9]0{28,36})",
+        ) {
+            let text = format!("{}{digits}", if negative { "-" } else { "" });
+            let raw = serde_json::from_str::<Box<RawValue>>(&text).unwrap();
+            proptest::prop_assert_eq!(id_key(&raw), number_key(&text), "{}", text);
+        }
+
         /// The scanner finds what the validating reader finds, compact or pretty-printed, for names written
         /// with and without escapes.
         #[test]

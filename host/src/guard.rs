@@ -2,6 +2,7 @@
 //! per-message decisions of a JSON-RPC proxy. The shell around it (`jsonrpc-errors guard`) only does I/O.
 
 mod failure_cases;
+mod outcome_record;
 mod policy_defaults;
 mod schema;
 
@@ -216,6 +217,43 @@ impl SessionCalls for Session {
                 Call::Expire => session.call_expire(store, h, ctx),
             }
         })
+    }
+
+    /// The lines (every relayed message) through the calls that return the record itself; the rest, rare,
+    /// through their JSON text.
+    fn outcome(&mut self, call: Call<'_>, ctx: Context) -> Result<Outcome, ErrorObject> {
+        let wit_ctx = ctx.wit();
+        let record = match call {
+            Call::ClientLine(line) => {
+                self.sized(line.len())?;
+                self.call(|i, h| {
+                    i.api
+                        .jsonrpc_errors_core_guard()
+                        .session()
+                        .call_client_line_outcome(&mut i.store, h, line, wit_ctx)
+                })?
+            }
+            Call::ClientLineOn { stream, line } => {
+                self.sized(line.len())?;
+                self.call(|i, h| {
+                    i.api
+                        .jsonrpc_errors_core_guard()
+                        .session()
+                        .call_client_line_on_outcome(&mut i.store, h, stream, line, wit_ctx)
+                })?
+            }
+            Call::UpstreamLine(line) => {
+                self.sized(line.len())?;
+                self.call(|i, h| {
+                    i.api
+                        .jsonrpc_errors_core_guard()
+                        .session()
+                        .call_upstream_line_outcome(&mut i.store, h, line, wit_ctx)
+                })?
+            }
+            other => return Outcome::parse(&self.outcome_json(other, ctx)?),
+        };
+        Ok(record.into())
     }
 
     fn set_policy(&mut self, text: &str, env: &[(String, String)]) -> Result<(), ErrorObject> {

@@ -29,6 +29,15 @@ const ELSEWHERE = {
   "max-input-bytes": () => runtime.maxInputBytes,
 };
 
+/** Guard session methods reached under another name. */
+const GUARD_METHODS = {
+  // The record forms of the line calls (for the Rust host's hot path): the package reads the same outcome from
+  // the JSON its session returns (the guard module is wasm-bindgen's, which hands strings over, not records).
+  "client-line-outcome": "clientLine",
+  "client-line-on-outcome": "clientLineOn",
+  "upstream-line-outcome": "upstreamLine",
+};
+
 function block(text, header) {
   const start = text.indexOf(`${header} {`);
   assert.ok(start >= 0, `${header} not found in wit/world.wit`);
@@ -58,7 +67,8 @@ test("every guard session method is offered by GuardSession", () => {
   assert.ok(resource.includes("constructor(") && methods.length >= 7, `parsed ${methods}`);
   assert.equal(typeof guardPkg.GuardSession, "function");
   for (const name of methods) {
-    assert.equal(typeof guardPkg.GuardSession.prototype[camel(name)], "function", `GuardSession lacks ${camel(name)} (WIT ${name})`);
+    const method = GUARD_METHODS[name] ?? camel(name);
+    assert.equal(typeof guardPkg.GuardSession.prototype[method], "function", `GuardSession lacks ${method} (WIT ${name})`);
   }
 });
 

@@ -34,6 +34,11 @@ INTERNAL = {
 GUARD_METHODS = {
     "constructor": "__init__",
     # Each step method also has a `_json` form returning the component's text.
+    # The record forms of the line calls (for the Rust host's hot path): the package reads the same outcome
+    # from the JSON form (one string is cheaper in wasmtime-py than lifting a list of variants of records).
+    "client-line-outcome": "client_line",
+    "client-line-on-outcome": "client_line_on",
+    "upstream-line-outcome": "upstream_line",
 }
 
 

@@ -498,9 +498,8 @@ const BYTE_ORDER_MARK: char = '\u{feff}';
 /// byte), or is no JSON as it is (refused as before).
 fn one_line(text: &str) -> Option<String> {
     let body = text.trim_end_matches([' ', '\t', '\r', '\n']);
-    if !body.bytes().any(|b| b == b'\n' || b == b'\r') {
-        return None;
-    }
+    // memchr: this runs on every line, and a byte-by-byte scan was a tenth of a relayed message's cost.
+    memchr::memchr2(b'\n', b'\r', body.as_bytes())?;
     // Only when the text is JSON as it is: then every break is between tokens. One inside a string (JSON has
     // no raw control character there) would read as a space once replaced; the parser refuses it instead.
     serde_json::from_str::<serde::de::IgnoredAny>(text).ok()?;

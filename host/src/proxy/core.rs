@@ -17,7 +17,6 @@ use jsonrpc_errors_host::{Context, ErrorObject};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot, watch, OwnedSemaphorePermit};
-use tokio::time::sleep_until;
 
 pub use transport::Exit;
 
@@ -309,12 +308,27 @@ pub async fn run(
     };
     relay.started(handle);
     let mut inputs_open = true;
+    // One timer for the session's deadline, set again only when the deadline comes earlier than the one it is
+    // set for; a later one (the earliest request was answered) is waited for anew when the timer fires. A timer
+    // made each turn cost two clock reads and a timer registration per relayed message.
+    let timer = tokio::time::sleep(Duration::ZERO);
+    tokio::pin!(timer);
+    let mut armed: Option<u64> = None;
     let ended = loop {
         if relay.broken {
             relay.close_upstream();
         }
         // Until the deadline: a wake a little early is the session's to allow for (`expire` in the WIT).
-        let expire_at = relay.expire_at();
+        match relay.deadline {
+            Some(due) if armed.is_none_or(|set| due < set) => {
+                if let Some(at) = relay.expire_at() {
+                    timer.as_mut().reset(at.into());
+                }
+                armed = Some(due);
+            }
+            Some(_) => {}
+            None => armed = None,
+        }
         tokio::select! {
             biased;
             input = rx.recv(), if inputs_open => match input {
@@ -328,8 +342,11 @@ pub async fn run(
                     break ended;
                 }
             }
-            _ = sleep_until(expire_at.unwrap_or_else(Instant::now).into()), if expire_at.is_some() => {
-                relay.on_deadline();
+            _ = &mut timer, if armed.is_some() => {
+                // The deadline the timer was set for, unless a later one took its place (then it is set anew).
+                if matches!((relay.deadline, armed.take()), (Some(due), Some(set)) if due <= set) {
+                    relay.on_deadline();
+                }
             }
         }
     };

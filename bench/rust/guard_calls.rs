@@ -1,0 +1,185 @@
+//! `cargo run --release -p jsonrpc-errors-bench --bin guard_calls -- [--pairs N] [--only MODE]` — where the
+//! stdio guard's CPU per message goes, without pipes or tokio: one guard session fed the `guard` benchmark's
+//! workload (an MCP handshake, then `tools/call` requests and their small results, one in flight), timed per
+//! request/response pair (this thread's CPU time) at each layer a relayed line crosses:
+//! - `native`: the guest's session called natively (the decision alone: parse, judge, steps);
+//! - `native-json`: the same, each outcome written as the JSON text the component returns;
+//! - `component-json`: the session in the component through wasmtime, the outcome's JSON text as returned;
+//! - `component-json-read`: the same, the JSON text read into the host's `Outcome` (the relay's path before
+//!   the `*-outcome` calls);
+//! - `component`: the session's `Outcome` as the relay gets it (`SessionCalls::outcome`: a line's outcome
+//!   lifted from the component's `session-outcome` record).
+//!
+//! The differences between the rows are each layer's cost. `--only MODE --pairs N` runs one mode alone, a
+//! steady load for `perf record`. Benchmarks measure; they are not tests (bench/README.md).
+
+#[path = "common/stdio_server.rs"]
+#[allow(dead_code)]
+mod stdio_server;
+
+use clap::Parser;
+use jsonrpc_errors_guest::context::CallContext;
+use jsonrpc_errors_host::guard::{Call, Outcome, SessionCalls};
+use jsonrpc_errors_host::{Context, Runtime};
+
+/// This thread's CPU time in ns: what the calls cost, not how long a shared machine let them run.
+fn thread_cpu() -> u64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec it is given, nothing else.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}
+
+#[derive(Parser)]
+#[command(about = "Per-layer cost of a guard session's calls on the guard benchmark's workload")]
+struct Cli {
+    /// Request/response pairs per mode.
+    #[arg(long, default_value_t = 200_000)]
+    pairs: u64,
+    /// Run this mode alone (native, native-json, component-json, component-json-read, component).
+    #[arg(long)]
+    only: Option<String>,
+}
+
+const MODES: [&str; 5] = [
+    "native",
+    "native-json",
+    "component-json",
+    "component-json-read",
+    "component",
+];
+
+fn request(id: u64) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"bench__get_weather","arguments":{{"city":"Berlin","units":"metric"}}}}}}"#
+    )
+}
+
+fn response(id: u64) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"result":{}}}"#,
+        stdio_server::TOOL_RESULT
+    )
+}
+
+fn handshake() -> Vec<(bool, String)> {
+    vec![
+        (true, r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"guard-bench","version":"0.1.0"}}}"#.into()),
+        (false, format!(r#"{{"jsonrpc":"2.0","id":0,"result":{}}}"#, stdio_server::INITIALIZE_RESULT)),
+        (true, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.into()),
+    ]
+}
+
+/// Runs `pairs` request/response pairs through `step` (client line?, line, clock), returning ns per pair.
+fn run(pairs: u64, mut step: impl FnMut(bool, &[u8], u64) -> usize) -> f64 {
+    for (client, line) in handshake() {
+        step(client, line.as_bytes(), 1_700_000_000_000);
+    }
+    // The lines are made before the clock starts: the bench server's and client's work is not the guard's.
+    let lines: Vec<(String, String)> = (1..=1000).map(|i| (request(i), response(i))).collect();
+    let mut sink = 0usize;
+    let start = thread_cpu();
+    let mut n = 0u64;
+    while n < pairs {
+        for (req, resp) in &lines {
+            let now = 1_700_000_000_000 + n / 1000;
+            sink += step(true, req.as_bytes(), now);
+            sink += step(false, resp.as_bytes(), now);
+            n += 1;
+            if n == pairs {
+                break;
+            }
+        }
+    }
+    let ns = (thread_cpu() - start) as f64 / pairs as f64;
+    std::hint::black_box(sink);
+    ns
+}
+
+fn native(pairs: u64, json: bool) -> f64 {
+    let args = jsonrpc_errors_guest::api::SessionArgs::default();
+    let mut s = jsonrpc_errors_guest::api::guard_session(args).expect("a session");
+    run(pairs, |client, line, now| {
+        let ctx = CallContext {
+            unix_millis: now,
+            entropy: now,
+        };
+        let o = if client {
+            s.client_line(line, ctx)
+        } else {
+            s.upstream_line(line, ctx)
+        };
+        if json {
+            o.to_json().len()
+        } else {
+            o.steps.len()
+        }
+    })
+}
+
+/// How `component` gets its outcome.
+#[derive(Clone, Copy, PartialEq)]
+enum Read {
+    /// The JSON text, as returned.
+    Text,
+    /// The JSON text, read into an `Outcome`.
+    ParsedText,
+    /// `SessionCalls::outcome` (the record).
+    Outcome,
+}
+
+fn component(pairs: u64, read: Read) -> f64 {
+    let runtime = Runtime::new(Vec::new()).expect("the component");
+    let mut s = runtime
+        .guard_session(&Default::default())
+        .expect("a session");
+    run(pairs, |client, line, now| {
+        let ctx = Context {
+            unix_millis: now,
+            entropy: now,
+        };
+        let call = if client {
+            Call::ClientLine(line)
+        } else {
+            Call::UpstreamLine(line)
+        };
+        match read {
+            Read::Text => s.outcome_json(call, ctx).expect("an outcome").len(),
+            Read::ParsedText => {
+                let text = s.outcome_json(call, ctx).expect("an outcome");
+                Outcome::parse(&text).expect("an outcome").steps.len()
+            }
+            Read::Outcome => s.outcome(call, ctx).expect("an outcome").steps.len(),
+        }
+    })
+}
+
+fn measure(mode: &str, pairs: u64) -> f64 {
+    match mode {
+        "native" => native(pairs, false),
+        "native-json" => native(pairs, true),
+        "component-json" => component(pairs, Read::Text),
+        "component-json-read" => component(pairs, Read::ParsedText),
+        "component" => component(pairs, Read::Outcome),
+        other => panic!("unknown mode {other}"),
+    }
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let modes: Vec<&str> = match &cli.only {
+        Some(m) => vec![m.as_str()],
+        None => MODES.to_vec(),
+    };
+    println!(
+        "{} request/response pairs per mode; this thread's CPU µs per message (2 per pair)",
+        cli.pairs
+    );
+    for mode in modes {
+        let ns = measure(mode, cli.pairs);
+        println!("{mode:<16} {:>8.3} µs/msg", ns / 2000.0);
+    }
+}
