@@ -1069,6 +1069,32 @@ fn host(s: &Schema) -> Result<String> {
         let _ = writeln!(o, "            _ => None,\n        }}\n    }}\n}}\n");
     }
 
+    // Each enum a step carries by name (the host's steps hold their cases as the JSON spells them), to its
+    // name: what a shell reading the `session-outcome` record writes where the JSON has the name.
+    let mut named = Vec::new();
+    for (_, _, _, fields) in &s.steps {
+        for f in fields {
+            let ty = match &f.ty {
+                Ty::Option(inner) => inner.as_ref(),
+                ty => ty,
+            };
+            if let Ty::Enum(name, cases) = ty {
+                if name != "peer" && !named.contains(&name) {
+                    named.push(name);
+                    let rust = upper_camel(name);
+                    let _ = writeln!(
+                        o,
+                        "impl wit::{rust} {{\n    /// The case's name, as the outcome's JSON spells it.\n    pub fn name(self) -> &'static str {{\n        match self {{"
+                    );
+                    for case in cases {
+                        let _ = writeln!(o, "            Self::{} => {case:?},", upper_camel(case));
+                    }
+                    let _ = writeln!(o, "        }}\n    }}\n}}\n");
+                }
+            }
+        }
+    }
+
     // Peer.
     let (_, peer_cases, peer_docs) = s
         .enums

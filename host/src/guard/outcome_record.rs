@@ -38,28 +38,12 @@ fn peer(p: wit::Peer) -> Peer {
     }
 }
 
-/// The event with its enums by name, as the JSON names them (the log and the metrics read names).
+/// The event with its enums by name, as the JSON names them (the log and the metrics read names): the names
+/// are generated from the WIT (`schema.rs`).
 fn event(e: wit::EventStep) -> Event {
-    let name = match e.event {
-        wit::EventName::Answered => "answered",
-        wit::EventName::Sanitized => "sanitized",
-        wit::EventName::Redacted => "redacted",
-        wit::EventName::Repaired => "repaired",
-        wit::EventName::Dropped => "dropped",
-        wit::EventName::ClientCancelled => "client-cancelled",
-        wit::EventName::UpstreamEnded => "upstream-ended",
-        wit::EventName::Blocked => "blocked",
-        wit::EventName::Audited => "audited",
-    };
-    let level = match e.level {
-        wit::LogLevel::Error => "error",
-        wit::LogLevel::Warn => "warn",
-        wit::LogLevel::Info => "info",
-        wit::LogLevel::Debug => "debug",
-    };
     Event {
-        event: name.into(),
-        level: level.into(),
+        event: e.event.name().into(),
+        level: e.level.name().into(),
         kind: e.kind,
         code: e.code,
         category: e.category,

@@ -114,6 +114,35 @@ impl wit::BatchPolicy {
     }
 }
 
+impl wit::EventName {
+    /// The case's name, as the outcome's JSON spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Answered => "answered",
+            Self::Sanitized => "sanitized",
+            Self::Redacted => "redacted",
+            Self::Repaired => "repaired",
+            Self::Dropped => "dropped",
+            Self::ClientCancelled => "client-cancelled",
+            Self::UpstreamEnded => "upstream-ended",
+            Self::Blocked => "blocked",
+            Self::Audited => "audited",
+        }
+    }
+}
+
+impl wit::LogLevel {
+    /// The case's name, as the outcome's JSON spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Error => "error",
+            Self::Warn => "warn",
+            Self::Info => "info",
+            Self::Debug => "debug",
+        }
+    }
+}
+
 /// Where a step writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
