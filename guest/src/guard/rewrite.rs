@@ -247,7 +247,8 @@ pub(super) fn put_binary(value: &mut Value, taken: Vec<TakenBinary>) {
     }
 }
 
-/// The slot at `place` if it is still an emptied binary member's (a `blob` or `data` member holding `null`).
+/// The slot at `place` if it is still the emptied member's: every value on the way is still a container (none
+/// was redacted whole) and the member there still holds `null` (a member keeps its index when renamed).
 fn emptied_slot<'v>(mut value: &'v mut Value, place: &[usize]) -> Option<&'v mut Value> {
     let (last, within) = place.split_last()?;
     for &i in within {
@@ -257,8 +258,8 @@ fn emptied_slot<'v>(mut value: &'v mut Value, place: &[usize]) -> Option<&'v mut
             _ => return None,
         };
     }
-    let (key, slot) = value.as_object_mut()?.iter_mut().nth(*last)?;
-    (binary_member(key, true) && slot.is_null()).then_some(slot)
+    let slot = value.as_object_mut()?.values_mut().nth(*last)?;
+    slot.is_null().then_some(slot)
 }
 
 /// Cuts every string longer than `limit`, keeping its start and its end (where a server often writes what
