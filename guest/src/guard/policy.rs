@@ -137,10 +137,10 @@ pub fn redact_value(
         // Asked to: each binary member whose bytes are UTF-8 text (a `.env` read as a blob) is scanned as that
         // text and, if redacted, encoded again; other bytes (images, audio) pass untouched.
         for member in &mut binary {
-            findings.extend(redact_blob(member, effective, env));
+            findings.extend(redact_blob(member.value_mut(), effective, env));
         }
     }
-    super::rewrite::put_binary(value, &mut binary.into_iter());
+    super::rewrite::put_binary(value, binary);
     let changed = findings
         .iter()
         .any(|f| effective.action(&f.rule, &f.category) != Action::Audit);

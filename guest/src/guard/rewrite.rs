@@ -170,48 +170,96 @@ pub fn sanitized_error(
     }
 }
 
+/// A binary member taken out by [`take_binary`]: its place (at each level the index of an array item or of an
+/// object member, members counted in their order) and its value.
+pub(super) struct TakenBinary {
+    place: Vec<usize>,
+    value: Value,
+}
+
+impl TakenBinary {
+    pub(super) fn value_mut(&mut self) -> &mut Value {
+        &mut self.value
+    }
+}
+
+/// Whether a member named `key` holds bytes (in an object whose `type` is `image` or `audio` when `media`).
+fn binary_member(key: &str, media: bool) -> bool {
+    key == "blob" || (media && key == "data")
+}
+
 /// A failed tool result's binary members (base64 images, audio, blobs), taken out while the rest is redacted
-/// and put back after, in the same order: never scanned (megabytes of base64 find only noise, slowly) nor
-/// cut. A member named `blob`, and `data` beside `"type": "image"` or `"audio"`.
-pub(super) fn take_binary(value: &mut Value, taken: &mut Vec<Value>) {
+/// and put back after, each by its place: never scanned (megabytes of base64 find only noise, slowly) nor
+/// cut. A member named `blob`, and `data` beside `"type": "image"` or `"audio"`. Each slot is left `null`.
+pub(super) fn take_binary(value: &mut Value, taken: &mut Vec<TakenBinary>) {
+    take_binary_at(value, &mut Vec::new(), taken);
+}
+
+fn take_binary_at(value: &mut Value, place: &mut Vec<usize>, taken: &mut Vec<TakenBinary>) {
     match value {
         Value::Object(map) => {
             let media = matches!(
                 map.get("type").and_then(Value::as_str),
                 Some("image" | "audio")
             );
-            for (key, child) in map.iter_mut() {
-                if key == "blob" || (media && key == "data") {
-                    taken.push(std::mem::take(child));
-                } else {
-                    take_binary(child, taken);
-                }
+            for (i, (key, child)) in map.iter_mut().enumerate() {
+                take_child(i, binary_member(key, media), child, place, taken);
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(|v| take_binary(v, taken)),
+        Value::Array(items) => {
+            for (i, child) in items.iter_mut().enumerate() {
+                take_child(i, false, child, place, taken);
+            }
+        }
         _ => {}
     }
 }
 
-/// Puts back what [`take_binary`] took, walking the same way (redaction renames members, never moves them).
-pub(super) fn put_binary(value: &mut Value, taken: &mut std::vec::IntoIter<Value>) {
-    match value {
-        Value::Object(map) => {
-            let media = matches!(
-                map.get("type").and_then(Value::as_str),
-                Some("image" | "audio")
-            );
-            for (key, child) in map.iter_mut() {
-                if key == "blob" || (media && key == "data") {
-                    *child = taken.next().unwrap_or_default();
-                } else {
-                    put_binary(child, taken);
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|v| put_binary(v, taken)),
-        _ => {}
+/// The `i`th child of a value at `place`: taken whole when it is a binary member, else searched.
+fn take_child(
+    i: usize,
+    binary: bool,
+    child: &mut Value,
+    place: &mut Vec<usize>,
+    taken: &mut Vec<TakenBinary>,
+) {
+    place.push(i);
+    if binary {
+        taken.push(TakenBinary {
+            place: place.clone(),
+            value: std::mem::take(child),
+        });
+    } else {
+        take_binary_at(child, place, taken);
     }
+    place.pop();
+}
+
+/// Puts back what [`take_binary`] took, each member where it was taken from, only when its place still leads
+/// to its emptied slot. Redaction renames members but never moves them; it may replace a whole value (a
+/// `stack`, a value under a sensitive name), and a member taken from inside such a value goes with it: never
+/// written anywhere else, where it would corrupt another member and carry bytes out of what was redacted.
+pub(super) fn put_binary(value: &mut Value, taken: Vec<TakenBinary>) {
+    for member in taken {
+        if let Some(slot) = emptied_slot(value, &member.place) {
+            *slot = member.value;
+        }
+    }
+}
+
+/// The slot at `place` if it is still the emptied member's: every value on the way is still a container (none
+/// was redacted whole) and the member there still holds `null` (a member keeps its index when renamed).
+fn emptied_slot<'v>(mut value: &'v mut Value, place: &[usize]) -> Option<&'v mut Value> {
+    let (last, within) = place.split_last()?;
+    for &i in within {
+        value = match value {
+            Value::Object(map) => map.values_mut().nth(i)?,
+            Value::Array(items) => items.get_mut(i)?,
+            _ => return None,
+        };
+    }
+    let slot = value.as_object_mut()?.values_mut().nth(*last)?;
+    slot.is_null().then_some(slot)
 }
 
 /// Cuts every string longer than `limit`, keeping its start and its end (where a server often writes what
@@ -255,7 +303,7 @@ pub fn redacted_tool_error(
     let findings = redact::redact_value(result, env, redactor);
     found.extend(findings.iter().cloned());
     let cut = text_limit.is_some_and(|limit| cut_long_texts(result, limit));
-    put_binary(result, &mut binary.into_iter());
+    put_binary(result, binary);
     if findings.is_empty() && !cut {
         return None;
     }

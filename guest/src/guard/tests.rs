@@ -1366,6 +1366,48 @@ fn all_of_a_failed_result_is_redacted_by_name_and_by_text_binary_left_alone() {
     );
 }
 
+/// Binary members taken out before redaction go back to their own places: one inside a value redacted whole (a
+/// `stack`) goes with it, and one whose `"type": "image"` was redacted (under a sensitive name) stays where it
+/// was. Neither's bytes may land in a later image, in a failed result (default scopes) or a successful one
+/// (the `results` scope).
+#[test]
+fn binary_members_go_back_to_their_own_places_never_to_a_later_ones() {
+    let secret = "U0VDUkVULVNUQUNLLUJZVEVT";
+    let hidden = "SElEREVOLUNSRURFTlRJQUw=";
+    let image = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+    let result = |failed: bool| {
+        json!({
+            "structuredContent": {"stack": {"blob": secret, "frames": 2}, "credentials": {"type": "image", "data": hidden}},
+            "content": [{"type": "image", "mimeType": "image/png", "data": image},
+                {"type": "resource", "resource": {"uri": "file:///k.bin", "blob": image}}],
+            "isError": failed})
+    };
+    let check = |r: &Value, how: &str| {
+        let text = r.to_string();
+        assert_eq!(
+            r["content"][0]["data"], image,
+            "{how}: the image keeps its own bytes: {text}"
+        );
+        assert_eq!(r["content"][1]["resource"]["blob"], image, "{how}: {text}");
+        assert!(
+            !text.contains(secret),
+            "{how}: bytes of a value redacted whole: {text}"
+        );
+        assert!(
+            r["structuredContent"]["stack"].is_string(),
+            "{how}: the stack went whole: {text}"
+        );
+    };
+    check(&failed(result(true)), "a failed result");
+    let mut s = with_policy("[redaction]\nscopes = [\"errors\", \"results\"]\n");
+    client(&mut s, &tool_call(1, "screenshot"));
+    let line = json!({"jsonrpc": "2.0", "id": 1, "result": result(false)}).to_string();
+    check(
+        &only_client_value(&upstream(&mut s, &line))["result"],
+        "the results scope",
+    );
+}
+
 #[test]
 fn a_result_a_lenient_client_shows_as_failed_is_redacted_as_one() {
     for flag in [json!("true"), json!(1), json!("1")] {

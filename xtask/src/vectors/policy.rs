@@ -107,6 +107,14 @@ actions = { ticket = "redact" }
             {"upstream": json!({"jsonrpc": "2.0", "id": 1, "result": {"contents": [
                 {"uri": "file:///srv/app/.env", "mimeType": "application/octet-stream", "blob": "R0lUSFVCX1RPS0VOPWdocF91OGp6UGRlMElneExkNkduY2ZCQWVwZkpCZDBLaDhvT09MOGQK"},
                 {"uri": "file:///srv/app/logo.png", "mimeType": "image/png", "blob": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="}]}}).to_string()}])),
+        // Each binary member goes back to its own place: a blob inside a value redacted whole (a `stack`) goes with
+        // it, and its bytes never land in the image or the blob after it.
+        g("results/binary-members-keep-their-places", results, json!([
+            {"client": tool_call(1, "screenshot", json!({}))},
+            {"upstream": json!({"jsonrpc": "2.0", "id": 1, "result": {
+                "structuredContent": {"stack": {"blob": "U0VDUkVULVNUQUNLLUJZVEVT", "frames": 2}},
+                "content": [{"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="},
+                    {"type": "resource", "resource": {"uri": "file:///k.bin", "mimeType": "application/octet-stream", "blob": "AAEC"}}]}}).to_string()}])),
         g("requests/arguments-redacted-before-they-leave", "[redaction]\nscopes = [\"errors\", \"requests\"]\n", json!([
             {"client": tool_call(1, "http_get", json!({"url": "https://api.example.org/v1", "headers": {"Authorization": "Bearer ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}}))},
             {"upstream": text_result(1, "200 OK")}])),
