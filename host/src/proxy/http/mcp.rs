@@ -837,9 +837,11 @@ pub(super) async fn exchange(
     let Some(first) = first else {
         return ended(slot);
     };
-    if body::is_final(&first.bytes) {
+    // Read once: whether it ends the stream (an answer, or a batch's answers), and its error code.
+    let first_shape = body::shape(&first.bytes);
+    if matches!(first_shape, Shape::Response { .. } | Shape::Batch) {
         slot.finished = true;
-        let code = match body::shape(&first.bytes) {
+        let code = match first_shape {
             Shape::Response { code } => code,
             _ => None,
         };

@@ -73,8 +73,9 @@ pub enum Handshake {
     Pending,
     /// The child answers `server/discover` itself (it speaks the stateless revision).
     Modern,
-    /// The child needed `initialize`: its result, from which the front answers `server/discover`.
-    Legacy(serde_json::Value),
+    /// The child needed `initialize`: its result, from which the front answers `server/discover` (shared:
+    /// every stateless request reads the handshake, and a copy of the result each cost a map clone).
+    Legacy(Arc<serde_json::Value>),
     /// The child did not answer either (it failed, or died).
     Failed,
 }
