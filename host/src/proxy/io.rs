@@ -368,6 +368,133 @@ mod tests {
         assert!(budget.unused());
     }
 
+    /// An AsyncWrite that keeps what it is given and counts the writes that reach it.
+    #[derive(Default)]
+    struct Kept {
+        bytes: Vec<u8>,
+        writes: usize,
+    }
+
+    impl AsyncWrite for Kept {
+        fn poll_write(
+            mut self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+            buf: &[u8],
+        ) -> std::task::Poll<std::io::Result<usize>> {
+            self.writes += 1;
+            self.bytes.extend_from_slice(buf);
+            std::task::Poll::Ready(Ok(buf.len()))
+        }
+        fn poll_flush(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+        fn poll_shutdown(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn gathered_writes_keep_every_clients_lines_whole_and_in_order() {
+        // Many clients' lines handed to one writer as a busy relay hands them: one at a time, from tasks
+        // that interleave. Every line must come out once, whole, newline-ended, each client's in its order,
+        // and in fewer writes than lines (the gathering happened).
+        const CLIENTS: usize = 16;
+        const LINES: usize = 200;
+        let (tx, rx) = mpsc::unbounded_channel::<Outgoing>();
+        let kept = std::sync::Arc::new(std::sync::Mutex::new(Kept::default()));
+        struct Shared(std::sync::Arc<std::sync::Mutex<Kept>>);
+        impl AsyncWrite for Shared {
+            fn poll_write(
+                self: std::pin::Pin<&mut Self>,
+                cx: &mut std::task::Context<'_>,
+                buf: &[u8],
+            ) -> std::task::Poll<std::io::Result<usize>> {
+                std::pin::Pin::new(&mut *self.0.lock().unwrap()).poll_write(cx, buf)
+            }
+            fn poll_flush(
+                self: std::pin::Pin<&mut Self>,
+                _: &mut std::task::Context<'_>,
+            ) -> std::task::Poll<std::io::Result<()>> {
+                std::task::Poll::Ready(Ok(()))
+            }
+            fn poll_shutdown(
+                self: std::pin::Pin<&mut Self>,
+                _: &mut std::task::Context<'_>,
+            ) -> std::task::Poll<std::io::Result<()>> {
+                std::task::Poll::Ready(Ok(()))
+            }
+        }
+        let mut written = 0usize;
+        let writer = tokio::spawn({
+            let out = Shared(kept.clone());
+            async move {
+                write_lines_gathered(out, rx, |_| written += 1)
+                    .await
+                    .unwrap();
+                written
+            }
+        });
+        let clients: Vec<_> = (0..CLIENTS)
+            .map(|c| {
+                let tx = tx.clone();
+                tokio::spawn(async move {
+                    for i in 0..LINES {
+                        // Lines of different lengths, some longer than a burst's buffer would split.
+                        let pad = "x".repeat((c * 131 + i * 17) % 700);
+                        let line = format!(r#"{{"client":{c},"seq":{i},"pad":"{pad}"}}"#);
+                        tx.send(Outgoing {
+                            bytes: line.into_bytes(),
+                            forwarded: true,
+                            read_at: None,
+                            permit: None,
+                        })
+                        .unwrap();
+                        if i % 3 == c % 3 {
+                            tokio::task::yield_now().await;
+                        }
+                    }
+                })
+            })
+            .collect();
+        for client in clients {
+            client.await.unwrap();
+        }
+        drop(tx);
+        assert_eq!(
+            writer.await.unwrap(),
+            CLIENTS * LINES,
+            "lines reported written"
+        );
+        let kept = kept.lock().unwrap();
+        let text = std::str::from_utf8(&kept.bytes).expect("lines whole");
+        assert!(text.ends_with('\n'));
+        let mut next = [0usize; CLIENTS];
+        for line in text.lines() {
+            let v: serde_json::Value =
+                serde_json::from_str(line).expect("a line mixed with another");
+            let (c, i) = (
+                v["client"].as_u64().unwrap() as usize,
+                v["seq"].as_u64().unwrap() as usize,
+            );
+            assert_eq!(i, next[c], "client {c}'s lines lost or reordered");
+            assert_eq!(v["pad"].as_str().unwrap().len(), (c * 131 + i * 17) % 700);
+            next[c] += 1;
+        }
+        assert_eq!(next, [LINES; CLIENTS], "lines lost");
+        assert!(
+            kept.writes < CLIENTS * LINES,
+            "{} writes for {} lines: nothing was gathered",
+            kept.writes,
+            CLIENTS * LINES
+        );
+    }
+
     #[tokio::test]
     async fn a_stderr_burst_is_handed_on_whole_up_to_a_chunk() {
         let mut pieces: Vec<Vec<u8>> = Vec::new();
