@@ -106,6 +106,8 @@ struct PerMessage {
     /// By peer, then forwarded (0) or generated (1).
     written: [[OnceLock<Counter>; 2]; 2],
     latency: [OnceLock<Histogram>; 2],
+    /// `http_responses` of POSTs to the MCP endpoint answered 200, 202.
+    mcp_post: [OnceLock<Counter>; 2],
 }
 
 fn peer_index(peer: Peer) -> usize {
@@ -340,13 +342,30 @@ impl Metrics {
 
     /// One HTTP response, by route, method and status (the front passes labels from fixed sets).
     pub fn http_response(&self, route: &'static str, method: &'static str, status: u16) {
+        // The MCP endpoint's answers to POSTs: looked up once (a lookup allocates three labels).
+        if route == "/mcp" && method == "POST" {
+            let common = match status {
+                200 => Some(&self.per_message.mcp_post[0]),
+                202 => Some(&self.per_message.mcp_post[1]),
+                _ => None,
+            };
+            if let Some(cell) = common {
+                cell.get_or_init(|| self.http_series(route, method, status))
+                    .inc();
+                return;
+            }
+        }
+        self.http_series(route, method, status).inc();
+    }
+
+    fn http_series(&self, route: &'static str, method: &'static str, status: u16) -> Counter {
         self.http
             .get_or_create(&HttpLabels {
                 route: route.into(),
                 method: method.into(),
                 status: status.to_string(),
             })
-            .inc();
+            .clone()
     }
 
     pub fn sessions(&self) -> &Gauge {

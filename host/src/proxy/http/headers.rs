@@ -8,6 +8,7 @@ use axum::http::HeaderMap;
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 
 pub const VERSION_HEADER: &str = "mcp-protocol-version";
 pub const METHOD_HEADER: &str = "mcp-method";
@@ -28,8 +29,34 @@ pub enum Broken {
 
 /// An object's members as read (names unescaped), with the first name given twice, if any.
 struct Members<'a> {
-    members: Vec<(String, &'a RawValue)>,
+    members: Vec<(Text<'a>, &'a RawValue)>,
     repeated: Option<String>,
+}
+
+/// A JSON string as read: borrowed from the body unless it had escapes (a copy per member name was most of
+/// the front's allocations for a request).
+struct Text<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Read<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for Read<'a> {
+            type Value = Text<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Text<'a>, E> {
+                Ok(Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Text<'a>, E> {
+                Ok(Text(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Text<'a>, E> {
+                Ok(Text(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(Read(std::marker::PhantomData))
+    }
 }
 
 impl<'a> Members<'a> {
@@ -44,13 +71,15 @@ impl<'a> Members<'a> {
     fn get(&self, name: &str) -> Option<&'a RawValue> {
         self.members
             .iter()
-            .find(|(n, _)| n == name)
+            .find(|(n, _)| n.0 == name)
             .map(|(_, v)| *v)
     }
 
     /// A member's value as a string, if it is one.
-    fn string(&self, name: &str) -> Option<String> {
-        serde_json::from_str::<String>(self.get(name)?.get()).ok()
+    fn string(&self, name: &str) -> Option<Cow<'a, str>> {
+        serde_json::from_str::<Text<'a>>(self.get(name)?.get())
+            .ok()
+            .map(|t| t.0)
     }
 }
 
@@ -63,12 +92,12 @@ impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
                 f.write_str("a JSON object")
             }
             fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Members<'a>, M::Error> {
-                let mut members: Vec<(String, &'a RawValue)> = Vec::new();
+                let mut members: Vec<(Text<'a>, &'a RawValue)> = Vec::new();
                 let mut repeated = None;
-                while let Some(name) = map.next_key::<String>()? {
+                while let Some(name) = map.next_key::<Text<'a>>()? {
                     let value: &'de RawValue = map.next_value()?;
-                    if repeated.is_none() && members.iter().any(|(n, _)| *n == name) {
-                        repeated = Some(name.clone());
+                    if repeated.is_none() && members.iter().any(|(n, _)| n.0 == name.0) {
+                        repeated = Some(name.0.to_string());
                     }
                     members.push((name, value));
                 }
@@ -85,7 +114,7 @@ fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
 
 /// A header value as the stateless revision writes one: as it is, or `=?base64?...?=` for a value that is
 /// not plain visible ASCII.
-fn decode_header_value(value: Option<&str>) -> Option<String> {
+fn decode_header_value(value: Option<&str>) -> Option<Cow<'_, str>> {
     use base64::Engine;
     let value = value?;
     match value
@@ -95,8 +124,9 @@ fn decode_header_value(value: Option<&str>) -> Option<String> {
         Some(payload) => base64::engine::general_purpose::STANDARD
             .decode(payload)
             .ok()
-            .and_then(|b| String::from_utf8(b).ok()),
-        None => Some(value.to_string()),
+            .and_then(|b| String::from_utf8(b).ok())
+            .map(Cow::Owned),
+        None => Some(Cow::Borrowed(value)),
     }
 }
 

@@ -434,8 +434,12 @@ struct Envelope<'a> {
 /// The stateless revision's header rules ([`headers::check`]): HTTP 400 with the refusal, none for a
 /// request that keeps them.
 fn modern_headers(front: &Front, headers: &HeaderMap, bytes: &[u8]) -> Option<Response> {
-    // Not UTF-8: checked as the session will read it (it refuses what it cannot decode).
-    let text = String::from_utf8_lossy(bytes);
+    // Not UTF-8: checked as the session will read it (it refuses what it cannot decode). Valid UTF-8 (nearly
+    // every body) is checked by the faster validator and borrowed.
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    };
     let (id, broken) = headers::check(headers, &text).err()?;
     Some(match broken {
         Broken::Mismatch(details) => refuse(
@@ -837,9 +841,11 @@ pub(super) async fn exchange(
     let Some(first) = first else {
         return ended(slot);
     };
-    if body::is_final(&first.bytes) {
+    // Read once: whether it ends the stream (an answer, or a batch's answers), and its error code.
+    let first_shape = body::shape(&first.bytes);
+    if matches!(first_shape, Shape::Response { .. } | Shape::Batch) {
         slot.finished = true;
-        let code = match body::shape(&first.bytes) {
+        let code = match first_shape {
             Shape::Response { code } => code,
             _ => None,
         };

@@ -30,10 +30,9 @@ use super::config;
 use super::metrics::Metrics;
 use super::platform::{self, Signals};
 use super::process::status;
-use axum::extract::{Request, State};
+use axum::extract::State;
 use axum::http::Request as HttpRequest;
 use axum::http::StatusCode;
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 use axum::Router;
@@ -210,7 +209,6 @@ fn router(front: Arc<Front>) -> Router {
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/readyz", get(readyz))
         .fallback(|| async { StatusCode::NOT_FOUND })
-        .layer(axum::middleware::from_fn_with_state(front.clone(), count))
         .with_state(front)
 }
 
@@ -231,21 +229,18 @@ async fn readyz(State(front): State<Arc<Front>>) -> Response {
     }
 }
 
-/// Counts every response by route, method and status. Requests are counted before they are authenticated,
-/// so every label comes from a fixed set: a client choosing its method must not make series without end.
-async fn count(State(front): State<Arc<Front>>, request: Request, next: Next) -> Response {
+/// The labels a response is counted by (route, method; its status once answered). Requests are counted
+/// before they are authenticated, so every label comes from a fixed set: a client choosing its method must
+/// not make series without end. Counted in the connection's service, around the router: a middleware layer
+/// cost a boxed future and a clone of the router's service per request.
+fn count_labels<B>(request: &HttpRequest<B>) -> (&'static str, &'static str) {
     let route = match request.uri().path() {
         PATH => PATH,
         "/healthz" => "/healthz",
         "/readyz" => "/readyz",
         _ => "other",
     };
-    let method = method_label(request.method());
-    let response = next.run(request).await;
-    front
-        .metrics
-        .http_response(route, method, response.status().as_u16());
-    response
+    (route, method_label(request.method()))
 }
 
 /// The method as a metrics label: the methods HTTP defines, else `other`.
@@ -299,17 +294,23 @@ async fn accept_loop(
         let busy = Arc::new(Busy::default());
         let service = {
             let busy = busy.clone();
+            let metrics = front.metrics.clone();
             let router = router.clone();
             TowerToHyperService::new(tower::service_fn(
                 move |mut request: HttpRequest<hyper::body::Incoming>| {
                     let held = Held::enter(&busy);
+                    let (route, method) = count_labels(&request);
                     request.extensions_mut().insert(busy.clone());
                     let call = tower::ServiceExt::oneshot(
                         router.clone(),
                         request.map(axum::body::Body::new),
                     );
+                    let metrics = metrics.clone();
                     async move {
                         let response = call.await;
+                        if let Ok(response) = &response {
+                            metrics.http_response(route, method, response.status().as_u16());
+                        }
                         drop(held);
                         response
                     }

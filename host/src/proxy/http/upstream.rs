@@ -73,8 +73,9 @@ pub enum Handshake {
     Pending,
     /// The child answers `server/discover` itself (it speaks the stateless revision).
     Modern,
-    /// The child needed `initialize`: its result, from which the front answers `server/discover`.
-    Legacy(serde_json::Value),
+    /// The child needed `initialize`: its result, from which the front answers `server/discover` (shared:
+    /// every stateless request reads the handshake, and a copy of the result each cost a map clone).
+    Legacy(Arc<serde_json::Value>),
     /// The child did not answer either (it failed, or died).
     Failed,
 }
@@ -91,6 +92,9 @@ pub struct Upstream {
     /// Streams open on this child (POSTs waiting for their answer, and a GET stream).
     pub open: AtomicUsize,
     last_active: Mutex<Instant>,
+    /// The shared child's (many clients'): never idle-closed nor evicted, so its activity is not kept (a
+    /// lock and a clock read, three times per request).
+    untracked: bool,
     pub handshake: watch::Sender<Handshake>,
     liveness: Arc<Liveness>,
 }
@@ -140,6 +144,7 @@ impl Upstream {
             started: Instant::now(),
             open: AtomicUsize::new(0),
             last_active: Mutex::new(Instant::now()),
+            untracked: many_clients,
             handshake: watch::channel(Handshake::Pending).0,
             liveness,
         });
@@ -176,6 +181,9 @@ impl Upstream {
     }
 
     pub fn touch(&self) {
+        if self.untracked {
+            return;
+        }
         *self.last_active.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
     }
 

@@ -149,7 +149,7 @@ where
                 metrics.latency(Peer::Upstream, at.elapsed());
             }
         };
-        if let Err(e) = io::write_lines(writer, out_rx, written).await {
+        if let Err(e) = io::write_lines_gathered(writer, out_rx, written).await {
             let _ = tx.send(Report::WriteFailed(e)).await;
         }
     });
