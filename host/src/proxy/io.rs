@@ -156,10 +156,12 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
         self.scanned = 0;
         while line.len() <= cap {
             let from = line.len();
-            // The line's room at least doubles (few moves for a long line), but never past one byte over the
-            // cap: more would be reading what is thrown away.
-            let want = from.max(self.chunk).min(cap + 1 - from);
-            line.reserve(want);
+            // Once its room is spent, the line's room doubles (few moves for a long line); a read fills what
+            // room there is, but never past one byte over the cap: more would be reading what is thrown away.
+            if line.capacity() - from < self.chunk {
+                line.reserve(from.max(self.chunk));
+            }
+            let want = (line.capacity() - from).min(cap + 1 - from);
             let mut limited = (&mut self.inner).take(want as u64);
             match limited.read_buf(&mut line).await {
                 Ok(0) => return Read::Line(line),
