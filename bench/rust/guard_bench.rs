@@ -350,6 +350,8 @@ struct Answers {
     stray: u64,
     first_stray: Option<String>,
     read_error: Option<String>,
+    /// The longest answer line read (without its newline): the largest line the target relayed.
+    longest_line: usize,
 }
 
 impl Answers {
@@ -690,6 +692,7 @@ fn read_answers(
         }
         let now = Instant::now();
         let text = line.trim_ascii();
+        log.longest_line = log.longest_line.max(text.len());
         if text.is_empty() {
             continue;
         }
@@ -950,7 +953,7 @@ fn goals(cli: &Cli, targets: &[Target], chosen: &[Option<&Run>]) {
             "  throughput and CPU per message (with 64 in flight): not measured (--window 64)"
         );
     }
-    if cli.window == 1 {
+    if cli.window == 1 && cli.result_bytes.is_none() {
         let added = (percentile(&guard.latencies, 0.5) as f64
             - percentile(&direct.latencies, 0.5) as f64)
             / 1e3;
@@ -959,6 +962,44 @@ fn goals(cli: &Cli, targets: &[Target], chosen: &[Option<&Run>]) {
             verdict(added <= 25.0)
         );
     } else {
-        println!("  added p50 at one in flight: not measured (--window 1)");
+        println!("  added p50 at one in flight: not measured (--window 1, the small result)");
+    }
+    large_result_goals(cli, guard, direct);
+}
+
+/// Issue 38's large-result goals (`--result-bytes` with `--window 1`): the time the guard adds per result
+/// (its p50 against direct's) at most what 2 GB/s takes for the largest line, and the memory the load left
+/// the guard holding (its RSS after the load less its RSS after the handshake: the runtime and the compiled
+/// component before any line are not the line's) at most 1.5x that line.
+fn large_result_goals(cli: &Cli, guard: &Run, direct: &Run) {
+    let verdict = |met: bool| if met { "met" } else { "not met" };
+    if cli.result_bytes.is_none() || cli.window != 1 {
+        println!("  large results: not measured (--result-bytes N --window 1)");
+        return;
+    }
+    let line = guard.answers.longest_line as f64;
+    let added_ms = (percentile(&guard.latencies, 0.5) as f64
+        - percentile(&direct.latencies, 0.5) as f64)
+        / 1e6;
+    let budget_ms = line / 2e9 * 1e3;
+    println!(
+        "  added time per result <= {budget_ms:.1} ms (2 GB/s for a {:.1} MB line): {added_ms:.1} ms ({:.2} GB/s): {}",
+        line / 1e6,
+        line / (added_ms.max(1e-9) * 1e6),
+        verdict(added_ms <= budget_ms)
+    );
+    match (guard.rss_start, guard.rss_end) {
+        (Some(start), Some(end)) => {
+            let grown = end.saturating_sub(start) as f64 * 1024.0;
+            println!(
+                "  RSS the load left <= 1.5x the largest line: {:.1} MiB ({:.2}x; {:.1} -> {:.1} MiB): {}",
+                grown / 1048576.0,
+                grown / line.max(1.0),
+                start as f64 / 1024.0,
+                end as f64 / 1024.0,
+                verdict(grown <= 1.5 * line)
+            );
+        }
+        _ => println!("  RSS the load left: not measured (no /proc)"),
     }
 }

@@ -11,7 +11,9 @@
 //!   lifted from the component's `session-outcome` record).
 //!
 //! The differences between the rows are each layer's cost. `--only MODE --pairs N` runs one mode alone, a
-//! steady load for `perf record`. Benchmarks measure; they are not tests (bench/README.md).
+//! steady load for `perf record`. `--result-bytes N` makes each result the `guard` benchmark's large one
+//! (`guard_bench --result-bytes N`) and times the upstream line alone (ms per result, and GB/s), with the
+//! native steps of reading it beside it: its UTF-8 check, the envelope's read, the result's members. Benchmarks measure; they are not tests (bench/README.md).
 
 #[path = "common/stdio_server.rs"]
 #[allow(dead_code)]
@@ -42,6 +44,9 @@ struct Cli {
     /// Run this mode alone (native, native-json, component-json, component-json-read, component).
     #[arg(long)]
     only: Option<String>,
+    /// Each result's text length in bytes (default: the small fixed result): the upstream line's cost alone.
+    #[arg(long, value_name = "BYTES")]
+    result_bytes: Option<usize>,
 }
 
 const MODES: [&str; 5] = [
@@ -168,8 +173,141 @@ fn measure(mode: &str, pairs: u64) -> f64 {
     }
 }
 
+/// The large-result rows: `pairs` requests, each answered by a line of a `bytes`-long result; this thread's
+/// CPU time in the session's `upstream_line` alone (the request and the line's making are not timed).
+fn large(mode: &str, pairs: u64, bytes: usize) -> f64 {
+    let result = stdio_server::large_result(bytes);
+    let mut line = String::new();
+    let mut timed = 0u64;
+    let mut time = |id: u64, step: &mut dyn FnMut(bool, &[u8], u64) -> usize| {
+        step(true, request(id).as_bytes(), 1_700_000_000_000);
+        line.clear();
+        line.push_str(&format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"#));
+        line.push_str(&result);
+        line.push('}');
+        let start = thread_cpu();
+        std::hint::black_box(step(false, line.as_bytes(), 1_700_000_000_000));
+        timed += thread_cpu() - start;
+    };
+    let handshake = |step: &mut dyn FnMut(bool, &[u8], u64) -> usize| {
+        for (client, line) in handshake() {
+            step(client, line.as_bytes(), 1_700_000_000_000);
+        }
+    };
+    match mode {
+        "utf8" | "parse" | "members" => {
+            let mut step = |client: bool, line: &[u8], _: u64| -> usize {
+                if client {
+                    return 0;
+                }
+                let Ok(text) = std::str::from_utf8(line) else {
+                    return 0;
+                };
+                if mode == "utf8" {
+                    return text.len();
+                }
+                match jsonrpc_errors_guest::message::parse(text) {
+                    jsonrpc_errors_guest::message::Parsed::Object(e) if mode == "members" => e
+                        .result
+                        .map(|r| {
+                            jsonrpc_errors_guest::message::top_members(r, &["isError"])
+                                .map_or(0, |m| m.len())
+                        })
+                        .unwrap_or(0),
+                    jsonrpc_errors_guest::message::Parsed::Object(_) => 1,
+                    _ => 0,
+                }
+            };
+            for id in 1..=pairs {
+                time(id, &mut step);
+            }
+        }
+        "native" | "native-json" => {
+            let args = jsonrpc_errors_guest::api::SessionArgs::default();
+            let mut s = jsonrpc_errors_guest::api::guard_session(args).expect("a session");
+            let mut step = |client: bool, line: &[u8], now: u64| -> usize {
+                let ctx = CallContext {
+                    unix_millis: now,
+                    entropy: now,
+                };
+                let o = if client {
+                    s.client_line(line, ctx)
+                } else {
+                    s.upstream_line(line, ctx)
+                };
+                match mode {
+                    "native-json" => o.to_json().len(),
+                    _ => o.steps.len(),
+                }
+            };
+            handshake(&mut step);
+            for id in 1..=pairs {
+                time(id, &mut step);
+            }
+        }
+        _ => {
+            let read = match mode {
+                "component-json" => Read::Text,
+                "component-json-read" => Read::ParsedText,
+                "component" => Read::Outcome,
+                other => panic!("unknown mode {other}"),
+            };
+            let runtime = Runtime::new(Vec::new()).expect("the component");
+            let mut s = runtime
+                .guard_session(&Default::default())
+                .expect("a session");
+            let mut step = |client: bool, line: &[u8], now: u64| -> usize {
+                let ctx = Context {
+                    unix_millis: now,
+                    entropy: now,
+                };
+                let call = if client {
+                    Call::ClientLine(line)
+                } else {
+                    Call::UpstreamLine(line)
+                };
+                match read {
+                    Read::Text => s.outcome_json(call, ctx).expect("an outcome").len(),
+                    Read::ParsedText => {
+                        let text = s.outcome_json(call, ctx).expect("an outcome");
+                        Outcome::parse(&text).expect("an outcome").steps.len()
+                    }
+                    Read::Outcome => s.outcome(call, ctx).expect("an outcome").steps.len(),
+                }
+            };
+            handshake(&mut step);
+            for id in 1..=pairs {
+                time(id, &mut step);
+            }
+        }
+    }
+    timed as f64 / pairs as f64
+}
+
+/// The native steps of reading a large result's line, timed on their own (`--result-bytes`).
+const LARGE_STEPS: [&str; 3] = ["utf8", "parse", "members"];
+
 fn main() {
     let cli = Cli::parse();
+    if let Some(bytes) = cli.result_bytes {
+        let pairs = cli.pairs.min(1_000);
+        let modes: Vec<&str> = match &cli.only {
+            Some(m) => vec![m.as_str()],
+            None => LARGE_STEPS.iter().chain(MODES.iter()).copied().collect(),
+        };
+        println!(
+            "{pairs} results of {bytes} bytes per mode; this thread's CPU ms per result line (the request not counted)"
+        );
+        for mode in modes {
+            let ns = large(mode, pairs, bytes);
+            println!(
+                "{mode:<20} {:>8.3} ms/result {:>7.2} GB/s",
+                ns / 1e6,
+                bytes as f64 / ns
+            );
+        }
+        return;
+    }
     let modes: Vec<&str> = match &cli.only {
         Some(m) => vec![m.as_str()],
         None => MODES.to_vec(),

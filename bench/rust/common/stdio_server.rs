@@ -27,7 +27,7 @@ struct Incoming<'a> {
 
 /// A `tools/call` result whose text is `bytes` long (`--result-bytes`), built once: what a file-reading or
 /// search tool returns, for measuring what the relay costs per byte.
-fn large_result(bytes: usize) -> String {
+pub fn large_result(bytes: usize) -> String {
     let line = "lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt. ";
     let text: String = line.chars().cycle().take(bytes).collect();
     format!(r#"{{"content":[{{"type":"text","text":"{text}"}}],"isError":false}}"#)

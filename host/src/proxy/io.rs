@@ -5,9 +5,7 @@
 
 use std::sync::Arc;
 use std::time::Instant;
-use tokio::io::{
-    AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader,
-};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 
 /// One read from a line-oriented pipe.
@@ -54,9 +52,9 @@ pub async fn pump<R, T>(
 ) where
     R: AsyncRead + Unpin,
 {
-    let mut reader = BufReader::with_capacity(64 * 1024, reader);
+    let mut reader = LineReader::new(reader);
     loop {
-        let read = read_line(&mut reader, cap).await;
+        let read = reader.read_line(cap).await;
         let at = Instant::now();
         let permit = match &read {
             Read::Line(l) => budget.reserve(l.len()).await,
@@ -69,60 +67,154 @@ pub async fn pump<R, T>(
     }
 }
 
-/// Reads one line of at most `cap` bytes; of a longer one, only its ends are kept.
-pub async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, cap: usize) -> Read {
-    let mut line = Vec::new();
-    let mut total: u64 = 0;
-    let mut oversize = false;
-    let mut tail = Vec::new();
-    let discarded = |line: Vec<u8>, tail: Vec<u8>, length: u64| Read::Oversize {
-        length,
-        head: line,
-        tail,
-    };
-    loop {
-        let buf = match reader.fill_buf().await {
-            Ok(buf) => buf,
-            Err(e) => return Read::Failed(e),
-        };
-        if buf.is_empty() {
-            return match (total, oversize) {
-                (0, _) => Read::Eof,
-                (_, true) => discarded(line, tail, total),
-                (_, false) => Read::Line(line),
-            };
+/// How much a reader asks its pipe for at once, and how long a line grows in the reader's own buffer before
+/// it is read straight into a buffer of its own.
+const CHUNK: usize = 64 * 1024;
+
+/// A pipe read line by line. Short lines are cut from one reused buffer, as a `BufReader` would; a line
+/// that outgrows [`CHUNK`] moves to a buffer of its own and the rest of it is read straight into that one
+/// (no second copy of a multi-megabyte line, and one read call per pipe-full rather than per chunk); what a
+/// read brings past its end goes back to the shared buffer for the next line. The reader keeps nothing of a
+/// long line once it is handed out.
+pub struct LineReader<R> {
+    inner: R,
+    /// What was read and not yet handed out is `buf[at..]`.
+    buf: Vec<u8>,
+    at: usize,
+    /// The bytes of `buf[at..]` known to hold no newline.
+    scanned: usize,
+    /// How much one read asks for (at most [`CHUNK`]; smaller in tests, to cut lines anywhere).
+    chunk: usize,
+}
+
+impl<R: AsyncRead + Unpin> LineReader<R> {
+    pub fn new(inner: R) -> Self {
+        LineReader::with_chunk(inner, CHUNK)
+    }
+
+    fn with_chunk(inner: R, chunk: usize) -> Self {
+        LineReader {
+            inner,
+            buf: Vec::with_capacity(chunk),
+            at: 0,
+            scanned: 0,
+            chunk,
         }
-        let newline = memchr::memchr(b'\n', buf);
-        let chunk = &buf[..newline.unwrap_or(buf.len())];
-        total += chunk.len() as u64;
-        if oversize {
-            // `line` is the head now: filled up to its size, then left alone.
-            let room = EDGE_BYTES.saturating_sub(line.len()).min(chunk.len());
-            line.extend_from_slice(&chunk[..room]);
-            keep_tail(&mut tail, chunk);
-        } else if line.len() + chunk.len() > cap {
-            oversize = true;
-            // What was read so far: its start is the head, its end (with this chunk) the tail so far.
-            keep_tail(&mut tail, &line);
-            keep_tail(&mut tail, chunk);
-            let head_len = line.len().min(EDGE_BYTES);
-            if head_len < EDGE_BYTES {
-                line.extend_from_slice(&chunk[..(EDGE_BYTES - head_len).min(chunk.len())]);
+    }
+
+    /// Reads one line of at most `cap` bytes; of a longer one, only its ends are kept.
+    pub async fn read_line(&mut self, cap: usize) -> Read {
+        loop {
+            let pending = &self.buf[self.at..];
+            if let Some(i) = memchr::memchr(b'\n', &pending[self.scanned..]) {
+                let end = self.scanned + i;
+                let read = whole_line(&pending[..end], cap);
+                self.at += end + 1;
+                self.scanned = 0;
+                return read;
             }
-            line.truncate(EDGE_BYTES);
-            line.shrink_to_fit();
-        } else {
-            line.extend_from_slice(chunk);
-        }
-        let consumed = newline.map_or(buf.len(), |i| i + 1);
-        reader.consume(consumed);
-        if newline.is_some() {
-            return if oversize {
-                discarded(line, tail, total)
-            } else {
-                Read::Line(line)
+            self.scanned = pending.len();
+            if pending.len() >= self.chunk.min(cap + 1) {
+                return self.long_line(cap).await;
+            }
+            // Room for one more read, the pending start of a line moved to the front first.
+            if self.at > 0 {
+                self.buf.drain(..self.at);
+                self.at = 0;
+            }
+            self.buf.reserve(self.chunk);
+            let n = match self.fill().await {
+                Ok(n) => n,
+                Err(e) => return Read::Failed(e),
             };
+            if n == 0 {
+                // The end: a final line without its newline counts too.
+                let last = self.buf.split_off(self.at);
+                self.buf.clear();
+                self.at = 0;
+                self.scanned = 0;
+                return match last.len() {
+                    0 => Read::Eof,
+                    _ => whole_line(&last, cap),
+                };
+            }
         }
+    }
+
+    /// Reads into `buf`'s spare room, up to one chunk.
+    async fn fill(&mut self) -> std::io::Result<usize> {
+        let mut limited = (&mut self.inner).take(self.chunk as u64);
+        limited.read_buf(&mut self.buf).await
+    }
+
+    /// A line longer than a chunk (or than `cap`) whose start is `buf[at..]`: read on into a buffer of its
+    /// own; once longer than `cap`, discarded as it streams, its ends kept.
+    async fn long_line(&mut self, cap: usize) -> Read {
+        let mut line = self.buf.split_off(self.at);
+        self.buf.clear();
+        self.at = 0;
+        self.scanned = 0;
+        while line.len() <= cap {
+            let from = line.len();
+            // Once its room is spent, the line's room doubles (few moves for a long line); a read fills what
+            // room there is, but never past one byte over the cap: more would be reading what is thrown away.
+            if line.capacity() - from < self.chunk {
+                line.reserve(from.max(self.chunk));
+            }
+            let want = (line.capacity() - from).min(cap + 1 - from);
+            let mut limited = (&mut self.inner).take(want as u64);
+            match limited.read_buf(&mut line).await {
+                Ok(0) => return Read::Line(line),
+                Ok(_) => {}
+                Err(e) => return Read::Failed(e),
+            }
+            if let Some(i) = memchr::memchr(b'\n', &line[from..]) {
+                // What the read brought past the line's end starts the next one.
+                let end = from + i;
+                self.buf.extend_from_slice(&line[end + 1..]);
+                line.truncate(end);
+                return Read::Line(line);
+            }
+        }
+        let mut length = line.len() as u64;
+        let mut head = line[..EDGE_BYTES.min(line.len())].to_vec();
+        let mut tail = Vec::with_capacity(EDGE_BYTES);
+        keep_tail(&mut tail, &line);
+        drop(line);
+        loop {
+            self.buf.clear();
+            self.buf.reserve(self.chunk);
+            let n = match self.fill().await {
+                Ok(n) => n,
+                Err(e) => return Read::Failed(e),
+            };
+            let newline = memchr::memchr(b'\n', &self.buf);
+            let piece = &self.buf[..newline.unwrap_or(n)];
+            let room = EDGE_BYTES.saturating_sub(head.len()).min(piece.len());
+            head.extend_from_slice(&piece[..room]);
+            keep_tail(&mut tail, piece);
+            length += piece.len() as u64;
+            if let Some(i) = newline {
+                self.at = i + 1;
+            }
+            if n == 0 || newline.is_some() {
+                return Read::Oversize { length, head, tail };
+            }
+        }
+    }
+}
+
+/// A line read whole: itself, or its ends when it is longer than `cap`.
+fn whole_line(line: &[u8], cap: usize) -> Read {
+    if line.len() <= cap {
+        return Read::Line(line.to_vec());
+    }
+    let mut tail = Vec::with_capacity(EDGE_BYTES);
+    keep_tail(&mut tail, line);
+    Read::Oversize {
+        length: line.len() as u64,
+        head: line[..EDGE_BYTES.min(line.len())].to_vec(),
+        tail,
     }
 }
 
@@ -309,12 +401,49 @@ pub async fn read_stderr_bursts<R: AsyncRead + Unpin>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
+
+    fn show(read: Read) -> Option<String> {
+        match read {
+            Read::Line(l) => Some(String::from_utf8_lossy(&l).into_owned()),
+            Read::Oversize { length, head, tail } => Some(format!(
+                "<oversize {length} {}..{}>",
+                String::from_utf8_lossy(&head),
+                String::from_utf8_lossy(&tail)
+            )),
+            Read::Eof => None,
+            Read::Failed(e) => panic!("{e}"),
+        }
+    }
+
+    /// Every read of `input` through a reader asking for `chunk` bytes at a time.
+    async fn reads(input: &[u8], cap: usize, chunk: usize) -> Vec<String> {
+        let mut r = LineReader::with_chunk(input, chunk);
+        let mut out = Vec::new();
+        while let Some(read) = show(r.read_line(cap).await) {
+            out.push(read);
+        }
+        out
+    }
+
+    /// What reading `input` must give: each newline-ended piece (and a last one without), whole, or its length
+    /// and ends when longer than `cap`.
+    fn expected(input: &[u8], cap: usize) -> Vec<String> {
+        let mut pieces: Vec<&[u8]> = input.split(|b| *b == b'\n').collect();
+        if pieces.last().is_some_and(|p| p.is_empty()) {
+            pieces.pop();
+        }
+        pieces
+            .into_iter()
+            .map(|p| show(whole_line(p, cap)).unwrap())
+            .collect()
+    }
 
     async fn lines(input: &[u8], cap: usize) -> Vec<String> {
-        let mut r = tokio::io::BufReader::with_capacity(4, input);
+        let mut r = LineReader::with_chunk(input, 4);
         let mut out = Vec::new();
         loop {
-            match read_line(&mut r, cap).await {
+            match r.read_line(cap).await {
                 Read::Line(l) => out.push(String::from_utf8(l).unwrap()),
                 Read::Oversize { length, head, tail } => out.push(format!(
                     "<oversize {length} {}..{}>",
@@ -342,14 +471,51 @@ mod tests {
     async fn an_oversize_line_keeps_its_ends_only() {
         let line: Vec<u8> = (0..20_000u32).map(|i| b'a' + (i % 26) as u8).collect();
         let input = [line.as_slice(), b"\n"].concat();
-        let mut r = tokio::io::BufReader::with_capacity(700, &input[..]);
-        match read_line(&mut r, 5_000).await {
+        let mut r = LineReader::with_chunk(&input[..], 700);
+        match r.read_line(5_000).await {
             Read::Oversize { length, head, tail } => {
                 assert_eq!(length, 20_000);
                 assert_eq!(head, line[..EDGE_BYTES]);
                 assert_eq!(tail, line[line.len() - EDGE_BYTES..]);
             }
             other => panic!("{other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_long_line_read_straight_into_its_own_buffer_leaves_the_next_lines_whole() {
+        // Longer than a chunk: read on into a buffer of its own, one read bringing the next lines with it.
+        let long: Vec<u8> = (0..300_000u32).map(|i| b'a' + (i % 26) as u8).collect();
+        let input = [long.as_slice(), b"\nnext\n\nlast"].concat();
+        let got = reads(&input, 1 << 20, CHUNK).await;
+        assert_eq!(got, expected(&input, 1 << 20));
+        assert_eq!(got.len(), 4);
+        assert_eq!(got[0].len(), long.len());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// Any input, cut into reads of any size, under any cap: the lines of a plain split, each whole or its
+        /// ends, in order, none lost (a mutated reader, one that drops what a long line's read brought past its
+        /// end, fails this).
+        #[test]
+        fn lines_are_the_split_of_the_input_whatever_the_reads(
+            pieces in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::collection::vec(proptest::prelude::any::<u8>(), 0..40),
+                    proptest::collection::vec(proptest::prelude::any::<u8>(), 0..3000),
+                    (0usize..12_000).prop_map(|n| vec![b'x'; n]),
+                    proptest::strategy::Just(b"\n".to_vec()),
+                ],
+                0..12,
+            ),
+            cap in proptest::prop_oneof![1usize..20, 20usize..5_000, 5_000usize..20_000],
+            chunk in proptest::prop_oneof![1usize..8, 8usize..2_000, proptest::strategy::Just(CHUNK)],
+        ) {
+            let input = pieces.concat();
+            let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+            let got = rt.block_on(reads(&input, cap, chunk));
+            proptest::prop_assert_eq!(got, expected(&input, cap));
         }
     }
 

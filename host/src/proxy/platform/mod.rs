@@ -7,7 +7,7 @@
 //!   on close ([`windows`]);
 //! - the guard's own signals ([`Signals`]): SIGTERM, SIGINT and SIGHUP on Unix, console control events on
 //!   Windows;
-//! - the guard's stdin and stdout ([`stdin`], [`stdout`]), the exit status of a process a signal ended
+//! - the guard's stdin and stdout ([`stdin`], [`stdout`]), its pipes' size on Linux ([`widen_pipe`]), the exit status of a process a signal ended
 //!   ([`signal_of`]), a connection's socket as the HTTP front peeks at it ([`peer_closed`]), the listening
 //!   socket's options ([`allow_rebind`]) and the descriptor limit ([`raise_descriptor_limit`]);
 //! - the helper process the CLI runs as before anything else ([`run_helper`]: the keeper, the watcher).
@@ -29,7 +29,9 @@ pub use linux::{run_helper, spawn};
 #[cfg(all(unix, not(target_os = "linux")))]
 pub use macos::{run_helper, spawn};
 #[cfg(unix)]
-pub use unix::{allow_rebind, raw_socket, signal_of, stdin, stdout, RawSocket, Signals, Tree};
+pub use unix::{
+    allow_rebind, raw_socket, signal_of, stdin, stdout, widen_pipe, RawSocket, Signals, Tree,
+};
 #[cfg(windows)]
 pub use windows::{
     allow_rebind, raw_socket, run_helper, signal_of, spawn, stdin, stdout, RawSocket, Signals, Tree,

@@ -77,6 +77,13 @@ pub fn start(
         tracing::error!(event = "guard-failed", "the upstream's pipes are missing");
         return Err(StartFailed::Broken);
     };
+    // Large lines pass in fewer pieces (platform::widen_pipe).
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        crate::proxy::platform::widen_pipe(child_in.as_raw_fd());
+        crate::proxy::platform::widen_pipe(child_out.as_raw_fd());
+    }
     let (output_closed_tx, output_closed) = oneshot::channel();
     let budget = Budget::new();
     pump_upstream(
