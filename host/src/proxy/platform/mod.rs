@@ -7,9 +7,10 @@
 //!   on close ([`windows`]);
 //! - the guard's own signals ([`Signals`]): SIGTERM, SIGINT and SIGHUP on Unix, console control events on
 //!   Windows;
-//! - the guard's stdin and stdout ([`stdin`], [`stdout`]), its pipes' size on Linux ([`widen_pipe`]), the exit status of a process a signal ended
-//!   ([`signal_of`]), a connection's socket as the HTTP front peeks at it ([`peer_closed`]), the listening
-//!   socket's options ([`allow_rebind`]) and the descriptor limit ([`raise_descriptor_limit`]);
+//! - the guard's stdin and stdout ([`stdin`], [`stdout`]), its pipes' size on Linux ([`widen_pipe`]), the
+//!   exit status of a process a signal ended ([`signal_of`]), a connection's socket as the HTTP front peeks
+//!   at it ([`peer_closed`]), the listening socket's options ([`allow_rebind`]) and the descriptor limit
+//!   ([`raise_descriptor_limit`]);
 //! - the helper process the CLI runs as before anything else ([`run_helper`]: the keeper, the watcher).
 //!
 //! What each platform guarantees, and where they differ: docs/guard.md ("Platforms").
