@@ -21,6 +21,7 @@ mod defaultsgen;
 mod failuregen;
 mod guardgen;
 mod js;
+mod outcomegen;
 mod pysig;
 mod recordgen;
 mod redactgen;
@@ -53,6 +54,7 @@ fn gen(check: bool) -> Result<()> {
     let mut files = codegen::generated_files();
     files.push((pysig::PATH, pysig::python_signatures()?));
     files.extend(guardgen::generated_files()?);
+    files.extend(outcomegen::generated_files()?);
     files.extend(failuregen::generated_files()?);
     files.extend(redactgen::generated_files()?);
     files.extend(validategen::generated_files()?);
