@@ -19,6 +19,7 @@ pub fn generated_files() -> Vec<(&'static str, String)> {
         ),
         ("bindings/js/src/taxonomy.ts", typescript_types()),
         ("host/src/taxonomy.rs", host_rust()),
+        ("guest/src/component/kind_input.rs", guest_kind_input()),
         ("native/src/kinds.rs", native_kinds()),
         (
             jsonrpc_errors_guest::policy::schema::PATH,
@@ -40,6 +41,9 @@ fn wit_ident(name: &str) -> String {
         kebab
     }
 }
+
+/// The WIT's `log-level` cases, loudest first.
+const LOG_LEVELS: [&str; 4] = ["error", "warn", "info", "debug"];
 
 fn wit_type(ty: FieldType) -> &'static str {
     ty.name()
@@ -80,7 +84,7 @@ pub fn wit_kinds() -> String {
     let _ = writeln!(w, "    /// ThoughtGate's four gates, in decision order.");
     let _ = writeln!(w, "    enum gate {{ {} }}\n", t.meta.gate_order.join(", "));
     let _ = writeln!(w, "    /// The level a kind is logged at.");
-    let _ = writeln!(w, "    enum log-level {{ error, warn, info, debug }}\n");
+    let _ = writeln!(w, "    enum log-level {{ {} }}\n", LOG_LEVELS.join(", "));
     for k in t.kinds.iter().filter(|k| !k.fields.is_empty()) {
         wit_doc(&mut w, "    ", &format!("Fields of `{}`.", k.name));
         let _ = writeln!(w, "    record {}-fields {{", k.name);
@@ -364,6 +368,61 @@ pub fn host_rust() -> String {
         s,
         "pub fn mcp_kind(code: i64) -> Option<(&'static str, u16)> {{\n    Some(match code {{\n{arms}        _ => return None,\n    }})\n}}"
     );
+    s
+}
+
+/// The component's reading of the WIT's kinds (`interface kinds`), written case by case rather than through
+/// serde derives on wit-bindgen's types: the derived `Serialize` of `error-kind` alone was 36 KB of the
+/// component's code. `kind_input`: an `error-kind` as the map input `api::map_error_value` reads (`kind` named,
+/// then every field, an absent option null, as serde wrote them); and the enums a `kind-info` carries from
+/// their names.
+pub fn guest_kind_input() -> String {
+    let t = taxonomy();
+    let mut s = String::new();
+    let _ = writeln!(s, "// {HEADER}\n");
+    let _ = writeln!(
+        s,
+        "use super::exports::jsonrpc_errors::core::kinds::{{Category, ErrorKind, Gate, LogLevel}};\nuse serde_json::{{Map, Value}};\n"
+    );
+    let _ = writeln!(
+        s,
+        "/// `ErrorKind::ToolNotExposed(f)` → `{{\"kind\": \"tool-not-exposed\", \"tool\": …, \"source\": … or null}}`.\npub(super) fn kind_input(kind: ErrorKind) -> Map<String, Value> {{\n    let mut m = Map::new();\n    match kind {{"
+    );
+    for k in &t.kinds {
+        let rust = upper_camel(&k.name);
+        if k.fields.is_empty() {
+            let _ = writeln!(s, "        ErrorKind::{rust} => {{\n            m.insert(\"kind\".into(), {:?}.into());\n        }}", k.name);
+            continue;
+        }
+        let _ = writeln!(s, "        ErrorKind::{rust}(f) => {{\n            m.insert(\"kind\".into(), {:?}.into());", k.name);
+        for f in &k.fields {
+            let field = f.name.replace('-', "_");
+            // serde_json's `From`s: an option's `None` is null, a list an array.
+            if f.ty == FieldType::Object {
+                panic!("kind {}: an object field has no WIT type", k.name);
+            }
+            let value = format!("f.{field}.into()");
+            let _ = writeln!(s, "            m.insert({:?}.into(), {value});", f.name);
+        }
+        let _ = writeln!(s, "        }}");
+    }
+    let _ = writeln!(s, "    }}\n    m\n}}");
+    let enums: [(&str, &str, Vec<&str>); 3] = [
+        ("category", "Category", categories()),
+        (
+            "gate",
+            "Gate",
+            t.meta.gate_order.iter().map(String::as_str).collect(),
+        ),
+        ("log_level", "LogLevel", LOG_LEVELS.to_vec()),
+    ];
+    for (fun, rust, cases) in enums {
+        let _ = writeln!(s, "\n/// The `{rust}` named `name`.\npub(super) fn {fun}(name: &str) -> Option<{rust}> {{\n    Some(match name {{");
+        for case in cases {
+            let _ = writeln!(s, "        {case:?} => {rust}::{},", upper_camel(case));
+        }
+        let _ = writeln!(s, "        _ => return None,\n    }})\n}}");
+    }
     s
 }
 
