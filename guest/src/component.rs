@@ -19,7 +19,7 @@ use exports::jsonrpc_errors::core::api::Guest;
 use exports::jsonrpc_errors::core::guard::{
     GuardOptions, RequestFailure, SessionOutcome, UpstreamFailure,
 };
-use exports::jsonrpc_errors::core::kinds::{Dialect, ErrorKind};
+use exports::jsonrpc_errors::core::kinds::{Category, Dialect, ErrorKind, Gate, LogLevel};
 use exports::jsonrpc_errors::core::types::{
     CallContext as WitContext, CodesFormat, ErrorObject as WitErrorObject, Finding, InputProblem,
     KindInfo, Outcome, Redaction, RequestMeta, ValidateOptions,
@@ -60,7 +60,7 @@ fn dialect_name(dialect: Dialect) -> &'static str {
 
 /// `ErrorKind::ToolNotExposed(ToolNotExposedFields { tool, source })` → `{"kind": "tool-not-exposed", "tool": …}`.
 fn kind_to_input(kind: ErrorKind, meta: RequestMeta) -> Result<Value, ErrorObject> {
-    let mut obj = kind_input::kind_input(kind);
+    let mut obj = kind.into_input();
     if let Some(id) = meta.id_json {
         let id: Value = serde_json::from_str(&id)
             .map_err(|e| crate::error::InputError::NotJson(e.to_string()).to_error_object())?;
@@ -189,15 +189,15 @@ impl Guest for Component {
                 Some(KindInfo {
                     name: k.name.clone(),
                     summary: k.summary.clone(),
-                    category: kind_input::category(&k.category)?,
+                    category: Category::from_name(&k.category)?,
                     gate: match &k.gate {
-                        Some(g) => Some(kind_input::gate(g)?),
+                        Some(g) => Some(Gate::from_name(g)?),
                         None => None,
                     },
                     retryable: k.retryable,
                     retry_hint: k.retry_hint.clone(),
                     http_status: k.http_status,
-                    log_level: kind_input::log_level(&k.log_level)?,
+                    log_level: LogLevel::from_name(&k.log_level)?,
                     canonical_code: k.dialect("canonical")?.code?,
                     message: k.message.clone(),
                 })

@@ -2,6 +2,7 @@
 //! test run, fails when one is stale): the WIT kinds interface, docs/codes.md, the Python and TypeScript
 //! constants and the host's. Build-time code only: the shipped guest crate carries none of it.
 
+use crate::recordgen::rustfmt;
 use jsonrpc_errors_guest::taxonomy::{taxonomy, Dialect, FieldType, Kind, DIALECTS};
 use std::fmt::Write;
 
@@ -382,11 +383,15 @@ pub fn guest_kind_input() -> String {
     let _ = writeln!(s, "// {HEADER}\n");
     let _ = writeln!(
         s,
+        "//! The WIT's kinds as the component reads them: an `error-kind` as `map_error`'s input, the enums a\n//! `kind-info` carries by name. Written by `xtask/src/codegen.rs` (`guest_kind_input`), not serde derives.\n"
+    );
+    let _ = writeln!(
+        s,
         "use super::exports::jsonrpc_errors::core::kinds::{{Category, ErrorKind, Gate, LogLevel}};\nuse serde_json::{{Map, Value}};\n"
     );
     let _ = writeln!(
         s,
-        "/// `ErrorKind::ToolNotExposed(f)` → `{{\"kind\": \"tool-not-exposed\", \"tool\": …, \"source\": … or null}}`.\npub(super) fn kind_input(kind: ErrorKind) -> Map<String, Value> {{\n    let mut m = Map::new();\n    match kind {{"
+        "impl ErrorKind {{\n    /// `ErrorKind::ToolNotExposed(f)` → `{{\"kind\": \"tool-not-exposed\", \"tool\": …, \"source\": … or null}}`.\n    pub(crate) fn into_input(self) -> Map<String, Value> {{\n        let mut m = Map::new();\n        match self {{"
     );
     for k in &t.kinds {
         let rust = upper_camel(&k.name);
@@ -406,24 +411,23 @@ pub fn guest_kind_input() -> String {
         }
         let _ = writeln!(s, "        }}");
     }
-    let _ = writeln!(s, "    }}\n    m\n}}");
-    let enums: [(&str, &str, Vec<&str>); 3] = [
-        ("category", "Category", categories()),
+    let _ = writeln!(s, "    }}\n    m\n}}\n}}");
+    let enums: [(&str, Vec<&str>); 3] = [
+        ("Category", categories()),
         (
-            "gate",
             "Gate",
             t.meta.gate_order.iter().map(String::as_str).collect(),
         ),
-        ("log_level", "LogLevel", LOG_LEVELS.to_vec()),
+        ("LogLevel", LOG_LEVELS.to_vec()),
     ];
-    for (fun, rust, cases) in enums {
-        let _ = writeln!(s, "\n/// The `{rust}` named `name`.\npub(super) fn {fun}(name: &str) -> Option<{rust}> {{\n    Some(match name {{");
+    for (rust, cases) in enums {
+        let _ = writeln!(s, "\nimpl {rust} {{\n/// The case named `name`.\npub(crate) fn from_name(name: &str) -> Option<Self> {{\n    Some(match name {{");
         for case in cases {
             let _ = writeln!(s, "        {case:?} => {rust}::{},", upper_camel(case));
         }
-        let _ = writeln!(s, "        _ => return None,\n    }})\n}}");
+        let _ = writeln!(s, "        _ => return None,\n    }})\n}}\n}}");
     }
-    s
+    rustfmt(&s).expect("rustfmt formats the kinds' reader")
 }
 
 /// A public function of the host's `ErrorKind` (`signature`, after `pub fn `): a `match` with one arm per kind,
