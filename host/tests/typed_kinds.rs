@@ -17,7 +17,7 @@ fn sample(ty: &Type, n: u64, present: bool) -> Option<(Val, Value)> {
         Type::String => (Val::String(format!("v{n}")), json!(format!("v{n}"))),
         Type::U64 => (Val::U64(n), json!(n)),
         Type::S32 => (Val::S32(-(n as i32)), json!(-(n as i32))),
-        Type::Bool => (Val::Bool(n % 2 == 0), json!(n % 2 == 0)),
+        Type::Bool => (Val::Bool(n.is_multiple_of(2)), json!(n.is_multiple_of(2))),
         Type::List(l) => {
             let (a, ja) = sample(&l.ty(), n, true)?;
             let (b, jb) = sample(&l.ty(), n + 1, true)?;
