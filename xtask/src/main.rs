@@ -1,7 +1,8 @@
 //! The project's build tool: `cargo xtask <command>`.
 //!
 //! - `gen`: write the files generated from the taxonomy and the WIT (`--check`: fail if any is stale), the
-//!   guard session's options and steps among them (`guardgen.rs`), why the upstream failed
+//!   guard session's options and steps among them (`guardgen.rs`; the `session-outcome` record's
+//!   conversions, `outcomegen.rs`), why the upstream failed
 //!   (`failuregen.rs`), the redaction options (`redactgen.rs`) and the
 //!   validate options (`validategen.rs`)
 //! - `component`: build the guest for wasm32-unknown-unknown and make it a component
