@@ -2,6 +2,7 @@
 //! test run, fails when one is stale): the WIT kinds interface, docs/codes.md, the Python and TypeScript
 //! constants and the host's. Build-time code only: the shipped guest crate carries none of it.
 
+use crate::recordgen::rustfmt;
 use jsonrpc_errors_guest::taxonomy::{taxonomy, Dialect, FieldType, Kind, DIALECTS};
 use std::fmt::Write;
 
@@ -19,6 +20,7 @@ pub fn generated_files() -> Vec<(&'static str, String)> {
         ),
         ("bindings/js/src/taxonomy.ts", typescript_types()),
         ("host/src/taxonomy.rs", host_rust()),
+        ("guest/src/component/kind_input.rs", guest_kind_input()),
         ("native/src/kinds.rs", native_kinds()),
         (
             jsonrpc_errors_guest::policy::schema::PATH,
@@ -40,6 +42,9 @@ fn wit_ident(name: &str) -> String {
         kebab
     }
 }
+
+/// The WIT's `log-level` cases, loudest first.
+const LOG_LEVELS: [&str; 4] = ["error", "warn", "info", "debug"];
 
 fn wit_type(ty: FieldType) -> &'static str {
     ty.name()
@@ -80,7 +85,7 @@ pub fn wit_kinds() -> String {
     let _ = writeln!(w, "    /// ThoughtGate's four gates, in decision order.");
     let _ = writeln!(w, "    enum gate {{ {} }}\n", t.meta.gate_order.join(", "));
     let _ = writeln!(w, "    /// The level a kind is logged at.");
-    let _ = writeln!(w, "    enum log-level {{ error, warn, info, debug }}\n");
+    let _ = writeln!(w, "    enum log-level {{ {} }}\n", LOG_LEVELS.join(", "));
     for k in t.kinds.iter().filter(|k| !k.fields.is_empty()) {
         wit_doc(&mut w, "    ", &format!("Fields of `{}`.", k.name));
         let _ = writeln!(w, "    record {}-fields {{", k.name);
@@ -365,6 +370,81 @@ pub fn host_rust() -> String {
         "pub fn mcp_kind(code: i64) -> Option<(&'static str, u16)> {{\n    Some(match code {{\n{arms}        _ => return None,\n    }})\n}}"
     );
     s
+}
+
+/// The component's reading of the WIT's kinds (`interface kinds`), written case by case rather than through
+/// serde derives on wit-bindgen's types: the derived `Serialize` of `error-kind` alone was 36 KB of the
+/// component's code. `kind_input`: an `error-kind` as the map input `api::map_error_value` reads (`kind` named,
+/// then every field, an absent option null, as serde wrote them); and the enums a `kind-info` carries from
+/// their names.
+pub fn guest_kind_input() -> String {
+    let t = taxonomy();
+    let mut s = String::new();
+    let _ = writeln!(s, "// {HEADER}\n");
+    let _ = writeln!(
+        s,
+        "//! The WIT's kinds as the component reads them: an `error-kind` as `map_error`'s input, the enums a\n//! `kind-info` carries by name. Written by `xtask/src/codegen.rs` (`guest_kind_input`), not serde derives.\n"
+    );
+    let _ = writeln!(
+        s,
+        "use super::exports::jsonrpc_errors::core::kinds::{{Category, ErrorKind, Gate, LogLevel}};\nuse serde_json::{{Map, Value}};\n"
+    );
+    // Each arm converts its fields and hands them to one `input`: the map's insertions inlined in every arm
+    // were 26 KB of the component, one copy is a few hundred bytes.
+    let _ = writeln!(
+        s,
+        "impl ErrorKind {{\n    /// `ErrorKind::ToolNotExposed(f)` → `{{\"kind\": \"tool-not-exposed\", \"tool\": …, \"source\": … or null}}`.\n    pub(crate) fn into_input(self) -> Map<String, Value> {{\n        match self {{"
+    );
+    for k in &t.kinds {
+        let rust = upper_camel(&k.name);
+        if k.fields.is_empty() {
+            let _ = writeln!(
+                s,
+                "        ErrorKind::{rust} => input({:?}, Vec::new()),",
+                k.name
+            );
+            continue;
+        }
+        let mut fields = Vec::new();
+        for f in &k.fields {
+            // serde_json's `From`s: an option's `None` is null, a list an array.
+            if f.ty == FieldType::Object {
+                panic!("kind {}: an object field has no WIT type", k.name);
+            }
+            fields.push(format!(
+                "({:?}, f.{}.into())",
+                f.name,
+                f.name.replace('-', "_")
+            ));
+        }
+        let _ = writeln!(
+            s,
+            "        ErrorKind::{rust}(f) => input({:?}, vec![{}]),",
+            k.name,
+            fields.join(", ")
+        );
+    }
+    let _ = writeln!(s, "    }}\n}}\n}}");
+    let _ = writeln!(
+        s,
+        "\n/// `{{\"kind\": kind, ...fields}}`, in that order.\n#[inline(never)]\nfn input(kind: &str, fields: Vec<(&str, Value)>) -> Map<String, Value> {{\n    let mut m = Map::new();\n    m.insert(\"kind\".into(), kind.into());\n    for (name, value) in fields {{\n        m.insert(name.into(), value);\n    }}\n    m\n}}"
+    );
+    let enums: [(&str, Vec<&str>); 3] = [
+        ("Category", categories()),
+        (
+            "Gate",
+            t.meta.gate_order.iter().map(String::as_str).collect(),
+        ),
+        ("LogLevel", LOG_LEVELS.to_vec()),
+    ];
+    for (rust, cases) in enums {
+        let _ = writeln!(s, "\nimpl {rust} {{\n/// The case named `name`.\npub(crate) fn from_name(name: &str) -> Option<Self> {{\n    Some(match name {{");
+        for case in cases {
+            let _ = writeln!(s, "        {case:?} => {rust}::{},", upper_camel(case));
+        }
+        let _ = writeln!(s, "        _ => return None,\n    }})\n}}\n}}");
+    }
+    rustfmt(&s).expect("rustfmt formats the kinds' reader")
 }
 
 /// A public function of the host's `ErrorKind` (`signature`, after `pub fn `): a `match` with one arm per kind,

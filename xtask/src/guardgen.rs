@@ -36,7 +36,7 @@ pub const HOST: &str = "host/src/guard/schema.rs";
 pub const PYTHON: &str = "bindings/python/src/jsonrpc_errors/_guard_schema.py";
 pub const TYPESCRIPT: &str = "bindings/js/src/guard-schema.ts";
 
-const HEADER: &str =
+pub(crate) const HEADER: &str =
     "Generated from wit/world.wit (interface `guard`) by `cargo xtask gen`; do not edit.";
 
 /// A field's type, as far as the shells need to know it.
@@ -123,22 +123,22 @@ pub(crate) fn doc_lines(docs: &Docs) -> Vec<String> {
 /// An enum the shapes use: its name, its cases with their docs, its docs.
 pub(crate) type EnumDef = (String, Vec<(String, Vec<String>)>, Vec<String>);
 
-struct Schema {
+pub(crate) struct Schema {
     options: Vec<Field>,
     /// What a session resolved (`session-settings`).
     settings: Vec<Field>,
     settings_docs: Vec<String>,
     options_docs: Vec<String>,
-    /// (case name, its record's name and fields)
-    steps: Vec<(String, String, Vec<String>, Vec<Field>)>,
-    outcome: Vec<Field>,
+    /// (case name, its record's name and docs, its fields)
+    pub(crate) steps: Vec<(String, String, Vec<String>, Vec<Field>)>,
+    pub(crate) outcome: Vec<Field>,
     outcome_docs: Vec<String>,
     /// The step variant's docs.
     step_docs: Vec<String>,
     /// Every enum the shapes use: name, cases, docs per case.
-    enums: Vec<EnumDef>,
+    pub(crate) enums: Vec<EnumDef>,
     /// The enums `interface guard` declares itself (not `use`d from another interface).
-    own_enums: Vec<String>,
+    pub(crate) own_enums: Vec<String>,
 }
 
 pub(crate) struct Reader<'a> {
@@ -249,7 +249,7 @@ pub(crate) fn read_interface<T>(
     read(&mut reader)
 }
 
-fn schema() -> Result<Schema> {
+pub(crate) fn schema() -> Result<Schema> {
     read_interface("guard", read_schema)
 }
 
@@ -646,7 +646,7 @@ impl JsonWriter {
 }
 
 /// The step records with more than four fields are boxed, as a struct named after the case (as the host's).
-fn boxed_step(fields: &[Field]) -> bool {
+pub(crate) fn boxed_step(fields: &[Field]) -> bool {
     fields.len() > 4
 }
 
@@ -1115,7 +1115,7 @@ fn host(s: &Schema) -> Result<String> {
     let mut boxed = Vec::new();
     for (case, _, docs, fields) in &s.steps {
         rust_doc(&mut o, "    ", docs);
-        if fields.len() > 4 {
+        if boxed_step(fields) {
             let _ = writeln!(o, "    {}(Box<{}>),", upper_camel(case), upper_camel(case));
             boxed.push((case, docs, fields));
         } else {

@@ -1,7 +1,8 @@
 //! The project's build tool: `cargo xtask <command>`.
 //!
 //! - `gen`: write the files generated from the taxonomy and the WIT (`--check`: fail if any is stale), the
-//!   guard session's options and steps among them (`guardgen.rs`), why the upstream failed
+//!   guard session's options and steps among them (`guardgen.rs`; the `session-outcome` record's
+//!   conversions, `outcomegen.rs`), why the upstream failed
 //!   (`failuregen.rs`), the redaction options (`redactgen.rs`) and the
 //!   validate options (`validategen.rs`)
 //! - `component`: build the guest for wasm32-unknown-unknown and make it a component
@@ -21,6 +22,7 @@ mod defaultsgen;
 mod failuregen;
 mod guardgen;
 mod js;
+mod outcomegen;
 mod pysig;
 mod recordgen;
 mod redactgen;
@@ -53,6 +55,7 @@ fn gen(check: bool) -> Result<()> {
     let mut files = codegen::generated_files();
     files.push((pysig::PATH, pysig::python_signatures()?));
     files.extend(guardgen::generated_files()?);
+    files.extend(outcomegen::generated_files()?);
     files.extend(failuregen::generated_files()?);
     files.extend(redactgen::generated_files()?);
     files.extend(validategen::generated_files()?);

@@ -1,7 +1,9 @@
-//! A session call's outcome as the WIT's `session-outcome` record (`client-line-outcome` and the other calls
-//! that return the record itself): field for field what `Outcome::to_json` writes as text, so that a shell
-//! reading the record and one reading the JSON see the same steps (host/tests/typed_outcome.rs compares them
-//! on generated lines). A field added to a step's record fails to compile here until it is carried.
+// Generated from wit/world.wit (interface `guard`) by `cargo xtask gen`; do not edit.
+
+//! A session call's outcome as the WIT's `session-outcome` record (`client-line-outcome` and the other
+//! calls that return the record itself): field for field what `Outcome::to_json` writes as text, so that a
+//! shell reading the record and one reading the JSON see the same steps (host/tests/typed_outcome.rs
+//! compares them on generated lines). Written by `xtask/src/outcomegen.rs`.
 
 use super::exports::jsonrpc_errors::core::guard as wit;
 use crate::guard::{Event, EventName, Outcome, Peer, Step};
@@ -27,48 +29,55 @@ fn step(s: Step) -> wit::Step {
             stream,
             line,
         }),
-        Step::Event(e) => wit::Step::Event(event(*e)),
+        Step::Event(r) => wit::Step::Event(event_step(*r)),
         Step::End { stream } => wit::Step::End(wit::EndStep { stream }),
     }
 }
 
-fn peer(p: Peer) -> wit::Peer {
-    match p {
+fn event_step(r: Event) -> wit::EventStep {
+    wit::EventStep {
+        event: event_name(r.event),
+        level: log_level(&r.level),
+        kind: r.kind,
+        code: r.code,
+        category: r.category,
+        gate: r.gate,
+        correlation_id: r.correlation_id,
+        id: r.id.map(|v| v.to_string()),
+        method: r.method,
+        detail: r.detail,
+        rule: r.rule,
+        tool: r.tool,
+    }
+}
+
+fn peer(v: Peer) -> wit::Peer {
+    match v {
         Peer::Client => wit::Peer::Client,
         Peer::Upstream => wit::Peer::Upstream,
     }
 }
 
-fn event(e: Event) -> wit::EventStep {
-    wit::EventStep {
-        event: match e.event {
-            EventName::Answered => wit::EventName::Answered,
-            EventName::Sanitized => wit::EventName::Sanitized,
-            EventName::Redacted => wit::EventName::Redacted,
-            EventName::Repaired => wit::EventName::Repaired,
-            EventName::Dropped => wit::EventName::Dropped,
-            EventName::ClientCancelled => wit::EventName::ClientCancelled,
-            EventName::UpstreamEnded => wit::EventName::UpstreamEnded,
-            EventName::Blocked => wit::EventName::Blocked,
-            EventName::Audited => wit::EventName::Audited,
-        },
-        // The session's levels are the taxonomy's `log_level` names, which are the WIT enum's cases; a name
-        // outside them (none is written) reads as the loudest rather than vanish from the log.
-        level: match e.level.as_str() {
-            "debug" => wit::LogLevel::Debug,
-            "info" => wit::LogLevel::Info,
-            "warn" => wit::LogLevel::Warn,
-            _ => wit::LogLevel::Error,
-        },
-        kind: e.kind,
-        code: e.code,
-        category: e.category,
-        gate: e.gate,
-        correlation_id: e.correlation_id,
-        id: e.id.map(|id| id.to_string()),
-        method: e.method,
-        detail: e.detail,
-        rule: e.rule,
-        tool: e.tool,
+fn event_name(v: EventName) -> wit::EventName {
+    match v {
+        EventName::Answered => wit::EventName::Answered,
+        EventName::Sanitized => wit::EventName::Sanitized,
+        EventName::Redacted => wit::EventName::Redacted,
+        EventName::Repaired => wit::EventName::Repaired,
+        EventName::Dropped => wit::EventName::Dropped,
+        EventName::ClientCancelled => wit::EventName::ClientCancelled,
+        EventName::UpstreamEnded => wit::EventName::UpstreamEnded,
+        EventName::Blocked => wit::EventName::Blocked,
+        EventName::Audited => wit::EventName::Audited,
+    }
+}
+
+/// The case named `name`; a name outside the cases (none is written) reads as `error`, the first.
+fn log_level(name: &str) -> wit::LogLevel {
+    match name {
+        "warn" => wit::LogLevel::Warn,
+        "info" => wit::LogLevel::Info,
+        "debug" => wit::LogLevel::Debug,
+        _ => wit::LogLevel::Error,
     }
 }

@@ -1,6 +1,10 @@
-//! A session call's outcome read from the WIT's `session-outcome` record (the `*-outcome` calls) rather than
-//! from its JSON text: the same `Outcome` either way (tests/typed_outcome.rs compares them on generated lines),
-//! without the component writing JSON and the host parsing it again for every relayed line.
+// Generated from wit/world.wit (interface `guard`) by `cargo xtask gen`; do not edit.
+
+//! A session call's outcome read from the WIT's `session-outcome` record (the `*-outcome` calls) rather
+//! than from its JSON text: the same `Outcome` either way (tests/typed_outcome.rs compares them on
+//! generated lines), without the component writing JSON and the host parsing it again for every relayed
+//! line. An enum the JSON gives by name is its name here (`name()`, generated in `schema.rs`). Written by
+//! `xtask/src/outcomegen.rs`.
 
 use super::schema::{Event, Outcome, Peer, Step};
 use crate::exports::jsonrpc_errors::core::guard as wit;
@@ -17,17 +21,30 @@ impl From<wit::SessionOutcome> for Outcome {
 
 fn step(s: wit::Step) -> Step {
     match s {
-        wit::Step::Forward(f) => Step::Forward {
-            to: peer(f.to),
-            stream: f.stream,
+        wit::Step::Forward(r) => Step::Forward {
+            to: peer(r.to),
+            stream: r.stream,
         },
-        wit::Step::Send(s) => Step::Send {
-            to: peer(s.to),
-            stream: s.stream,
-            line: s.line,
+        wit::Step::Send(r) => Step::Send {
+            to: peer(r.to),
+            stream: r.stream,
+            line: r.line,
         },
-        wit::Step::Event(e) => Step::Event(Box::new(event(e))),
-        wit::Step::End(e) => Step::End { stream: e.stream },
+        wit::Step::Event(r) => Step::Event(Box::new(Event {
+            event: r.event.name().into(),
+            level: r.level.name().into(),
+            kind: r.kind,
+            code: r.code,
+            category: r.category,
+            gate: r.gate,
+            correlation_id: r.correlation_id,
+            id: r.id.and_then(json_value),
+            method: r.method,
+            detail: r.detail,
+            rule: r.rule,
+            tool: r.tool,
+        })),
+        wit::Step::End(r) => Step::End { stream: r.stream },
     }
 }
 
@@ -38,26 +55,10 @@ fn peer(p: wit::Peer) -> Peer {
     }
 }
 
-/// The event with its enums by name, as the JSON names them (the log and the metrics read names): the names
-/// are generated from the WIT (`schema.rs`).
-fn event(e: wit::EventStep) -> Event {
-    Event {
-        event: e.event.name().into(),
-        level: e.level.name().into(),
-        kind: e.kind,
-        code: e.code,
-        category: e.category,
-        gate: e.gate,
-        correlation_id: e.correlation_id,
-        // The component writes an id as JSON text; `null` reads as absent, as the outcome's JSON reads (serde's
-        // `Option<Value>`), and so does text it could not have written.
-        id: e
-            .id
-            .and_then(|text| serde_json::from_str::<Option<serde_json::Value>>(&text).ok())
-            .flatten(),
-        method: e.method,
-        detail: e.detail,
-        rule: e.rule,
-        tool: e.tool,
-    }
+/// A `json-value` the component wrote as JSON text: `null` reads as absent, as the outcome's JSON reads
+/// (serde's `Option<Value>`), and so does text it could not have written.
+fn json_value(text: String) -> Option<serde_json::Value> {
+    serde_json::from_str::<Option<serde_json::Value>>(&text)
+        .ok()
+        .flatten()
 }
