@@ -8,12 +8,17 @@
 //! - `component-json-read`: the same, the JSON text read into the host's `Outcome` (the relay's path before
 //!   the `*-outcome` calls);
 //! - `component`: the session's `Outcome` as the relay gets it (`SessionCalls::outcome`: a line's outcome
-//!   lifted from the component's `session-outcome` record).
+//!   lifted from the component's `session-outcome` record);
+//! - `component-batch`: the same lines, `--batch` of them (64: the relay's most) per component call
+//!   (`SessionCalls::outcomes`: `lines-outcome`), as the relay calls it under load.
 //!
-//! The differences between the rows are each layer's cost. `--only MODE --pairs N` runs one mode alone, a
-//! steady load for `perf record`. `--result-bytes N` makes each result the `guard` benchmark's large one
-//! (`guard_bench --result-bytes N`) and times the upstream line alone (ms per result, and GB/s), with the
-//! native steps of reading it beside it: its UTF-8 check, the envelope's read, the result's members. Benchmarks measure; they are not tests (bench/README.md).
+//! The differences between the rows are each layer's cost; `component` less `component-batch` is about what
+//! entering and leaving the component costs per call (with the call context and the arguments' lowering),
+//! `component-batch` less `native` what running the guest in wasmtime and lifting its records costs.
+//! `--only MODE --pairs N` runs one mode alone, a steady load for `perf record`. `--result-bytes N` makes
+//! each result the `guard` benchmark's large one (`guard_bench --result-bytes N`) and times the upstream
+//! line alone (ms per result, and GB/s), with the native steps of reading it beside it: its UTF-8 check, the
+//! envelope's read, the result's members. Benchmarks measure; they are not tests (bench/README.md).
 
 #[path = "common/stdio_server.rs"]
 #[allow(dead_code)]
@@ -47,14 +52,18 @@ struct Cli {
     /// Each result's text length in bytes (default: the small fixed result): the upstream line's cost alone.
     #[arg(long, value_name = "BYTES")]
     result_bytes: Option<usize>,
+    /// Lines per call in `component-batch`.
+    #[arg(long, default_value_t = 64)]
+    batch: usize,
 }
 
-const MODES: [&str; 5] = [
+const MODES: [&str; 6] = [
     "native",
     "native-json",
     "component-json",
     "component-json-read",
     "component",
+    "component-batch",
 ];
 
 fn request(id: u64) -> String {
@@ -162,13 +171,70 @@ fn component(pairs: u64, read: Read) -> f64 {
     })
 }
 
-fn measure(mode: &str, pairs: u64) -> f64 {
+/// `pairs` pairs through `SessionCalls::outcomes`, `batch` lines (requests and their responses, in order) per
+/// call; ns per pair.
+fn component_batch(pairs: u64, batch: usize) -> f64 {
+    let runtime = Runtime::new(Vec::new()).expect("the component");
+    let mut s = runtime
+        .guard_session(&Default::default())
+        .expect("a session");
+    let ctx = Context {
+        unix_millis: 1_700_000_000_000,
+        entropy: 1,
+    };
+    for (client, line) in handshake() {
+        let call = if client {
+            Call::ClientLine(line.as_bytes())
+        } else {
+            Call::UpstreamLine(line.as_bytes())
+        };
+        s.outcome(call, ctx).expect("an outcome");
+    }
+    let lines: Vec<(bool, String)> = (1..=1000)
+        .flat_map(|i| [(true, request(i)), (false, response(i))])
+        .collect();
+    let batch = batch.max(1);
+    let mut sink = 0usize;
+    let start = thread_cpu();
+    let mut n = 0u64;
+    while n < pairs * 2 {
+        for chunk in lines.chunks(batch) {
+            let take = chunk.len().min((pairs * 2 - n) as usize);
+            let calls: Vec<Call<'_>> = chunk[..take]
+                .iter()
+                .map(|(client, line)| {
+                    if *client {
+                        Call::ClientLine(line.as_bytes())
+                    } else {
+                        Call::UpstreamLine(line.as_bytes())
+                    }
+                })
+                .collect();
+            let ctx = Context {
+                unix_millis: 1_700_000_000_000 + n / 2000,
+                entropy: n,
+            };
+            let outcomes = s.outcomes(&calls, ctx).expect("outcomes");
+            sink += outcomes.iter().map(|o| o.steps.len()).sum::<usize>();
+            n += take as u64;
+            if n == pairs * 2 {
+                break;
+            }
+        }
+    }
+    let ns = (thread_cpu() - start) as f64 / pairs as f64;
+    std::hint::black_box(sink);
+    ns
+}
+
+fn measure(mode: &str, pairs: u64, batch: usize) -> f64 {
     match mode {
         "native" => native(pairs, false),
         "native-json" => native(pairs, true),
         "component-json" => component(pairs, Read::Text),
         "component-json-read" => component(pairs, Read::ParsedText),
         "component" => component(pairs, Read::Outcome),
+        "component-batch" => component_batch(pairs, batch),
         other => panic!("unknown mode {other}"),
     }
 }
@@ -317,7 +383,7 @@ fn main() {
         cli.pairs
     );
     for mode in modes {
-        let ns = measure(mode, cli.pairs);
+        let ns = measure(mode, cli.pairs, cli.batch);
         println!("{mode:<16} {:>8.3} µs/msg", ns / 2000.0);
     }
 }

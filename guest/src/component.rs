@@ -17,7 +17,7 @@ use crate::context::CallContext;
 use crate::error::ErrorObject;
 use exports::jsonrpc_errors::core::api::Guest;
 use exports::jsonrpc_errors::core::guard::{
-    GuardOptions, RequestFailure, SessionOutcome, UpstreamFailure,
+    GuardOptions, LineAt, Peer, RequestFailure, SessionOutcome, UpstreamFailure,
 };
 use exports::jsonrpc_errors::core::kinds::{Category, Dialect, ErrorKind, Gate, LogLevel};
 use exports::jsonrpc_errors::core::types::{
@@ -308,6 +308,37 @@ impl exports::jsonrpc_errors::core::guard::GuestSession for GuardSession {
 
     fn upstream_line_outcome(&self, line: Vec<u8>, c: WitContext) -> SessionOutcome {
         self.0.borrow_mut().upstream_line(&line, ctx(c)).into()
+    }
+
+    /// The per-line calls above, in a loop: no decision is made here that one line's call would not make.
+    fn lines_outcome(
+        &self,
+        bytes: Vec<u8>,
+        lines: Vec<LineAt>,
+        c: WitContext,
+    ) -> Vec<SessionOutcome> {
+        let mut session = self.0.borrow_mut();
+        let c = ctx(c);
+        let mut start = 0usize;
+        lines
+            .into_iter()
+            .zip(0u64..)
+            .map(|(at, k)| {
+                // Ends out of order or past the bytes are clamped (the WIT's contract), never a panic.
+                let end = usize::try_from(at.end)
+                    .unwrap_or(usize::MAX)
+                    .clamp(start, bytes.len());
+                let line = &bytes[start..end];
+                start = end;
+                let c = c.line(k);
+                match (at.from, at.stream) {
+                    (Peer::Client, None) => session.client_line(line, c),
+                    (Peer::Client, Some(stream)) => session.client_line_on(stream, line, c),
+                    (Peer::Upstream, _) => session.upstream_line(line, c),
+                }
+                .into()
+            })
+            .collect()
     }
 
     fn upstream_oversize(

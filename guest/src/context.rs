@@ -63,6 +63,22 @@ impl CallContext {
         }
     }
 
+    /// The context for the `k`th of several lines taken in one call (`lines-outcome`): the same clock, and
+    /// entropy drawn from the caller's apart from [`CallContext::nth`]'s, so that each line's answers get
+    /// correlation ids (and upstream names) of their own, as lines taken one call each do (`k = 0` is the
+    /// context itself).
+    pub fn line(&self, k: u64) -> CallContext {
+        if k == 0 {
+            return *self;
+        }
+        let mut state =
+            self.entropy ^ k.wrapping_mul(0xE703_7ED1_A0B4_28DB) ^ 0x8EBC_6AF0_9C88_C6E3;
+        CallContext {
+            unix_millis: self.unix_millis,
+            entropy: splitmix64(&mut state),
+        }
+    }
+
     /// RFC 3339 UTC timestamp with second precision ("YYYY-MM-DDTHH:MM:SSZ"), Watchgate's format.
     /// Past year 9999, which RFC 3339 cannot write, it is the epoch.
     pub fn timestamp(&self) -> String {

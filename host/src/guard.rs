@@ -6,6 +6,7 @@ mod outcome_record;
 mod policy_defaults;
 mod schema;
 
+use crate::exports::jsonrpc_errors::core::guard::{LineAt, Peer as WitPeer};
 use crate::{error_object, Context, ErrorObject, InputProblem, Instance, Runtime};
 /// The session's options and what its calls return: generated from `interface guard` in wit/world.wit.
 pub use policy_defaults::PolicyDefaults;
@@ -32,6 +33,9 @@ pub struct Session {
     instance: Option<Instance>,
     handle: ResourceAny,
     max_input_bytes: usize,
+    /// The last `lines-outcome` call's arguments, kept for their capacity.
+    batch_bytes: Vec<u8>,
+    batch_lines: Vec<LineAt>,
 }
 
 impl Runtime {
@@ -49,6 +53,8 @@ impl Runtime {
             instance: Some(instance),
             handle,
             max_input_bytes: self.max_input_bytes(),
+            batch_bytes: Vec::new(),
+            batch_lines: Vec::new(),
         })
     }
 }
@@ -171,6 +177,14 @@ pub trait SessionCalls: Send {
         Outcome::parse(&self.outcome_json(call, ctx)?)
     }
 
+    /// Tells the session about several lines read in one turn (`ClientLine`, `ClientLineOn`, `UpstreamLine`),
+    /// in order: their outcomes, in that order, as [`SessionCalls::outcome`] called for each in turn returns
+    /// them, the first with `ctx`, each later one with `ctx`'s clock and entropy of its own (`lines-outcome`
+    /// in the WIT). A failure fails the whole call (the session is then broken).
+    fn outcomes(&mut self, calls: &[Call<'_>], ctx: Context) -> Result<Vec<Outcome>, ErrorObject> {
+        one_by_one(self, calls, ctx)
+    }
+
     /// Replaces the policy for the requests from now on (a reload); a refused one leaves it as it was.
     fn set_policy(&mut self, text: &str, env: &[(String, String)]) -> Result<(), ErrorObject>;
 
@@ -183,6 +197,25 @@ pub trait SessionCalls: Send {
 
     /// Other text about the upstream for the operator's log, whole lines (secrets redacted, traces kept).
     fn upstream_log(&mut self, text: &str) -> Result<String, ErrorObject>;
+}
+
+/// `calls` one call each: the first with `ctx`, each later one with `ctx`'s clock and fresh entropy (each
+/// line's answers get correlation ids of their own, as in one `lines-outcome` call).
+fn one_by_one<S: SessionCalls + ?Sized>(
+    session: &mut S,
+    calls: &[Call<'_>],
+    ctx: Context,
+) -> Result<Vec<Outcome>, ErrorObject> {
+    let mut ctx = ctx;
+    let mut outcomes = Vec::with_capacity(calls.len());
+    for call in calls {
+        outcomes.push(session.outcome(*call, ctx)?);
+        ctx = Context {
+            unix_millis: ctx.unix_millis,
+            ..Context::now()
+        };
+    }
+    Ok(outcomes)
 }
 
 impl SessionCalls for Session {
@@ -254,6 +287,48 @@ impl SessionCalls for Session {
             other => return Outcome::parse(&self.outcome_json(other, ctx)?),
         };
         Ok(record.into())
+    }
+
+    /// One `lines-outcome` call for the lines: their bytes one after another in a buffer the session keeps
+    /// (no allocation per call once it has grown), one copy of each into the guest. Anything but lines, or
+    /// more bytes than the guest takes in one input, goes line by line.
+    fn outcomes(&mut self, calls: &[Call<'_>], ctx: Context) -> Result<Vec<Outcome>, ErrorObject> {
+        let total: usize = calls.iter().map(Call::input_len).sum();
+        let mut bytes = std::mem::take(&mut self.batch_bytes);
+        let mut lines = std::mem::take(&mut self.batch_lines);
+        bytes.clear();
+        lines.clear();
+        let all_lines = total <= self.max_input_bytes
+            && calls.iter().all(|call| {
+                let (from, stream, line) = match *call {
+                    Call::ClientLine(line) => (WitPeer::Client, None, line),
+                    Call::ClientLineOn { stream, line } => (WitPeer::Client, Some(stream), line),
+                    Call::UpstreamLine(line) => (WitPeer::Upstream, None, line),
+                    _ => return false,
+                };
+                bytes.extend_from_slice(line);
+                lines.push(LineAt {
+                    from,
+                    stream,
+                    end: bytes.len() as u64,
+                });
+                true
+            });
+        let result = if all_lines {
+            let wit_ctx = ctx.wit();
+            self.call(|i, h| {
+                i.api
+                    .jsonrpc_errors_core_guard()
+                    .session()
+                    .call_lines_outcome(&mut i.store, h, &bytes, &lines, wit_ctx)
+            })
+            .map(|records| records.into_iter().map(Outcome::from).collect())
+        } else {
+            one_by_one(self, calls, ctx)
+        };
+        self.batch_bytes = bytes;
+        self.batch_lines = lines;
+        result
     }
 
     fn set_policy(&mut self, text: &str, env: &[(String, String)]) -> Result<(), ErrorObject> {

@@ -36,6 +36,8 @@ const GUARD_METHODS = {
   "client-line-outcome": "clientLine",
   "client-line-on-outcome": "clientLineOn",
   "upstream-line-outcome": "upstreamLine",
+  // Several lines in one call (the Rust relay under load): the package takes each line as it comes.
+  "lines-outcome": "clientLine",
 };
 
 function block(text, header) {

@@ -333,12 +333,20 @@ pub async fn run(
             biased;
             input = rx.recv(), if inputs_open => match input {
                 Some(Input::Client(event)) => {
-                    relay.on_client(event);
+                    // The lines already read on either side go to the session in one call; what stopped the
+                    // gathering (an end, a signal, an oversize line) comes after them, as it came after them.
+                    let (lines, rest) = gather(Turn::Client(event), &mut rx, &mut reports);
+                    relay.on_lines(lines);
+                    if let Some(ended) = relay.on_turn(rest) {
+                        break ended;
+                    }
                 }
                 None => inputs_open = false,
             },
             report = reports.recv() => {
-                if let Some(ended) = relay.on_report(report) {
+                let (lines, rest) = gather(Turn::Report(report), &mut rx, &mut reports);
+                relay.on_lines(lines);
+                if let Some(ended) = relay.on_turn(rest) {
                     break ended;
                 }
             }
@@ -353,7 +361,169 @@ pub async fn run(
     relay.upstream_ended(ended, config.linger, &mut rx).await
 }
 
+/// Most lines handed to the session in one call, and the bytes after which no more are added: a bound on
+/// what one call copies into the guest (whose memory never shrinks) and on how long the relay is busy with one.
+const BATCH_LINES: usize = 64;
+const BATCH_BYTES: usize = 256 * 1024;
+
+/// Something the relay's loop took from its inbox or its transport's reports.
+enum Turn {
+    Client(ClientEvent),
+    Report(Option<Report>),
+}
+
+/// A line read and waiting for its outcome in a batch: as [`ClientEvent::Line`] or [`Report::Line`] carry it.
+struct LineRead {
+    side: Side,
+    stream: Option<u64>,
+    line: Vec<u8>,
+    at: Instant,
+    permit: Option<OwnedSemaphorePermit>,
+    ack: Option<oneshot::Sender<Ack>>,
+}
+
+/// `first` and the lines already waiting behind it, without waiting for more (a line is never held back to
+/// fill a batch): the client's, then, once the client's queue is empty, the upstream's, in the order the
+/// loop's biased select would have taken them one by one. Returns the lines and the first thing taken that
+/// is not a line (it is handled after them), if any.
+fn gather(
+    first: Turn,
+    rx: &mut mpsc::Receiver<Input>,
+    reports: &mut mpsc::Receiver<Report>,
+) -> (Vec<LineRead>, Option<Turn>) {
+    let mut lines = Vec::new();
+    let mut bytes = 0usize;
+    let full =
+        |lines: &Vec<LineRead>, bytes: usize| lines.len() >= BATCH_LINES || bytes >= BATCH_BYTES;
+    let from_client = matches!(first, Turn::Client(_));
+    let mut next = Some(first);
+    if from_client {
+        while let Some(Turn::Client(event)) = next.take() {
+            match LineRead::from_client(event) {
+                Ok(line) => {
+                    bytes += line.line.len();
+                    lines.push(line);
+                }
+                Err(other) => return (lines, Some(Turn::Client(other))),
+            }
+            if full(&lines, bytes) {
+                return (lines, None);
+            }
+            next = match rx.try_recv() {
+                Ok(Input::Client(event)) => Some(Turn::Client(event)),
+                Err(_) => None,
+            };
+        }
+        next = reports.try_recv().ok().map(|r| Turn::Report(Some(r)));
+    }
+    while let Some(Turn::Report(report)) = next.take() {
+        match report {
+            Some(Report::Line(Read::Line(line), at, permit)) => {
+                bytes += line.len();
+                lines.push(LineRead {
+                    side: Side::Upstream,
+                    stream: None,
+                    line,
+                    at,
+                    permit,
+                    ack: None,
+                });
+            }
+            other => return (lines, Some(Turn::Report(other))),
+        }
+        if full(&lines, bytes) {
+            break;
+        }
+        next = reports.try_recv().ok().map(|r| Turn::Report(Some(r)));
+    }
+    (lines, None)
+}
+
+impl LineRead {
+    /// The event's line, or the event back when it is not a line.
+    fn from_client(event: ClientEvent) -> Result<LineRead, ClientEvent> {
+        match event {
+            ClientEvent::Line {
+                stream,
+                read: Read::Line(line),
+                at,
+                permit,
+                ack,
+            } => Ok(LineRead {
+                side: Side::Client,
+                stream,
+                line,
+                at,
+                permit,
+                ack,
+            }),
+            other => Err(other),
+        }
+    }
+
+    fn call(&self) -> Call<'_> {
+        match (self.side, self.stream) {
+            (Side::Client, None) => Call::ClientLine(&self.line),
+            (Side::Client, Some(stream)) => Call::ClientLineOn {
+                stream,
+                line: &self.line,
+            },
+            (Side::Upstream, _) => Call::UpstreamLine(&self.line),
+        }
+    }
+}
+
 impl Relay {
+    /// Lines read in one turn: one session call for all of them (one line: its own call), their outcomes
+    /// carried out in order, each exactly as its own call's would be.
+    fn on_lines(&mut self, lines: Vec<LineRead>) {
+        let outcomes: Vec<Result<Outcome, ErrorObject>> = match lines.as_slice() {
+            [] => return,
+            [one] => vec![self.session.outcome(one.call(), Context::now())],
+            many => {
+                let calls: Vec<Call<'_>> = many.iter().map(LineRead::call).collect();
+                match self.session.outcomes(&calls, Context::now()) {
+                    Ok(outcomes) if outcomes.len() == many.len() => {
+                        outcomes.into_iter().map(Ok).collect()
+                    }
+                    // A failed call (or one that lost lines) breaks the session: each line's apply says so.
+                    _ => many.iter().map(|_| Err(ErrorObject::internal())).collect(),
+                }
+            }
+        };
+        for (read, outcome) in lines.into_iter().zip(outcomes) {
+            let peer = match read.side {
+                Side::Client => Peer::Client,
+                Side::Upstream => {
+                    self.owed.heard();
+                    Peer::Upstream
+                }
+            };
+            self.metrics.line_read(peer);
+            let got = Got {
+                line: Some(read.line),
+                at: read.at,
+                permit: read.permit,
+                side: read.side,
+            };
+            let ack = self.apply(outcome, Some(got), read.stream);
+            if let Some(tx) = read.ack {
+                let _ = tx.send(ack);
+            }
+        }
+    }
+
+    /// What ended a gathering of lines, handled as the loop handles it alone; the transport's end, if that.
+    fn on_turn(&mut self, turn: Option<Turn>) -> Option<transport::Ended> {
+        match turn? {
+            Turn::Client(event) => {
+                self.on_client(event);
+                None
+            }
+            Turn::Report(report) => self.on_report(report),
+        }
+    }
+
     fn new(
         config: &RelayConfig,
         session: Box<dyn SessionCalls>,
@@ -1062,6 +1232,101 @@ mod tests {
             .await
         );
         rx.await.expect("acked")
+    }
+
+    fn client_line(text: &str) -> Input {
+        Input::Client(ClientEvent::Line {
+            stream: None,
+            read: Read::Line(text.as_bytes().to_vec()),
+            at: Instant::now(),
+            permit: None,
+            ack: None,
+        })
+    }
+
+    fn upstream_line(text: &str) -> Report {
+        Report::Line(Read::Line(text.as_bytes().to_vec()), Instant::now(), None)
+    }
+
+    fn texts(lines: &[LineRead]) -> Vec<String> {
+        lines
+            .iter()
+            .map(|l| {
+                let side = match l.side {
+                    Side::Client => "c",
+                    Side::Upstream => "u",
+                };
+                format!("{side}:{}", String::from_utf8_lossy(&l.line))
+            })
+            .collect()
+    }
+
+    /// The lines waiting are taken as the biased loop would take them one by one (the client's first, the
+    /// upstream's once the client's queue is empty), and what is not a line stops the gathering, to be
+    /// handled after the lines before it and before those after it.
+    #[tokio::test]
+    async fn a_turn_takes_the_waiting_lines_in_the_order_the_loop_would() {
+        let (tx, mut rx) = mpsc::channel::<Input>(256);
+        let (rtx, mut reports) = mpsc::channel::<Report>(256);
+        for l in ["a", "b"] {
+            tx.send(client_line(l)).await.unwrap();
+        }
+        for l in ["x", "y"] {
+            rtx.send(upstream_line(l)).await.unwrap();
+        }
+        let first = match rx.recv().await {
+            Some(Input::Client(e)) => Turn::Client(e),
+            None => unreachable!(),
+        };
+        let (lines, rest) = gather(first, &mut rx, &mut reports);
+        assert_eq!(texts(&lines), ["c:a", "c:b", "u:x", "u:y"]);
+        assert!(rest.is_none());
+
+        // A client's end stops it: the upstream's lines wait for the next turn, as the loop would leave them.
+        tx.send(client_line("c")).await.unwrap();
+        tx.send(Input::Client(ClientEvent::Signal("SIGTERM")))
+            .await
+            .unwrap();
+        tx.send(client_line("d")).await.unwrap();
+        rtx.send(upstream_line("z")).await.unwrap();
+        let first = match rx.recv().await {
+            Some(Input::Client(e)) => Turn::Client(e),
+            None => unreachable!(),
+        };
+        let (lines, rest) = gather(first, &mut rx, &mut reports);
+        assert_eq!(texts(&lines), ["c:c"]);
+        assert!(matches!(
+            rest,
+            Some(Turn::Client(ClientEvent::Signal("SIGTERM")))
+        ));
+
+        // An upstream turn takes the upstream's lines only, up to what is not a line.
+        rtx.send(Report::StderrClosed).await.unwrap();
+        rtx.send(upstream_line("w")).await.unwrap();
+        let first = Turn::Report(reports.recv().await);
+        let (lines, rest) = gather(first, &mut rx, &mut reports);
+        assert_eq!(texts(&lines), ["u:z"]);
+        assert!(matches!(
+            rest,
+            Some(Turn::Report(Some(Report::StderrClosed)))
+        ));
+
+        // No more than a batch's lines at once; the rest wait.
+        for n in 0..BATCH_LINES + 3 {
+            tx.send(client_line(&n.to_string())).await.unwrap();
+        }
+        let first = match rx.recv().await {
+            Some(Input::Client(e)) => Turn::Client(e),
+            None => unreachable!(),
+        };
+        let (lines, rest) = gather(first, &mut rx, &mut reports);
+        assert_eq!(lines.len(), BATCH_LINES);
+        assert!(rest.is_none());
+        assert_eq!(
+            texts(&lines[..2]),
+            ["c:d", "c:0"],
+            "in the order they were read"
+        );
     }
 
     #[test]

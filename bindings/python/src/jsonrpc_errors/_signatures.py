@@ -38,6 +38,7 @@ GUARD: dict[str, Optional[tuple[tuple[Any, ...], str]]] = {
     "[method]session.client-line-outcome": None,
     "[method]session.client-line-on-outcome": None,
     "[method]session.upstream-line-outcome": None,
+    "[method]session.lines-outcome": None,
     "[method]session.upstream-oversize": (("u64", "bytes", "bytes", ("record", (("unix-millis", "u64"), ("entropy", "u64"),))), "string"),
     "[method]session.upstream-failed": None,
     "[method]session.upstream-request-failed": None,
