@@ -7,6 +7,9 @@
 //!   to target/bench/ for the Node and Python benchmarks);
 //! - redaction recall and benign rate on tests/corpora (credentials of every provider gitleaks covers, in the
 //!   texts real programs print; real benign error and log lines), then the rule-examples self-check.
+//!
+//! `bench -- --redaction-only`: only the redaction throughput (with `BENCH_BASELINE_COMPONENT`, the before/after
+//! rounds), for measuring a change to the redaction engine.
 
 #[path = "../../tests/corpora/evaluate.rs"]
 mod corpora;
@@ -71,26 +74,8 @@ fn best_of(runs: usize, mut f: impl FnMut()) -> Duration {
         .unwrap()
 }
 
-fn main() {
-    let rt = Runtime::new(vec![]).expect("component loads");
-    let input = r#"{"kind":"tool-not-exposed","tool":"admin_delete","source":"upstream","id":7,"correlation_id":"abc-123"}"#;
-    let ctx = CallContext {
-        unix_millis: 1,
-        entropy: 2,
-    };
-    assert_eq!(
-        api::map_error(input, "thoughtgate", &ctx).unwrap(),
-        rt.map_error(
-            input,
-            "thoughtgate",
-            Context {
-                unix_millis: 1,
-                entropy: 2
-            }
-        )
-        .unwrap()
-    );
-
+/// The per-call cost of `map`, process start, and the component's size.
+fn per_call_start_and_size(rt: &Runtime, input: &str, ctx: &CallContext) {
     println!("== map: per call (thoughtgate tool-not-exposed) ==");
     // Interleaved rounds, best round kept: a shared machine's slow spells hit both sides of the ratio alike.
     let (mut native, mut wasm) = (Duration::MAX, Duration::MAX);
@@ -161,7 +146,10 @@ fn main() {
     feeder.join().unwrap();
     println!("target/component/jsonrpc-errors.wasm {} bytes ({:.0} KB), gzip -9 {} bytes ({:.0} KB)   (goal <= 400 KB)",
         wasm_bytes.len(), wasm_bytes.len() as f64 / 1024.0, gz_len, gz_len as f64 / 1024.0);
+}
 
+/// Redaction MB/s natively and in wasmtime (and against `BENCH_BASELINE_COMPONENT`).
+fn redaction_throughput(rt: &Runtime) {
     println!(
         "\n== redaction throughput: the full catalogue ({} rules) on a mixed log ==",
         jsonrpc_errors_guest::redact::catalogue_rules().len()
@@ -229,6 +217,36 @@ fn main() {
                 then.as_secs_f64() / now.as_secs_f64()
             );
         }
+    }
+}
+
+fn main() {
+    let rt = Runtime::new(vec![]).expect("component loads");
+    let input = r#"{"kind":"tool-not-exposed","tool":"admin_delete","source":"upstream","id":7,"correlation_id":"abc-123"}"#;
+    let ctx = CallContext {
+        unix_millis: 1,
+        entropy: 2,
+    };
+    assert_eq!(
+        api::map_error(input, "thoughtgate", &ctx).unwrap(),
+        rt.map_error(
+            input,
+            "thoughtgate",
+            Context {
+                unix_millis: 1,
+                entropy: 2
+            }
+        )
+        .unwrap()
+    );
+
+    let redaction_only = std::env::args().any(|a| a == "--redaction-only");
+    if !redaction_only {
+        per_call_start_and_size(&rt, input, &ctx);
+    }
+    redaction_throughput(&rt);
+    if redaction_only {
+        return;
     }
     // Linear scaling, and the adversarial worst case: every line holds keywords of every rule.
     let worst_line: String = jsonrpc_errors_guest::redact::catalogue_rules()
