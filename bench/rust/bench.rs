@@ -81,7 +81,7 @@ fn per_call_start_and_size(rt: &Runtime, input: &str, ctx: &CallContext) {
     let (mut native, mut wasm) = (Duration::MAX, Duration::MAX);
     for _ in 0..10 {
         native = native.min(per_call(
-            || drop(api::map_error(input, "thoughtgate", &ctx)),
+            || drop(api::map_error(input, "thoughtgate", ctx)),
             10_000,
         ));
         wasm = wasm.min(per_call(

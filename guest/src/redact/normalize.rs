@@ -201,8 +201,11 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// A view's text and changes.
+    type Folded = (String, Vec<(usize, usize, usize)>);
+
     /// `view` as it was: every character decoded and pushed.
-    fn view_char_by_char(text: &str) -> Option<(String, Vec<(usize, usize, usize)>)> {
+    fn view_char_by_char(text: &str) -> Option<Folded> {
         let mut out = String::with_capacity(text.len());
         let mut changes = Vec::new();
         let mut shift = 0;
