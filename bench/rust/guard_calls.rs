@@ -26,7 +26,7 @@ mod stdio_server;
 
 use clap::Parser;
 use jsonrpc_errors_guest::context::CallContext;
-use jsonrpc_errors_host::guard::{Call, Outcome, SessionCalls};
+use jsonrpc_errors_host::guard::{Call, Outcome, Session, SessionCalls};
 use jsonrpc_errors_host::{Context, Runtime};
 
 /// This thread's CPU time in ns: what the calls cost, not how long a shared machine let them run.
@@ -151,24 +151,30 @@ fn component(pairs: u64, read: Read) -> f64 {
         .guard_session(&Default::default())
         .expect("a session");
     run(pairs, |client, line, now| {
-        let ctx = Context {
-            unix_millis: now,
-            entropy: now,
-        };
-        let call = if client {
-            Call::ClientLine(line)
-        } else {
-            Call::UpstreamLine(line)
-        };
-        match read {
-            Read::Text => s.outcome_json(call, ctx).expect("an outcome").len(),
-            Read::ParsedText => {
-                let text = s.outcome_json(call, ctx).expect("an outcome");
-                Outcome::parse(&text).expect("an outcome").steps.len()
-            }
-            Read::Outcome => s.outcome(call, ctx).expect("an outcome").steps.len(),
-        }
+        component_step(&mut s, read, client, line, now)
     })
+}
+
+/// One line through the component's session, its outcome read as `read` says: the step `component` and
+/// `large` time (a size of what came back, so that nothing is optimised away).
+fn component_step(s: &mut Session, read: Read, client: bool, line: &[u8], now: u64) -> usize {
+    let ctx = Context {
+        unix_millis: now,
+        entropy: now,
+    };
+    let call = if client {
+        Call::ClientLine(line)
+    } else {
+        Call::UpstreamLine(line)
+    };
+    match read {
+        Read::Text => s.outcome_json(call, ctx).expect("an outcome").len(),
+        Read::ParsedText => {
+            let text = s.outcome_json(call, ctx).expect("an outcome");
+            Outcome::parse(&text).expect("an outcome").steps.len()
+        }
+        Read::Outcome => s.outcome(call, ctx).expect("an outcome").steps.len(),
+    }
 }
 
 /// `pairs` pairs through `SessionCalls::outcomes`, `batch` lines (requests and their responses, in order) per
@@ -323,23 +329,7 @@ fn large(mode: &str, pairs: u64, bytes: usize) -> f64 {
                 .guard_session(&Default::default())
                 .expect("a session");
             let mut step = |client: bool, line: &[u8], now: u64| -> usize {
-                let ctx = Context {
-                    unix_millis: now,
-                    entropy: now,
-                };
-                let call = if client {
-                    Call::ClientLine(line)
-                } else {
-                    Call::UpstreamLine(line)
-                };
-                match read {
-                    Read::Text => s.outcome_json(call, ctx).expect("an outcome").len(),
-                    Read::ParsedText => {
-                        let text = s.outcome_json(call, ctx).expect("an outcome");
-                        Outcome::parse(&text).expect("an outcome").steps.len()
-                    }
-                    Read::Outcome => s.outcome(call, ctx).expect("an outcome").steps.len(),
-                }
+                component_step(&mut s, read, client, line, now)
             };
             handshake(&mut step);
             for id in 1..=pairs {
